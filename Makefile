@@ -1,0 +1,121 @@
+# fabscope - one non-recursive Makefile.
+#
+#   make                 build ./fabscope and the test helper
+#   make check           install what is missing (as root), build, run every test tier
+#   make demo            a local run on an embedded default, with its report
+#   make bench           ratios against real peers (iperf3, qperf, ...); needs root
+#   make install         PREFIX=/usr/local DESTDIR= : binary and fabscope(1)
+#
+# Knobs: V=1 (show commands), DEVELOPER=1 (warnings are errors), O=DIR (build
+# into DIR), SANITIZE=1 (ASan + UBSan), local overrides in config.mak.
+
+-include config.mak
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+O ?= .
+VERSION := 0.1.0
+
+CFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
+	    -Wstrict-prototypes -Wpointer-arith -Wno-unused-parameter
+ifdef DEVELOPER
+WARNINGS += -Werror
+endif
+ifdef SANITIZE
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARNINGS) -MMD -MP -D_GNU_SOURCE \
+	     -DFABSCOPE_VERSION='"$(VERSION)"' $(DEP_CFLAGS)
+
+# required: a JSON library (jansson)
+ifeq ($(shell $(PKG_CONFIG) --exists jansson && echo y),y)
+DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags jansson)
+LIBS += $(shell $(PKG_CONFIG) --libs jansson)
+else
+$(error jansson not found: run 'ci/install-deps build' as root, or apt-get install libjansson-dev)
+endif
+LIBS += -lm
+
+ifeq ($(V),1)
+Q :=
+QCC :=
+QLD :=
+else
+Q := @
+QCC = @echo '   CC $@';
+QLD = @echo '   LD $@';
+endif
+
+CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
+	    core/net.c core/wire.c core/record.c core/output.c
+XPORT_SRC := transport/transport.c transport/tcp.c
+BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
+LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC)
+MAIN_SRC := core/main.c
+TOOL_SRC := tests/helper/test-tool.c
+
+LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
+MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)
+TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
+ALL_OBJ := $(LIB_OBJ) $(MAIN_OBJ) $(TOOL_OBJ)
+
+PROGRAMS := $(O)/fabscope $(O)/tests/helper/test-tool
+
+all: $(PROGRAMS)
+
+$(O)/fabscope: $(LIB_OBJ) $(MAIN_OBJ)
+	$(QLD)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/tests/helper/test-tool: $(LIB_OBJ) $(TOOL_OBJ)
+	$(QLD)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+-include $(ALL_OBJ:.o=.d)
+
+# ---- tests ----
+# Tiers: unit (no root), netns (root), ASan/UBSan (the whole suite again).
+PROVE ?= prove
+PROVE_FLAGS ?=
+TESTS ?= tests/t*.t
+
+deps:
+	@ci/install-deps all
+
+test: all
+	$(PROVE) $(PROVE_FLAGS) $(TESTS)
+
+test-asan:
+	$(MAKE) O=build-asan SANITIZE=1 DEVELOPER=1 all
+	FABSCOPE=$(CURDIR)/build-asan/fabscope TEST_TOOL=$(CURDIR)/build-asan/tests/helper/test-tool \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	$(PROVE) $(PROVE_FLAGS) $(TESTS)
+
+check: deps
+	$(MAKE) DEVELOPER=1 all
+	$(MAKE) test
+	$(MAKE) test-asan
+
+demo: deps all
+	@ci/demo
+
+bench: all
+	@ci/install-deps bench
+	bench/tcp-bench.sh
+
+install: $(O)/fabscope
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(O)/fabscope $(DESTDIR)$(BINDIR)/fabscope
+	install -m 0644 core/fabscope.1 $(DESTDIR)$(MANDIR)/man1/fabscope.1
+
+clean:
+	rm -rf $(ALL_OBJ) $(ALL_OBJ:.o=.d) $(PROGRAMS) build-asan tests/trash.*
+
+.PHONY: all deps test test-asan check demo bench install clean

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * `fabscope bw`: point-to-point bandwidth over any transport.
+ *
+ * The sender keeps up to --tx-depth messages outstanding on every flow and
+ * asks for a completion every --cq-mod messages; a completion means the
+ * data is placed at the peer (see transport.h), so bytes are counted only
+ * when delivered.  Each flow's window opens at a completion (the one that
+ * ends its warm-up messages, or the first after the warm-up time) and
+ * closes at its last completion, so both ends of the window sit on exact
+ * delivered-byte boundaries.  The aggregate bandwidth and message rate are
+ * the sums of the per-flow rates; its duration_s spans all flow windows.
+ * With -b both sides send and each measures its own direction.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/builtin.h"
+#include "../core/clock.h"
+#include "../core/error.h"
+#include "../core/record.h"
+#include "ptp.h"
+
+struct bw_flow {
+	uint64_t posted;	/* messages posted */
+	uint64_t completed;	/* messages known delivered */
+	uint64_t last_signaled;	/* index of the last signaled message */
+	int state;		/* WARM, ARMED (opens at next completion), MEASURING */
+	uint64_t mark;		/* completed when the window opened */
+	uint64_t target;	/* -n: stop posting at this count (0: not yet known) */
+	uint64_t t_mark, t_last;
+};
+
+enum { WARM, ARMED, MEASURING };
+
+/* Bytes in flight per flow are capped: deep queues of huge messages only
+ * make the end of a timed run drain for long. */
+#define BW_MAX_INFLIGHT (32u << 20)
+
+struct bw_side {		/* what one side measured for one size */
+	int sending, done, armed;
+	uint64_t depth, cq_mod;		/* effective for this size */
+	uint64_t t_begin, t_stop;	/* t_stop: -D, stop posting then */
+	struct bw_flow *f;
+};
+
+static const char *const bw_usage[] = {
+	"fabscope bw [options] HOST",
+	"fabscope bw --server [options]",
+	NULL
+};
+
+static const char bw_about[] =
+	"Measure point-to-point bandwidth and message rate between two nodes, per flow and\n"
+	"in aggregate.  Start 'fabscope bw --server' on one node and 'fabscope bw HOST' on\n"
+	"the other; the client's options rule the test and the client prints the results.\n"
+	"Bandwidth counts delivered bytes only (a completion means the peer has the data).";
+
+static int post_recvs(struct ptp_ctx *c)
+{
+	int i, k, rc, n = c->o->tx_depth + c->o->cq_mod;
+
+	for (i = 0; i < c->o->flows; i++)
+		for (k = 0; k < n; k++) {
+			struct xport_wr wr = {
+				.op = XPORT_OP_RECV, .flow = i, .wr_id = 0,
+				.mr = &c->mr, .off = c->area, .len = (uint32_t)c->area,
+			};
+
+			rc = xport_post(c->conn, &wr);
+			if (rc)
+				return fs_err_env("cannot post receive buffers: %s", xport_errmsg(c->x));
+		}
+	return 0;
+}
+
+/* A completion arrived on flow f at time now: open its window if due. */
+static void flow_completed(const struct ptp_opts *o, struct bw_side *s,
+			   struct bw_flow *f, uint64_t upto, uint64_t now)
+{
+	if (upto > f->completed)
+		f->completed = upto;
+	f->t_last = now;
+	if (f->state == WARM && o->warmup_iters && f->completed >= o->warmup_iters)
+		f->state = ARMED;	/* the warm-up's last message is this one */
+	if (f->state != ARMED)
+		return;
+	f->state = MEASURING;
+	f->mark = f->completed;
+	f->t_mark = now;
+	if (o->iters)
+		f->target = f->mark + o->iters;
+}
+
+/* Time-based warm-up: arm every flow once the warm-up time has passed. */
+static void check_warm_time(const struct ptp_opts *o, struct bw_side *s)
+{
+	uint64_t now = clock_ns();
+	int i;
+
+	if (s->armed || o->warmup_iters ||
+	    now < s->t_begin + (uint64_t)(o->warmup_s * 1e9))
+		return;
+	s->armed = 1;
+	if (!o->iters)
+		s->t_stop = now + (uint64_t)(o->duration * 1e9);
+	for (i = 0; i < o->flows; i++)
+		if (s->f[i].state == WARM)
+			s->f[i].state = ARMED;
+}
+
+static int stop_posting(const struct ptp_opts *o, const struct bw_side *s,
+			const struct bw_flow *f)
+{
+	if (f->state != MEASURING)	/* its window must open first */
+		return 0;
+	if (o->iters)
+		return f->posted >= f->target;
+	if (!s->t_stop && f->state == MEASURING)	/* count warm-up, timed run */
+		((struct bw_side *)s)->t_stop = f->t_mark + (uint64_t)(o->duration * 1e9);
+	return s->t_stop && clock_ns() >= s->t_stop;
+}
+
+static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
+{
+	const struct ptp_opts *o = c->o;
+	int i, rc, all_done = 1;
+
+	for (i = 0; i < o->flows; i++) {
+		struct bw_flow *f = &s->f[i];
+
+		while (!stop_posting(o, s, f) && f->posted - f->completed < s->depth) {
+			uint64_t idx = f->posted + 1;
+			int sig = idx % s->cq_mod == 0 || idx == f->target ||
+				  idx == o->warmup_iters;
+			struct xport_wr wr = {
+				.op = c->op, .flow = i, .wr_id = idx,
+				.flags = sig ? XPORT_WR_SIGNALED : 0,
+				.mr = &c->mr, .len = (uint32_t)size,
+				.rmr = &c->peer_rmr, .roff = c->area,
+			};
+
+			if (c->op == XPORT_OP_READ)
+				wr.off = c->area;	/* read into our target area */
+			rc = xport_post(c->conn, &wr);
+			if (rc == -ENOTCONN)
+				return fs_err_peer("%s %s went away during the test (%s)",
+						   c->is_server ? "client" : "server",
+						   c->peer_name, xport_errmsg(c->x));
+			if (rc)
+				return fs_err_env("cannot post %s on flow %d: %s",
+						  xport_op_name(c->op), i, xport_errmsg(c->x));
+			f->posted = idx;
+			if (sig)
+				f->last_signaled = idx;
+		}
+		if (!stop_posting(o, s, f) || f->completed < f->last_signaled ||
+		    f->state != MEASURING)
+			all_done = 0;
+	}
+	return all_done;
+}
+
+static json_t *side_json(const struct ptp_ctx *c, const struct bw_side *s, uint64_t size)
+{
+	json_t *flows = json_array();
+	int i;
+
+	for (i = 0; s->sending && i < c->o->flows; i++) {
+		const struct bw_flow *f = &s->f[i];
+		uint64_t m = f->completed - f->mark;
+
+		json_array_append_new(flows, json_pack("{s:I, s:I, s:f, s:f}",
+			"msgs", (json_int_t)m, "bytes", (json_int_t)(m * size),
+			"start_s", (double)(f->t_mark - s->t_begin) / 1e9,
+			"duration_s", (double)(f->t_last - f->t_mark) / 1e9));
+	}
+	return json_pack("{s:s, s:o}", "type", "finished", "flows", flows);
+}
+
+/* Run one size on this side until both sides have finished. */
+static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **peer_fin,
+		       json_t **my_fin)
+{
+	const struct ptp_opts *o = c->o;
+	struct bw_side s = { .sending = sending };
+	struct xport_wc wc[64];
+	uint64_t last_ctl = 0, last_progress;
+	int rc = 0, sent_fin = 0, i, n;
+
+	*peer_fin = *my_fin = NULL;
+	s.f = calloc((size_t)o->flows, sizeof(*s.f));
+	if (!s.f)
+		return fs_err_env("out of memory");
+	s.depth = (uint64_t)o->tx_depth;
+	if (s.depth * size > BW_MAX_INFLIGHT)
+		s.depth = BW_MAX_INFLIGHT / size ? BW_MAX_INFLIGHT / size : 1;
+	s.cq_mod = (uint64_t)o->cq_mod < s.depth ? (uint64_t)o->cq_mod : s.depth;
+	s.t_begin = last_progress = clock_ns();
+	while (!*peer_fin || !sent_fin) {
+		int window_full = 1;
+		uint64_t now;
+
+		if (s.sending && !s.done) {
+			check_warm_time(o, &s);
+			rc = post_some(c, &s, size);
+			if (rc < 0)
+				goto out;
+			s.done = rc;
+			rc = 0;
+			for (i = 0; i < o->flows; i++)
+				if (s.f[i].posted - s.f[i].completed < s.depth)
+					window_full = 0;
+		}
+		if ((!s.sending || s.done) && !sent_fin) {
+			*my_fin = side_json(c, &s, size);
+			rc = ptp_send(c, json_incref(*my_fin));
+			if (rc)
+				goto out;
+			sent_fin = 1;
+		}
+		n = xport_poll(c->x, wc, 64, s.sending && !s.done && !window_full ? 0 : 5);
+		if (n < 0) {
+			rc = fs_err_env("polling completions: %s", xport_errmsg(c->x));
+			goto out;
+		}
+		now = clock_ns();
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != XPORT_WC_OK) {
+				rc = ptp_wc_error(c, &wc[i]);
+				goto out;
+			}
+			if (wc[i].op == XPORT_OP_RECV) {	/* a peer's send: repost */
+				struct xport_wr wr = {
+					.op = XPORT_OP_RECV, .flow = wc[i].flow,
+					.mr = &c->mr, .off = c->area, .len = (uint32_t)c->area,
+				};
+
+				if (xport_post(c->conn, &wr)) {
+					rc = fs_err_peer("cannot repost a receive: %s", xport_errmsg(c->x));
+					goto out;
+				}
+				continue;
+			}
+			flow_completed(o, &s, &s.f[wc[i].flow], wc[i].wr_id, now);
+			last_progress = now;
+		}
+		if (now - last_ctl > 1000000) {	/* the peer's control messages */
+			json_t *m;
+
+			last_ctl = now;
+			rc = ptp_try_recv(c, &m);
+			if (rc < 0)
+				goto out;
+			if (rc > 0) {
+				const char *t = json_string_value(json_object_get(m, "type"));
+
+				if (!t || strcmp(t, "finished") || *peer_fin) {
+					json_decref(m);
+					rc = fs_err_peer("%s sent an unexpected control message", c->peer_name);
+					goto out;
+				}
+				*peer_fin = m;
+			}
+			rc = 0;
+			if (s.sending && !s.done &&
+			    now - last_progress > (uint64_t)c->timeout_ms * 1000000ull) {
+				rc = fs_err_peer("no progress for %d s: %s stopped acknowledging data",
+						 c->timeout_ms / 1000, c->peer_name);
+				goto out;
+			}
+			if (ptp_stop) {
+				rc = fs_err_usage("interrupted");
+				goto out;
+			}
+		}
+	}
+out:
+	free(s.f);
+	if (rc) {
+		json_decref(*peer_fin);
+		json_decref(*my_fin);
+		*peer_fin = *my_fin = NULL;
+	}
+	return rc;
+}
+
+/* Records of one direction from a "finished" message. */
+static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t size,
+		     int client_is_src, json_t *agg_both)
+{
+	json_t *flows = json_object_get(fin, "flows"), *v, *tmpl;
+	double bw = 0, rate = 0, t0 = 1e300, t1 = 0;
+	json_int_t tot_msgs = 0, tot_bytes = 0;
+	size_t i;
+
+	if (!json_array_size(flows))
+		return;
+	tmpl = ptp_record(c, size, client_is_src);
+	json_array_foreach(flows, i, v) {
+		json_int_t m = json_integer_value(json_object_get(v, "msgs"));
+		json_int_t b = json_integer_value(json_object_get(v, "bytes"));
+		double start = json_number_value(json_object_get(v, "start_s"));
+		double dur = json_number_value(json_object_get(v, "duration_s"));
+		json_t *fi = json_array_get(c->flows_info, i);
+		json_t *r = record_derive(tmpl, "flow");
+		/* flow facts are the client's view: sport is the client's port */
+		json_int_t cport = json_integer_value(json_object_get(fi, "sport"));
+		json_int_t sport = json_integer_value(json_object_get(fi, "dport"));
+
+		json_object_set_new(r, "flow", json_integer((json_int_t)i));
+		json_object_set_new(json_object_get(r, "src"), "port",
+				    json_integer(client_is_src ? cport : sport));
+		json_object_set_new(json_object_get(r, "dst"), "port",
+				    json_integer(client_is_src ? sport : cport));
+		json_object_set_new(r, "metrics", json_pack("{s:f, s:f, s:I, s:I, s:f}",
+			"bw_gbps", dur > 0 ? (double)b * 8 / dur / 1e9 : 0.0,
+			"msg_rate_mpps", dur > 0 ? (double)m / dur / 1e6 : 0.0,
+			"bytes", b, "msgs", m, "duration_s", dur));
+		out_record(out, r);
+		bw += record_num(r, "metrics.bw_gbps", 0);
+		rate += record_num(r, "metrics.msg_rate_mpps", 0);
+		json_decref(r);
+		tot_msgs += m;
+		tot_bytes += b;
+		if (start < t0)
+			t0 = start;
+		if (start + dur > t1)
+			t1 = start + dur;
+	}
+	v = record_derive(tmpl, "aggregate");
+	json_object_set_new(v, "metrics", json_pack("{s:f, s:f, s:I, s:I, s:f}",
+		"bw_gbps", bw, "msg_rate_mpps", rate,
+		"bytes", tot_bytes, "msgs", tot_msgs, "duration_s", t1 > t0 ? t1 - t0 : 0.0));
+	out_record(out, v);
+	if (agg_both) {
+		json_t *m = json_object_get(agg_both, "metrics");
+
+		json_object_set_new(m, "bw_gbps", json_real(record_num(agg_both, "metrics.bw_gbps", 0) +
+							    record_num(v, "metrics.bw_gbps", 0)));
+		json_object_set_new(m, "msg_rate_mpps", json_real(record_num(agg_both, "metrics.msg_rate_mpps", 0) +
+								  record_num(v, "metrics.msg_rate_mpps", 0)));
+		json_object_set_new(m, "bytes", json_integer(tot_bytes +
+				    (json_int_t)record_num(agg_both, "metrics.bytes", 0)));
+		json_object_set_new(m, "msgs", json_integer(tot_msgs +
+				    (json_int_t)record_num(agg_both, "metrics.msgs", 0)));
+	}
+	json_decref(v);
+	json_decref(tmpl);
+}
+
+static enum xport_op op_of(const char *op)
+{
+	if (!strcmp(op, "send"))
+		return XPORT_OP_SEND;
+	if (!strcmp(op, "read"))
+		return XPORT_OP_READ;
+	return XPORT_OP_WRITE;
+}
+
+/* Does the client send data (initiate work) / does the server? */
+static int client_sends(const struct ptp_opts *o)
+{
+	(void)o;
+	return 1;	/* the client initiates; READ pulls data from the server */
+}
+
+static int bw_session_prepare(struct ptp_ctx *c)
+{
+	c->op = op_of(c->o->op);
+	if (c->op == XPORT_OP_SEND && (c->is_server || c->o->bidir))
+		return post_recvs(c);
+	return 0;
+}
+
+static int bw_serve(struct ptp_ctx *c, json_t *params)
+{
+	json_t *m, *pf, *mf;
+	int rc;
+
+	(void)params;
+	rc = bw_session_prepare(c);
+	if (rc)
+		return rc;
+	for (;;) {
+		const char *t;
+		json_int_t size;
+
+		rc = ptp_recv(c, &m, NULL);
+		if (rc)
+			return rc;
+		t = json_string_value(json_object_get(m, "type"));
+		if (t && !strcmp(t, "bye")) {
+			json_decref(m);
+			return 0;
+		}
+		size = json_integer_value(json_object_get(m, "size"));
+		rc = !t || strcmp(t, "run") || size < 1 || (uint64_t)size > c->area;
+		json_decref(m);
+		if (rc)
+			return fs_err_peer("client %s: bad run request", c->peer_name);
+		rc = ptp_send(c, json_pack("{s:s}", "type", "ready"));
+		if (rc)
+			return rc;
+		rc = bw_run_size(c, (uint64_t)size, c->o->bidir, &pf, &mf);
+		json_decref(pf);
+		json_decref(mf);
+		if (rc)
+			return rc;
+	}
+}
+
+static int bw_client(struct ptp_opts *o, const char *host)
+{
+	struct ptp_ctx c;
+	struct out out;
+	uint64_t sizes[32];
+	int n, i, rc;
+
+	out_init(&out, o->json ? OUT_JSON : OUT_TEXT, stdout);
+	out.gbits = o->gbits;
+	rc = ptp_client_open(&c, o, host);
+	if (rc)
+		goto done;
+	rc = bw_session_prepare(&c);
+	if (rc)
+		goto done;
+	out_comment(&out, "fabscope bw: %s %s, %s -> %s, %d flow%s, %s%s",
+		    o->transport, o->op, record_str(c.local_ep, "ip", "?"), c.peer_name,
+		    o->flows, o->flows > 1 ? "s" : "", o->bidir ? "bidirectional, " : "",
+		    o->iters ? "count mode" : "duration mode");
+	n = ptp_sizes(o, sizes, 32);
+	for (i = 0; i < n; i++) {
+		json_t *m, *pf, *mf, *both = NULL;
+
+		rc = ptp_send(&c, json_pack("{s:s, s:I}", "type", "run", "size", (json_int_t)sizes[i]));
+		if (rc || (rc = ptp_recv(&c, &m, "ready")))
+			break;
+		json_decref(m);
+		rc = bw_run_size(&c, sizes[i], client_sends(o), &pf, &mf);
+		if (rc)
+			break;
+		if (o->bidir) {
+			json_t *tmpl = ptp_record(&c, sizes[i], 1);
+
+			both = record_derive(tmpl, "aggregate");
+			json_decref(tmpl);
+			json_object_set_new(both, "dir", json_string("both"));
+			json_object_set_new(both, "metrics", json_pack("{s:f, s:f, s:I, s:I}",
+				"bw_gbps", 0.0, "msg_rate_mpps", 0.0, "bytes", (json_int_t)0,
+				"msgs", (json_int_t)0));
+		}
+		emit_dir(&c, &out, mf, sizes[i], c.op != XPORT_OP_READ, both);
+		emit_dir(&c, &out, pf, sizes[i], c.op == XPORT_OP_READ, both);
+		if (both)
+			out_record(&out, both);
+		json_decref(both);
+		json_decref(pf);
+		json_decref(mf);
+	}
+	if (!rc)
+		ptp_send(&c, json_pack("{s:s}", "type", "bye"));
+done:
+	out_finish(&out);
+	ptp_close(&c);
+	return rc;
+}
+
+int cmd_bw(int argc, const char **argv)
+{
+	struct ptp_opts o = { .test = "bw", .tclass = -1 };
+	struct opt tab[48];
+	int nargs, rc;
+
+	ptp_options(&o, tab, 48);
+	rc = opts_parse(argc, argv, tab, bw_usage, bw_about, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? 0 : -rc;
+	fs_set_verbosity(o.verbose);
+	rc = ptp_finish_opts(&o, nargs);
+	if (rc)
+		return -rc;
+	if (o.server)
+		rc = ptp_server_loop(&o, bw_serve);
+	else
+		rc = bw_client(&o, argv[0]);
+	opt_list_release(&o.labels);
+	return -rc;
+}

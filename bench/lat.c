@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * `fabscope lat`: point-to-point latency by ping-pong.
+ *
+ * --op send: the client sends a message, the server answers with one of the
+ * same size as soon as its receive completes (perftest's send_lat).
+ * --op write: each side writes into the other's buffer and watches the
+ * last byte of its own buffer change (perftest's write_lat).
+ * Latency is reported one-way, as round trip / 2, like perftest and qperf.
+ * Samples go into the histogram of core/stats.h (bounded memory, 0.2 %
+ * percentile error bound).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/builtin.h"
+#include "../core/clock.h"
+#include "../core/error.h"
+#include "../core/record.h"
+#include "../core/stats.h"
+#include "ptp.h"
+
+#define LAT_SIGNAL_EVERY 64
+
+static const char *const lat_usage[] = {
+	"fabscope lat [options] HOST",
+	"fabscope lat --server [options]",
+	NULL
+};
+
+static const char lat_about[] =
+	"Measure point-to-point latency by ping-pong: min, percentiles (p50, p90, p99,\n"
+	"p99.9), max, mean and standard deviation, one-way (round trip / 2).  Start\n"
+	"'fabscope lat --server' on one node and 'fabscope lat HOST' on the other.";
+
+struct lat_run {
+	struct ptp_ctx *c;
+	uint64_t size;
+	uint64_t sent;		/* messages sent */
+	uint64_t deadline;	/* wait limit for one answer */
+};
+
+static int post_recv(struct ptp_ctx *c)
+{
+	struct xport_wr wr = {
+		.op = XPORT_OP_RECV, .mr = &c->mr, .off = c->area, .len = (uint32_t)c->area,
+	};
+
+	if (xport_post(c->conn, &wr))
+		return fs_err_peer("cannot post a receive: %s", xport_errmsg(c->x));
+	return 0;
+}
+
+static int send_one(struct lat_run *r, uint8_t tag)
+{
+	struct ptp_ctx *c = r->c;
+	struct xport_wr wr = {
+		.op = c->op, .mr = &c->mr, .len = (uint32_t)r->size,
+		.rmr = &c->peer_rmr, .roff = c->area,
+	};
+	int rc;
+
+	r->sent++;
+	if (r->sent % LAT_SIGNAL_EVERY == 0)
+		wr.flags = XPORT_WR_SIGNALED;
+	c->buf[r->size - 1] = tag;	/* write: the byte the peer watches */
+	rc = xport_post(c->conn, &wr);
+	if (rc == -ENOTCONN)
+		return fs_err_peer("%s %s went away during the test (%s)",
+				   c->is_server ? "client" : "server", c->peer_name,
+				   xport_errmsg(c->x));
+	if (rc)
+		return fs_err_env("cannot post %s: %s", xport_op_name(c->op), xport_errmsg(c->x));
+	return 0;
+}
+
+/*
+ * Wait for the peer's next message: a RECV completion (send) or the tag in
+ * the last byte of our target area (write).  Returns 1 when it came, 0 when
+ * `*stop` was set by a control message first, or -exit code.
+ */
+static int wait_one(struct lat_run *r, uint8_t tag, int check_ctl, int *stop)
+{
+	struct ptp_ctx *c = r->c;
+	volatile uint8_t *watch = c->buf + c->area + r->size - 1;
+	int busy = !strcmp(c->o->poll, "busy");
+	uint64_t last_ctl = clock_ns();
+	struct xport_wc wc[16];
+
+	r->deadline = clock_ns() + (uint64_t)c->timeout_ms * 1000000ull;
+	for (;;) {
+		int i, n, got = 0;
+
+		n = xport_poll(c->x, wc, 16, busy ? 0 : 1);
+		if (n < 0)
+			return fs_err_env("polling completions: %s", xport_errmsg(c->x));
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != XPORT_WC_OK)
+				return ptp_wc_error(c, &wc[i]);
+			if (wc[i].op == XPORT_OP_RECV)
+				got = 1;
+		}
+		if (c->op == XPORT_OP_SEND ? got : *watch == tag) {
+			if (got) {
+				int rc = post_recv(c);
+
+				if (rc)
+					return rc;
+			}
+			return 1;
+		}
+		if (check_ctl || ptp_stop) {
+			uint64_t now = clock_ns();
+
+			if (ptp_stop)
+				return fs_err_usage("interrupted");
+			if (now - last_ctl > 1000000) {
+				json_t *m;
+				int rc = ptp_try_recv(c, &m);
+
+				last_ctl = now;
+				if (rc < 0)
+					return rc;
+				if (rc > 0) {
+					const char *t = json_string_value(json_object_get(m, "type"));
+
+					rc = t && !strcmp(t, "finished");
+					json_decref(m);
+					if (!rc)
+						return fs_err_peer("%s sent an unexpected control message",
+								   c->peer_name);
+					*stop = 1;
+					return 0;
+				}
+			}
+		}
+		if (clock_ns() > r->deadline)
+			return fs_err_peer("no answer from %s for %d s during the ping-pong",
+					   c->peer_name, c->timeout_ms / 1000);
+	}
+}
+
+static uint8_t tag_of(uint64_t i)
+{
+	return (uint8_t)(i % 255 + 1);	/* never 0, never the fill byte twice in a row */
+}
+
+/* Client: ping, wait for the pong, time it. */
+static int lat_ping(struct ptp_ctx *c, uint64_t size, struct stats *st)
+{
+	const struct ptp_opts *o = c->o;
+	struct lat_run r = { .c = c, .size = size };
+	uint64_t i, t_begin = clock_ns(), warm_end_ns, end_ns = 0;
+	int rc, stop = 0, measuring = 0;
+
+	memset(c->buf + c->area, 0, c->area);
+	warm_end_ns = t_begin + (uint64_t)(o->warmup_s * 1e9);
+	for (i = 0;; i++) {
+		uint64_t t0, t1;
+
+		if (!measuring && (o->warmup_iters ? i >= o->warmup_iters :
+				   clock_ns() >= warm_end_ns)) {
+			measuring = 1;
+			end_ns = clock_ns() + (uint64_t)(o->duration * 1e9);
+		}
+		if (measuring && (o->iters ? st->n >= o->iters : clock_ns() >= end_ns))
+			break;
+		t0 = clock_ns();
+		rc = send_one(&r, tag_of(i));
+		if (rc)
+			return rc;
+		rc = wait_one(&r, tag_of(i), 1, &stop);
+		if (rc < 0)
+			return rc;
+		t1 = clock_ns();
+		if (measuring)
+			stats_add(st, (t1 - t0) / 2);
+	}
+	rc = ptp_send(c, json_pack("{s:s, s:I}", "type", "finished", "pings", (json_int_t)i));
+	if (!rc) {	/* the server's answer: it has stopped using the flow */
+		json_t *m;
+
+		rc = ptp_recv(c, &m, "finished");
+		json_decref(m);
+	}
+	return rc;
+}
+
+/* Server: answer every ping until the client says it has finished. */
+static int lat_pong(struct ptp_ctx *c, uint64_t size)
+{
+	struct lat_run r = { .c = c, .size = size };
+	uint64_t i;
+	int rc, stop = 0;
+
+	memset(c->buf + c->area, 0, c->area);
+	for (i = 0;; i++) {
+		rc = wait_one(&r, tag_of(i), 1, &stop);
+		if (rc < 0)
+			return rc;
+		if (stop)
+			return ptp_send(c, json_pack("{s:s, s:I}", "type", "finished",
+						     "pongs", (json_int_t)i));
+		rc = send_one(&r, tag_of(i));
+		if (rc)
+			return rc;
+	}
+}
+
+static int lat_prepare(struct ptp_ctx *c)
+{
+	int i, rc;
+
+	c->op = strcmp(c->o->op, "write") ? XPORT_OP_SEND : XPORT_OP_WRITE;
+	if (c->op != XPORT_OP_SEND)
+		return 0;
+	for (i = 0; i < 4; i++) {
+		rc = post_recv(c);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int lat_serve(struct ptp_ctx *c, json_t *params)
+{
+	json_t *m;
+	int rc;
+
+	(void)params;
+	rc = lat_prepare(c);
+	if (rc)
+		return rc;
+	for (;;) {
+		const char *t;
+		json_int_t size;
+
+		rc = ptp_recv(c, &m, NULL);
+		if (rc)
+			return rc;
+		t = json_string_value(json_object_get(m, "type"));
+		if (t && !strcmp(t, "bye")) {
+			json_decref(m);
+			return 0;
+		}
+		size = json_integer_value(json_object_get(m, "size"));
+		rc = !t || strcmp(t, "run") || size < 1 || (uint64_t)size > c->area;
+		json_decref(m);
+		if (rc)
+			return fs_err_peer("client %s: bad run request", c->peer_name);
+		rc = ptp_send(c, json_pack("{s:s}", "type", "ready"));
+		if (rc || (rc = lat_pong(c, (uint64_t)size)))
+			return rc;
+	}
+}
+
+static int lat_client(struct ptp_opts *o, const char *host)
+{
+	struct ptp_ctx c;
+	struct stats st;
+	struct out out;
+	uint64_t sizes[32];
+	int n, i, rc;
+
+	out_init(&out, o->json ? OUT_JSON : OUT_TEXT, stdout);
+	if (stats_init(&st))
+		return fs_err_env("out of memory");
+	rc = ptp_client_open(&c, o, host);
+	if (rc || (rc = lat_prepare(&c)))
+		goto done;
+	out_comment(&out, "fabscope lat: %s %s, %s -> %s, %s",
+		    o->transport, o->op, record_str(c.local_ep, "ip", "?"), c.peer_name,
+		    o->poll);
+	n = ptp_sizes(o, sizes, 32);
+	for (i = 0; i < n; i++) {
+		json_t *m, *r;
+
+		stats_reset(&st);
+		rc = ptp_send(&c, json_pack("{s:s, s:I}", "type", "run", "size", (json_int_t)sizes[i]));
+		if (rc || (rc = ptp_recv(&c, &m, "ready")))
+			break;
+		json_decref(m);
+		rc = lat_ping(&c, sizes[i], &st);
+		if (rc)
+			break;
+		r = ptp_record(&c, sizes[i], 1);
+		json_object_set_new(r, "scope", json_string("aggregate"));
+		json_object_set_new(r, "metrics", json_pack("{s:o, s:I}",
+			"lat_us", record_lat_us(&st), "iters", (json_int_t)st.n));
+		out_record(&out, r);
+		json_decref(r);
+	}
+	if (!rc)
+		ptp_send(&c, json_pack("{s:s}", "type", "bye"));
+done:
+	out_finish(&out);
+	ptp_close(&c);
+	stats_release(&st);
+	return rc;
+}
+
+int cmd_lat(int argc, const char **argv)
+{
+	struct ptp_opts o = { .test = "lat", .tclass = -1 };
+	struct opt tab[48];
+	int nargs, rc;
+
+	ptp_options(&o, tab, 48);
+	rc = opts_parse(argc, argv, tab, lat_usage, lat_about, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? 0 : -rc;
+	fs_set_verbosity(o.verbose);
+	rc = ptp_finish_opts(&o, nargs);
+	if (rc)
+		return -rc;
+	if (o.server)
+		rc = ptp_server_loop(&o, lat_serve);
+	else
+		rc = lat_client(&o, argv[0]);
+	opt_list_release(&o.labels);
+	return -rc;
+}

@@ -1,0 +1,632 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+#include "../core/net.h"
+#include "../core/record.h"
+#include "../core/units.h"
+#include "../core/version.h"
+#include "../core/wire.h"
+#include "ptp.h"
+
+volatile int ptp_stop;
+
+int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
+{
+	const struct opt t[] = {
+		OPT_GROUP("Connection"),
+		OPT_BOOL(0, "server", &o->server, "run as the server: wait for clients, serve one after another"),
+		OPT_INT('p', "port", &o->port, "PORT", "control port (default 18520)", 1, 65535),
+		OPT_STRING(0, "bind", &o->bind, "ADDR", "local address to use: the client's source, the server's listening address; selects the rail"),
+		OPT_BOOL(0, "once", &o->once, "server: exit after one client"),
+		OPT_SECONDS(0, "timeout", &o->timeout_s, "SECONDS", "give up on a silent peer after this long (default 10)"),
+		OPT_STRING(0, "node", &o->node, "NAME", "this node's name in records (default: the host name)"),
+		OPT_GROUP("Test"),
+		OPT_STRING('t', "transport", &o->transport, "NAME", "transport: tcp (default) or verbs"),
+		OPT_STRING(0, "op", &o->op, "OP", "operation: bw: write (default), send, read; lat: send (default), write"),
+		OPT_SIZE('s', "size", &o->size, "SIZE", "message size, e.g. 4096, 64K, 1M (default: bw 64K, lat 2)", 1, 1ll << 30),
+		OPT_BOOL('a', "all", &o->sweep, "sweep message sizes from 2 B to 8 MiB in powers of two"),
+		OPT_INT('q', "flows", &o->flows, "N", "flows (TCP connections or QPs) per test (default 1)", 1, PTP_MAX_FLOWS),
+		OPT_COUNT('n', "iters", &o->iters, "N", "messages per flow (bw) or round trips (lat) to measure", 1, 0),
+		OPT_SECONDS('D', "duration", &o->duration, "SECONDS", "measure for this long per size instead of -n (bw default: 2, with -a: 1)"),
+		OPT_STRING(0, "warmup", &o->warmup, "N|Ns", "warm-up before measuring: N messages per flow, or N seconds with an 's' (default: a tenth of the run)"),
+		OPT_BOOL('b', "bidirectional", &o->bidir, "traffic both ways at once (bw)"),
+		OPT_INT(0, "sport", &o->sport, "BASE", "source port of flow 0; flow i uses BASE+i (ECMP entropy); default: any", 1, 65535),
+		OPT_INT(0, "tx-depth", &o->tx_depth, "N", "messages outstanding per flow (default 128)", 1, 65536),
+		OPT_INT(0, "cq-mod", &o->cq_mod, "N", "ask for a completion every N messages (default 32)", 1, 65536),
+		OPT_INT(0, "tclass", &o->tclass, "N", "traffic class (IP TOS byte; DSCP = N >> 2)", 0, 255),
+		OPT_STRING(0, "poll", &o->poll, "MODE", "completion waiting: busy (spin) or event (sleep); default: lat busy, bw event"),
+		OPT_GROUP("Output"),
+		OPT_BOOL(0, "json", &o->json, "print the records as one JSON array instead of a table"),
+		OPT_BOOL(0, "report-gbits", &o->gbits, "text: bandwidth in Gb/s instead of MB/s (10^6 bytes/s)"),
+		OPT_LIST(0, "label", &o->labels, "K=V", "add a label to every record, e.g. lb=ecmp (repeatable)"),
+		OPT_VERBOSE(&o->verbose),
+		OPT_END(),
+	};
+	int n = (int)(sizeof(t) / sizeof(t[0]));
+
+	if (n > max)
+		return -1;
+	memcpy(tab, t, sizeof(t));
+	return n - 1;	/* without the end marker */
+}
+
+static int parse_warmup(struct ptp_opts *o)
+{
+	size_t n;
+	uint64_t v;
+
+	if (!o->warmup) {
+		if (o->iters)
+			o->warmup_iters = o->iters / 10 ? o->iters / 10 : 1;
+		else
+			o->warmup_s = o->duration / 10;
+		return 0;
+	}
+	n = strlen(o->warmup);
+	if (n && o->warmup[n - 1] == 's') {
+		if (units_parse_seconds(o->warmup, &o->warmup_s) &&
+		    strcmp(o->warmup, "0s"))
+			goto bad;
+		return 0;
+	}
+	if (units_parse_count(o->warmup, &v))
+		goto bad;
+	o->warmup_iters = v;
+	return 0;
+bad:
+	return fs_err_usage("invalid value '%s' for option '--warmup': expected messages (e.g. 100) or seconds (e.g. 0.5s)",
+			    o->warmup);
+}
+
+int ptp_finish_opts(struct ptp_opts *o, int nargs)
+{
+	int is_bw = !strcmp(o->test, "bw");
+
+	if (o->server && nargs)
+		return fs_err_usage("--server takes no HOST argument");
+	if (!o->server && nargs != 1)
+		return fs_err_usage(nargs ? "too many arguments: give one HOST" :
+				    "missing HOST: give the server's address, or --server to be the server");
+	if (!o->port)
+		o->port = PTP_DEFAULT_PORT;
+	if (!o->timeout_s)
+		o->timeout_s = 10;
+	if (!o->transport)
+		o->transport = "tcp";
+	if (!xport_find(o->transport))
+		return fs_err(strcmp(o->transport, "verbs") ? FS_EXIT_USAGE : FS_EXIT_ENV,
+			      "unknown transport '%s': this build has %s", o->transport, xport_names());
+	if (o->server)
+		return 0;	/* the client's parameters rule the session */
+	if (o->iters && o->duration)
+		return fs_err_usage("-n and -D exclude each other: give a count or a duration");
+	if (o->sweep && o->size)
+		return fs_err_usage("-a and -s exclude each other: sweep all sizes or give one");
+	if (!o->size)
+		o->size = is_bw ? 65536 : 2;
+	if (!o->iters && !o->duration) {
+		if (is_bw)
+			o->duration = o->sweep ? 1 : 2;
+		else
+			o->iters = 10000;
+	}
+	if (!o->op)
+		o->op = is_bw ? "write" : "send";
+	if (is_bw ? strcmp(o->op, "write") && strcmp(o->op, "send") && strcmp(o->op, "read")
+		  : strcmp(o->op, "write") && strcmp(o->op, "send"))
+		return fs_err_usage("unknown --op '%s': %s takes %s", o->op, o->test,
+				    is_bw ? "write, send or read" : "send or write");
+	if (!o->poll)
+		o->poll = is_bw ? "event" : "busy";
+	if (strcmp(o->poll, "busy") && strcmp(o->poll, "event"))
+		return fs_err_usage("unknown --poll mode '%s': use busy or event", o->poll);
+	if (!is_bw && o->flows > 1)
+		return fs_err_usage("lat measures one flow at a time: drop -q");
+	if (!is_bw && o->bidir)
+		return fs_err_usage("-b is for bw: a latency ping-pong goes both ways already");
+	if (!o->flows)
+		o->flows = 1;
+	if (!o->tx_depth)
+		o->tx_depth = 128;
+	if (!o->cq_mod)
+		o->cq_mod = o->tx_depth < 32 ? o->tx_depth : 32;
+	if (o->cq_mod > o->tx_depth)
+		return fs_err_usage("--cq-mod %d is larger than --tx-depth %d: completions would never come",
+				    o->cq_mod, o->tx_depth);
+	if (o->sport && o->sport + o->flows - 1 > 65535)
+		return fs_err_usage("--sport %d with %d flows runs past port 65535", o->sport, o->flows);
+	return parse_warmup(o);
+}
+
+int ptp_sizes(const struct ptp_opts *o, uint64_t *sizes, int max)
+{
+	uint64_t s;
+	int n = 0;
+
+	if (!o->sweep) {
+		sizes[0] = o->size;
+		return 1;
+	}
+	for (s = PTP_SWEEP_MIN; s <= PTP_SWEEP_MAX && n < max; s *= 2)
+		sizes[n++] = s;
+	return n;
+}
+
+/* ---- control channel ---- */
+
+int ptp_send(struct ptp_ctx *c, json_t *msg)
+{
+	int rc = wire_send(c->ctl, msg, c->timeout_ms);
+
+	json_decref(msg);
+	if (rc)
+		return fs_err_peer("control connection to %s: %s", c->peer_name, wire_strerror(rc));
+	return 0;
+}
+
+static int recv_checked(struct ptp_ctx *c, json_t *m, json_t **msg, const char *expect)
+{
+	const char *type = json_string_value(json_object_get(m, "type"));
+
+	if (type && !strcmp(type, "error")) {
+		const char *why = json_string_value(json_object_get(m, "message"));
+		int code = (int)json_integer_value(json_object_get(m, "exit"));
+
+		json_decref(m);
+		return fs_err(code >= 1 && code <= 4 ? code : FS_EXIT_PEER, "%s refused: %s",
+			      c->peer_name, why ? why : "no reason given");
+	}
+	if (expect && (!type || strcmp(type, expect))) {
+		json_decref(m);
+		return fs_err_peer("%s sent '%s' where '%s' was due: protocol error",
+				   c->peer_name, type ? type : "?", expect);
+	}
+	*msg = m;
+	return 0;
+}
+
+int ptp_recv(struct ptp_ctx *c, json_t **msg, const char *expect)
+{
+	json_t *m;
+	int rc = wire_recv(c->ctl, &m, WIRE_MAX_MSG, c->timeout_ms);
+
+	*msg = NULL;
+	if (rc == -ECONNRESET)
+		return fs_err_peer("%s went away (control connection closed)", c->peer_name);
+	if (rc)
+		return fs_err_peer("control connection to %s: %s", c->peer_name, wire_strerror(rc));
+	return recv_checked(c, m, msg, expect);
+}
+
+int ptp_try_recv(struct ptp_ctx *c, json_t **msg)
+{
+	struct pollfd p = { .fd = c->ctl, .events = POLLIN };
+	int rc;
+
+	*msg = NULL;
+	if (poll(&p, 1, 0) <= 0)
+		return 0;
+	rc = ptp_recv(c, msg, NULL);
+	return rc ? rc : 1;
+}
+
+static int send_error(int fd, int code, const char *why)
+{
+	json_t *m = json_pack("{s:s, s:s, s:i}", "type", "error", "message", why, "exit", code);
+	int rc = wire_send(fd, m, 2000);
+
+	json_decref(m);
+	return rc;
+}
+
+/* ---- sessions ---- */
+
+static const char *node_name(const struct ptp_opts *o)
+{
+	static char host[256];
+
+	if (o->node)
+		return o->node;
+	if (!host[0] && gethostname(host, sizeof(host) - 1))
+		snprintf(host, sizeof(host), "localhost");
+	return host;
+}
+
+static json_t *params_json(const struct ptp_opts *o)
+{
+	uint64_t sizes[32];
+	int i, n = ptp_sizes(o, sizes, 32);
+	json_t *a = json_array();
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_integer((json_int_t)sizes[i]));
+	return json_pack("{s:s, s:s, s:o, s:i, s:I, s:f, s:I, s:f, s:b, s:i, s:i, s:s, s:i}",
+			 "transport", o->transport, "op", o->op, "sizes", a,
+			 "flows", o->flows, "iters", (json_int_t)o->iters,
+			 "duration_s", o->duration, "warmup_iters", (json_int_t)o->warmup_iters,
+			 "warmup_s", o->warmup_s, "bidir", o->bidir, "tx_depth", o->tx_depth,
+			 "cq_mod", o->cq_mod, "poll", o->poll, "tclass", o->tclass);
+}
+
+/* The server adopts the client's test parameters. */
+static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
+{
+	const char *transport, *op, *poll;
+	json_int_t flows, iters, wi, depth, cqm, tclass;
+	double dur, ws;
+	int bidir;
+	json_t *sizes;
+
+	if (json_unpack(p, "{s:s, s:s, s:o, s:I, s:I, s:F, s:I, s:F, s:b, s:I, s:I, s:s, s:I}",
+			"transport", &transport, "op", &op, "sizes", &sizes,
+			"flows", &flows, "iters", &iters, "duration_s", &dur,
+			"warmup_iters", &wi, "warmup_s", &ws, "bidir", &bidir,
+			"tx_depth", &depth, "cq_mod", &cqm, "poll", &poll, "tclass", &tclass) ||
+	    !json_is_array(sizes) || flows < 1 || flows > PTP_MAX_FLOWS ||
+	    depth < 1 || depth > 65536 || cqm < 1 || cqm > depth || iters < 0 ||
+	    wi < 0 || dur < 0 || ws < 0 || dur > 1e6 || ws > 1e6 ||
+	    tclass < -1 || tclass > 255) {
+		snprintf(why, len, "malformed or out-of-range test parameters");
+		return -1;
+	}
+	if (strcmp(transport, o->transport)) {
+		snprintf(why, len, "this server runs transport '%s', the client asked for '%s'; start the server with -t %s",
+			 o->transport, transport, transport);
+		return -1;
+	}
+	o->op = op;
+	o->flows = (int)flows;
+	o->iters = (uint64_t)iters;
+	o->duration = dur;
+	o->warmup_iters = (uint64_t)wi;
+	o->warmup_s = ws;
+	o->bidir = bidir;
+	o->tx_depth = (int)depth;
+	o->cq_mod = (int)cqm;
+	o->poll = poll;
+	o->tclass = (int)tclass;
+	return 0;
+}
+
+static int max_size(json_t *sizes, uint64_t *out)
+{
+	size_t i;
+	json_t *v;
+
+	*out = 0;
+	json_array_foreach(sizes, i, v) {
+		json_int_t s = json_integer_value(v);
+
+		if (!json_is_integer(v) || s < 1 || s > (1ll << 30))
+			return -1;
+		if ((uint64_t)s > *out)
+			*out = (uint64_t)s;
+	}
+	return *out ? 0 : -1;
+}
+
+/* Open the transport, exchange blobs and connect the flows. */
+static int setup_transport(struct ptp_ctx *c, uint64_t maxsize, const char *bind)
+{
+	struct ptp_opts *o = c->o;
+	struct xport_params p = {
+		.bind_addr = bind,
+		.sport_base = c->is_server ? 0 : o->sport,
+		.tclass = o->tclass,
+		.timeout_ms = c->timeout_ms,
+		.busy_poll = !strcmp(o->poll, "busy"),
+		.queue_depth = (uint32_t)o->tx_depth,
+	};
+	char err[256];
+	json_t *m, *blob, *peer_blob, *region;
+	int rc, i;
+
+	rc = xport_open(o->transport, &p, &c->x, err, sizeof(err));
+	if (rc)
+		return fs_err_env("%s", err);
+	c->area = (size_t)maxsize;
+	c->buf = aligned_alloc(4096, (2 * c->area + 4095) / 4096 * 4096);
+	if (!c->buf)
+		return fs_err_env("cannot allocate %zu bytes of buffers", 2 * c->area);
+	memset(c->buf, 0xa5, 2 * c->area);
+	rc = xport_mr_reg(c->x, c->buf, 2 * c->area, XPORT_ACCESS_REMOTE, &c->mr);
+	if (rc)
+		return fs_err_env("cannot register buffers: %s", xport_errmsg(c->x));
+	if (!c->is_server) {
+		rc = xport_conn_new(c->x, o->flows, XPORT_ROLE_ACTIVE, &c->conn);
+		if (rc)
+			return fs_err_env("%s", xport_errmsg(c->x));
+		blob = xport_conn_blob(c->conn);
+		rc = ptp_send(c, json_pack("{s:s, s:o, s:o}", "type", "setup", "blob", blob,
+					   "region", xport_rmr_json(&c->mr)));
+		if (rc || (rc = ptp_recv(c, &m, "setup")))
+			return rc;
+	} else {
+		rc = ptp_recv(c, &m, "setup");
+		if (rc)
+			return rc;
+		rc = xport_conn_new(c->x, o->flows, XPORT_ROLE_PASSIVE, &c->conn);
+		if (rc) {
+			send_error(c->ctl, FS_EXIT_ENV, xport_errmsg(c->x));
+			json_decref(m);
+			return fs_err_env("%s", xport_errmsg(c->x));
+		}
+		blob = xport_conn_blob(c->conn);
+		rc = ptp_send(c, json_pack("{s:s, s:o, s:o}", "type", "setup", "blob", blob,
+					   "region", xport_rmr_json(&c->mr)));
+		if (rc) {
+			json_decref(m);
+			return rc;
+		}
+	}
+	peer_blob = json_object_get(m, "blob");
+	region = json_object_get(m, "region");
+	if (!peer_blob || xport_rmr_parse(region, &c->peer_rmr) ||
+	    c->peer_rmr.len < 2 * c->area) {
+		json_decref(m);
+		return fs_err_peer("%s sent a malformed setup message", c->peer_name);
+	}
+	rc = xport_conn_connect(c->conn, peer_blob);
+	json_decref(m);
+	if (rc)
+		return fs_err(rc == -EPROTO ? FS_EXIT_PEER : rc == -EADDRINUSE ? FS_EXIT_USAGE : FS_EXIT_PEER,
+			      "%s", xport_errmsg(c->x));
+	c->flows_info = json_array();
+	for (i = 0; i < o->flows; i++) {
+		json_t *fi = json_object();
+
+		xport_flow_info(c->conn, i, fi);
+		json_array_append_new(c->flows_info, fi);
+	}
+	return 0;
+}
+
+static void set_endpoints(struct ptp_ctx *c, const char *peer_node)
+{
+	json_t *f0 = json_array_get(c->flows_info, 0);
+
+	c->local_ep = json_pack("{s:s, s:s}", "node", node_name(c->o),
+				"ip", record_str(f0, "src_ip", "?"));
+	c->peer_ep = json_pack("{s:s, s:s}", "node", peer_node ? peer_node : "?",
+			       "ip", record_str(f0, "dst_ip", "?"));
+}
+
+int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
+{
+	struct net_addr dst, src;
+	char err[256], name[NET_ADDRSTRLEN + 64];
+	const char *bad = NULL, *peer_node;
+	json_t *m;
+	uint64_t maxsize, sizes[32];
+	int rc, n;
+
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	c->ctl = -1;
+	c->timeout_ms = (int)(o->timeout_s * 1000);
+	if (record_labels(&o->labels, &c->labels, &bad))
+		return fs_err_usage("invalid --label '%s': expected KEY=VALUE", bad);
+	if (net_resolve(host, o->port, 0, &dst, err, sizeof(err)))
+		return fs_err_usage("cannot resolve host '%s': %s; check the name or give an IP address",
+				    host, err);
+	if (o->bind && net_resolve(o->bind, 0, 1, &src, err, sizeof(err)))
+		return fs_err_usage("cannot use --bind '%s': %s", o->bind, err);
+	net_addr_str(&dst, name, sizeof(name));
+	c->peer_name = strdup(name);
+	rc = net_connect(&dst, o->bind ? &src : NULL, c->timeout_ms);
+	if (rc < 0) {
+		if (rc == -ECONNREFUSED)
+			return fs_err_peer("cannot connect to %s: connection refused; is 'fabscope %s --server -p %d' running there?",
+					   name, o->test, o->port);
+		if (rc == -ETIMEDOUT)
+			return fs_err_peer("cannot connect to %s: no answer within %.0f s; check the address, routes and firewalls",
+					   name, o->timeout_s);
+		return fs_err_peer("cannot connect to %s: %s", name, strerror(-rc));
+	}
+	c->ctl = rc;
+	rc = ptp_send(c, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s, s:o}",
+				   "type", "hello", "proto", PTP_PROTO,
+				   "version", wire_version(), "tool_version", FABSCOPE_VERSION,
+				   "test", o->test, "node", node_name(o),
+				   "params", params_json(o)));
+	if (rc || (rc = ptp_recv(c, &m, "hello")))
+		return rc;
+	peer_node = json_string_value(json_object_get(m, "node"));
+	if (json_integer_value(json_object_get(m, "version")) != wire_version()) {
+		rc = fs_err_env("protocol version mismatch with %s: it speaks %lld, this side %d; run the same fabscope version on both ends",
+				name, (long long)json_integer_value(json_object_get(m, "version")),
+				wire_version());
+		json_decref(m);
+		return rc;
+	}
+	n = ptp_sizes(o, sizes, 32);
+	maxsize = sizes[n - 1];
+	rc = setup_transport(c, maxsize, o->bind);
+	if (!rc)
+		set_endpoints(c, peer_node);
+	json_decref(m);
+	return rc;
+}
+
+void ptp_close(struct ptp_ctx *c)
+{
+	if (c->conn)
+		xport_conn_free(c->conn);
+	if (c->x) {
+		xport_mr_dereg(c->x, &c->mr);
+		xport_close(c->x);
+	}
+	free(c->buf);
+	if (c->ctl >= 0)
+		close(c->ctl);
+	json_decref(c->local_ep);
+	json_decref(c->peer_ep);
+	json_decref(c->flows_info);
+	json_decref(c->labels);
+	free((void *)c->peer_name);
+	memset(c, 0, sizeof(*c));
+	c->ctl = -1;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	ptp_stop = 1;
+}
+
+/* Handshake with one client; on success the session runs. */
+static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
+		     int (*serve)(struct ptp_ctx *c, json_t *params))
+{
+	struct ptp_opts so = *o;	/* the client's parameters go here */
+	struct ptp_ctx c;
+	char name[NET_ADDRSTRLEN], why[256], bind[NET_ADDRSTRLEN];
+	const char *proto, *test, *cnode;
+	struct net_addr local;
+	json_t *m, *params;
+	json_int_t version;
+	uint64_t maxsize;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	why[0] = 0;
+	c.o = &so;
+	c.is_server = 1;
+	c.ctl = fd;
+	c.timeout_ms = (int)(o->timeout_s * 1000);
+	net_addr_str(peer, name, sizeof(name));
+	c.peer_name = strdup(name);
+	rc = ptp_recv(&c, &m, "hello");
+	if (rc)
+		goto out;
+	if (json_unpack(m, "{s:s, s:I, s:s, s:o}", "proto", &proto, "version", &version,
+			"test", &test, "params", &params) || strcmp(proto, PTP_PROTO)) {
+		send_error(fd, FS_EXIT_PEER, "malformed hello");
+		rc = fs_err_peer("client %s: malformed hello; is it a fabscope client?", name);
+		goto out_m;
+	}
+	cnode = json_string_value(json_object_get(m, "node"));
+	if (version != wire_version()) {
+		snprintf(why, sizeof(why), "protocol version mismatch: server speaks %d, client %lld; run the same fabscope version on both ends",
+			 wire_version(), (long long)version);
+		send_error(fd, FS_EXIT_ENV, why);
+		rc = fs_err_env("client %s: %s", name, why);
+		goto out_m;
+	}
+	if (strcmp(test, o->test)) {
+		snprintf(why, sizeof(why), "this server runs '%s', the client asked for '%s'; start 'fabscope %s --server'",
+			 o->test, test, test);
+		send_error(fd, FS_EXIT_USAGE, why);
+		rc = fs_err_usage("client %s: %s", name, why);
+		goto out_m;
+	}
+	if (params_adopt(&so, params, why, sizeof(why)) ||
+	    max_size(json_object_get(params, "sizes"), &maxsize)) {
+		if (!why[0])
+			snprintf(why, sizeof(why), "malformed message sizes");
+		send_error(fd, FS_EXIT_USAGE, why);
+		rc = fs_err_usage("client %s: %s", name, why);
+		goto out_m;
+	}
+	if (record_labels(&o->labels, &c.labels, &proto))
+		c.labels = json_object();
+	rc = ptp_send(&c, json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", "hello",
+				    "proto", PTP_PROTO, "version", wire_version(),
+				    "tool_version", FABSCOPE_VERSION, "node", node_name(o)));
+	if (rc)
+		goto out_m;
+	/* data flows listen where the client reached us, unless --bind says */
+	net_local_addr(fd, &local);
+	net_addr_host(&local, bind, sizeof(bind));
+	rc = setup_transport(&c, maxsize, o->bind ? o->bind : bind);
+	if (rc)
+		goto out_m;
+	set_endpoints(&c, cnode);
+	fs_info("client %s (%s): %s %s, %d flow%s", name, cnode ? cnode : "?",
+		so.transport, so.op, so.flows, so.flows > 1 ? "s" : "");
+	rc = serve(&c, params);
+	if (!rc)
+		fs_info("client %s: done", name);
+out_m:
+	json_decref(m);
+out:
+	ptp_close(&c);	/* closes fd */
+	return rc;
+}
+
+int ptp_server_loop(struct ptp_opts *o, int (*serve)(struct ptp_ctx *c, json_t *params))
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct net_addr a;
+	char err[256], name[NET_ADDRSTRLEN];
+	int lfd, rc = 0;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (net_resolve(o->bind, o->port, 1, &a, err, sizeof(err)))
+		return fs_err_usage("cannot use --bind '%s': %s", o->bind, err);
+	lfd = net_listen(&a, 16);
+	net_addr_str(&a, name, sizeof(name));
+	if (lfd == -EADDRINUSE)
+		return fs_err_env("cannot listen on %s: port %d is in use; pick another with -p", name, o->port);
+	if (lfd < 0)
+		return fs_err_env("cannot listen on %s: %s", name, strerror(-lfd));
+	fs_info("%s server listening on %s (%s)", o->test, name, o->transport);
+	while (!ptp_stop) {
+		struct net_addr peer;
+		int fd = net_accept(lfd, 500, &peer);
+
+		if (fd == -ETIMEDOUT || fd == -EINTR)
+			continue;
+		if (fd < 0) {
+			rc = fs_err_env("accept on %s: %s", name, strerror(-fd));
+			break;
+		}
+		rc = serve_one(o, fd, &peer, serve);
+		if (o->once)
+			break;
+	}
+	close(lfd);
+	return rc;
+}
+
+json_t *ptp_record(struct ptp_ctx *c, uint64_t size, int client_is_src)
+{
+	struct ptp_opts *o = c->o;
+	int local_is_src = c->is_server ? !client_is_src : client_is_src;
+	json_t *r = record_new(o->test);
+
+	json_object_set_new(r, "transport", json_string(o->transport));
+	json_object_set_new(r, "op", json_string(o->op));
+	json_object_set_new(r, "msg_size_bytes", json_integer((json_int_t)size));
+	json_object_set_new(r, "flows", json_integer(o->flows));
+	json_object_set_new(r, "dir", json_string(client_is_src ? "c2s" : "s2c"));
+	json_object_set_new(r, "src", json_deep_copy(local_is_src ? c->local_ep : c->peer_ep));
+	json_object_set_new(r, "dst", json_deep_copy(local_is_src ? c->peer_ep : c->local_ep));
+	json_object_set_new(r, "labels", json_deep_copy(c->labels));
+	json_object_set_new(r, "params", json_pack("{s:I, s:f, s:I, s:f, s:i, s:i, s:s, s:b}",
+		"iters", (json_int_t)o->iters, "duration_s", o->duration,
+		"warmup_iters", (json_int_t)o->warmup_iters, "warmup_s", o->warmup_s,
+		"tx_depth", o->tx_depth, "cq_mod", o->cq_mod, "poll", o->poll,
+		"bidir", o->bidir));
+	json_object_set_new(r, "status", json_string("ok"));
+	return r;
+}
+
+int ptp_wc_error(struct ptp_ctx *c, const struct xport_wc *wc)
+{
+	const char *who = c->is_server ? "client" : "server";
+
+	if (wc->status == XPORT_WC_CONN_LOST || wc->status == XPORT_WC_FLUSHED)
+		return fs_err_peer("%s %s went away during the test (%s)", who,
+				   c->peer_name, xport_errmsg(c->x));
+	return fs_err_peer("%s on flow %d failed: %s (%s)", xport_op_name(wc->op),
+			   wc->flow, xport_wc_status_str(wc->status), xport_errmsg(c->x));
+}

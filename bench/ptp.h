@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Point-to-point sessions, shared by `fabscope bw` and `fabscope lat`.
+ *
+ * A client connects to a server's control port and both speak the wire
+ * format of core/wire.h:
+ *
+ *   client -> server  hello   {proto, version, tool_version, test, params}
+ *   server -> client  hello   {proto, version, node} | error {message}
+ *   client -> server  setup   {blob, region}      (transport connection)
+ *   server -> client  setup   {blob, region}
+ *   per message size:
+ *   client -> server  run     {size}
+ *   server -> client  ready
+ *   each way          finished {flows: [...]}    (what that side measured)
+ *   client -> server  bye
+ *
+ * The server serves one client after another until stopped; whatever a
+ * client does (dies, sends junk, stalls) ends only that client's session.
+ */
+#ifndef FS_PTP_H
+#define FS_PTP_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "../core/options.h"
+#include "../core/output.h"
+#include "../transport/transport.h"
+
+#define PTP_PROTO "fabscope-ptp"
+#define PTP_DEFAULT_PORT 18520
+#define PTP_MAX_FLOWS 1024
+#define PTP_SWEEP_MIN 2
+#define PTP_SWEEP_MAX (8u << 20)
+
+/* What the command line says; shared by bw and lat. */
+struct ptp_opts {
+	const char *test;	/* "bw" or "lat" */
+	int server, once, port, bidir, sweep, json, gbits, verbose;
+	int flows, sport, tx_depth, cq_mod, tclass;
+	uint64_t size, iters;
+	double duration, timeout_s;
+	const char *transport, *op, *bind, *node, *warmup, *poll;
+	struct opt_list labels;
+	/* derived */
+	uint64_t warmup_iters;
+	double warmup_s;
+};
+
+/* What the engines need while they run. */
+struct ptp_ctx {
+	struct ptp_opts *o;
+	int is_server;
+	int ctl;			/* control socket */
+	int timeout_ms;
+	struct xport *x;
+	struct xport_conn *conn;
+	struct xport_mr mr;		/* local buffers: [send area | recv/target area] */
+	uint8_t *buf;
+	size_t area;			/* bytes per area per flow */
+	struct xport_rmr peer_rmr;
+	enum xport_op op;
+	json_t *local_ep, *peer_ep;	/* endpoints for records */
+	json_t *flows_info;		/* array of per-flow transport facts */
+	json_t *labels;
+	const char *peer_name;		/* "10.0.0.2:18520" for messages */
+};
+
+/* Fill the option table entries common to bw and lat; returns the count. */
+int ptp_options(struct ptp_opts *o, struct opt *tab, int max);
+/* Check and derive options after parsing (defaults per test). */
+int ptp_finish_opts(struct ptp_opts *o, int nargs);
+/* Message sizes of this run: one size, or the -a sweep. */
+int ptp_sizes(const struct ptp_opts *o, uint64_t *sizes, int max);
+
+/* Client side: connect, hello, transport setup.  Returns 0 or -exit code. */
+int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host);
+/* Server side: serve clients until stopped; `serve` runs one session. */
+int ptp_server_loop(struct ptp_opts *o,
+		    int (*serve)(struct ptp_ctx *c, json_t *params));
+void ptp_close(struct ptp_ctx *c);
+
+/* Control-channel helpers with the session's timeout; messages name the peer. */
+int ptp_send(struct ptp_ctx *c, json_t *msg);	/* steals msg */
+int ptp_recv(struct ptp_ctx *c, json_t **msg, const char *expect);
+/* Non-blocking: 1 and *msg if a message is waiting, 0 if none, -exit code. */
+int ptp_try_recv(struct ptp_ctx *c, json_t **msg);
+
+/* A record template for one size: test, transport, op, sizes, endpoints. */
+json_t *ptp_record(struct ptp_ctx *c, uint64_t size, int client_is_src);
+/* Turn a completion error into one line and an exit code. */
+int ptp_wc_error(struct ptp_ctx *c, const struct xport_wc *wc);
+
+/* Installed by the commands: 1 once SIGINT/SIGTERM arrived. */
+extern volatile int ptp_stop;
+
+#endif

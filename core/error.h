@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Errors and exit codes.
+ *
+ * Every fabscope error is one line on stderr: what failed, on what, and what
+ * to do about it.  Library code prints with one of the fs_err*() helpers and
+ * returns their value, a negative exit code (-FS_EXIT_*), so that a command
+ * can end with `return -rc;`.  Only command entry points exit.
+ */
+#ifndef FS_ERROR_H
+#define FS_ERROR_H
+
+#include <stdarg.h>
+
+enum fs_exit {
+	FS_EXIT_OK = 0,		/* success */
+	FS_EXIT_CHECK = 1,	/* a check or threshold failed */
+	FS_EXIT_USAGE = 2,	/* bad command line or input file */
+	FS_EXIT_ENV = 3,	/* environment: device, permission, dependency, version */
+	FS_EXIT_PEER = 4,	/* peer or agent failure: refused, timeout, went away */
+};
+
+#define FS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* The name messages are prefixed with ("fabscope" or "fabscope bw"). */
+void fs_set_progname(const char *name);
+const char *fs_progname(void);
+
+/* Print "PROG: MSG" and return -code. */
+int fs_err(int code, const char *fmt, ...) FS_PRINTF(2, 3);
+int fs_verr(int code, const char *fmt, va_list ap);
+#define fs_err_usage(...) fs_err(FS_EXIT_USAGE, __VA_ARGS__)
+#define fs_err_env(...)   fs_err(FS_EXIT_ENV, __VA_ARGS__)
+#define fs_err_peer(...)  fs_err(FS_EXIT_PEER, __VA_ARGS__)
+
+/* "PROG: warning: MSG" */
+void fs_warn(const char *fmt, ...) FS_PRINTF(1, 2);
+/* "PROG: MSG" on stderr, only when the verbosity is at least level. */
+void fs_log(int level, const char *fmt, ...) FS_PRINTF(2, 3);
+void fs_set_verbosity(int level);
+int fs_verbosity(void);
+
+/* A plain message ("PROG: MSG") to stderr, for the server's per-client log. */
+void fs_info(const char *fmt, ...) FS_PRINTF(1, 2);
+
+#endif

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fabscope: benchmarks and diagnostics for RDMA/RoCE fabrics of AI clusters.
+ * main() dispatches to one command from a flat table, by exact name.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "error.h"
+#include "version.h"
+#include "../transport/transport.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, const char **argv);
+	const char *summary;
+};
+
+static const struct cmd commands[] = {
+	{ "bw", cmd_bw, "point-to-point bandwidth and message rate (client or --server)" },
+	{ "lat", cmd_lat, "point-to-point latency percentiles by ping-pong (client or --server)" },
+	{ "help", cmd_help, "show help for fabscope or for one command" },
+	{ "version", cmd_version, "show the version and the transports built in" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct cmd *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void main_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: fabscope [--version] [--help] <command> [options] [args]\n\n"
+		   "Benchmarks and diagnostics for RDMA/RoCE fabrics of AI clusters.\n\n"
+		   "Commands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nExit codes: 0 ok, 1 a check failed, 2 usage, 3 environment (device,\n"
+		   "permission, dependency, version), 4 peer failure (refused, timeout, gone).\n"
+		   "'fabscope help <command>' or 'fabscope <command> --help' shows a command's options.\n"
+		   "Manual: man fabscope\n");
+}
+
+int cmd_version(int argc, const char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("fabscope %s (transports: %s)\n", FABSCOPE_VERSION, xport_names());
+	return 0;
+}
+
+int cmd_help(int argc, const char **argv)
+{
+	const struct cmd *c;
+	const char *args[] = { NULL, "--help", NULL };
+	static char prog[64];
+
+	if (argc < 2) {
+		main_usage(stdout);
+		return 0;
+	}
+	c = find_cmd(argv[1]);
+	if (!c || c->fn == cmd_help) {
+		if (!c) {
+			fs_err_usage("no such command '%s'", argv[1]);
+			main_usage(stderr);
+			return FS_EXIT_USAGE;
+		}
+		main_usage(stdout);
+		return 0;
+	}
+	snprintf(prog, sizeof(prog), "fabscope %s", c->name);
+	fs_set_progname(prog);
+	args[0] = c->name;
+	return c->fn(2, args);
+}
+
+int main(int argc, const char **argv)
+{
+	const struct cmd *c;
+	static char prog[64];
+
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		main_usage(stderr);
+		return FS_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cmd_help(1, argv);
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(1, argv);
+	c = find_cmd(argv[1]);
+	if (!c) {
+		if (argv[1][0] == '-')
+			fs_err_usage("unknown option '%s'", argv[1]);
+		else
+			fs_err_usage("'%s' is not a fabscope command", argv[1]);
+		main_usage(stderr);
+		return FS_EXIT_USAGE;
+	}
+	snprintf(prog, sizeof(prog), "fabscope %s", c->name);
+	fs_set_progname(prog);
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "options.h"
+#include "units.h"
+
+static void opt_name(const struct opt *o, int as_short, char *buf, size_t len)
+{
+	if (as_short || !o->long_name)
+		snprintf(buf, len, "-%c", o->short_name);
+	else
+		snprintf(buf, len, "--%s", o->long_name);
+}
+
+static int takes_arg(const struct opt *o)
+{
+	return o->type != OPT_T_BOOL && o->type != OPT_T_COUNTUP;
+}
+
+static const char *what_expected(const struct opt *o)
+{
+	switch (o->type) {
+	case OPT_T_INT: return "an integer";
+	case OPT_T_COUNT: return "a count (e.g. 5000, 10K, 1M)";
+	case OPT_T_SIZE: return "a size (e.g. 4096, 64K, 1M)";
+	case OPT_T_SECONDS: return "a number of seconds (e.g. 2, 0.5, 250ms)";
+	default: return "a value";
+	}
+}
+
+static int bad_value(const struct opt *o, int as_short, const char *arg)
+{
+	char name[64];
+
+	opt_name(o, as_short, name, sizeof(name));
+	if ((o->type == OPT_T_INT || o->type == OPT_T_COUNT ||
+	     o->type == OPT_T_SIZE) && o->max)
+		return fs_err_usage("invalid value '%s' for option '%s': expected %s from %lld to %lld",
+				    arg, name, what_expected(o), o->min, o->max);
+	return fs_err_usage("invalid value '%s' for option '%s': expected %s",
+			    arg, name, what_expected(o));
+}
+
+static int in_range(const struct opt *o, unsigned long long v)
+{
+	if ((long long)v < o->min && o->min > 0)
+		return 0;
+	return !o->max || v <= (unsigned long long)o->max;
+}
+
+static int set_value(const struct opt *o, int as_short, const char *arg)
+{
+	uint64_t u;
+	char *end;
+	long long ll;
+
+	switch (o->type) {
+	case OPT_T_BOOL:
+		*(int *)o->value = 1;
+		return 0;
+	case OPT_T_COUNTUP:
+		(*(int *)o->value)++;
+		return 0;
+	case OPT_T_INT:
+		errno = 0;
+		ll = strtoll(arg, &end, 10);
+		if (errno || end == arg || *end || ll < o->min ||
+		    (o->max && ll > o->max))
+			return bad_value(o, as_short, arg);
+		*(int *)o->value = (int)ll;
+		return 0;
+	case OPT_T_COUNT:
+		if (units_parse_count(arg, &u) || !in_range(o, u))
+			return bad_value(o, as_short, arg);
+		*(uint64_t *)o->value = u;
+		return 0;
+	case OPT_T_SIZE:
+		if (units_parse_size(arg, &u) || !in_range(o, u))
+			return bad_value(o, as_short, arg);
+		*(uint64_t *)o->value = u;
+		return 0;
+	case OPT_T_SECONDS:
+		if (units_parse_seconds(arg, (double *)o->value))
+			return bad_value(o, as_short, arg);
+		return 0;
+	case OPT_T_STRING:
+		*(const char **)o->value = arg;
+		return 0;
+	case OPT_T_LIST: {
+		struct opt_list *l = o->value;
+		const char **nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+
+		if (!nv)
+			return fs_err_env("out of memory");
+		l->v = nv;
+		l->v[l->n++] = arg;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+void opt_list_release(struct opt_list *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+void opts_usage_short(const char *const *usage)
+{
+	int i;
+
+	for (i = 0; usage && usage[i]; i++)
+		fprintf(stderr, "%s %s\n", i ? "   or:" : "usage:", usage[i]);
+	fprintf(stderr, "Try '%s --help' for the options.\n", fs_progname());
+}
+
+static void print_wrapped(const char *text, int indent, int col)
+{
+	const char *p = text;
+	int pos = col;
+
+	while (*p) {
+		const char *w = p;
+		int wl;
+
+		while (*w == ' ')
+			w++;
+		wl = (int)strcspn(w, " \n");
+		if (pos > indent && pos + 1 + wl > 79) {
+			printf("\n%*s", indent, "");
+			pos = indent;
+		} else if (pos > indent) {
+			putchar(' ');
+			pos++;
+		} else if (pos < indent) {
+			printf("%*s", indent - pos, "");
+			pos = indent;
+		}
+		printf("%.*s", wl, w);
+		pos += wl;
+		p = w + wl;
+		if (*p == '\n') {
+			printf("\n");
+			pos = 0;
+			p++;
+		}
+	}
+	printf("\n");
+}
+
+void opts_help(const struct opt *opts, const char *const *usage,
+	       const char *about)
+{
+	const struct opt *o;
+	int i;
+
+	for (i = 0; usage && usage[i]; i++)
+		printf("%s %s\n", i ? "   or:" : "usage:", usage[i]);
+	if (about)
+		printf("\n%s\n", about);
+	for (o = opts; o && o->type != OPT_T_END; o++) {
+		char lhs[96];
+		int n = 0;
+
+		if (o->type == OPT_T_GROUP) {
+			printf("\n%s\n", o->help);
+			continue;
+		}
+		n += snprintf(lhs + n, sizeof(lhs) - n, "    ");
+		if (o->short_name)
+			n += snprintf(lhs + n, sizeof(lhs) - n, "-%c%s",
+				      o->short_name, o->long_name ? ", " : "");
+		else
+			n += snprintf(lhs + n, sizeof(lhs) - n, "    ");
+		if (o->long_name)
+			n += snprintf(lhs + n, sizeof(lhs) - n, "--%s",
+				      o->long_name);
+		if (takes_arg(o))
+			n += snprintf(lhs + n, sizeof(lhs) - n, " %s",
+				      o->argh ? o->argh : "VALUE");
+		printf("%s", lhs);
+		if (n >= 30) {
+			printf("\n");
+			n = 0;
+		}
+		print_wrapped(o->help, 30, n);
+	}
+	printf("\n    -h, --help                show this help\n");
+}
+
+static const struct opt *find_long(const struct opt *opts, const char *name,
+				   size_t len)
+{
+	const struct opt *o;
+
+	for (o = opts; o->type != OPT_T_END; o++)
+		if (o->long_name && strlen(o->long_name) == len &&
+		    !strncmp(o->long_name, name, len))
+			return o;
+	return NULL;
+}
+
+static const struct opt *find_short(const struct opt *opts, int c)
+{
+	const struct opt *o;
+
+	for (o = opts; o->type != OPT_T_END; o++)
+		if (o->type != OPT_T_GROUP && o->short_name == c)
+			return o;
+	return NULL;
+}
+
+static int unknown(const char *const *usage, const char *what)
+{
+	fs_err_usage("unknown option '%s'", what);
+	opts_usage_short(usage);
+	return -FS_EXIT_USAGE;
+}
+
+static int missing_arg(const struct opt *o, int as_short)
+{
+	char name[64];
+
+	opt_name(o, as_short, name, sizeof(name));
+	return fs_err_usage("option '%s' requires %s", name, what_expected(o));
+}
+
+int opts_parse(int argc, const char **argv, const struct opt *opts,
+	       const char *const *usage, const char *about, int *nargs)
+{
+	int i, npos = 0, only_args = 0, rc;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (only_args || a[0] != '-' || !a[1]) {
+			argv[npos++] = a;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			only_args = 1;
+			continue;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			opts_help(opts, usage, about);
+			return OPTS_HELP;
+		}
+		if (a[1] == '-') {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			const struct opt *o = find_long(opts, name, len);
+			const char *val = eq ? eq + 1 : NULL;
+
+			if (!o) {
+				char what[96];
+
+				snprintf(what, sizeof(what), "--%.*s", (int)len, name);
+				return unknown(usage, what);
+			}
+			if (!takes_arg(o)) {
+				if (val)
+					return fs_err_usage("option '--%s' takes no value", o->long_name);
+			} else if (!val) {
+				if (i + 1 >= argc)
+					return missing_arg(o, 0);
+				val = argv[++i];
+			}
+			rc = set_value(o, 0, val);
+			if (rc)
+				return rc;
+			continue;
+		}
+		/* one or more short options */
+		for (const char *p = a + 1; *p; p++) {
+			const struct opt *o = find_short(opts, *p);
+
+			if (!o) {
+				char what[3] = { '-', *p, 0 };
+
+				return unknown(usage, what);
+			}
+			if (takes_arg(o)) {
+				const char *val = p[1] ? p + 1 : NULL;
+
+				if (!val) {
+					if (i + 1 >= argc)
+						return missing_arg(o, 1);
+					val = argv[++i];
+				}
+				rc = set_value(o, 1, val);
+				if (rc)
+					return rc;
+				break;
+			}
+			rc = set_value(o, 1, NULL);
+			if (rc)
+				return rc;
+		}
+	}
+	*nargs = npos;
+	return 0;
+}

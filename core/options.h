@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Table-driven option parsing, in the spirit of git's parse-options.
+ *
+ * A command describes its options once, in an array of struct opt ending
+ * with OPT_END(); the same table parses argv, validates values and renders
+ * the complete --help text, so usage can never forget an option.
+ *
+ * Accepted forms: -x VAL, -xVAL, --long VAL, --long=VAL, bundled booleans
+ * (-bv), "--" to end options.  Positional arguments may appear anywhere and
+ * are compacted to the front of argv.
+ */
+#ifndef FS_OPTIONS_H
+#define FS_OPTIONS_H
+
+#include <stdint.h>
+
+enum opt_type {
+	OPT_T_END,
+	OPT_T_GROUP,	/* a heading in --help */
+	OPT_T_BOOL,	/* int: set to 1 */
+	OPT_T_COUNTUP,	/* int: incremented (-v -v) */
+	OPT_T_INT,	/* int in [min, max] */
+	OPT_T_COUNT,	/* uint64_t count, K/M/G suffixes (x1000) */
+	OPT_T_SIZE,	/* uint64_t size, K/M/G suffixes (x1024) */
+	OPT_T_SECONDS,	/* double seconds > 0 */
+	OPT_T_STRING,	/* const char * */
+	OPT_T_LIST,	/* struct opt_list: repeatable string */
+};
+
+struct opt_list {
+	const char **v;
+	int n;
+};
+
+struct opt {
+	enum opt_type type;
+	int short_name;
+	const char *long_name;
+	void *value;
+	const char *argh;	/* placeholder in --help, e.g. "SIZE" */
+	const char *help;
+	long long min, max;	/* range for OPT_T_INT, COUNT and SIZE (max 0: none) */
+};
+
+#define OPT_END()                     { OPT_T_END, 0, NULL, NULL, NULL, NULL, 0, 0 }
+#define OPT_GROUP(h)                  { OPT_T_GROUP, 0, NULL, NULL, NULL, (h), 0, 0 }
+#define OPT_BOOL(s, l, v, h)          { OPT_T_BOOL, (s), (l), (v), NULL, (h), 0, 0 }
+#define OPT_VERBOSE(v)                { OPT_T_COUNTUP, 'v', "verbose", (v), NULL, "say more (repeat for more)", 0, 0 }
+#define OPT_INT(s, l, v, a, h, lo, hi) { OPT_T_INT, (s), (l), (v), (a), (h), (lo), (hi) }
+#define OPT_COUNT(s, l, v, a, h, lo, hi) { OPT_T_COUNT, (s), (l), (v), (a), (h), (lo), (hi) }
+#define OPT_SIZE(s, l, v, a, h, lo, hi) { OPT_T_SIZE, (s), (l), (v), (a), (h), (lo), (hi) }
+#define OPT_SECONDS(s, l, v, a, h)    { OPT_T_SECONDS, (s), (l), (v), (a), (h), 0, 0 }
+#define OPT_STRING(s, l, v, a, h)     { OPT_T_STRING, (s), (l), (v), (a), (h), 0, 0 }
+#define OPT_LIST(s, l, v, a, h)       { OPT_T_LIST, (s), (l), (v), (a), (h), 0, 0 }
+
+/* Returned by opts_parse when --help was printed: the command returns 0. */
+#define OPTS_HELP 1
+
+/*
+ * Parse argv[1..argc-1] (argv[0] is the command name).  On success the
+ * positional arguments are moved to argv[0..n-1] and n is stored in *nargs;
+ * returns 0, OPTS_HELP after printing help to stdout, or -FS_EXIT_USAGE
+ * after printing one error line and the usage lines to stderr.
+ * usage: NULL-terminated usage lines; the first without "usage: ".
+ * about: a paragraph printed by --help under the usage lines (may be NULL).
+ */
+int opts_parse(int argc, const char **argv, const struct opt *opts,
+	       const char *const *usage, const char *about, int *nargs);
+
+/* Full help (usage, about, every option) to stdout. */
+void opts_help(const struct opt *opts, const char *const *usage,
+	       const char *about);
+/* "usage: ..." lines and a pointer to --help, to stderr. */
+void opts_usage_short(const char *const *usage);
+
+/* Release what OPT_T_LIST options allocated. */
+void opt_list_release(struct opt_list *l);
+
+#endif

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "record.h"
+#include "units.h"
+
+enum col_kind { COL_INT, COL_REAL, COL_STR, COL_SIZE, COL_FLOW };
+
+struct out_col {
+	const char *head;
+	const char *path;
+	enum col_kind kind;
+	int width;
+	int prec;
+	double scale;	/* multiply numbers by this before printing */
+};
+
+/* bw: bandwidth column is chosen at run time (MB/s or Gb/s) */
+static const struct out_col bw_cols[] = {
+	{ "size", "msg_size_bytes", COL_SIZE, 8, 0, 1 },
+	{ "dir", "dir", COL_STR, 5, 0, 1 },
+	{ "flow", "flow", COL_FLOW, 5, 0, 1 },
+	{ "sport", "src.port", COL_INT, 6, 0, 1 },
+	{ "msgs", "metrics.msgs", COL_INT, 11, 0, 1 },
+	{ "bytes", "metrics.bytes", COL_INT, 14, 0, 1 },
+	{ "secs", "metrics.duration_s", COL_REAL, 7, 3, 1 },
+	{ NULL, "metrics.bw_gbps", COL_REAL, 12, 2, 1 },
+	{ "rate [Mpps]", "metrics.msg_rate_mpps", COL_REAL, 12, 4, 1 },
+	{ NULL }
+};
+
+static const struct out_col lat_cols[] = {
+	{ "size", "msg_size_bytes", COL_SIZE, 8, 0, 1 },
+	{ "iters", "metrics.iters", COL_INT, 9, 0, 1 },
+	{ "min", "metrics.lat_us.min", COL_REAL, 9, 2, 1 },
+	{ "p50", "metrics.lat_us.p50", COL_REAL, 9, 2, 1 },
+	{ "p90", "metrics.lat_us.p90", COL_REAL, 9, 2, 1 },
+	{ "p99", "metrics.lat_us.p99", COL_REAL, 9, 2, 1 },
+	{ "p99.9", "metrics.lat_us.p999", COL_REAL, 9, 2, 1 },
+	{ "max", "metrics.lat_us.max", COL_REAL, 9, 2, 1 },
+	{ "avg", "metrics.lat_us.avg", COL_REAL, 9, 2, 1 },
+	{ "stdev", "metrics.lat_us.stdev", COL_REAL, 9, 2, 1 },
+	{ NULL }
+};
+
+static const struct {
+	const char *test;
+	const struct out_col *cols;
+	const char *tail;	/* printed after the header row */
+} tables[] = {
+	{ "bw", bw_cols, NULL },
+	{ "lat", lat_cols, "  [us, one-way = round trip / 2]" },
+};
+
+void out_init(struct out *o, enum out_format fmt, FILE *f)
+{
+	memset(o, 0, sizeof(*o));
+	o->fmt = fmt;
+	o->f = f;
+}
+
+void out_comment(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->fmt != OUT_TEXT)
+		return;
+	fputs("# ", o->f);
+	va_start(ap, fmt);
+	vfprintf(o->f, fmt, ap);
+	va_end(ap);
+	fputc('\n', o->f);
+	fflush(o->f);
+}
+
+static const char *col_head(const struct out *o, const struct out_col *c)
+{
+	if (c->head)
+		return c->head;
+	return o->gbits ? "BW [Gb/s]" : "BW [MB/s]";
+}
+
+static double col_scale(const struct out *o, const struct out_col *c)
+{
+	if (!c->head && !o->gbits)	/* Gb/s -> MB/s (10^6 bytes) */
+		return 1000.0 / 8.0;
+	return c->scale;
+}
+
+static void print_cell(struct out *o, const struct out_col *c, json_t *rec)
+{
+	json_t *v = record_get(rec, c->path);
+	char buf[64];
+
+	switch (c->kind) {
+	case COL_FLOW:
+		if (!strcmp(record_str(rec, "scope", ""), "aggregate"))
+			fprintf(o->f, " %*s", c->width, "sum");
+		else if (json_is_integer(v))
+			fprintf(o->f, " %*lld", c->width, (long long)json_integer_value(v));
+		else
+			fprintf(o->f, " %*s", c->width, "-");
+		return;
+	case COL_SIZE:
+		if (json_is_integer(v)) {
+			units_format_size((uint64_t)json_integer_value(v), buf, sizeof(buf));
+			fprintf(o->f, " %*s", c->width, buf);
+			return;
+		}
+		break;
+	case COL_INT:
+		if (json_is_number(v)) {
+			fprintf(o->f, " %*.0f", c->width, json_number_value(v));
+			return;
+		}
+		break;
+	case COL_REAL:
+		if (json_is_number(v)) {
+			fprintf(o->f, " %*.*f", c->width, c->prec,
+				json_number_value(v) * col_scale(o, c));
+			return;
+		}
+		break;
+	case COL_STR:
+		if (json_is_string(v)) {
+			fprintf(o->f, " %*s", c->width, json_string_value(v));
+			return;
+		}
+		break;
+	}
+	fprintf(o->f, " %*s", c->width, "-");
+}
+
+static void print_text(struct out *o, json_t *rec)
+{
+	const char *test = record_str(rec, "test", "?");
+	const struct out_col *cols = NULL, *c;
+	const char *tail = NULL, *name = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (!strcmp(tables[i].test, test)) {
+			cols = tables[i].cols;
+			tail = tables[i].tail;
+			name = tables[i].test;
+		}
+	if (!cols) {	/* a test without a table: fall back to its JSON */
+		char *s = json_dumps(rec, JSON_COMPACT);
+
+		fprintf(o->f, "%s\n", s ? s : "?");
+		free(s);
+		return;
+	}
+	if (!o->last_test || strcmp(o->last_test, test)) {
+		for (c = cols; c->path; c++)
+			fprintf(o->f, " %*s", c->width, col_head(o, c));
+		fprintf(o->f, "%s\n", tail ? tail : "");
+		o->last_test = name;
+	}
+	/* one flow: its row would repeat the sum */
+	if (!strcmp(record_str(rec, "scope", ""), "flow") &&
+	    record_num(rec, "flows", 0) == 1)
+		return;
+	for (c = cols; c->path; c++)
+		print_cell(o, c, rec);
+	if (!strcmp(record_str(rec, "status", "ok"), "error"))
+		fprintf(o->f, "  error: %s", record_str(rec, "error", "?"));
+	fputc('\n', o->f);
+}
+
+void out_record(struct out *o, json_t *rec)
+{
+	if (o->fmt == OUT_JSON) {
+		char *s = json_dumps(rec, JSON_COMPACT | JSON_REAL_PRECISION(10));
+
+		fputs(o->nrec ? ",\n" : "[\n", o->f);
+		fputs(s ? s : "{}", o->f);
+		free(s);
+	} else {
+		print_text(o, rec);
+	}
+	o->nrec++;
+	fflush(o->f);
+}
+
+void out_finish(struct out *o)
+{
+	if (o->fmt == OUT_JSON)
+		fputs(o->nrec ? "\n]\n" : "[]\n", o->f);
+	fflush(o->f);
+}

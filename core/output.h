@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Rendering of result records, as text tables or as JSON.
+ *
+ * A command hands every record to out_record() and calls out_finish() once
+ * at the end (also on error paths, so that what was measured is kept).
+ * JSON mode writes one valid JSON array, one record per line, flushed
+ * record by record; text mode prints a table whose cells are read from the
+ * very same record objects (by path), so the two cannot disagree.
+ */
+#ifndef FS_OUTPUT_H
+#define FS_OUTPUT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+enum out_format { OUT_TEXT, OUT_JSON };
+
+struct out {
+	enum out_format fmt;
+	FILE *f;
+	int gbits;		/* text: bandwidth in Gb/s instead of MB/s */
+	int nrec;
+	const char *last_test;	/* text: header printed for this test */
+};
+
+void out_init(struct out *o, enum out_format fmt, FILE *f);
+void out_record(struct out *o, json_t *rec);
+/* A comment line in text mode ("# ..."); nothing in JSON mode. */
+void out_comment(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void out_finish(struct out *o);
+
+#endif

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include <string.h>
+
+#include "clock.h"
+#include "record.h"
+#include "version.h"
+
+json_t *record_new(const char *test)
+{
+	char now[40];
+
+	clock_iso8601(now, sizeof(now));
+	return json_pack("{s:s, s:s, s:s, s:s, s:s}",
+			 "schema", RECORD_SCHEMA, "tool", "fabscope",
+			 "version", FABSCOPE_VERSION, "time", now,
+			 "test", test);
+}
+
+int record_labels(const struct opt_list *l, json_t **out, const char **bad)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; l && i < l->n; i++) {
+		const char *eq = strchr(l->v[i], '=');
+		char key[128];
+
+		if (!eq || eq == l->v[i] || (size_t)(eq - l->v[i]) >= sizeof(key)) {
+			*bad = l->v[i];
+			json_decref(o);
+			return -1;
+		}
+		memcpy(key, l->v[i], (size_t)(eq - l->v[i]));
+		key[eq - l->v[i]] = 0;
+		json_object_set_new(o, key, json_string(eq + 1));
+	}
+	*out = o;
+	return 0;
+}
+
+static json_t *us(double ns)
+{
+	return json_real(ns / 1000.0);
+}
+
+json_t *record_lat_us(const struct stats *s)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "min", us(s->n ? (double)s->min : 0));
+	json_object_set_new(o, "p50", us(stats_percentile(s, 50)));
+	json_object_set_new(o, "p90", us(stats_percentile(s, 90)));
+	json_object_set_new(o, "p99", us(stats_percentile(s, 99)));
+	json_object_set_new(o, "p999", us(stats_percentile(s, 99.9)));
+	json_object_set_new(o, "max", us(s->n ? (double)s->max : 0));
+	json_object_set_new(o, "avg", us(stats_mean(s)));
+	json_object_set_new(o, "stdev", us(stats_stdev(s)));
+	return o;
+}
+
+json_t *record_derive(json_t *tmpl, const char *scope)
+{
+	json_t *r = json_deep_copy(tmpl);
+
+	json_object_set_new(r, "scope", json_string(scope));
+	return r;
+}
+
+json_t *record_get(json_t *rec, const char *path)
+{
+	char key[64];
+
+	while (rec && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = 0;
+		rec = json_object_get(rec, key);
+		path += n;
+		if (*path == '.')
+			path++;
+	}
+	return rec;
+}
+
+double record_num(json_t *rec, const char *path, double dflt)
+{
+	json_t *v = record_get(rec, path);
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+const char *record_str(json_t *rec, const char *path, const char *dflt)
+{
+	json_t *v = record_get(rec, path);
+
+	return json_is_string(v) ? json_string_value(v) : dflt;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Result records: one JSON object per measurement, built with jansson.
+ * Everything that shows results (text tables, --json, results.jsonl,
+ * reports) is a rendering of these objects.  Schema "fabscope.record/1":
+ *
+ *   schema, tool, version, time (UTC ISO 8601), test ("bw", "lat", ...),
+ *   transport, op, msg_size_bytes, flows, scope ("flow" | "aggregate"),
+ *   flow (index, scope "flow" only), dir ("c2s" | "s2c" | "both"),
+ *   src/dst endpoints {node, ip, port, device, rail, plane, gid},
+ *   labels {k: v}, params {...}, metrics {bw_gbps, msg_rate_mpps, bytes,
+ *   msgs, duration_s, lat_us {min,p50,p90,p99,p999,max,avg,stdev}, ...},
+ *   status ("ok" | "error"), error (message, when status is "error").
+ *
+ * Units are in the key names: _gbps is 10^9 bit/s, _mpps 10^6 messages/s,
+ * _us microseconds, _s seconds, _bytes bytes.
+ */
+#ifndef FS_RECORD_H
+#define FS_RECORD_H
+
+#include <jansson.h>
+
+#include "options.h"
+#include "stats.h"
+
+#define RECORD_SCHEMA "fabscope.record/1"
+
+/* A new record with schema, tool, version and time filled in. */
+json_t *record_new(const char *test);
+/* "k=v" strings into {"k": "v"}; -1 on one without '=' (err names it). */
+int record_labels(const struct opt_list *l, json_t **out, const char **bad);
+/* Latency statistics of nanosecond samples, in microseconds. */
+json_t *record_lat_us(const struct stats *s);
+/* A shallow-copied record with the given scope; used to derive per-flow
+ * records from a template. */
+json_t *record_derive(json_t *tmpl, const char *scope);
+
+/* Accessors by dotted path ("metrics.bw_gbps"); NULL when absent. */
+json_t *record_get(json_t *rec, const char *path);
+double record_num(json_t *rec, const char *path, double dflt);
+const char *record_str(json_t *rec, const char *path, const char *dflt);
+
+#endif

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net.h"
+#include "wire.h"
+
+int wire_version(void)
+{
+	const char *e = getenv("FABSCOPE_TEST_PROTO_VERSION");
+
+	return e && *e ? atoi(e) : WIRE_VERSION;
+}
+
+int wire_send(int fd, json_t *msg, int timeout_ms)
+{
+	char *text = json_dumps(msg, JSON_COMPACT);
+	size_t len;
+	uint8_t *buf;
+	int rc;
+
+	if (!text)
+		return -ENOMEM;
+	len = strlen(text);
+	buf = malloc(len + 4);
+	if (!buf) {
+		free(text);
+		return -ENOMEM;
+	}
+	buf[0] = (uint8_t)(len >> 24);
+	buf[1] = (uint8_t)(len >> 16);
+	buf[2] = (uint8_t)(len >> 8);
+	buf[3] = (uint8_t)len;
+	memcpy(buf + 4, text, len);
+	rc = net_write_full(fd, buf, len + 4, timeout_ms);
+	free(buf);
+	free(text);
+	return rc;
+}
+
+int wire_recv(int fd, json_t **msg, size_t max, int timeout_ms)
+{
+	uint8_t hdr[4];
+	size_t len;
+	char *buf;
+	json_t *j;
+	int rc;
+
+	*msg = NULL;
+	rc = net_read_full(fd, hdr, 4, timeout_ms);
+	if (rc)
+		return rc;
+	len = (size_t)hdr[0] << 24 | (size_t)hdr[1] << 16 |
+	      (size_t)hdr[2] << 8 | hdr[3];
+	if (!len || len > max)
+		return -EMSGSIZE;
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	rc = net_read_full(fd, buf, len, timeout_ms);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, NULL);
+	free(buf);
+	if (!j || !json_is_object(j)) {
+		json_decref(j);
+		return -EPROTO;
+	}
+	*msg = j;
+	return 0;
+}
+
+const char *wire_strerror(int err)
+{
+	switch (err) {
+	case -ETIMEDOUT: return "timed out";
+	case -ECONNRESET: return "connection closed by peer";
+	case -EMSGSIZE: return "message too large or empty";
+	case -EPROTO: return "malformed message (not a JSON object)";
+	default: return strerror(-err);
+	}
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+test_description='fabscope bw over a netns pair shaped to 500 Mbit/s: the aggregate is near the
+shaped rate, one record per flow with its source port, and a server outlives a killed client'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-netns.sh"
+
+# TCP goodput through tbf at 500 Mbit/s is 500 * 1448/1514 = 478 Mbit/s (iperf3 measures 478
+# here); the window is the shaped rate +-10 %.
+BW_LO=0.45 BW_HI=0.55
+PORT=18520
+P=$NETNS_PREREQS,JQ,FABSCOPE
+test_require_in_ci ROOT NETNS JQ FABSCOPE
+
+# jq_assert FILE WHAT [JQ-OPTIONS] FILTER: FILTER must be true on FILE
+jq_assert() {
+	local file=$1 what=$2
+	shift 2
+	jq -e "$@" "$file" >/dev/null && return 0
+	echo "jq_assert: $file: not true: $what" >&2
+	return 1
+}
+
+# bw_client OUT ARGS...: a bw client in a, towards the server in b, JSON records to OUT (and
+# a compact copy on stdout, which the test's log shows when an assertion fails)
+bw_client() {
+	local out=$1
+	shift
+	netns_exec a timeout 60 "$FABSCOPE" bw "$NETNS_ADDR_B" -p $PORT "$@" --json >"$out" &&
+	jq -c '.[] | {scope, flow, flows, msg_size_bytes, src, metrics}' "$out"
+}
+
+# check_bw_run FILE FLOWS SIZE: the records of one run are well formed and near the shaped rate
+check_bw_run() {
+	local f=$1 flows=$2 size=$3
+	jq_assert "$f" "a non-empty JSON array" 'type == "array" and length > 0' &&
+	jq_assert "$f" "every record is test=bw with msg_size_bytes=$size and flows=$flows" \
+		--argjson s "$size" --argjson n "$flows" \
+		'all(.[]; .test == "bw" and .msg_size_bytes == $s and .flows == $n)' &&
+	jq_assert "$f" "exactly one aggregate record" \
+		'[.[] | select(.scope == "aggregate")] | length == 1' &&
+	jq_assert "$f" "aggregate bw_gbps within [$BW_LO, $BW_HI]" \
+		--argjson lo $BW_LO --argjson hi $BW_HI \
+		'.[] | select(.scope == "aggregate") | .metrics.bw_gbps | . >= $lo and . <= $hi' &&
+	jq_assert "$f" "aggregate msg_rate_mpps = bw_gbps / 8 / size (+-2 %)" --argjson s "$size" \
+		'.[] | select(.scope == "aggregate") | .metrics |
+		 (.bw_gbps * 1e3 / 8 / $s) as $want | .msg_rate_mpps >= $want * 0.98 and .msg_rate_mpps <= $want * 1.02' &&
+	jq_assert "$f" "one flow record per flow" --argjson n "$flows" \
+		'[.[] | select(.scope == "flow")] | length == $n' &&
+	jq_assert "$f" "each flow record has its own src.port" \
+		'[.[] | select(.scope == "flow")] |
+		 all(.[]; .src.port | type == "number" and . > 0 and . < 65536) and
+		 ([.[].src.port] | unique | length) == length' &&
+	jq_assert "$f" "the flow records add up to the aggregate (+-5 %)" \
+		'. as $r | [$r[] | select(.scope == "flow") | .metrics.bw_gbps] as $fl |
+		 ($r[] | select(.scope == "aggregate") | .metrics.bw_gbps) as $agg |
+		 ($fl | add) >= $agg * 0.95 and ($fl | add) <= $agg * 1.05'
+}
+
+test_expect_success $P 'set up a pair shaped to 500mbit and a bw server in b' '
+	netns_pair_up 500mbit &&
+	netns_spawn b server.log "$FABSCOPE" bw --server -p $PORT &&
+	server_pid=$netns_pid &&
+	netns_wait_listen b $PORT $server_pid
+'
+
+test_expect_success $P '4 flows of 64K for 3 s: aggregate within 10 % of 500 Mbit/s, one record per flow' '
+	bw_client q4.json -t tcp -s 64K -q 4 -D 3 &&
+	check_bw_run q4.json 4 65536
+'
+
+test_expect_success $P '1 flow of 64K for 3 s: aggregate within 10 % of 500 Mbit/s' '
+	bw_client q1.json -t tcp -s 64K -q 1 -D 3 &&
+	check_bw_run q1.json 1 65536
+'
+
+test_expect_success $P 'a client killed with SIGKILL mid-run does not take the server down' '
+	netns_spawn a killed.out "$FABSCOPE" bw "$NETNS_ADDR_B" -p $PORT -q 4 -D 5 --json &&
+	victim=$netns_pid &&
+	sleep 1.5 &&
+	kill -0 $victim &&
+	kill -9 $victim &&
+	{ wait $victim; test $? = 137; } &&
+	kill -0 $server_pid &&
+	bw_client after-kill.json -s 64K -q 2 -D 2 &&
+	check_bw_run after-kill.json 2 65536 &&
+	kill -0 $server_pid
+'
+
+test_done

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The transport interface: what bench/, collectives/ and probes/ are
+ * written against, so that each is written once and runs on every backend.
+ *
+ * The model is RDMA's: a transport instance (struct xport, one per local
+ * device or address) registers memory regions and owns one completion
+ * queue; a connection (struct xport_conn) to one peer has `nflows` flows
+ * (RC QPs on verbs, TCP sockets on tcp), each with its own entropy (UDP or
+ * TCP source port).  Work requests are posted to a flow; their completions
+ * are reaped with xport_poll().  Connecting is out of band: each side gets
+ * a JSON "blob" from xport_conn_blob(), hands it to the other side by any
+ * means (the bench control channel, the coordinator), and calls
+ * xport_conn_connect() with the peer's blob.
+ *
+ * Semantics every backend provides (those of an RC QP):
+ *  - per flow, operations execute in order;
+ *  - a SEND consumes the oldest RECV posted on the peer's same flow; a
+ *    message longer than that buffer is an error for the connection;
+ *  - WRITE places data at (rkey, offset) of a region the peer registered
+ *    with XPORT_ACCESS_REMOTE; WRITE_IMM also consumes a RECV and delivers
+ *    the immediate value; READ fetches from the peer's region;
+ *  - a signaled WRITE/SEND completes once the data is placed at the peer
+ *    (the peer acknowledged it), not when it left the host; unsignaled
+ *    work requests produce no completion, but a later signaled one on the
+ *    same flow implies they are done (free their buffers then);
+ *  - when a flow breaks (peer gone, protocol error) every outstanding work
+ *    request completes with an error status, and so does every later post.
+ *
+ * Software backends (tcp) make progress only inside xport_poll(): callers
+ * must call it regularly, also when they only wait for a peer's writes.
+ * Posted work may not leave the host before the next xport_poll().
+ *
+ * Conventions: functions return 0 or -errno; on failure a one-line reason
+ * with context is left in xport_errmsg().  Names are prefixed xport_.
+ */
+#ifndef FS_TRANSPORT_H
+#define FS_TRANSPORT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct xport;
+struct xport_conn;
+
+enum xport_op {
+	XPORT_OP_SEND,
+	XPORT_OP_RECV,
+	XPORT_OP_WRITE,
+	XPORT_OP_WRITE_IMM,
+	XPORT_OP_READ,
+};
+
+enum xport_wc_status {
+	XPORT_WC_OK = 0,
+	XPORT_WC_FLUSHED,	/* the flow broke before this ran */
+	XPORT_WC_CONN_LOST,	/* the peer went away */
+	XPORT_WC_REMOTE_ERR,	/* the peer refused it (bad key/offset/length) */
+	XPORT_WC_LOCAL_ERR,
+};
+
+enum xport_role {
+	XPORT_ROLE_PASSIVE,	/* waits for the peer (TCP: listens) */
+	XPORT_ROLE_ACTIVE,	/* reaches out to the peer */
+};
+
+/* Capability bits of a backend. */
+#define XPORT_CAP_ONESIDED	(1u << 0)	/* WRITE/READ without peer CPU */
+#define XPORT_CAP_SPORT		(1u << 1)	/* chooses each flow's source port */
+#define XPORT_CAP_SOFTWARE	(1u << 2)	/* progress only inside xport_poll */
+
+#define XPORT_ACCESS_REMOTE	(1u << 0)	/* peer may write/read it */
+
+#define XPORT_WR_SIGNALED	(1u << 0)
+
+struct xport_params {
+	const char *bind_addr;	/* local address (rail selection); NULL: any */
+	const char *device;	/* backend-specific device name (verbs) */
+	int sport_base;		/* flow i uses source port sport_base + i; 0: any */
+	int tclass;		/* traffic class / DSCP << 2; -1: default */
+	int timeout_ms;		/* connect and progress timeout */
+	int busy_poll;		/* 1: spin in xport_poll, 0: sleep in the kernel */
+	uint32_t max_inline;	/* verbs inline threshold (0: provider default) */
+	uint32_t queue_depth;	/* work requests outstanding per flow */
+};
+
+struct xport_mr {
+	void *addr;
+	size_t len;
+	uint32_t lkey;
+	uint32_t rkey;
+	void *priv;		/* backend's */
+};
+
+/* A peer's region as described in its blob. */
+struct xport_rmr {
+	uint64_t addr;
+	uint64_t len;
+	uint32_t rkey;
+};
+
+struct xport_wr {
+	enum xport_op op;
+	int flow;
+	unsigned flags;		/* XPORT_WR_* */
+	uint64_t wr_id;
+	const struct xport_mr *mr;	/* local buffer */
+	uint64_t off;			/* offset into mr */
+	uint32_t len;
+	const struct xport_rmr *rmr;	/* WRITE/READ target */
+	uint64_t roff;			/* offset into rmr */
+	uint32_t imm;			/* WRITE_IMM */
+};
+
+struct xport_wc {
+	uint64_t wr_id;
+	int flow;
+	enum xport_op op;
+	enum xport_wc_status status;
+	uint32_t len;		/* RECV: bytes received */
+	uint32_t imm;
+	int has_imm;
+	struct xport_conn *conn;
+};
+
+struct xport_ops {
+	const char *name;
+	unsigned caps;
+	int (*open)(struct xport *x);
+	void (*close)(struct xport *x);
+	int (*mr_reg)(struct xport *x, struct xport_mr *mr, unsigned access);
+	void (*mr_dereg)(struct xport *x, struct xport_mr *mr);
+	int (*conn_new)(struct xport_conn *c);
+	int (*conn_blob)(struct xport_conn *c, json_t *blob);
+	int (*conn_connect)(struct xport_conn *c, json_t *peer);
+	void (*conn_free)(struct xport_conn *c);
+	int (*post)(struct xport_conn *c, const struct xport_wr *wr);
+	int (*poll)(struct xport *x, struct xport_wc *wc, int max, int timeout_ms);
+	/* Per-flow facts for records: {"sport":..,"dport":..,"qpn":..} */
+	int (*flow_info)(struct xport_conn *c, int flow, json_t *info);
+};
+
+struct xport {
+	const struct xport_ops *ops;
+	struct xport_params params;
+	void *priv;
+	char err[256];
+};
+
+struct xport_conn {
+	struct xport *x;
+	int nflows;
+	enum xport_role role;
+	void *priv;
+};
+
+/* Backends and lookup by name ("tcp", "verbs"); NULL when unknown. */
+extern const struct xport_ops xport_tcp_ops;
+#ifdef HAVE_VERBS
+extern const struct xport_ops xport_verbs_ops;
+#endif
+const struct xport_ops *xport_find(const char *name);
+/* Comma-separated names of the backends built in. */
+const char *xport_names(void);
+
+int xport_open(const char *name, const struct xport_params *p, struct xport **out,
+	       char *err, size_t errlen);
+void xport_close(struct xport *x);
+const char *xport_errmsg(const struct xport *x);
+/* Set x->err (printf-style) and return -err_no. */
+int xport_fail(struct xport *x, int err_no, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+int xport_mr_reg(struct xport *x, void *addr, size_t len, unsigned access,
+		 struct xport_mr *mr);
+void xport_mr_dereg(struct xport *x, struct xport_mr *mr);
+/* A region as {"addr","len","rkey"} for blobs, and back. */
+json_t *xport_rmr_json(const struct xport_mr *mr);
+int xport_rmr_parse(json_t *j, struct xport_rmr *rmr);
+
+int xport_conn_new(struct xport *x, int nflows, enum xport_role role,
+		   struct xport_conn **out);
+json_t *xport_conn_blob(struct xport_conn *c);
+int xport_conn_connect(struct xport_conn *c, json_t *peer);
+void xport_conn_free(struct xport_conn *c);
+int xport_flow_info(struct xport_conn *c, int flow, json_t *info);
+
+static inline int xport_post(struct xport_conn *c, const struct xport_wr *wr)
+{
+	return c->x->ops->post(c, wr);
+}
+
+/* Reap up to max completions, waiting at most timeout_ms for the first
+ * (0: do not wait).  Returns the number reaped or -errno. */
+static inline int xport_poll(struct xport *x, struct xport_wc *wc, int max,
+			     int timeout_ms)
+{
+	return x->ops->poll(x, wc, max, timeout_ms);
+}
+
+const char *xport_op_name(enum xport_op op);
+const char *xport_wc_status_str(enum xport_wc_status s);
+
+#endif
