@@ -8,8 +8,10 @@
  * when delivered.  Each flow's window opens at a completion (the one that
  * ends its warm-up messages, or the first after the warm-up time) and
  * closes at its last completion, so both ends of the window sit on exact
- * delivered-byte boundaries.  The aggregate bandwidth and message rate are
- * the sums of the per-flow rates; its duration_s spans all flow windows.
+ * delivered-byte boundaries.  The aggregate is all flows' bytes over the span
+ * from the first window's opening to the last one's closing (a sum of the
+ * per-flow rates would overstate it: flows that finish draining early leave
+ * the link to the others).
  * With -b both sides send and each measures its own direction.
  */
 #include <errno.h>
@@ -30,13 +32,18 @@ struct bw_flow {
 	uint64_t mark;		/* completed when the window opened */
 	uint64_t target;	/* -n: stop posting at this count (0: not yet known) */
 	uint64_t t_mark, t_last;
+	int fenced;		/* the zero-length signaled op that ends the run */
 };
 
 enum { WARM, ARMED, MEASURING };
 
 /* Bytes in flight per flow are capped: deep queues of huge messages only
- * make the end of a timed run drain for long. */
-#define BW_MAX_INFLIGHT (32u << 20)
+ * make the end of a timed run drain for long (8 MiB is still 16 times the
+ * bandwidth-delay product of a 400 Gb/s link with a 10 us round trip).
+ * Completions are asked for at least every BW_SIGNAL_BYTES so that windows
+ * open and close on fine-grained boundaries. */
+#define BW_MAX_INFLIGHT (8u << 20)
+#define BW_SIGNAL_BYTES (256u << 10)
 
 struct bw_side {		/* what one side measured for one size */
 	int sending, done, armed;
@@ -155,6 +162,23 @@ static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
 			if (sig)
 				f->last_signaled = idx;
 		}
+		if (stop_posting(o, s, f) && !f->fenced && f->last_signaled < f->posted) {
+			/* a zero-length signaled op: in-order delivery means its
+			 * completion covers every message before it */
+			struct xport_wr wr = {
+				.op = c->op, .flow = i, .wr_id = f->posted,
+				.flags = XPORT_WR_SIGNALED, .mr = &c->mr, .len = 0,
+				.rmr = &c->peer_rmr, .roff = c->area,
+			};
+
+			rc = xport_post(c->conn, &wr);
+			if (rc)
+				return fs_err_peer("%s %s went away during the test (%s)",
+						   c->is_server ? "client" : "server",
+						   c->peer_name, xport_errmsg(c->x));
+			f->last_signaled = f->posted;
+			f->fenced = 1;
+		}
 		if (!stop_posting(o, s, f) || f->completed < f->last_signaled ||
 		    f->state != MEASURING)
 			all_done = 0;
@@ -196,7 +220,11 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 	s.depth = (uint64_t)o->tx_depth;
 	if (s.depth * size > BW_MAX_INFLIGHT)
 		s.depth = BW_MAX_INFLIGHT / size ? BW_MAX_INFLIGHT / size : 1;
-	s.cq_mod = (uint64_t)o->cq_mod < s.depth ? (uint64_t)o->cq_mod : s.depth;
+	s.cq_mod = (uint64_t)o->cq_mod;
+	if (s.cq_mod > (s.depth + 1) / 2)
+		s.cq_mod = (s.depth + 1) / 2;
+	if (s.cq_mod * size > BW_SIGNAL_BYTES)
+		s.cq_mod = BW_SIGNAL_BYTES / size ? BW_SIGNAL_BYTES / size : 1;
 	s.t_begin = last_progress = clock_ns();
 	while (!*peer_fin || !sent_fin) {
 		int window_full = 1;
@@ -291,7 +319,7 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 		     int client_is_src, json_t *agg_both)
 {
 	json_t *flows = json_object_get(fin, "flows"), *v, *tmpl;
-	double bw = 0, rate = 0, t0 = 1e300, t1 = 0;
+	double t0 = 1e300, t1 = 0;
 	json_int_t tot_msgs = 0, tot_bytes = 0;
 	size_t i;
 
@@ -319,8 +347,6 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 			"msg_rate_mpps", dur > 0 ? (double)m / dur / 1e6 : 0.0,
 			"bytes", b, "msgs", m, "duration_s", dur));
 		out_record(out, r);
-		bw += record_num(r, "metrics.bw_gbps", 0);
-		rate += record_num(r, "metrics.msg_rate_mpps", 0);
 		json_decref(r);
 		tot_msgs += m;
 		tot_bytes += b;
@@ -330,9 +356,11 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 			t1 = start + dur;
 	}
 	v = record_derive(tmpl, "aggregate");
+	t1 = t1 > t0 ? t1 - t0 : 0;	/* the span */
 	json_object_set_new(v, "metrics", json_pack("{s:f, s:f, s:I, s:I, s:f}",
-		"bw_gbps", bw, "msg_rate_mpps", rate,
-		"bytes", tot_bytes, "msgs", tot_msgs, "duration_s", t1 > t0 ? t1 - t0 : 0.0));
+		"bw_gbps", t1 > 0 ? (double)tot_bytes * 8 / t1 / 1e9 : 0.0,
+		"msg_rate_mpps", t1 > 0 ? (double)tot_msgs / t1 / 1e6 : 0.0,
+		"bytes", tot_bytes, "msgs", tot_msgs, "duration_s", t1));
 	out_record(out, v);
 	if (agg_both) {
 		json_t *m = json_object_get(agg_both, "metrics");
@@ -418,8 +446,11 @@ static int bw_client(struct ptp_opts *o, const char *host)
 	uint64_t sizes[32];
 	int n, i, rc;
 
-	out_init(&out, o->json ? OUT_JSON : OUT_TEXT, stdout);
-	out.gbits = o->gbits;
+	memset(&c, 0, sizeof(c));
+	c.ctl = -1;
+	rc = ptp_out_init(&out, o);
+	if (rc)
+		return rc;
 	rc = ptp_client_open(&c, o, host);
 	if (rc)
 		goto done;

@@ -263,9 +263,13 @@ static int lat_client(struct ptp_opts *o, const char *host)
 	uint64_t sizes[32];
 	int n, i, rc;
 
-	out_init(&out, o->json ? OUT_JSON : OUT_TEXT, stdout);
 	if (stats_init(&st))
 		return fs_err_env("out of memory");
+	rc = ptp_out_init(&out, o);
+	if (rc) {
+		stats_release(&st);
+		return rc;
+	}
 	rc = ptp_client_open(&c, o, host);
 	if (rc || (rc = lat_prepare(&c)))
 		goto done;

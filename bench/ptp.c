@@ -44,6 +44,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_STRING(0, "poll", &o->poll, "MODE", "completion waiting: busy (spin) or event (sleep); default: lat busy, bw event"),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o->json, "print the records as one JSON array instead of a table"),
+		OPT_STRING('o', "output", &o->output, "FILE", "also write the records to FILE as a JSON array, flushed record by record"),
 		OPT_BOOL(0, "report-gbits", &o->gbits, "text: bandwidth in Gb/s instead of MB/s (10^6 bytes/s)"),
 		OPT_LIST(0, "label", &o->labels, "K=V", "add a label to every record, e.g. lb=ecmp (repeatable)"),
 		OPT_VERBOSE(&o->verbose),
@@ -143,6 +144,15 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 	if (o->sport && o->sport + o->flows - 1 > 65535)
 		return fs_err_usage("--sport %d with %d flows runs past port 65535", o->sport, o->flows);
 	return parse_warmup(o);
+}
+
+int ptp_out_init(struct out *out, const struct ptp_opts *o)
+{
+	out_init(out, o->json ? OUT_JSON : OUT_TEXT, stdout);
+	out->gbits = o->gbits;
+	if (o->output && out_json_file(out, o->output))
+		return fs_err_env("cannot write '%s': %s", o->output, strerror(errno));
+	return 0;
 }
 
 int ptp_sizes(const struct ptp_opts *o, uint64_t *sizes, int max)

@@ -41,7 +41,7 @@ struct ptp_opts {
 	int flows, sport, tx_depth, cq_mod, tclass;
 	uint64_t size, iters;
 	double duration, timeout_s;
-	const char *transport, *op, *bind, *node, *warmup, *poll;
+	const char *transport, *op, *bind, *node, *warmup, *poll, *output;
 	struct opt_list labels;
 	/* derived */
 	uint64_t warmup_iters;
@@ -71,6 +71,8 @@ struct ptp_ctx {
 int ptp_options(struct ptp_opts *o, struct opt *tab, int max);
 /* Check and derive options after parsing (defaults per test). */
 int ptp_finish_opts(struct ptp_opts *o, int nargs);
+/* Set up the client's output (stdout, and --output FILE); -exit code. */
+int ptp_out_init(struct out *out, const struct ptp_opts *o);
 /* Message sizes of this run: one size, or the -a sweep. */
 int ptp_sizes(const struct ptp_opts *o, uint64_t *sizes, int max);
 

@@ -171,24 +171,48 @@ static void print_text(struct out *o, json_t *rec)
 	fputc('\n', o->f);
 }
 
+int out_json_file(struct out *o, const char *path)
+{
+	o->jf = fopen(path, "w");
+	return o->jf ? 0 : -1;
+}
+
+static void json_elem(FILE *f, int n, json_t *rec)
+{
+	char *s = json_dumps(rec, JSON_COMPACT | JSON_REAL_PRECISION(10));
+
+	fputs(n ? ",\n" : "[\n", f);
+	fputs(s ? s : "{}", f);
+	free(s);
+	fflush(f);
+}
+
+static void json_close(FILE *f, int n)
+{
+	fputs(n ? "\n]\n" : "[]\n", f);
+	fflush(f);
+}
+
 void out_record(struct out *o, json_t *rec)
 {
-	if (o->fmt == OUT_JSON) {
-		char *s = json_dumps(rec, JSON_COMPACT | JSON_REAL_PRECISION(10));
-
-		fputs(o->nrec ? ",\n" : "[\n", o->f);
-		fputs(s ? s : "{}", o->f);
-		free(s);
-	} else {
+	if (o->fmt == OUT_JSON)
+		json_elem(o->f, o->nrec, rec);
+	else
 		print_text(o, rec);
-	}
 	o->nrec++;
 	fflush(o->f);
+	if (o->jf)
+		json_elem(o->jf, o->jn++, rec);
 }
 
 void out_finish(struct out *o)
 {
 	if (o->fmt == OUT_JSON)
-		fputs(o->nrec ? "\n]\n" : "[]\n", o->f);
+		json_close(o->f, o->nrec);
 	fflush(o->f);
+	if (o->jf) {
+		json_close(o->jf, o->jn);
+		fclose(o->jf);
+		o->jf = NULL;
+	}
 }

@@ -22,9 +22,14 @@ struct out {
 	int gbits;		/* text: bandwidth in Gb/s instead of MB/s */
 	int nrec;
 	const char *last_test;	/* text: header printed for this test */
+	FILE *jf;		/* --output: a JSON copy of every record */
+	int jn;
 };
 
 void out_init(struct out *o, enum out_format fmt, FILE *f);
+/* Also write every record to path as a JSON array (fopen'd here, closed by
+ * out_finish); -1 with errno set when it cannot be created. */
+int out_json_file(struct out *o, const char *path);
 void out_record(struct out *o, json_t *rec);
 /* A comment line in text mode ("# ..."); nothing in JSON mode. */
 void out_comment(struct out *o, const char *fmt, ...)
