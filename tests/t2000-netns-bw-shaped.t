@@ -50,10 +50,11 @@ check_bw_run() {
 		'[.[] | select(.scope == "flow")] |
 		 all(.[]; .src.port | type == "number" and . > 0 and . < 65536) and
 		 ([.[].src.port] | unique | length) == length' &&
-	jq_assert "$f" "the flow records add up to the aggregate (+-5 %)" \
-		'. as $r | [$r[] | select(.scope == "flow") | .metrics.bw_gbps] as $fl |
-		 ($r[] | select(.scope == "aggregate") | .metrics.bw_gbps) as $agg |
-		 ($fl | add) >= $agg * 0.95 and ($fl | add) <= $agg * 1.05'
+	jq_assert "$f" "the flows' bytes add up to the aggregate's, whose bw is bytes over its span" \
+		'. as $r | ([$r[] | select(.scope == "flow") | .metrics.bytes] | add) as $fb |
+		 ($r[] | select(.scope == "aggregate") | .metrics) as $a |
+		 $fb == $a.bytes and
+		 ($a.bytes * 8 / $a.duration_s / 1e9 - $a.bw_gbps | fabs) <= $a.bw_gbps * 1e-6'
 }
 
 test_expect_success $P 'set up a pair shaped to 500mbit and a bw server in b' '
