@@ -21,6 +21,7 @@
 #include "../core/builtin.h"
 #include "../core/clock.h"
 #include "../core/error.h"
+#include "../core/net.h"
 #include "../core/record.h"
 #include "ptp.h"
 
@@ -298,8 +299,8 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 						 c->timeout_ms / 1000, c->peer_name);
 				goto out;
 			}
-			if (ptp_stop) {
-				rc = fs_err_usage("interrupted");
+			if (net_stop) {
+				rc = fs_err(FS_EXIT_INTERRUPTED, "interrupted");
 				goto out;
 			}
 		}

@@ -17,6 +17,7 @@
 #include "../core/builtin.h"
 #include "../core/clock.h"
 #include "../core/error.h"
+#include "../core/net.h"
 #include "../core/record.h"
 #include "../core/stats.h"
 #include "ptp.h"
@@ -84,7 +85,6 @@ static int wait_one(struct lat_run *r, uint8_t tag, int check_ctl, int *stop)
 {
 	struct ptp_ctx *c = r->c;
 	volatile uint8_t *watch = c->buf + c->area + r->size - 1;
-	int busy = !strcmp(c->o->poll, "busy");
 	uint64_t last_ctl = clock_ns();
 	struct xport_wc wc[16];
 
@@ -92,7 +92,8 @@ static int wait_one(struct lat_run *r, uint8_t tag, int check_ctl, int *stop)
 	for (;;) {
 		int i, n, got = 0;
 
-		n = xport_poll(c->x, wc, 16, busy ? 0 : 1);
+		/* the transport spins or sleeps as --poll says */
+		n = xport_poll(c->x, wc, 16, 1);
 		if (n < 0)
 			return fs_err_env("polling completions: %s", xport_errmsg(c->x));
 		for (i = 0; i < n; i++) {
@@ -110,11 +111,11 @@ static int wait_one(struct lat_run *r, uint8_t tag, int check_ctl, int *stop)
 			}
 			return 1;
 		}
-		if (check_ctl || ptp_stop) {
+		if (check_ctl || net_stop) {
 			uint64_t now = clock_ns();
 
-			if (ptp_stop)
-				return fs_err_usage("interrupted");
+			if (net_stop)
+				return fs_err(FS_EXIT_INTERRUPTED, "interrupted");
 			if (now - last_ctl > 1000000) {
 				json_t *m;
 				int rc = ptp_try_recv(c, &m);

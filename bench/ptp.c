@@ -15,7 +15,6 @@
 #include "../core/wire.h"
 #include "ptp.h"
 
-volatile int ptp_stop;
 
 int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 {
@@ -41,7 +40,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT(0, "tx-depth", &o->tx_depth, "N", "messages outstanding per flow (default 128)", 1, 65536),
 		OPT_INT(0, "cq-mod", &o->cq_mod, "N", "ask for a completion every N messages (default 32)", 1, 65536),
 		OPT_INT(0, "tclass", &o->tclass, "N", "traffic class (IP TOS byte; DSCP = N >> 2)", 0, 255),
-		OPT_STRING(0, "poll", &o->poll, "MODE", "completion waiting: busy (spin) or event (sleep); default: lat busy, bw event"),
+		OPT_STRING(0, "poll", &o->poll, "MODE", "how to wait for completions: busy (spin), event (sleep), adaptive (spin 50 us, then sleep); default: event"),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o->json, "print the records as one JSON array instead of a table"),
 		OPT_STRING('o', "output", &o->output, "FILE", "also write the records to FILE as a JSON array, flushed record by record"),
@@ -125,9 +124,9 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 		return fs_err_usage("unknown --op '%s': %s takes %s", o->op, o->test,
 				    is_bw ? "write, send or read" : "send or write");
 	if (!o->poll)
-		o->poll = is_bw ? "event" : "busy";
-	if (strcmp(o->poll, "busy") && strcmp(o->poll, "event"))
-		return fs_err_usage("unknown --poll mode '%s': use busy or event", o->poll);
+		o->poll = "event";
+	if (strcmp(o->poll, "busy") && strcmp(o->poll, "event") && strcmp(o->poll, "adaptive"))
+		return fs_err_usage("unknown --poll mode '%s': use busy, event or adaptive", o->poll);
 	if (!is_bw && o->flows > 1)
 		return fs_err_usage("lat measures one flow at a time: drop -q");
 	if (!is_bw && o->bidir)
@@ -171,13 +170,21 @@ int ptp_sizes(const struct ptp_opts *o, uint64_t *sizes, int max)
 
 /* ---- control channel ---- */
 
+static const char *peer_role(const struct ptp_ctx *c)
+{
+	return c->is_server ? "client" : "server";
+}
+
 int ptp_send(struct ptp_ctx *c, json_t *msg)
 {
 	int rc = wire_send(c->ctl, msg, c->timeout_ms);
 
 	json_decref(msg);
+	if (rc == -EINTR)
+		return fs_err(FS_EXIT_INTERRUPTED, "interrupted");
 	if (rc)
-		return fs_err_peer("control connection to %s: %s", c->peer_name, wire_strerror(rc));
+		return fs_err_peer("control connection to %s %s: %s", peer_role(c),
+				   c->peer_name, wire_strerror(rc));
 	return 0;
 }
 
@@ -189,14 +196,17 @@ static int recv_checked(struct ptp_ctx *c, json_t *m, json_t **msg, const char *
 		const char *why = json_string_value(json_object_get(m, "message"));
 		int code = (int)json_integer_value(json_object_get(m, "exit"));
 
+		code = fs_err(code >= 1 && code <= 4 ? code : FS_EXIT_PEER, "%s %s refused: %s",
+			      peer_role(c), c->peer_name, why ? why : "no reason given");
 		json_decref(m);
-		return fs_err(code >= 1 && code <= 4 ? code : FS_EXIT_PEER, "%s refused: %s",
-			      c->peer_name, why ? why : "no reason given");
+		return code;
 	}
 	if (expect && (!type || strcmp(type, expect))) {
+		int code = fs_err_peer("%s %s sent '%s' where '%s' was due: protocol error",
+				       peer_role(c), c->peer_name, type ? type : "?", expect);
+
 		json_decref(m);
-		return fs_err_peer("%s sent '%s' where '%s' was due: protocol error",
-				   c->peer_name, type ? type : "?", expect);
+		return code;
 	}
 	*msg = m;
 	return 0;
@@ -209,9 +219,13 @@ int ptp_recv(struct ptp_ctx *c, json_t **msg, const char *expect)
 
 	*msg = NULL;
 	if (rc == -ECONNRESET)
-		return fs_err_peer("%s went away (control connection closed)", c->peer_name);
+		return fs_err_peer("%s %s went away (control connection closed)",
+				   peer_role(c), c->peer_name);
+	if (rc == -EINTR)
+		return fs_err(FS_EXIT_INTERRUPTED, "interrupted");
 	if (rc)
-		return fs_err_peer("control connection to %s: %s", c->peer_name, wire_strerror(rc));
+		return fs_err_peer("control connection to %s %s: %s", peer_role(c),
+				   c->peer_name, wire_strerror(rc));
 	return recv_checked(c, m, msg, expect);
 }
 
@@ -286,6 +300,14 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 		snprintf(why, len, "malformed or out-of-range test parameters");
 		return -1;
 	}
+	if (strcmp(op, "write") && strcmp(op, "send") && strcmp(op, "read")) {
+		snprintf(why, len, "unknown operation '%s'", op);
+		return -1;
+	}
+	if (strcmp(poll, "busy") && strcmp(poll, "event") && strcmp(poll, "adaptive")) {
+		snprintf(why, len, "unknown poll mode '%s'", poll);
+		return -1;
+	}
 	if (strcmp(transport, o->transport)) {
 		snprintf(why, len, "this server runs transport '%s', the client asked for '%s'; start the server with -t %s",
 			 o->transport, transport, transport);
@@ -331,7 +353,8 @@ static int setup_transport(struct ptp_ctx *c, uint64_t maxsize, const char *bind
 		.sport_base = c->is_server ? 0 : o->sport,
 		.tclass = o->tclass,
 		.timeout_ms = c->timeout_ms,
-		.busy_poll = !strcmp(o->poll, "busy"),
+		.poll_mode = !strcmp(o->poll, "busy") ? XPORT_POLL_BUSY :
+			     !strcmp(o->poll, "adaptive") ? XPORT_POLL_ADAPTIVE : XPORT_POLL_EVENT,
 		.queue_depth = (uint32_t)o->tx_depth,
 	};
 	char err[256];
@@ -421,6 +444,7 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 	c->o = o;
 	c->ctl = -1;
 	c->timeout_ms = (int)(o->timeout_s * 1000);
+	net_stop_on_signals();	/* ^C ends the run cleanly, keeping the records */
 	if (record_labels(&o->labels, &c->labels, &bad))
 		return fs_err_usage("invalid --label '%s': expected KEY=VALUE", bad);
 	if (net_resolve(host, o->port, 0, &dst, err, sizeof(err)))
@@ -485,12 +509,6 @@ void ptp_close(struct ptp_ctx *c)
 	c->ctl = -1;
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	ptp_stop = 1;
-}
-
 /* Handshake with one client; on success the session runs. */
 static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 		     int (*serve)(struct ptp_ctx *c, json_t *params))
@@ -513,7 +531,12 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	c.timeout_ms = (int)(o->timeout_s * 1000);
 	net_addr_str(peer, name, sizeof(name));
 	c.peer_name = strdup(name);
+	/* a client says hello at once: a silent connection must not hold the
+	 * server (which serves one client at a time) for the whole timeout */
+	if (c.timeout_ms > 3000)
+		c.timeout_ms = 3000;
 	rc = ptp_recv(&c, &m, "hello");
+	c.timeout_ms = (int)(o->timeout_s * 1000);
 	if (rc)
 		goto out;
 	if (json_unpack(m, "{s:s, s:I, s:s, s:o}", "proto", &proto, "version", &version,
@@ -573,13 +596,11 @@ out:
 
 int ptp_server_loop(struct ptp_opts *o, int (*serve)(struct ptp_ctx *c, json_t *params))
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct net_addr a;
 	char err[256], name[NET_ADDRSTRLEN];
 	int lfd, rc = 0;
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	net_stop_on_signals();
 	if (net_resolve(o->bind, o->port, 1, &a, err, sizeof(err)))
 		return fs_err_usage("cannot use --bind '%s': %s", o->bind, err);
 	lfd = net_listen(&a, 16);
@@ -589,7 +610,7 @@ int ptp_server_loop(struct ptp_opts *o, int (*serve)(struct ptp_ctx *c, json_t *
 	if (lfd < 0)
 		return fs_err_env("cannot listen on %s: %s", name, strerror(-lfd));
 	fs_info("%s server listening on %s (%s)", o->test, name, o->transport);
-	while (!ptp_stop) {
+	while (!net_stop) {
 		struct net_addr peer;
 		int fd = net_accept(lfd, 500, &peer);
 
@@ -602,9 +623,12 @@ int ptp_server_loop(struct ptp_opts *o, int (*serve)(struct ptp_ctx *c, json_t *
 		rc = serve_one(o, fd, &peer, serve);
 		if (o->once)
 			break;
+		rc = 0;	/* a client's failure is not the server's */
 	}
 	close(lfd);
-	return rc;
+	if (net_stop && !o->once)
+		fs_info("stopped");
+	return net_stop ? 0 : rc;
 }
 
 json_t *ptp_record(struct ptp_ctx *c, uint64_t size, int client_is_src)

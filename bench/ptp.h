@@ -94,7 +94,5 @@ json_t *ptp_record(struct ptp_ctx *c, uint64_t size, int client_is_src);
 /* Turn a completion error into one line and an exit code. */
 int ptp_wc_error(struct ptp_ctx *c, const struct xport_wc *wc);
 
-/* Installed by the commands: 1 once SIGINT/SIGTERM arrived. */
-extern volatile int ptp_stop;
 
 #endif

@@ -18,6 +18,7 @@ enum fs_exit {
 	FS_EXIT_USAGE = 2,	/* bad command line or input file */
 	FS_EXIT_ENV = 3,	/* environment: device, permission, dependency, version */
 	FS_EXIT_PEER = 4,	/* peer or agent failure: refused, timeout, went away */
+	FS_EXIT_INTERRUPTED = 130,	/* SIGINT/SIGTERM; what was measured is kept */
 };
 
 #define FS_PRINTF(a, b) __attribute__((format(printf, a, b)))

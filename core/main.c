@@ -47,7 +47,8 @@ static void main_usage(FILE *f)
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nExit codes: 0 ok, 1 a check failed, 2 usage, 3 environment (device,\n"
-		   "permission, dependency, version), 4 peer failure (refused, timeout, gone).\n"
+		   "permission, dependency, version), 4 peer failure (refused, timeout, gone),\n"
+		   "130 interrupted.\n"
 		   "'fabscope help <command>' or 'fabscope <command> --help' shows a command's options.\n"
 		   "Manual: man fabscope\n");
 }

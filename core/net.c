@@ -6,12 +6,29 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "net.h"
+
+volatile int net_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	net_stop = 1;
+}
+
+void net_stop_on_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigaction(SIGINT, &sa, NULL);	/* no SA_RESTART: waits see EINTR */
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 int net_resolve(const char *host, int port, int passive, struct net_addr *a,
 		char *err, size_t errlen)
@@ -103,7 +120,7 @@ int net_wait(int fd, short events, int timeout_ms)
 			return rc;
 		if (rc == 0)
 			return -ETIMEDOUT;
-		if (errno != EINTR)
+		if (errno != EINTR || net_stop)
 			return -errno;
 	}
 }

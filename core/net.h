@@ -11,6 +11,14 @@
 #include <sys/socket.h>
 
 #define NET_ERESOLVE 100000	/* distinct from any errno */
+
+/*
+ * Set from a signal handler (SIGINT/SIGTERM) to ask the process to stop:
+ * every wait below then returns -EINTR instead of waiting on.
+ */
+extern volatile int net_stop;
+/* Install handlers for SIGINT and SIGTERM that set net_stop. */
+void net_stop_on_signals(void);
 #define NET_ADDRSTRLEN 64	/* "[ipv6]:port" */
 
 struct net_addr {

@@ -605,12 +605,16 @@ static void flow_read(struct tcp_flow *f)
 		ssize_t n;
 
 		if (f->in_payload && f->st_off == f->st_len && f->dst_left >= 4096) {
-			n = read(f->fd, f->dst, f->dst_left);	/* straight in */
+			size_t want = f->dst_left;
+
+			n = read(f->fd, f->dst, want);	/* straight in */
 			if (n > 0) {
 				f->dst += n;
 				f->dst_left -= (uint32_t)n;
 				if (!f->dst_left)
 					msg_done(f);
+				if ((size_t)n < want)
+					break;	/* drained: spare the EAGAIN read */
 				continue;
 			}
 		} else {
@@ -621,10 +625,14 @@ static void flow_read(struct tcp_flow *f)
 			}
 			if (f->st_len == STAGE_LEN)
 				return;
-			n = read(f->fd, f->stage + f->st_len, STAGE_LEN - f->st_len);
+			size_t want = STAGE_LEN - f->st_len;
+
+			n = read(f->fd, f->stage + f->st_len, want);
 			if (n > 0) {
 				f->st_len += (size_t)n;
 				parse_stage(f);
+				if ((size_t)n < want)
+					break;	/* drained: spare the EAGAIN read */
 				continue;
 			}
 		}
@@ -1034,13 +1042,16 @@ static int tcp_poll(struct xport *x, struct xport_wc *wc, int max, int timeout_m
 	struct epoll_event ev[64];
 	int i, n;
 
+	uint64_t spin_end = clock_ns() + XPORT_SPIN_US * 1000ull;
+
 	for (;;) {
 		int wait = 0;
 
 		progress(x);
 		if (ring_count(&t->cq))
 			return reap(t, wc, max);
-		if (!x->params.busy_poll && timeout_ms > 0) {
+		if (timeout_ms > 0 && (x->params.poll_mode == XPORT_POLL_EVENT ||
+		    (x->params.poll_mode == XPORT_POLL_ADAPTIVE && clock_ns() >= spin_end))) {
 			/* about to sleep: no ack may stay behind */
 			for (i = 0; i < t->nflows; i++)
 				if (t->flows[i]->ack_due && t->flows[i]->tx_i == t->flows[i]->sq.tail)

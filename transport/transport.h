@@ -74,13 +74,21 @@ enum xport_role {
 
 #define XPORT_WR_SIGNALED	(1u << 0)
 
+enum xport_poll_mode {
+	XPORT_POLL_EVENT,	/* sleep in the kernel until something happens */
+	XPORT_POLL_BUSY,	/* spin: lowest latency, a core per waiter */
+	XPORT_POLL_ADAPTIVE,	/* spin for XPORT_SPIN_US, then sleep */
+};
+
+#define XPORT_SPIN_US 50
+
 struct xport_params {
 	const char *bind_addr;	/* local address (rail selection); NULL: any */
 	const char *device;	/* backend-specific device name (verbs) */
 	int sport_base;		/* flow i uses source port sport_base + i; 0: any */
 	int tclass;		/* traffic class / DSCP << 2; -1: default */
 	int timeout_ms;		/* connect and progress timeout */
-	int busy_poll;		/* 1: spin in xport_poll, 0: sleep in the kernel */
+	enum xport_poll_mode poll_mode;
 	uint32_t max_inline;	/* verbs inline threshold (0: provider default) */
 	uint32_t queue_depth;	/* work requests outstanding per flow */
 };

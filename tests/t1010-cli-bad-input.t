@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+test_description='fabscope bw and lat refuse bad input before they connect: malformed values,
+options that exclude each other, a missing or extra HOST, an unknown transport or host; each is
+one line on stderr and the documented exit code (2 usage, 3 environment)'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-ptp.sh"
+
+test_require_in_ci FABSCOPE
+P=FABSCOPE
+
+# Nothing listens here: should a bad value get past the checks, the client is refused (exit 4)
+# instead of reaching some real server on the default port.
+PORT=$(ptp_port 0)
+
+# bad_input CODE 'ARGS' WORD...: `fabscope ARGS -p $PORT` exits CODE before connecting, with
+# nothing on stdout and one line on stderr that says every WORD.  ARGS is split on blanks.
+bad_input() {
+	local code=$1 args=$2 words=("${@:3}") w body
+	body="fs_expect $code $args -p \$PORT && test_must_be_empty out && ptp_one_error err"
+	for w in "${words[@]}"; do
+		body+=" $(printf '%q' "$w")"
+	done
+	test_expect_success $P "fabscope $args: exit $code, one line saying ${words[*]}" "$body"
+}
+
+# malformed sizes: the value and the option, quoted
+bad_input 2 'bw 127.0.0.1 -s abc'  "invalid value 'abc' for option '-s'"
+bad_input 2 'bw 127.0.0.1 -s 12x'  "invalid value '12x' for option '-s'"
+bad_input 2 'bw 127.0.0.1 -s 0'    "invalid value '0' for option '-s'"
+bad_input 2 'bw 127.0.0.1 -s 2G'   "invalid value '2G' for option '-s'"
+bad_input 2 'bw 127.0.0.1 -s -1'   "invalid value '-1' for option '-s'"
+bad_input 2 'bw 127.0.0.1 --size abc' "invalid value 'abc' for option '--size'"
+bad_input 2 'lat 127.0.0.1 -s abc' "invalid value 'abc' for option '-s'"
+
+# counts, durations, ports, timeouts
+bad_input 2 'bw 127.0.0.1 -n 0'       "invalid value '0' for option '-n'"
+bad_input 2 'bw 127.0.0.1 -n abc'     "invalid value 'abc' for option '-n'"
+bad_input 2 'lat 127.0.0.1 -n 0'      "invalid value '0' for option '-n'"
+bad_input 2 'bw 127.0.0.1 -D -1'      "invalid value '-1' for option '-D'"
+bad_input 2 'bw 127.0.0.1 -D abc'     "invalid value 'abc' for option '-D'"
+bad_input 2 'bw 127.0.0.1 -D 0'       "invalid value '0' for option '-D'"
+bad_input 2 'bw 127.0.0.1 -q 0'       "invalid value '0' for option '-q'"
+bad_input 2 'bw 127.0.0.1 -q 5000'    "invalid value '5000' for option '-q'"
+bad_input 2 'bw 127.0.0.1 -p 70000'   "invalid value '70000' for option '-p'"
+bad_input 2 'bw 127.0.0.1 --port 0'   "invalid value '0' for option '--port'"
+bad_input 2 'bw 127.0.0.1 --warmup xyz' "invalid value 'xyz' for option '--warmup'"
+bad_input 2 'bw 127.0.0.1 --timeout abc' "invalid value 'abc' for option '--timeout'"
+bad_input 2 'bw 127.0.0.1 --timeout 0'   "invalid value '0' for option '--timeout'"
+bad_input 2 'bw 127.0.0.1 --tclass 256'  "invalid value '256' for option '--tclass'"
+bad_input 2 'bw 127.0.0.1 --tx-depth 0'  "invalid value '0' for option '--tx-depth'"
+
+# options that exclude each other, or do not fit the test
+bad_input 2 'bw 127.0.0.1 -n 10 -D 1'  "-n" "-D"
+bad_input 2 'bw 127.0.0.1 -a -s 64K'   "-a" "-s"
+bad_input 2 'bw 127.0.0.1 --op bogus'  "'bogus'" "--op"
+bad_input 2 'lat 127.0.0.1 --op read'  "'read'" "--op"
+bad_input 2 'bw 127.0.0.1 --poll nope' "'nope'" "--poll"
+bad_input 2 'lat 127.0.0.1 -q 2'       "-q"
+bad_input 2 'lat 127.0.0.1 -b'         "-b"
+bad_input 2 'bw 127.0.0.1 --label novalue' "'novalue'" "--label"
+bad_input 2 'bw 127.0.0.1 --cq-mod 64 --tx-depth 8' "--cq-mod" "--tx-depth"
+bad_input 2 'bw 127.0.0.1 --sport 65530 -q 10' "--sport"
+
+# HOST: missing, one too many, or given to a server
+bad_input 2 'bw'                     "missing HOST"
+bad_input 2 'lat'                    "missing HOST"
+bad_input 2 'bw a b'                 "HOST"
+bad_input 2 'bw --server 1.2.3.4'    "--server"
+bad_input 2 'lat --server 1.2.3.4'   "--server"
+
+# transports: one this build lacks is the environment's fault, a made-up one the user's
+bad_input 3 'bw 127.0.0.1 -t verbs'  "unknown transport 'verbs'"
+bad_input 3 'lat 127.0.0.1 -t verbs' "unknown transport 'verbs'"
+bad_input 2 'bw 127.0.0.1 -t foo'    "unknown transport 'foo'"
+
+# a host that cannot be resolved (.invalid never resolves, RFC 2606; no DNS server needed)
+bad_input 2 'bw no-such-host.invalid'  "cannot resolve host 'no-such-host.invalid'"
+bad_input 2 'lat no-such-host.invalid' "cannot resolve host 'no-such-host.invalid'"
+
+test_expect_success $P 'the messages are prefixed with the command: "fabscope bw: " and "fabscope lat: "' '
+	fs_expect 2 bw 127.0.0.1 -p $PORT -s abc &&
+	ptp_one_error err "fabscope bw: " &&
+	fs_expect 2 lat 127.0.0.1 -p $PORT -s abc &&
+	ptp_one_error err "fabscope lat: "
+'
+
+test_expect_success $P 'a bad value is reported whatever the other options, and nothing connects' '
+	! ptp_is_listening $PORT &&
+	fs_expect 2 bw 127.0.0.1 -p $PORT --json -q 4 -s 12x -D 1 &&
+	ptp_one_error err "invalid value '\''12x'\'' for option '\''-s'\''"
+'
+
+test_done

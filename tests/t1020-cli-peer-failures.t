@@ -1,0 +1,304 @@
+#!/usr/bin/env bash
+test_description='fabscope bw and lat when the peer fails, on loopback: refused, silent,
+another protocol version, the wrong test, killed mid-run, garbage on the control port.  The
+client exits 4 (peer), 3 (version) or 2 (wrong test) with one line; a server outlives its
+clients; --json output stays valid JSON'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-ptp.sh"
+
+test_require_in_ci FABSCOPE JQ
+P=FABSCOPE,JQ
+
+# perl is there wherever prove is; the silent peer and the garbage sender use it
+test_lazy_prereq PERL 'command -v perl && perl -MIO::Socket::INET -e 1'
+test_require_in_ci PERL
+
+PORT_NONE=$(ptp_port 0)		# nothing ever listens here
+PORT_SILENT=$(ptp_port 1)	# accepts, never answers
+PORT_BW=$(ptp_port 2)		# a bw server that lives through the whole script
+PORT_LAT=$(ptp_port 3)		# a lat server that lives through the whole script
+PORT_V99=$(ptp_port 4)		# servers speaking protocol version 99
+PORT_VICTIM=$(ptp_port 5)	# servers killed in the middle of a run
+
+# A short normal run: the server it talks to is alive and serving.
+normal_run() { # bw|lat PORT
+	fs_expect 0 "$1" 127.0.0.1 -p "$2" -n 2000 -s 4K --json &&
+	jq -e "type == \"array\" and length > 0 and all(.[]; .test == \"$1\" and .status == \"ok\")" out >/dev/null
+}
+
+# server_alive PID LOG: the server process is still there
+server_alive() {
+	kill -0 "$1" 2>/dev/null && return 0
+	echo "server_alive: server $1 is gone; its log:" >&2
+	cat "$2" >&2
+	return 1
+}
+
+# lines_matching PATTERN FILE: how many lines of FILE match (fixed string)
+lines_matching() { grep -cF -e "$1" "$2"; }
+
+# send_raw PORT FILE: connect, send FILE's bytes, close our side, print what the server says
+# back (bounded: 15 s)
+send_raw() {
+	perl -MIO::Socket::INET -e '
+		my ($port, $file) = @ARGV;
+		open(my $f, "<:raw", $file) or die "$file: $!\n";
+		local $/; my $data = <$f>;
+		my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $port,
+			Proto => "tcp") or die "connect: $!\n";
+		binmode $s;
+		print $s $data;
+		shutdown($s, 1);
+		local $SIG{ALRM} = sub { die "no close from the server within 15 s\n" };
+		alarm 15;
+		my $got = "";
+		while (sysread($s, my $buf, 4096)) { $got .= $buf }
+		print $got;
+	' "$1" "$2"
+}
+
+# frame FILE: a control message, 4-byte big-endian length then the bytes of FILE
+frame() {
+	perl -e 'local $/; my $d = <STDIN>; print pack("N", length $d), $d' <"$1"
+}
+
+test_expect_success $P 'set up: a bw and a lat server on loopback' '
+	ptp_server bw.log bw $PORT_BW &&
+	bw_pid=$ptp_pid &&
+	ptp_server lat.log lat $PORT_LAT &&
+	lat_pid=$ptp_pid &&
+	normal_run bw $PORT_BW &&
+	normal_run lat $PORT_LAT
+'
+
+for cmd in bw lat; do
+	test_expect_success $P "$cmd to a port where nothing listens: exit 4, connection refused, how to start the server" '
+		! ptp_is_listening $PORT_NONE &&
+		fs_expect 4 '$cmd' 127.0.0.1 -p $PORT_NONE &&
+		ptp_one_error err "connection refused" "fabscope '$cmd' --server"
+	'
+done
+
+test_expect_success $P,PERL 'set up: a listener that accepts and never answers' '
+	ptp_silent_listener silent.log $PORT_SILENT &&
+	silent_pid=$ptp_pid
+'
+
+test_expect_success $P,PERL 'bw --json to a silent peer with --timeout 1: exit 4 within 5 s, timed out, stdout valid JSON' '
+	FS_TIMEOUT=5 fs_expect 4 bw 127.0.0.1 -p $PORT_SILENT --timeout 1 --json &&
+	ptp_one_error err "timed out" &&
+	jq -e "type == \"array\"" out
+'
+
+test_expect_success $P,PERL 'lat to a silent peer with --timeout 1: exit 4 within 5 s, timed out' '
+	FS_TIMEOUT=5 fs_expect 4 lat 127.0.0.1 -p $PORT_SILENT --timeout 1 &&
+	ptp_one_error err "timed out"
+'
+
+test_expect_success $P 'client with protocol version 99, server with 1: exit 3, "protocol version mismatch"' '
+	FABSCOPE_TEST_PROTO_VERSION=99 fs_expect 3 bw 127.0.0.1 -p $PORT_BW &&
+	ptp_one_error err "protocol version mismatch"
+'
+
+test_expect_success $P 'the server logs one line about that mismatch' '
+	test_wait_for 5 grep -q "protocol version mismatch" bw.log &&
+	test $(lines_matching "protocol version mismatch" bw.log) = 1 &&
+	ptp_has_words_ "server log" "$(grep -F "protocol version mismatch" bw.log)" "99"
+'
+
+test_expect_success $P 'the server survives the mismatch and serves a normal client' '
+	server_alive $bw_pid bw.log &&
+	normal_run bw $PORT_BW
+'
+
+test_expect_success $P 'lat client with version 99: exit 3 too, and the lat server survives' '
+	FABSCOPE_TEST_PROTO_VERSION=99 fs_expect 3 lat 127.0.0.1 -p $PORT_LAT &&
+	ptp_one_error err "protocol version mismatch" &&
+	server_alive $lat_pid lat.log &&
+	normal_run lat $PORT_LAT
+'
+
+test_expect_success $P 'server with version 99, normal client: the client exits 3, "protocol version mismatch"' '
+	FABSCOPE_TEST_PROTO_VERSION=99 ptp_server v99.log bw $PORT_V99 &&
+	v99_pid=$ptp_pid &&
+	fs_expect 3 bw 127.0.0.1 -p $PORT_V99 &&
+	ptp_one_error err "protocol version mismatch" &&
+	server_alive $v99_pid v99.log &&
+	ptp_reap $v99_pid
+'
+
+test_expect_success $P 'lat client to a bw server: exit 2, one line naming both tests' '
+	fs_expect 2 lat 127.0.0.1 -p $PORT_BW &&
+	ptp_one_error err "'\''bw'\''" "'\''lat'\''"
+'
+
+test_expect_success $P 'bw client to a lat server: exit 2, one line naming both tests' '
+	fs_expect 2 bw 127.0.0.1 -p $PORT_LAT &&
+	ptp_one_error err "'\''bw'\''" "'\''lat'\''"
+'
+
+test_expect_success $P 'both servers survive the wrong-test clients and serve the right ones' '
+	server_alive $bw_pid bw.log &&
+	server_alive $lat_pid lat.log &&
+	normal_run bw $PORT_BW &&
+	normal_run lat $PORT_LAT
+'
+
+# kill_server_mid_run CMD ARGS...: a CMD server on PORT_VICTIM, a client with ARGS --json
+# --timeout 3 to it (stdout in victim.json, stderr in victim.err, exit code in victim.rc);
+# once the server logs the session, wait $KILL_AFTER s (default 1) and kill -9 the server
+kill_server_mid_run() {
+	local cmd=$1 cpid spid
+	shift
+	ptp_server victim.log "$cmd" $PORT_VICTIM &&
+	spid=$ptp_pid &&
+	{ timeout 15 "$FABSCOPE" "$cmd" 127.0.0.1 -p $PORT_VICTIM --timeout 3 --json "$@" \
+		>victim.json 2>victim.err & } &&
+	cpid=$! &&
+	test_atexit "test_kill_pid $cpid" &&
+	ptp_wait_log 5 "client .*: tcp " victim.log &&
+	sleep "${KILL_AFTER:-1}" &&
+	server_alive $spid victim.log &&
+	kill -0 $cpid &&
+	kill -9 $spid &&
+	{ wait $cpid; echo $? >victim.rc; } &&
+	ptp_reap $cpid &&
+	ptp_reap $spid &&
+	echo "client exit $(cat victim.rc); stderr:" && cat victim.err
+}
+
+test_expect_success $P 'bw -D 5, server killed after 1 s: exit 4, one line "went away", stdout valid JSON' '
+	kill_server_mid_run bw -D 5 &&
+	test $(cat victim.rc) = 4 &&
+	ptp_one_error victim.err "went away" &&
+	jq -e "type == \"array\"" victim.json
+'
+
+test_expect_success $P 'lat -D 5, server killed after 1 s: exit 4, one line "went away", stdout valid JSON' '
+	kill_server_mid_run lat -D 5 &&
+	test $(cat victim.rc) = 4 &&
+	ptp_one_error victim.err "went away" &&
+	jq -e "type == \"array\"" victim.json
+'
+
+test_expect_success $P 'bw -a sweep, server killed after 2 s: exit 4, JSON holds the sizes done before' '
+	KILL_AFTER=2 kill_server_mid_run bw -a -D 0.3 &&
+	test $(cat victim.rc) = 4 &&
+	ptp_one_error victim.err "went away" &&
+	jq -c "[.[] | [.msg_size_bytes, .scope, .status]]" victim.json &&
+	jq -e "type == \"array\" and length > 0 and all(.[]; .status == \"ok\")" victim.json &&
+	jq -e "[.[] | select(.scope == \"aggregate\") | .msg_size_bytes] as \$s |
+	       (\$s | length) > 0 and \$s == [range(0; \$s | length) | pow(2; . + 1)]" victim.json
+'
+
+# new_log_has SINCE PATTERN FILE: a line after the first SINCE lines of FILE matches PATTERN
+new_log_has() { tail -n +$(($1 + 1)) "$3" | grep -qE -e "$2"; }
+
+# kill_client_mid_run CMD SERVERPID SERVERLOG PORT: a CMD client with -D 5 to the server; once
+# the server logs the session, wait 1 s and kill -9 the client.  The server must then log
+# exactly one line about it ("went away"), in SERVERLOG.new
+kill_client_mid_run() {
+	local cmd=$1 spid=$2 slog=$3 port=$4 cpid since
+	since=$(wc -l <"$slog") &&
+	{ "$FABSCOPE" "$cmd" 127.0.0.1 -p "$port" -D 5 --json >killed.json 2>killed.err & } &&
+	cpid=$! &&
+	test_atexit "test_kill_pid $cpid" &&
+	test_wait_for 5 new_log_has $since "client .*: tcp " "$slog" &&
+	sleep 1 &&
+	kill -0 $cpid &&
+	kill -9 $cpid &&
+	{ wait $cpid; test $? = 137; } &&
+	ptp_reap $cpid &&
+	test_wait_for 5 new_log_has $since "went away" "$slog" &&
+	sleep 0.3 &&
+	tail -n +$((since + 1)) "$slog" >"$slog.new" &&
+	echo "the server said:" && cat "$slog.new" &&
+	test $(grep -c . "$slog.new") = 2 &&
+	test $(lines_matching "went away" "$slog.new") = 1
+}
+
+test_expect_success $P 'bw client killed mid-run: the server logs one line, lives on, serves the next client' '
+	kill_client_mid_run bw $bw_pid bw.log $PORT_BW &&
+	server_alive $bw_pid bw.log &&
+	normal_run bw $PORT_BW &&
+	server_alive $bw_pid bw.log
+'
+
+test_expect_success $P 'lat client killed mid-run: the server logs one line, lives on, serves the next client' '
+	kill_client_mid_run lat $lat_pid lat.log $PORT_LAT &&
+	server_alive $lat_pid lat.log &&
+	normal_run lat $PORT_LAT &&
+	server_alive $lat_pid lat.log
+'
+
+test_expect_success $P,PERL 'garbage on the bw control port: 100 random bytes, the server survives' '
+	head -c 100 /dev/urandom >random.bin &&
+	send_raw $PORT_BW random.bin >reply.bin;
+	server_alive $bw_pid bw.log &&
+	normal_run bw $PORT_BW
+'
+
+test_expect_success $P,PERL 'garbage on the bw control port: a huge length prefix, an empty frame' '
+	printf "\377\377\377\377" >huge.bin &&
+	printf "\0\0\0\0" >empty.bin &&
+	send_raw $PORT_BW huge.bin >reply.bin &&
+	send_raw $PORT_BW empty.bin >reply.bin &&
+	server_alive $bw_pid bw.log &&
+	normal_run bw $PORT_BW
+'
+
+test_expect_success $P,PERL 'a framed but bogus hello (wrong proto): an error reply, the server survives' '
+	printf "%s" "{\"type\":\"hello\",\"proto\":\"nope\",\"version\":1}" >bogus.json &&
+	frame bogus.json >bogus.bin &&
+	send_raw $PORT_BW bogus.bin >reply.bin &&
+	tail -c +5 reply.bin >reply.json &&
+	jq -e ".type == \"error\" and (.message | type == \"string\")" reply.json &&
+	server_alive $bw_pid bw.log &&
+	normal_run bw $PORT_BW
+'
+
+test_expect_success $P,PERL 'framed garbage: not JSON, a JSON array, a truncated frame; the server survives' '
+	printf "this is not json" >notjson.txt && frame notjson.txt >f1.bin &&
+	printf "[1,2,3]" >array.json && frame array.json >f2.bin &&
+	printf "\0\0\0\144{\"type\":" >f3.bin &&
+	printf "%s" "{\"type\":\"hello\",\"proto\":\"fabscope-ptp\",\"version\":1,\"test\":\"bw\",\"params\":{\"sizes\":[1]}}" >params.json &&
+	frame params.json >f4.bin &&
+	for f in f1 f2 f3 f4; do
+		send_raw $PORT_BW $f.bin >$f.reply || return 1
+	done &&
+	server_alive $bw_pid bw.log &&
+	normal_run bw $PORT_BW
+'
+
+test_expect_success $P,PERL 'garbage on the lat control port: the lat server survives' '
+	send_raw $PORT_LAT random.bin >reply.bin;
+	send_raw $PORT_LAT bogus.bin >reply.bin &&
+	send_raw $PORT_LAT f4.bin >reply.bin &&
+	server_alive $lat_pid lat.log &&
+	normal_run lat $PORT_LAT
+'
+
+test_expect_success $P,PERL 'a server whose last client failed still exits 0 on SIGTERM (its own run went fine)' '
+	ptp_server term.log bw $(ptp_port 6) &&
+	term_pid=$ptp_pid &&
+	send_raw $(ptp_port 6) bogus.bin >reply.bin &&
+	test_wait_for 5 grep -q "malformed hello" term.log &&
+	server_alive $term_pid term.log &&
+	kill -TERM $term_pid &&
+	{ wait $term_pid; echo $? >term.rc; } &&
+	ptp_reap $term_pid &&
+	echo "server exit code: $(cat term.rc)" &&
+	test "$(cat term.rc)" = 0
+'
+
+test_expect_success $P 'the long-lived servers are still up at the end, and stop on SIGTERM with exit 0' '
+	server_alive $bw_pid bw.log &&
+	server_alive $lat_pid lat.log &&
+	kill -TERM $bw_pid $lat_pid &&
+	{ wait $bw_pid; echo $? >bw.rc; } &&
+	{ wait $lat_pid; echo $? >lat.rc; } &&
+	ptp_reap $bw_pid && ptp_reap $lat_pid &&
+	test "$(cat bw.rc) $(cat lat.rc)" = "0 0"
+'
+
+test_done
