@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,7 @@ static int set_value(const struct opt *o, int as_short, const char *arg)
 		errno = 0;
 		ll = strtoll(arg, &end, 10);
 		if (errno || end == arg || *end || ll < o->min ||
-		    (o->max && ll > o->max))
+		    (o->max && ll > o->max) || ll > INT_MAX || ll < INT_MIN)
 			return bad_value(o, as_short, arg);
 		*(int *)o->value = (int)ll;
 		return 0;

@@ -61,7 +61,8 @@ struct opt {
  * Parse argv[1..argc-1] (argv[0] is the command name).  On success the
  * positional arguments are moved to argv[0..n-1] and n is stored in *nargs;
  * returns 0, OPTS_HELP after printing help to stdout, or -FS_EXIT_USAGE
- * after printing one error line and the usage lines to stderr.
+ * after printing one error line to stderr (for an unknown option, followed
+ * by the usage lines and a pointer to --help).
  * usage: NULL-terminated usage lines; the first without "usage: ".
  * about: a paragraph printed by --help under the usage lines (may be NULL).
  */

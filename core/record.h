@@ -31,7 +31,7 @@ json_t *record_new(const char *test);
 int record_labels(const struct opt_list *l, json_t **out, const char **bad);
 /* Latency statistics of nanosecond samples, in microseconds. */
 json_t *record_lat_us(const struct stats *s);
-/* A shallow-copied record with the given scope; used to derive per-flow
+/* A deep copy of a record with the given scope; used to derive per-flow
  * records from a template. */
 json_t *record_derive(json_t *tmpl, const char *scope);
 

@@ -124,7 +124,14 @@ double stats_percentile(const struct stats *s, double p)
 		return (double)s->min;
 	if (p >= 100)
 		return (double)s->max;
-	rank = (uint64_t)ceil(p / 100.0 * (double)s->n);
+	/* ceil(p/100 * n) without the floating-point noise that turns
+	 * 99.9/100 * 1000 into 999.0000000000001 and so rank 999 into 1000 */
+	{
+		double r = p / 100.0 * (double)s->n, rr = nearbyint(r);
+
+		rank = fabs(r - rr) <= 1e-9 * (rr > 1 ? rr : 1) ? (uint64_t)rr
+								  : (uint64_t)ceil(r);
+	}
 	if (rank < 1)
 		rank = 1;
 	for (b = 0; b < STATS_BUCKETS; b++) {

@@ -12,7 +12,7 @@
  *
  * Error bound: a reported percentile q differs from the exact nearest-rank
  * percentile x by at most x / 2^(STATS_SUB_BITS + 1), i.e. 0.2 % (1/512),
- * and q is also clamped to [min, max].  tests/t0010-unit-stats.t checks
+ * and q is also clamped to [min, max].  tests/t0100-unit-stats.t checks
  * this bound against exact sorted percentiles.
  *
  * Percentile definition: nearest rank, the smallest sample x such that at

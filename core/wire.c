@@ -16,11 +16,14 @@ int wire_version(void)
 
 int wire_send(int fd, json_t *msg, int timeout_ms)
 {
-	char *text = json_dumps(msg, JSON_COMPACT);
+	char *text;
 	size_t len;
 	uint8_t *buf;
 	int rc;
 
+	if (!json_is_object(msg))
+		return -EINVAL;	/* messages are objects */
+	text = json_dumps(msg, JSON_COMPACT);
 	if (!text)
 		return -ENOMEM;
 	len = strlen(text);

@@ -1,31 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The TCP backend: RC semantics over one TCP connection per flow.
- *
- * Every message on a flow's socket is a 32-byte header and a payload:
- *
- *    0      1      2      3      4              8              12
- *   +------+------+------+------+--------------+--------------+
- *   | type | flags| magic| vers |  len (BE32)  |  ack (BE32)  |
- *   +------+------+------+------+--------------+--------------+
- *   | rkey (BE32) | offset (BE64)               | imm (BE32) | rsvd |
- *   12            16                           24           28     32
- *
- * type: SEND, WRITE, WRITE_IMM, READ_REQ, READ_RESP, ACK.  `ack` is the
- * number of SEND/WRITE/WRITE_IMM messages received so far on the flow in
- * the other direction; every header carries it (piggy-backed), and a bare
- * ACK header is sent when a message asked for one (flag ACK_REQ, set on
- * signaled work requests) and nothing else is going out.  A signaled work
- * request completes when the peer's ack covers it: the data is placed.
- *
- * Receive path: headers and small payloads are read through a 16 KiB
- * staging buffer (one read() for many small messages); the rest of a large
- * payload is read straight into its destination (no extra copy).  A SEND
- * that finds no posted RECV stops reading the socket until one is posted,
- * so TCP flow control pushes back on the sender, like RNR retry.
- *
- * Every field from the peer is checked (rkey, offset, length, RECV size);
- * a violation breaks the flow and flushes its work requests with an error.
+ * The TCP backend: the transport ops (see transport.h) over tcp-flow.c.
+ * Connecting: the passive side listens on an ephemeral port of the chosen
+ * address and names it in its blob with a random token; the active side
+ * opens one connection per flow, from port sport_base + i when asked, and
+ * starts each with a hello (magic, token, flow index).  The wire format of
+ * the flows is described in tcp.h.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -46,609 +26,7 @@
 #include "../core/net.h"
 #include "transport.h"
 
-#define HDR_LEN 32
-#define HDR_MAGIC 0xFB
-#define HDR_VERS 1
-#define STAGE_LEN (16 * 1024)
-#define HELLO_MAGIC "FSTCPv1"	/* 8 bytes with the NUL */
-#define HELLO_LEN 24
-#define MAX_PENDING_READS 65536
-
-enum { T_SEND = 1, T_WRITE, T_WRITE_IMM, T_READ_REQ, T_READ_RESP, T_ACK };
-#define F_ACK_REQ 0x01
-
-struct hdr {
-	uint8_t type, flags;
-	uint32_t len, ack, rkey, imm;
-	uint64_t off;
-};
-
-struct sqe {			/* an outgoing message */
-	uint8_t hdr[HDR_LEN];
-	const uint8_t *payload;
-	uint32_t plen;
-	uint32_t done;		/* bytes of header + payload written */
-	uint32_t seq;		/* data messages: sequence number */
-	uint32_t read_len;	/* READ: bytes asked for */
-	uint64_t wr_id;
-	uint8_t op, signaled, counted, is_read;
-	uint8_t *read_dst;	/* READ: where the response goes */
-};
-
-struct rqe {			/* a posted RECV */
-	uint64_t wr_id;
-	uint8_t *buf;
-	uint32_t len;
-};
-
-struct ring {			/* a growable FIFO of fixed-size entries */
-	char *v;
-	size_t esz, cap, head, tail;	/* head: oldest; tail: next free */
-};
-
-struct tcp_flow {
-	struct xport_conn *c;
-	int idx, fd, broken, want_out, rnr_blocked, in_on;
-	/* send side: entries [ack_i, tx_i) are sent and await the peer's ack */
-	struct ring sq;
-	size_t tx_i;
-	uint32_t next_seq;	/* data messages posted */
-	uint32_t peer_acked;	/* data messages the peer has received */
-	struct ring reads;	/* READs sent, waiting for their response */
-	/* receive side */
-	struct ring rq;
-	uint32_t rx_msgs;	/* data messages received */
-	int ack_due;		/* 1: due since this pass, 2: due, send now */
-	uint8_t *stage;
-	size_t st_off, st_len;
-	int in_payload;		/* reading a payload straight into dst */
-	struct hdr cur;
-	uint8_t *dst;
-	uint32_t dst_left;
-	struct rqe cur_rqe;
-	struct net_addr local, peer;
-};
-
-struct tcp_mr {
-	void *addr;
-	size_t len;
-	unsigned access;
-	int used;
-};
-
-struct tcp_x {
-	int epfd;
-	struct tcp_mr *mrs;
-	int nmrs;
-	struct ring cq;
-	struct tcp_flow **flows;	/* every flow of every connection */
-	int nflows;
-};
-
-struct tcp_conn {
-	struct tcp_flow *flows;
-	int lfd;		/* passive: listening socket until connected */
-	uint64_t token;
-	struct net_addr laddr;
-};
-
-/* ---- rings ---- */
-
-static int ring_init(struct ring *r, size_t esz, size_t cap)
-{
-	r->v = calloc(cap, esz);
-	r->esz = esz;
-	r->cap = cap;
-	r->head = r->tail = 0;
-	return r->v ? 0 : -ENOMEM;
-}
-
-static size_t ring_count(const struct ring *r)
-{
-	return r->tail - r->head;
-}
-
-static void *ring_at(const struct ring *r, size_t i)	/* absolute index */
-{
-	return r->v + (i % r->cap) * r->esz;
-}
-
-static void *ring_push(struct ring *r)
-{
-	if (ring_count(r) == r->cap) {
-		size_t ncap = r->cap * 2, i;
-		char *nv = calloc(ncap, r->esz);
-
-		if (!nv)
-			return NULL;
-		for (i = r->head; i < r->tail; i++)
-			memcpy(nv + (i % ncap) * r->esz, ring_at(r, i), r->esz);
-		free(r->v);
-		r->v = nv;
-		r->cap = ncap;
-	}
-	return ring_at(r, r->tail++);
-}
-
-/* ---- header codec ---- */
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static void encode_hdr(uint8_t *p, const struct hdr *h)
-{
-	memset(p, 0, HDR_LEN);
-	p[0] = h->type;
-	p[1] = h->flags;
-	p[2] = HDR_MAGIC;
-	p[3] = HDR_VERS;
-	put32(p + 4, h->len);
-	put32(p + 8, h->ack);
-	put32(p + 12, h->rkey);
-	put32(p + 16, (uint32_t)(h->off >> 32));
-	put32(p + 20, (uint32_t)h->off);
-	put32(p + 24, h->imm);
-}
-
-static int decode_hdr(const uint8_t *p, struct hdr *h)
-{
-	if (p[2] != HDR_MAGIC || p[3] != HDR_VERS || p[0] < T_SEND || p[0] > T_ACK)
-		return -EPROTO;
-	h->type = p[0];
-	h->flags = p[1];
-	h->len = get32(p + 4);
-	h->ack = get32(p + 8);
-	h->rkey = get32(p + 12);
-	h->off = (uint64_t)get32(p + 16) << 32 | get32(p + 20);
-	h->imm = get32(p + 24);
-	return 0;
-}
-
-/* ---- completions ---- */
-
-static struct tcp_x *TX(struct xport *x)
-{
-	return x->priv;
-}
-
-static void cq_push(struct tcp_flow *f, uint64_t wr_id, enum xport_op op,
-		    enum xport_wc_status st, uint32_t len, const struct hdr *imm)
-{
-	struct xport_wc *wc = ring_push(&TX(f->c->x)->cq);
-
-	if (!wc)
-		return;	/* out of memory: the completion is lost */
-	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = wr_id;
-	wc->flow = f->idx;
-	wc->op = op;
-	wc->status = st;
-	wc->len = len;
-	wc->conn = f->c;
-	if (imm) {
-		wc->imm = imm->imm;
-		wc->has_imm = 1;
-	}
-}
-
-static void epoll_update(struct tcp_flow *f)
-{
-	struct epoll_event ev = { .data.ptr = f };
-	int want_in = !f->rnr_blocked && !f->broken;
-
-	if (f->fd < 0)
-		return;
-	ev.events = (want_in ? EPOLLIN : 0) | (f->want_out ? EPOLLOUT : 0);
-	epoll_ctl(TX(f->c->x)->epfd, EPOLL_CTL_MOD, f->fd, &ev);
-	f->in_on = want_in;
-}
-
-/* The flow is dead: flush everything outstanding with an error. */
-static void flow_break(struct tcp_flow *f, enum xport_wc_status st,
-		       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void flow_break(struct tcp_flow *f, enum xport_wc_status st,
-		       const char *fmt, ...)
-{
-	struct xport *x = f->c->x;
-	char peer[NET_ADDRSTRLEN], msg[160];
-	va_list ap;
-	size_t i;
-
-	if (f->broken)
-		return;
-	f->broken = 1;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	net_addr_str(&f->peer, peer, sizeof(peer));
-	xport_fail(x, ECONNRESET, "tcp flow %d to %s: %s", f->idx, peer, msg);
-	for (i = f->sq.head; i < f->sq.tail; i++) {
-		struct sqe *e = ring_at(&f->sq, i);
-
-		if (e->signaled && !(e->is_read && i < f->tx_i))
-			cq_push(f, e->wr_id, e->op, st, 0, NULL);
-	}
-	f->sq.head = f->sq.tail = f->tx_i = 0;
-	for (i = f->reads.head; i < f->reads.tail; i++) {
-		struct sqe *e = ring_at(&f->reads, i);
-
-		cq_push(f, e->wr_id, XPORT_OP_READ, st, 0, NULL);
-	}
-	f->reads.head = f->reads.tail = 0;
-	if (f->in_payload && f->cur_rqe.buf)
-		cq_push(f, f->cur_rqe.wr_id, XPORT_OP_RECV, st, 0, NULL);
-	for (i = f->rq.head; i < f->rq.tail; i++) {
-		struct rqe *r = ring_at(&f->rq, i);
-
-		cq_push(f, r->wr_id, XPORT_OP_RECV, st, 0, NULL);
-	}
-	f->rq.head = f->rq.tail = 0;
-	if (f->fd >= 0) {
-		epoll_ctl(TX(x)->epfd, EPOLL_CTL_DEL, f->fd, NULL);
-		close(f->fd);
-		f->fd = -1;
-	}
-}
-
-/* Retire sent entries: data messages once the peer's ack covers them
- * (completing the signaled ones), everything else at once. */
-static void sq_retire(struct tcp_flow *f)
-{
-	while (f->sq.head < f->tx_i) {
-		struct sqe *e = ring_at(&f->sq, f->sq.head);
-
-		if (e->counted && (int32_t)(e->seq - f->peer_acked) >= 0)
-			break;
-		if (e->signaled && e->counted)
-			cq_push(f, e->wr_id, e->op, XPORT_WC_OK, e->plen, NULL);
-		f->sq.head++;
-	}
-}
-
-/* The peer has received `acked` data messages. */
-static void process_ack(struct tcp_flow *f, uint32_t acked)
-{
-	if ((int32_t)(acked - f->peer_acked) <= 0)
-		return;
-	if ((int32_t)(acked - f->next_seq) > 0) {
-		flow_break(f, XPORT_WC_REMOTE_ERR, "peer acknowledged messages never sent");
-		return;
-	}
-	f->peer_acked = acked;
-	sq_retire(f);
-}
-
-/* ---- send path ---- */
-
-static void flow_flush(struct tcp_flow *f)
-{
-	struct iovec iov[64];
-	struct msghdr mh = { .msg_iov = iov };
-	size_t i;
-	ssize_t n;
-
-	while (!f->broken && f->tx_i < f->sq.tail) {
-		int niov = 0;
-
-		for (i = f->tx_i; i < f->sq.tail && niov < 62; i++) {
-			struct sqe *e = ring_at(&f->sq, i);
-			uint32_t d = e->done;
-
-			if (d == 0) {	/* fill in the freshest ack */
-				put32(e->hdr + 8, f->rx_msgs);
-				f->ack_due = 0;
-			}
-			if (d < HDR_LEN) {
-				iov[niov].iov_base = e->hdr + d;
-				iov[niov++].iov_len = HDR_LEN - d;
-				d = HDR_LEN;
-			}
-			if (e->plen && d < HDR_LEN + e->plen) {
-				iov[niov].iov_base = (void *)(e->payload + (d - HDR_LEN));
-				iov[niov++].iov_len = HDR_LEN + e->plen - d;
-			}
-		}
-		mh.msg_iovlen = (size_t)niov;
-		n = sendmsg(f->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN) {
-				if (!f->want_out) {
-					f->want_out = 1;
-					epoll_update(f);
-				}
-				return;
-			}
-			flow_break(f, XPORT_WC_CONN_LOST, "send failed: %s", strerror(errno));
-			return;
-		}
-		while (n > 0) {
-			struct sqe *e = ring_at(&f->sq, f->tx_i);
-			uint32_t left = HDR_LEN + e->plen - e->done;
-			uint32_t take = (size_t)n < left ? (uint32_t)n : left;
-
-			e->done += take;
-			n -= take;
-			if (e->done < HDR_LEN + e->plen)
-				break;
-			f->tx_i++;
-			if (e->is_read) {	/* now waits for its response */
-				struct sqe *r = ring_push(&f->reads);
-
-				if (r)
-					*r = *e;
-			}
-		}
-		sq_retire(f);
-	}
-	if (f->want_out && f->tx_i == f->sq.tail) {
-		f->want_out = 0;
-		epoll_update(f);
-	}
-}
-
-static int flow_send_ack(struct tcp_flow *f)
-{
-	struct sqe *e;
-	struct hdr h = { .type = T_ACK };
-
-	e = ring_push(&f->sq);
-	if (!e)
-		return -ENOMEM;
-	memset(e, 0, sizeof(*e));
-	encode_hdr(e->hdr, &h);
-	flow_flush(f);
-	return 0;
-}
-
-static int enqueue(struct tcp_flow *f, const struct hdr *h, const uint8_t *payload,
-		   uint32_t plen, uint64_t wr_id, uint8_t op, int signaled,
-		   int counted, uint8_t *read_dst)
-{
-	struct sqe *e = ring_push(&f->sq);
-
-	if (!e)
-		return -ENOMEM;
-	memset(e, 0, sizeof(*e));
-	encode_hdr(e->hdr, h);
-	e->payload = payload;
-	e->plen = plen;
-	e->wr_id = wr_id;
-	e->op = op;
-	e->signaled = (uint8_t)signaled;
-	e->counted = (uint8_t)counted;
-	e->is_read = read_dst != NULL;
-	e->read_dst = read_dst;
-	if (counted)
-		e->seq = f->next_seq++;
-	return 0;
-}
-
-/* ---- receive path ---- */
-
-static int check_region(struct tcp_flow *f, uint32_t rkey, uint64_t off,
-			uint32_t len, uint8_t **out)
-{
-	struct tcp_x *t = TX(f->c->x);
-	struct tcp_mr *m;
-
-	if (rkey < 1 || rkey > (uint32_t)t->nmrs || !t->mrs[rkey - 1].used)
-		return -1;
-	m = &t->mrs[rkey - 1];
-	if (!(m->access & XPORT_ACCESS_REMOTE) || off > m->len || len > m->len - off)
-		return -1;
-	*out = (uint8_t *)m->addr + off;
-	return 0;
-}
-
-/* A whole message has arrived: complete it. */
-static void msg_done(struct tcp_flow *f)
-{
-	struct hdr *h = &f->cur;
-
-	switch (h->type) {
-	case T_SEND:
-		cq_push(f, f->cur_rqe.wr_id, XPORT_OP_RECV, XPORT_WC_OK, h->len, NULL);
-		break;
-	case T_WRITE_IMM:
-		cq_push(f, f->cur_rqe.wr_id, XPORT_OP_RECV, XPORT_WC_OK, h->len, h);
-		break;
-	case T_READ_RESP: {
-		struct sqe *r = ring_at(&f->reads, f->reads.head++);
-
-		cq_push(f, r->wr_id, XPORT_OP_READ, XPORT_WC_OK, h->len, NULL);
-		break;
-	}
-	}
-	if (h->type == T_SEND || h->type == T_WRITE || h->type == T_WRITE_IMM) {
-		f->rx_msgs++;
-		if ((h->flags & F_ACK_REQ) && !f->ack_due)
-			f->ack_due = 1;
-	}
-	memset(&f->cur_rqe, 0, sizeof(f->cur_rqe));
-	f->in_payload = 0;
-}
-
-/* A header was parsed: find where its payload goes.  0: go on; 1: wait
- * for a RECV to be posted; -1: the flow broke. */
-static int msg_begin(struct tcp_flow *f)
-{
-	struct hdr *h = &f->cur;
-	uint8_t *src;
-
-	process_ack(f, h->ack);
-	if (f->broken)
-		return -1;
-	f->dst = NULL;
-	switch (h->type) {
-	case T_ACK:
-		if (h->len)
-			goto bad;
-		return 0;
-	case T_SEND:
-	case T_WRITE_IMM:
-		if (!ring_count(&f->rq)) {
-			f->rnr_blocked = 1;
-			epoll_update(f);
-			return 1;
-		}
-		f->cur_rqe = *(struct rqe *)ring_at(&f->rq, f->rq.head++);
-		if (h->type == T_SEND) {
-			if (h->len > f->cur_rqe.len) {
-				uint32_t have = f->cur_rqe.len;
-
-				cq_push(f, f->cur_rqe.wr_id, XPORT_OP_RECV, XPORT_WC_LOCAL_ERR, 0, NULL);
-				memset(&f->cur_rqe, 0, sizeof(f->cur_rqe));
-				flow_break(f, XPORT_WC_FLUSHED, "a %u-byte message does not fit the %u-byte receive buffer",
-					   h->len, have);
-				return -1;
-			}
-			f->dst = f->cur_rqe.buf;
-			break;
-		}
-		__attribute__((fallthrough));	/* WRITE_IMM writes like WRITE */
-	case T_WRITE:
-		if (check_region(f, h->rkey, h->off, h->len, &f->dst))
-			goto bad;
-		break;
-	case T_READ_REQ:
-		if (check_region(f, h->rkey, h->off, h->len, &src))
-			goto bad;
-		if (ring_count(&f->sq) > MAX_PENDING_READS)
-			goto bad;
-		{
-			struct hdr r = { .type = T_READ_RESP, .len = h->len };
-
-			if (enqueue(f, &r, src, h->len, 0, XPORT_OP_READ, 0, 0, NULL))
-				goto bad;
-		}
-		return 0;
-	case T_READ_RESP: {
-		struct sqe *r;
-
-		if (!ring_count(&f->reads))
-			goto bad;
-		r = ring_at(&f->reads, f->reads.head);
-		if (h->len != r->read_len)
-			goto bad;
-		f->dst = r->read_dst;
-		break;
-	}
-	}
-	f->dst_left = h->len;
-	f->in_payload = 1;
-	return 0;
-bad:
-	flow_break(f, XPORT_WC_REMOTE_ERR, "protocol error: bad %s message (rkey %u, offset %llu, length %u)",
-		   h->type == T_READ_REQ ? "read request" : "incoming",
-		   h->rkey, (unsigned long long)h->off, h->len);
-	return -1;
-}
-
-/* Parse what is in the staging buffer. */
-static void parse_stage(struct tcp_flow *f)
-{
-	while (!f->broken) {
-		size_t avail = f->st_len - f->st_off;
-
-		if (f->in_payload) {
-			size_t take = avail < f->dst_left ? avail : f->dst_left;
-
-			memcpy(f->dst, f->stage + f->st_off, take);
-			f->dst += take;
-			f->dst_left -= (uint32_t)take;
-			f->st_off += take;
-			if (f->dst_left)
-				break;
-			msg_done(f);
-			continue;
-		}
-		if (f->rnr_blocked) {	/* header already parsed, retry */
-			f->rnr_blocked = 0;
-			if (msg_begin(f))
-				break;
-			if (!f->in_payload)
-				msg_done(f);
-			continue;
-		}
-		if (avail < HDR_LEN)
-			break;
-		if (decode_hdr(f->stage + f->st_off, &f->cur)) {
-			flow_break(f, XPORT_WC_REMOTE_ERR, "protocol error: bad message header");
-			return;
-		}
-		f->st_off += HDR_LEN;
-		if (msg_begin(f))
-			break;
-		if (!f->in_payload)
-			msg_done(f);
-	}
-	if (f->st_off == f->st_len)
-		f->st_off = f->st_len = 0;
-}
-
-static void flow_read(struct tcp_flow *f)
-{
-	int rounds;
-
-	for (rounds = 0; rounds < 16 && !f->broken && !f->rnr_blocked; rounds++) {
-		ssize_t n;
-
-		if (f->in_payload && f->st_off == f->st_len && f->dst_left >= 4096) {
-			size_t want = f->dst_left;
-
-			n = read(f->fd, f->dst, want);	/* straight in */
-			if (n > 0) {
-				f->dst += n;
-				f->dst_left -= (uint32_t)n;
-				if (!f->dst_left)
-					msg_done(f);
-				if ((size_t)n < want)
-					break;	/* drained: spare the EAGAIN read */
-				continue;
-			}
-		} else {
-			if (f->st_off && f->st_off < f->st_len) {	/* compact */
-				memmove(f->stage, f->stage + f->st_off, f->st_len - f->st_off);
-				f->st_len -= f->st_off;
-				f->st_off = 0;
-			}
-			if (f->st_len == STAGE_LEN)
-				return;
-			size_t want = STAGE_LEN - f->st_len;
-
-			n = read(f->fd, f->stage + f->st_len, want);
-			if (n > 0) {
-				f->st_len += (size_t)n;
-				parse_stage(f);
-				if ((size_t)n < want)
-					break;	/* drained: spare the EAGAIN read */
-				continue;
-			}
-		}
-		if (n == 0) {
-			flow_break(f, XPORT_WC_CONN_LOST, "connection closed by peer");
-			return;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN)
-			flow_break(f, XPORT_WC_CONN_LOST, "receive failed: %s", strerror(errno));
-		break;
-	}
-	if (!f->broken && f->tx_i < f->sq.tail)	/* read responses to send */
-		flow_flush(f);
-}
+#include "tcp.h"
 
 /* ---- ops ---- */
 
@@ -659,7 +37,7 @@ static int tcp_open(struct xport *x)
 	if (!t)
 		return xport_fail(x, ENOMEM, "out of memory");
 	t->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (t->epfd < 0 || ring_init(&t->cq, sizeof(struct xport_wc), 256)) {
+	if (t->epfd < 0 || tcp_ring_init(&t->cq, sizeof(struct xport_wc), 256)) {
 		int e = errno;
 
 		if (t->epfd >= 0)
@@ -741,9 +119,9 @@ static int tcp_conn_new(struct xport_conn *c)
 		f->idx = i;
 		f->fd = -1;
 		f->stage = malloc(STAGE_LEN);
-		if (!f->stage || ring_init(&f->sq, sizeof(struct sqe), 2 * x->params.queue_depth + 8) ||
-		    ring_init(&f->rq, sizeof(struct rqe), x->params.queue_depth + 8) ||
-		    ring_init(&f->reads, sizeof(struct sqe), 16)) {
+		if (!f->stage || tcp_ring_init(&f->sq, sizeof(struct sqe), 2 * x->params.queue_depth + 8) ||
+		    tcp_ring_init(&f->rq, sizeof(struct rqe), x->params.queue_depth + 8) ||
+		    tcp_ring_init(&f->reads, sizeof(struct sqe), 16)) {
 			c->priv = tc;
 			return xport_fail(x, ENOMEM, "out of memory");
 		}
@@ -878,9 +256,9 @@ static int tcp_connect_active(struct xport_conn *c, json_t *peer, uint64_t token
 			return xport_fail(x, -fd, "cannot open data flow %d to %s: %s",
 					  i, dstr, strerror(-fd));
 		}
-		put32(hello + 8, (uint32_t)(token >> 32));
-		put32(hello + 12, (uint32_t)token);
-		put32(hello + 16, (uint32_t)i);
+		tcp_put32(hello + 8, (uint32_t)(token >> 32));
+		tcp_put32(hello + 12, (uint32_t)token);
+		tcp_put32(hello + 16, (uint32_t)i);
 		rc = net_write_full(fd, hello, sizeof(hello), x->params.timeout_ms);
 		if (rc || (rc = flow_attach(&tc->flows[i], fd))) {
 			if (tc->flows[i].fd < 0)
@@ -910,9 +288,9 @@ static int tcp_connect_passive(struct xport_conn *c, uint64_t token)
 			return xport_fail(x, -fd, "waiting for data flows: %d of %d connected, %s",
 					  got, c->nflows, fd == -ETIMEDOUT ? "timed out" : strerror(-fd));
 		rc = net_read_full(fd, hello, sizeof(hello), clock_ms_left(deadline) + 1);
-		idx = get32(hello + 16);
+		idx = tcp_get32(hello + 16);
 		if (rc || memcmp(hello, HELLO_MAGIC, 8) ||
-		    ((uint64_t)get32(hello + 8) << 32 | get32(hello + 12)) != token ||
+		    ((uint64_t)tcp_get32(hello + 8) << 32 | tcp_get32(hello + 12)) != token ||
 		    idx >= (uint32_t)c->nflows || tc->flows[idx].fd >= 0) {
 			close(fd);	/* a stray or foreign connection: ignore it */
 			continue;
@@ -958,7 +336,7 @@ static int tcp_post(struct xport_conn *c, const struct xport_wr *wr)
 		return xport_fail(c->x, EINVAL, "work request outside its memory region");
 	buf = (const uint8_t *)wr->mr->addr + wr->off;
 	if (wr->op == XPORT_OP_RECV) {
-		struct rqe *r = ring_push(&f->rq);
+		struct rqe *r = tcp_ring_push(&f->rq);
 
 		if (!r)
 			return -ENOMEM;
@@ -966,9 +344,9 @@ static int tcp_post(struct xport_conn *c, const struct xport_wr *wr)
 		r->buf = (uint8_t *)buf;
 		r->len = wr->len;
 		if (f->rnr_blocked) {
-			parse_stage(f);
+			tcp_parse_stage(f);
 			if (!f->rnr_blocked)
-				epoll_update(f);
+				tcp_epoll_update(f);
 		}
 		return 0;
 	}
@@ -983,20 +361,20 @@ static int tcp_post(struct xport_conn *c, const struct xport_wr *wr)
 	switch (wr->op) {
 	case XPORT_OP_SEND:
 		h.type = T_SEND;
-		rc = enqueue(f, &h, buf, wr->len, wr->wr_id, wr->op, signaled, 1, NULL);
+		rc = tcp_enqueue(f, &h, buf, wr->len, wr->wr_id, wr->op, signaled, 1, NULL);
 		break;
 	case XPORT_OP_WRITE:
 	case XPORT_OP_WRITE_IMM:
 		h.type = wr->op == XPORT_OP_WRITE ? T_WRITE : T_WRITE_IMM;
 		h.imm = wr->imm;
-		rc = enqueue(f, &h, buf, wr->len, wr->wr_id, wr->op, signaled, 1, NULL);
+		rc = tcp_enqueue(f, &h, buf, wr->len, wr->wr_id, wr->op, signaled, 1, NULL);
 		break;
 	case XPORT_OP_READ:
 		h.type = T_READ_REQ;
 		h.flags = 0;
-		rc = enqueue(f, &h, NULL, 0, wr->wr_id, wr->op, 1, 0, (uint8_t *)buf);
+		rc = tcp_enqueue(f, &h, NULL, 0, wr->wr_id, wr->op, 1, 0, (uint8_t *)buf);
 		if (!rc)	/* the response length is checked against this */
-			((struct sqe *)ring_at(&f->sq, f->sq.tail - 1))->read_len = wr->len;
+			((struct sqe *)tcp_ring_at(&f->sq, f->sq.tail - 1))->read_len = wr->len;
 		break;
 	default:
 		return xport_fail(c->x, EINVAL, "unknown operation");
@@ -1016,9 +394,9 @@ static void progress(struct xport *x)
 		struct tcp_flow *f = t->flows[i];
 
 		if (f->tx_i < f->sq.tail && !f->want_out && !f->broken)
-			flow_flush(f);
+			tcp_flow_flush(f);
 		if (f->ack_due == 2 && f->tx_i == f->sq.tail)
-			flow_send_ack(f);
+			tcp_flow_send_ack(f);
 		else if (f->ack_due == 1)
 			f->ack_due = 2;	/* next pass, unless piggy-backed */
 	}
@@ -1028,8 +406,8 @@ static int reap(struct tcp_x *t, struct xport_wc *wc, int max)
 {
 	int n = 0;
 
-	while (n < max && ring_count(&t->cq)) {
-		wc[n++] = *(struct xport_wc *)ring_at(&t->cq, t->cq.head);
+	while (n < max && tcp_ring_count(&t->cq)) {
+		wc[n++] = *(struct xport_wc *)tcp_ring_at(&t->cq, t->cq.head);
 		t->cq.head++;
 	}
 	return n;
@@ -1048,14 +426,14 @@ static int tcp_poll(struct xport *x, struct xport_wc *wc, int max, int timeout_m
 		int wait = 0;
 
 		progress(x);
-		if (ring_count(&t->cq))
+		if (tcp_ring_count(&t->cq))
 			return reap(t, wc, max);
 		if (timeout_ms > 0 && (x->params.poll_mode == XPORT_POLL_EVENT ||
 		    (x->params.poll_mode == XPORT_POLL_ADAPTIVE && clock_ns() >= spin_end))) {
 			/* about to sleep: no ack may stay behind */
 			for (i = 0; i < t->nflows; i++)
 				if (t->flows[i]->ack_due && t->flows[i]->tx_i == t->flows[i]->sq.tail)
-					flow_send_ack(t->flows[i]);
+					tcp_flow_send_ack(t->flows[i]);
 			wait = clock_ms_left(deadline);
 		}
 		n = epoll_wait(t->epfd, ev, 64, wait);
@@ -1065,11 +443,11 @@ static int tcp_poll(struct xport *x, struct xport_wc *wc, int max, int timeout_m
 			struct tcp_flow *f = ev[i].data.ptr;
 
 			if (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
-				flow_read(f);
+				tcp_flow_read(f);
 			if ((ev[i].events & EPOLLOUT) && !f->broken)
-				flow_flush(f);
+				tcp_flow_flush(f);
 		}
-		if (ring_count(&t->cq))
+		if (tcp_ring_count(&t->cq))
 			return reap(t, wc, max);
 		if (clock_ns() >= deadline)
 			return 0;
