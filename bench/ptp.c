@@ -446,7 +446,7 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 	c->timeout_ms = (int)(o->timeout_s * 1000);
 	net_stop_on_signals();	/* ^C ends the run cleanly, keeping the records */
 	if (record_labels(&o->labels, &c->labels, &bad))
-		return fs_err_usage("invalid --label '%s': expected KEY=VALUE", bad);
+		return fs_err_usage("invalid --label '%s': expected KEY=VALUE with a key of 1 to 127 characters", bad);
 	if (net_resolve(host, o->port, 0, &dst, err, sizeof(err)))
 		return fs_err_usage("cannot resolve host '%s': %s; check the name or give an IP address",
 				    host, err);
