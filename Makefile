@@ -57,7 +57,7 @@ XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c
 BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
 LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC)
 MAIN_SRC := core/main.c
-TOOL_SRC := tests/helper/test-tool.c
+TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)

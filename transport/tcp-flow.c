@@ -174,8 +174,10 @@ static void flow_break(struct tcp_flow *f, enum xport_wc_status st,
 		tcp_cq_push(f, e->wr_id, XPORT_OP_READ, st, 0, NULL);
 	}
 	f->reads.head = f->reads.tail = 0;
-	if (f->in_payload && f->cur_rqe.buf)
+	if (f->cur_rqe.buf) {	/* taken by a message that did not finish */
 		tcp_cq_push(f, f->cur_rqe.wr_id, XPORT_OP_RECV, st, 0, NULL);
+		memset(&f->cur_rqe, 0, sizeof(f->cur_rqe));
+	}
 	for (i = f->rq.head; i < f->rq.tail; i++) {
 		struct rqe *r = tcp_ring_at(&f->rq, i);
 

@@ -24,6 +24,7 @@
  *                            wire messages on stdin -> compact JSON lines
  *   wire-send JSON...        framed messages to stdout
  *   wire-fuzz N SEED         N random and mutated frames through wire_recv
+ *   tcp-fuzz N SEED          N hostile peers against the TCP transport (fuzz-tcp.c)
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input.
  */
@@ -48,6 +49,7 @@
 #include "../../core/stats.h"
 #include "../../core/units.h"
 #include "../../core/wire.h"
+#include "test-tool.h"
 
 #define usage_error(...) (-fs_err_usage(__VA_ARGS__))
 #define check_failed(...) (-fs_err(FS_EXIT_CHECK, __VA_ARGS__))
@@ -1336,6 +1338,7 @@ static const struct tool_cmd cmds[] = {
 	{ "wire-recv", cmd_wire_recv },
 	{ "wire-send", cmd_wire_send },
 	{ "wire-fuzz", cmd_wire_fuzz },
+	{ "tcp-fuzz", tool_tcp_fuzz },
 };
 
 static int tool_usage(void)

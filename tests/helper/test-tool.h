@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Commands of test-tool that live in files of their own. */
+#ifndef FS_TEST_TOOL_H
+#define FS_TEST_TOOL_H
+
+/* fuzz-tcp.c: random and mutated frames from a raw peer into a TCP flow */
+int tool_tcp_fuzz(int argc, const char **argv);
+
+#endif
