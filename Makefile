@@ -41,6 +41,13 @@ $(error jansson not found: run 'ci/install-deps build' as root, or apt-get insta
 endif
 LIBS += -lm
 
+# optional: rdma-core's libibverbs for the verbs transport
+ifeq ($(shell $(PKG_CONFIG) --exists libibverbs && echo y),y)
+DEP_CFLAGS += -DHAVE_VERBS $(shell $(PKG_CONFIG) --cflags libibverbs)
+LIBS += $(shell $(PKG_CONFIG) --libs libibverbs)
+VERBS_SRC := transport/verbs.c
+endif
+
 ifeq ($(V),1)
 Q :=
 QCC :=
@@ -53,7 +60,7 @@ endif
 
 CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 	    core/net.c core/wire.c core/record.c core/output.c
-XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c
+XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
 LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC)
 MAIN_SRC := core/main.c
@@ -74,7 +81,13 @@ $(O)/fabscope: $(LIB_OBJ) $(MAIN_OBJ)
 $(O)/tests/helper/test-tool: $(LIB_OBJ) $(TOOL_OBJ)
 	$(QLD)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(O)/%.o: %.c
+# rebuild everything when the flags change (a new optional part, SANITIZE=1)
+$(O)/.build-flags: FORCE
+	@mkdir -p $(O)
+	@echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(LIBS)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(LIBS)' >$@
+
+$(O)/%.o: %.c $(O)/.build-flags
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -116,6 +129,6 @@ install: $(O)/fabscope
 	install -m 0644 core/fabscope.1 $(DESTDIR)$(MANDIR)/man1/fabscope.1
 
 clean:
-	rm -rf $(ALL_OBJ) $(ALL_OBJ:.o=.d) $(PROGRAMS) build-asan tests/trash.*
+	rm -rf $(ALL_OBJ) $(ALL_OBJ:.o=.d) $(PROGRAMS) $(O)/.build-flags build-asan tests/trash.*
 
-.PHONY: all deps test test-asan check demo bench install clean
+.PHONY: all deps test test-asan check demo bench install clean FORCE

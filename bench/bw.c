@@ -501,7 +501,7 @@ done:
 
 int cmd_bw(int argc, const char **argv)
 {
-	struct ptp_opts o = { .test = "bw", .tclass = -1 };
+	struct ptp_opts o = { .test = "bw", .tclass = -1, .gid_index = -1 };
 	struct opt tab[48];
 	int nargs, rc;
 

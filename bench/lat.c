@@ -307,7 +307,7 @@ done:
 
 int cmd_lat(int argc, const char **argv)
 {
-	struct ptp_opts o = { .test = "lat", .tclass = -1 };
+	struct ptp_opts o = { .test = "lat", .tclass = -1, .gid_index = -1 };
 	struct opt tab[48];
 	int nargs, rc;
 

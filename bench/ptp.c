@@ -40,6 +40,14 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT(0, "tx-depth", &o->tx_depth, "N", "messages outstanding per flow (default 128)", 1, 65536),
 		OPT_INT(0, "cq-mod", &o->cq_mod, "N", "ask for a completion every N messages (default 32)", 1, 65536),
 		OPT_INT(0, "tclass", &o->tclass, "N", "traffic class (IP TOS byte; DSCP = N >> 2)", 0, 255),
+		OPT_GROUP("Verbs (-t verbs)"),
+		OPT_STRING('d', "device", &o->device, "DEV", "RDMA device, its netdev, or an IP address of its GID table (default: the device of --bind, else the first active one)"),
+		OPT_INT(0, "ib-port", &o->ib_port, "N", "port of the device (default: the first active one)", 1, 255),
+		OPT_INT('x', "gid-index", &o->gid_index, "N", "GID index (default: the RoCEv2 GID of the address)", 0, 255),
+		OPT_INT('m', "mtu", &o->mtu, "BYTES", "path MTU: 256, 512, 1024, 2048 or 4096 (default: the smaller active MTU of both ports)", 256, 4096),
+		OPT_INT(0, "sl", &o->sl, "N", "service level", 0, 15),
+		OPT_INT(0, "flow-label", &o->flow_label_i, "N", "GRH flow label of flow 0, flow i gets N+i: the UDP source port on mlx5 (rxe ignores it)", 1, 0xFFFFF),
+		OPT_INT(0, "inline", &o->inline_size, "BYTES", "send messages up to this size inline (default 0: never)", 0, 4096),
 		OPT_STRING(0, "poll", &o->poll, "MODE", "how to wait for completions: busy (spin), event (sleep), adaptive (spin 50 us, then sleep); default: event"),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o->json, "print the records as one JSON array instead of a table"),
@@ -103,6 +111,12 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 	if (!xport_find(o->transport))
 		return fs_err(strcmp(o->transport, "verbs") ? FS_EXIT_USAGE : FS_EXIT_ENV,
 			      "unknown transport '%s': this build has %s", o->transport, xport_names());
+	if (strcmp(o->transport, "verbs") &&
+	    (o->device || o->ib_port || o->gid_index >= 0 || o->mtu || o->sl ||
+	     o->flow_label_i || o->inline_size))
+		return fs_err_usage("-d, --ib-port, -x, -m, --sl, --flow-label and --inline are for -t verbs");
+	if (o->mtu && (o->mtu & (o->mtu - 1)))
+		return fs_err_usage("invalid MTU %d: use 256, 512, 1024, 2048 or 4096", o->mtu);
 	if (o->server)
 		return 0;	/* the client's parameters rule the session */
 	if (o->iters && o->duration)
@@ -271,19 +285,20 @@ static json_t *params_json(const struct ptp_opts *o)
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, json_integer((json_int_t)sizes[i]));
-	return json_pack("{s:s, s:s, s:o, s:i, s:I, s:f, s:I, s:f, s:b, s:i, s:i, s:s, s:i}",
+	return json_pack("{s:s, s:s, s:o, s:i, s:I, s:f, s:I, s:f, s:b, s:i, s:i, s:s, s:i, s:i, s:i, s:i}",
 			 "transport", o->transport, "op", o->op, "sizes", a,
 			 "flows", o->flows, "iters", (json_int_t)o->iters,
 			 "duration_s", o->duration, "warmup_iters", (json_int_t)o->warmup_iters,
 			 "warmup_s", o->warmup_s, "bidir", o->bidir, "tx_depth", o->tx_depth,
-			 "cq_mod", o->cq_mod, "poll", o->poll, "tclass", o->tclass);
+			 "cq_mod", o->cq_mod, "poll", o->poll, "tclass", o->tclass,
+			 "mtu", o->mtu, "sl", o->sl, "flow_label", o->flow_label_i);
 }
 
 /* The server adopts the client's test parameters. */
 static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 {
 	const char *transport, *op, *poll;
-	json_int_t flows, iters, wi, depth, cqm, tclass;
+	json_int_t flows, iters, wi, depth, cqm, tclass, mtu = 0, sl = 0, fl = 0;
 	double dur, ws;
 	int bidir;
 	json_t *sizes;
@@ -296,7 +311,9 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 	    !json_is_array(sizes) || flows < 1 || flows > PTP_MAX_FLOWS ||
 	    depth < 1 || depth > 65536 || cqm < 1 || cqm > depth || iters < 0 ||
 	    wi < 0 || dur < 0 || ws < 0 || dur > 1e6 || ws > 1e6 ||
-	    tclass < -1 || tclass > 255) {
+	    tclass < -1 || tclass > 255 ||
+	    json_unpack(p, "{s?I, s?I, s?I}", "mtu", &mtu, "sl", &sl, "flow_label", &fl) ||
+	    mtu < 0 || mtu > 4096 || sl < 0 || sl > 15 || fl < 0 || fl > 0xFFFFF) {
 		snprintf(why, len, "malformed or out-of-range test parameters");
 		return -1;
 	}
@@ -324,6 +341,9 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 	o->cq_mod = (int)cqm;
 	o->poll = poll;
 	o->tclass = (int)tclass;
+	o->mtu = (int)mtu;
+	o->sl = (int)sl;
+	o->flow_label_i = (int)fl;
 	return 0;
 }
 
@@ -344,34 +364,58 @@ static int max_size(json_t *sizes, uint64_t *out)
 	return *out ? 0 : -1;
 }
 
-/* Open the transport, exchange blobs and connect the flows. */
-static int setup_transport(struct ptp_ctx *c, uint64_t maxsize, const char *bind)
+static struct xport_params xport_params_of(const struct ptp_ctx *c, const char *bind)
 {
-	struct ptp_opts *o = c->o;
+	const struct ptp_opts *o = c->o;
 	struct xport_params p = {
 		.bind_addr = bind,
 		.sport_base = c->is_server ? 0 : o->sport,
 		.tclass = o->tclass,
+		.device = o->device,
+		.ib_port = o->ib_port,
+		.gid_index = o->gid_index,
+		.mtu = o->mtu,
+		.sl = o->sl,
+		.flow_label = (uint32_t)o->flow_label_i,
+		.max_inline = (uint32_t)o->inline_size,
 		.timeout_ms = c->timeout_ms,
 		.poll_mode = !strcmp(o->poll, "busy") ? XPORT_POLL_BUSY :
 			     !strcmp(o->poll, "adaptive") ? XPORT_POLL_ADAPTIVE : XPORT_POLL_EVENT,
 		.queue_depth = (uint32_t)o->tx_depth,
 	};
-	char err[256];
-	json_t *m, *blob, *peer_blob, *region;
-	int rc, i;
 
-	rc = xport_open(o->transport, &p, &c->x, err, sizeof(err));
+	return p;
+}
+
+/* Open the transport and register the buffers: all that can fail locally,
+ * done before any peer is involved. */
+static int open_transport(struct ptp_ctx *c, uint64_t maxsize, const char *bind)
+{
+	struct xport_params p = xport_params_of(c, bind);
+	char err[256];
+	int rc;
+
+	rc = xport_open(c->o->transport, &p, &c->x, err, sizeof(err));
 	if (rc)
 		return fs_err_env("%s", err);
 	c->area = (size_t)maxsize;
-	c->buf = aligned_alloc(4096, (2 * c->area + 4095) / 4096 * 4096);
+	c->buf = xport_alloc(c->x, 2 * c->area);	/* on the NIC's NUMA node */
 	if (!c->buf)
 		return fs_err_env("cannot allocate %zu bytes of buffers", 2 * c->area);
 	memset(c->buf, 0xa5, 2 * c->area);
 	rc = xport_mr_reg(c->x, c->buf, 2 * c->area, XPORT_ACCESS_REMOTE, &c->mr);
 	if (rc)
 		return fs_err_env("cannot register buffers: %s", xport_errmsg(c->x));
+	return 0;
+}
+
+/* Exchange blobs with the peer and connect the flows. */
+static int connect_transport(struct ptp_ctx *c)
+{
+	struct ptp_opts *o = c->o;
+	json_t *m, *blob, *peer_blob, *region;
+	int rc, i;
+
 	if (!c->is_server) {
 		rc = xport_conn_new(c->x, o->flows, XPORT_ROLE_ACTIVE, &c->conn);
 		if (rc)
@@ -409,8 +453,10 @@ static int setup_transport(struct ptp_ctx *c, uint64_t maxsize, const char *bind
 	rc = xport_conn_connect(c->conn, peer_blob);
 	json_decref(m);
 	if (rc)
-		return fs_err(rc == -EPROTO ? FS_EXIT_PEER : rc == -EADDRINUSE ? FS_EXIT_USAGE : FS_EXIT_PEER,
-			      "%s", xport_errmsg(c->x));
+		return fs_err(rc == -EADDRINUSE ? FS_EXIT_USAGE :
+			      rc == -EPROTO || rc == -ETIMEDOUT || rc == -ECONNREFUSED ||
+			      rc == -ECONNRESET || rc == -EHOSTUNREACH || rc == -ENETUNREACH ?
+			      FS_EXIT_PEER : FS_EXIT_ENV, "%s", xport_errmsg(c->x));
 	c->flows_info = json_array();
 	for (i = 0; i < o->flows; i++) {
 		json_t *fi = json_object();
@@ -454,6 +500,11 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 		return fs_err_usage("cannot use --bind '%s': %s", o->bind, err);
 	net_addr_str(&dst, name, sizeof(name));
 	c->peer_name = strdup(name);
+	n = ptp_sizes(o, sizes, 32);
+	maxsize = sizes[n - 1];
+	rc = open_transport(c, maxsize, o->bind);	/* local trouble first */
+	if (rc)
+		return rc;
 	rc = net_connect(&dst, o->bind ? &src : NULL, c->timeout_ms);
 	if (rc < 0) {
 		if (rc == -ECONNREFUSED)
@@ -480,9 +531,7 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 		json_decref(m);
 		return rc;
 	}
-	n = ptp_sizes(o, sizes, 32);
-	maxsize = sizes[n - 1];
-	rc = setup_transport(c, maxsize, o->bind);
+	rc = connect_transport(c);
 	if (!rc)
 		set_endpoints(c, peer_node);
 	json_decref(m);
@@ -495,9 +544,9 @@ void ptp_close(struct ptp_ctx *c)
 		xport_conn_free(c->conn);
 	if (c->x) {
 		xport_mr_dereg(c->x, &c->mr);
+		xport_free(c->x, c->buf, 2 * c->area);
 		xport_close(c->x);
 	}
-	free(c->buf);
 	if (c->ctl >= 0)
 		close(c->ctl);
 	json_decref(c->local_ep);
@@ -578,7 +627,9 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	/* data flows listen where the client reached us, unless --bind says */
 	net_local_addr(fd, &local);
 	net_addr_host(&local, bind, sizeof(bind));
-	rc = setup_transport(&c, maxsize, o->bind ? o->bind : bind);
+	rc = open_transport(&c, maxsize, o->bind ? o->bind : bind);
+	if (!rc)
+		rc = connect_transport(&c);
 	if (rc)
 		goto out_m;
 	set_endpoints(&c, cnode);
@@ -603,6 +654,18 @@ int ptp_server_loop(struct ptp_opts *o, int (*serve)(struct ptp_ctx *c, json_t *
 	net_stop_on_signals();
 	if (net_resolve(o->bind, o->port, 1, &a, err, sizeof(err)))
 		return fs_err_usage("cannot use --bind '%s': %s", o->bind, err);
+	{	/* the transport must work here before clients come */
+		struct ptp_ctx probe = { .o = o, .is_server = 1, .ctl = -1 };
+		struct xport_params p;
+		struct xport *x;
+
+		o->poll = o->poll ? o->poll : "event";
+		o->tx_depth = o->tx_depth ? o->tx_depth : 128;
+		p = xport_params_of(&probe, o->bind);
+		if (xport_open(o->transport, &p, &x, err, sizeof(err)))
+			return fs_err_env("%s", err);
+		xport_close(x);
+	}
 	lfd = net_listen(&a, 16);
 	net_addr_str(&a, name, sizeof(name));
 	if (lfd == -EADDRINUSE)

@@ -39,9 +39,11 @@ struct ptp_opts {
 	const char *test;	/* "bw" or "lat" */
 	int server, once, port, bidir, sweep, json, gbits, verbose;
 	int flows, sport, tx_depth, cq_mod, tclass;
+	int gid_index, mtu, sl, ib_port, inline_size;
+	int flow_label_i;
 	uint64_t size, iters;
 	double duration, timeout_s;
-	const char *transport, *op, *bind, *node, *warmup, *poll, *output;
+	const char *transport, *op, *bind, *node, *warmup, *poll, *output, *device;
 	struct opt_list labels;
 	/* derived */
 	uint64_t warmup_iters;

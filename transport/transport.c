@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "transport.h"
 
@@ -191,6 +194,30 @@ void xport_conn_free(struct xport_conn *c)
 int xport_flow_info(struct xport_conn *c, int flow, json_t *info)
 {
 	return c->x->ops->flow_info(c, flow, info);
+}
+
+void *xport_alloc(struct xport *x, size_t len)
+{
+	size_t sz = (len + 4095) / 4096 * 4096;
+	int node = x->ops->numa_node ? x->ops->numa_node(x) : -1;
+	void *p = mmap(NULL, sz ? sz : 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (node >= 0 && node < 64) {	/* before the pages are touched */
+		unsigned long mask = 1ul << node;
+
+		syscall(SYS_mbind, p, sz, 1 /* MPOL_PREFERRED */, &mask, 64, 0);
+	}
+	return p;
+}
+
+void xport_free(struct xport *x, void *p, size_t len)
+{
+	(void)x;
+	if (p)
+		munmap(p, len ? (len + 4095) / 4096 * 4096 : 4096);
 }
 
 const char *xport_op_name(enum xport_op op)

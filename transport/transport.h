@@ -84,7 +84,12 @@ enum xport_poll_mode {
 
 struct xport_params {
 	const char *bind_addr;	/* local address (rail selection); NULL: any */
-	const char *device;	/* backend-specific device name (verbs) */
+	const char *device;	/* verbs: device name, netdev name or IP address */
+	int ib_port;		/* verbs: port number; 0: the first active one */
+	int gid_index;		/* verbs: GID index; -1: the RoCEv2 GID of the address */
+	int mtu;		/* verbs: path MTU in bytes; 0: min of both ports */
+	int sl;			/* verbs: service level */
+	uint32_t flow_label;	/* verbs: GRH flow label of flow 0 (flow i: +i); 0: none */
 	int sport_base;		/* flow i uses source port sport_base + i; 0: any */
 	int tclass;		/* traffic class / DSCP << 2; -1: default */
 	int timeout_ms;		/* connect and progress timeout */
@@ -147,6 +152,8 @@ struct xport_ops {
 	int (*poll)(struct xport *x, struct xport_wc *wc, int max, int timeout_ms);
 	/* Per-flow facts for records: {"sport":..,"dport":..,"qpn":..} */
 	int (*flow_info)(struct xport_conn *c, int flow, json_t *info);
+	/* optional: the NUMA node of the device, -1 when unknown */
+	int (*numa_node)(struct xport *x);
 };
 
 struct xport {
@@ -162,6 +169,11 @@ struct xport_conn {
 	enum xport_role role;
 	void *priv;
 };
+
+/* Memory for buffers, on the device's NUMA node where the backend knows
+ * it; page aligned.  Free with xport_free(x, p, len). */
+void *xport_alloc(struct xport *x, size_t len);
+void xport_free(struct xport *x, void *p, size_t len);
 
 /* Backends and lookup by name ("tcp", "verbs"); NULL when unknown. */
 extern const struct xport_ops xport_tcp_ops;

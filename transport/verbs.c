@@ -1,0 +1,862 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The verbs backend (libibverbs): RC queue pairs, one per flow.
+ *
+ * Device choice (params.device): a device name ("mlx5_3"), a netdev name
+ * ("ens1f0"), or an IP address; without it, the device whose GID table holds
+ * params.bind_addr, else the first device with an active port.  GID choice:
+ * params.gid_index when given, else the RoCEv2 GID of the chosen IP address,
+ * else the first RoCEv2 IPv4 GID of the port, else GID 0 (InfiniBand).
+ * Path MTU: the smaller active MTU of both ports unless params.mtu says.
+ *
+ * UDP source ports (ECMP entropy) are a provider matter, so each flow's
+ * record says where its port comes from:
+ *  - rxe derives it from the QP number alone (0xC000 + hash_32(qpn, 14)) and
+ *    ignores the GRH flow label;
+ *  - mlx5 and other RoCEv2 providers derive it from the GRH flow label with
+ *    the kernel's rdma_flow_label_to_udp_sport(); with a flow label of 0 the
+ *    kernel picks one from both QP numbers (rdma_calc_flow_label()).
+ *
+ * Errors are one line with the device, port, GID or QP they concern; the
+ * bench maps open/connect failures to exit code 3 (environment).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "../core/clock.h"
+#include "transport.h"
+
+#define VB_MAX_GIDS 256
+
+struct vb_qp {
+	struct ibv_qp *qp;
+	struct xport_conn *c;
+	int flow;
+	uint32_t psn, peer_qpn, flow_label;
+	int sport;
+	const char *sport_source;
+};
+
+struct vb_x {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	struct ibv_device_attr dattr;
+	struct ibv_port_attr pattr;
+	uint8_t port;
+	int gid_index;
+	struct ibv_gid_entry gid;
+	char dev[64], netdev[IF_NAMESIZE], ip[INET6_ADDRSTRLEN];
+	int numa, is_rxe, roce, armed;
+	int cq_size, cq_need;
+	struct vb_qp **qps;	/* every QP, to find a completion's flow */
+	int nqps;
+};
+
+struct vb_conn {
+	struct vb_qp *qps;
+	int mtu;		/* path MTU in bytes */
+	int cq_share;		/* completion queue entries taken */
+	char peer_ip[INET6_ADDRSTRLEN];
+};
+
+static struct vb_x *VX(struct xport *x)
+{
+	return x->priv;
+}
+
+/* ---- facts from sysfs and the GID table ---- */
+
+static int sysfs_int(const char *dev, const char *file, int dflt)
+{
+	char path[256];
+	FILE *f;
+	int v;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/%s", dev, file);
+	f = fopen(path, "r");
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%d", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+/* rxe devices have no PCI function behind them, but a "parent" netdev. */
+static int dev_is_rxe(const char *dev)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/parent", dev);
+	if (access(path, F_OK))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", dev);
+	return access(path, F_OK) != 0;
+}
+
+/* The IPv4 or IPv6 address in a RoCE GID, or "" for none. */
+static void gid_ip(const union ibv_gid *g, char *buf, size_t len)
+{
+	static const uint8_t v4pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	if (!memcmp(g->raw, v4pfx, 12))
+		inet_ntop(AF_INET, g->raw + 12, buf, (socklen_t)len);
+	else if (g->raw[0] == 0xfe && (g->raw[1] & 0xc0) == 0x80)
+		buf[0] = 0;	/* link-local: no routable address */
+	else
+		inet_ntop(AF_INET6, g->raw, buf, (socklen_t)len);
+}
+
+static int gid_is_v4(const union ibv_gid *g)
+{
+	static const uint8_t v4pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return !memcmp(g->raw, v4pfx, 12);
+}
+
+/* Does ip (text) name this GID's address? */
+static int gid_has_ip(const union ibv_gid *g, const char *ip)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	gid_ip(g, a, sizeof(a));
+	return a[0] && !strcmp(a, ip);
+}
+
+static const char *gid_type_name(uint32_t t)
+{
+	switch (t) {
+	case IBV_GID_TYPE_IB: return "ib";
+	case IBV_GID_TYPE_ROCE_V1: return "roce-v1";
+	case IBV_GID_TYPE_ROCE_V2: return "roce-v2";
+	}
+	return "?";
+}
+
+/* Look for a device/port/GID matching what (a name, netdev or IP). */
+static int find_by_gid(struct ibv_device **list, int n, const char *ip,
+		       const char *netdev, int *dev_i, int *port, int *gidx)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct ibv_context *ctx = ibv_open_device(list[i]);
+		struct ibv_gid_entry e[VB_MAX_GIDS];
+		ssize_t k, ne;
+
+		if (!ctx)
+			continue;
+		ne = ibv_query_gid_table(ctx, e, VB_MAX_GIDS, 0);
+		ibv_close_device(ctx);
+		for (k = 0; k < ne; k++) {
+			char nd[IF_NAMESIZE] = "";
+
+			if (e[k].ndev_ifindex)
+				if_indextoname(e[k].ndev_ifindex, nd);
+			if ((ip && gid_has_ip(&e[k].gid, ip) && e[k].gid_type == IBV_GID_TYPE_ROCE_V2) ||
+			    (netdev && !strcmp(nd, netdev))) {
+				*dev_i = i;
+				*port = (int)e[k].port_num;
+				*gidx = ip ? (int)e[k].gid_index : -1;
+				return 0;
+			}
+		}
+	}
+	return -1;
+}
+
+static int looks_like_ip(const char *s)
+{
+	unsigned char buf[16];
+
+	return s && (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1);
+}
+
+static int pick_device(struct xport *x, struct ibv_device **list, int n,
+		       int *dev_i, int *port, int *gidx)
+{
+	const char *want = x->params.device, *ip = NULL;
+	char names[256] = "";
+	size_t used = 0;
+	int i;
+
+	*port = x->params.ib_port;
+	*gidx = -1;
+	if (want && !looks_like_ip(want)) {
+		for (i = 0; i < n; i++)
+			if (!strcmp(ibv_get_device_name(list[i]), want)) {
+				*dev_i = i;
+				return 0;
+			}
+		if (!find_by_gid(list, n, NULL, want, dev_i, port, gidx))
+			return 0;	/* it was a netdev */
+		for (i = 0; i < n; i++)
+			used += (size_t)snprintf(names + used, used < sizeof(names) ? sizeof(names) - used : 0,
+						 "%s%s", i ? ", " : "", ibv_get_device_name(list[i]));
+		return xport_fail(x, ENODEV, "no RDMA device or netdev '%s' (devices: %s); see 'fabscope devices'",
+				  want, names);
+	}
+	ip = want ? want : x->params.bind_addr;
+	if (ip) {
+		if (!find_by_gid(list, n, ip, NULL, dev_i, port, gidx))
+			return 0;
+		return xport_fail(x, ENODEV, "no RDMA device has a RoCEv2 GID for address %s; see 'fabscope devices'",
+				  ip);
+	}
+	for (i = 0; i < n; i++) {	/* the first device with an active port */
+		struct ibv_context *ctx = ibv_open_device(list[i]);
+		struct ibv_device_attr da;
+		int p, found = 0;
+
+		if (!ctx)
+			continue;
+		if (!ibv_query_device(ctx, &da))
+			for (p = 1; p <= da.phys_port_cnt && !found; p++) {
+				struct ibv_port_attr pa;
+
+				if (!ibv_query_port(ctx, (uint8_t)p, &pa) && pa.state == IBV_PORT_ACTIVE &&
+				    (!*port || *port == p))
+					found = p;
+			}
+		ibv_close_device(ctx);
+		if (found) {
+			*dev_i = i;
+			*port = found;
+			return 0;
+		}
+	}
+	*dev_i = 0;	/* none active: open the first and say its port is down */
+	return 0;
+}
+
+static const char *port_state_name(enum ibv_port_state s)
+{
+	return ibv_port_state_str(s);
+}
+
+static int pick_gid(struct xport *x, int gidx)
+{
+	struct vb_x *v = VX(x);
+	struct ibv_gid_entry e[VB_MAX_GIDS];
+	ssize_t n, k;
+
+	if (x->params.gid_index >= 0)
+		gidx = x->params.gid_index;
+	if (gidx >= 0) {
+		if (gidx >= v->pattr.gid_tbl_len ||
+		    ibv_query_gid_ex(v->ctx, v->port, (uint32_t)gidx, &v->gid, 0))
+			return xport_fail(x, EINVAL, "GID index %d of %s port %d is empty or invalid (the table has %d entries); see 'fabscope devices'",
+					  gidx, v->dev, v->port, v->pattr.gid_tbl_len);
+		v->gid_index = gidx;
+		return 0;
+	}
+	n = ibv_query_gid_table(v->ctx, e, VB_MAX_GIDS, 0);
+	for (k = 0; k < n; k++)	/* first RoCEv2 IPv4 GID of our port */
+		if (e[k].port_num == v->port && e[k].gid_type == IBV_GID_TYPE_ROCE_V2 &&
+		    gid_is_v4(&e[k].gid))
+			goto found;
+	for (k = 0; k < n; k++)	/* else anything of our port */
+		if (e[k].port_num == v->port)
+			goto found;
+	return xport_fail(x, ENOENT, "%s port %d has no usable GID; give an address to the netdev, or see 'fabscope devices'",
+			  v->dev, v->port);
+found:
+	v->gid = e[k];
+	v->gid_index = (int)e[k].gid_index;
+	return 0;
+}
+
+/* ---- open / close ---- */
+
+static void vb_close(struct xport *x)
+{
+	struct vb_x *v = VX(x);
+
+	if (!v)
+		return;
+	if (v->cq)
+		ibv_destroy_cq(v->cq);
+	if (v->ch)
+		ibv_destroy_comp_channel(v->ch);
+	if (v->pd)
+		ibv_dealloc_pd(v->pd);
+	if (v->ctx)
+		ibv_close_device(v->ctx);
+	free(v->qps);
+	free(v);
+	x->priv = NULL;
+}
+
+static int vb_open(struct xport *x)
+{
+	struct ibv_device **list;
+	struct vb_x *v;
+	int n = 0, dev_i = 0, port = 0, gidx = -1, rc;
+
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return xport_fail(x, ENOMEM, "out of memory");
+	x->priv = v;
+	errno = 0;
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		rc = errno ? errno : ENOSYS;
+		vb_close(x);
+		if (rc == ENOSYS)
+			return xport_fail(x, rc, "this kernel has no RDMA support (ibv_get_device_list: %s); load the RDMA modules (e.g. ib_uverbs, rdma_rxe) or use a kernel with RDMA",
+					  strerror(rc));
+		return xport_fail(x, rc, "cannot list RDMA devices: %s", strerror(rc));
+	}
+	if (!n) {
+		ibv_free_device_list(list);
+		vb_close(x);
+		return xport_fail(x, ENODEV, "no RDMA devices found; for Soft-RoCE: rdma link add rxe0 type rxe netdev IFACE");
+	}
+	rc = pick_device(x, list, n, &dev_i, &port, &gidx);
+	if (rc) {
+		ibv_free_device_list(list);
+		vb_close(x);
+		return rc;
+	}
+	snprintf(v->dev, sizeof(v->dev), "%s", ibv_get_device_name(list[dev_i]));
+	v->ctx = ibv_open_device(list[dev_i]);
+	ibv_free_device_list(list);
+	if (!v->ctx) {
+		rc = errno;
+		vb_close(x);
+		return xport_fail(x, rc, "cannot open RDMA device %s: %s", v->dev, strerror(rc));
+	}
+	if (ibv_query_device(v->ctx, &v->dattr)) {
+		rc = errno;
+		vb_close(x);
+		return xport_fail(x, rc, "cannot query RDMA device: %s", strerror(rc));
+	}
+	v->port = (uint8_t)(port ? port : 1);
+	if (v->port > v->dattr.phys_port_cnt || ibv_query_port(v->ctx, v->port, &v->pattr)) {
+		rc = xport_fail(x, EINVAL, "%s has no port %d (it has %d)", v->dev, v->port,
+				v->dattr.phys_port_cnt);
+		vb_close(x);
+		return rc;
+	}
+	if (v->pattr.state != IBV_PORT_ACTIVE) {
+		rc = xport_fail(x, ENETDOWN, "port %d of %s is %s, not ACTIVE; check the link and the netdev behind it",
+				v->port, v->dev, port_state_name(v->pattr.state));
+		vb_close(x);
+		return rc;
+	}
+	rc = pick_gid(x, gidx);
+	if (rc) {
+		char keep[sizeof(x->err)];
+
+		memcpy(keep, x->err, sizeof(keep));
+		vb_close(x);
+		memcpy(x->err, keep, sizeof(keep));
+		return rc;
+	}
+	v->roce = v->pattr.link_layer == IBV_LINK_LAYER_ETHERNET;
+	v->is_rxe = dev_is_rxe(v->dev);
+	v->numa = sysfs_int(v->dev, "device/numa_node", -1);
+	gid_ip(&v->gid.gid, v->ip, sizeof(v->ip));
+	if (v->gid.ndev_ifindex)
+		if_indextoname(v->gid.ndev_ifindex, v->netdev);
+	v->pd = ibv_alloc_pd(v->ctx);
+	v->ch = v->pd ? ibv_create_comp_channel(v->ctx) : NULL;
+	v->cq_size = v->dattr.max_cqe < 16384 ? v->dattr.max_cqe : 16384;
+	v->cq = v->ch ? ibv_create_cq(v->ctx, v->cq_size, NULL, v->ch, 0) : NULL;
+	if (!v->cq) {
+		rc = errno;
+		vb_close(x);
+		return xport_fail(x, rc, "cannot set up %s (protection domain, completion queue): %s",
+				  x->err, strerror(rc));
+	}
+	return 0;
+}
+
+static int vb_numa_node(struct xport *x)
+{
+	return VX(x)->numa;
+}
+
+/* ---- memory ---- */
+
+static int vb_mr_reg(struct xport *x, struct xport_mr *mr, unsigned access)
+{
+	struct vb_x *v = VX(x);
+	int flags = IBV_ACCESS_LOCAL_WRITE;
+	struct ibv_mr *m;
+
+	if (access & XPORT_ACCESS_REMOTE)
+		flags |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	m = ibv_reg_mr(v->pd, mr->addr, mr->len, flags);
+	if (!m) {
+		int e = errno;
+		struct rlimit rl;
+
+		if ((e == ENOMEM || e == EPERM || e == EFAULT) && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
+		    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < mr->len * 2)
+			return xport_fail(x, e, "cannot register %zu bytes with %s: the locked-memory limit is %llu KiB; raise it with 'ulimit -l unlimited' (or memlock in /etc/security/limits.conf)",
+					  mr->len, v->dev, (unsigned long long)rl.rlim_cur / 1024);
+		return xport_fail(x, e, "cannot register %zu bytes with %s: %s", mr->len, v->dev, strerror(e));
+	}
+	mr->lkey = m->lkey;
+	mr->rkey = m->rkey;
+	mr->priv = m;
+	return 0;
+}
+
+static void vb_mr_dereg(struct xport *x, struct xport_mr *mr)
+{
+	(void)x;
+	if (mr->priv)
+		ibv_dereg_mr(mr->priv);
+}
+
+/* ---- connections ---- */
+
+static struct vb_conn *VC(struct xport_conn *c)
+{
+	return c->priv;
+}
+
+/* rxe: 0xC000 + hash_32(qpn, 14), the kernel's golden-ratio hash */
+static int rxe_sport(uint32_t qpn)
+{
+	return 0xC000 + (int)(((qpn * 0x61C88647u) >> (32 - 14)) & 0x3fff);
+}
+
+/* the kernel's rdma_flow_label_to_udp_sport() */
+static int fl_sport(uint32_t fl)
+{
+	uint32_t lo = fl & 0x3fff, hi = fl & 0xFC000;
+
+	lo ^= hi >> 14;
+	return (int)(lo | 0xC000);
+}
+
+/* the kernel's rdma_calc_flow_label() */
+static uint32_t calc_flow_label(uint32_t lqpn, uint32_t rqpn)
+{
+	uint64_t v = (uint64_t)lqpn * rqpn;
+
+	v ^= v >> 20;
+	v ^= v >> 40;
+	return (uint32_t)(v & 0xFFFFF);
+}
+
+static void vb_conn_free(struct xport_conn *c)
+{
+	struct vb_conn *vc = VC(c);
+	struct vb_x *v = VX(c->x);
+	int i, j;
+
+	if (!vc)
+		return;
+	for (i = 0; i < c->nflows; i++) {
+		if (!vc->qps[i].qp)
+			continue;
+		for (j = 0; j < v->nqps; j++)
+			if (v->qps[j] == &vc->qps[i])
+				v->qps[j] = v->qps[--v->nqps];
+		ibv_destroy_qp(vc->qps[i].qp);
+	}
+	v->cq_need -= vc->cq_share;
+	free(vc->qps);
+	free(vc);
+	c->priv = NULL;
+}
+
+static int vb_conn_new(struct xport_conn *c)
+{
+	struct xport *x = c->x;
+	struct vb_x *v = VX(x);
+	struct vb_conn *vc = calloc(1, sizeof(*vc));
+	uint32_t depth = 2 * x->params.queue_depth + 8;
+	struct vb_qp **nq;
+	int i, rc;
+
+	if (!vc)
+		return xport_fail(x, ENOMEM, "out of memory");
+	c->priv = vc;
+	vc->qps = calloc((size_t)c->nflows, sizeof(*vc->qps));
+	nq = realloc(v->qps, (size_t)(v->nqps + c->nflows) * sizeof(*nq));
+	if (!vc->qps || !nq)
+		return xport_fail(x, ENOMEM, "out of memory");
+	v->qps = nq;
+	if ((int)depth > v->dattr.max_qp_wr)
+		depth = (uint32_t)v->dattr.max_qp_wr;
+	vc->cq_share = c->nflows * (int)(2 * depth);
+	v->cq_need += vc->cq_share;
+	if (v->cq_need > v->cq_size) {
+		int want = v->cq_need < v->dattr.max_cqe ? v->cq_need : v->dattr.max_cqe;
+
+		if (want <= v->cq_size || ibv_resize_cq(v->cq, want))
+			return xport_fail(x, ENOSPC, "%d flows of %u work requests do not fit the completion queue of %s (at most %d entries); use fewer flows or a smaller --tx-depth",
+					  c->nflows, depth, v->dev, v->dattr.max_cqe);
+		v->cq_size = want;
+	}
+	for (i = 0; i < c->nflows; i++) {
+		struct ibv_qp_init_attr ia = {
+			.send_cq = v->cq, .recv_cq = v->cq, .qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = depth, .max_recv_wr = depth,
+				 .max_send_sge = 1, .max_recv_sge = 1,
+				 .max_inline_data = x->params.max_inline },
+		};
+		struct ibv_qp_attr a = {
+			.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = v->port,
+			.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					   IBV_ACCESS_REMOTE_READ,
+		};
+		struct vb_qp *q = &vc->qps[i];
+
+		q->qp = ibv_create_qp(v->pd, &ia);
+		if (!q->qp) {
+			rc = errno;
+			return xport_fail(x, rc, "cannot create QP %d of %d on %s: %s", i + 1, c->nflows,
+					  v->dev, strerror(rc));
+		}
+		rc = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				   IBV_QP_ACCESS_FLAGS);
+		if (rc)
+			return xport_fail(x, rc, "cannot move QP 0x%06x to INIT: %s (errno %d)",
+					  q->qp->qp_num, strerror(rc), rc);
+		q->c = c;
+		q->flow = i;
+		q->psn = (uint32_t)(clock_ns() * 2654435761u + (uint64_t)i * 7919) & 0xffffff;
+		v->qps[v->nqps++] = q;
+	}
+	return 0;
+}
+
+static int vb_conn_blob(struct xport_conn *c, json_t *blob)
+{
+	struct vb_x *v = VX(c->x);
+	struct vb_conn *vc = VC(c);
+	json_t *qpns = json_array(), *psns = json_array();
+	char gid[INET6_ADDRSTRLEN];
+	int i;
+
+	for (i = 0; i < c->nflows; i++) {
+		json_array_append_new(qpns, json_integer(vc->qps[i].qp->qp_num));
+		json_array_append_new(psns, json_integer(vc->qps[i].psn));
+	}
+	inet_ntop(AF_INET6, v->gid.gid.raw, gid, sizeof(gid));
+	json_object_set_new(blob, "qpn", qpns);
+	json_object_set_new(blob, "psn", psns);
+	json_object_set_new(blob, "gid", json_string(gid));
+	json_object_set_new(blob, "gid_type", json_string(gid_type_name(v->gid.gid_type)));
+	json_object_set_new(blob, "lid", json_integer(v->pattr.lid));
+	json_object_set_new(blob, "mtu", json_integer(128 << v->pattr.active_mtu));
+	json_object_set_new(blob, "device", json_string(v->dev));
+	return 0;
+}
+
+static enum ibv_mtu mtu_enum(int bytes)
+{
+	switch (bytes) {
+	case 256: return IBV_MTU_256;
+	case 512: return IBV_MTU_512;
+	case 1024: return IBV_MTU_1024;
+	case 2048: return IBV_MTU_2048;
+	case 4096: return IBV_MTU_4096;
+	}
+	return 0;
+}
+
+static int vb_conn_connect(struct xport_conn *c, json_t *peer)
+{
+	struct xport *x = c->x;
+	struct vb_x *v = VX(x);
+	struct vb_conn *vc = VC(c);
+	json_t *qpns = json_object_get(peer, "qpn"), *psns = json_object_get(peer, "psn");
+	const char *gid_s = json_string_value(json_object_get(peer, "gid"));
+	const char *gtype = json_string_value(json_object_get(peer, "gid_type"));
+	json_int_t lid = json_integer_value(json_object_get(peer, "lid"));
+	json_int_t pmtu = json_integer_value(json_object_get(peer, "mtu"));
+	int mine = 128 << v->pattr.active_mtu, mtu, i, rc;
+	union ibv_gid dgid;
+
+	if (json_array_size(qpns) != (size_t)c->nflows || json_array_size(psns) != (size_t)c->nflows ||
+	    !gid_s || inet_pton(AF_INET6, gid_s, dgid.raw) != 1 || !gtype || !mtu_enum((int)pmtu))
+		return xport_fail(x, EPROTO, "the peer's connection blob is malformed");
+	if (strcmp(gtype, gid_type_name(v->gid.gid_type)))
+		return xport_fail(x, EINVAL, "GID index %d of %s is %s but the peer's GID is %s; choose GIDs of one type with -x on both sides (see 'fabscope devices')",
+				  v->gid_index, v->dev, gid_type_name(v->gid.gid_type), gtype);
+	mtu = mine < pmtu ? mine : (int)pmtu;
+	if (x->params.mtu) {
+		if (!mtu_enum(x->params.mtu) || x->params.mtu > (128 << v->pattr.max_mtu))
+			return xport_fail(x, EINVAL, "MTU %d is not possible on %s port %d (256..%d in powers of two)",
+					  x->params.mtu, v->dev, v->port, 128 << v->pattr.max_mtu);
+		mtu = x->params.mtu;
+	}
+	vc->mtu = mtu;
+	gid_ip(&dgid, vc->peer_ip, sizeof(vc->peer_ip));
+	for (i = 0; i < c->nflows; i++) {
+		struct vb_qp *q = &vc->qps[i];
+		json_int_t rqpn = json_integer_value(json_array_get(qpns, (size_t)i));
+		json_int_t rpsn = json_integer_value(json_array_get(psns, (size_t)i));
+		struct ibv_qp_attr a = {
+			.qp_state = IBV_QPS_RTR, .path_mtu = mtu_enum(mtu),
+			.dest_qp_num = (uint32_t)rqpn, .rq_psn = (uint32_t)rpsn & 0xffffff,
+			.max_dest_rd_atomic = (uint8_t)(v->dattr.max_qp_rd_atom < 16 ? v->dattr.max_qp_rd_atom : 16),
+			.min_rnr_timer = 12,
+			.ah_attr = { .dlid = (uint16_t)lid, .sl = (uint8_t)x->params.sl,
+				     .port_num = v->port, .is_global = v->roce || x->params.gid_index >= 0 },
+		};
+
+		if (rqpn <= 0 || rqpn > 0xffffff)
+			return xport_fail(x, EPROTO, "the peer's connection blob has a bad QP number");
+		q->peer_qpn = (uint32_t)rqpn;
+		q->flow_label = x->params.flow_label ? (x->params.flow_label + (uint32_t)i) & 0xFFFFF : 0;
+		if (a.ah_attr.is_global) {
+			a.ah_attr.grh.dgid = dgid;
+			a.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
+			a.ah_attr.grh.hop_limit = 64;
+			a.ah_attr.grh.traffic_class = (uint8_t)(x->params.tclass >= 0 ? x->params.tclass : 0);
+			a.ah_attr.grh.flow_label = q->flow_label;
+		}
+		rc = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				   IBV_QP_MIN_RNR_TIMER);
+		if (rc)
+			return xport_fail(x, rc, "cannot move QP 0x%06x to RTR (peer QP 0x%06x, GID %s, MTU %d): %s (errno %d)",
+					  q->qp->qp_num, q->peer_qpn, gid_s, mtu, strerror(rc), rc);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTS;
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.sq_psn = q->psn;
+		a.max_rd_atomic = (uint8_t)(v->dattr.max_qp_rd_atom < 16 ? v->dattr.max_qp_rd_atom : 16);
+		rc = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+		if (rc)
+			return xport_fail(x, rc, "cannot move QP 0x%06x to RTS: %s (errno %d)",
+					  q->qp->qp_num, strerror(rc), rc);
+		if (!v->roce) {
+			q->sport = 0;
+			q->sport_source = "none (InfiniBand)";
+		} else if (v->is_rxe) {
+			q->sport = rxe_sport(q->qp->qp_num);
+			q->sport_source = "rxe: hash of the QP number";
+		} else if (q->flow_label) {
+			q->sport = fl_sport(q->flow_label);
+			q->sport_source = "flow label";
+		} else {
+			q->sport = fl_sport(calc_flow_label(q->qp->qp_num, q->peer_qpn));
+			q->sport_source = "flow label from both QP numbers";
+		}
+	}
+	return 0;
+}
+
+/* ---- data path ---- */
+
+static int vb_post(struct xport_conn *c, const struct xport_wr *wr)
+{
+	struct vb_conn *vc = VC(c);
+	struct ibv_qp *qp;
+	struct ibv_sge sge;
+	int rc;
+
+	if (wr->flow < 0 || wr->flow >= c->nflows)
+		return xport_fail(c->x, EINVAL, "no flow %d", wr->flow);
+	qp = vc->qps[wr->flow].qp;
+	sge.addr = (uintptr_t)wr->mr->addr + wr->off;
+	sge.length = wr->len;
+	sge.lkey = wr->mr->lkey;
+	if (wr->op == XPORT_OP_RECV) {
+		struct ibv_recv_wr rw = { .wr_id = wr->wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		rc = ibv_post_recv(qp, &rw, &bad);
+	} else {
+		struct ibv_send_wr sw = { .wr_id = wr->wr_id, .sg_list = &sge,
+					  .num_sge = wr->len ? 1 : 0 }, *bad;
+
+		if (wr->flags & XPORT_WR_SIGNALED)
+			sw.send_flags |= IBV_SEND_SIGNALED;
+		if (wr->len && wr->len <= c->x->params.max_inline && wr->op != XPORT_OP_READ)
+			sw.send_flags |= IBV_SEND_INLINE;
+		switch (wr->op) {
+		case XPORT_OP_SEND: sw.opcode = IBV_WR_SEND; break;
+		case XPORT_OP_WRITE: sw.opcode = IBV_WR_RDMA_WRITE; break;
+		case XPORT_OP_WRITE_IMM:
+			sw.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+			sw.imm_data = htonl(wr->imm);
+			break;
+		case XPORT_OP_READ: sw.opcode = IBV_WR_RDMA_READ; break;
+		default: return xport_fail(c->x, EINVAL, "unknown operation");
+		}
+		if (wr->op != XPORT_OP_SEND) {
+			if (!wr->rmr)
+				return xport_fail(c->x, EINVAL, "%s needs a remote region", xport_op_name(wr->op));
+			sw.wr.rdma.remote_addr = wr->rmr->addr + wr->roff;
+			sw.wr.rdma.rkey = wr->rmr->rkey;
+		}
+		rc = ibv_post_send(qp, &sw, &bad);
+	}
+	if (rc)
+		return xport_fail(c->x, rc, "cannot post %s on QP 0x%06x: %s%s", xport_op_name(wr->op),
+				  qp->qp_num, strerror(rc),
+				  rc == ENOMEM ? " (queue full)" : "");
+	return 0;
+}
+
+static struct vb_qp *qp_of(struct vb_x *v, uint32_t qpn)
+{
+	int i;
+
+	for (i = 0; i < v->nqps; i++)
+		if (v->qps[i]->qp->qp_num == qpn)
+			return v->qps[i];
+	return NULL;
+}
+
+static enum xport_wc_status map_status(enum ibv_wc_status s)
+{
+	switch (s) {
+	case IBV_WC_SUCCESS: return XPORT_WC_OK;
+	case IBV_WC_WR_FLUSH_ERR: return XPORT_WC_FLUSHED;
+	case IBV_WC_RETRY_EXC_ERR:
+	case IBV_WC_RNR_RETRY_EXC_ERR: return XPORT_WC_CONN_LOST;
+	case IBV_WC_REM_ACCESS_ERR:
+	case IBV_WC_REM_INV_REQ_ERR:
+	case IBV_WC_REM_OP_ERR: return XPORT_WC_REMOTE_ERR;
+	default: return XPORT_WC_LOCAL_ERR;
+	}
+}
+
+static int translate(struct xport *x, const struct ibv_wc *in, int n, struct xport_wc *out)
+{
+	struct vb_x *v = VX(x);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct vb_qp *q = qp_of(v, in[i].qp_num);
+		struct xport_wc *w = &out[i];
+
+		memset(w, 0, sizeof(*w));
+		w->wr_id = in[i].wr_id;
+		w->status = map_status(in[i].status);
+		w->flow = q ? q->flow : -1;
+		w->conn = q ? q->c : NULL;
+		w->len = in[i].byte_len;
+		if (in[i].status != IBV_WC_SUCCESS) {
+			xport_fail(x, EIO, "%s: QP 0x%06x (flow %d): %s%s", v->dev, in[i].qp_num, w->flow,
+				   ibv_wc_status_str(in[i].status),
+				   in[i].status == IBV_WC_RETRY_EXC_ERR ? " (the peer does not answer)" : "");
+			w->op = XPORT_OP_SEND;	/* the opcode of a failed completion is undefined */
+			continue;
+		}
+		switch (in[i].opcode) {
+		case IBV_WC_SEND: w->op = XPORT_OP_SEND; break;
+		case IBV_WC_RDMA_WRITE: w->op = XPORT_OP_WRITE; break;
+		case IBV_WC_RDMA_READ: w->op = XPORT_OP_READ; break;
+		case IBV_WC_RECV_RDMA_WITH_IMM:
+			w->has_imm = 1;
+			w->imm = ntohl(in[i].imm_data);
+			w->op = XPORT_OP_RECV;
+			break;
+		default:
+			w->op = XPORT_OP_RECV;
+			if (in[i].wc_flags & IBV_WC_WITH_IMM) {
+				w->has_imm = 1;
+				w->imm = ntohl(in[i].imm_data);
+			}
+		}
+	}
+	return n;
+}
+
+static int vb_poll(struct xport *x, struct xport_wc *wc, int max, int timeout_ms)
+{
+	struct vb_x *v = VX(x);
+	uint64_t now = clock_ns(), deadline = now + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t spin_end = now + XPORT_SPIN_US * 1000ull;
+	struct ibv_wc iwc[64];
+
+	if (max > 64)
+		max = 64;
+	for (;;) {
+		int n = ibv_poll_cq(v->cq, max, iwc);
+		struct pollfd p = { .fd = v->ch->fd, .events = POLLIN };
+
+		if (n < 0)
+			return xport_fail(x, EIO, "cannot poll the completion queue of %s", v->dev);
+		if (n > 0)
+			return translate(x, iwc, n, wc);
+		now = clock_ns();
+		if (timeout_ms <= 0 || now >= deadline)
+			return 0;
+		if (x->params.poll_mode == XPORT_POLL_BUSY ||
+		    (x->params.poll_mode == XPORT_POLL_ADAPTIVE && now < spin_end))
+			continue;
+		if (!v->armed) {	/* arm, then look again: no completion slips by */
+			if (ibv_req_notify_cq(v->cq, 0))
+				return xport_fail(x, EIO, "cannot arm the completion queue of %s", v->dev);
+			v->armed = 1;
+			continue;
+		}
+		if (poll(&p, 1, clock_ms_left(deadline)) > 0) {
+			struct ibv_cq *cq;
+			void *ctx;
+
+			if (!ibv_get_cq_event(v->ch, &cq, &ctx)) {
+				ibv_ack_cq_events(cq, 1);
+				v->armed = 0;
+			}
+		}
+	}
+}
+
+static int vb_flow_info(struct xport_conn *c, int flow, json_t *info)
+{
+	struct vb_x *v = VX(c->x);
+	struct vb_qp *q = &VC(c)->qps[flow];
+
+	json_object_set_new(info, "device", json_string(v->dev));
+	json_object_set_new(info, "ib_port", json_integer(v->port));
+	json_object_set_new(info, "gid_index", json_integer(v->gid_index));
+	if (v->netdev[0])
+		json_object_set_new(info, "netdev", json_string(v->netdev));
+	json_object_set_new(info, "src_ip", json_string(v->ip));
+	json_object_set_new(info, "dst_ip", json_string(VC(c)->peer_ip));
+	json_object_set_new(info, "qpn", json_integer(q->qp->qp_num));
+	json_object_set_new(info, "dest_qpn", json_integer(q->peer_qpn));
+	json_object_set_new(info, "mtu", json_integer(VC(c)->mtu));
+	json_object_set_new(info, "flow_label", json_integer(q->flow_label));
+	if (v->roce) {
+		json_object_set_new(info, "sport", json_integer(q->sport));
+		json_object_set_new(info, "dport", json_integer(4791));
+		json_object_set_new(info, "sport_source", json_string(q->sport_source));
+	}
+	return 0;
+}
+
+const struct xport_ops xport_verbs_ops = {
+	.name = "verbs",
+	.caps = XPORT_CAP_ONESIDED | XPORT_CAP_SPORT,
+	.open = vb_open,
+	.close = vb_close,
+	.mr_reg = vb_mr_reg,
+	.mr_dereg = vb_mr_dereg,
+	.conn_new = vb_conn_new,
+	.conn_blob = vb_conn_blob,
+	.conn_connect = vb_conn_connect,
+	.conn_free = vb_conn_free,
+	.post = vb_post,
+	.poll = vb_poll,
+	.flow_info = vb_flow_info,
+	.numa_node = vb_numa_node,
+};
