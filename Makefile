@@ -60,7 +60,7 @@ endif
 
 CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 	    core/net.c core/wire.c core/record.c core/output.c
-XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c $(VERBS_SRC)
+XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
 LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC)
 MAIN_SRC := core/main.c

@@ -7,6 +7,7 @@
 #define FS_BUILTIN_H
 
 int cmd_bw(int argc, const char **argv);
+int cmd_devices(int argc, const char **argv);
 int cmd_lat(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);

@@ -19,6 +19,7 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
+	{ "devices", cmd_devices, "RDMA devices, ports, GID tables, netdevs, PCI/NUMA, and their rails and planes" },
 	{ "bw", cmd_bw, "point-to-point bandwidth and message rate (client or --server)" },
 	{ "lat", cmd_lat, "point-to-point latency percentiles by ping-pong (client or --server)" },
 	{ "help", cmd_help, "show help for fabscope or for one command" },
