@@ -5,7 +5,8 @@
  * --op send: the client sends a message, the server answers with one of the
  * same size as soon as its receive completes (perftest's send_lat).
  * --op write: each side writes into the other's buffer and watches the
- * last byte of its own buffer change (perftest's write_lat).
+ * last byte of its own buffer change (perftest's write_lat); nothing
+ * completes at the receiver, so this mode always spins.
  * Latency is reported one-way, as round trip / 2, like perftest and qperf.
  * Samples go into the histogram of core/stats.h (bounded memory, 0.2 %
  * percentile error bound).
@@ -92,8 +93,10 @@ static int wait_one(struct lat_run *r, uint8_t tag, int check_ctl, int *stop)
 	for (;;) {
 		int i, n, got = 0;
 
-		/* the transport spins or sleeps as --poll says */
-		n = xport_poll(c->x, wc, 16, 1);
+		/* the transport spins or sleeps as --poll says; a write gives the
+		 * receiver no completion to sleep on, so --op write always spins
+		 * on the watched byte (as perftest's write_lat does) */
+		n = xport_poll(c->x, wc, 16, c->op == XPORT_OP_WRITE ? 0 : 1);
 		if (n < 0)
 			return fs_err_env("polling completions: %s", xport_errmsg(c->x));
 		for (i = 0; i < n; i++) {
