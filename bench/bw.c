@@ -403,41 +403,14 @@ static int bw_session_prepare(struct ptp_ctx *c)
 	return 0;
 }
 
-static int bw_serve(struct ptp_ctx *c, json_t *params)
+static int bw_serve_size(struct ptp_ctx *c, uint64_t size)
 {
-	json_t *m, *pf, *mf;
-	int rc;
+	json_t *pf, *mf;
+	int rc = bw_run_size(c, size, c->o->bidir, &pf, &mf);
 
-	(void)params;
-	rc = bw_session_prepare(c);
-	if (rc)
-		return rc;
-	for (;;) {
-		const char *t;
-		json_int_t size;
-
-		rc = ptp_recv(c, &m, NULL);
-		if (rc)
-			return rc;
-		t = json_string_value(json_object_get(m, "type"));
-		if (t && !strcmp(t, "bye")) {
-			json_decref(m);
-			return 0;
-		}
-		size = json_integer_value(json_object_get(m, "size"));
-		rc = !t || strcmp(t, "run") || size < 1 || (uint64_t)size > c->area;
-		json_decref(m);
-		if (rc)
-			return fs_err_peer("client %s: bad run request", c->peer_name);
-		rc = ptp_send(c, json_pack("{s:s}", "type", "ready"));
-		if (rc)
-			return rc;
-		rc = bw_run_size(c, (uint64_t)size, c->o->bidir, &pf, &mf);
-		json_decref(pf);
-		json_decref(mf);
-		if (rc)
-			return rc;
-	}
+	json_decref(pf);
+	json_decref(mf);
+	return rc;
 }
 
 static int bw_client(struct ptp_opts *o, const char *host)
@@ -499,24 +472,16 @@ done:
 	return rc;
 }
 
+static const struct ptp_test bw_test = {
+	.name = "bw",
+	.usage = bw_usage,
+	.about = bw_about,
+	.prepare = bw_session_prepare,
+	.serve_size = bw_serve_size,
+	.client = bw_client,
+};
+
 int cmd_bw(int argc, const char **argv)
 {
-	struct ptp_opts o = { .test = "bw", .tclass = -1, .gid_index = -1 };
-	struct opt tab[48];
-	int nargs, rc;
-
-	ptp_options(&o, tab, 48);
-	rc = opts_parse(argc, argv, tab, bw_usage, bw_about, &nargs);
-	if (rc)
-		return rc == OPTS_HELP ? 0 : -rc;
-	fs_set_verbosity(o.verbose);
-	rc = ptp_finish_opts(&o, nargs);
-	if (rc)
-		return -rc;
-	if (o.server)
-		rc = ptp_server_loop(&o, bw_serve);
-	else
-		rc = bw_client(&o, argv[0]);
-	opt_list_release(&o.labels);
-	return -rc;
+	return ptp_cmd(&bw_test, argc, argv);
 }

@@ -227,36 +227,9 @@ static int lat_prepare(struct ptp_ctx *c)
 	return 0;
 }
 
-static int lat_serve(struct ptp_ctx *c, json_t *params)
+static int lat_serve_size(struct ptp_ctx *c, uint64_t size)
 {
-	json_t *m;
-	int rc;
-
-	(void)params;
-	rc = lat_prepare(c);
-	if (rc)
-		return rc;
-	for (;;) {
-		const char *t;
-		json_int_t size;
-
-		rc = ptp_recv(c, &m, NULL);
-		if (rc)
-			return rc;
-		t = json_string_value(json_object_get(m, "type"));
-		if (t && !strcmp(t, "bye")) {
-			json_decref(m);
-			return 0;
-		}
-		size = json_integer_value(json_object_get(m, "size"));
-		rc = !t || strcmp(t, "run") || size < 1 || (uint64_t)size > c->area;
-		json_decref(m);
-		if (rc)
-			return fs_err_peer("client %s: bad run request", c->peer_name);
-		rc = ptp_send(c, json_pack("{s:s}", "type", "ready"));
-		if (rc || (rc = lat_pong(c, (uint64_t)size)))
-			return rc;
-	}
+	return lat_pong(c, size);
 }
 
 static int lat_client(struct ptp_opts *o, const char *host)
@@ -308,24 +281,16 @@ done:
 	return rc;
 }
 
+static const struct ptp_test lat_test = {
+	.name = "lat",
+	.usage = lat_usage,
+	.about = lat_about,
+	.prepare = lat_prepare,
+	.serve_size = lat_serve_size,
+	.client = lat_client,
+};
+
 int cmd_lat(int argc, const char **argv)
 {
-	struct ptp_opts o = { .test = "lat", .tclass = -1, .gid_index = -1 };
-	struct opt tab[48];
-	int nargs, rc;
-
-	ptp_options(&o, tab, 48);
-	rc = opts_parse(argc, argv, tab, lat_usage, lat_about, &nargs);
-	if (rc)
-		return rc == OPTS_HELP ? 0 : -rc;
-	fs_set_verbosity(o.verbose);
-	rc = ptp_finish_opts(&o, nargs);
-	if (rc)
-		return -rc;
-	if (o.server)
-		rc = ptp_server_loop(&o, lat_serve);
-	else
-		rc = lat_client(&o, argv[0]);
-	opt_list_release(&o.labels);
-	return -rc;
+	return ptp_cmd(&lat_test, argc, argv);
 }

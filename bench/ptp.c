@@ -559,8 +559,38 @@ void ptp_close(struct ptp_ctx *c)
 }
 
 /* Handshake with one client; on success the session runs. */
+/* After the set-up: "run" a size, "ready", the test, until "bye". */
+static int serve_sizes(struct ptp_ctx *c, const struct ptp_test *t)
+{
+	json_t *m;
+	int rc = t->prepare(c);
+
+	while (!rc) {
+		const char *type;
+		json_int_t size;
+
+		rc = ptp_recv(c, &m, NULL);
+		if (rc)
+			break;
+		type = json_string_value(json_object_get(m, "type"));
+		if (type && !strcmp(type, "bye")) {
+			json_decref(m);
+			return 0;
+		}
+		size = json_integer_value(json_object_get(m, "size"));
+		rc = !type || strcmp(type, "run") || size < 1 || (uint64_t)size > c->area;
+		json_decref(m);
+		if (rc)
+			return fs_err_peer("client %s: bad run request", c->peer_name);
+		rc = ptp_send(c, json_pack("{s:s}", "type", "ready"));
+		if (!rc)
+			rc = t->serve_size(c, (uint64_t)size);
+	}
+	return rc;
+}
+
 static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
-		     int (*serve)(struct ptp_ctx *c, json_t *params))
+		     const struct ptp_test *t)
 {
 	struct ptp_opts so = *o;	/* the client's parameters go here */
 	struct ptp_ctx c;
@@ -635,7 +665,7 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	set_endpoints(&c, cnode);
 	fs_info("client %s (%s): %s %s, %d flow%s", name, cnode ? cnode : "?",
 		so.transport, so.op, so.flows, so.flows > 1 ? "s" : "");
-	rc = serve(&c, params);
+	rc = serve_sizes(&c, t);
 	if (!rc)
 		fs_info("client %s: done", name);
 out_m:
@@ -645,7 +675,7 @@ out:
 	return rc;
 }
 
-int ptp_server_loop(struct ptp_opts *o, int (*serve)(struct ptp_ctx *c, json_t *params))
+int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 {
 	struct net_addr a;
 	char err[256], name[NET_ADDRSTRLEN];
@@ -683,7 +713,7 @@ int ptp_server_loop(struct ptp_opts *o, int (*serve)(struct ptp_ctx *c, json_t *
 			rc = fs_err_env("accept on %s: %s", name, strerror(-fd));
 			break;
 		}
-		rc = serve_one(o, fd, &peer, serve);
+		rc = serve_one(o, fd, &peer, t);
 		if (o->once)
 			break;
 		rc = 0;	/* a client's failure is not the server's */
@@ -692,6 +722,24 @@ int ptp_server_loop(struct ptp_opts *o, int (*serve)(struct ptp_ctx *c, json_t *
 	if (net_stop && !o->once)
 		fs_info("stopped");
 	return net_stop ? 0 : rc;
+}
+
+int ptp_cmd(const struct ptp_test *t, int argc, const char **argv)
+{
+	struct ptp_opts o = { .test = t->name, .tclass = -1, .gid_index = -1 };
+	struct opt tab[48];
+	int nargs, rc;
+
+	ptp_options(&o, tab, 48);
+	rc = opts_parse(argc, argv, tab, t->usage, t->about, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? 0 : -rc;
+	fs_set_verbosity(o.verbose);
+	rc = ptp_finish_opts(&o, nargs);
+	if (!rc)
+		rc = o.server ? ptp_server_loop(&o, t) : t->client(&o, argv[0]);
+	opt_list_release(&o.labels);
+	return -rc;
 }
 
 json_t *ptp_record(struct ptp_ctx *c, uint64_t size, int client_is_src)

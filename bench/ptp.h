@@ -80,9 +80,20 @@ int ptp_sizes(const struct ptp_opts *o, uint64_t *sizes, int max);
 
 /* Client side: connect, hello, transport setup.  Returns 0 or -exit code. */
 int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host);
-/* Server side: serve clients until stopped; `serve` runs one session. */
-int ptp_server_loop(struct ptp_opts *o,
-		    int (*serve)(struct ptp_ctx *c, json_t *params));
+/* What a point-to-point test plugs into the shared machinery. */
+struct ptp_test {
+	const char *name;			/* "bw", "lat" */
+	const char *const *usage;
+	const char *about;
+	int (*prepare)(struct ptp_ctx *c);	/* both sides, once connected */
+	int (*serve_size)(struct ptp_ctx *c, uint64_t size);	/* server: one size */
+	int (*client)(struct ptp_opts *o, const char *host);	/* the whole client */
+};
+
+/* The command: parse options, then serve (--server) or run the client. */
+int ptp_cmd(const struct ptp_test *t, int argc, const char **argv);
+/* Server side: serve clients until stopped. */
+int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t);
 void ptp_close(struct ptp_ctx *c);
 
 /* Control-channel helpers with the session's timeout; messages name the peer. */
