@@ -83,13 +83,16 @@ static int post_recvs(struct ptp_ctx *c)
 	return 0;
 }
 
-/* A completion arrived on flow f at time now: open its window if due. */
+/* A completion arrived on flow f at time now: open its window if due
+ * (timed runs; counted runs open theirs when posting, see post_some). */
 static void flow_completed(const struct ptp_opts *o, struct bw_side *s,
 			   struct bw_flow *f, uint64_t upto, uint64_t now)
 {
 	if (upto > f->completed)
 		f->completed = upto;
 	f->t_last = now;
+	if (o->iters)
+		return;
 	if (f->state == WARM && o->warmup_iters && f->completed >= o->warmup_iters)
 		f->state = ARMED;	/* the warm-up's last message is this one */
 	if (f->state != ARMED)
@@ -140,6 +143,16 @@ static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
 
 		while (!stop_posting(o, s, f) && f->posted - f->completed < s->depth) {
 			uint64_t idx = f->posted + 1;
+
+			/* a counted run: the window opens as its first message is
+			 * posted and holds exactly -n messages (as perftest counts) */
+			if (o->iters && f->state != MEASURING &&
+			    (f->state == ARMED || (o->warmup_iters && f->posted == o->warmup_iters))) {
+				f->state = MEASURING;
+				f->mark = f->posted;
+				f->t_mark = clock_ns();
+				f->target = f->mark + o->iters;
+			}
 			int sig = idx % s->cq_mod == 0 || idx == f->target ||
 				  idx == o->warmup_iters;
 			struct xport_wr wr = {
@@ -201,7 +214,9 @@ static json_t *side_json(const struct ptp_ctx *c, const struct bw_side *s, uint6
 			"start_s", (double)(f->t_mark - s->t_begin) / 1e9,
 			"duration_s", (double)(f->t_last - f->t_mark) / 1e9));
 	}
-	return json_pack("{s:s, s:o}", "type", "finished", "flows", flows);
+	/* this side's flow facts go along: they describe its sending QPs */
+	return json_pack("{s:s, s:o, s:O}", "type", "finished", "flows", flows,
+			 "info", c->flows_info);
 }
 
 /* Run one size on this side until both sides have finished. */
@@ -317,7 +332,7 @@ out:
 
 /* Records of one direction from a "finished" message. */
 static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t size,
-		     int client_is_src, json_t *agg_both)
+		     int client_is_src, json_t *src_info, json_t *agg_both)
 {
 	json_t *flows = json_object_get(fin, "flows"), *v, *tmpl;
 	double t0 = 1e300, t1 = 0;
@@ -332,17 +347,10 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 		json_int_t b = json_integer_value(json_object_get(v, "bytes"));
 		double start = json_number_value(json_object_get(v, "start_s"));
 		double dur = json_number_value(json_object_get(v, "duration_s"));
-		json_t *fi = json_array_get(c->flows_info, i);
 		json_t *r = record_derive(tmpl, "flow");
-		/* flow facts are the client's view: sport is the client's port */
-		json_int_t cport = json_integer_value(json_object_get(fi, "sport"));
-		json_int_t sport = json_integer_value(json_object_get(fi, "dport"));
 
 		json_object_set_new(r, "flow", json_integer((json_int_t)i));
-		json_object_set_new(json_object_get(r, "src"), "port",
-				    json_integer(client_is_src ? cport : sport));
-		json_object_set_new(json_object_get(r, "dst"), "port",
-				    json_integer(client_is_src ? sport : cport));
+		ptp_flow_facts(r, json_array_get(src_info, i));
 		json_object_set_new(r, "metrics", json_pack("{s:f, s:f, s:I, s:I, s:f}",
 			"bw_gbps", dur > 0 ? (double)b * 8 / dur / 1e9 : 0.0,
 			"msg_rate_mpps", dur > 0 ? (double)m / dur / 1e6 : 0.0,
@@ -456,8 +464,11 @@ static int bw_client(struct ptp_opts *o, const char *host)
 				"bw_gbps", 0.0, "msg_rate_mpps", 0.0, "bytes", (json_int_t)0,
 				"msgs", (json_int_t)0));
 		}
-		emit_dir(&c, &out, mf, sizes[i], c.op != XPORT_OP_READ, both);
-		emit_dir(&c, &out, pf, sizes[i], c.op == XPORT_OP_READ, both);
+		/* data from the client's QPs (write, send) or the server's (read) */
+		emit_dir(&c, &out, mf, sizes[i], c.op != XPORT_OP_READ,
+			 c.op != XPORT_OP_READ ? c.flows_info : json_object_get(pf, "info"), both);
+		emit_dir(&c, &out, pf, sizes[i], c.op == XPORT_OP_READ,
+			 c.op == XPORT_OP_READ ? c.flows_info : json_object_get(pf, "info"), both);
 		if (both)
 			out_record(&out, both);
 		json_decref(both);

@@ -765,6 +765,30 @@ json_t *ptp_record(struct ptp_ctx *c, uint64_t size, int client_is_src)
 	return r;
 }
 
+void ptp_flow_facts(json_t *rec, json_t *info)
+{
+	json_t *src = json_object_get(rec, "src"), *dst = json_object_get(rec, "dst"), *v;
+
+	if ((v = json_object_get(info, "sport")))
+		json_object_set(src, "port", v);
+	if ((v = json_object_get(info, "dport")))
+		json_object_set(dst, "port", v);
+	if ((v = json_object_get(info, "qpn")))
+		json_object_set(src, "qpn", v);
+	if ((v = json_object_get(info, "dest_qpn")))
+		json_object_set(dst, "qpn", v);
+	if ((v = json_object_get(info, "device")))
+		json_object_set(src, "device", v);
+	if ((v = json_object_get(info, "gid_index")))
+		json_object_set(src, "gid_index", v);
+	if ((v = json_object_get(info, "flow_label")))
+		json_object_set(rec, "flow_label", v);
+	if ((v = json_object_get(info, "sport_source")))
+		json_object_set(rec, "sport_source", v);
+	if ((v = json_object_get(info, "mtu")))
+		json_object_set(rec, "path_mtu_bytes", v);
+}
+
 int ptp_wc_error(struct ptp_ctx *c, const struct xport_wc *wc)
 {
 	const char *who = c->is_server ? "client" : "server";

@@ -104,6 +104,9 @@ int ptp_try_recv(struct ptp_ctx *c, json_t **msg);
 
 /* A record template for one size: test, transport, op, sizes, endpoints. */
 json_t *ptp_record(struct ptp_ctx *c, uint64_t size, int client_is_src);
+/* The sending side's facts of one flow (its flow_info: sport, dport, qpn,
+ * dest_qpn, flow_label, sport_source) into a flow record's src/dst. */
+void ptp_flow_facts(json_t *rec, json_t *sender_info);
 /* Turn a completion error into one line and an exit code. */
 int ptp_wc_error(struct ptp_ctx *c, const struct xport_wc *wc);
 

@@ -9,13 +9,13 @@
  * else the first RoCEv2 IPv4 GID of the port, else GID 0 (InfiniBand).
  * Path MTU: the smaller active MTU of both ports unless params.mtu says.
  *
- * UDP source ports (ECMP entropy) are a provider matter, so each flow's
- * record says where its port comes from:
- *  - rxe derives it from the QP number alone (0xC000 + hash_32(qpn, 14)) and
- *    ignores the GRH flow label;
- *  - mlx5 and other RoCEv2 providers derive it from the GRH flow label with
- *    the kernel's rdma_flow_label_to_udp_sport(); with a flow label of 0 the
- *    kernel picks one from both QP numbers (rdma_calc_flow_label()).
+ * UDP source ports (ECMP entropy): RoCEv2 providers that follow the kernel's
+ * convention (rxe since Linux 5.18, mlx5 and others) derive the port from
+ * the GRH flow label with rdma_flow_label_to_udp_sport(); with a flow label
+ * of 0 the flow label comes from both QP numbers (rdma_calc_flow_label()).
+ * So --flow-label gives each flow the port of our choosing.  Each flow's
+ * record carries its QP numbers, flow label and port, and where the port
+ * comes from; tests/t3010 checks the ports against a capture.
  *
  * Errors are one line with the device, port, GID or QP they concern; the
  * bench maps open/connect failures to exit code 3 (environment).
@@ -58,7 +58,7 @@ struct vb_x {
 	int gid_index;
 	struct ibv_gid_entry gid;
 	char dev[64], netdev[IF_NAMESIZE], ip[INET6_ADDRSTRLEN];
-	int numa, is_rxe, roce, armed;
+	int numa, roce, armed, err_seen;
 	int cq_size, cq_need;
 	struct vb_qp **qps;	/* every QP, to find a completion's flow */
 	int nqps;
@@ -92,18 +92,6 @@ static int sysfs_int(const char *dev, const char *file, int dflt)
 		v = dflt;
 	fclose(f);
 	return v;
-}
-
-/* rxe devices have no PCI function behind them, but a "parent" netdev. */
-static int dev_is_rxe(const char *dev)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/parent", dev);
-	if (access(path, F_OK))
-		return 0;
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", dev);
-	return access(path, F_OK) != 0;
 }
 
 /* The IPv4 or IPv6 address in a RoCE GID, or "" for none. */
@@ -366,7 +354,6 @@ static int vb_open(struct xport *x)
 		return rc;
 	}
 	v->roce = v->pattr.link_layer == IBV_LINK_LAYER_ETHERNET;
-	v->is_rxe = dev_is_rxe(v->dev);
 	v->numa = sysfs_int(v->dev, "device/numa_node", -1);
 	gid_ip(&v->gid.gid, v->ip, sizeof(v->ip));
 	if (v->gid.ndev_ifindex)
@@ -428,12 +415,6 @@ static void vb_mr_dereg(struct xport *x, struct xport_mr *mr)
 static struct vb_conn *VC(struct xport_conn *c)
 {
 	return c->priv;
-}
-
-/* rxe: 0xC000 + hash_32(qpn, 14), the kernel's golden-ratio hash */
-static int rxe_sport(uint32_t qpn)
-{
-	return 0xC000 + (int)(((qpn * 0x61C88647u) >> (32 - 14)) & 0x3fff);
 }
 
 /* the kernel's rdma_flow_label_to_udp_sport() */
@@ -593,6 +574,10 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 	if (strcmp(gtype, gid_type_name(v->gid.gid_type)))
 		return xport_fail(x, EINVAL, "GID index %d of %s is %s but the peer's GID is %s; choose GIDs of one type with -x on both sides (see 'fabscope devices')",
 				  v->gid_index, v->dev, gid_type_name(v->gid.gid_type), gtype);
+	if (v->roce && gid_is_v4(&v->gid.gid) != gid_is_v4(&dgid))
+		return xport_fail(x, EINVAL, "GID index %d of %s is an %s GID but the peer's (%s) is %s; choose GIDs of one address family with -x (see 'fabscope devices')",
+				  v->gid_index, v->dev, gid_is_v4(&v->gid.gid) ? "IPv4" : "IPv6",
+				  gid_s, gid_is_v4(&dgid) ? "IPv4" : "IPv6");
 	mtu = mine < pmtu ? mine : (int)pmtu;
 	if (x->params.mtu) {
 		if (!mtu_enum(x->params.mtu) || x->params.mtu > (128 << v->pattr.max_mtu))
@@ -634,7 +619,8 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 					  q->qp->qp_num, q->peer_qpn, gid_s, mtu, strerror(rc), rc);
 		memset(&a, 0, sizeof(a));
 		a.qp_state = IBV_QPS_RTS;
-		a.timeout = 14;
+		a.timeout = 18;	/* 4.096 us << 18 = 1.07 s, as NCCL: queued READs and
+				 * congested or emulated links outlast 14 (67 ms) */
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.sq_psn = q->psn;
@@ -647,15 +633,12 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 		if (!v->roce) {
 			q->sport = 0;
 			q->sport_source = "none (InfiniBand)";
-		} else if (v->is_rxe) {
-			q->sport = rxe_sport(q->qp->qp_num);
-			q->sport_source = "rxe: hash of the QP number";
 		} else if (q->flow_label) {
 			q->sport = fl_sport(q->flow_label);
 			q->sport_source = "flow label";
 		} else {
 			q->sport = fl_sport(calc_flow_label(q->qp->qp_num, q->peer_qpn));
-			q->sport_source = "flow label from both QP numbers";
+			q->sport_source = "flow label from both QP numbers (no --flow-label)";
 		}
 	}
 	return 0;
@@ -753,6 +736,12 @@ static int translate(struct xport *x, const struct ibv_wc *in, int n, struct xpo
 		w->conn = q ? q->c : NULL;
 		w->len = in[i].byte_len;
 		if (in[i].status != IBV_WC_SUCCESS) {
+			/* a flush follows the error that broke the QP: keep that one */
+			if (in[i].status == IBV_WC_WR_FLUSH_ERR && v->err_seen) {
+				w->op = XPORT_OP_SEND;
+				continue;
+			}
+			v->err_seen = 1;
 			xport_fail(x, EIO, "%s: QP 0x%06x (flow %d): %s%s", v->dev, in[i].qp_num, w->flow,
 				   ibv_wc_status_str(in[i].status),
 				   in[i].status == IBV_WC_RETRY_EXC_ERR ? " (the peer does not answer)" : "");
