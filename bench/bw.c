@@ -140,6 +140,8 @@ static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
 
 	for (i = 0; i < o->flows; i++) {
 		struct bw_flow *f = &s->f[i];
+		struct xport_wr list[XPORT_MAX_POST_LIST];
+		int nl = 0;
 
 		while (!stop_posting(o, s, f) && f->posted - f->completed < s->depth) {
 			uint64_t idx = f->posted + 1;
@@ -164,7 +166,15 @@ static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
 
 			if (c->op == XPORT_OP_READ)
 				wr.off = c->area;	/* read into our target area */
-			rc = xport_post(c->conn, &wr);
+			list[nl++] = wr;
+			f->posted = idx;
+			if (sig)
+				f->last_signaled = idx;
+			if (nl < o->post_list && !stop_posting(o, s, f) &&
+			    f->posted - f->completed < s->depth)
+				continue;	/* the list grows */
+			rc = xport_post_list(c->conn, list, nl);
+			nl = 0;
 			if (rc == -ENOTCONN)
 				return fs_err_peer("%s %s went away during the test (%s)",
 						   c->is_server ? "client" : "server",
@@ -172,9 +182,6 @@ static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
 			if (rc)
 				return fs_err_env("cannot post %s on flow %d: %s",
 						  xport_op_name(c->op), i, xport_errmsg(c->x));
-			f->posted = idx;
-			if (sig)
-				f->last_signaled = idx;
 		}
 		if (stop_posting(o, s, f) && !f->fenced && f->last_signaled < f->posted) {
 			/* a zero-length signaled op: in-order delivery means its

@@ -39,6 +39,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT(0, "sport", &o->sport, "BASE", "source port of flow 0; flow i uses BASE+i (ECMP entropy); default: any", 1, 65535),
 		OPT_INT(0, "tx-depth", &o->tx_depth, "N", "messages outstanding per flow (default 128)", 1, 65536),
 		OPT_INT(0, "cq-mod", &o->cq_mod, "N", "ask for a completion every N messages (default 32)", 1, 65536),
+		OPT_INT(0, "post-list", &o->post_list, "N", "bw: post N messages per call (verbs: one chained list, one doorbell; default 1)", 1, XPORT_MAX_POST_LIST),
 		OPT_INT(0, "tclass", &o->tclass, "N", "traffic class (IP TOS byte; DSCP = N >> 2)", 0, 255),
 		OPT_GROUP("Verbs (-t verbs)"),
 		OPT_STRING('d', "device", &o->device, "DEV", "RDMA device, its netdev, or an IP address of its GID table (default: the device of --bind, else the first active one)"),
@@ -147,6 +148,8 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 		return fs_err_usage("-b is for bw: a latency ping-pong goes both ways already");
 	if (!o->flows)
 		o->flows = 1;
+	if (!o->post_list)
+		o->post_list = 1;
 	if (!o->tx_depth)
 		o->tx_depth = 128;
 	if (!o->cq_mod)
@@ -291,14 +294,15 @@ static json_t *params_json(const struct ptp_opts *o)
 			 "duration_s", o->duration, "warmup_iters", (json_int_t)o->warmup_iters,
 			 "warmup_s", o->warmup_s, "bidir", o->bidir, "tx_depth", o->tx_depth,
 			 "cq_mod", o->cq_mod, "poll", o->poll, "tclass", o->tclass,
-			 "mtu", o->mtu, "sl", o->sl, "flow_label", o->flow_label_i);
+			 "mtu", o->mtu, "sl", o->sl, "flow_label", o->flow_label_i,
+			 "post_list", o->post_list);
 }
 
 /* The server adopts the client's test parameters. */
 static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 {
 	const char *transport, *op, *poll;
-	json_int_t flows, iters, wi, depth, cqm, tclass, mtu = 0, sl = 0, fl = 0;
+	json_int_t flows, iters, wi, depth, cqm, tclass, mtu = 0, sl = 0, fl = 0, pl = 1;
 	double dur, ws;
 	int bidir;
 	json_t *sizes;
@@ -312,8 +316,10 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 	    depth < 1 || depth > 65536 || cqm < 1 || cqm > depth || iters < 0 ||
 	    wi < 0 || dur < 0 || ws < 0 || dur > 1e6 || ws > 1e6 ||
 	    tclass < -1 || tclass > 255 ||
-	    json_unpack(p, "{s?I, s?I, s?I}", "mtu", &mtu, "sl", &sl, "flow_label", &fl) ||
-	    mtu < 0 || mtu > 4096 || sl < 0 || sl > 15 || fl < 0 || fl > 0xFFFFF) {
+	    json_unpack(p, "{s?I, s?I, s?I, s?I}", "mtu", &mtu, "sl", &sl, "flow_label", &fl,
+			"post_list", &pl) ||
+	    mtu < 0 || mtu > 4096 || sl < 0 || sl > 15 || fl < 0 || fl > 0xFFFFF ||
+	    pl < 1 || pl > XPORT_MAX_POST_LIST) {
 		snprintf(why, len, "malformed or out-of-range test parameters");
 		return -1;
 	}
@@ -340,6 +346,7 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 	o->tx_depth = (int)depth;
 	o->cq_mod = (int)cqm;
 	o->poll = poll;
+	o->post_list = (int)pl;
 	o->tclass = (int)tclass;
 	o->mtu = (int)mtu;
 	o->sl = (int)sl;
@@ -756,11 +763,11 @@ json_t *ptp_record(struct ptp_ctx *c, uint64_t size, int client_is_src)
 	json_object_set_new(r, "src", json_deep_copy(local_is_src ? c->local_ep : c->peer_ep));
 	json_object_set_new(r, "dst", json_deep_copy(local_is_src ? c->peer_ep : c->local_ep));
 	json_object_set_new(r, "labels", json_deep_copy(c->labels));
-	json_object_set_new(r, "params", json_pack("{s:I, s:f, s:I, s:f, s:i, s:i, s:s, s:b}",
+	json_object_set_new(r, "params", json_pack("{s:I, s:f, s:I, s:f, s:i, s:i, s:i, s:s, s:b}",
 		"iters", (json_int_t)o->iters, "duration_s", o->duration,
 		"warmup_iters", (json_int_t)o->warmup_iters, "warmup_s", o->warmup_s,
-		"tx_depth", o->tx_depth, "cq_mod", o->cq_mod, "poll", o->poll,
-		"bidir", o->bidir));
+		"tx_depth", o->tx_depth, "cq_mod", o->cq_mod, "post_list", o->post_list,
+		"poll", o->poll, "bidir", o->bidir));
 	json_object_set_new(r, "status", json_string("ok"));
 	return r;
 }

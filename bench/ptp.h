@@ -39,7 +39,7 @@ struct ptp_opts {
 	const char *test;	/* "bw" or "lat" */
 	int server, once, port, bidir, sweep, json, gbits, verbose;
 	int flows, sport, tx_depth, cq_mod, tclass;
-	int gid_index, mtu, sl, ib_port, inline_size;
+	int gid_index, mtu, sl, ib_port, inline_size, post_list;
 	int flow_label_i;
 	uint64_t size, iters;
 	double duration, timeout_s;

@@ -149,6 +149,9 @@ struct xport_ops {
 	int (*conn_connect)(struct xport_conn *c, json_t *peer);
 	void (*conn_free)(struct xport_conn *c);
 	int (*post)(struct xport_conn *c, const struct xport_wr *wr);
+	/* optional: n work requests of one flow in one call (verbs: a chained
+	 * list, one doorbell); without it xport_post_list posts one by one */
+	int (*post_list)(struct xport_conn *c, const struct xport_wr *wrs, int n);
 	int (*poll)(struct xport *x, struct xport_wc *wc, int max, int timeout_ms);
 	/* Per-flow facts for records: {"sport":..,"dport":..,"qpn":..} */
 	int (*flow_info)(struct xport_conn *c, int flow, json_t *info);
@@ -209,6 +212,21 @@ int xport_flow_info(struct xport_conn *c, int flow, json_t *info);
 static inline int xport_post(struct xport_conn *c, const struct xport_wr *wr)
 {
 	return c->x->ops->post(c, wr);
+}
+
+#define XPORT_MAX_POST_LIST 64
+
+/* n (at most XPORT_MAX_POST_LIST) work requests on one flow. */
+static inline int xport_post_list(struct xport_conn *c, const struct xport_wr *wrs, int n)
+{
+	int i, rc;
+
+	if (c->x->ops->post_list)
+		return c->x->ops->post_list(c, wrs, n);
+	for (i = 0; i < n; i++)
+		if ((rc = c->x->ops->post(c, &wrs[i])))
+			return rc;
+	return 0;
 }
 
 /* Reap up to max completions, waiting at most timeout_ms for the first

@@ -696,6 +696,54 @@ static int vb_post(struct xport_conn *c, const struct xport_wr *wr)
 	return 0;
 }
 
+/* One chained list, one doorbell: sends, writes and reads of one flow. */
+static int vb_post_list(struct xport_conn *c, const struct xport_wr *wrs, int n)
+{
+	struct ibv_send_wr sw[XPORT_MAX_POST_LIST], *bad;
+	struct ibv_sge sge[XPORT_MAX_POST_LIST];
+	struct ibv_qp *qp;
+	int i, rc;
+
+	if (n < 1 || n > XPORT_MAX_POST_LIST || wrs[0].flow < 0 || wrs[0].flow >= c->nflows)
+		return xport_fail(c->x, EINVAL, "bad post list");
+	qp = VC(c)->qps[wrs[0].flow].qp;
+	for (i = 0; i < n; i++) {
+		const struct xport_wr *wr = &wrs[i];
+
+		if (wr->op == XPORT_OP_RECV || wr->flow != wrs[0].flow)
+			return xport_fail(c->x, EINVAL, "a post list holds sends, writes or reads of one flow");
+		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)wr->mr->addr + wr->off,
+					   .length = wr->len, .lkey = wr->mr->lkey };
+		sw[i] = (struct ibv_send_wr){ .wr_id = wr->wr_id, .sg_list = &sge[i],
+					      .num_sge = wr->len ? 1 : 0,
+					      .next = i + 1 < n ? &sw[i + 1] : NULL };
+		if (wr->flags & XPORT_WR_SIGNALED)
+			sw[i].send_flags |= IBV_SEND_SIGNALED;
+		if (wr->len && wr->len <= c->x->params.max_inline && wr->op != XPORT_OP_READ)
+			sw[i].send_flags |= IBV_SEND_INLINE;
+		switch (wr->op) {
+		case XPORT_OP_SEND: sw[i].opcode = IBV_WR_SEND; break;
+		case XPORT_OP_WRITE: sw[i].opcode = IBV_WR_RDMA_WRITE; break;
+		case XPORT_OP_WRITE_IMM:
+			sw[i].opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+			sw[i].imm_data = htonl(wr->imm);
+			break;
+		default: sw[i].opcode = IBV_WR_RDMA_READ; break;
+		}
+		if (wr->op != XPORT_OP_SEND) {
+			if (!wr->rmr)
+				return xport_fail(c->x, EINVAL, "%s needs a remote region", xport_op_name(wr->op));
+			sw[i].wr.rdma.remote_addr = wr->rmr->addr + wr->roff;
+			sw[i].wr.rdma.rkey = wr->rmr->rkey;
+		}
+	}
+	rc = ibv_post_send(qp, sw, &bad);
+	if (rc)
+		return xport_fail(c->x, rc, "cannot post a list of %d on QP 0x%06x: %s%s", n,
+				  qp->qp_num, strerror(rc), rc == ENOMEM ? " (queue full)" : "");
+	return 0;
+}
+
 static struct vb_qp *qp_of(struct vb_x *v, uint32_t qpn)
 {
 	int i;
@@ -845,6 +893,7 @@ const struct xport_ops xport_verbs_ops = {
 	.conn_connect = vb_conn_connect,
 	.conn_free = vb_conn_free,
 	.post = vb_post,
+	.post_list = vb_post_list,
 	.poll = vb_poll,
 	.flow_info = vb_flow_info,
 	.numa_node = vb_numa_node,
