@@ -122,6 +122,8 @@ demo: deps all
 bench: all
 	@ci/install-deps bench
 	bench/tcp-bench.sh
+	@ci/install-deps vm
+	bench/verbs-bench.sh
 
 install: $(O)/fabscope
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -34,6 +34,7 @@
 #include <infiniband/verbs.h>
 
 #include "../core/clock.h"
+#include "../core/error.h"
 #include "transport.h"
 
 #define VB_MAX_GIDS 256
@@ -784,6 +785,9 @@ static int translate(struct xport *x, const struct ibv_wc *in, int n, struct xpo
 		w->conn = q ? q->c : NULL;
 		w->len = in[i].byte_len;
 		if (in[i].status != IBV_WC_SUCCESS) {
+			fs_log(1, "%s: QP 0x%06x (flow %d) wr_id %llu: %s (vendor error 0x%x)", v->dev,
+			       in[i].qp_num, w->flow, (unsigned long long)in[i].wr_id,
+			       ibv_wc_status_str(in[i].status), in[i].vendor_err);
 			/* a flush follows the error that broke the QP: keep that one */
 			if (in[i].status == IBV_WC_WR_FLUSH_ERR && v->err_seen) {
 				w->op = XPORT_OP_SEND;

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# bench/verbs-bench.sh - fabscope's verbs transport against perftest and qperf on the same
+# Soft-RoCE link, in the same VM boot (run by `make bench`; needs qemu: ci/install-deps vm).
+#
+#   bench/verbs-bench.sh [-r ROUNDS]
+#
+# In the VM (ci/rxe-vm -n 2): server side rxe1 (10.1.0.1), client side rxe2 (10.1.0.2).
+# bw: 64K and 1M messages, 1 and 4 QPs, 2 s each:
+#     fabscope bw -t verbs --op write|read|send   vs  ib_write_bw / ib_read_bw / ib_send_bw
+#     (and qperf rc_bw for 1 QP)
+# lat: 2-byte ping-pong, busy polling (perftest's way):
+#     fabscope lat --op send|write --poll busy     vs  ib_send_lat / ib_write_lat  (and qperf rc_lat)
+# Every pair runs ROUNDS times (default 3), alternating, and the medians are compared: rxe
+# under qemu TCG is software on emulated CPUs, so single runs are noisy.  Ratios are
+# fabscope/peer: for bandwidth higher is better, for latency lower.  Absolute figures mean
+# nothing here (TCG); the ratios do.  Output: a table, and bench-out/verbs-bench.jsonl.
+set -euo pipefail
+srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
+ROUNDS=3
+[[ ${1:-} == -r ]] && ROUNDS=$2
+out=$srcdir/bench-out
+mkdir -p "$out"
+tmp=$(mktemp -d /tmp/fabscope-verbs-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+"$srcdir/ci/rxe-vm" --check >/dev/null || { echo "verbs-bench: no VM here: $("$srcdir/ci/rxe-vm" --check 2>&1)" >&2; exit 3; }
+"$srcdir/ci/rxe-vm" -n 2 -t 1500 -o "$tmp" -e FABSCOPE="$srcdir/fabscope" -e ROUNDS="$ROUNDS" \
+	-- bash "$srcdir/bench/verbs-bench.guest" >"$tmp/vm.out" 2>"$tmp/vm.err" ||
+	{ echo "verbs-bench: the VM run failed:" >&2; tail -5 "$tmp/vm.err" >&2; exit 4; }
+cp "$tmp/verbs-bench.jsonl" "$out/verbs-bench.jsonl"
+echo "verbs-bench: Soft-RoCE (rxe) in qemu TCG, median of $ROUNDS rounds; ratio = fabscope/peer"
+printf '%-10s %5s %4s  %14s %14s %-12s %7s\n' test size qps fabscope peer peer-tool ratio
+jq -r '[.test, .size, .qps, .fabscope, .peer, .peer_tool, .ratio] | @tsv' "$out/verbs-bench.jsonl" |
+	while IFS=$'\t' read -r t s q f p tool r; do
+		printf '%-10s %5s %4s  %14s %14s %-12s %7s\n' "$t" "$s" "$q" "$f" "$p" "$tool" "$r"
+	done
+echo "verbs-bench: bandwidth in Gb/s, latency p50 (fabscope) vs typical/median (perftest) in us"

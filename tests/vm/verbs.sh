@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# tests/vm/verbs.sh - the verbs checks, run INSIDE the Soft-RoCE VM by
+# tests/t3010-vm-verbs.t (ci/rxe-vm -n 4).  One boot runs everything; each
+# check leaves NAME.out, NAME.err and NAME.rc in $RXE_VM_OUT for the host
+# side to assert on.  Nodes: rxeI on nI, 10.1.0.I (see ci/rxe-vm --help).
+set -u
+F=${FABSCOPE:?}
+OUT=${RXE_VM_OUT:?}
+T=/tmp/verbs-checks
+mkdir -p "$T"
+SRV=10.1.0.1
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; cp -r "$T"/. "$OUT"/' EXIT
+
+# run NAME CMD...: run a check with a time limit, keep its output and status
+run() {
+	local name=$1
+	shift
+	timeout 150 "$@" >"$T/$name.out" 2>"$T/$name.err"
+	echo $? >"$T/$name.rc"
+}
+
+# client NAME ARGS...: a verbs client on node 2 towards the server on node 1
+client() {
+	local name=$1
+	shift
+	run "$name" "$F" "$@" -t verbs -d rxe2 --bind 10.1.0.2 --timeout 20
+}
+
+wait_port() {
+	for _ in $(seq 100); do
+		ss -ltnH "sport = :$1" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+run devices "$F" devices --json
+run devices-text "$F" devices
+
+"$F" bw --server -t verbs -d rxe1 --bind $SRV -p 18600 --timeout 20 2>"$T/bw-server.log" &
+pids+=($!)
+"$F" lat --server -t verbs -d rxe1 --bind $SRV -p 18601 --timeout 20 2>"$T/lat-server.log" &
+pids+=($!)
+wait_port 18600 && wait_port 18601 || echo "servers did not start" >"$T/setup.err"
+
+# every op with 1, 4 and 16 QPs
+for op in write read send; do
+	for q in 1 4 16; do
+		client "bw-$op-q$q" bw $SRV -p 18600 --op $op -q $q -s 64K -n 100 --json -v
+	done
+done
+# message sizes: 1 byte, then the sweep 2 B .. 8 MiB
+client bw-1byte bw $SRV -p 18600 -s 1 -n 500 --json
+client bw-sweep bw $SRV -p 18600 -a -n 8 --json
+client bw-bidir bw $SRV -p 18600 -b -q 2 -n 200 --json
+client bw-imm bw $SRV -p 18600 --op send -q 2 -s 4K -n 300 --inline 64 --json
+# latency, both ops, percentiles
+client lat-send lat $SRV -p 18601 -n 2000 --json
+client lat-write lat $SRV -p 18601 -n 2000 --op write --json
+client lat-sweep lat $SRV -p 18601 -a -n 20 --json
+
+# the wire: UDP source port of each QP and the DSCP of --tclass, seen on n2;
+# once with the flow labels the kernel derives from the QP numbers, once
+# with ours (--flow-label)
+capture() { # NAME CLIENT-ARGS...
+	local name=$1 tpid
+	shift
+	tcpdump -i n2 -nn -U -w "$T/$name.pcap" 'udp dst port 4791 and src host 10.1.0.2' \
+		2>"$T/$name-tcpdump.err" &
+	tpid=$!
+	sleep 1
+	client "$name" bw $SRV -p 18600 "$@" --json
+	sleep 1
+	kill -INT $tpid
+	wait $tpid
+	tcpdump -r "$T/$name.pcap" -nn -v 2>/dev/null >"$T/$name.txt"
+	rm -f "$T/$name.pcap"
+}
+capture pcap-qpn -q 4 -s 4K -n 200 --tclass 96
+capture pcap-fl -q 4 -s 4K -n 200 --flow-label 1000 --tclass 184
+
+# errors that can be provoked here
+run err-nodev "$F" bw $SRV -p 18600 -t verbs -d nosuch0
+client err-gid bw $SRV -p 18600 -x 200 -n 10
+client err-gid-empty bw $SRV -p 18600 -x 5 -n 10
+client err-family bw $SRV -p 18600 -x 0 -n 10 # IPv6 link-local, IPv4 on the server
+grep . /sys/class/infiniband/rxe2/ports/1/gid_attrs/types/* >"$T/gid-types.txt" 2>&1
+ip link set n3 down
+sleep 1
+run err-portdown "$F" bw $SRV -p 18600 -t verbs -d rxe3 --timeout 20
+ip link set n3 up
+run err-memlock setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+	bash -c "ulimit -l 64; exec $F bw $SRV -p 18600 -t verbs -d rxe2 --bind 10.1.0.2 -s 8M -n 2 --timeout 20"
+run err-unreach "$F" bw 10.1.0.9 -p 18600 -t verbs -d rxe2 --bind 10.1.0.2 --timeout 2
+# a silent peer: the server stops (SIGSTOP) in the middle of a ping-pong
+"$F" lat --server -t verbs -d rxe1 --bind $SRV -p 18602 --timeout 20 2>"$T/stop-server.log" &
+spid=$!
+pids+=($spid)
+wait_port 18602
+( sleep 4; kill -STOP $spid ) &
+run err-silent "$F" lat $SRV -p 18602 -D 10 -t verbs -d rxe2 --bind 10.1.0.2 --timeout 3 --json
+kill -CONT $spid
+# the kernel's RDMA modules gone is tested on the host (t1010)
+echo done >"$T/finished"
