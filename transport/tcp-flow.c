@@ -489,17 +489,20 @@ void tcp_parse_stage(struct tcp_flow *f)
 		f->st_off = f->st_len = 0;
 }
 
-void tcp_flow_read(struct tcp_flow *f)
+void tcp_flow_read(struct tcp_flow *f, int block)
 {
 	int rounds;
 
 	for (rounds = 0; rounds < 16 && !f->broken && !f->rnr_blocked; rounds++) {
+		/* the first read may wait (SO_RCVTIMEO bounds it): one system
+		 * call where epoll_wait + read would take two */
+		int flags = block && !rounds ? 0 : MSG_DONTWAIT;
 		ssize_t n;
 
 		if (f->in_payload && f->st_off == f->st_len && f->dst_left >= 4096) {
 			size_t want = f->dst_left;
 
-			n = read(f->fd, f->dst, want);	/* straight in */
+			n = recv(f->fd, f->dst, want, flags);	/* straight in */
 			if (n > 0) {
 				f->dst += n;
 				f->dst_left -= (uint32_t)n;
@@ -519,7 +522,7 @@ void tcp_flow_read(struct tcp_flow *f)
 				return;
 			size_t want = STAGE_LEN - f->st_len;
 
-			n = read(f->fd, f->stage + f->st_len, want);
+			n = recv(f->fd, f->stage + f->st_len, want, flags);
 			if (n > 0) {
 				f->st_len += (size_t)n;
 				tcp_parse_stage(f);

@@ -206,6 +206,14 @@ static int flow_attach(struct tcp_flow *f, int fd)
 
 	f->fd = fd;
 	f->in_on = 1;
+	/* blocking socket, bounded: reads and writes say MSG_DONTWAIT, except
+	 * the single-flow wait of tcp_poll, which blocks up to TCP_BLOCK_MS */
+	{
+		struct timeval tv = { .tv_usec = TCP_BLOCK_MS * 1000 };
+
+		net_set_nonblock(fd, 0);
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
 	net_local_addr(fd, &f->local);
 	net_peer_addr(fd, &f->peer);
 	set_sockopts(f->c->x, fd);
@@ -436,6 +444,16 @@ static int tcp_poll(struct xport *x, struct xport_wc *wc, int max, int timeout_m
 					tcp_flow_send_ack(t->flows[i]);
 			wait = clock_ms_left(deadline);
 		}
+		if (wait > 0 && t->nflows == 1 && !t->flows[0]->want_out &&
+		    !t->flows[0]->rnr_blocked && !t->flows[0]->broken) {
+			/* one flow, nothing to send: wait in recv itself */
+			tcp_flow_read(t->flows[0], 1);
+			if (tcp_ring_count(&t->cq))
+				return reap(t, wc, max);
+			if (clock_ns() >= deadline)
+				return 0;
+			continue;
+		}
 		n = epoll_wait(t->epfd, ev, 64, wait);
 		if (n < 0 && errno != EINTR)
 			return xport_fail(x, errno, "epoll_wait: %s", strerror(errno));
@@ -443,7 +461,7 @@ static int tcp_poll(struct xport *x, struct xport_wc *wc, int max, int timeout_m
 			struct tcp_flow *f = ev[i].data.ptr;
 
 			if (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
-				tcp_flow_read(f);
+				tcp_flow_read(f, 0);
 			if ((ev[i].events & EPOLLOUT) && !f->broken)
 				tcp_flow_flush(f);
 		}

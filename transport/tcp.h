@@ -148,7 +148,9 @@ int tcp_enqueue(struct tcp_flow *f, const struct hdr *h, const uint8_t *payload,
 		int counted, uint8_t *read_dst);
 void tcp_flow_flush(struct tcp_flow *f);	/* write what the socket takes */
 int tcp_flow_send_ack(struct tcp_flow *f);
-void tcp_flow_read(struct tcp_flow *f);		/* read and dispatch */
+/* Read and dispatch; block: the first read may wait up to TCP_BLOCK_MS. */
+void tcp_flow_read(struct tcp_flow *f, int block);
+#define TCP_BLOCK_MS 1
 void tcp_parse_stage(struct tcp_flow *f);	/* go on after an RNR wait */
 
 #endif
