@@ -48,7 +48,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT('m', "mtu", &o->mtu, "BYTES", "path MTU: 256, 512, 1024, 2048 or 4096 (default: the smaller active MTU of both ports)", 256, 4096),
 		OPT_INT(0, "sl", &o->sl, "N", "service level", 0, 15),
 		OPT_INT(0, "flow-label", &o->flow_label_i, "N", "GRH flow label of flow 0, flow i gets N+i: the UDP source port on mlx5 (rxe ignores it)", 1, 0xFFFFF),
-		OPT_INT(0, "inline", &o->inline_size, "BYTES", "send messages up to this size inline (default 0: never)", 0, 4096),
+		OPT_INT(0, "inline", &o->inline_size, "BYTES", "send messages up to this size inline (default: lat 236, as perftest; bw 0)", 0, 4096),
 		OPT_STRING(0, "poll", &o->poll, "MODE", "how to wait for completions: busy (spin), event (sleep), adaptive (spin 50 us, then sleep); default: event"),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o->json, "print the records as one JSON array instead of a table"),
@@ -114,8 +114,10 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 			      "unknown transport '%s': this build has %s", o->transport, xport_names());
 	if (strcmp(o->transport, "verbs") &&
 	    (o->device || o->ib_port || o->gid_index >= 0 || o->mtu || o->sl ||
-	     o->flow_label_i || o->inline_size))
+	     o->flow_label_i || o->inline_size >= 0))
 		return fs_err_usage("-d, --ib-port, -x, -m, --sl, --flow-label and --inline are for -t verbs");
+	if (o->inline_size < 0)	/* small pings go inline, as perftest's lat tests */
+		o->inline_size = is_bw || strcmp(o->transport, "verbs") ? 0 : 236;
 	if (o->mtu && (o->mtu & (o->mtu - 1)))
 		return fs_err_usage("invalid MTU %d: use 256, 512, 1024, 2048 or 4096", o->mtu);
 	if (o->server)
@@ -733,7 +735,7 @@ int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 
 int ptp_cmd(const struct ptp_test *t, int argc, const char **argv)
 {
-	struct ptp_opts o = { .test = t->name, .tclass = -1, .gid_index = -1 };
+	struct ptp_opts o = { .test = t->name, .tclass = -1, .gid_index = -1, .inline_size = -1 };
 	struct opt tab[48];
 	int nargs, rc;
 

@@ -7,9 +7,12 @@
 # In the VM (ci/rxe-vm -n 2): server side rxe1 (10.1.0.1), client side rxe2 (10.1.0.2).
 # bw: 64K and 1M messages, 1 and 4 QPs, 2 s each:
 #     fabscope bw -t verbs --op write|read|send   vs  ib_write_bw / ib_read_bw / ib_send_bw
-#     (and qperf rc_bw for 1 QP)
 # lat: 2-byte ping-pong, busy polling (perftest's way):
-#     fabscope lat --op send|write --poll busy     vs  ib_send_lat / ib_write_lat  (and qperf rc_lat)
+#     fabscope lat --op send|write --poll busy     vs  ib_send_lat / ib_write_lat
+# qperf's rc_bw and rc_lat cannot run on RoCE here: qperf 0.4.11 moves its QPs to RTR
+# without a GRH (InfiniBand LID addressing), which rxe refuses ("failed to modify QP to
+# RTR: Invalid argument"), and with -cm1 its rdma_cm client does not bind a source address
+# ("unexpected event from RDMA CM: Event unreachable").  The script says so when it runs.
 # Every pair runs ROUNDS times (default 3), alternating, and the medians are compared: rxe
 # under qemu TCG is software on emulated CPUs, so single runs are noisy.  Ratios are
 # fabscope/peer: for bandwidth higher is better, for latency lower.  Absolute figures mean
@@ -34,3 +37,4 @@ jq -r '[.test, .size, .qps, .fabscope, .peer, .peer_tool, .ratio] | @tsv' "$out/
 		printf '%-10s %5s %4s  %14s %14s %-12s %7s\n' "$t" "$s" "$q" "$f" "$p" "$tool" "$r"
 	done
 echo "verbs-bench: bandwidth in Gb/s, latency p50 (fabscope) vs typical/median (perftest) in us"
+echo "verbs-bench: qperf rc_bw/rc_lat left out: qperf cannot connect RC QPs over RoCE (no GRH; see the script)"

@@ -620,8 +620,8 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 					  q->qp->qp_num, q->peer_qpn, gid_s, mtu, strerror(rc), rc);
 		memset(&a, 0, sizeof(a));
 		a.qp_state = IBV_QPS_RTS;
-		a.timeout = 18;	/* 4.096 us << 18 = 1.07 s, as NCCL: queued READs and
-				 * congested or emulated links outlast 14 (67 ms) */
+		a.timeout = 14;	/* 4.096 us << 14 = 67 ms, as perftest: a longer one
+				 * (NCCL's 18) slows recovery from drops sharply */
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.sq_psn = q->psn;
