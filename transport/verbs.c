@@ -647,53 +647,27 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 
 /* ---- data path ---- */
 
+static int vb_post_list(struct xport_conn *c, const struct xport_wr *wrs, int n);
+
 static int vb_post(struct xport_conn *c, const struct xport_wr *wr)
 {
-	struct vb_conn *vc = VC(c);
-	struct ibv_qp *qp;
+	struct ibv_recv_wr rw, *bad;
 	struct ibv_sge sge;
+	struct ibv_qp *qp;
 	int rc;
 
+	if (wr->op != XPORT_OP_RECV)
+		return vb_post_list(c, wr, 1);
 	if (wr->flow < 0 || wr->flow >= c->nflows)
 		return xport_fail(c->x, EINVAL, "no flow %d", wr->flow);
-	qp = vc->qps[wr->flow].qp;
-	sge.addr = (uintptr_t)wr->mr->addr + wr->off;
-	sge.length = wr->len;
-	sge.lkey = wr->mr->lkey;
-	if (wr->op == XPORT_OP_RECV) {
-		struct ibv_recv_wr rw = { .wr_id = wr->wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
-
-		rc = ibv_post_recv(qp, &rw, &bad);
-	} else {
-		struct ibv_send_wr sw = { .wr_id = wr->wr_id, .sg_list = &sge,
-					  .num_sge = wr->len ? 1 : 0 }, *bad;
-
-		if (wr->flags & XPORT_WR_SIGNALED)
-			sw.send_flags |= IBV_SEND_SIGNALED;
-		if (wr->len && wr->len <= c->x->params.max_inline && wr->op != XPORT_OP_READ)
-			sw.send_flags |= IBV_SEND_INLINE;
-		switch (wr->op) {
-		case XPORT_OP_SEND: sw.opcode = IBV_WR_SEND; break;
-		case XPORT_OP_WRITE: sw.opcode = IBV_WR_RDMA_WRITE; break;
-		case XPORT_OP_WRITE_IMM:
-			sw.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-			sw.imm_data = htonl(wr->imm);
-			break;
-		case XPORT_OP_READ: sw.opcode = IBV_WR_RDMA_READ; break;
-		default: return xport_fail(c->x, EINVAL, "unknown operation");
-		}
-		if (wr->op != XPORT_OP_SEND) {
-			if (!wr->rmr)
-				return xport_fail(c->x, EINVAL, "%s needs a remote region", xport_op_name(wr->op));
-			sw.wr.rdma.remote_addr = wr->rmr->addr + wr->roff;
-			sw.wr.rdma.rkey = wr->rmr->rkey;
-		}
-		rc = ibv_post_send(qp, &sw, &bad);
-	}
+	qp = VC(c)->qps[wr->flow].qp;
+	sge = (struct ibv_sge){ .addr = (uintptr_t)wr->mr->addr + wr->off,
+				.length = wr->len, .lkey = wr->mr->lkey };
+	rw = (struct ibv_recv_wr){ .wr_id = wr->wr_id, .sg_list = &sge, .num_sge = 1 };
+	rc = ibv_post_recv(qp, &rw, &bad);
 	if (rc)
-		return xport_fail(c->x, rc, "cannot post %s on QP 0x%06x: %s%s", xport_op_name(wr->op),
-				  qp->qp_num, strerror(rc),
-				  rc == ENOMEM ? " (queue full)" : "");
+		return xport_fail(c->x, rc, "cannot post a receive on QP 0x%06x: %s%s", qp->qp_num,
+				  strerror(rc), rc == ENOMEM ? " (queue full)" : "");
 	return 0;
 }
 

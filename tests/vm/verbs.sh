@@ -44,14 +44,14 @@ pids+=($!)
 pids+=($!)
 wait_port 18600 && wait_port 18601 || echo "servers did not start" >"$T/setup.err"
 
-# every op with 1, 4 and 16 QPs; reads with a shallow queue: under qemu, rxe
-# with tens of MiB of READ responses in flight has broken QPs without an
-# error completion (see the notes in the README)
+# every op with 1, 4 and 16 QPs; READs of 4 KiB: under qemu, rxe with 16 QPs
+# of 64 KiB READs now and then breaks the last QPs without an error
+# completion (a known problem, see the README)
 for op in write read send; do
-	depth=128
-	[[ $op = read ]] && depth=16
+	size=64K
+	[[ $op = read ]] && size=4K
 	for q in 1 4 16; do
-		client "bw-$op-q$q" bw $SRV -p 18600 --op $op -q $q -s 64K -n 100 --tx-depth $depth --json -v
+		client "bw-$op-q$q" bw $SRV -p 18600 --op $op -q $q -s $size -n 100 --json -v
 	done
 done
 # message sizes: 1 byte, then the sweep 2 B .. 8 MiB
