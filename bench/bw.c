@@ -207,6 +207,17 @@ static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
 	return all_done;
 }
 
+/* Has every flow posted its last message? */
+static int all_stopped(const struct ptp_opts *o, const struct bw_side *s)
+{
+	int i;
+
+	for (i = 0; i < o->flows; i++)
+		if (!stop_posting(o, s, &s->f[i]))
+			return 0;
+	return 1;
+}
+
 static json_t *side_json(const struct ptp_ctx *c, const struct bw_side *s, uint64_t size)
 {
 	json_t *flows = json_array();
@@ -233,7 +244,8 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 	const struct ptp_opts *o = c->o;
 	struct bw_side s = { .sending = sending };
 	struct xport_wc wc[64];
-	uint64_t last_ctl = 0, last_progress;
+	uint64_t last_ctl = 0, last_progress, t_drain = 0, t_fin = 0;
+	uint64_t tmo = (uint64_t)c->timeout_ms * 1000000ull;
 	int rc = 0, sent_fin = 0, i, n;
 
 	*peer_fin = *my_fin = NULL;
@@ -260,6 +272,8 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 				goto out;
 			s.done = rc;
 			rc = 0;
+			if (!t_drain && all_stopped(o, &s))
+				t_drain = clock_ns();	/* only completions to come */
 			for (i = 0; i < o->flows; i++)
 				if (s.f[i].posted - s.f[i].completed < s.depth)
 					window_full = 0;
@@ -270,6 +284,7 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 			if (rc)
 				goto out;
 			sent_fin = 1;
+			t_fin = clock_ns();
 		}
 		n = xport_poll(c->x, wc, 64, s.sending && !s.done && !window_full ? 0 : 5);
 		if (n < 0) {
@@ -315,10 +330,21 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 				*peer_fin = m;
 			}
 			rc = 0;
-			if (s.sending && !s.done &&
-			    now - last_progress > (uint64_t)c->timeout_ms * 1000000ull) {
+			if (s.sending && !s.done && now - last_progress > tmo) {
 				rc = fs_err_peer("no progress for %d s: %s stopped acknowledging data",
 						 c->timeout_ms / 1000, c->peer_name);
+				goto out;
+			}
+			/* a trickle of completions must not stretch a run forever */
+			if (s.sending && !s.done && t_drain && now - t_drain > 2 * tmo) {
+				rc = fs_err_peer("the last messages to %s did not complete within %d s of the run's end; the link or the peer is stalling",
+						 c->peer_name, 2 * c->timeout_ms / 1000);
+				goto out;
+			}
+			if (sent_fin && !*peer_fin &&
+			    now - t_fin > (uint64_t)(o->duration * 1e9) + 3 * tmo) {
+				rc = fs_err_peer("%s did not report its results within %.0f s",
+						 c->peer_name, o->duration + 3 * c->timeout_ms / 1000.0);
 				goto out;
 			}
 			if (net_stop) {
