@@ -429,13 +429,6 @@ static enum xport_op op_of(const char *op)
 	return XPORT_OP_WRITE;
 }
 
-/* Does the client send data (initiate work) / does the server? */
-static int client_sends(const struct ptp_opts *o)
-{
-	(void)o;
-	return 1;	/* the client initiates; READ pulls data from the server */
-}
-
 static int bw_session_prepare(struct ptp_ctx *c)
 {
 	c->op = op_of(c->o->op);
@@ -484,7 +477,7 @@ static int bw_client(struct ptp_opts *o, const char *host)
 		if (rc || (rc = ptp_recv(&c, &m, "ready")))
 			break;
 		json_decref(m);
-		rc = bw_run_size(&c, sizes[i], client_sends(o), &pf, &mf);
+		rc = bw_run_size(&c, sizes[i], 1, &pf, &mf);	/* the client always initiates */
 		if (rc)
 			break;
 		if (o->bidir) {

@@ -776,26 +776,22 @@ json_t *ptp_record(struct ptp_ctx *c, uint64_t size, int client_is_src)
 
 void ptp_flow_facts(json_t *rec, json_t *info)
 {
-	json_t *src = json_object_get(rec, "src"), *dst = json_object_get(rec, "dst"), *v;
+	static const struct { const char *from, *where, *to; } map[] = {
+		{ "sport", "src", "port" }, { "dport", "dst", "port" },
+		{ "qpn", "src", "qpn" }, { "dest_qpn", "dst", "qpn" },
+		{ "device", "src", "device" }, { "gid_index", "src", "gid_index" },
+		{ "flow_label", NULL, "flow_label" }, { "sport_source", NULL, "sport_source" },
+		{ "mtu", NULL, "path_mtu_bytes" },
+	};
+	size_t i;
 
-	if ((v = json_object_get(info, "sport")))
-		json_object_set(src, "port", v);
-	if ((v = json_object_get(info, "dport")))
-		json_object_set(dst, "port", v);
-	if ((v = json_object_get(info, "qpn")))
-		json_object_set(src, "qpn", v);
-	if ((v = json_object_get(info, "dest_qpn")))
-		json_object_set(dst, "qpn", v);
-	if ((v = json_object_get(info, "device")))
-		json_object_set(src, "device", v);
-	if ((v = json_object_get(info, "gid_index")))
-		json_object_set(src, "gid_index", v);
-	if ((v = json_object_get(info, "flow_label")))
-		json_object_set(rec, "flow_label", v);
-	if ((v = json_object_get(info, "sport_source")))
-		json_object_set(rec, "sport_source", v);
-	if ((v = json_object_get(info, "mtu")))
-		json_object_set(rec, "path_mtu_bytes", v);
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		json_t *v = json_object_get(info, map[i].from);
+
+		if (v)
+			json_object_set(map[i].where ? json_object_get(rec, map[i].where) : rec,
+					map[i].to, v);
+	}
 }
 
 int ptp_wc_error(struct ptp_ctx *c, const struct xport_wc *wc)

@@ -31,6 +31,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "verbs.h"
+
 struct dev_ent {
 	char name[64], pci[64];
 	struct ibv_device *dev;
@@ -185,16 +187,12 @@ static json_t *port_json(struct ibv_context *ctx, const char *dev, int p)
 	n = ibv_query_gid_table(ctx, e, 256, 0);
 	for (k = 0; k < n; k++) {
 		char gid[INET6_ADDRSTRLEN], ip[INET6_ADDRSTRLEN] = "", nd[IF_NAMESIZE] = "";
-		static const uint8_t v4pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 		json_t *g;
 
 		if ((int)e[k].port_num != p)
 			continue;
 		inet_ntop(AF_INET6, e[k].gid.raw, gid, sizeof(gid));
-		if (!memcmp(e[k].gid.raw, v4pfx, 12))
-			inet_ntop(AF_INET, e[k].gid.raw + 12, ip, sizeof(ip));
-		else if (!(e[k].gid.raw[0] == 0xfe && (e[k].gid.raw[1] & 0xc0) == 0x80))
-			snprintf(ip, sizeof(ip), "%s", gid);
+		vb_gid_ip(&e[k].gid, ip, sizeof(ip));
 		if (e[k].ndev_ifindex)
 			if_indextoname(e[k].ndev_ifindex, nd);
 		g = json_pack("{s:i, s:s, s:s}", "index", (int)e[k].gid_index, "gid", gid,
@@ -268,19 +266,10 @@ int cmd_devices(int argc, const char **argv)
 		return -fs_err_usage("devices takes no arguments");
 	if (map_path && *map_path && (rc = read_map(map_path, &map, &nmap)))
 		return -rc;
-	errno = 0;
-	list = ibv_get_device_list(&n);
+	list = vb_device_list(&n, src, sizeof(src));
 	if (!list) {
 		free(map);
-		if (errno == ENOSYS || !errno)
-			return -fs_err_env("this kernel has no RDMA support (ibv_get_device_list: %s); load the RDMA modules (e.g. ib_uverbs, rdma_rxe) or use a kernel with RDMA",
-					   strerror(ENOSYS));
-		return -fs_err_env("cannot list RDMA devices: %s", strerror(errno));
-	}
-	if (!n) {
-		ibv_free_device_list(list);
-		free(map);
-		return -fs_err_env("no RDMA devices found; for Soft-RoCE: rdma link add rxe0 type rxe netdev IFACE");
+		return -fs_err_env("%s", src);
 	}
 	ents = calloc((size_t)n, sizeof(*ents));
 	for (i = 0; ents && i < n; i++) {

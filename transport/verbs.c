@@ -36,6 +36,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "transport.h"
+#include "verbs.h"
 
 #define VB_MAX_GIDS 256
 
@@ -95,12 +96,16 @@ static int sysfs_int(const char *dev, const char *file, int dflt)
 	return v;
 }
 
-/* The IPv4 or IPv6 address in a RoCE GID, or "" for none. */
-static void gid_ip(const union ibv_gid *g, char *buf, size_t len)
+int vb_gid_is_v4(const union ibv_gid *g)
 {
 	static const uint8_t v4pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
-	if (!memcmp(g->raw, v4pfx, 12))
+	return !memcmp(g->raw, v4pfx, 12);
+}
+
+void vb_gid_ip(const union ibv_gid *g, char *buf, size_t len)
+{
+	if (vb_gid_is_v4(g))
 		inet_ntop(AF_INET, g->raw + 12, buf, (socklen_t)len);
 	else if (g->raw[0] == 0xfe && (g->raw[1] & 0xc0) == 0x80)
 		buf[0] = 0;	/* link-local: no routable address */
@@ -108,11 +113,30 @@ static void gid_ip(const union ibv_gid *g, char *buf, size_t len)
 		inet_ntop(AF_INET6, g->raw, buf, (socklen_t)len);
 }
 
-static int gid_is_v4(const union ibv_gid *g)
+struct ibv_device **vb_device_list(int *n, char *err, size_t errlen)
 {
-	static const uint8_t v4pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	struct ibv_device **list;
+	int e;
 
-	return !memcmp(g->raw, v4pfx, 12);
+	errno = 0;
+	list = ibv_get_device_list(n);
+	if (!list) {
+		e = errno ? errno : ENOSYS;
+		if (e == ENOSYS)
+			snprintf(err, errlen, "this kernel has no RDMA support (ibv_get_device_list: %s); load the RDMA modules (e.g. ib_uverbs, rdma_rxe) or use a kernel with RDMA",
+				 strerror(e));
+		else
+			snprintf(err, errlen, "cannot list RDMA devices: %s", strerror(e));
+		errno = e;
+		return NULL;
+	}
+	if (!*n) {
+		ibv_free_device_list(list);
+		snprintf(err, errlen, "no RDMA devices found; for Soft-RoCE: rdma link add rxe0 type rxe netdev IFACE");
+		errno = ENODEV;
+		return NULL;
+	}
+	return list;
 }
 
 /* Does ip (text) name this GID's address? */
@@ -120,7 +144,7 @@ static int gid_has_ip(const union ibv_gid *g, const char *ip)
 {
 	char a[INET6_ADDRSTRLEN];
 
-	gid_ip(g, a, sizeof(a));
+	vb_gid_ip(g, a, sizeof(a));
 	return a[0] && !strcmp(a, ip);
 }
 
@@ -254,7 +278,7 @@ static int pick_gid(struct xport *x, int gidx)
 	n = ibv_query_gid_table(v->ctx, e, VB_MAX_GIDS, 0);
 	for (k = 0; k < n; k++)	/* first RoCEv2 IPv4 GID of our port */
 		if (e[k].port_num == v->port && e[k].gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    gid_is_v4(&e[k].gid))
+		    vb_gid_is_v4(&e[k].gid))
 			goto found;
 	for (k = 0; k < n; k++)	/* else anything of our port */
 		if (e[k].port_num == v->port)
@@ -298,20 +322,11 @@ static int vb_open(struct xport *x)
 	if (!v)
 		return xport_fail(x, ENOMEM, "out of memory");
 	x->priv = v;
-	errno = 0;
-	list = ibv_get_device_list(&n);
+	list = vb_device_list(&n, x->err, sizeof(x->err));
 	if (!list) {
-		rc = errno ? errno : ENOSYS;
+		rc = errno;
 		vb_close(x);
-		if (rc == ENOSYS)
-			return xport_fail(x, rc, "this kernel has no RDMA support (ibv_get_device_list: %s); load the RDMA modules (e.g. ib_uverbs, rdma_rxe) or use a kernel with RDMA",
-					  strerror(rc));
-		return xport_fail(x, rc, "cannot list RDMA devices: %s", strerror(rc));
-	}
-	if (!n) {
-		ibv_free_device_list(list);
-		vb_close(x);
-		return xport_fail(x, ENODEV, "no RDMA devices found; for Soft-RoCE: rdma link add rxe0 type rxe netdev IFACE");
+		return -rc;
 	}
 	rc = pick_device(x, list, n, &dev_i, &port, &gidx);
 	if (rc) {
@@ -356,7 +371,7 @@ static int vb_open(struct xport *x)
 	}
 	v->roce = v->pattr.link_layer == IBV_LINK_LAYER_ETHERNET;
 	v->numa = sysfs_int(v->dev, "device/numa_node", -1);
-	gid_ip(&v->gid.gid, v->ip, sizeof(v->ip));
+	vb_gid_ip(&v->gid.gid, v->ip, sizeof(v->ip));
 	if (v->gid.ndev_ifindex)
 		if_indextoname(v->gid.ndev_ifindex, v->netdev);
 	v->pd = ibv_alloc_pd(v->ctx);
@@ -575,10 +590,10 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 	if (strcmp(gtype, gid_type_name(v->gid.gid_type)))
 		return xport_fail(x, EINVAL, "GID index %d of %s is %s but the peer's GID is %s; choose GIDs of one type with -x on both sides (see 'fabscope devices')",
 				  v->gid_index, v->dev, gid_type_name(v->gid.gid_type), gtype);
-	if (v->roce && gid_is_v4(&v->gid.gid) != gid_is_v4(&dgid))
+	if (v->roce && vb_gid_is_v4(&v->gid.gid) != vb_gid_is_v4(&dgid))
 		return xport_fail(x, EINVAL, "GID index %d of %s is an %s GID but the peer's (%s) is %s; choose GIDs of one address family with -x (see 'fabscope devices')",
-				  v->gid_index, v->dev, gid_is_v4(&v->gid.gid) ? "IPv4" : "IPv6",
-				  gid_s, gid_is_v4(&dgid) ? "IPv4" : "IPv6");
+				  v->gid_index, v->dev, vb_gid_is_v4(&v->gid.gid) ? "IPv4" : "IPv6",
+				  gid_s, vb_gid_is_v4(&dgid) ? "IPv4" : "IPv6");
 	mtu = mine < pmtu ? mine : (int)pmtu;
 	if (x->params.mtu) {
 		if (!mtu_enum(x->params.mtu) || x->params.mtu > (128 << v->pattr.max_mtu))
@@ -587,7 +602,7 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 		mtu = x->params.mtu;
 	}
 	vc->mtu = mtu;
-	gid_ip(&dgid, vc->peer_ip, sizeof(vc->peer_ip));
+	vb_gid_ip(&dgid, vc->peer_ip, sizeof(vc->peer_ip));
 	for (i = 0; i < c->nflows; i++) {
 		struct vb_qp *q = &vc->qps[i];
 		json_int_t rqpn = json_integer_value(json_array_get(qpns, (size_t)i));
