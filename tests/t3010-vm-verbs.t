@@ -131,4 +131,9 @@ test_expect_success VM 'a peer that goes silent mid-test: exit 4, one line, vali
 	jq -e "type == \"array\"" "$R/err-silent.out"
 '
 
+test_expect_success VM 'a peer that never reports its results: exit 4 after duration + 3 x timeout, one line' '
+	test "$(rc err-noresults)" = 4 && one_line err-noresults "did not report its results within 11 s" &&
+	jq -e "type == \"array\"" "$R/err-noresults.out"
+'
+
 test_done

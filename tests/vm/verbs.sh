@@ -105,5 +105,14 @@ wait_port 18602
 ( sleep 4; kill -STOP $spid ) &
 run err-silent "$F" lat $SRV -p 18602 -D 10 -t verbs -d rxe2 --bind 10.1.0.2 --timeout 3 --json
 kill -CONT $spid
+# a peer that never reports its results: a -b server stopped mid-run (its
+# QPs still answer in the kernel, so the client's own writes complete)
+"$F" bw --server -t verbs -d rxe1 --bind $SRV -p 18603 --timeout 20 2>"$T/stop2-server.log" &
+spid=$!
+pids+=($spid)
+wait_port 18603
+( sleep 3; kill -STOP $spid ) &
+run err-noresults "$F" bw $SRV -p 18603 -b -D 5 -t verbs -d rxe2 --bind 10.1.0.2 --timeout 2 --json
+kill -CONT $spid
 # the kernel's RDMA modules gone is tested on the host (t1010)
 echo done >"$T/finished"
