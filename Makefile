@@ -59,12 +59,12 @@ QLD = @echo '   LD $@';
 endif
 
 CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
-	    core/net.c core/wire.c core/record.c core/output.c
+	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
 LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC)
 MAIN_SRC := core/main.c
-TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c
+TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)

@@ -1339,6 +1339,7 @@ static const struct tool_cmd cmds[] = {
 	{ "wire-send", cmd_wire_send },
 	{ "wire-fuzz", cmd_wire_fuzz },
 	{ "tcp-fuzz", tool_tcp_fuzz },
+	{ "hmac", tool_hmac },
 };
 
 static int tool_usage(void)

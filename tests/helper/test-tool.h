@@ -5,5 +5,7 @@
 
 /* fuzz-tcp.c: random and mutated frames from a raw peer into a TCP flow */
 int tool_tcp_fuzz(int argc, const char **argv);
+/* hmac-tool.c: core/hmac.c (SHA-256, HMAC-SHA256, hex, random bytes) */
+int tool_hmac(int argc, const char **argv);
 
 #endif
