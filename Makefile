@@ -62,7 +62,8 @@ CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
-LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC)
+FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.c fleet/results.c fleet/analyze.c fleet/run.c
+LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c
 

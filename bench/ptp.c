@@ -21,7 +21,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 	const struct opt t[] = {
 		OPT_GROUP("Connection"),
 		OPT_BOOL(0, "server", &o->server, "run as the server: wait for clients, serve one after another"),
-		OPT_INT('p', "port", &o->port, "PORT", "control port (default 18520)", 1, 65535),
+		OPT_INT('p', "port", &o->port, "PORT", "control port (default 18520); a server given 0 takes any free port and says which", 0, 65535),
 		OPT_STRING(0, "bind", &o->bind, "ADDR", "local address to use: the client's source, the server's listening address; selects the rail"),
 		OPT_BOOL(0, "once", &o->once, "server: exit after one client"),
 		OPT_SECONDS(0, "timeout", &o->timeout_s, "SECONDS", "give up on a silent peer after this long (default 10)"),
@@ -103,8 +103,8 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 	if (!o->server && nargs != 1)
 		return fs_err_usage(nargs ? "too many arguments: give one HOST" :
 				    "missing HOST: give the server's address, or --server to be the server");
-	if (!o->port)
-		o->port = PTP_DEFAULT_PORT;
+	if (!o->server && !o->port)
+		return fs_err_usage("--port 0 is for a server: give the client the port the server listens on");
 	if (!o->timeout_s)
 		o->timeout_s = 10;
 	if (!o->transport)
@@ -711,6 +711,9 @@ int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 		return fs_err_env("cannot listen on %s: port %d is in use; pick another with -p", name, o->port);
 	if (lfd < 0)
 		return fs_err_env("cannot listen on %s: %s", name, strerror(-lfd));
+	if (!net_local_addr(lfd, &a))	/* the port taken, for --port 0 */
+		net_addr_str(&a, name, sizeof(name));
+	out_sink_event("listening", json_integer(net_addr_port(&a)));
 	fs_info("%s server listening on %s (%s)", o->test, name, o->transport);
 	while (!net_stop) {
 		struct net_addr peer;
@@ -733,9 +736,12 @@ int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 	return net_stop ? 0 : rc;
 }
 
+int ptp_check_only;
+
 int ptp_cmd(const struct ptp_test *t, int argc, const char **argv)
 {
-	struct ptp_opts o = { .test = t->name, .tclass = -1, .gid_index = -1, .inline_size = -1 };
+	struct ptp_opts o = { .test = t->name, .tclass = -1, .gid_index = -1, .inline_size = -1,
+			      .port = PTP_DEFAULT_PORT };
 	struct opt tab[48];
 	int nargs, rc;
 
@@ -745,7 +751,7 @@ int ptp_cmd(const struct ptp_test *t, int argc, const char **argv)
 		return rc == OPTS_HELP ? 0 : -rc;
 	fs_set_verbosity(o.verbose);
 	rc = ptp_finish_opts(&o, nargs);
-	if (!rc)
+	if (!rc && !ptp_check_only)
 		rc = o.server ? ptp_server_loop(&o, t) : t->client(&o, argv[0]);
 	opt_list_release(&o.labels);
 	return -rc;

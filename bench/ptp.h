@@ -90,6 +90,10 @@ struct ptp_test {
 	int (*client)(struct ptp_opts *o, const char *host);	/* the whole client */
 };
 
+/* When set, ptp_cmd parses and checks its options, then returns 0 without
+ * running anything: `fabscope run` checks a plan's options this way. */
+extern int ptp_check_only;
+
 /* The command: parse options, then serve (--server) or run the client. */
 int ptp_cmd(const struct ptp_test *t, int argc, const char **argv);
 /* Server side: serve clients until stopped. */

@@ -10,6 +10,7 @@
 #include "builtin.h"
 #include "error.h"
 #include "version.h"
+#include "../fleet/fleet.h"
 #include "../transport/transport.h"
 
 struct cmd {
@@ -22,6 +23,8 @@ static const struct cmd commands[] = {
 	{ "devices", cmd_devices, "RDMA devices, ports, GID tables, netdevs, PCI/NUMA, and their rails and planes" },
 	{ "bw", cmd_bw, "point-to-point bandwidth and message rate (client or --server)" },
 	{ "lat", cmd_lat, "point-to-point latency percentiles by ping-pong (client or --server)" },
+	{ "agent", cmd_agent, "the per-node agent that 'fabscope run' launches" },
+	{ "run", cmd_run, "run a plan across many nodes: launch agents, schedule tests per rail, write a results directory" },
 	{ "help", cmd_help, "show help for fabscope or for one command" },
 	{ "version", cmd_version, "show the version and the transports built in" },
 };

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "record.h"
@@ -193,8 +195,47 @@ static void json_close(FILE *f, int n)
 	fflush(f);
 }
 
+int out_sink_fd = -1;
+
+static void sink_line(json_t *obj)
+{
+	char *text = json_dumps(obj, JSON_COMPACT);
+	size_t len, off = 0;
+
+	if (!text)
+		return;
+	len = strlen(text);
+	text[len] = '\n';	/* replaces the NUL: one write of the whole line */
+	while (off < len + 1) {
+		ssize_t n = write(out_sink_fd, text + off, len + 1 - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	free(text);
+}
+
+void out_sink_event(const char *key, json_t *value)
+{
+	json_t *o;
+
+	if (out_sink_fd < 0) {
+		json_decref(value);
+		return;
+	}
+	o = json_pack("{so}", key, value);
+	if (o)
+		sink_line(o);
+	json_decref(o);
+}
+
 void out_record(struct out *o, json_t *rec)
 {
+	if (out_sink_fd >= 0)
+		sink_line(rec);
 	if (o->fmt == OUT_JSON)
 		json_elem(o->f, o->nrec, rec);
 	else

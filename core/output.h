@@ -26,6 +26,15 @@ struct out {
 	int jn;
 };
 
+/*
+ * When >= 0, every record also goes to this file descriptor as one JSON
+ * line (written whole with one write()).  `fabscope agent` sets it in the
+ * child process that runs a job, to carry the records to its coordinator.
+ */
+extern int out_sink_fd;
+/* One JSON line {KEY: value} to out_sink_fd, when it is set (steals value). */
+void out_sink_event(const char *key, json_t *value);
+
 void out_init(struct out *o, enum out_format fmt, FILE *f);
 /* Also write every record to path as a JSON array (fopen'd here, closed by
  * out_finish); -1 with errno set when it cannot be created. */

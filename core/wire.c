@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "net.h"
 #include "wire.h"
@@ -43,12 +44,23 @@ int wire_send(int fd, json_t *msg, int timeout_ms)
 	return rc;
 }
 
+static int parse_body(const char *buf, size_t len, json_t **msg)
+{
+	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, NULL);
+
+	if (!j || !json_is_object(j)) {
+		json_decref(j);
+		return -EPROTO;
+	}
+	*msg = j;
+	return 0;
+}
+
 int wire_recv(int fd, json_t **msg, size_t max, int timeout_ms)
 {
 	uint8_t hdr[4];
 	size_t len;
 	char *buf;
-	json_t *j;
 	int rc;
 
 	*msg = NULL;
@@ -67,14 +79,66 @@ int wire_recv(int fd, json_t **msg, size_t max, int timeout_ms)
 		free(buf);
 		return rc;
 	}
-	j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, NULL);
+	rc = parse_body(buf, len, msg);
 	free(buf);
-	if (!j || !json_is_object(j)) {
-		json_decref(j);
-		return -EPROTO;
+	return rc;
+}
+
+void wire_rd_free(struct wire_rd *r)
+{
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+/* read() into p[0..want), EINTR retried: bytes read, 0 nothing now, -errno */
+static ssize_t read_avail(int fd, void *p, size_t want)
+{
+	for (;;) {
+		ssize_t n = read(fd, p, want);
+
+		if (n > 0)
+			return n;
+		if (n == 0)
+			return -ECONNRESET;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		return -errno;
 	}
-	*msg = j;
-	return 0;
+}
+
+int wire_read_some(int fd, struct wire_rd *r, json_t **msg, size_t max)
+{
+	ssize_t n;
+	int rc;
+
+	*msg = NULL;
+	while (r->hlen < 4) {
+		n = read_avail(fd, r->hdr + r->hlen, 4 - r->hlen);
+		if (n <= 0)
+			return (int)n;
+		r->hlen += (size_t)n;
+	}
+	if (!r->buf) {
+		r->len = (size_t)r->hdr[0] << 24 | (size_t)r->hdr[1] << 16 |
+			 (size_t)r->hdr[2] << 8 | r->hdr[3];
+		if (!r->len || r->len > max)
+			return -EMSGSIZE;
+		r->buf = malloc(r->len);
+		if (!r->buf)
+			return -ENOMEM;
+		r->got = 0;
+	}
+	while (r->got < r->len) {
+		n = read_avail(fd, r->buf + r->got, r->len - r->got);
+		if (n <= 0)
+			return (int)n;
+		r->got += (size_t)n;
+	}
+	rc = parse_body(r->buf, r->len, msg);
+	wire_rd_free(r);
+	return rc ? rc : 1;
 }
 
 const char *wire_strerror(int err)

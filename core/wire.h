@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define WIRE_VERSION 1
 #define WIRE_MAX_MSG (1u << 20)	/* default bound on one message */
@@ -18,6 +19,22 @@
 /* 0, or -errno: -ETIMEDOUT, -ECONNRESET (peer closed), -EMSGSIZE, -EPROTO. */
 int wire_send(int fd, json_t *msg, int timeout_ms);
 int wire_recv(int fd, json_t **msg, size_t max, int timeout_ms);
+/*
+ * Incremental reading for event loops (the coordinator serves many agents
+ * from one poll()): wire_read_some() reads what a non-blocking fd has and
+ * returns 1 with *msg when a whole message arrived, 0 when more bytes are
+ * needed (call again when the fd is readable), or -errno as wire_recv().
+ * One call returns at most one message; call it until it returns 0.
+ */
+struct wire_rd {
+	uint8_t hdr[4];
+	size_t hlen;		/* header bytes read */
+	char *buf;		/* body, once the header is complete */
+	size_t len, got;
+};
+int wire_read_some(int fd, struct wire_rd *r, json_t **msg, size_t max);
+void wire_rd_free(struct wire_rd *r);
+
 /* Human words for a wire_* error: "timed out", "connection closed by peer". */
 const char *wire_strerror(int err);
 

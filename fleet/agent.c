@@ -1,0 +1,750 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * `fabscope agent`: the per-node agent of `fabscope run`.
+ *
+ * It connects to (or is handed a connection from) the coordinator, proves
+ * the shared token, says who it is, and then runs jobs.  Each job is the
+ * very engine of `fabscope bw` or `fabscope lat`, run in a child process
+ * (fork, no exec) with its records going to a pipe as JSON lines
+ * (out_sink_fd), which the agent forwards as they come.  A child is its own
+ * process group, so a cancelled or overdue job is killed whole, and a job
+ * that crashes takes nothing else with it.  Heartbeats go out every second
+ * while jobs run; a coordinator silent for too long ends the agent (exit 4).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../core/builtin.h"
+#include "../core/clock.h"
+#include "../core/error.h"
+#include "../core/net.h"
+#include "../core/options.h"
+#include "../core/output.h"
+#include "../core/wire.h"
+#include "fleet.h"
+#include "plan.h"
+
+#define AGENT_MAX_JOBS 512
+#define AGENT_LINE_MAX (1u << 20)
+
+struct job {
+	long id;
+	pid_t pid;
+	int out_fd, err_fd;
+	char *line;		/* partial JSON line from out_fd */
+	size_t len, cap;
+	char err[512];		/* last line on stderr */
+	char errpart[512];
+	size_t errlen;
+	int status, reaped;
+	uint64_t deadline_ns, kill_ns;
+};
+
+struct agent {
+	int rfd, wfd;
+	const char *name;
+	char *token;
+	struct job *jobs[AGENT_MAX_JOBS];
+	int njobs;
+	int heartbeat_ms, silence_ms;
+	uint64_t last_heard_ns, last_sent_ns;
+	int timeout_ms;
+};
+
+static const char *const agent_usage[] = {
+	"fabscope agent --connect HOST:PORT [options]",
+	"fabscope agent --stdio [options]",
+	NULL,
+};
+
+static int send_msg(struct agent *a, json_t *msg)
+{
+	int rc = wire_send(a->wfd, msg, a->timeout_ms);
+
+	json_decref(msg);
+	if (rc)
+		return fs_err_peer("lost the coordinator: %s", wire_strerror(rc));
+	a->last_sent_ns = clock_ns();
+	return 0;
+}
+
+/* ---- jobs ---- */
+
+static void job_free(struct job *j)
+{
+	if (j->out_fd >= 0)
+		close(j->out_fd);
+	if (j->err_fd >= 0)
+		close(j->err_fd);
+	free(j->line);
+	free(j);
+}
+
+static const char *json_str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* The engine's argv for a job message; NULL (and why) when it is bad. */
+static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
+{
+	const char *test = json_str(m, "test"), *role = json_str(m, "role");
+	const char *bind = json_str(m, "bind"), *host = json_str(m, "host");
+	json_t *opts = json_object_get(m, "opts"), *v;
+	const char *key, **argv;
+	int argc = 0, server;
+	char buf[512];
+
+	if (!test || (strcmp(test, "bw") && strcmp(test, "lat"))) {
+		snprintf(why, len, "unknown test '%s'", test ? test : "(none)");
+		return NULL;
+	}
+	if (!role || (strcmp(role, "server") && strcmp(role, "client"))) {
+		snprintf(why, len, "unknown role '%s'", role ? role : "(none)");
+		return NULL;
+	}
+	server = !strcmp(role, "server");
+	if (!server && (!host || !json_is_integer(json_object_get(m, "port")))) {
+		snprintf(why, len, "a client job needs host and port");
+		return NULL;
+	}
+	argv = calloc(64 + json_object_size(opts), sizeof(*argv));
+	argv[argc++] = strdup(test);
+	if (server) {
+		argv[argc++] = strdup("--server");
+		argv[argc++] = strdup("--once");
+		argv[argc++] = strdup("--port=0");
+	} else {
+		argv[argc++] = strdup(host);
+		snprintf(buf, sizeof(buf), "--port=%lld",
+			 (long long)json_integer_value(json_object_get(m, "port")));
+		argv[argc++] = strdup(buf);
+	}
+	if (bind) {
+		snprintf(buf, sizeof(buf), "--bind=%s", bind);
+		argv[argc++] = strdup(buf);
+	}
+	snprintf(buf, sizeof(buf), "--node=%s", json_str(m, "node") ? json_str(m, "node") : node);
+	argv[argc++] = strdup(buf);
+	json_object_foreach(opts, key, v) {
+		int is_bool;
+
+		if (!plan_engine_key(key, &is_bool) || !json_is_string(v)) {
+			snprintf(why, len, "option '%s' is not one a plan may set", key);
+			goto bad;
+		}
+		if (is_bool) {
+			const char *s = json_string_value(v);
+
+			if (!strcmp(s, "0") || !strcmp(s, "false") || !strcmp(s, "no"))
+				continue;
+			snprintf(buf, sizeof(buf), "--%s", key);
+		} else {
+			snprintf(buf, sizeof(buf), "--%s=%s", key, json_string_value(v));
+		}
+		argv[argc++] = strdup(buf);
+	}
+	{
+		json_t *labels = json_object_get(m, "labels"), *lv;
+
+		json_object_foreach(labels, key, lv) {
+			if (!json_is_string(lv))
+				continue;
+			snprintf(buf, sizeof(buf), "--label=%s=%s", key, json_string_value(lv));
+			argv[argc++] = strdup(buf);
+		}
+	}
+	return argv;
+bad:
+	for (argc = 0; argv[argc]; argc++)
+		free((void *)argv[argc]);
+	free(argv);
+	return NULL;
+}
+
+static void close_from(int lowest, const int *keep, int nkeep)
+{
+	long max = sysconf(_SC_OPEN_MAX);
+	int fd, i;
+
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (fd = lowest; fd < max; fd++) {
+		for (i = 0; i < nkeep; i++)
+			if (keep[i] == fd)
+				break;
+		if (i == nkeep)
+			close(fd);
+	}
+}
+
+static int job_start(struct agent *a, json_t *m)
+{
+	json_t *idj = json_object_get(m, "id");
+	long id = (long)json_integer_value(idj);
+	char why[256] = "";
+	const char **argv;
+	int out[2], err[2], i;
+	struct job *j;
+	pid_t pid;
+
+	if (!json_is_integer(idj))
+		return send_msg(a, json_pack("{ss,ss}", "type", "error", "message", "job without an id"));
+	if (a->njobs >= AGENT_MAX_JOBS)
+		return send_msg(a, json_pack("{ss,sI,si,ss}", "type", "done", "id", (json_int_t)id, "exit",
+					     FS_EXIT_ENV, "error", "too many jobs at once on this agent"));
+	argv = job_argv(m, a->name, why, sizeof(why));
+	if (!argv)
+		return send_msg(a, json_pack("{ss,sI,si,ss}", "type", "done", "id", (json_int_t)id, "exit",
+					     FS_EXIT_USAGE, "error", why));
+	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+		snprintf(why, sizeof(why), "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
+		close(out[0]);
+		close(out[1]);
+		close(err[0]);
+		close(err[1]);
+		goto fail;
+	}
+	if (!pid) {	/* the job */
+		int devnull = open("/dev/null", O_RDWR), argc = 0, rc, keep[1];
+
+		setpgid(0, 0);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(err[1], 2);
+		dup2(out[1], 3);
+		keep[0] = 3;
+		close_from(4, keep, 0);
+		(void)keep;
+		out_sink_fd = 3;
+		fs_set_progname(!strcmp(argv[0], "bw") ? "fabscope bw" : "fabscope lat");
+		while (argv[argc])
+			argc++;
+		rc = !strcmp(argv[0], "bw") ? cmd_bw(argc, argv) : cmd_lat(argc, argv);
+		fflush(NULL);
+		_exit(rc);
+	}
+	close(out[1]);
+	close(err[1]);
+	for (i = 0; argv[i]; i++)
+		free((void *)argv[i]);
+	free(argv);
+	j = calloc(1, sizeof(*j));
+	j->id = id;
+	j->pid = pid;
+	j->out_fd = out[0];
+	j->err_fd = err[0];
+	net_set_nonblock(j->out_fd, 1);
+	net_set_nonblock(j->err_fd, 1);
+	{
+		json_int_t ms = json_integer_value(json_object_get(m, "deadline_ms"));
+
+		j->deadline_ns = ms > 0 ? clock_ns() + (uint64_t)ms * 1000000ull : 0;
+	}
+	a->jobs[a->njobs++] = j;
+	fs_log(1, "job %ld: %s %s (pid %d)", id, json_str(m, "test"), json_str(m, "role"), (int)pid);
+	return 0;
+fail:
+	for (i = 0; argv[i]; i++)
+		free((void *)argv[i]);
+	free(argv);
+	return send_msg(a, json_pack("{ss,sI,si,ss}", "type", "done", "id", (json_int_t)id, "exit",
+				     FS_EXIT_ENV, "error", why));
+}
+
+static void job_kill(struct job *j, const char *why)
+{
+	if (j->reaped || j->kill_ns)
+		return;
+	snprintf(j->err, sizeof(j->err), "%s", why);
+	kill(-j->pid, SIGTERM);
+	j->kill_ns = clock_ns() + 2000000000ull;	/* then SIGKILL */
+}
+
+/* One JSON line from a job: {"listening": port} or a record. */
+static int job_line(struct agent *a, struct job *j, char *line)
+{
+	json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, NULL), *port;
+
+	if (!o || !json_is_object(o)) {
+		json_decref(o);
+		fs_warn("job %ld wrote a line that is not JSON; ignored", j->id);
+		return 0;
+	}
+	port = json_object_get(o, "listening");
+	if (port && json_object_size(o) == 1) {
+		int rc = send_msg(a, json_pack("{ss,sI,sO}", "type", "listening", "id", (json_int_t)j->id,
+					       "port", port));
+
+		json_decref(o);
+		return rc;
+	}
+	return send_msg(a, json_pack("{ss,sI,so}", "type", "record", "id", (json_int_t)j->id, "record", o));
+}
+
+/* Drain a job's pipes; returns -exit code on a lost coordinator. */
+static int job_read(struct agent *a, struct job *j)
+{
+	char buf[65536];
+	ssize_t n;
+	int rc = 0;
+
+	while (j->out_fd >= 0 && !rc) {
+		n = read(j->out_fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+				close(j->out_fd);
+				j->out_fd = -1;
+			}
+			break;
+		}
+		if (j->len + (size_t)n + 1 > j->cap) {
+			size_t cap = (j->len + (size_t)n + 1) * 2;
+
+			if (cap > AGENT_LINE_MAX + 65536) {
+				job_kill(j, "the job wrote a record line over 1 MiB");
+				j->len = 0;
+				continue;
+			}
+			j->line = realloc(j->line, cap);
+			j->cap = cap;
+		}
+		memcpy(j->line + j->len, buf, (size_t)n);
+		j->len += (size_t)n;
+		for (;;) {
+			char *nl = memchr(j->line, '\n', j->len);
+			size_t used;
+
+			if (!nl)
+				break;
+			*nl = 0;
+			used = (size_t)(nl - j->line) + 1;
+			rc = job_line(a, j, j->line);
+			memmove(j->line, nl + 1, j->len - used);
+			j->len -= used;
+			if (rc)
+				break;
+		}
+	}
+	while (j->err_fd >= 0) {
+		ssize_t i;
+
+		n = read(j->err_fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+				close(j->err_fd);
+				j->err_fd = -1;
+			}
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				if (j->errlen) {
+					j->errpart[j->errlen] = 0;
+					if (!j->kill_ns)	/* a kill's reason stays */
+						snprintf(j->err, sizeof(j->err), "%s", j->errpart);
+					fs_log(1, "job %ld: %s", j->id, j->errpart);
+				}
+				j->errlen = 0;
+			} else if (j->errlen < sizeof(j->errpart) - 1) {
+				j->errpart[j->errlen++] = buf[i];
+			}
+		}
+	}
+	return rc;
+}
+
+/* Finished jobs (exited and drained) are reported and freed. */
+static int jobs_reap(struct agent *a)
+{
+	int i, rc = 0;
+	uint64_t now = clock_ns();
+
+	for (i = 0; i < a->njobs && !rc; i++) {
+		struct job *j = a->jobs[i];
+		int st;
+
+		if (!j->reaped && waitpid(j->pid, &st, WNOHANG) == j->pid) {
+			j->reaped = 1;
+			j->status = WIFEXITED(st) ? WEXITSTATUS(st) :
+				    WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+			if (WIFSIGNALED(st) && !j->kill_ns)
+				snprintf(j->err, sizeof(j->err), "the job died of signal %d", WTERMSIG(st));
+		}
+		if (!j->reaped) {
+			if (j->deadline_ns && now > j->deadline_ns && !j->kill_ns)
+				job_kill(j, "the job ran past its deadline and was stopped");
+			else if (j->kill_ns && now > j->kill_ns)
+				kill(-j->pid, SIGKILL);
+			continue;
+		}
+		rc = job_read(a, j);	/* what is left in the pipes */
+		if (j->out_fd >= 0 || j->err_fd >= 0) {
+			/* a grandchild may hold them open: give up on them */
+			if (j->out_fd >= 0)
+				close(j->out_fd);
+			if (j->err_fd >= 0)
+				close(j->err_fd);
+			j->out_fd = j->err_fd = -1;
+		}
+		if (!rc)
+			rc = send_msg(a, json_pack("{ss,sI,si,ss}", "type", "done", "id", (json_int_t)j->id,
+						   "exit", j->status, "error", j->status ? j->err : ""));
+		fs_log(1, "job %ld: exit %d", j->id, j->status);
+		job_free(j);
+		a->jobs[i] = a->jobs[--a->njobs];
+		i--;
+	}
+	return rc;
+}
+
+static void jobs_kill_all(struct agent *a)
+{
+	int i;
+
+	for (i = 0; i < a->njobs; i++) {
+		struct job *j = a->jobs[i];
+
+		if (!j->reaped) {
+			kill(-j->pid, SIGKILL);
+			waitpid(j->pid, NULL, 0);
+		}
+		job_free(j);
+	}
+	a->njobs = 0;
+}
+
+/* ---- the coordinator's messages ---- */
+
+static int handle(struct agent *a, json_t *m, int *bye)
+{
+	const char *type = json_str(m, "type");
+
+	if (!type)
+		return 0;
+	if (!strcmp(type, "job"))
+		return job_start(a, m);
+	if (!strcmp(type, "ping"))
+		return send_msg(a, json_pack("{ss,sO?,sO?}", "type", "pong", "t", json_object_get(m, "t"),
+					     "id", json_object_get(m, "id")));
+	if (!strcmp(type, "cancel")) {
+		long id = (long)json_integer_value(json_object_get(m, "id"));
+		int i;
+
+		for (i = 0; i < a->njobs; i++)
+			if (a->jobs[i]->id == id)
+				job_kill(a->jobs[i], "cancelled by the coordinator");
+		return 0;
+	}
+	if (!strcmp(type, "bye")) {
+		*bye = 1;
+		return 0;
+	}
+	if (!strcmp(type, "error")) {
+		fs_warn("coordinator: %s", json_str(m, "message") ? json_str(m, "message") : "error");
+		return 0;
+	}
+	fs_log(1, "ignoring a '%s' message from the coordinator", type);
+	return 0;
+}
+
+static int handshake(struct agent *a, const struct opt_list *rails, const char *slot)
+{
+	char nonce[FLEET_NONCE_HEX + 1], mac[FLEET_NONCE_HEX + 1], host[256] = "";
+	char cnonce[FLEET_NONCE_HEX + 1];
+	const char *proto, *cn;
+	json_t *m = NULL, *eps;
+	int rc, version, i;
+
+	rc = wire_recv(a->rfd, &m, FLEET_MAX_MSG, a->timeout_ms);
+	if (rc)
+		return fs_err_peer("no challenge from the coordinator: %s", wire_strerror(rc));
+	proto = json_str(m, "proto");
+	version = (int)json_integer_value(json_object_get(m, "version"));
+	cn = json_str(m, "nonce");
+	if (!proto || strcmp(proto, FLEET_PROTO) || !cn || strlen(cn) != FLEET_NONCE_HEX) {
+		json_decref(m);
+		return fs_err_peer("the peer is not a fabscope coordinator (no '%s' challenge)", FLEET_PROTO);
+	}
+	memcpy(cnonce, cn, sizeof(cnonce));
+	if (version != wire_version()) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "agent %s speaks fleet protocol %d, the coordinator %d: "
+			 "run the same fabscope version everywhere", a->name, wire_version(), version);
+		wire_send(a->wfd, json_pack("{ss,ss}", "type", "error", "message", msg), a->timeout_ms);
+		json_decref(m);
+		return fs_err_env("%s", msg);
+	}
+	if (fleet_nonce(nonce)) {
+		json_decref(m);
+		return fs_err_env("no random numbers (getrandom failed)");
+	}
+	fleet_mac(a->token, "agent", cnonce, nonce, mac);
+	gethostname(host, sizeof(host) - 1);
+	eps = json_array();
+	for (i = 0; i < rails->n; i++) {
+		int rail, plane = 0, used = 0;
+		const char *eq = strchr(rails->v[i], '=');
+
+		if (!eq || !eq[1] ||
+		    !((sscanf(rails->v[i], "%d/%d%n", &rail, &plane, &used) == 2 && rails->v[i] + used == eq) ||
+		      (sscanf(rails->v[i], "%d%n", &rail, &used) == 1 && rails->v[i] + used == eq && !(plane = 0)))) {
+			json_decref(eps);
+			json_decref(m);
+			return fs_err_usage("--rail '%s': write K=IP or K/P=IP (rail K, plane P)", rails->v[i]);
+		}
+		json_array_append_new(eps, json_pack("{si,si,ss}", "rail", rail, "plane", plane, "ip", eq + 1));
+	}
+	rc = send_msg(a, json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si,ss?,so}", "type", "register",
+				   "proto", FLEET_PROTO, "version", wire_version(),
+				   "tool_version", FABSCOPE_VERSION, "nonce", nonce, "mac", mac,
+				   "node", a->name, "host", host, "pid", (int)getpid(), "slot", slot,
+				   "endpoints", eps));
+	json_decref(m);
+	if (rc)
+		return rc;
+	rc = wire_recv(a->rfd, &m, FLEET_MAX_MSG, a->timeout_ms);
+	if (rc)
+		return fs_err_peer("no answer from the coordinator after registering: %s", wire_strerror(rc));
+	if (!json_str(m, "type") || strcmp(json_str(m, "type"), "welcome")) {
+		const char *why = json_str(m, "message");
+
+		rc = fs_err_env("the coordinator refused agent %s: %s", a->name, why ? why : "no reason given");
+		json_decref(m);
+		return rc;
+	}
+	if (!fleet_mac_ok(a->token, "coordinator", nonce, cnonce, json_str(m, "mac"))) {
+		json_decref(m);
+		return fs_err_env("the coordinator did not prove the token: check --token-file / FABSCOPE_TOKEN on both sides");
+	}
+	if (json_is_integer(json_object_get(m, "heartbeat_ms")))
+		a->heartbeat_ms = (int)json_integer_value(json_object_get(m, "heartbeat_ms"));
+	if (json_is_integer(json_object_get(m, "silence_ms")))
+		a->silence_ms = (int)json_integer_value(json_object_get(m, "silence_ms"));
+	if (a->heartbeat_ms < 50)
+		a->heartbeat_ms = 50;
+	if (a->silence_ms < 2 * a->heartbeat_ms)
+		a->silence_ms = 2 * a->heartbeat_ms;
+	json_decref(m);
+	fs_log(1, "joined as %s", a->name);
+	return 0;
+}
+
+static int agent_loop(struct agent *a)
+{
+	struct wire_rd rd;
+	int rc = 0, bye = 0;
+
+	memset(&rd, 0, sizeof(rd));
+	a->last_heard_ns = a->last_sent_ns = clock_ns();
+	while (!rc && !bye) {
+		struct pollfd pfd[1 + 2 * AGENT_MAX_JOBS];
+		int n = 0, i;
+		uint64_t now;
+
+		pfd[n].fd = a->rfd;
+		pfd[n++].events = POLLIN;
+		for (i = 0; i < a->njobs; i++) {
+			pfd[n].fd = a->jobs[i]->out_fd;
+			pfd[n++].events = POLLIN;
+			pfd[n].fd = a->jobs[i]->err_fd;
+			pfd[n++].events = POLLIN;
+		}
+		if (poll(pfd, (nfds_t)n, 100) < 0 && errno != EINTR) {
+			rc = fs_err_env("poll: %s", strerror(errno));
+			break;
+		}
+		if (net_stop) {
+			rc = -FS_EXIT_INTERRUPTED;
+			break;
+		}
+		if (pfd[0].revents) {
+			for (;;) {
+				json_t *m;
+				int r = wire_read_some(a->rfd, &rd, &m, FLEET_MAX_MSG);
+
+				if (r == 0)
+					break;
+				if (r < 0) {
+					rc = r == -ECONNRESET ?
+					     fs_err_peer("the coordinator closed the connection") :
+					     fs_err_peer("lost the coordinator: %s", wire_strerror(r));
+					break;
+				}
+				a->last_heard_ns = clock_ns();
+				rc = handle(a, m, &bye);
+				json_decref(m);
+				if (rc || bye)
+					break;
+			}
+		}
+		for (i = 0; i < a->njobs && !rc; i++)
+			rc = job_read(a, a->jobs[i]);
+		if (!rc)
+			rc = jobs_reap(a);
+		now = clock_ns();
+		if (!rc && now - a->last_sent_ns >= (uint64_t)a->heartbeat_ms * 1000000ull)
+			rc = send_msg(a, json_pack("{ss,si}", "type", "heartbeat", "jobs", a->njobs));
+		if (!rc && now - a->last_heard_ns > (uint64_t)a->silence_ms * 1000000ull)
+			rc = fs_err_peer("the coordinator has been silent for %.0f s: giving up",
+					 a->silence_ms / 1000.0);
+	}
+	wire_rd_free(&rd);
+	jobs_kill_all(a);
+	if (bye)
+		fs_log(1, "the coordinator said bye");
+	return rc;
+}
+
+/* "host:port" or "[v6]:port" */
+static int split_hostport(const char *s, char *host, size_t len, int *port)
+{
+	const char *colon = strrchr(s, ':');
+	char *end;
+	long p;
+
+	if (!colon || colon == s)
+		return -1;
+	p = strtol(colon + 1, &end, 10);
+	if (*end || p < 1 || p > 65535)
+		return -1;
+	if (s[0] == '[' && colon[-1] == ']')
+		snprintf(host, len, "%.*s", (int)(colon - s - 2), s + 1);
+	else
+		snprintf(host, len, "%.*s", (int)(colon - s), s);
+	*port = (int)p;
+	return 0;
+}
+
+/* The node's name: --name, $FABSCOPE_NODE, the launcher's idea, the host name. */
+static const char *default_name(void)
+{
+	static char buf[300];
+	char host[256] = "";
+	const char *e;
+
+	if ((e = getenv("FABSCOPE_NODE")) && *e)
+		return e;
+	gethostname(host, sizeof(host) - 1);
+	if ((e = getenv("SLURM_LOCALID")) && (getenv("SLURM_NTASKS_PER_NODE") || getenv("SLURM_TASKS_PER_NODE"))) {
+		const char *tpn = getenv("SLURM_TASKS_PER_NODE");
+
+		if (tpn && strcmp(tpn, "1")) {	/* more than one agent per node */
+			snprintf(buf, sizeof(buf), "%s:%s", getenv("SLURMD_NODENAME") ? getenv("SLURMD_NODENAME") : host, e);
+			return buf;
+		}
+	}
+	if ((e = getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) && strcmp(e, "1") &&
+	    getenv("OMPI_COMM_WORLD_LOCAL_RANK")) {
+		snprintf(buf, sizeof(buf), "%s:%s", host, getenv("OMPI_COMM_WORLD_LOCAL_RANK"));
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "%s", host);
+	return buf;
+}
+
+int cmd_agent(int argc, const char **argv)
+{
+	const char *connect_to = NULL, *name = NULL, *token_file = NULL;
+	int fd = -1, stdio_mode = 0, verbose = 0, nargs, rc;
+	double timeout_s = 10;
+	struct opt_list rails = { 0 };
+	struct agent a = { .rfd = -1, .wfd = -1, .heartbeat_ms = FLEET_HEARTBEAT_MS,
+			   .silence_ms = FLEET_SILENCE_MS };
+	const char *slot;
+	struct opt tab[] = {
+		OPT_GROUP("Connection (one of)"),
+		OPT_STRING(0, "connect", &connect_to, "HOST:PORT", "connect to the coordinator (launchers slurm, mpi, external)"),
+		OPT_BOOL(0, "stdio", &stdio_mode, "speak the protocol on stdin/stdout (launcher ssh)"),
+		OPT_INT(0, "fd", &fd, "N", "speak the protocol on an inherited socket (launcher local)", 0, 1 << 20),
+		OPT_GROUP("Identity"),
+		OPT_STRING(0, "name", &name, "NAME", "this node's name (default: $FABSCOPE_NODE, else the host name, with the local rank under srun/mpirun when there are several per host)"),
+		OPT_LIST(0, "rail", &rails, "K=IP", "endpoint of rail K (K/P=IP: rail K, plane P) when the hostfile does not give it (repeatable)"),
+		OPT_STRING(0, "token-file", &token_file, "FILE", "the shared secret (default: $FABSCOPE_TOKEN)"),
+		OPT_SECONDS(0, "timeout", &timeout_s, "SECONDS", "give up on a silent coordinator while joining (default 10)"),
+		OPT_VERBOSE(&verbose),
+		OPT_END(),
+	};
+	static const char about[] =
+		"The per-node agent of 'fabscope run'.  Launchers start it; it can also be started by\n"
+		"hand or by a DaemonSet ('--launcher external' on the coordinator).  It proves the shared\n"
+		"token, reports its endpoints, runs the bw and lat engines as the coordinator asks, and\n"
+		"forwards every record as it is measured.  It exits when the coordinator says bye (0),\n"
+		"goes away or stays silent (4), or refuses it (3).";
+
+	rc = opts_parse(argc, argv, tab, agent_usage, about, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? 0 : -rc;
+	fs_set_verbosity(verbose);
+	if (nargs)
+		rc = fs_err_usage("unexpected argument '%s'", argv[0]);
+	else if (!!connect_to + stdio_mode + (fd >= 0) != 1)
+		rc = fs_err_usage("give exactly one of --connect HOST:PORT, --stdio, --fd N");
+	if (rc)
+		goto out;
+	a.name = name ? name : default_name();
+	a.timeout_ms = (int)(timeout_s * 1000);
+	if ((rc = fleet_token(token_file, &a.token)))
+		goto out;
+	signal(SIGPIPE, SIG_IGN);
+	net_stop_on_signals();
+	if (connect_to) {
+		char host[256], err[256], nm[NET_ADDRSTRLEN];
+		struct net_addr dst;
+		int port;
+
+		if (split_hostport(connect_to, host, sizeof(host), &port)) {
+			rc = fs_err_usage("--connect '%s': write HOST:PORT", connect_to);
+			goto out;
+		}
+		if (net_resolve(host, port, 0, &dst, err, sizeof(err))) {
+			rc = fs_err_usage("--connect '%s': %s", connect_to, err);
+			goto out;
+		}
+		net_addr_str(&dst, nm, sizeof(nm));
+		a.rfd = a.wfd = net_connect(&dst, NULL, a.timeout_ms);
+		if (a.rfd < 0) {
+			rc = fs_err_peer("cannot reach the coordinator at %s: %s", nm,
+					 a.rfd == -ETIMEDOUT ? "timed out" : strerror(-a.rfd));
+			goto out;
+		}
+	} else if (stdio_mode) {
+		a.rfd = 0;
+		a.wfd = dup(1);
+		dup2(2, 1);	/* nothing else may write into the protocol */
+	} else {
+		a.rfd = a.wfd = fd;
+	}
+	net_set_nonblock(a.rfd, 1);
+	net_set_nonblock(a.wfd, 1);
+	slot = getenv("FABSCOPE_SLOT");
+	rc = handshake(&a, &rails, slot);
+	if (!rc)
+		rc = agent_loop(&a);
+out:
+	free(a.token);
+	opt_list_release(&rails);
+	return rc < 0 ? -rc : rc;
+}

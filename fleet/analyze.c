@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What `fabscope run` concludes from its records: a summary per phase and
+ * lane, and the suspects.
+ *
+ * Within one phase, test and lane (rail/plane), a bandwidth result is "low"
+ * when it is under low_frac (default 0.5) of that lane's median.  Then:
+ *   - a node whose results are low with at least 3/4 of its peers (and at
+ *     least 2 of them) is the suspect: its NIC, cable or leaf port on that
+ *     rail, since every path through it is slow;
+ *   - a low result between two nodes that are not suspects names that pair:
+ *     the path between them (a spine link, an ECMP collision);
+ *   - a lane whose median is under low_frac of the median of the phase's
+ *     lanes names the rail (its leaves).
+ * Latency is judged the other way round (high is bad, over 1/low_frac of
+ * the median p50).  With two nodes only a pair can be named.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/record.h"
+#include "analyze.h"
+
+struct res {
+	const char *src, *dst;
+	double v;
+};
+
+struct group {
+	char key[256];
+	const char *phase, *test;
+	int rail, plane;
+	struct res *r;
+	int n, cap;
+	double median;
+};
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_of(const double *v, int n)
+{
+	double *c = malloc((size_t)(n ? n : 1) * sizeof(*c)), m;
+
+	memcpy(c, v, (size_t)n * sizeof(*c));
+	qsort(c, (size_t)n, sizeof(*c), dbl_cmp);
+	m = !n ? 0 : n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	free(c);
+	return m;
+}
+
+static double group_median(struct group *g)
+{
+	double *v = malloc((size_t)(g->n ? g->n : 1) * sizeof(*v)), m;
+	int i;
+
+	for (i = 0; i < g->n; i++)
+		v[i] = g->r[i].v;
+	m = median_of(v, g->n);
+	free(v);
+	return m;
+}
+
+/* Group the usable results: ok, aggregate, one direction, with both nodes. */
+static struct group *collect(json_t *recs, int *ngroups)
+{
+	struct group *g = NULL;
+	int n = 0, i;
+	size_t k;
+	json_t *rec;
+
+	json_array_foreach(recs, k, rec) {
+		const char *phase = record_str(rec, "phase", NULL), *test = record_str(rec, "test", "");
+		const char *src = record_str(rec, "src.node", NULL), *dst = record_str(rec, "dst.node", NULL);
+		const char *scope = record_str(rec, "scope", ""), *dir = record_str(rec, "dir", "");
+		int rail = (int)record_num(rec, "src.rail", 0), plane = (int)record_num(rec, "src.plane", 0);
+		char key[256];
+		double v;
+
+		if (!phase || !src || !dst || strcmp(record_str(rec, "status", ""), "ok") ||
+		    strcmp(scope, "aggregate") || !strcmp(dir, "both"))
+			continue;
+		if (!strcmp(test, "bw"))
+			v = record_num(rec, "metrics.bw_gbps", NAN);
+		else if (!strcmp(test, "lat"))
+			v = record_num(rec, "metrics.lat_us.p50", NAN);
+		else
+			continue;
+		if (isnan(v))
+			continue;
+		snprintf(key, sizeof(key), "%s/%s/%d/%d", phase, test, rail, plane);
+		for (i = 0; i < n; i++)
+			if (!strcmp(g[i].key, key))
+				break;
+		if (i == n) {
+			g = realloc(g, (size_t)(n + 1) * sizeof(*g));
+			memset(&g[n], 0, sizeof(*g));
+			snprintf(g[n].key, sizeof(g[n].key), "%s", key);
+			g[n].phase = phase;
+			g[n].test = !strcmp(test, "bw") ? "bw" : "lat";
+			g[n].rail = rail;
+			g[n].plane = plane;
+			n++;
+		}
+		if (g[i].n == g[i].cap) {
+			g[i].cap = g[i].cap ? 2 * g[i].cap : 16;
+			g[i].r = realloc(g[i].r, (size_t)g[i].cap * sizeof(*g[i].r));
+		}
+		g[i].r[g[i].n].src = src;
+		g[i].r[g[i].n].dst = dst;
+		g[i].r[g[i].n].v = v;
+		g[i].n++;
+	}
+	for (i = 0; i < n; i++)
+		g[i].median = group_median(&g[i]);
+	*ngroups = n;
+	return g;
+}
+
+static int is_low(const struct group *g, double v, double low_frac)
+{
+	return !strcmp(g->test, "bw") ? v < low_frac * g->median : v > g->median / low_frac;
+}
+
+static const char *unit_of(const struct group *g)
+{
+	return !strcmp(g->test, "bw") ? "Gb/s" : "us p50";
+}
+
+static void lane_name(const struct group *g, char *buf, size_t len)
+{
+	if (g->plane)
+		snprintf(buf, len, "rail %d plane %d", g->rail, g->plane);
+	else
+		snprintf(buf, len, "rail %d", g->rail);
+}
+
+static void add(json_t *out, const char *kind, const struct group *g, const char *node,
+		const char *peer, double value, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+static void add(json_t *out, const char *kind, const struct group *g, const char *node,
+		const char *peer, double value, const char *fmt, ...)
+{
+	char ev[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ev, sizeof(ev), fmt, ap);
+	va_end(ap);
+	json_array_append_new(out, json_pack("{ss,ss,ss,si,si,ss?,ss?,sf,sf,ss}",
+		"kind", kind, "phase", g->phase, "test", g->test, "rail", g->rail, "plane", g->plane,
+		"node", node, "peer", peer, "value", value, "lane_median", g->median, "evidence", ev));
+}
+
+static void judge_group(const struct group *g, double low_frac, json_t *out)
+{
+	const char **names = NULL;
+	int *npairs = NULL, *nlow = NULL, *suspect = NULL, nn = 0, i, j;
+	double **vals = NULL;
+	char lane[64];
+
+	lane_name(g, lane, sizeof(lane));
+	for (i = 0; i < g->n; i++) {
+		const char *ends[2] = { g->r[i].src, g->r[i].dst };
+		int e;
+
+		for (e = 0; e < 2; e++) {
+			for (j = 0; j < nn; j++)
+				if (!strcmp(names[j], ends[e]))
+					break;
+			if (j == nn) {
+				names = realloc(names, (size_t)(nn + 1) * sizeof(*names));
+				npairs = realloc(npairs, (size_t)(nn + 1) * sizeof(*npairs));
+				nlow = realloc(nlow, (size_t)(nn + 1) * sizeof(*nlow));
+				vals = realloc(vals, (size_t)(nn + 1) * sizeof(*vals));
+				names[nn] = ends[e];
+				npairs[nn] = nlow[nn] = 0;
+				vals[nn] = malloc((size_t)g->n * sizeof(double));
+				nn++;
+			}
+			vals[j][npairs[j]] = g->r[i].v;
+			npairs[j]++;
+			nlow[j] += is_low(g, g->r[i].v, low_frac);
+		}
+	}
+	suspect = calloc((size_t)(nn ? nn : 1), sizeof(*suspect));
+	for (j = 0; j < nn && nn > 2; j++) {
+		if (nlow[j] >= 2 && 4 * nlow[j] >= 3 * npairs[j]) {
+			double m = median_of(vals[j], npairs[j]);
+
+			suspect[j] = 1;
+			add(out, "node", g, names[j], NULL, m,
+			    "%s %s: %s with %d of %d peers (median %.3g %s against the lane's %.3g): "
+			    "its NIC, cable or leaf port on %s",
+			    names[j], lane, !strcmp(g->test, "bw") ? "slow" : "high latency", nlow[j], npairs[j],
+			    m, unit_of(g), g->median, lane);
+		}
+	}
+	for (i = 0; i < g->n; i++) {
+		int a = -1, b = -1;
+
+		if (!is_low(g, g->r[i].v, low_frac))
+			continue;
+		for (j = 0; j < nn; j++) {
+			if (!strcmp(names[j], g->r[i].src))
+				a = j;
+			if (!strcmp(names[j], g->r[i].dst))
+				b = j;
+		}
+		if ((a >= 0 && suspect[a]) || (b >= 0 && suspect[b]))
+			continue;	/* explained by a suspect node */
+		add(out, "pair", g, g->r[i].src, g->r[i].dst, g->r[i].v,
+		    "%s -> %s on %s: %.3g %s against the lane's median %.3g: the path between them "
+		    "(a spine link, or flows colliding on one)",
+		    g->r[i].src, g->r[i].dst, lane, g->r[i].v, unit_of(g), g->median);
+	}
+	for (j = 0; j < nn; j++)
+		free(vals[j]);
+	free(vals);
+	free(names);
+	free(npairs);
+	free(nlow);
+	free(suspect);
+}
+
+json_t *analyze_suspects(json_t *recs, double low_frac)
+{
+	int ng, i, j;
+	struct group *g = collect(recs, &ng);
+	json_t *out = json_array();
+
+	for (i = 0; i < ng; i++)
+		judge_group(&g[i], low_frac, out);
+	/* whole lanes against the other lanes of the same phase and test */
+	for (i = 0; i < ng; i++) {
+		double *m = malloc((size_t)ng * sizeof(*m)), phase_median;
+		int n = 0;
+
+		for (j = 0; j < ng; j++)
+			if (!strcmp(g[j].phase, g[i].phase) && !strcmp(g[j].test, g[i].test))
+				m[n++] = g[j].median;
+		phase_median = median_of(m, n);
+		free(m);
+		if (n >= 2 && (!strcmp(g[i].test, "bw") ? g[i].median < low_frac * phase_median :
+			       g[i].median > phase_median / low_frac)) {
+			char lane[64];
+
+			lane_name(&g[i], lane, sizeof(lane));
+			add(out, "lane", &g[i], NULL, NULL, g[i].median,
+			    "%s as a whole: median %.3g %s against %.3g on the other lanes: "
+			    "the leaves or the spine uplinks of %s", lane, g[i].median, unit_of(&g[i]),
+			    phase_median, lane);
+		}
+	}
+	for (i = 0; i < ng; i++)
+		free(g[i].r);
+	free(g);
+	return out;
+}
+
+void analyze_summary(FILE *f, json_t *recs)
+{
+	int ng, i, j;
+	struct group *g = collect(recs, &ng);
+
+	if (ng)
+		fprintf(f, "%-20s %-4s %-14s %6s %12s %12s %12s\n", "phase", "test", "lane", "pairs",
+			"min", "median", "max");
+	for (i = 0; i < ng; i++) {
+		double lo = INFINITY, hi = -INFINITY;
+		char lane[64];
+
+		for (j = 0; j < g[i].n; j++) {
+			if (g[i].r[j].v < lo)
+				lo = g[i].r[j].v;
+			if (g[i].r[j].v > hi)
+				hi = g[i].r[j].v;
+		}
+		lane_name(&g[i], lane, sizeof(lane));
+		fprintf(f, "%-20s %-4s %-14s %6d %12.4g %12.4g %12.4g  %s\n", g[i].phase, g[i].test,
+			lane, g[i].n, lo, g[i].median, hi, unit_of(&g[i]));
+		free(g[i].r);
+	}
+	free(g);
+}
+
+void analyze_print(FILE *f, json_t *suspects)
+{
+	size_t i;
+	json_t *s;
+
+	if (!json_array_size(suspects)) {
+		fprintf(f, "suspects: none\n");
+		return;
+	}
+	json_array_foreach(suspects, i, s)
+		fprintf(f, "suspect: [%s] %s\n", json_string_value(json_object_get(s, "phase")),
+			json_string_value(json_object_get(s, "evidence")));
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Tokens, nonces and macs of the fleet protocol (see fleet.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/error.h"
+#include "../core/hmac.h"
+#include "fleet.h"
+
+int fleet_token(const char *path, char **token)
+{
+	char buf[FLEET_TOKEN_MAX + 2];
+	size_t n;
+	FILE *f;
+
+	*token = NULL;
+	if (!path) {
+		const char *e = getenv("FABSCOPE_TOKEN");
+
+		if (!e || !*e)
+			return fs_err_usage("no token: give --token-file FILE or set FABSCOPE_TOKEN "
+					    "(the same secret for the coordinator and every agent)");
+		if (strlen(e) > FLEET_TOKEN_MAX)
+			return fs_err_usage("FABSCOPE_TOKEN is longer than %d bytes", FLEET_TOKEN_MAX);
+		*token = strdup(e);
+		return 0;
+	}
+	f = fopen(path, "r");
+	if (!f)
+		return fs_err_env("cannot read token file '%s': %s", path, strerror(errno));
+	{
+		struct stat st;
+
+		if (!fstat(fileno(f), &st) && (st.st_mode & 077))
+			fs_warn("token file '%s' can be read by others: chmod 600 it", path);
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (n > FLEET_TOKEN_MAX)
+		return fs_err_usage("token file '%s' is longer than %d bytes", path, FLEET_TOKEN_MAX);
+	buf[n] = 0;
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))	/* one trailing newline is not the secret */
+		buf[--n] = 0;
+	if (!n || strlen(buf) != n)
+		return fs_err_usage("token file '%s' is empty or not text", path);
+	*token = strdup(buf);
+	return 0;
+}
+
+int fleet_nonce(char out[FLEET_NONCE_HEX + 1])
+{
+	uint8_t raw[FLEET_NONCE_HEX / 2];
+	int rc = hmac_random(raw, sizeof(raw));
+
+	if (rc)
+		return rc;
+	hmac_hex(raw, sizeof(raw), out);
+	return 0;
+}
+
+static void mac_raw(const char *token, const char *role, const char *n1, const char *n2,
+		    uint8_t out[SHA256_LEN])
+{
+	size_t len = strlen(role) + strlen(n1) + strlen(n2) + 16;
+	char *msg = malloc(len);
+
+	snprintf(msg, len, "fabscope-%s\n%s\n%s", role, n1, n2);
+	hmac_sha256(token, strlen(token), msg, strlen(msg), out);
+	free(msg);
+}
+
+void fleet_mac(const char *token, const char *role, const char *n1, const char *n2,
+	       char out[FLEET_NONCE_HEX + 1])
+{
+	uint8_t raw[SHA256_LEN];
+
+	mac_raw(token, role, n1, n2, raw);
+	hmac_hex(raw, sizeof(raw), out);
+}
+
+int fleet_mac_ok(const char *token, const char *role, const char *n1, const char *n2,
+		 const char *mac)
+{
+	uint8_t want[SHA256_LEN], got[SHA256_LEN];
+
+	if (!mac || strlen(mac) != 2 * SHA256_LEN || hmac_unhex(mac, got, sizeof(got)))
+		return 0;
+	mac_raw(token, role, n1, n2, want);
+	return hmac_equal(want, got, sizeof(want));
+}

@@ -1,0 +1,1005 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * `fabscope run PLAN`: the coordinator.
+ *
+ * It launches the agents, authenticates them, and runs the plan's phases
+ * round by round.  A round is a set of jobs (a test between two endpoints
+ * of one lane) run at once on every lane; a job is a server job on one
+ * agent and, once it listens, a client job on the other.  Records stream
+ * into the results directory as the agents send them.  One poll() loop
+ * serves every agent; nothing waits on one agent without a deadline.
+ *
+ * An agent that closes its connection, or is silent for --agent-timeout,
+ * is marked missing: its running jobs fail with a record saying so, its
+ * later jobs are skipped with such a record, the run goes on, and the exit
+ * code is 4.  --resume DIR runs again the jobs that have no record.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../bench/ptp.h"
+#include "../core/builtin.h"
+#include "../core/clock.h"
+#include "../core/error.h"
+#include "../core/net.h"
+#include "../core/options.h"
+#include "../core/record.h"
+#include "../core/units.h"
+#include "analyze.h"
+#include "coord.h"
+
+struct cjob {
+	char key[256];
+	const char *test;
+	int client, server;
+	struct plan_lane lane;
+	const struct plan_phase *ph;
+	int round;
+	int state;		/* 0 not started, 1 waiting to listen, 2 running, 3 finished */
+	int srv_done, cli_done, srv_exit, cli_exit, nrec;
+	char err[512];
+	uint64_t deadline_ns, grace_ns;
+};
+
+enum { J_IDLE, J_LISTEN, J_RUN, J_FIN };
+
+/* ---- connections ---- */
+
+static int send_to(struct coord *c, int ci, json_t *msg)
+{
+	struct conn *k = &c->conns[ci];
+	int rc;
+
+	if (k->gone) {
+		json_decref(msg);
+		return -1;
+	}
+	rc = wire_send(k->fd, msg, 2000);
+	json_decref(msg);
+	return rc;
+}
+
+int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer)
+{
+	struct conn *k;
+
+	c->conns = realloc(c->conns, (size_t)(c->nconns + 1) * sizeof(*c->conns));
+	k = &c->conns[c->nconns];
+	memset(k, 0, sizeof(*k));
+	k->fd = fd;
+	k->node = -1;
+	k->want_node = want_node;
+	snprintf(k->peer, sizeof(k->peer), "%s", peer ? peer : "?");
+	k->opened_ns = k->last_ns = clock_ns();
+	net_set_nonblock(fd, 1);
+	fleet_nonce(k->nonce);
+	c->nconns++;
+	if (send_to(c, c->nconns - 1, json_pack("{ss,ss,si,ss}", "type", "challenge", "proto", FLEET_PROTO,
+						"version", wire_version(), "nonce", k->nonce))) {
+		k->gone = 1;
+		close(fd);
+	}
+	return c->nconns - 1;
+}
+
+static void fail_jobs_of(struct coord *c, int node, const char *why);
+
+/* The agent of connection ci is gone (why); its node is missing. */
+static void conn_gone(struct coord *c, int ci, const char *why)
+{
+	struct conn *k = &c->conns[ci];
+
+	if (k->gone)
+		return;
+	k->gone = 1;
+	close(k->fd);
+	wire_rd_free(&k->rd);
+	if (k->node >= 0) {
+		const char *name = c->plan.nodes[k->node].name;
+
+		fs_warn("agent %s is missing: %s", name, why);
+		free(c->node_why[k->node]);
+		c->node_why[k->node] = strdup(why);
+		c->node_conn[k->node] = -1;
+		fail_jobs_of(c, k->node, why);
+	}
+}
+
+static void refuse(struct coord *c, int ci, const char *claimed, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void refuse(struct coord *c, int ci, const char *claimed, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fs_warn("refused agent '%s' from %s: %s", claimed ? claimed : "?", c->conns[ci].peer, why);
+	send_to(c, ci, json_pack("{ss,ss}", "type", "error", "message", why));
+	c->conns[ci].gone = 1;
+	close(c->conns[ci].fd);
+	wire_rd_free(&c->conns[ci].rd);
+}
+
+void coord_ensure_nodes(struct coord *c)
+{
+	int i;
+
+	if (c->plan.nnodes <= c->nnodes_cap)
+		return;
+	c->node_conn = realloc(c->node_conn, (size_t)c->plan.nnodes * sizeof(*c->node_conn));
+	c->node_why = realloc(c->node_why, (size_t)c->plan.nnodes * sizeof(*c->node_why));
+	for (i = c->nnodes_cap; i < c->plan.nnodes; i++) {
+		c->node_conn[i] = -1;
+		c->node_why[i] = NULL;
+	}
+	c->nnodes_cap = c->plan.nnodes;
+}
+
+static void on_register(struct coord *c, int ci, json_t *m)
+{
+	struct conn *k = &c->conns[ci];
+	const char *name = json_string_value(json_object_get(m, "node"));
+	const char *nonce = json_string_value(json_object_get(m, "nonce"));
+	const char *type = json_string_value(json_object_get(m, "type"));
+	int version = (int)json_integer_value(json_object_get(m, "version")), node;
+	char mac[FLEET_NONCE_HEX + 1];
+	json_t *nodes, *info;
+
+	if (type && !strcmp(type, "error")) {	/* the agent refused us */
+		const char *msg = json_string_value(json_object_get(m, "message"));
+
+		fs_warn("an agent from %s refused this coordinator: %s", k->peer, msg ? msg : "no reason");
+		k->gone = 1;
+		close(k->fd);
+		return;
+	}
+	if (!type || strcmp(type, "register") || !name || !nonce || strlen(nonce) != FLEET_NONCE_HEX) {
+		refuse(c, ci, name, "expected a register message");
+		return;
+	}
+	if (version != wire_version()) {
+		refuse(c, ci, name, "agent %s speaks fleet protocol %d, this coordinator %d: run the same fabscope version everywhere",
+		       name, version, wire_version());
+		return;
+	}
+	if (!fleet_mac_ok(c->token, "agent", k->nonce, nonce, json_string_value(json_object_get(m, "mac")))) {
+		refuse(c, ci, name, "authentication failed: agent %s has the wrong token (check --token-file / FABSCOPE_TOKEN)", name);
+		return;
+	}
+	node = plan_node_index(&c->plan, name);
+	if (k->want_node >= 0 && node != k->want_node) {
+		refuse(c, ci, name, "this connection was made for node %s", c->plan.nodes[k->want_node].name);
+		return;
+	}
+	if (node < 0) {
+		if (c->plan.hostfile) {
+			refuse(c, ci, name, "node %s is not in the hostfile %s", name, c->plan.hostfile);
+			return;
+		}
+		if (c->plan.nnodes >= c->expected) {
+			refuse(c, ci, name, "%d agents have joined already, as many as expected", c->expected);
+			return;
+		}
+		node = plan_node_add(&c->plan, name);
+		coord_ensure_nodes(c);
+	}
+	if (c->node_conn[node] >= 0) {
+		refuse(c, ci, name, "node %s has joined already (two agents with one name: give --name)", name);
+		return;
+	}
+	if (c->node_why[node] && !strncmp(c->node_why[node], "did not join", 12)) {
+		refuse(c, ci, name, "node %s joined too late: it is marked missing", name);
+		return;
+	}
+	fleet_mac(c->token, "coordinator", nonce, k->nonce, mac);
+	if (send_to(c, ci, json_pack("{ss,ss,ss,si,si}", "type", "welcome", "mac", mac, "node", name,
+				     "heartbeat_ms", FLEET_HEARTBEAT_MS,
+				     "silence_ms", (int)(c->agent_timeout * 1000)))) {
+		conn_gone(c, ci, "lost while joining");
+		return;
+	}
+	k->authed = 1;
+	k->node = node;
+	c->node_conn[node] = ci;
+	{	/* endpoints: the hostfile's, else the agent's, else its address */
+		struct plan_node *n = &c->plan.nodes[node];
+		json_t *eps = json_object_get(m, "endpoints"), *e;
+		size_t i;
+
+		if (!n->nep) {
+			json_array_foreach(eps, i, e) {
+				const char *ip = json_string_value(json_object_get(e, "ip"));
+				int rail = (int)json_integer_value(json_object_get(e, "rail"));
+				int plane = (int)json_integer_value(json_object_get(e, "plane"));
+
+				if (!ip || rail < 0 || rail >= PLAN_MAX_LANES || plane < 0 || plane > 7)
+					continue;
+				n->ep = realloc(n->ep, (size_t)(n->nep + 1) * sizeof(*n->ep));
+				n->ep[n->nep].rail = rail;
+				n->ep[n->nep].plane = plane;
+				n->ep[n->nep].ip = strdup(ip);
+				n->nep++;
+			}
+		}
+		if (!n->nep) {
+			n->ep = calloc(1, sizeof(*n->ep));
+			n->ep[0].ip = strdup(strcmp(k->peer, "local") && strchr(k->peer, '.') ? k->peer : "127.0.0.1");
+			n->nep = 1;
+		}
+	}
+	nodes = json_object_get(c->res.run, "agents");
+	info = json_pack("{ss,ss?,si,ss?,ss,sf}", "node", name,
+			 "host", json_string_value(json_object_get(m, "host")),
+			 "pid", (int)json_integer_value(json_object_get(m, "pid")),
+			 "version", json_string_value(json_object_get(m, "tool_version")),
+			 "from", k->peer, "joined_s", (clock_ns() - c->run_start_ns) / 1e9);
+	json_array_append_new(nodes, info);
+	fs_log(1, "agent %s joined from %s", name, k->peer);
+}
+
+/* ---- jobs ---- */
+
+static int job_of(struct coord *c, long id, int *is_client)
+{
+	long rel = id - c->id_base;
+
+	if (rel < 0 || rel >= 2L * c->njobs)
+		return -1;
+	*is_client = (int)(rel % 2);
+	return (int)(rel / 2);
+}
+
+static void job_key(char *buf, size_t len, const struct plan_phase *ph, const char *test, int round,
+		    struct plan_lane l, const char *a, const char *b)
+{
+	char lane[32];
+
+	if (l.plane)
+		snprintf(lane, sizeof(lane), "rail%d.%d", l.rail, l.plane);
+	else
+		snprintf(lane, sizeof(lane), "rail%d", l.rail);
+	if (b)
+		snprintf(buf, len, "%s/%s/r%d/%s/%s>%s", ph->name, test, round + 1, lane, a, b);
+	else
+		snprintf(buf, len, "%s/%s/r%d/%s/%s", ph->name, test, round + 1, lane, a);
+}
+
+static void endpoint_of(struct coord *c, json_t *ep, int node, struct plan_lane l)
+{
+	const struct plan_endpoint *e = plan_node_ep(&c->plan.nodes[node], l);
+
+	json_object_set_new(ep, "node", json_string(c->plan.nodes[node].name));
+	if (e && !json_object_get(ep, "ip"))
+		json_object_set_new(ep, "ip", json_string(e->ip));
+	json_object_set_new(ep, "rail", json_integer(l.rail));
+	json_object_set_new(ep, "plane", json_integer(l.plane));
+}
+
+/* What every record of the run carries. */
+static void stamp(struct coord *c, json_t *rec, const struct cjob *j)
+{
+	json_t *labels = json_object_get(rec, "labels"), *src, *dst;
+
+	if (!json_is_object(labels)) {
+		labels = json_object();
+		json_object_set_new(rec, "labels", labels);
+	}
+	json_object_update_missing(labels, c->labels);
+	json_object_set_new(rec, "run", json_string(c->run_id));
+	json_object_set_new(rec, "phase", json_string(j->ph->name));
+	json_object_set_new(rec, "kind", json_string(plan_kind_name(j->ph->kind)));
+	json_object_set_new(rec, "round", json_integer(j->round + 1));
+	json_object_set_new(rec, "job", json_string(j->key));
+	src = json_object_get(rec, "src");
+	dst = json_object_get(rec, "dst");
+	if (!json_is_object(src))
+		json_object_set_new(rec, "src", src = json_object());
+	if (!json_is_object(dst) && j->server >= 0)
+		json_object_set_new(rec, "dst", dst = json_object());
+	if (j->server >= 0) {
+		/* which end is which: records of the s2c direction swap them */
+		int swap = !strcmp(record_str(rec, "dir", "c2s"), "s2c");
+
+		endpoint_of(c, src, swap ? j->server : j->client, j->lane);
+		endpoint_of(c, dst, swap ? j->client : j->server, j->lane);
+	} else {
+		endpoint_of(c, src, j->client, j->lane);
+	}
+}
+
+static void job_error_record(struct coord *c, struct cjob *j, const char *why)
+{
+	json_t *rec = record_new(j->test);
+
+	json_object_set_new(rec, "status", json_string("error"));
+	json_object_set_new(rec, "error", json_string(why));
+	json_object_set_new(rec, "transport", json_string(plan_opt(j->ph, "transport", "tcp")));
+	stamp(c, rec, j);
+	results_append(&c->res, rec);
+	json_decref(rec);
+}
+
+static void progress(struct coord *c, int final);
+
+static void job_finish(struct coord *c, struct cjob *j, const char *why)
+{
+	if (j->state == J_FIN)
+		return;
+	if (why || (j->cli_done && j->cli_exit)) {
+		char msg[700];
+
+		snprintf(msg, sizeof(msg), "%s", why ? why : j->err[0] ? j->err : "the client failed");
+		if (j->state != J_IDLE || why)
+			job_error_record(c, j, msg);
+		c->failed_jobs++;
+		fs_warn("%s: %s", j->key, msg);
+	}
+	if (j->state == J_LISTEN || j->state == J_RUN) {
+		int ci;
+
+		if (!j->srv_done && (ci = c->node_conn[j->server]) >= 0)
+			send_to(c, ci, json_pack("{ss,sI}", "type", "cancel", "id",
+						 (json_int_t)(c->id_base + 2 * (j - c->jobs))));
+		if (!j->cli_done && j->state == J_RUN && (ci = c->node_conn[j->client]) >= 0)
+			send_to(c, ci, json_pack("{ss,sI}", "type", "cancel", "id",
+						 (json_int_t)(c->id_base + 2 * (j - c->jobs) + 1)));
+	}
+	j->state = J_FIN;
+	c->jobs_done++;
+	progress(c, 0);
+}
+
+static void fail_jobs_of(struct coord *c, int node, const char *why)
+{
+	int i;
+
+	for (i = 0; i < c->njobs; i++) {
+		struct cjob *j = &c->jobs[i];
+		char msg[600];
+
+		if (j->state == J_FIN || (j->client != node && j->server != node))
+			continue;
+		snprintf(msg, sizeof(msg), "agent %s missing: %s", c->plan.nodes[node].name, why);
+		job_finish(c, j, msg);
+	}
+}
+
+/* Seconds a job may take before it is called hung. */
+static double job_budget_s(const struct plan_phase *ph)
+{
+	double d = 2, t = 10;
+	const char *v;
+
+	if ((v = plan_opt(ph, "duration", NULL)))
+		units_parse_seconds(v, &d);
+	if ((v = plan_opt(ph, "timeout", NULL)))
+		units_parse_seconds(v, &t);
+	if (plan_opt(ph, "iters", NULL) && !plan_opt(ph, "duration", NULL))
+		d = 30;	/* a counted run: no duration to go by */
+	if (plan_opt(ph, "all", NULL))
+		d = 23 * (d > 1 ? d : 1);
+	return d * 1.5 + 3 * t + 10;
+}
+
+static json_t *job_opts(const struct plan_phase *ph)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < ph->nkv; i++)	/* later keys override earlier ones */
+		json_object_set_new(o, ph->kv[i].key, json_string(ph->kv[i].val));
+	return o;
+}
+
+static void job_start(struct coord *c, struct cjob *j)
+{
+	const struct plan_endpoint *e = plan_node_ep(&c->plan.nodes[j->server], j->lane);
+	int ci = c->node_conn[j->server];
+	double budget = job_budget_s(j->ph);
+
+	j->deadline_ns = clock_ns() + (uint64_t)(budget * 1e9);
+	j->state = J_LISTEN;
+	if (ci < 0 || send_to(c, ci, json_pack("{ss,sI,ss,ss,so,ss,ss,sI}", "type", "job",
+					       "id", (json_int_t)(c->id_base + 2 * (j - c->jobs)),
+					       "test", j->test, "role", "server", "opts", job_opts(j->ph),
+					       "bind", e->ip, "node", c->plan.nodes[j->server].name,
+					       "deadline_ms", (json_int_t)(budget * 1000 + 5000))))
+		job_finish(c, j, "cannot reach the server's agent");
+}
+
+static void on_listening(struct coord *c, struct cjob *j, int port)
+{
+	const struct plan_endpoint *se = plan_node_ep(&c->plan.nodes[j->server], j->lane);
+	const struct plan_endpoint *ce = plan_node_ep(&c->plan.nodes[j->client], j->lane);
+	int ci = c->node_conn[j->client];
+	double budget = job_budget_s(j->ph);
+
+	if (j->state != J_LISTEN)
+		return;
+	j->state = J_RUN;
+	if (ci < 0 || send_to(c, ci, json_pack("{ss,sI,ss,ss,so,ss,ss,si,ss,sI}", "type", "job",
+					       "id", (json_int_t)(c->id_base + 2 * (j - c->jobs) + 1),
+					       "test", j->test, "role", "client", "opts", job_opts(j->ph),
+					       "bind", ce->ip, "host", se->ip, "port", port,
+					       "node", c->plan.nodes[j->client].name,
+					       "deadline_ms", (json_int_t)(budget * 1000 + 5000))))
+		job_finish(c, j, "cannot reach the client's agent");
+}
+
+static void on_agent_msg(struct coord *c, int ci, json_t *m)
+{
+	const char *type = json_string_value(json_object_get(m, "type"));
+	long id = (long)json_integer_value(json_object_get(m, "id"));
+	int is_client, ji;
+	struct cjob *j;
+
+	if (!type)
+		return;
+	if (!strcmp(type, "heartbeat") || !strcmp(type, "pong")) {
+		json_t *t = json_object_get(m, "t");
+
+		if (!strcmp(type, "pong") && json_is_integer(t) && json_integer_value(t) > 0 && c->njobs) {
+			/* a ping phase's answer: t is the send time */
+			ji = job_of(c, (long)json_integer_value(json_object_get(m, "id")), &is_client);
+			if (ji >= 0 && c->jobs[ji].state == J_RUN && c->jobs[ji].client == c->conns[ci].node) {
+				json_t *rec = record_new("ping");
+				double rtt = (clock_ns() - (uint64_t)json_integer_value(t)) / 1e3;
+
+				j = &c->jobs[ji];
+				json_object_set_new(rec, "transport", json_string("control"));
+				json_object_set_new(rec, "metrics", json_pack("{sf}", "rtt_us", rtt));
+				json_object_set_new(rec, "status", json_string("ok"));
+				stamp(c, rec, j);
+				results_append(&c->res, rec);
+				json_decref(rec);
+				j->nrec++;
+				job_finish(c, j, NULL);
+			}
+		}
+		return;
+	}
+	if (!strcmp(type, "error")) {
+		const char *msg = json_string_value(json_object_get(m, "message"));
+
+		fs_warn("agent %s: %s", c->plan.nodes[c->conns[ci].node].name, msg ? msg : "error");
+		return;
+	}
+	ji = job_of(c, id, &is_client);
+	if (ji < 0)
+		return;	/* a job of an earlier round, cancelled */
+	j = &c->jobs[ji];
+	if (c->conns[ci].node != (is_client ? j->client : j->server))
+		return;	/* not that agent's job: ignore */
+	if (!strcmp(type, "listening") && !is_client) {
+		json_t *port = json_object_get(m, "port");
+
+		if (json_is_integer(port))
+			on_listening(c, j, (int)json_integer_value(port));
+	} else if (!strcmp(type, "record") && is_client && j->state != J_FIN) {
+		json_t *rec = json_object_get(m, "record");
+
+		if (json_is_object(rec)) {
+			stamp(c, rec, j);
+			results_append(&c->res, rec);
+			j->nrec++;
+		}
+	} else if (!strcmp(type, "done")) {
+		const char *err = json_string_value(json_object_get(m, "error"));
+		int code = (int)json_integer_value(json_object_get(m, "exit"));
+
+		if (err && *err && (!j->err[0] || is_client))
+			snprintf(j->err, sizeof(j->err), "%s: %s",
+				 c->plan.nodes[is_client ? j->client : j->server].name, err);
+		if (is_client) {
+			j->cli_done = 1;
+			j->cli_exit = code;
+			if (j->srv_done)
+				job_finish(c, j, NULL);
+			else
+				j->grace_ns = clock_ns() + 3000000000ull;
+		} else {
+			j->srv_done = 1;
+			j->srv_exit = code;
+			if (j->state == J_LISTEN)
+				job_finish(c, j, j->err[0] ? j->err : "the server ended before it listened");
+			else if (j->cli_done)
+				job_finish(c, j, NULL);
+		}
+	}
+}
+
+/* ---- the event loop ---- */
+
+static void accept_new(struct coord *c)
+{
+	for (;;) {
+		struct net_addr peer;
+		char name[NET_ADDRSTRLEN];
+		int fd = net_accept(c->listen_fd, 0, &peer);
+
+		if (fd < 0)
+			return;
+		net_addr_host(&peer, name, sizeof(name));
+		coord_add_conn(c, fd, -1, name);
+	}
+}
+
+static int coord_poll(struct coord *c, int timeout_ms)
+{
+	struct pollfd *pfd = malloc((size_t)(c->nconns + 1) * sizeof(*pfd));
+	int *which = malloc((size_t)(c->nconns + 1) * sizeof(*which));
+	int n = 0, i, rc;
+	uint64_t now;
+
+	if (c->listen_fd >= 0) {
+		pfd[n].fd = c->listen_fd;
+		pfd[n].events = POLLIN;
+		which[n++] = -1;
+	}
+	for (i = 0; i < c->nconns; i++)
+		if (!c->conns[i].gone) {
+			pfd[n].fd = c->conns[i].fd;
+			pfd[n].events = POLLIN;
+			which[n++] = i;
+		}
+	rc = poll(pfd, (nfds_t)n, timeout_ms);
+	for (i = 0; rc > 0 && i < n; i++) {
+		int ci = which[i];
+
+		if (!pfd[i].revents)
+			continue;
+		if (ci < 0) {
+			accept_new(c);
+			continue;
+		}
+		for (;;) {
+			json_t *m;
+			int r = wire_read_some(c->conns[ci].fd, &c->conns[ci].rd, &m, FLEET_MAX_MSG);
+
+			if (r == 0)
+				break;
+			if (r < 0) {
+				char why[128];
+
+				snprintf(why, sizeof(why), "%s", r == -ECONNRESET ? "its connection closed" :
+					 wire_strerror(r));
+				if (c->conns[ci].authed)
+					conn_gone(c, ci, why);
+				else if (!c->conns[ci].gone) {
+					c->conns[ci].gone = 1;
+					close(c->conns[ci].fd);
+					wire_rd_free(&c->conns[ci].rd);
+					if (c->conns[ci].want_node >= 0) {
+						int node = c->conns[ci].want_node;
+
+						free(c->node_why[node]);
+						c->node_why[node] = strdup("its agent ended before joining (see its message above)");
+					}
+				}
+				break;
+			}
+			c->conns[ci].last_ns = clock_ns();
+			if (!c->conns[ci].authed)
+				on_register(c, ci, m);
+			else
+				on_agent_msg(c, ci, m);
+			json_decref(m);
+			if (c->conns[ci].gone)
+				break;
+		}
+	}
+	free(pfd);
+	free(which);
+	now = clock_ns();
+	for (i = 0; i < c->nconns; i++) {	/* silence */
+		struct conn *k = &c->conns[i];
+
+		if (k->gone)
+			continue;
+		if (!k->authed && now - k->opened_ns > (uint64_t)(c->agent_timeout * 1e9)) {
+			fs_warn("a connection from %s did not register within %.0f s: closed", k->peer, c->agent_timeout);
+			k->gone = 1;
+			close(k->fd);
+			wire_rd_free(&k->rd);
+		} else if (k->authed && now - k->last_ns > (uint64_t)(c->agent_timeout * 1e9)) {
+			char why[128];
+
+			snprintf(why, sizeof(why), "silent for %.0f s (no heartbeat)", c->agent_timeout);
+			conn_gone(c, i, why);
+		}
+	}
+	if (now - c->last_ping_ns > FLEET_HEARTBEAT_MS * 1000000ull) {
+		c->last_ping_ns = now;
+		for (i = 0; i < c->nconns; i++)
+			if (c->conns[i].authed && !c->conns[i].gone &&
+			    send_to(c, i, json_pack("{ss,si}", "type", "ping", "t", 0)))
+				conn_gone(c, i, "its connection broke");
+	}
+	for (i = 0; i < c->njobs; i++) {	/* deadlines */
+		struct cjob *j = &c->jobs[i];
+
+		if (j->state == J_FIN || j->state == J_IDLE)
+			continue;
+		if (j->cli_done && j->grace_ns && now > j->grace_ns)
+			job_finish(c, j, NULL);	/* the server lingers: the client is what counts */
+		else if (now > j->deadline_ns) {
+			char msg[300];
+
+			snprintf(msg, sizeof(msg), "no result within %.0f s: stopped (a hung agent or engine)",
+				 job_budget_s(j->ph));
+			job_finish(c, j, msg);
+		}
+	}
+	return net_stop ? -FS_EXIT_INTERRUPTED : 0;
+}
+
+/* ---- progress ---- */
+
+static void fmt_eta(double s, char *buf, size_t len)
+{
+	if (s < 0)
+		s = 0;
+	if (s >= 3600)
+		snprintf(buf, len, "%d:%02d:%02d", (int)s / 3600, (int)s / 60 % 60, (int)s % 60);
+	else
+		snprintf(buf, len, "%d:%02d", (int)s / 60, (int)s % 60);
+}
+
+static void progress(struct coord *c, int final)
+{
+	char eta[32];
+
+	if (!c->phase_name)
+		return;
+	fmt_eta(c->est_left_s, eta, sizeof(eta));
+	if (c->tty) {
+		fprintf(stderr, "\r\033[K[%d/%d] %s: round %d/%d, %d/%d jobs, ETA %s", c->phase_i + 1,
+			c->nphases, c->phase_name, c->round_i + 1, c->nrounds, c->jobs_done, c->njobs, eta);
+		if (final)
+			fputc('\n', stderr);
+		fflush(stderr);
+	} else if (final) {
+		fprintf(stderr, "fabscope run: [%d/%d] %s: round %d/%d done, %d jobs, %d failed so far, ETA %s\n",
+			c->phase_i + 1, c->nphases, c->phase_name, c->round_i + 1, c->nrounds, c->njobs,
+			c->failed_jobs, eta);
+	}
+}
+
+/* ---- phases ---- */
+
+/* Nodes that have lane l, in plan order. */
+int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out)
+{
+	int i, n = 0;
+
+	for (i = 0; i < c->plan.nnodes; i++)
+		if (plan_node_ep(&c->plan.nodes[i], l))
+			out[n++] = i;
+	return n;
+}
+
+static int run_round(struct coord *c, struct plan_phase *ph, const char *test, int r)
+{
+	struct plan_lane lanes[PLAN_MAX_LANES];
+	int nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES), li, i, rc = 0;
+	int *idx = malloc((size_t)c->plan.nnodes * sizeof(int));
+	struct plan_pair *pairs = malloc((size_t)(2 * c->plan.nnodes + 2) * sizeof(*pairs));
+
+	c->id_base += 2L * c->njobs + 2;
+	free(c->jobs);
+	c->jobs = NULL;
+	c->njobs = c->jobs_done = 0;
+	if (ph->kind == PLAN_PING)
+		nl = 1;
+	for (li = 0; li < nl; li++) {
+		int n, np, target = 0;
+
+		if (ph->kind == PLAN_PING) {
+			n = c->plan.nnodes;
+			for (i = 0; i < n; i++)
+				idx[i] = i;
+			np = n;
+			for (i = 0; i < n; i++)
+				pairs[i].client = i, pairs[i].server = -1;
+			lanes[0].rail = lanes[0].plane = 0;
+		} else {
+			n = coord_lane_nodes(c, lanes[li], idx);
+			if (r >= plan_rounds(ph, n))
+				continue;
+			if (ph->target) {
+				for (i = 0; i < n; i++)
+					if (!strcmp(c->plan.nodes[idx[i]].name, ph->target))
+						target = i;
+			}
+			np = plan_round_pairs(ph, n, r, target, pairs);
+		}
+		c->jobs = realloc(c->jobs, (size_t)(c->njobs + np) * sizeof(*c->jobs));
+		for (i = 0; i < np; i++) {
+			struct cjob *j = &c->jobs[c->njobs];
+			int cl = idx[pairs[i].client], sv = pairs[i].server >= 0 ? idx[pairs[i].server] : -1;
+
+			memset(j, 0, sizeof(*j));
+			j->test = test;
+			j->client = cl;
+			j->server = sv;
+			j->lane = lanes[li];
+			j->ph = ph;
+			j->round = r;
+			job_key(j->key, sizeof(j->key), ph, test, r, lanes[li], c->plan.nodes[cl].name,
+				sv >= 0 ? c->plan.nodes[sv].name : NULL);
+			if (results_job_done(&c->res, j->key))
+				continue;	/* --resume: measured already */
+			c->njobs++;
+		}
+	}
+	free(idx);
+	free(pairs);
+	if (!c->njobs)
+		return 0;
+	progress(c, 0);
+	for (i = 0; i < c->njobs; i++) {	/* start every job of the round */
+		struct cjob *j = &c->jobs[i];
+		int missing = c->node_conn[j->client] < 0 ? j->client :
+			      j->server >= 0 && c->node_conn[j->server] < 0 ? j->server : -1;
+
+		if (missing >= 0) {
+			char msg[600];
+
+			snprintf(msg, sizeof(msg), "agent %s missing: %s", c->plan.nodes[missing].name,
+				 c->node_why[missing] ? c->node_why[missing] : "not connected");
+			j->state = J_RUN;	/* so that the record is written */
+			job_finish(c, j, msg);
+			continue;
+		}
+		if (ph->kind == PLAN_PING) {
+			j->state = J_RUN;
+			j->deadline_ns = clock_ns() + (uint64_t)(c->agent_timeout * 1e9);
+			if (send_to(c, c->node_conn[j->client],
+				    json_pack("{ss,sI,sI}", "type", "ping", "id", (json_int_t)(c->id_base + 2 * i + 1),
+					      "t", (json_int_t)clock_ns())))
+				conn_gone(c, c->node_conn[j->client], "its connection broke");
+			continue;
+		}
+		job_start(c, j);
+	}
+	for (;;) {
+		int left = 0;
+
+		for (i = 0; i < c->njobs; i++)
+			left += c->jobs[i].state != J_FIN;
+		if (!left)
+			break;
+		if ((rc = coord_poll(c, 100)))
+			break;
+	}
+	results_sync(&c->res);
+	return rc;
+}
+
+int coord_run_phases(struct coord *c)
+{
+	int pi, rc = 0;
+	json_t *phases = json_object_get(c->res.run, "phases");
+	double *est = calloc((size_t)c->plan.nphases + 1, sizeof(*est));
+
+	c->nphases = c->plan.nphases;
+	for (pi = c->plan.nphases - 1; pi >= 0; pi--) {	/* est[pi]: phases pi.. */
+		struct plan_phase *ph = &c->plan.phases[pi];
+
+		est[pi] = est[pi + 1] + ph->est_s * ph->ntests * plan_rounds(ph, c->plan.nnodes);
+	}
+	c->est_left_s = est[0];
+	for (pi = 0; pi < c->plan.nphases && !rc; pi++) {
+		struct plan_phase *ph = &c->plan.phases[pi];
+		struct plan_lane lanes[PLAN_MAX_LANES];
+		int nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES), t, r, li, maxr = 0;
+		int *idx = malloc((size_t)c->plan.nnodes * sizeof(int));
+		uint64_t t0 = clock_ns();
+		json_t *pj;
+
+		for (li = 0; li < nl; li++) {
+			int rr = plan_rounds(ph, coord_lane_nodes(c, lanes[li], idx));
+
+			if (rr > maxr)
+				maxr = rr;
+		}
+		free(idx);
+		if (ph->kind == PLAN_PING)
+			maxr = 1;
+		c->phase_i = pi;
+		c->phase_name = ph->name;
+		c->nrounds = maxr * ph->ntests;
+		if (!maxr)
+			fs_warn("phase %s: fewer than 2 nodes on every lane: nothing to run", ph->name);
+		for (t = 0; t < ph->ntests && !rc; t++)
+			for (r = 0; r < maxr && !rc; r++) {
+				uint64_t rt0 = clock_ns();
+
+				c->round_i = t * maxr + r;
+				rc = run_round(c, ph, ph->tests[t], r);
+				if (c->njobs) {	/* the rounds left, at the pace of this one */
+					double took = (clock_ns() - rt0) / 1e9;
+
+					c->est_left_s = (c->nrounds - c->round_i - 1) * took + est[pi + 1];
+					progress(c, 1);
+				}
+			}
+		pj = json_pack("{ss,ss,si,sf}", "name", ph->name, "kind", plan_kind_name(ph->kind),
+			       "rounds", c->nrounds, "seconds", (clock_ns() - t0) / 1e9);
+		json_object_set_new(pj, "status", json_string(rc ? "interrupted" : "done"));
+		json_array_append_new(phases, pj);
+		results_save(&c->res);
+	}
+	c->phase_name = NULL;
+	free(est);
+	return rc;
+}
+
+/* ---- set-up ---- */
+
+/* Every phase's options through the engines' own parser, before anything
+ * starts: a bad value is a usage error naming the plan and the phase. */
+int coord_check_phases(struct coord *c)
+{
+	int pi, t, i;
+
+	ptp_check_only = 1;
+	for (pi = 0; pi < c->plan.nphases; pi++) {
+		struct plan_phase *ph = &c->plan.phases[pi];
+
+		for (t = 0; t < ph->ntests; t++) {
+			const char *argv[80];
+			char *bufs[70], prog[600];
+			int argc = 0, nb = 0, rc, is_bool;
+
+			if (ph->kind == PLAN_PING)
+				continue;
+			argv[argc++] = ph->tests[t];
+			argv[argc++] = "127.0.0.1";
+			for (i = 0; i < ph->nkv && nb < 60; i++) {
+				size_t len = strlen(ph->kv[i].key) + strlen(ph->kv[i].val) + 4;
+
+				plan_engine_key(ph->kv[i].key, &is_bool);
+				bufs[nb] = malloc(len);
+				if (is_bool)
+					snprintf(bufs[nb], len, "--%s", ph->kv[i].key);
+				else
+					snprintf(bufs[nb], len, "--%s=%s", ph->kv[i].key, ph->kv[i].val);
+				if (is_bool && (!strcmp(ph->kv[i].val, "0") || !strcmp(ph->kv[i].val, "false")))
+					free(bufs[nb]);
+				else
+					argv[argc++] = bufs[nb++];
+			}
+			argv[argc] = NULL;
+			snprintf(prog, sizeof(prog), "fabscope run: %s [%s]", c->plan.path, ph->name);
+			fs_set_progname(prog);
+			rc = !strcmp(ph->tests[t], "bw") ? cmd_bw(argc, argv) : cmd_lat(argc, argv);
+			fs_set_progname("fabscope run");
+			for (i = 0; i < nb; i++)
+				free(bufs[i]);
+			if (rc) {
+				ptp_check_only = 0;
+				return -rc;
+			}
+		}
+	}
+	ptp_check_only = 0;
+	return 0;
+}
+
+int coord_listen(struct coord *c)
+{
+	char host[256] = "", err[256], name[NET_ADDRSTRLEN];
+	const char *l = c->listen ? c->listen : "";
+	struct net_addr a;
+	int port = 0;
+	const char *colon = strrchr(l, ':');
+
+	if (colon && !strchr(colon, ']')) {
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - l), l);
+		port = atoi(colon + 1);
+	} else {
+		snprintf(host, sizeof(host), "%s", l);
+	}
+	if (host[0] == '[') {
+		memmove(host, host + 1, strlen(host));
+		host[strcspn(host, "]")] = 0;
+	}
+	if (net_resolve(*host ? host : NULL, port, 1, &a, err, sizeof(err)))
+		return fs_err_usage("--listen '%s': %s", l, err);
+	c->listen_fd = net_listen(&a, 1024);
+	if (c->listen_fd < 0)
+		return fs_err_env("cannot listen on '%s': %s", l, strerror(-c->listen_fd));
+	net_local_addr(c->listen_fd, &a);
+	port = net_addr_port(&a);
+	if (c->advertise_host)
+		snprintf(host, sizeof(host), "%s", c->advertise_host);
+	else if (!*host || !strcmp(host, "0.0.0.0") || !strcmp(host, "::"))
+		gethostname(host, sizeof(host) - 1);
+	snprintf(c->advertise, sizeof(c->advertise), strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
+	net_addr_str(&a, name, sizeof(name));
+	fs_log(1, "listening for agents on %s, advertised as %s", name, c->advertise);
+	return 0;
+}
+
+int coord_join(struct coord *c)
+{
+	uint64_t deadline = clock_ns() + (uint64_t)(c->join_timeout * 1e9), last_say = clock_ns();
+	int rc = 0, i;
+
+	for (;;) {
+		int joined = 0, pending = 0;
+
+		for (i = 0; i < c->plan.nnodes; i++)
+			joined += c->node_conn[i] >= 0;
+		for (i = 0; i < c->nconns; i++)
+			pending += !c->conns[i].gone && !c->conns[i].authed && c->conns[i].want_node >= 0;
+		if (joined >= c->expected)
+			break;
+		/* local/ssh: every connection made has registered or died */
+		if (!launch_uses_listener(c->launcher) && !pending)
+			break;
+		if (clock_ns() > deadline)
+			break;
+		if (clock_ns() - last_say > 5000000000ull) {
+			fs_info("%d of %d agents joined", joined, c->expected);
+			last_say = clock_ns();
+		}
+		if ((rc = coord_poll(c, 100)))
+			return rc;
+	}
+	if (!c->plan.hostfile)	/* anonymous nodes that never came */
+		while (c->plan.nnodes < c->expected) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "agent%d", c->plan.nnodes);
+			plan_node_add(&c->plan, name);
+			coord_ensure_nodes(c);
+			c->node_why[c->plan.nnodes - 1] = strdup("did not join");
+		}
+	for (i = 0; i < c->plan.nnodes; i++)
+		if (c->node_conn[i] < 0) {
+			char why[300];
+
+			if (c->node_why[i])
+				snprintf(why, sizeof(why), "did not join: %s", c->node_why[i]);
+			else
+				snprintf(why, sizeof(why), "did not join within %.0f s", c->join_timeout);
+			free(c->node_why[i]);
+			c->node_why[i] = strdup(why);
+			fs_warn("agent %s is missing: %s", c->plan.nodes[i].name, why);
+		}
+	return 0;
+}
+
+json_t *coord_nodes_json(struct coord *c)
+{
+	json_t *a = json_array();
+	int i, j;
+
+	c->missing = 0;
+	for (i = 0; i < c->plan.nnodes; i++)
+		c->missing += c->node_why[i] != NULL;
+	for (i = 0; i < c->plan.nnodes; i++) {
+		const struct plan_node *n = &c->plan.nodes[i];
+		json_t *eps = json_array();
+
+		for (j = 0; j < n->nep; j++)
+			json_array_append_new(eps, json_pack("{si,si,ss}", "rail", n->ep[j].rail,
+							     "plane", n->ep[j].plane, "ip", n->ep[j].ip));
+		json_array_append_new(a, json_pack("{ss,so,ss,ss?}", "name", n->name, "endpoints", eps,
+						   "status", c->node_why[i] ? "missing" : "ok",
+						   "why", c->node_why[i]));
+	}
+	return a;
+}
+

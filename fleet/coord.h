@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The coordinator's state, shared by coord.c and launch.c. */
+#ifndef FS_COORD_H
+#define FS_COORD_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../core/wire.h"
+#include "fleet.h"
+#include "plan.h"
+#include "results.h"
+
+struct conn {
+	int fd;
+	int node;		/* plan node, -1 until registered */
+	int want_node;		/* local/ssh: the node this connection was made for */
+	int authed, gone;
+	char nonce[FLEET_NONCE_HEX + 1];
+	char peer[64];		/* address of a TCP agent, for messages and endpoints */
+	struct wire_rd rd;
+	uint64_t opened_ns, last_ns;
+};
+
+struct cjob;
+
+struct coord {
+	struct plan plan;
+	struct results res;
+	const char *launcher;
+	char *token;
+	const char *token_file;
+	int token_env;		/* the token came from $FABSCOPE_TOKEN */
+	int listen_fd;
+	char advertise[300];	/* HOST:PORT agents connect to */
+	struct conn *conns;
+	int nconns;
+	int *node_conn;		/* node -> conn index, -1 */
+	char **node_why;	/* node -> why it is missing (NULL: fine) */
+	int nnodes_cap;
+	int expected;		/* agents the launcher starts */
+	pid_t pids[4096];	/* launcher processes */
+	int npids;
+	char self[4096];	/* this binary */
+	const char *agent_cmd, *ssh_cmd, *launcher_args, *listen, *advertise_host;
+	double agent_timeout, join_timeout;
+	json_t *labels;
+	const char *run_id;
+	int tty, verbose;
+	int failed_jobs, missing;
+	struct cjob *jobs;
+	int njobs;
+	long id_base;
+	uint64_t last_ping_ns;
+	/* progress */
+	const char *phase_name;
+	int phase_i, nphases, round_i, nrounds, jobs_done;
+	uint64_t run_start_ns;
+	double est_left_s;
+};
+
+/* launch.c: start the agents of c->launcher (connections for local and
+ * ssh go into c->conns); 0 or -exit code. */
+int launch_agents(struct coord *c);
+/* Wait for (and if need be stop) the launcher processes, at the end. */
+void launch_reap(struct coord *c, int force);
+/* Is NAME a launcher? */
+int launch_known(const char *name);
+/* Does the launcher's agent connect in over TCP? */
+int launch_uses_listener(const char *name);
+/* A connection object for fd (authentication starts at once). */
+int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer);
+
+/* coord.c */
+void coord_ensure_nodes(struct coord *c);
+int coord_check_phases(struct coord *c);
+int coord_listen(struct coord *c);
+int coord_join(struct coord *c);
+int coord_run_phases(struct coord *c);
+json_t *coord_nodes_json(struct coord *c);
+int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out);
+
+#endif

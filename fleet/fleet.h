@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The fleet control protocol: between `fabscope run` (the coordinator) and
+ * `fabscope agent`, over one stream (TCP, or a socket the launcher made:
+ * ssh's stdio, a socketpair), in the wire format of core/wire.h.
+ *
+ *   coordinator -> agent   challenge {proto, version, nonce}
+ *   agent -> coordinator   register  {proto, version, tool_version, nonce, mac,
+ *                                     node, host, pid, slot, endpoints: [{rail, plane, ip}]}
+ *   coordinator -> agent   welcome   {mac, node, heartbeat_ms, silence_ms}  | error {message}
+ *
+ *   mac (agent)       = HMAC-SHA256(token, "fabscope-agent\n" NONCE_C "\n" NONCE_A)
+ *   mac (coordinator) = HMAC-SHA256(token, "fabscope-coordinator\n" NONCE_A "\n" NONCE_C)
+ *
+ * Both sides prove the token without sending it; nonces are 32 random
+ * bytes in hex, so a recorded exchange cannot be replayed.  A version
+ * mismatch or a wrong mac is answered with an error message naming the
+ * problem, logged on both sides, and the connection is closed.
+ *
+ * Then, in any order:
+ *   coordinator -> agent   job {id, test, role: server|client, opts: {long option: value},
+ *                               bind, host, port, node, deadline_ms}
+ *                          cancel {id}   ping {t}   bye
+ *   agent -> coordinator   listening {id, port}       (a server job is ready)
+ *                          record {id, record}         (one per measurement, as measured)
+ *                          done {id, exit, error}      (the job ended; error: its last message)
+ *                          pong {t}   heartbeat {jobs}
+ *
+ * Every message is bounded by FLEET_MAX_MSG; every wait has a timeout.  The
+ * agent sends a heartbeat every heartbeat_ms; the coordinator pings as
+ * often, and each side gives the other up after silence_ms of nothing.
+ */
+#ifndef FS_FLEET_H
+#define FS_FLEET_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define FLEET_PROTO "fabscope-fleet"
+#define FLEET_MAX_MSG (4u << 20)
+#define FLEET_NONCE_HEX 64
+#define FLEET_TOKEN_MAX 4096
+#define FLEET_HEARTBEAT_MS 1000
+#define FLEET_SILENCE_MS 10000
+
+/* The shared token: from path (if given), else $FABSCOPE_TOKEN.  0 and a
+ * malloc'd token, or -exit code after one line naming what to do. */
+int fleet_token(const char *path, char **token);
+/* A fresh nonce: FLEET_NONCE_HEX hex characters and a NUL. */
+int fleet_nonce(char out[FLEET_NONCE_HEX + 1]);
+/* mac of role ("agent" or "coordinator") over the two nonces, in hex. */
+void fleet_mac(const char *token, const char *role, const char *n1, const char *n2,
+	       char out[FLEET_NONCE_HEX + 1]);
+/* Constant-time check of a received mac against the expected one. */
+int fleet_mac_ok(const char *token, const char *role, const char *n1, const char *n2,
+		 const char *mac);
+
+/* The `fabscope agent` and `fabscope run` commands. */
+int cmd_agent(int argc, const char **argv);
+int cmd_run(int argc, const char **argv);
+
+#endif

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Launchers: how `fabscope run` starts its agents with what clusters
+ * already have.
+ *
+ *   local     one agent per node on this host, each a child process; a node
+ *             with netns= runs inside that namespace (ip netns exec).  The
+ *             control channel is a socketpair, so namespaces need no route
+ *             to the coordinator.
+ *   ssh       ssh DEST fabscope agent --stdio, one per node, in parallel; the
+ *             protocol runs over ssh's stdin/stdout (no port to open).
+ *   slurm     srun -n N fabscope agent --connect HOST:PORT
+ *   mpi       mpirun -np N fabscope agent --connect HOST:PORT
+ *   external  nothing: agents started elsewhere (a DaemonSet, by hand)
+ *             connect with the token.
+ * The token reaches local, slurm and mpi agents in the environment
+ * (FABSCOPE_TOKEN), ssh agents through --token-file when the coordinator
+ * has one (a shared path), else on the remote command line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/clock.h"
+#include "../core/error.h"
+#include "coord.h"
+
+static const char *const names[] = { "local", "ssh", "slurm", "mpi", "external", NULL };
+
+int launch_known(const char *name)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+int launch_uses_listener(const char *name)
+{
+	return strcmp(name, "local") && strcmp(name, "ssh");
+}
+
+/* Split a command string on blanks (no quoting rules beyond that). */
+static int split_words(const char *s, const char **argv, int max)
+{
+	char *dup = strdup(s ? s : ""), *save = NULL, *w;
+	int n = 0;
+
+	for (w = strtok_r(dup, " \t", &save); w && n < max; w = strtok_r(NULL, " \t", &save))
+		argv[n++] = w;	/* dup is kept: the child execs, the parent frees nothing */
+	return n;
+}
+
+static pid_t spawn(struct coord *c, const char *const *argv, int child_fd, int as_stdio)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		if (as_stdio) {
+			dup2(child_fd, 0);
+			dup2(child_fd, 1);
+		} else if (child_fd == 3) {
+			fcntl(3, F_SETFD, 0);	/* dup2 onto itself would keep CLOEXEC */
+		} else if (child_fd >= 0) {
+			dup2(child_fd, 3);
+		} else {
+			int devnull = open("/dev/null", 0);
+
+			dup2(devnull, 0);
+		}
+		{	/* nothing else of ours leaks into the agent */
+			int fd, lo = as_stdio || child_fd < 0 ? 3 : 4;
+
+			for (fd = lo; fd < 1024; fd++)
+				close(fd);
+		}
+		setenv("FABSCOPE_TOKEN", c->token, 1);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_IGN);	/* ^C is the coordinator's to handle */
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "fabscope run: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (c->npids < (int)(sizeof(c->pids) / sizeof(c->pids[0])))
+		c->pids[c->npids++] = pid;
+	return pid;
+}
+
+static int launch_local(struct coord *c)
+{
+	int i;
+
+	for (i = 0; i < c->plan.nnodes; i++) {
+		const struct plan_node *n = &c->plan.nodes[i];
+		const char *argv[16];
+		int sv[2], k = 0;
+		pid_t pid;
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+			return fs_err_env("socketpair: %s", strerror(errno));
+		if (n->netns) {
+			argv[k++] = "ip";
+			argv[k++] = "netns";
+			argv[k++] = "exec";
+			argv[k++] = n->netns;
+		}
+		argv[k++] = c->self;
+		argv[k++] = "agent";
+		argv[k++] = "--fd=3";
+		argv[k++] = "--name";
+		argv[k++] = n->name;
+		if (c->verbose)
+			argv[k++] = "-v";
+		argv[k] = NULL;
+		pid = spawn(c, argv, sv[1], 0);
+		close(sv[1]);
+		if (pid < 0) {
+			close(sv[0]);
+			return fs_err_env("cannot start an agent: %s", strerror((int)-pid));
+		}
+		coord_add_conn(c, sv[0], i, n->netns ? n->netns : "local");
+	}
+	return 0;
+}
+
+static int launch_ssh(struct coord *c)
+{
+	int i;
+
+	for (i = 0; i < c->plan.nnodes; i++) {
+		const struct plan_node *n = &c->plan.nodes[i];
+		const char *argv[64];
+		char remote[8192];
+		int sv[2], k;
+		pid_t pid;
+
+		k = split_words(c->ssh_cmd ? c->ssh_cmd : "ssh -o BatchMode=yes", argv, 48);
+		argv[k++] = n->ssh ? n->ssh : n->name;
+		if (c->token_file)
+			snprintf(remote, sizeof(remote), "exec %s agent --stdio --name '%s' --token-file '%s'%s",
+				 c->agent_cmd ? c->agent_cmd : c->self, n->name, c->token_file,
+				 c->verbose ? " -v" : "");
+		else
+			snprintf(remote, sizeof(remote), "FABSCOPE_TOKEN='%s' exec %s agent --stdio --name '%s'%s",
+				 c->token, c->agent_cmd ? c->agent_cmd : c->self, n->name,
+				 c->verbose ? " -v" : "");
+		argv[k++] = remote;
+		argv[k] = NULL;
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+			return fs_err_env("socketpair: %s", strerror(errno));
+		pid = spawn(c, argv, sv[1], 1);
+		close(sv[1]);
+		if (pid < 0) {
+			close(sv[0]);
+			return fs_err_env("cannot run ssh: %s", strerror((int)-pid));
+		}
+		coord_add_conn(c, sv[0], i, n->ssh ? n->ssh : n->name);
+	}
+	return 0;
+}
+
+static int launch_connecting(struct coord *c)
+{
+	const char *argv[96];
+	char np[32];
+	int k = 0;
+	pid_t pid;
+
+	snprintf(np, sizeof(np), "%d", c->expected);
+	if (!strcmp(c->launcher, "external")) {
+		fs_info("waiting for %d agents: start them with '%s agent --connect %s%s%s' and the token",
+			c->expected, c->self, c->advertise, c->token_file ? " --token-file " : "",
+			c->token_file ? c->token_file : "");
+		return 0;
+	}
+	if (!strcmp(c->launcher, "slurm")) {
+		argv[k++] = "srun";
+		argv[k++] = "-n";
+		argv[k++] = np;
+		argv[k++] = "--kill-on-bad-exit=0";
+	} else {
+		argv[k++] = "mpirun";
+		argv[k++] = "-np";
+		argv[k++] = np;
+		argv[k++] = "-x";
+		argv[k++] = "FABSCOPE_TOKEN";
+	}
+	k += split_words(c->launcher_args, argv + k, 64);
+	argv[k++] = c->agent_cmd ? c->agent_cmd : c->self;
+	argv[k++] = "agent";
+	argv[k++] = "--connect";
+	argv[k++] = c->advertise;
+	if (c->verbose)
+		argv[k++] = "-v";
+	argv[k] = NULL;
+	pid = spawn(c, argv, -1, 0);
+	if (pid < 0)
+		return fs_err_env("cannot run %s: %s", argv[0], strerror((int)-pid));
+	fs_log(1, "started %s (pid %d) for %d agents", argv[0], (int)pid, c->expected);
+	return 0;
+}
+
+int launch_agents(struct coord *c)
+{
+	if (!strcmp(c->launcher, "local"))
+		return launch_local(c);
+	if (!strcmp(c->launcher, "ssh"))
+		return launch_ssh(c);
+	return launch_connecting(c);
+}
+
+void launch_reap(struct coord *c, int force)
+{
+	uint64_t deadline = clock_ns() + (force ? 0 : 5000000000ull);
+	int i, left;
+
+	do {
+		left = 0;
+		for (i = 0; i < c->npids; i++) {
+			int st;
+
+			if (c->pids[i] <= 0)
+				continue;
+			if (waitpid(c->pids[i], &st, WNOHANG) == c->pids[i]) {
+				if (WIFEXITED(st) && WEXITSTATUS(st) && WEXITSTATUS(st) != 4)
+					fs_log(1, "launcher process %d exited with %d", (int)c->pids[i], WEXITSTATUS(st));
+				c->pids[i] = 0;
+			} else {
+				left++;
+			}
+		}
+		if (left && clock_ns() < deadline) {
+			struct timespec ts = { 0, 50000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	} while (left && clock_ns() < deadline);
+	if (left) {	/* still there: SIGTERM, then SIGKILL (a stopped process
+			 * only dies of that) */
+		for (i = 0; i < c->npids; i++)
+			if (c->pids[i] > 0)
+				kill(c->pids[i], SIGTERM);
+		deadline = clock_ns() + 2000000000ull;
+		do {
+			struct timespec ts = { 0, 50000000 };
+
+			left = 0;
+			for (i = 0; i < c->npids; i++)
+				if (c->pids[i] > 0) {
+					if (waitpid(c->pids[i], NULL, WNOHANG) == c->pids[i])
+						c->pids[i] = 0;
+					else
+						left++;
+				}
+			if (left)
+				nanosleep(&ts, NULL);
+		} while (left && clock_ns() < deadline);
+		for (i = 0; i < c->npids; i++)
+			if (c->pids[i] > 0) {
+				kill(c->pids[i], SIGKILL);
+				waitpid(c->pids[i], NULL, 0);
+				c->pids[i] = 0;
+			}
+	}
+	c->npids = 0;
+}

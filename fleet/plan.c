@@ -1,0 +1,772 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "../core/units.h"
+#include "plan.h"
+
+static const char *const kind_names[] = {
+	[PLAN_PAIRWISE] = "pairwise", [PLAN_RING] = "ring",
+	[PLAN_PERMUTATION] = "permutation", [PLAN_BISECTION] = "bisection",
+	[PLAN_INCAST] = "incast", [PLAN_PING] = "ping",
+};
+
+/* Engine options a plan may set: the long options of bw and lat, passed to
+ * the agents' engines as --KEY=VALUE (booleans as --KEY when true). */
+static const struct {
+	const char *key;
+	int is_bool;
+} engine_keys[] = {
+	{ "transport", 0 }, { "op", 0 }, { "size", 0 }, { "all", 1 }, { "flows", 0 },
+	{ "iters", 0 }, { "duration", 0 }, { "warmup", 0 }, { "bidirectional", 1 },
+	{ "sport", 0 }, { "tx-depth", 0 }, { "cq-mod", 0 }, { "post-list", 0 },
+	{ "tclass", 0 }, { "device", 0 }, { "ib-port", 0 }, { "gid-index", 0 },
+	{ "mtu", 0 }, { "sl", 0 }, { "flow-label", 0 }, { "inline", 0 }, { "poll", 0 },
+	{ "timeout", 0 },
+};
+
+/* [global] keys that steer the run itself. */
+static const char *const global_keys[] = {
+	"hostfile", "nodes", "launcher", "label", "agent-timeout", "join-timeout",
+	"token-file", "listen", "ssh", "agent-cmd", "seed", "mpirun", "srun", NULL,
+};
+static const char *const phase_keys[] = {
+	"kind", "test", "count", "seed", "target", "rails", NULL,
+};
+
+const char *plan_kind_name(enum plan_kind k)
+{
+	return kind_names[k];
+}
+
+int plan_engine_key(const char *key, int *is_bool)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(engine_keys) / sizeof(engine_keys[0]); i++)
+		if (!strcmp(engine_keys[i].key, key)) {
+			if (is_bool)
+				*is_bool = engine_keys[i].is_bool;
+			return 1;
+		}
+	return 0;
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, s))
+			return 1;
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+static int kv_add(struct plan_kv **kv, int *n, const char *k, const char *v, int line)
+{
+	struct plan_kv *nk = realloc(*kv, (size_t)(*n + 1) * sizeof(**kv));
+
+	if (!nk)
+		return -1;
+	*kv = nk;
+	nk[*n].key = strdup(k);
+	nk[*n].val = strdup(v);
+	nk[*n].line = line;
+	(*n)++;
+	return 0;
+}
+
+static const char *kv_get(const struct plan_kv *kv, int n, const char *key, const char *dflt)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--)	/* the last one wins */
+		if (!strcmp(kv[i].key, key))
+			return kv[i].val;
+	return dflt;
+}
+
+const char *plan_global(const struct plan *p, const char *key, const char *dflt)
+{
+	return kv_get(p->global, p->nglobal, key, dflt);
+}
+
+const char *plan_opt(const struct plan_phase *ph, const char *key, const char *dflt)
+{
+	return kv_get(ph->kv, ph->nkv, key, dflt);
+}
+
+static int perr(const char *path, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int perr(const char *path, int line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return fs_err_usage("%s:%d: %s", path, line, msg);
+}
+
+/* "0,2,5" -> rails */
+static int parse_rails(const char *v, int *rails, int *n)
+{
+	char *dup = strdup(v), *save = NULL, *t;
+	int rc = 0;
+
+	*n = 0;
+	for (t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+		char *end;
+		long r = strtol(t, &end, 10);
+
+		if (*end || r < 0 || r >= PLAN_MAX_LANES || *n >= PLAN_MAX_LANES) {
+			rc = -1;
+			break;
+		}
+		rails[(*n)++] = (int)r;
+	}
+	free(dup);
+	return rc || !*n ? -1 : 0;
+}
+
+static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *ph,
+			   const struct plan_kv *eng, int neng, struct plan_kv *own, int nown);
+
+/* The phase's own keys are sorted into engine options and phase keys;
+ * [global]'s engine options come first, so the phase's override them. */
+static int finish_phase(const char *path, struct plan *p, struct plan_phase *ph,
+			const struct plan_kv *eng, int neng)
+{
+	struct plan_kv *own = ph->kv;
+	int nown = ph->nkv, rc, i;
+
+	ph->kv = NULL;
+	ph->nkv = 0;
+	rc = finish_phase_kv(path, p, ph, eng, neng, own, nown);
+	for (i = 0; i < nown; i++) {
+		free(own[i].key);
+		free(own[i].val);
+	}
+	free(own);
+	return rc;
+}
+
+static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *ph,
+			   const struct plan_kv *eng, int neng, struct plan_kv *own, int nown)
+{
+	const char *kind = NULL, *test = "bw", *v;
+	int i, nk = 0;
+
+	for (i = 0; i < neng; i++)
+		kv_add(&ph->kv, &ph->nkv, eng[i].key, eng[i].val, eng[i].line);
+	ph->count = 4;
+	ph->seed = strtoull(plan_global(p, "seed", "1"), NULL, 0);
+	for (i = 0; i < nown; i++) {
+		const char *k = own[i].key, *val = own[i].val;
+		int line = own[i].line;
+
+		if (plan_engine_key(k, NULL))
+			kv_add(&ph->kv, &ph->nkv, k, val, line);
+		else if (!strcmp(k, "kind"))
+			kind = val;
+		else if (!strcmp(k, "test"))
+			test = val;
+		else if (!strcmp(k, "count")) {
+			uint64_t c;
+
+			if (units_parse_count(val, &c) || !c || c > 100000)
+				return perr(path, line, "count '%s' of [%s]: give a number of rounds from 1 to 100000", val, ph->name);
+			ph->count = (int)c;
+		} else if (!strcmp(k, "seed")) {
+			char *end;
+
+			ph->seed = strtoull(val, &end, 0);
+			if (*end || !*val)
+				return perr(path, line, "seed '%s' of [%s] is not a number", val, ph->name);
+		} else if (!strcmp(k, "target")) {
+			free(ph->target);
+			ph->target = strdup(val);
+		} else if (!strcmp(k, "rails")) {
+			if (parse_rails(val, ph->rails, &ph->nrails))
+				return perr(path, line, "rails '%s' of [%s]: give rail numbers, e.g. rails = 0,1", val, ph->name);
+		} else if (in_list(global_keys, k))
+			return perr(path, line, "'%s' belongs in [global], not in [%s]", k, ph->name);
+		else
+			return perr(path, line, "unknown key '%s' in [%s]; see 'fabscope run --help' for plan keys", k, ph->name);
+	}
+	if (!kind)
+		return perr(path, ph->line, "phase [%s] has no kind: add kind = pairwise (or ring, permutation, bisection, incast, ping)", ph->name);
+	for (i = 0; i <= PLAN_PING; i++)
+		if (!strcmp(kind, kind_names[i]))
+			break;
+	if (i > PLAN_PING)
+		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast or ping", kind, ph->name);
+	ph->kind = (enum plan_kind)i;
+	if (ph->kind == PLAN_PING) {
+		ph->ntests = 1;
+		ph->tests[0] = "ping";
+		return 0;
+	}
+	{
+		char *dup = strdup(test), *save = NULL, *t;
+
+		for (t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+			const char *name = !strcmp(t, "bw") ? "bw" : !strcmp(t, "lat") ? "lat" : NULL;
+
+			if (!name || nk >= PLAN_MAX_TESTS) {
+				int rc = perr(path, ph->line, "test '%s' of [%s]: use bw, lat, or bw,lat", test, ph->name);
+
+				free(dup);
+				return rc;
+			}
+			ph->tests[nk++] = name;
+		}
+		free(dup);
+		if (!nk)
+			return perr(path, ph->line, "test of [%s] is empty: use bw, lat, or bw,lat", ph->name);
+		ph->ntests = nk;
+	}
+	/* values are checked where they are used, by the engines' own parser
+	 * (fleet/coord.c runs it on every phase before anything starts) */
+	v = plan_opt(ph, "duration", NULL);
+	{
+		double d = 2, t = 10;
+
+		if (v)
+			units_parse_seconds(v, &d);
+		if ((v = plan_opt(ph, "timeout", NULL)))
+			units_parse_seconds(v, &t);
+		ph->est_s = (plan_opt(ph, "all", NULL) ? 23 * (d > 1 ? 1 : d) : d) + 1;
+		(void)t;
+	}
+	return 0;
+}
+
+int plan_parse(struct plan *p, const char *path, const char *text)
+{
+	char *dup = strdup(text), *line, *save = NULL;
+	struct plan_kv *eng = NULL;	/* engine keys of [global] */
+	int neng = 0, lineno = 0, in_global = 0, rc = 0, i;
+	struct plan_phase *cur = NULL;
+
+	memset(p, 0, sizeof(*p));
+	p->path = strdup(path);
+	p->text = strdup(text);
+	for (line = dup; line && !rc; line = save) {
+		char *nl = strchr(line, '\n'), *s, *eq;
+
+		save = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
+		lineno++;
+		s = trim(line);
+		if (!*s || *s == '#' || *s == ';')
+			continue;
+		if (*s == '[') {
+			char *e = strchr(s, ']');
+
+			if (!e || e[1] || e == s + 1) {
+				rc = perr(path, lineno, "malformed section header '%s': write [name]", s);
+				break;
+			}
+			*e = 0;
+			s = trim(s + 1);
+			if (!strcmp(s, "global")) {
+				if (p->nphases) {
+					rc = perr(path, lineno, "[global] must come before the phases");
+					break;
+				}
+				in_global = 1;
+				continue;
+			}
+			for (i = 0; i < p->nphases; i++)
+				if (!strcmp(p->phases[i].name, s))
+					break;
+			if (i < p->nphases) {
+				rc = perr(path, lineno, "phase [%s] is defined twice", s);
+				break;
+			}
+			for (e = s; *e; e++)
+				if (!isalnum((unsigned char)*e) && !strchr("-_.", *e))
+					break;
+			if (*e) {
+				rc = perr(path, lineno, "phase name '%s': use letters, digits, '-', '_' and '.'", s);
+				break;
+			}
+			in_global = 0;
+			p->phases = realloc(p->phases, (size_t)(p->nphases + 1) * sizeof(*p->phases));
+			cur = &p->phases[p->nphases++];
+			memset(cur, 0, sizeof(*cur));
+			cur->name = strdup(s);
+			cur->line = lineno;
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (!eq) {
+			rc = perr(path, lineno, "expected key = value, got '%s'", s);
+			break;
+		}
+		*eq = 0;
+		{
+			char *k = trim(s), *v = trim(eq + 1);
+
+			if (!*k) {
+				rc = perr(path, lineno, "a value without a key");
+				break;
+			}
+			if (in_global) {
+				if (plan_engine_key(k, NULL))
+					kv_add(&eng, &neng, k, v, lineno);
+				else if (in_list(global_keys, k))
+					kv_add(&p->global, &p->nglobal, k, v, lineno);
+				else if (in_list(phase_keys, k))
+					rc = perr(path, lineno, "'%s' belongs in a phase section, not in [global]", k);
+				else
+					rc = perr(path, lineno, "unknown key '%s' in [global]; see 'fabscope run --help' for plan keys", k);
+			} else if (cur) {
+				kv_add(&cur->kv, &cur->nkv, k, v, lineno);
+			} else {
+				rc = perr(path, lineno, "key '%s' before any section: start with [global] or a [phase]", k);
+			}
+		}
+	}
+	for (i = 0; !rc && i < p->nphases; i++)
+		rc = finish_phase(path, p, &p->phases[i], eng, neng);
+	if (!rc && !p->nphases)
+		rc = fs_err_usage("%s: no phases: add a section such as [bw] with kind = pairwise", path);
+	for (i = 0; i < neng; i++) {
+		free(eng[i].key);
+		free(eng[i].val);
+	}
+	free(eng);
+	free(dup);
+	return rc;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		size_t n;
+
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536 + 1);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(f);
+	buf[len] = 0;
+	if (memchr(buf, 0, len)) {
+		free(buf);
+		errno = EILSEQ;
+		return NULL;
+	}
+	return buf;
+}
+
+int plan_load(struct plan *p, const char *path)
+{
+	char *text = slurp(path);
+	int rc;
+
+	if (!text)
+		return fs_err_usage("cannot read plan '%s': %s", path,
+				    errno == EILSEQ ? "it is not a text file" : strerror(errno));
+	rc = plan_parse(p, path, text);
+	free(text);
+	return rc;
+}
+
+static const struct plan *sort_plan;
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(sort_plan->nodes[*(const int *)a].name, sort_plan->nodes[*(const int *)b].name);
+}
+
+/* p->by_name: node indices sorted by name; returns 1 + the index of a
+ * duplicate name, or 0 */
+static int build_index(struct plan *p)
+{
+	int i;
+
+	free(p->by_name);
+	p->by_name = malloc((size_t)(p->nnodes ? p->nnodes : 1) * sizeof(int));
+	for (i = 0; i < p->nnodes; i++)
+		p->by_name[i] = i;
+	sort_plan = p;
+	qsort(p->by_name, (size_t)p->nnodes, sizeof(int), name_cmp);
+	for (i = 1; i < p->nnodes; i++)
+		if (!strcmp(p->nodes[p->by_name[i - 1]].name, p->nodes[p->by_name[i]].name))
+			return 1 + p->by_name[i];
+	return 0;
+}
+
+static int ep_cmp(const void *a, const void *b)
+{
+	const struct plan_endpoint *x = a, *y = b;
+
+	return x->rail != y->rail ? x->rail - y->rail : x->plane - y->plane;
+}
+
+int plan_hostfile(struct plan *p, const char *path, const char *text)
+{
+	char *own = NULL, *dup, *line, *save = NULL;
+	int lineno = 0, rc = 0, cap = 0;
+
+	if (!text) {
+		own = slurp(path);
+		if (!own)
+			return fs_err_usage("cannot read hostfile '%s': %s", path,
+					    errno == EILSEQ ? "it is not a text file" : strerror(errno));
+		text = own;
+	}
+	free(p->hostfile);
+	free(p->hostfile_text);
+	p->hostfile = strdup(path);
+	p->hostfile_text = strdup(text);
+	dup = strdup(text);
+	for (line = dup; line && !rc; line = save) {
+		char *nl = strchr(line, '\n'), *s, *w, *wsave = NULL;
+		struct plan_node *n;
+
+		save = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
+		lineno++;
+		if ((s = strchr(line, '#')))
+			*s = 0;
+		s = trim(line);
+		if (!*s)
+			continue;
+		if (p->nnodes == cap) {
+			cap = cap ? cap * 2 : 64;
+			p->nodes = realloc(p->nodes, (size_t)cap * sizeof(*p->nodes));
+		}
+		n = &p->nodes[p->nnodes];
+		memset(n, 0, sizeof(*n));
+		w = strtok_r(s, " \t", &wsave);
+		if (strchr(w, '=')) {
+			rc = fs_err_usage("%s:%d: a line starts with the node's name, not '%s'", path, lineno, w);
+			break;
+		}
+		n->name = strdup(w);
+		p->nnodes++;
+		while (!rc && (w = strtok_r(NULL, " \t", &wsave))) {
+			char *eq = strchr(w, '='), *k = w, *v;
+			int rail, plane = 0, used = 0;
+
+			if (!eq) {
+				rc = fs_err_usage("%s:%d: '%s' is not key=value", path, lineno, w);
+				break;
+			}
+			*eq = 0;
+			v = eq + 1;
+			if (!strcmp(k, "netns")) {
+				n->netns = strdup(v);
+			} else if (!strcmp(k, "ssh")) {
+				n->ssh = strdup(v);
+			} else if ((sscanf(k, "rail%d/%d%n", &rail, &plane, &used) == 2 && !k[used]) ||
+				   (plane = 0, sscanf(k, "rail%d%n", &rail, &used) == 1 && !k[used])) {
+				int i;
+
+				if (rail < 0 || rail >= PLAN_MAX_LANES || plane < 0 || plane > 7 || !*v) {
+					rc = fs_err_usage("%s:%d: %s=%s: rails are 0..%d, planes 0..7, and an address is needed",
+							  path, lineno, k, v, PLAN_MAX_LANES - 1);
+					break;
+				}
+				for (i = 0; i < n->nep; i++)
+					if (n->ep[i].rail == rail && n->ep[i].plane == plane)
+						break;
+				if (i < n->nep) {
+					rc = fs_err_usage("%s:%d: %s given twice for %s", path, lineno, k, n->name);
+					break;
+				}
+				n->ep = realloc(n->ep, (size_t)(n->nep + 1) * sizeof(*n->ep));
+				n->ep[n->nep].rail = rail;
+				n->ep[n->nep].plane = plane;
+				n->ep[n->nep].ip = strdup(v);
+				n->nep++;
+			} else {
+				rc = fs_err_usage("%s:%d: unknown key '%s': a node has netns=, ssh=, railK= and railK/P=",
+						  path, lineno, k);
+			}
+		}
+		if (!rc && n->nep > 1)
+			qsort(n->ep, (size_t)n->nep, sizeof(*n->ep), ep_cmp);
+	}
+	free(dup);
+	free(own);
+	if (!rc && !p->nnodes)
+		rc = fs_err_usage("%s: no nodes: write one node per line, e.g. 'h1 rail0=10.0.0.1'", path);
+	if (!rc && (rc = build_index(p)) > 0)
+		rc = fs_err_usage("%s: node '%s' is listed twice", path, p->nodes[rc - 1].name);
+	return rc;
+}
+
+int plan_nodes_anon(struct plan *p, int n)
+{
+	int i;
+
+	p->nodes = calloc((size_t)n, sizeof(*p->nodes));
+	p->nnodes = n;
+	for (i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "node%d", i);
+		p->nodes[i].name = strdup(name);
+	}
+	return build_index(p) ? -1 : 0;
+}
+
+int plan_node_add(struct plan *p, const char *name)
+{
+	struct plan_node *nn;
+
+	if (plan_node_index(p, name) >= 0)
+		return -1;
+	nn = realloc(p->nodes, (size_t)(p->nnodes + 1) * sizeof(*nn));
+	if (!nn)
+		return -1;
+	p->nodes = nn;
+	memset(&nn[p->nnodes], 0, sizeof(*nn));
+	nn[p->nnodes].name = strdup(name);
+	p->nnodes++;
+	build_index(p);
+	return p->nnodes - 1;
+}
+
+int plan_node_index(const struct plan *p, const char *name)
+{
+	int lo = 0, hi = p->nnodes - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2, c = strcmp(p->nodes[p->by_name[mid]].name, name);
+
+		if (!c)
+			return p->by_name[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+void plan_free(struct plan *p)
+{
+	int i, j;
+
+	for (i = 0; i < p->nphases; i++) {
+		struct plan_phase *ph = &p->phases[i];
+
+		for (j = 0; j < ph->nkv; j++) {
+			free(ph->kv[j].key);
+			free(ph->kv[j].val);
+		}
+		free(ph->kv);
+		free(ph->name);
+		free(ph->target);
+	}
+	free(p->phases);
+	for (i = 0; i < p->nglobal; i++) {
+		free(p->global[i].key);
+		free(p->global[i].val);
+	}
+	free(p->global);
+	for (i = 0; i < p->nnodes; i++) {
+		struct plan_node *n = &p->nodes[i];
+
+		for (j = 0; j < n->nep; j++)
+			free(n->ep[j].ip);
+		free(n->ep);
+		free(n->name);
+		free(n->netns);
+		free(n->ssh);
+	}
+	free(p->nodes);
+	free(p->by_name);
+	free(p->path);
+	free(p->text);
+	free(p->hostfile);
+	free(p->hostfile_text);
+	memset(p, 0, sizeof(*p));
+}
+
+const struct plan_endpoint *plan_node_ep(const struct plan_node *n, struct plan_lane l)
+{
+	int i;
+
+	for (i = 0; i < n->nep; i++)
+		if (n->ep[i].rail == l.rail && n->ep[i].plane == l.plane)
+			return &n->ep[i];
+	return NULL;
+}
+
+int plan_lanes(const struct plan *p, const struct plan_phase *ph, struct plan_lane *out, int max)
+{
+	uint8_t seen[PLAN_MAX_LANES][8] = { { 0 } };
+	int i, j, n = 0, r, pl;
+
+	for (i = 0; i < p->nnodes; i++)
+		for (j = 0; j < p->nodes[i].nep; j++)
+			seen[p->nodes[i].ep[j].rail][p->nodes[i].ep[j].plane] = 1;
+	for (r = 0; r < PLAN_MAX_LANES; r++) {
+		int want = !ph || !ph->nrails;
+
+		for (j = 0; ph && j < ph->nrails; j++)
+			want |= ph->rails[j] == r;
+		for (pl = 0; pl < 8 && want; pl++)
+			if (seen[r][pl] && n < max) {
+				out[n].rail = r;
+				out[n].plane = pl;
+				n++;
+			}
+	}
+	return n;
+}
+
+int plan_rounds(const struct plan_phase *ph, int n)
+{
+	switch (ph->kind) {
+	case PLAN_PAIRWISE:
+		return n < 2 ? 0 : n % 2 ? n : n - 1;
+	case PLAN_PERMUTATION:
+		return n < 2 ? 0 : ph->count;
+	case PLAN_PING:
+		return 1;
+	default:
+		return n < 2 ? 0 : 1;
+	}
+}
+
+/* splitmix64: a small, well-mixed generator for reproducible permutations */
+static uint64_t mix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+int plan_round_pairs(const struct plan_phase *ph, int n, int r, int target,
+		     struct plan_pair *out)
+{
+	int i, k = 0;
+
+	switch (ph->kind) {
+	case PLAN_PAIRWISE: {
+		/* the circle method: node m-1 stays, the others rotate; with
+		 * an odd count a phantom node m-1 gives one node a bye */
+		int m = n % 2 ? n + 1 : n, c = m - 1;
+
+		for (i = 0; i < m / 2; i++) {
+			int a = i ? (r + i) % c : m - 1, b = (r - i + c) % c;
+
+			if (!i)
+				b = r;
+			if (a >= n || b >= n)
+				continue;
+			/* alternate who sends, so each node sends about half the time */
+			if ((r + i) % 2) {
+				out[k].client = a;
+				out[k].server = b;
+			} else {
+				out[k].client = b;
+				out[k].server = a;
+			}
+			k++;
+		}
+		return k;
+	}
+	case PLAN_RING:
+		for (i = 0; i < n; i++) {
+			out[k].client = i;
+			out[k++].server = (i + 1) % n;
+		}
+		return n == 2 ? 1 : k;
+	case PLAN_PERMUTATION: {
+		/* Sattolo's shuffle: a uniformly random single cycle, which
+		 * is a derangement; round r has its own stream of the seed */
+		int *perm = malloc((size_t)n * sizeof(*perm));
+		uint64_t s = ph->seed * 0x100000001b3ull + (uint64_t)r;
+
+		if (!perm)
+			return 0;
+		for (i = 0; i < n; i++)
+			perm[i] = i;
+		for (i = n - 1; i > 0; i--) {
+			int j = (int)(mix64(&s) % (uint64_t)i), t = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		for (i = 0; i < n; i++) {
+			out[k].client = i;
+			out[k++].server = perm[i];
+		}
+		free(perm);
+		return k;
+	}
+	case PLAN_BISECTION: {
+		int h = n / 2;
+
+		for (i = 0; i < h; i++) {
+			out[k].client = i;
+			out[k++].server = i + h;
+			out[k].client = i + h;
+			out[k++].server = i;
+		}
+		return k;
+	}
+	case PLAN_INCAST:
+		for (i = 0; i < n; i++)
+			if (i != target) {
+				out[k].client = i;
+				out[k++].server = target;
+			}
+		return k;
+	case PLAN_PING:
+		return 0;
+	}
+	return 0;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Plans, hostfiles and schedules for `fabscope run`.
+ *
+ * A plan is an INI file in the style of fio job files: a [global] section
+ * and one section per phase, run in file order.  Keys of [global] are the
+ * defaults of every phase; a phase's own keys override them.
+ *
+ *   [global]
+ *   hostfile = hosts          ; relative to the plan file
+ *   transport = tcp
+ *   duration = 3
+ *   label = fabric=lab
+ *
+ *   [rails-bw]
+ *   kind = pairwise           ; pairwise ring permutation bisection incast ping
+ *   test = bw                 ; bw, lat, or bw,lat
+ *   size = 1M
+ *
+ * A hostfile has one node per line: its name, then key=value words:
+ *   h1 netns=fab-h1 ssh=root@10.0.0.1 rail0=10.100.1.1 rail1=10.101.1.1 rail0/1=10.110.1.1
+ * "railK=IP" is the endpoint of rail K (plane 0); "railK/P=IP" of rail K,
+ * plane P.  An endpoint is what a test connects: tests pair endpoints of the
+ * same rail and plane (a "lane"), every lane of a round at once.
+ *
+ * Schedules are computed per round on demand (O(nodes) per round, nothing
+ * stored per pair), so a plan for 16,384 nodes x 8 rails costs what its
+ * hostfile costs to read.
+ */
+#ifndef FS_PLAN_H
+#define FS_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PLAN_MAX_LANES 64
+#define PLAN_MAX_TESTS 2
+
+enum plan_kind {
+	PLAN_PAIRWISE,		/* round-robin tournament: N-1 rounds of N/2 disjoint pairs */
+	PLAN_RING,		/* one round: node i -> node i+1 */
+	PLAN_PERMUTATION,	/* count rounds, each a random derangement */
+	PLAN_BISECTION,		/* one round: first half <-> second half */
+	PLAN_INCAST,		/* one round: every node -> target */
+	PLAN_PING,		/* one round: control-channel round trip of every agent */
+};
+
+struct plan_kv {
+	char *key, *val;
+	int line;
+};
+
+struct plan_lane {
+	int rail, plane;
+};
+
+struct plan_endpoint {
+	int rail, plane;
+	char *ip;
+};
+
+struct plan_node {
+	char *name;
+	char *netns;		/* local launcher: run the agent inside it */
+	char *ssh;		/* ssh launcher: destination (default: name) */
+	struct plan_endpoint *ep;
+	int nep;
+};
+
+struct plan_phase {
+	char *name;
+	enum plan_kind kind;
+	const char *tests[PLAN_MAX_TESTS];
+	int ntests;
+	struct plan_kv *kv;	/* engine options (bw/lat long option names) */
+	int nkv;
+	int count;		/* permutation: rounds */
+	uint64_t seed;		/* permutation */
+	char *target;		/* incast: the receiving node (default: the first) */
+	int rails[PLAN_MAX_LANES], nrails;	/* rails = 0,1: only these (default all) */
+	double est_s;		/* estimated seconds per round */
+	int line;
+};
+
+struct plan {
+	char *path;		/* as given */
+	char *text;		/* the whole file, kept for run.json */
+	struct plan_kv *global;	/* [global] keys that are not engine options */
+	int nglobal;
+	struct plan_phase *phases;
+	int nphases;
+	struct plan_node *nodes;
+	int nnodes;
+	int *by_name;		/* node indices sorted by name */
+	char *hostfile;		/* resolved path, or NULL */
+	char *hostfile_text;
+};
+
+struct plan_pair {
+	int client, server;	/* node indices */
+};
+
+/* Parse a plan from text (path names it in messages).  0, or -exit code
+ * after one line on stderr naming the file, line and key. */
+int plan_parse(struct plan *p, const char *path, const char *text);
+int plan_load(struct plan *p, const char *path);
+/* Read a hostfile (text, or NULL to read path) into p->nodes. */
+int plan_hostfile(struct plan *p, const char *path, const char *text);
+/* n nodes named PREFIX0.. without endpoints (agents report theirs). */
+int plan_nodes_anon(struct plan *p, int n);
+void plan_free(struct plan *p);
+
+/* A node added at run time (an agent that brought its own name); -1 if
+ * the name is taken. */
+int plan_node_add(struct plan *p, const char *name);
+/* 1 when key is an engine option (is_bool: a flag without a value). */
+int plan_engine_key(const char *key, int *is_bool);
+
+/* A [global] value, or dflt. */
+const char *plan_global(const struct plan *p, const char *key, const char *dflt);
+/* An engine option of a phase, or dflt. */
+const char *plan_opt(const struct plan_phase *ph, const char *key, const char *dflt);
+const char *plan_kind_name(enum plan_kind k);
+
+/* Lanes (rail, plane) present on any node, filtered by the phase's rails=,
+ * sorted; returns the count. */
+int plan_lanes(const struct plan *p, const struct plan_phase *ph, struct plan_lane *out, int max);
+/* The node's endpoint on a lane, or NULL. */
+const struct plan_endpoint *plan_node_ep(const struct plan_node *n, struct plan_lane l);
+int plan_node_index(const struct plan *p, const char *name);
+
+/* Rounds of one test of a phase for n nodes. */
+int plan_rounds(const struct plan_phase *ph, int n);
+/* The pairs of round r (0-based) among n nodes; out has room for n pairs.
+ * Returns the count.  Within a round no node is in two pairs, except in
+ * ring (each node sends once and receives once), bisection (both ways
+ * across the cut) and incast (every node to the target). */
+int plan_round_pairs(const struct plan_phase *ph, int n, int r, int target,
+		     struct plan_pair *out);
+
+#endif

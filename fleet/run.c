@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* `fabscope run`: options, --dry-run, --resume, and the run from start to end. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/clock.h"
+#include "../core/error.h"
+#include "../core/hmac.h"
+#include "../core/net.h"
+#include "../core/options.h"
+#include "../core/record.h"
+#include "../core/units.h"
+#include "analyze.h"
+#include "coord.h"
+
+static const char *const run_usage[] = {
+	"fabscope run PLAN [options]",
+	"fabscope run --resume DIR [options]",
+	"fabscope run --dry-run PLAN [--hostfile FILE] [-n N]",
+	NULL,
+};
+
+static const char run_about[] =
+	"Run a plan across many nodes: launch an agent on each, run the plan's phases round by\n"
+	"round on every rail at once, and write a results directory (run.json, results.jsonl\n"
+	"flushed record by record).  At the end it prints a summary per phase and rail and the\n"
+	"suspects: a node slow with every peer, a slow pair (its path), a slow rail.\n"
+	"\n"
+	"PLAN is an INI file: [global] then one section per phase.  [global] keys: hostfile,\n"
+	"nodes, launcher, label (repeatable), agent-timeout, join-timeout, token-file, listen,\n"
+	"ssh, agent-cmd, seed, and any test option below as the phases' default.  Phase keys:\n"
+	"kind (pairwise: N-1 rounds of N/2 disjoint pairs; ring; permutation: count random\n"
+	"derangements; bisection: the first half against the second, both ways; incast: every\n"
+	"node to target; ping: the control channel's round trip), test (bw, lat or bw,lat),\n"
+	"count, seed, target, rails (e.g. 0,1), and the options of 'fabscope bw' and\n"
+	"'fabscope lat' by their long names: transport, op, size, all, flows, iters, duration,\n"
+	"warmup, bidirectional, sport, tx-depth, cq-mod, post-list, tclass, device, ib-port,\n"
+	"gid-index, mtu, sl, flow-label, inline, poll, timeout.\n"
+	"\n"
+	"A hostfile has a node per line: NAME [netns=NS] [ssh=DEST] [railK=IP] [railK/P=IP].\n"
+	"Tests pair endpoints of the same rail and plane.  Without a hostfile, -n N agents\n"
+	"join and report their own endpoints (--rail), or their address is rail 0.\n"
+	"\n"
+	"Exit codes: 0 all measured, 2 bad plan or options, 3 environment, 4 an agent was\n"
+	"missing or a test failed (the run went on; results.jsonl says which), 130 interrupted\n"
+	"(finish it with --resume DIR).";
+
+static int opt_launcher_ok(const char *l)
+{
+	return launch_known(l) ? 0 : fs_err_usage("unknown launcher '%s': use local, ssh, slurm, mpi or external", l);
+}
+
+static void dir_of(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash)
+		snprintf(out, len, "%.*s", (int)(slash - path), path);
+	else
+		snprintf(out, len, ".");
+}
+
+/* --dry-run: the schedule, every round generated and checked. */
+static int dry_run(struct coord *c)
+{
+	struct plan *p = &c->plan;
+	int pi, i, *idx = malloc((size_t)p->nnodes * sizeof(int)) , *seen = calloc((size_t)p->nnodes, sizeof(int));
+	struct plan_pair *pairs = malloc((size_t)(2 * p->nnodes + 2) * sizeof(*pairs));
+	struct plan_lane lanes[PLAN_MAX_LANES];
+	int nl = plan_lanes(p, NULL, lanes, PLAN_MAX_LANES), stamp = 0;
+	uint64_t t0 = clock_ns();
+	double est = 0;
+
+	if (!p->hostfile) {	/* agents report their endpoints when they join */
+		for (i = 0; i < p->nnodes; i++) {
+			p->nodes[i].ep = calloc(1, sizeof(*p->nodes[i].ep));
+			p->nodes[i].ep[0].ip = strdup("-");
+			p->nodes[i].nep = 1;
+		}
+		nl = plan_lanes(p, NULL, lanes, PLAN_MAX_LANES);
+		printf("plan %s: %d nodes (no hostfile: one lane assumed)\n", p->path, p->nnodes);
+	} else {
+		printf("plan %s: %d nodes, %d lane%s\n", p->path, p->nnodes, nl, nl == 1 ? "" : "s");
+	}
+	for (pi = 0; pi < p->nphases; pi++) {
+		struct plan_phase *ph = &p->phases[pi];
+		int nlp = plan_lanes(p, ph, lanes, PLAN_MAX_LANES), li, r, rounds = 0, *prev = NULL, nprev = -1;
+		long long jobs = 0, pairs_checked = 0;
+		uint64_t pt0 = clock_ns();
+
+		if (ph->kind == PLAN_PING) {
+			printf("[%d] %s: ping, 1 round, %d agents\n", pi + 1, ph->name, p->nnodes);
+			continue;
+		}
+		for (li = 0; li < nlp; li++) {
+			int n = coord_lane_nodes(c, lanes[li], idx), nr = plan_rounds(ph, n), target = 0;
+			int same = prev && nprev == n && !memcmp(prev, idx, (size_t)n * sizeof(int));
+
+			if (nr > rounds)
+				rounds = nr;
+			if (ph->target)
+				for (i = 0; i < n; i++)
+					if (!strcmp(p->nodes[idx[i]].name, ph->target))
+						target = i;
+			for (r = 0; r < nr; r++) {
+				int np, k;
+
+				/* a lane with the same nodes as the last one has the same
+				 * pairs: count them, do not generate them again */
+				if (same && ph->kind != PLAN_PERMUTATION) {
+					jobs += plan_round_pairs(ph, 0, 0, 0, pairs) * 0 +
+						(ph->kind == PLAN_PAIRWISE ? n / 2 :
+						 ph->kind == PLAN_RING ? (n == 2 ? 1 : n) :
+						 ph->kind == PLAN_BISECTION ? 2 * (n / 2) : n - 1);
+					continue;
+				}
+				np = plan_round_pairs(ph, n, r, target, pairs);
+				jobs += np;
+				pairs_checked += np;
+				if (ph->kind == PLAN_PAIRWISE) {	/* disjoint pairs, or it is a bug */
+					stamp++;
+					for (k = 0; k < np; k++) {
+						if (seen[pairs[k].client] == stamp || seen[pairs[k].server] == stamp ||
+						    pairs[k].client == pairs[k].server) {
+							free(idx);
+							free(seen);
+							free(pairs);
+							return fs_err(FS_EXIT_CHECK, "internal error: round %d of %s is not disjoint", r + 1, ph->name);
+						}
+						seen[pairs[k].client] = seen[pairs[k].server] = stamp;
+					}
+				}
+			}
+			free(prev);
+			prev = malloc((size_t)(n ? n : 1) * sizeof(int));
+			memcpy(prev, idx, (size_t)n * sizeof(int));
+			nprev = n;
+		}
+		free(prev);
+		est += ph->est_s * ph->ntests * rounds;
+		printf("[%d] %s: %s %s, %d round%s on %d lane%s, %lld jobs per test (%lld pairs generated in %.3f s)\n",
+		       pi + 1, ph->name, plan_kind_name(ph->kind), ph->ntests == 2 ? "bw,lat" : ph->tests[0],
+		       rounds, rounds == 1 ? "" : "s", nlp, nlp == 1 ? "" : "s", jobs, pairs_checked,
+		       (clock_ns() - pt0) / 1e9);
+	}
+	printf("estimated time: %.0f s; schedule generated in %.3f s\n", est, (clock_ns() - t0) / 1e9);
+	free(idx);
+	free(seen);
+	free(pairs);
+	return 0;
+}
+
+static void make_run_id(char *buf, size_t len)
+{
+	uint8_t r[3];
+	char hex[7];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	if (hmac_random(r, sizeof(r)))
+		memset(r, 0, sizeof(r));
+	hmac_hex(r, sizeof(r), hex);
+	snprintf(buf, len, "%04d%02d%02d-%02d%02d%02d-%s", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		 tm.tm_hour, tm.tm_min, tm.tm_sec, hex);
+}
+
+int cmd_run(int argc, const char **argv)
+{
+	struct coord c = { .listen_fd = -1, .agent_timeout = 10, .join_timeout = 30 };
+	const char *out_dir = NULL, *resume = NULL, *hostfile = NULL, *launcher = NULL;
+	const char *token_file = NULL;
+	struct opt_list labels = { 0 };
+	int nodes = 0, dry = 0, verbose = 0, nargs, rc, i;
+	double agent_timeout = 0, join_timeout = 0;
+	char run_id[64], started[40], plan_dir[PATH_MAX], hf_path[2 * PATH_MAX + 2];
+	json_t *records, *suspects, *opts_json;
+	const char *plan_path;
+	struct opt tab[] = {
+		OPT_GROUP("Run"),
+		OPT_STRING('o', "output", &out_dir, "DIR", "results directory, new or empty (default: fabscope-run-<time>)"),
+		OPT_STRING(0, "resume", &resume, "DIR", "finish an interrupted run: the jobs without a record in DIR"),
+		OPT_BOOL(0, "dry-run", &dry, "print the schedule (every round generated and checked) and exit"),
+		OPT_LIST(0, "label", &labels, "K=V", "label every record, e.g. lb=ecmp (repeatable; adds to the plan's)"),
+		OPT_GROUP("Agents"),
+		OPT_STRING(0, "launcher", &launcher, "NAME", "local (default), ssh, slurm, mpi or external"),
+		OPT_STRING(0, "hostfile", &hostfile, "FILE", "the nodes (overrides the plan's hostfile)"),
+		OPT_INT('n', "nodes", &nodes, "N", "agents to start or wait for when there is no hostfile", 1, 1 << 20),
+		OPT_STRING(0, "token-file", &token_file, "FILE", "shared secret (default: $FABSCOPE_TOKEN; local, ssh, slurm and mpi make one up if neither is given)"),
+		OPT_STRING(0, "listen", &c.listen, "ADDR[:PORT]", "where agents connect in (slurm, mpi, external; default: every address, a free port)"),
+		OPT_STRING(0, "advertise", &c.advertise_host, "HOST", "the address agents are told to connect to (default: the listen address, else the host name)"),
+		OPT_STRING(0, "ssh", &c.ssh_cmd, "CMD", "ssh command for the ssh launcher (default: ssh -o BatchMode=yes)"),
+		OPT_STRING(0, "agent-cmd", &c.agent_cmd, "PATH", "fabscope on the nodes (default: the path of this one)"),
+		OPT_STRING(0, "launcher-args", &c.launcher_args, "ARGS", "more arguments for srun or mpirun, e.g. '--overcommit'"),
+		OPT_SECONDS(0, "agent-timeout", &agent_timeout, "SECONDS", "an agent silent this long is missing (default 10)"),
+		OPT_SECONDS(0, "join-timeout", &join_timeout, "SECONDS", "wait this long for agents to join (default 30)"),
+		OPT_VERBOSE(&verbose),
+		OPT_END(),
+	};
+
+	rc = opts_parse(argc, argv, tab, run_usage, run_about, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? 0 : -rc;
+	fs_set_verbosity(verbose);
+	fs_set_progname("fabscope run");
+	c.verbose = verbose;
+	if (resume && nargs)
+		return -fs_err_usage("--resume DIR takes the plan from DIR/run.json: give no PLAN");
+	if (!resume && nargs != 1)
+		return -fs_err_usage(nargs ? "give one PLAN" : "missing PLAN: give a plan file (see --help), or --resume DIR");
+	if (resume && dry)
+		return -fs_err_usage("--dry-run is for a PLAN, not --resume");
+	if (launcher && (rc = opt_launcher_ok(launcher)))
+		return -rc;
+	/* the plan: from the file, or from the run being resumed */
+	if (resume) {
+		json_t *pl;
+
+		if ((rc = results_resume(&c.res, resume)))
+			return -rc;
+		pl = json_object_get(c.res.run, "plan");
+		plan_path = json_string_value(json_object_get(pl, "path"));
+		if (!plan_path || !json_string_value(json_object_get(pl, "text")))
+			return -fs_err_usage("cannot resume '%s': run.json has no plan", resume);
+		if ((rc = plan_parse(&c.plan, plan_path, json_string_value(json_object_get(pl, "text")))))
+			return -rc;
+		opts_json = json_object_get(c.res.run, "options");
+		if (!launcher)
+			launcher = json_string_value(json_object_get(opts_json, "launcher"));
+		if (!nodes)
+			nodes = (int)json_integer_value(json_object_get(opts_json, "nodes"));
+		if (!token_file)
+			token_file = json_string_value(json_object_get(opts_json, "token_file"));
+		if (!c.ssh_cmd)
+			c.ssh_cmd = json_string_value(json_object_get(opts_json, "ssh"));
+		if (!c.launcher_args)
+			c.launcher_args = json_string_value(json_object_get(opts_json, "launcher_args"));
+		if (!c.agent_cmd)
+			c.agent_cmd = json_string_value(json_object_get(opts_json, "agent_cmd"));
+		if (!c.listen)
+			c.listen = json_string_value(json_object_get(opts_json, "listen"));
+		pl = json_object_get(c.res.run, "hostfile");
+		if (json_string_value(json_object_get(pl, "text")) &&
+		    (rc = plan_hostfile(&c.plan, json_string_value(json_object_get(pl, "path")),
+					json_string_value(json_object_get(pl, "text")))))
+			return -rc;
+		if (!agent_timeout)
+			agent_timeout = json_real_value(json_object_get(opts_json, "agent_timeout"));
+		if (!join_timeout)
+			join_timeout = json_real_value(json_object_get(opts_json, "join_timeout"));
+		snprintf(run_id, sizeof(run_id), "%s", json_string_value(json_object_get(c.res.run, "id")) ?
+			 json_string_value(json_object_get(c.res.run, "id")) : "resumed");
+	} else {
+		plan_path = argv[0];
+		if ((rc = plan_load(&c.plan, plan_path)))
+			return -rc;
+		dir_of(plan_path, plan_dir, sizeof(plan_dir));
+		if (!hostfile && plan_global(&c.plan, "hostfile", NULL)) {
+			const char *h = plan_global(&c.plan, "hostfile", NULL);
+
+			if (h[0] == '/')
+				snprintf(hf_path, sizeof(hf_path), "%s", h);
+			else
+				snprintf(hf_path, sizeof(hf_path), "%s/%s", plan_dir, h);
+			hostfile = hf_path;
+		}
+		if (hostfile && (rc = plan_hostfile(&c.plan, hostfile, NULL)))
+			return -rc;
+		make_run_id(run_id, sizeof(run_id));
+	}
+	/* settings: command line, then the plan's [global], then defaults */
+	if (!launcher)
+		launcher = plan_global(&c.plan, "launcher", "local");
+	if ((rc = opt_launcher_ok(launcher)))
+		return -rc;
+	c.launcher = launcher;
+	if (!nodes && plan_global(&c.plan, "nodes", NULL))
+		nodes = atoi(plan_global(&c.plan, "nodes", "0"));
+	if (!token_file)
+		token_file = plan_global(&c.plan, "token-file", NULL);
+	if (!c.ssh_cmd)
+		c.ssh_cmd = plan_global(&c.plan, "ssh", NULL);
+	if (!c.agent_cmd)
+		c.agent_cmd = plan_global(&c.plan, "agent-cmd", NULL);
+	if (!c.listen)
+		c.listen = plan_global(&c.plan, "listen", NULL);
+	if (!c.launcher_args)
+		c.launcher_args = plan_global(&c.plan, !strcmp(launcher, "mpi") ? "mpirun" : "srun", NULL);
+	if (!agent_timeout && plan_global(&c.plan, "agent-timeout", NULL) &&
+	    units_parse_seconds(plan_global(&c.plan, "agent-timeout", NULL), &agent_timeout))
+		return -fs_err_usage("%s: agent-timeout '%s' is not a duration", plan_path, plan_global(&c.plan, "agent-timeout", ""));
+	if (!join_timeout && plan_global(&c.plan, "join-timeout", NULL) &&
+	    units_parse_seconds(plan_global(&c.plan, "join-timeout", NULL), &join_timeout))
+		return -fs_err_usage("%s: join-timeout '%s' is not a duration", plan_path, plan_global(&c.plan, "join-timeout", ""));
+	c.agent_timeout = agent_timeout > 0 ? agent_timeout : 10;
+	c.join_timeout = join_timeout > 0 ? join_timeout : 30;
+	if (c.plan.hostfile) {
+		if (nodes && nodes != c.plan.nnodes)
+			return -fs_err_usage("-n %d, but the hostfile %s has %d nodes", nodes, c.plan.hostfile, c.plan.nnodes);
+		c.expected = c.plan.nnodes;
+	} else {
+		if (!strcmp(launcher, "ssh"))
+			return -fs_err_usage("the ssh launcher needs a hostfile (--hostfile, or hostfile = in the plan)");
+		if (!nodes)
+			return -fs_err_usage("how many nodes? give a hostfile, or -n N (nodes = N in the plan)");
+		c.expected = nodes;
+		if (!strcmp(launcher, "local") || dry)
+			plan_nodes_anon(&c.plan, nodes);
+	}
+	if (dry) {
+		rc = dry_run(&c);
+		plan_free(&c.plan);
+		opt_list_release(&labels);
+		return -rc;
+	}
+	if ((rc = coord_check_phases(&c)))
+		goto out_plan;
+	/* the token */
+	c.token_file = token_file;
+	if (token_file || getenv("FABSCOPE_TOKEN")) {
+		if ((rc = fleet_token(token_file, &c.token)))
+			goto out_plan;
+	} else if (!strcmp(launcher, "external")) {
+		rc = fs_err_usage("agents started elsewhere need the token: give --token-file FILE or set FABSCOPE_TOKEN");
+		goto out_plan;
+	} else {	/* one for this run only; the launcher hands it on */
+		uint8_t raw[24];
+
+		c.token = malloc(2 * sizeof(raw) + 1);
+		if (hmac_random(raw, sizeof(raw))) {
+			rc = fs_err_env("no random numbers for a token (getrandom failed)");
+			goto out_plan;
+		}
+		hmac_hex(raw, sizeof(raw), c.token);
+	}
+	/* labels: the plan's, then the command line's (a resumed run's, then
+	 * the new command line's) */
+	c.labels = resume && json_is_object(json_object_get(c.res.run, "labels")) ?
+		   json_deep_copy(json_object_get(c.res.run, "labels")) : json_object();
+	for (i = 0; i < c.plan.nglobal; i++)
+		if (!strcmp(c.plan.global[i].key, "label")) {
+			const char *eq = strchr(c.plan.global[i].val, '=');
+
+			if (!eq || eq == c.plan.global[i].val) {
+				rc = fs_err_usage("%s:%d: label '%s': write label = KEY=VALUE", plan_path,
+						  c.plan.global[i].line, c.plan.global[i].val);
+				goto out_plan;
+			}
+			json_object_set_new(c.labels, strndup(c.plan.global[i].val, (size_t)(eq - c.plan.global[i].val)),
+					    json_string(eq + 1));
+		}
+	{
+		json_t *cl;
+		const char *bad;
+
+		if (record_labels(&labels, &cl, &bad)) {
+			rc = fs_err_usage("--label '%s': write KEY=VALUE", bad);
+			goto out_plan;
+		}
+		json_object_update(c.labels, cl);
+		json_decref(cl);
+	}
+	/* the results directory */
+	if (!resume) {
+		char def[128];
+
+		if (!out_dir) {
+			snprintf(def, sizeof(def), "fabscope-run-%.15s", run_id);
+			out_dir = def;
+		}
+		if ((rc = results_create(&c.res, out_dir)))
+			goto out_plan;
+		clock_iso8601(started, sizeof(started));
+		json_object_set_new(c.res.run, "schema", json_string("fabscope.run/1"));
+		json_object_set_new(c.res.run, "id", json_string(run_id));
+		json_object_set_new(c.res.run, "version", json_string(FABSCOPE_VERSION));
+		json_object_set_new(c.res.run, "started", json_string(started));
+		json_object_set_new(c.res.run, "status", json_string("running"));
+		json_object_set_new(c.res.run, "plan", json_pack("{ss,ss}", "path", plan_path, "text", c.plan.text));
+		if (c.plan.hostfile)
+			json_object_set_new(c.res.run, "hostfile", json_pack("{ss,ss}", "path", c.plan.hostfile,
+									     "text", c.plan.hostfile_text));
+		json_object_set_new(c.res.run, "options", json_pack("{ss,si,ss?,ss?,ss?,ss?,ss?,sf,sf}",
+			"launcher", launcher, "nodes", nodes, "token_file", token_file, "ssh", c.ssh_cmd,
+			"launcher_args", c.launcher_args, "agent_cmd", c.agent_cmd, "listen", c.listen,
+			"agent_timeout", c.agent_timeout, "join_timeout", c.join_timeout));
+	} else {
+		char now[40];
+
+		clock_iso8601(now, sizeof(now));
+		json_array_append_new(json_object_get(c.res.run, "resumed") ? json_object_get(c.res.run, "resumed") :
+				      (json_object_set_new(c.res.run, "resumed", json_array()),
+				       json_object_get(c.res.run, "resumed")), json_string(now));
+		json_object_set_new(c.res.run, "status", json_string("running"));
+		fs_info("resuming %s: %ld records there already", resume, c.res.nrec);
+	}
+	json_object_set(c.res.run, "labels", c.labels);
+	json_object_set_new(c.res.run, "agents", json_array());
+	json_object_set_new(c.res.run, "phases", json_array());
+	c.run_id = run_id;
+	if ((rc = results_save(&c.res)))
+		goto out_res;
+	/* agents */
+	{
+		ssize_t n = readlink("/proc/self/exe", c.self, sizeof(c.self) - 1);
+
+		if (n <= 0)
+			snprintf(c.self, sizeof(c.self), "fabscope");
+	}
+	signal(SIGPIPE, SIG_IGN);
+	net_stop_on_signals();
+	c.tty = isatty(2);
+	c.run_start_ns = clock_ns();
+	coord_ensure_nodes(&c);
+	if (launch_uses_listener(launcher) && (rc = coord_listen(&c)))
+		goto out_res;
+	if ((rc = launch_agents(&c)) || (rc = coord_join(&c)))
+		goto out_agents;
+	json_object_set_new(c.res.run, "nodes", coord_nodes_json(&c));
+	fs_info("%d of %d agents joined in %.1f s", c.expected - c.missing, c.expected,
+		(clock_ns() - c.run_start_ns) / 1e9);
+	results_save(&c.res);
+	rc = coord_run_phases(&c);
+out_agents:
+	for (i = 0; i < c.nconns; i++)
+		if (c.conns[i].authed && !c.conns[i].gone)
+			wire_send(c.conns[i].fd, json_pack("{ss}", "type", "bye"), 1000);
+	launch_reap(&c, 0);
+	for (i = 0; i < c.nconns; i++)
+		if (!c.conns[i].gone) {
+			close(c.conns[i].fd);
+			wire_rd_free(&c.conns[i].rd);
+		}
+	if (c.listen_fd >= 0)
+		close(c.listen_fd);
+	{	/* the analysis, of every record in the directory */
+		long torn = 0;
+		char ended[40];
+
+		records = results_load_all(c.res.dir, &torn);
+		suspects = analyze_suspects(records, ANALYZE_LOW_FRAC);
+		if (json_array_size(records)) {
+			analyze_summary(stdout, records);
+			analyze_print(stdout, suspects);
+		}
+		json_object_set_new(c.res.run, "suspects", suspects);
+		json_object_set_new(c.res.run, "nodes", coord_nodes_json(&c));
+		clock_iso8601(ended, sizeof(ended));
+		json_object_set_new(c.res.run, "finished", json_string(ended));
+		json_object_set_new(c.res.run, "status", json_string(rc == -FS_EXIT_INTERRUPTED ? "interrupted" :
+								    rc ? "failed" : "finished"));
+		json_object_set_new(c.res.run, "failed_jobs", json_integer(c.failed_jobs));
+		json_object_set_new(c.res.run, "missing_agents", json_integer(c.missing));
+		json_decref(records);
+		results_save(&c.res);
+		printf("results: %s (%ld records)\n", c.res.dir, c.res.nrec);
+	}
+	if (!rc && (c.missing || c.failed_jobs))
+		rc = fs_err_peer("%d agent(s) missing, %d job(s) failed: see %s/results.jsonl", c.missing,
+				 c.failed_jobs, c.res.dir);
+	if (rc == -FS_EXIT_INTERRUPTED)
+		fs_warn("interrupted: finish the run with 'fabscope run --resume %s'", c.res.dir);
+out_res:
+	results_close(&c.res);
+out_plan:
+	for (i = 0; i < c.nnodes_cap; i++)
+		free(c.node_why[i]);
+	free(c.node_why);
+	free(c.node_conn);
+	free(c.conns);
+	free(c.jobs);
+	free(c.token);
+	json_decref(c.labels);
+	plan_free(&c.plan);
+	opt_list_release(&labels);
+	return rc < 0 ? -rc : rc;
+}

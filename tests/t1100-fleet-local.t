@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+test_description='fabscope run and fabscope agent on loopback: plans, the local and external
+launchers, the results directory, authentication (wrong token, wrong version), an agent
+killed or hung mid-phase (missing, exit 4), the coordinator killed mid-phase (valid JSONL,
+then --resume finishes the run), and bad plans (exit 2, one line naming file and line)'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-ptp.sh"
+. "$TEST_DIRECTORY/lib-fleet.sh"
+
+test_require_in_ci FABSCOPE JQ
+P=FABSCOPE,JQ
+PORT=$(ptp_port 0)
+PORT2=$(ptp_port 1)
+
+test_expect_success $P 'a 4-node plan on the local launcher: every job measured, exit 0' '
+	cat >plan.ini <<-\EOF &&
+	# pairwise bw and lat, then a control-channel ping
+	[global]
+	duration = 0.5
+	timeout = 3
+	label = fabric=loopback
+
+	[pw]
+	kind = pairwise
+	test = bw,lat
+	size = 16K
+
+	[ring]
+	kind = ring
+	flows = 2
+
+	[ping]
+	kind = ping
+	EOF
+	fs_expect 0 run plan.ini -n 4 -o r1 --label lb=none &&
+	jsonl_ok r1/results.jsonl &&
+	# pairwise: 3 rounds x 2 pairs, per test; ring: 4 jobs; ping: 4
+	test $(jsonl_count r1/results.jsonl ".phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\"") = 6 &&
+	test $(jsonl_count r1/results.jsonl ".phase == \"pw\" and .test == \"lat\"") = 6 &&
+	test $(jsonl_count r1/results.jsonl ".phase == \"ring\" and .scope == \"aggregate\" and .flows == 2") = 4 &&
+	test $(jsonl_count r1/results.jsonl ".phase == \"ping\" and .metrics.rtt_us > 0") = 4 &&
+	test $(jsonl_count r1/results.jsonl ".status != \"ok\"") = 0 &&
+	test $(jsonl_count r1/results.jsonl ".labels.lb == \"none\" and .labels.fabric == \"loopback\"") = $(wc -l <r1/results.jsonl) &&
+	jq -e ".status == \"finished\" and (.nodes | length) == 4 and all(.nodes[]; .status == \"ok\")
+	       and .plan.text != null and (.phases | length) == 3" r1/run.json >/dev/null &&
+	# every pair of the tournament once, and no node twice in a round
+	jq -r "select(.phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\") |
+	       [.src.node, .dst.node] | sort | join(\"-\")" r1/results.jsonl | sort | uniq -d >dups &&
+	test_must_be_empty dups &&
+	jq -r "select(.phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\") |
+	       \"\(.round) \(.src.node)\n\(.round) \(.dst.node)\"" r1/results.jsonl | sort | uniq -d >twice &&
+	test_must_be_empty twice &&
+	grep -q "^suspect" out &&
+	grep -q "^pw  *bw  *rail 0  *6 " out
+'
+
+test_expect_success $P 'a results directory that is not empty is refused (exit 2), nothing touched' '
+	cp r1/results.jsonl before &&
+	fs_expect 2 run plan.ini -n 2 -o r1 &&
+	ptp_one_error err "r1" "not empty" "--resume" &&
+	test_cmp before r1/results.jsonl
+'
+
+test_expect_success $P 'bad plans: one line naming the file, the line and the key; exit 2' '
+	printf "[global]\nduration = 1\n[a]\nkind = pairwise\nsizee = 1M\n" >bad1.ini &&
+	fs_expect 2 run bad1.ini -n 2 -o x1 &&
+	ptp_one_error err "bad1.ini:5" "sizee" &&
+	printf "[a]\nkind = fullmesh\n" >bad2.ini &&
+	fs_expect 2 run bad2.ini -n 2 -o x2 &&
+	ptp_one_error err "bad2.ini:1" "fullmesh" &&
+	printf "[a]\nkind = pairwise\nsize = 12x\n" >bad3.ini &&
+	fs_expect 2 run bad3.ini -n 2 -o x3 &&
+	ptp_one_error err "bad3.ini" "[a]" "12x" &&
+	printf "[a]\nkind = pairwise\n[global]\nduration = 1\n" >bad4.ini &&
+	fs_expect 2 run bad4.ini -n 2 -o x4 &&
+	ptp_one_error err "bad4.ini:3" "[global]" &&
+	printf "duration = 1\n" >bad5.ini &&
+	fs_expect 2 run bad5.ini -n 2 -o x5 &&
+	ptp_one_error err "bad5.ini:1" "section" &&
+	fs_expect 2 run plan.ini -o x6 &&
+	ptp_one_error err "-n N" "hostfile" &&
+	fs_expect 2 run nosuch.ini -n 2 -o x7 &&
+	ptp_one_error err "nosuch.ini" &&
+	printf "h1 rail0=127.0.0.1\nh1 rail0=127.0.0.1\n" >dup.hosts &&
+	fs_expect 2 run plan.ini --hostfile dup.hosts -o x8 &&
+	ptp_one_error err "dup.hosts" "h1" "twice" &&
+	! test -e x1 && ! test -e x3 && ! test -e x8
+'
+
+test_expect_success $P '--dry-run prints the schedule of every phase' '
+	fs_expect 0 run --dry-run plan.ini -n 6 &&
+	grep -q "^\[1\] pw: pairwise bw,lat, 5 rounds on 1 lane, 15 jobs per test" out &&
+	grep -q "^\[2\] ring: ring bw, 1 round on 1 lane, 6 jobs" out &&
+	fs_expect 0 run --dry-run plan.ini -n 7 &&
+	grep -q "^\[1\] pw: pairwise bw,lat, 7 rounds on 1 lane, 21 jobs per test" out
+'
+
+test_expect_success $P 'external launcher: agents started by hand join with the token' '
+	echo "s3cret-token" >token && chmod 600 token &&
+	fleet_run_bg run.log plan.ini --launcher external -n 2 --listen 127.0.0.1:$PORT \
+		--token-file token -o r2 --join-timeout 20 &&
+	ptp_wait_listen $PORT $fleet_pid &&
+	fleet_agent_bg a1.log --connect 127.0.0.1:$PORT --token-file token --name ext-a &&
+	a1=$agent_pid &&
+	FABSCOPE_TOKEN=s3cret-token fleet_agent_bg a2.log --connect 127.0.0.1:$PORT --name ext-b &&
+	a2=$agent_pid &&
+	fleet_wait $fleet_pid 60 && test $fleet_rc = 0 &&
+	wait $a1 && wait $a2 &&
+	jq -e "[.nodes[].name] | sort == [\"ext-a\", \"ext-b\"]" r2/run.json >/dev/null &&
+	test $(jsonl_count r2/results.jsonl ".status == \"ok\" and .phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\"") = 1
+'
+
+test_expect_success $P 'an agent with the wrong token is refused, and says so; the run goes on' '
+	fleet_run_bg run3.log plan.ini --launcher external -n 2 --listen 127.0.0.1:$PORT2 \
+		--token-file token -o r3 --join-timeout 15 &&
+	ptp_wait_listen $PORT2 $fleet_pid &&
+	test_expect_exit 3 env FABSCOPE_TOKEN=wrong "$FABSCOPE" agent --connect 127.0.0.1:$PORT2 \
+		--name intruder 2>bad.log &&
+	ptp_one_error bad.log "refused" "intruder" "wrong token" &&
+	test_wait_for 10 grep -q "refused agent .intruder.*wrong token" run3.log &&
+	test_expect_exit 3 env FABSCOPE_TEST_PROTO_VERSION=99 "$FABSCOPE" agent \
+		--connect 127.0.0.1:$PORT2 --token-file token --name future 2>v99.log &&
+	ptp_one_error v99.log "protocol 99" "coordinator 1" &&
+	test_wait_for 10 grep -q "future.*protocol 99" run3.log &&
+	fleet_agent_bg g1.log --connect 127.0.0.1:$PORT2 --token-file token --name good-a &&
+	g1=$agent_pid &&
+	fleet_agent_bg g2.log --connect 127.0.0.1:$PORT2 --token-file token --name good-b &&
+	g2=$agent_pid &&
+	fleet_wait $fleet_pid 60 && test $fleet_rc = 0 &&
+	wait $g1 && wait $g2 &&
+	jq -e "[.nodes[].name] | sort == [\"good-a\", \"good-b\"]" r3/run.json >/dev/null
+'
+
+test_expect_success $P 'an agent killed mid-phase is missing; the run finishes with exit 4' '
+	cat >long.ini <<-\EOF &&
+	[global]
+	duration = 1
+	timeout = 2
+	[pw]
+	kind = pairwise
+	EOF
+	fleet_run_bg run4.log long.ini -n 4 -o r4 --agent-timeout 3 &&
+	fleet_records_wait r4/results.jsonl 2 30 &&
+	victim=$(fleet_agents $fleet_pid | head -n 1) &&
+	test -n "$victim" &&
+	vname=$(tr "\0" " " </proc/$victim/cmdline | sed "s/.*--name \([^ ]*\).*/\1/") &&
+	kill -9 $victim &&
+	fleet_wait $fleet_pid 60 && test $fleet_rc = 4 &&
+	jsonl_ok r4/results.jsonl &&
+	jq -e --arg v "$vname" "(.nodes[] | select(.name == \$v) | .status) == \"missing\"" r4/run.json >/dev/null &&
+	test $(jsonl_count r4/results.jsonl ".status == \"error\" and (.error | test(\"missing\"))") -ge 1 &&
+	# the pairs without the victim were measured
+	test $(jsonl_count r4/results.jsonl ".status == \"ok\" and .scope == \"aggregate\"") -ge 3 &&
+	grep -q "agent $vname is missing" run4.log &&
+	grep -q "agent(s) missing" run4.log
+'
+
+test_expect_success $P 'a hung agent (stopped) is missing after --agent-timeout; exit 4' '
+	fleet_run_bg run5.log long.ini -n 4 -o r5 --agent-timeout 2 &&
+	fleet_records_wait r5/results.jsonl 2 30 &&
+	victim=$(fleet_agents $fleet_pid | tail -n 1) &&
+	kill -STOP $victim &&
+	test_atexit "kill -CONT $victim 2>/dev/null" &&
+	fleet_wait $fleet_pid 60 && test $fleet_rc = 4 &&
+	# the coordinator stopped it for good at the end (SIGKILL: it was stopped)
+	! kill -0 $victim 2>/dev/null &&
+	grep -q "silent for 2 s" run5.log &&
+	jq -e "[.nodes[] | select(.status == \"missing\")] | length == 1" r5/run.json >/dev/null
+'
+
+test_expect_success $P 'the coordinator killed mid-phase leaves valid JSONL; --resume finishes the run' '
+	fleet_run_bg run6.log long.ini -n 4 -o r6 &&
+	fleet_records_wait r6/results.jsonl 4 30 &&
+	agents=$(fleet_agents $fleet_pid) &&
+	kill -9 $fleet_pid &&
+	fleet_wait $fleet_pid 10 &&
+	jsonl_ok r6/results.jsonl &&
+	before=$(wc -l <r6/results.jsonl) &&
+	jq -e ".status == \"running\"" r6/run.json >/dev/null &&
+	# the agents notice and go away on their own
+	for a in $agents; do test_wait_for 15 eval "! kill -0 $a 2>/dev/null" || exit 1; done &&
+	fs_expect 0 run --resume r6 &&
+	jsonl_ok r6/results.jsonl &&
+	test $(wc -l <r6/results.jsonl) -gt $before &&
+	# each of the 6 jobs has exactly one aggregate record
+	test $(jq -r "select(.scope == \"aggregate\") | .job" r6/results.jsonl | sort -u | wc -l) = 6 &&
+	test $(jq -r "select(.scope == \"aggregate\") | .job" r6/results.jsonl | wc -l) = 6 &&
+	jq -e ".status == \"finished\" and (.resumed | length) == 1" r6/run.json >/dev/null
+'
+
+test_expect_success $P '--resume drops a torn last line and re-measures its job' '
+	head -c -40 r1/results.jsonl >torn.jsonl &&
+	mkdir r7 && cp r1/run.json r7/ && cp torn.jsonl r7/results.jsonl &&
+	fs_expect 0 run --resume r7 &&
+	jsonl_ok r7/results.jsonl &&
+	grep -q "torn" err &&
+	test $(wc -l <r7/results.jsonl) -ge $(wc -l <r1/results.jsonl)
+'
+
+test_done
