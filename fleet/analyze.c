@@ -4,12 +4,14 @@
  * lane, and the suspects.
  *
  * Within one phase, test and lane (rail/plane), a bandwidth result is "low"
- * when it is under low_frac (default 0.5) of that lane's median.  Then:
+ * when it is under low_frac (default 0.5) of a reference median.  Then:
  *   - a node whose results are low with at least 3/4 of its peers (and at
- *     least 2 of them) is the suspect: its NIC, cable or leaf port on that
+ *     least 2 of them), the reference being the median of the results that
+ *     do not involve it, is the suspect: its NIC, cable or leaf port on that
  *     rail, since every path through it is slow;
- *   - a low result between two nodes that are not suspects names that pair:
- *     the path between them (a spine link, an ECMP collision);
+ *   - a low result between two nodes that are not suspects, against the
+ *     median of the results without suspect nodes, names that pair: the
+ *     path between them (a spine link, an ECMP collision);
  *   - a lane whose median is under low_frac of the median of the phase's
  *     lanes names the rail (its leaves).
  * Latency is judged the other way round (high is bad, over 1/low_frac of
@@ -124,11 +126,6 @@ static struct group *collect(json_t *recs, int *ngroups)
 	return g;
 }
 
-static int is_low(const struct group *g, double v, double low_frac)
-{
-	return !strcmp(g->test, "bw") ? v < low_frac * g->median : v > g->median / low_frac;
-}
-
 static const char *unit_of(const struct group *g)
 {
 	return !strcmp(g->test, "bw") ? "Gb/s" : "us p50";
@@ -159,11 +156,40 @@ static void add(json_t *out, const char *kind, const struct group *g, const char
 		"node", node, "peer", peer, "value", value, "lane_median", g->median, "evidence", ev));
 }
 
+static int is_low_ref(const struct group *g, double v, double ref, double low_frac)
+{
+	return !strcmp(g->test, "bw") ? v < low_frac * ref : v > ref / low_frac;
+}
+
+/* Median of the results that involve none of the nodes in skip (by name;
+ * skip_suspects: all nodes flagged in sus[]); falls back to the lane median. */
+static double ref_median(const struct group *g, const char **names, const int *sus, int nn,
+			 const char *skip)
+{
+	double *v = malloc((size_t)(g->n ? g->n : 1) * sizeof(*v)), m;
+	int i, j, n = 0;
+
+	for (i = 0; i < g->n; i++) {
+		int out = 0;
+
+		if (skip && (!strcmp(g->r[i].src, skip) || !strcmp(g->r[i].dst, skip)))
+			continue;
+		for (j = 0; sus && j < nn; j++)
+			if (sus[j] && (!strcmp(g->r[i].src, names[j]) || !strcmp(g->r[i].dst, names[j])))
+				out = 1;
+		if (!out)
+			v[n++] = g->r[i].v;
+	}
+	m = n ? median_of(v, n) : g->median;
+	free(v);
+	return m;
+}
+
 static void judge_group(const struct group *g, double low_frac, json_t *out)
 {
 	const char **names = NULL;
 	int *npairs = NULL, *nlow = NULL, *suspect = NULL, nn = 0, i, j;
-	double **vals = NULL;
+	double **vals = NULL, ref;
 	char lane[64];
 
 	lane_name(g, lane, sizeof(lane));
@@ -185,28 +211,33 @@ static void judge_group(const struct group *g, double low_frac, json_t *out)
 				vals[nn] = malloc((size_t)g->n * sizeof(double));
 				nn++;
 			}
-			vals[j][npairs[j]] = g->r[i].v;
-			npairs[j]++;
-			nlow[j] += is_low(g, g->r[i].v, low_frac);
+			vals[j][npairs[j]++] = g->r[i].v;
 		}
 	}
 	suspect = calloc((size_t)(nn ? nn : 1), sizeof(*suspect));
+	/* a node against the results that do not involve it */
 	for (j = 0; j < nn && nn > 2; j++) {
-		if (nlow[j] >= 2 && 4 * nlow[j] >= 3 * npairs[j]) {
-			double m = median_of(vals[j], npairs[j]);
+		double m;
 
-			suspect[j] = 1;
-			add(out, "node", g, names[j], NULL, m,
-			    "%s %s: %s with %d of %d peers (median %.3g %s against the lane's %.3g): "
-			    "its NIC, cable or leaf port on %s",
-			    names[j], lane, !strcmp(g->test, "bw") ? "slow" : "high latency", nlow[j], npairs[j],
-			    m, unit_of(g), g->median, lane);
-		}
+		ref = ref_median(g, names, NULL, nn, names[j]);
+		for (i = 0; i < npairs[j]; i++)
+			nlow[j] += is_low_ref(g, vals[j][i], ref, low_frac);
+		if (nlow[j] < 2 || 4 * nlow[j] < 3 * npairs[j])
+			continue;
+		m = median_of(vals[j], npairs[j]);
+		suspect[j] = 1;
+		add(out, "node", g, names[j], NULL, m,
+		    "%s %s: %s with %d of %d peers (median %.3g %s against %.3g between the others): "
+		    "its NIC, cable or leaf port on %s",
+		    names[j], lane, !strcmp(g->test, "bw") ? "slow" : "high latency", nlow[j], npairs[j],
+		    m, unit_of(g), ref, lane);
 	}
+	/* a pair against the results without the suspect nodes */
+	ref = ref_median(g, names, suspect, nn, NULL);
 	for (i = 0; i < g->n; i++) {
 		int a = -1, b = -1;
 
-		if (!is_low(g, g->r[i].v, low_frac))
+		if (!is_low_ref(g, g->r[i].v, ref, low_frac))
 			continue;
 		for (j = 0; j < nn; j++) {
 			if (!strcmp(names[j], g->r[i].src))
@@ -217,9 +248,9 @@ static void judge_group(const struct group *g, double low_frac, json_t *out)
 		if ((a >= 0 && suspect[a]) || (b >= 0 && suspect[b]))
 			continue;	/* explained by a suspect node */
 		add(out, "pair", g, g->r[i].src, g->r[i].dst, g->r[i].v,
-		    "%s -> %s on %s: %.3g %s against the lane's median %.3g: the path between them "
+		    "%s -> %s on %s: %.3g %s against a median of %.3g: the path between them "
 		    "(a spine link, or flows colliding on one)",
-		    g->r[i].src, g->r[i].dst, lane, g->r[i].v, unit_of(g), g->median);
+		    g->r[i].src, g->r[i].dst, lane, g->r[i].v, unit_of(g), ref);
 	}
 	for (j = 0; j < nn; j++)
 		free(vals[j]);
