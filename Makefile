@@ -65,7 +65,7 @@ BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.c fleet/results.c fleet/analyze.c fleet/run.c
 LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC)
 MAIN_SRC := core/main.c
-TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c
+TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)

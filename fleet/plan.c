@@ -407,6 +407,7 @@ int plan_load(struct plan *p, const char *path)
 	char *text = slurp(path);
 	int rc;
 
+	memset(p, 0, sizeof(*p));
 	if (!text)
 		return fs_err_usage("cannot read plan '%s': %s", path,
 				    errno == EILSEQ ? "it is not a text file" : strerror(errno));
@@ -706,13 +707,13 @@ int plan_round_pairs(const struct plan_phase *ph, int n, int r, int target,
 				b = r;
 			if (a >= n || b >= n)
 				continue;
-			/* alternate who sends, so each node sends about half the time */
-			if ((r + i) % 2) {
-				out[k].client = a;
-				out[k].server = b;
-			} else {
-				out[k].client = b;
-				out[k].server = a;
+			/* who sends: the smaller index when the sum is odd, the
+			 * larger when even; every node sends to about half its peers */
+			{
+				int lo = a < b ? a : b, hi = a < b ? b : a;
+
+				out[k].client = (lo + hi) % 2 ? lo : hi;
+				out[k].server = (lo + hi) % 2 ? hi : lo;
 			}
 			k++;
 		}

@@ -25,6 +25,7 @@
  *   wire-send JSON...        framed messages to stdout
  *   wire-fuzz N SEED         N random and mutated frames through wire_recv
  *   tcp-fuzz N SEED          N hostile peers against the TCP transport (fuzz-tcp.c)
+ *   plan-pairs, plan-parse, analyze   fleet schedules, plans, suspects (plan-tool.c)
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input.
  */
@@ -1339,6 +1340,9 @@ static const struct tool_cmd cmds[] = {
 	{ "wire-send", cmd_wire_send },
 	{ "wire-fuzz", cmd_wire_fuzz },
 	{ "tcp-fuzz", tool_tcp_fuzz },
+	{ "plan-pairs", tool_plan },
+	{ "plan-parse", tool_plan },
+	{ "analyze", tool_plan },
 	{ "hmac", tool_hmac },
 };
 

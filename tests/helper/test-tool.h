@@ -8,4 +8,7 @@ int tool_tcp_fuzz(int argc, const char **argv);
 /* hmac-tool.c: core/hmac.c (SHA-256, HMAC-SHA256, hex, random bytes) */
 int tool_hmac(int argc, const char **argv);
 
+/* plan-tool.c: plan-pairs, plan-parse, analyze */
+int tool_plan(int argc, const char **argv);
+
 #endif

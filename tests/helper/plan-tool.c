@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * test-tool commands for fleet/plan.c and fleet/analyze.c:
+ *
+ *   plan-pairs KIND N [COUNT [SEED [TARGET]]]
+ *        every round of a phase of KIND among N nodes, one line per round:
+ *        "ROUND: C>S C>S ..." (node indices)
+ *   plan-parse FILE [HOSTFILE]
+ *        the plan (and hostfile) as parsed: phases with their kind, tests,
+ *        engine options in order; nodes with their endpoints
+ *   analyze FILE
+ *        the suspects of the records in FILE (JSON lines), one per line:
+ *        "KIND PHASE TEST RAIL NODE PEER"
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../fleet/analyze.h"
+#include "../../fleet/plan.h"
+#include "../../fleet/results.h"
+#include "test-tool.h"
+
+static int kind_of(const char *s, enum plan_kind *k)
+{
+	int i;
+
+	for (i = 0; i <= PLAN_PING; i++)
+		if (!strcmp(plan_kind_name((enum plan_kind)i), s)) {
+			*k = (enum plan_kind)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int plan_pairs(int argc, const char **argv)
+{
+	struct plan_phase ph;
+	struct plan_pair *pairs;
+	int n, r, i, nr;
+
+	memset(&ph, 0, sizeof(ph));
+	if (argc < 3 || kind_of(argv[1], &ph.kind) || (n = atoi(argv[2])) < 0) {
+		fprintf(stderr, "usage: test-tool plan-pairs KIND N [COUNT [SEED [TARGET]]]\n");
+		return 2;
+	}
+	ph.count = argc > 3 ? atoi(argv[3]) : 4;
+	ph.seed = argc > 4 ? strtoull(argv[4], NULL, 0) : 1;
+	pairs = malloc((size_t)(2 * n + 2) * sizeof(*pairs));
+	nr = plan_rounds(&ph, n);
+	for (r = 0; r < nr; r++) {
+		int np = plan_round_pairs(&ph, n, r, argc > 5 ? atoi(argv[5]) : 0, pairs);
+
+		printf("%d:", r + 1);
+		for (i = 0; i < np; i++)
+			printf(" %d>%d", pairs[i].client, pairs[i].server);
+		printf("\n");
+	}
+	free(pairs);
+	return 0;
+}
+
+static int plan_parse_cmd(int argc, const char **argv)
+{
+	struct plan p;
+	int i, j, rc;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: test-tool plan-parse FILE [HOSTFILE]\n");
+		return 2;
+	}
+	rc = plan_load(&p, argv[1]);
+	if (!rc && argc > 2)
+		rc = plan_hostfile(&p, argv[2], NULL);
+	if (rc) {
+		plan_free(&p);
+		return -rc;
+	}
+	for (i = 0; i < p.nglobal; i++)
+		printf("global %s=%s\n", p.global[i].key, p.global[i].val);
+	for (i = 0; i < p.nphases; i++) {
+		const struct plan_phase *ph = &p.phases[i];
+
+		printf("phase %s kind=%s tests=%s%s%s", ph->name, plan_kind_name(ph->kind), ph->tests[0],
+		       ph->ntests > 1 ? "," : "", ph->ntests > 1 ? ph->tests[1] : "");
+		if (ph->kind == PLAN_PERMUTATION)
+			printf(" count=%d seed=%llu", ph->count, (unsigned long long)ph->seed);
+		if (ph->target)
+			printf(" target=%s", ph->target);
+		for (j = 0; j < ph->nrails; j++)
+			printf("%s%d", j ? "," : " rails=", ph->rails[j]);
+		printf("\n");
+		for (j = 0; j < ph->nkv; j++)
+			printf("  %s=%s\n", ph->kv[j].key, ph->kv[j].val);
+	}
+	for (i = 0; i < p.nnodes; i++) {
+		const struct plan_node *n = &p.nodes[i];
+
+		printf("node %s", n->name);
+		if (n->netns)
+			printf(" netns=%s", n->netns);
+		if (n->ssh)
+			printf(" ssh=%s", n->ssh);
+		for (j = 0; j < n->nep; j++)
+			printf(" %d/%d=%s", n->ep[j].rail, n->ep[j].plane, n->ep[j].ip);
+		printf("\n");
+	}
+	plan_free(&p);
+	return 0;
+}
+
+static int analyze_cmd(int argc, const char **argv)
+{
+	json_t *recs, *sus, *s;
+	char *dir, *slash;
+	long torn;
+	size_t i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test-tool analyze DIR (with a results.jsonl)\n");
+		return 2;
+	}
+	dir = strdup(argv[1]);
+	slash = dir;
+	(void)slash;
+	recs = results_load_all(dir, &torn);
+	free(dir);
+	if (!recs) {
+		fprintf(stderr, "test-tool analyze: cannot read %s/results.jsonl\n", argv[1]);
+		return 2;
+	}
+	sus = analyze_suspects(recs, ANALYZE_LOW_FRAC);
+	json_array_foreach(sus, i, s)
+		printf("%s %s %s %lld %s %s\n", json_string_value(json_object_get(s, "kind")),
+		       json_string_value(json_object_get(s, "phase")),
+		       json_string_value(json_object_get(s, "test")),
+		       (long long)json_integer_value(json_object_get(s, "rail")),
+		       json_string_value(json_object_get(s, "node")) ? json_string_value(json_object_get(s, "node")) : "-",
+		       json_string_value(json_object_get(s, "peer")) ? json_string_value(json_object_get(s, "peer")) : "-");
+	json_decref(sus);
+	json_decref(recs);
+	return 0;
+}
+
+int tool_plan(int argc, const char **argv)
+{
+	if (!strcmp(argv[0], "plan-pairs"))
+		return plan_pairs(argc, argv);
+	if (!strcmp(argv[0], "plan-parse"))
+		return plan_parse_cmd(argc, argv);
+	return analyze_cmd(argc, argv);
+}

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+test_description='fleet/plan.c and fleet/analyze.c: the schedules of every phase kind (the
+tournament meets every pair once with disjoint rounds, permutations are derangements), plan and
+hostfile parsing with its errors, and the suspects found in crafted record sets'
+. "$(dirname "$0")/test-lib.sh"
+
+test_require_in_ci TEST_TOOL FABSCOPE
+P=TEST_TOOL
+
+# check_tournament N: every unordered pair exactly once, no node twice in a round, N-1 rounds
+# (N odd: N rounds, one node sits out each)
+check_tournament() {
+	"$TEST_TOOL" plan-pairs pairwise "$1" >pairs &&
+	awk -v n="$1" '
+		{ sub(":", "", $1); rounds++
+		  delete seen
+		  for (i = 2; i <= NF; i++) {
+			split($i, e, ">"); a = e[1] + 0; b = e[2] + 0
+			if (a == b || (a in seen) || (b in seen)) { print "round " $1 ": node twice: " $i; bad = 1 }
+			seen[a] = seen[b] = 1
+			k = a < b ? a "-" b : b "-" a
+			if (k in met) { print "pair " k " met twice"; bad = 1 }
+			met[k] = 1; sends[a]++
+		  } }
+		END {
+			want = n % 2 ? n : n - 1
+			if (rounds != want) { print "rounds " rounds " want " want; bad = 1 }
+			for (a = 0; a < n; a++) for (b = a + 1; b < n; b++)
+				if (!((a "-" b) in met)) { print "pair " a "-" b " never met"; bad = 1 }
+			# who sends alternates: nobody sends in (almost) every round
+			for (a = 0; a < n; a++) if (n > 3 && sends[a] >= want) { print a " always sends"; bad = 1 }
+			exit bad
+		}' pairs
+}
+
+test_expect_success $P 'pairwise: a round-robin tournament for 2 to 17 nodes' '
+	for n in 2 3 4 5 6 7 8 9 10 11 16 17; do
+		check_tournament $n || { echo "N=$n"; exit 1; }
+	done &&
+	"$TEST_TOOL" plan-pairs pairwise 1 >one && test_must_be_empty one
+'
+
+test_expect_success $P 'permutation: count rounds, each a derangement, different per round and seed' '
+	"$TEST_TOOL" plan-pairs permutation 9 5 42 >perm &&
+	test $(wc -l <perm) = 5 &&
+	awk "{ delete dst; for (i = 2; i <= NF; i++) { split(\$i, e, \">\");
+		if (e[1] == e[2] || (e[2] in dst)) exit 1; dst[e[2]] = 1 }
+		if (length(dst) != 9) exit 1 }" perm &&
+	test $(sort -u perm | cut -d: -f2 | sort -u | wc -l) -gt 1 &&
+	"$TEST_TOOL" plan-pairs permutation 9 5 42 >again && test_cmp perm again &&
+	"$TEST_TOOL" plan-pairs permutation 9 5 43 >other && ! test_cmp perm other >/dev/null
+'
+
+test_expect_success $P 'ring, bisection and incast' '
+	"$TEST_TOOL" plan-pairs ring 4 >ring && echo "1: 0>1 1>2 2>3 3>0" >expect && test_cmp expect ring &&
+	"$TEST_TOOL" plan-pairs ring 2 >ring2 && echo "1: 0>1" >expect && test_cmp expect ring2 &&
+	"$TEST_TOOL" plan-pairs bisection 5 >bis && echo "1: 0>2 2>0 1>3 3>1" >expect && test_cmp expect bis &&
+	"$TEST_TOOL" plan-pairs incast 4 0 0 2 >inc && echo "1: 0>2 1>2 3>2" >expect && test_cmp expect inc
+'
+
+test_expect_success $P 'plan parsing: [global] defaults, phase overrides, hostfile rails and planes' '
+	cat >p.ini <<-\EOF &&
+	; a comment
+	[global]
+	launcher = local
+	duration = 3
+	size = 64K
+	label = a=b
+
+	[one]
+	kind = pairwise
+	test = bw, lat
+	size = 1M
+	rails = 1
+
+	[two]
+	kind = permutation
+	count = 2
+	seed = 9
+	EOF
+	cat >h <<-\EOF &&
+	# two nodes
+	n1 netns=ns1 rail0=10.0.0.1 rail1=10.1.0.1 rail1/1=10.2.0.1
+	n2 ssh=root@x rail1=10.1.0.2 rail0=10.0.0.2
+	EOF
+	"$TEST_TOOL" plan-parse p.ini h >actual &&
+	cat >expect <<-\EOF &&
+	global launcher=local
+	global label=a=b
+	phase one kind=pairwise tests=bw,lat rails=1
+	  duration=3
+	  size=64K
+	  size=1M
+	phase two kind=permutation tests=bw count=2 seed=9
+	  duration=3
+	  size=64K
+	node n1 netns=ns1 0/0=10.0.0.1 1/0=10.1.0.1 1/1=10.2.0.1
+	node n2 ssh=root@x 0/0=10.0.0.2 1/0=10.1.0.2
+	EOF
+	test_cmp expect actual
+'
+
+# bad_plan CONTENT WORD...: parsing fails with exit 2 and one line holding every WORD
+bad_plan() {
+	printf "$1" >bad.ini && shift &&
+	test_expect_exit 2 "$TEST_TOOL" plan-parse bad.ini 2>err &&
+	test $(wc -l <err) = 1 &&
+	for w; do grep -qF -- "$w" err || { echo "no \"$w\" in: $(cat err)"; return 1; }; done
+}
+
+test_expect_success $P 'plan errors name the file, the line and the key' '
+	bad_plan "[a]\nkind = pairwise\nbogus = 1\n" "bad.ini:3" "bogus" &&
+	bad_plan "[a]\nkind = nope\n" "bad.ini:1" "nope" &&
+	bad_plan "[a]\ntest = bw\n" "bad.ini:1" "no kind" &&
+	bad_plan "[a]\nkind = pairwise\ntest = iperf\n" "iperf" &&
+	bad_plan "[a]\nkind = permutation\ncount = 0\n" "bad.ini:3" "count" &&
+	bad_plan "[a]\nkind = pairwise\nrails = x\n" "bad.ini:3" "rails" &&
+	bad_plan "[a]\nkind = ring\n[a]\nkind = ring\n" "bad.ini:3" "twice" &&
+	bad_plan "[a b]\nkind = ring\n" "bad.ini:1" "phase name" &&
+	bad_plan "[global]\nkind = ring\n" "bad.ini:2" "phase section" &&
+	bad_plan "[a]\nkind = ring\nhostfile = h\n" "bad.ini:3" "[global]" &&
+	bad_plan "[a\n" "bad.ini:1" "section header" &&
+	bad_plan "[a]\nkind pairwise\n" "bad.ini:2" "key = value" &&
+	bad_plan "[global]\n" "no phases" &&
+	printf "\0\n" >nul.ini && test_expect_exit 2 "$TEST_TOOL" plan-parse nul.ini 2>err &&
+	grep -q "not a text file" err
+'
+
+test_expect_success $P 'hostfile errors: the line, and what a node line holds' '
+	printf "[a]\nkind = ring\n" >ok.ini &&
+	printf "n1 rail0=1.1.1.1\nrail0=2.2.2.2\n" >h1 &&
+	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h1 2>err && grep -q "h1:2" err &&
+	printf "n1 rail0=1.1.1.1 rail0=1.1.1.2\n" >h2 &&
+	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h2 2>err && grep -q "h2:1.*twice" err &&
+	printf "n1 railx=1.1.1.1\n" >h3 &&
+	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h3 2>err && grep -q "h3:1.*railx" err &&
+	printf "n1 rail99=1.1.1.1\n" >h4 &&
+	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h4 2>err && grep -q "h4:1" err &&
+	printf "# nothing\n" >h5 &&
+	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h5 2>err && grep -q "no nodes" err
+'
+
+# rec PHASE TEST RAIL SRC DST VALUE: one aggregate record
+rec() {
+	if [ "$2" = bw ]; then m="{\"bw_gbps\": $6}"; else m="{\"lat_us\": {\"p50\": $6}}"; fi
+	printf "{\"phase\":\"%s\",\"test\":\"%s\",\"scope\":\"aggregate\",\"dir\":\"c2s\",\"status\":\"ok\",\"src\":{\"node\":\"%s\",\"rail\":%s,\"plane\":0},\"dst\":{\"node\":\"%s\",\"rail\":%s,\"plane\":0},\"metrics\":%s}\n" \
+		"$1" "$2" "$4" "$3" "$5" "$3" "$m"
+}
+
+test_expect_success $P 'analyze: a node slow with every peer is the suspect, not its peers' '
+	mkdir -p a1 && {
+		rec p bw 0 h1 h2 100; rec p bw 0 h1 h3 98; rec p bw 0 h1 h4 9
+		rec p bw 0 h2 h3 97; rec p bw 0 h2 h4 11; rec p bw 0 h3 h4 10
+		rec p bw 1 h1 h2 100; rec p bw 1 h1 h3 99; rec p bw 1 h1 h4 98
+		rec p bw 1 h2 h3 97; rec p bw 1 h2 h4 99; rec p bw 1 h3 h4 100
+	} >a1/results.jsonl &&
+	"$TEST_TOOL" analyze a1 >actual &&
+	echo "node p bw 0 h4 -" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success $P 'analyze: one slow pair names the path; a slow lane names the rail' '
+	mkdir -p a2 && {
+		rec p bw 0 h1 h2 100; rec p bw 0 h1 h3 98; rec p bw 0 h1 h4 101
+		rec p bw 0 h2 h3 30; rec p bw 0 h2 h4 99; rec p bw 0 h3 h4 100
+		rec p bw 1 h1 h2 20; rec p bw 1 h1 h3 19; rec p bw 1 h1 h4 21
+		rec p bw 1 h2 h3 20; rec p bw 1 h2 h4 22; rec p bw 1 h3 h4 20
+		rec p bw 2 h1 h2 99; rec p bw 2 h1 h3 99; rec p bw 2 h1 h4 100
+		rec p bw 2 h2 h3 97; rec p bw 2 h2 h4 99; rec p bw 2 h3 h4 100
+	} >a2/results.jsonl &&
+	"$TEST_TOOL" analyze a2 >actual &&
+	printf "pair p bw 0 h2 h3\nlane p bw 1 - -\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success $P 'analyze: latency is judged upwards; errors and flow records are ignored' '
+	mkdir -p a3 && {
+		rec q lat 0 h1 h2 2.0; rec q lat 0 h1 h3 2.1; rec q lat 0 h1 h4 9.0
+		rec q lat 0 h2 h3 2.0; rec q lat 0 h2 h4 8.5; rec q lat 0 h3 h4 9.5
+		echo "{\"phase\":\"q\",\"test\":\"lat\",\"scope\":\"aggregate\",\"status\":\"error\",\"src\":{\"node\":\"h1\"},\"dst\":{\"node\":\"h2\"}}"
+		rec q bw 0 h1 h2 1 | sed "s/aggregate/flow/"
+	} >a3/results.jsonl &&
+	"$TEST_TOOL" analyze a3 >actual &&
+	echo "node q lat 0 h4 -" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success $P 'analyze: two nodes can only name their pair' '
+	mkdir -p a4 && { rec p bw 0 h1 h2 1; rec p bw 1 h1 h2 100; rec p bw 2 h1 h2 99; } >a4/results.jsonl &&
+	"$TEST_TOOL" analyze a4 >actual &&
+	echo "lane p bw 0 - -" >expect &&
+	test_cmp expect actual
+'
+
+test_done
