@@ -237,6 +237,8 @@ int net_write_full(int fd, const void *buf, size_t len, int timeout_ms)
 	while (len) {
 		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
 
+		if (n < 0 && errno == ENOTSOCK)	/* a pipe (an agent's --stdio); SIGPIPE is ignored there */
+			n = write(fd, p, len);
 		if (n > 0) {
 			p += n;
 			len -= (size_t)n;

@@ -37,6 +37,7 @@ struct group {
 	int rail, plane;
 	struct res *r;
 	int n, cap;
+	size_t first;		/* index of its first record */
 	double median;
 };
 
@@ -68,6 +69,18 @@ static double group_median(struct group *g)
 	m = median_of(v, g->n);
 	free(v);
 	return m;
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	int c;
+
+	if (x->first != y->first)	/* first: where the phase first appears */
+		return x->first < y->first ? -1 : 1;
+	if ((c = strcmp(x->test, y->test)))
+		return c;
+	return x->rail != y->rail ? x->rail - y->rail : x->plane - y->plane;
 }
 
 /* Group the usable results: ok, aggregate, one direction, with both nodes. */
@@ -109,6 +122,7 @@ static struct group *collect(json_t *recs, int *ngroups)
 			g[n].test = !strcmp(test, "bw") ? "bw" : "lat";
 			g[n].rail = rail;
 			g[n].plane = plane;
+			g[n].first = k;
 			n++;
 		}
 		if (g[i].n == g[i].cap) {
@@ -122,6 +136,15 @@ static struct group *collect(json_t *recs, int *ngroups)
 	}
 	for (i = 0; i < n; i++)
 		g[i].median = group_median(&g[i]);
+	for (i = 0; i < n; i++) {	/* a phase's rank: its earliest record */
+		int j;
+
+		for (j = 0; j < n; j++)
+			if (!strcmp(g[j].phase, g[i].phase) && g[j].first < g[i].first)
+				g[i].first = g[j].first;
+	}
+	if (n > 1)	/* phases in order of appearance, then test, rail, plane */
+		qsort(g, (size_t)n, sizeof(*g), group_cmp);
 	*ngroups = n;
 	return g;
 }
