@@ -121,6 +121,7 @@ demo: deps all
 	@ci/demo
 
 bench: all
+	bench/fleet-bench.sh
 	@ci/install-deps bench
 	bench/tcp-bench.sh
 	@ci/install-deps vm

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -423,6 +424,7 @@ int cmd_run(int argc, const char **argv)
 	if ((rc = launch_agents(&c)) || (rc = coord_join(&c)))
 		goto out_agents;
 	json_object_set_new(c.res.run, "nodes", coord_nodes_json(&c));
+	json_object_set_new(c.res.run, "join_seconds", json_real((clock_ns() - c.run_start_ns) / 1e9));
 	fs_info("%d of %d agents joined in %.1f s", c.expected - c.missing, c.expected,
 		(clock_ns() - c.run_start_ns) / 1e9);
 	results_save(&c.res);
@@ -456,6 +458,15 @@ out_agents:
 		json_object_set_new(c.res.run, "status", json_string(rc == -FS_EXIT_INTERRUPTED ? "interrupted" :
 								    rc ? "failed" : "finished"));
 		json_object_set_new(c.res.run, "failed_jobs", json_integer(c.failed_jobs));
+		{	/* what the coordinator itself cost: for sizing large runs */
+			struct rusage ru;
+
+			if (!getrusage(RUSAGE_SELF, &ru))
+				json_object_set_new(c.res.run, "coordinator", json_pack("{sI,sf}",
+					"max_rss_kib", (json_int_t)ru.ru_maxrss,
+					"cpu_seconds", ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+						       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6));
+		}
 		json_object_set_new(c.res.run, "missing_agents", json_integer(c.missing));
 		json_decref(records);
 		results_save(&c.res);

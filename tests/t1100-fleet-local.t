@@ -197,4 +197,20 @@ test_expect_success $P '--resume drops a torn last line and re-measures its job'
 	test $(wc -l <r7/results.jsonl) -ge $(wc -l <r1/results.jsonl)
 '
 
+test_expect_success $P '64 agents join and finish a ping phase; run.json says what the coordinator cost' '
+	printf "[ping]\nkind = ping\n" >ping.ini &&
+	fs_expect 0 run ping.ini -n 64 -o r8 &&
+	test $(jsonl_count r8/results.jsonl ".test == \"ping\" and .status == \"ok\"") = 64 &&
+	jq -e ".join_seconds > 0 and .coordinator.max_rss_kib > 0 and (.nodes | length) == 64" r8/run.json >/dev/null
+'
+
+test_expect_success $P 'bench/fleet-bench.sh prints join time, memory per agent and plan generation time' '
+	BENCH_OUT=$PWD/bench-out FABSCOPE="$FABSCOPE" "$SRCDIR/bench/fleet-bench.sh" -n 8 -N 300 -R 2 >bench.out 2>&1 ||
+		{ cat bench.out >&2; false; } &&
+	grep -q "^agents joined  *8$" bench.out &&
+	grep -q "^coordinator memory per agent  *[0-9.-]* KiB$" bench.out &&
+	grep -q "^tournament pairs generated and checked  *44850$" bench.out &&
+	grep -q "^schedule generated (all phases)  *[0-9.]* s$" bench.out
+'
+
 test_done
