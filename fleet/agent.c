@@ -116,7 +116,9 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 		snprintf(why, len, "a client job needs host and port");
 		return NULL;
 	}
-	argv = calloc(64 + json_object_size(opts), sizeof(*argv));
+	/* room for every option and every label, and the NULL after them */
+	argv = calloc(64 + json_object_size(opts) + json_object_size(json_object_get(m, "labels")),
+		      sizeof(*argv));
 	argv[argc++] = strdup(test);
 	if (server) {
 		argv[argc++] = strdup("--server");
@@ -469,6 +471,17 @@ static int handle(struct agent *a, json_t *m, int *bye)
 	return 0;
 }
 
+/* An integer field of the welcome, within [lo, hi]; dflt when it is not one. */
+static int clamp_ms(json_t *v, int dflt, json_int_t lo, json_int_t hi)
+{
+	json_int_t x;
+
+	if (!json_is_integer(v))
+		return dflt;
+	x = json_integer_value(v);
+	return (int)(x < lo ? lo : x > hi ? hi : x);
+}
+
 static int handshake(struct agent *a, const struct opt_list *rails, const char *slot)
 {
 	char nonce[FLEET_NONCE_HEX + 1], mac[FLEET_NONCE_HEX + 1], host[256] = "";
@@ -490,10 +503,14 @@ static int handshake(struct agent *a, const struct opt_list *rails, const char *
 	memcpy(cnonce, cn, sizeof(cnonce));
 	if (version != wire_version()) {
 		char msg[256];
+		json_t *e;
 
 		snprintf(msg, sizeof(msg), "agent %s speaks fleet protocol %d, the coordinator %d: "
 			 "run the same fabscope version everywhere", a->name, wire_version(), version);
-		wire_send(a->wfd, json_pack("{ss,ss}", "type", "error", "message", msg), a->timeout_ms);
+		e = json_pack("{ss,ss}", "type", "error", "message", msg);
+
+		wire_send(a->wfd, e, a->timeout_ms);
+		json_decref(e);
 		json_decref(m);
 		return fs_err_env("%s", msg);
 	}
@@ -539,12 +556,9 @@ static int handshake(struct agent *a, const struct opt_list *rails, const char *
 		json_decref(m);
 		return fs_err_env("the coordinator did not prove the token: check --token-file / FABSCOPE_TOKEN on both sides");
 	}
-	if (json_is_integer(json_object_get(m, "heartbeat_ms")))
-		a->heartbeat_ms = (int)json_integer_value(json_object_get(m, "heartbeat_ms"));
-	if (json_is_integer(json_object_get(m, "silence_ms")))
-		a->silence_ms = (int)json_integer_value(json_object_get(m, "silence_ms"));
-	if (a->heartbeat_ms < 50)
-		a->heartbeat_ms = 50;
+	/* clamped as 64-bit values: a huge one must not wrap into a tiny one */
+	a->heartbeat_ms = clamp_ms(json_object_get(m, "heartbeat_ms"), a->heartbeat_ms, 50, 60000);
+	a->silence_ms = clamp_ms(json_object_get(m, "silence_ms"), a->silence_ms, 0, 86400000);
 	if (a->silence_ms < 2 * a->heartbeat_ms)
 		a->silence_ms = 2 * a->heartbeat_ms;
 	json_decref(m);

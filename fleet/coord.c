@@ -346,10 +346,11 @@ static void job_finish(struct coord *c, struct cjob *j, const char *why)
 	if (j->state == J_LISTEN || j->state == J_RUN) {
 		int ci;
 
-		if (!j->srv_done && (ci = c->node_conn[j->server]) >= 0)
+		if (!j->srv_done && j->server >= 0 && (ci = c->node_conn[j->server]) >= 0)
 			send_to(c, ci, json_pack("{ss,sI}", "type", "cancel", "id",
 						 (json_int_t)(c->id_base + 2 * (j - c->jobs))));
-		if (!j->cli_done && j->state == J_RUN && (ci = c->node_conn[j->client]) >= 0)
+		if (!j->cli_done && j->state == J_RUN && j->server >= 0 &&
+		    (ci = c->node_conn[j->client]) >= 0)
 			send_to(c, ci, json_pack("{ss,sI}", "type", "cancel", "id",
 						 (json_int_t)(c->id_base + 2 * (j - c->jobs) + 1)));
 	}

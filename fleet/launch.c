@@ -49,14 +49,16 @@ int launch_uses_listener(const char *name)
 	return strcmp(name, "local") && strcmp(name, "ssh");
 }
 
-/* Split a command string on blanks (no quoting rules beyond that). */
-static int split_words(const char *s, const char **argv, int max)
+/* Split a command string on blanks (no quoting rules beyond that); the
+ * words point into *buf, which the caller frees once the command runs. */
+static int split_words(const char *s, const char **argv, int max, char **buf)
 {
-	char *dup = strdup(s ? s : ""), *save = NULL, *w;
+	char *save = NULL, *w;
 	int n = 0;
 
-	for (w = strtok_r(dup, " \t", &save); w && n < max; w = strtok_r(NULL, " \t", &save))
-		argv[n++] = w;	/* dup is kept: the child execs, the parent frees nothing */
+	*buf = strdup(s ? s : "");
+	for (w = strtok_r(*buf, " \t", &save); w && n < max; w = strtok_r(NULL, " \t", &save))
+		argv[n++] = w;
 	return n;
 }
 
@@ -143,11 +145,11 @@ static int launch_ssh(struct coord *c)
 	for (i = 0; i < c->plan.nnodes; i++) {
 		const struct plan_node *n = &c->plan.nodes[i];
 		const char *argv[64];
-		char remote[8192];
+		char remote[8192], *words;
 		int sv[2], k;
 		pid_t pid;
 
-		k = split_words(c->ssh_cmd ? c->ssh_cmd : "ssh -o BatchMode=yes", argv, 48);
+		k = split_words(c->ssh_cmd ? c->ssh_cmd : "ssh -o BatchMode=yes", argv, 48, &words);
 		argv[k++] = n->ssh ? n->ssh : n->name;
 		if (c->token_file)
 			snprintf(remote, sizeof(remote), "exec %s agent --stdio --name '%s' --token-file '%s'%s",
@@ -159,9 +161,12 @@ static int launch_ssh(struct coord *c)
 				 c->verbose ? " -v" : "");
 		argv[k++] = remote;
 		argv[k] = NULL;
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+			free(words);
 			return fs_err_env("socketpair: %s", strerror(errno));
+		}
 		pid = spawn(c, argv, sv[1], 1);
+		free(words);
 		close(sv[1]);
 		if (pid < 0) {
 			close(sv[0]);
@@ -175,7 +180,7 @@ static int launch_ssh(struct coord *c)
 static int launch_connecting(struct coord *c)
 {
 	const char *argv[96];
-	char np[32];
+	char np[32], *words;
 	int k = 0;
 	pid_t pid;
 
@@ -198,7 +203,7 @@ static int launch_connecting(struct coord *c)
 		argv[k++] = "-x";
 		argv[k++] = "FABSCOPE_TOKEN";
 	}
-	k += split_words(c->launcher_args, argv + k, 64);
+	k += split_words(c->launcher_args, argv + k, 64, &words);
 	argv[k++] = c->agent_cmd ? c->agent_cmd : c->self;
 	argv[k++] = "agent";
 	argv[k++] = "--connect";
@@ -207,6 +212,7 @@ static int launch_connecting(struct coord *c)
 		argv[k++] = "-v";
 	argv[k] = NULL;
 	pid = spawn(c, argv, -1, 0);
+	free(words);
 	if (pid < 0)
 		return fs_err_env("cannot run %s: %s", argv[0], strerror((int)-pid));
 	fs_log(1, "started %s (pid %d) for %d agents", argv[0], (int)pid, c->expected);

@@ -172,6 +172,16 @@ static void make_run_id(char *buf, size_t len)
 		 tm.tm_hour, tm.tm_min, tm.tm_sec, hex);
 }
 
+/* An error before anything ran: free what was loaded, return the exit code. */
+static int run_fail(struct coord *c, struct opt_list *labels, int rc)
+{
+	if (c->res.dir)
+		results_close(&c->res);
+	plan_free(&c->plan);
+	opt_list_release(labels);
+	return rc < 0 ? -rc : rc;
+}
+
 int cmd_run(int argc, const char **argv)
 {
 	struct coord c = { .listen_fd = -1, .agent_timeout = 10, .join_timeout = 30 };
@@ -212,25 +222,25 @@ int cmd_run(int argc, const char **argv)
 	fs_set_progname("fabscope run");
 	c.verbose = verbose;
 	if (resume && nargs)
-		return -fs_err_usage("--resume DIR takes the plan from DIR/run.json: give no PLAN");
+		return run_fail(&c, &labels, fs_err_usage("--resume DIR takes the plan from DIR/run.json: give no PLAN"));
 	if (!resume && nargs != 1)
-		return -fs_err_usage(nargs ? "give one PLAN" : "missing PLAN: give a plan file (see --help), or --resume DIR");
+		return run_fail(&c, &labels, fs_err_usage(nargs ? "give one PLAN" : "missing PLAN: give a plan file (see --help), or --resume DIR"));
 	if (resume && dry)
-		return -fs_err_usage("--dry-run is for a PLAN, not --resume");
+		return run_fail(&c, &labels, fs_err_usage("--dry-run is for a PLAN, not --resume"));
 	if (launcher && (rc = opt_launcher_ok(launcher)))
-		return -rc;
+		return run_fail(&c, &labels, rc);
 	/* the plan: from the file, or from the run being resumed */
 	if (resume) {
 		json_t *pl;
 
 		if ((rc = results_resume(&c.res, resume)))
-			return -rc;
+			return run_fail(&c, &labels, rc);
 		pl = json_object_get(c.res.run, "plan");
 		plan_path = json_string_value(json_object_get(pl, "path"));
 		if (!plan_path || !json_string_value(json_object_get(pl, "text")))
-			return -fs_err_usage("cannot resume '%s': run.json has no plan", resume);
+			return run_fail(&c, &labels, fs_err_usage("cannot resume '%s': run.json has no plan", resume));
 		if ((rc = plan_parse(&c.plan, plan_path, json_string_value(json_object_get(pl, "text")))))
-			return -rc;
+			return run_fail(&c, &labels, rc);
 		opts_json = json_object_get(c.res.run, "options");
 		if (!launcher)
 			launcher = json_string_value(json_object_get(opts_json, "launcher"));
@@ -250,7 +260,7 @@ int cmd_run(int argc, const char **argv)
 		if (json_string_value(json_object_get(pl, "text")) &&
 		    (rc = plan_hostfile(&c.plan, json_string_value(json_object_get(pl, "path")),
 					json_string_value(json_object_get(pl, "text")))))
-			return -rc;
+			return run_fail(&c, &labels, rc);
 		if (!agent_timeout)
 			agent_timeout = json_real_value(json_object_get(opts_json, "agent_timeout"));
 		if (!join_timeout)
@@ -260,7 +270,7 @@ int cmd_run(int argc, const char **argv)
 	} else {
 		plan_path = argv[0];
 		if ((rc = plan_load(&c.plan, plan_path)))
-			return -rc;
+			return run_fail(&c, &labels, rc);
 		dir_of(plan_path, plan_dir, sizeof(plan_dir));
 		if (!hostfile && plan_global(&c.plan, "hostfile", NULL)) {
 			const char *h = plan_global(&c.plan, "hostfile", NULL);
@@ -272,14 +282,14 @@ int cmd_run(int argc, const char **argv)
 			hostfile = hf_path;
 		}
 		if (hostfile && (rc = plan_hostfile(&c.plan, hostfile, NULL)))
-			return -rc;
+			return run_fail(&c, &labels, rc);
 		make_run_id(run_id, sizeof(run_id));
 	}
 	/* settings: command line, then the plan's [global], then defaults */
 	if (!launcher)
 		launcher = plan_global(&c.plan, "launcher", "local");
 	if ((rc = opt_launcher_ok(launcher)))
-		return -rc;
+		return run_fail(&c, &labels, rc);
 	c.launcher = launcher;
 	if (!nodes && plan_global(&c.plan, "nodes", NULL))
 		nodes = atoi(plan_global(&c.plan, "nodes", "0"));
@@ -295,21 +305,26 @@ int cmd_run(int argc, const char **argv)
 		c.launcher_args = plan_global(&c.plan, !strcmp(launcher, "mpi") ? "mpirun" : "srun", NULL);
 	if (!agent_timeout && plan_global(&c.plan, "agent-timeout", NULL) &&
 	    units_parse_seconds(plan_global(&c.plan, "agent-timeout", NULL), &agent_timeout))
-		return -fs_err_usage("%s: agent-timeout '%s' is not a duration", plan_path, plan_global(&c.plan, "agent-timeout", ""));
+		return run_fail(&c, &labels, fs_err_usage("%s: agent-timeout '%s' is not a duration", plan_path,
+							  plan_global(&c.plan, "agent-timeout", "")));
 	if (!join_timeout && plan_global(&c.plan, "join-timeout", NULL) &&
 	    units_parse_seconds(plan_global(&c.plan, "join-timeout", NULL), &join_timeout))
-		return -fs_err_usage("%s: join-timeout '%s' is not a duration", plan_path, plan_global(&c.plan, "join-timeout", ""));
+		return run_fail(&c, &labels, fs_err_usage("%s: join-timeout '%s' is not a duration", plan_path,
+							  plan_global(&c.plan, "join-timeout", "")));
 	c.agent_timeout = agent_timeout > 0 ? agent_timeout : 10;
 	c.join_timeout = join_timeout > 0 ? join_timeout : 30;
 	if (c.plan.hostfile) {
 		if (nodes && nodes != c.plan.nnodes)
-			return -fs_err_usage("-n %d, but the hostfile %s has %d nodes", nodes, c.plan.hostfile, c.plan.nnodes);
+			return run_fail(&c, &labels, fs_err_usage("-n %d, but the hostfile %s has %d nodes", nodes,
+								  c.plan.hostfile, c.plan.nnodes));
 		c.expected = c.plan.nnodes;
 	} else {
 		if (!strcmp(launcher, "ssh"))
-			return -fs_err_usage("the ssh launcher needs a hostfile (--hostfile, or hostfile = in the plan)");
+			return run_fail(&c, &labels, fs_err_usage("the ssh launcher needs a hostfile "
+								  "(--hostfile, or hostfile = in the plan)"));
 		if (!nodes)
-			return -fs_err_usage("how many nodes? give a hostfile, or -n N (nodes = N in the plan)");
+			return run_fail(&c, &labels, fs_err_usage("how many nodes? give a hostfile, "
+								  "or -n N (nodes = N in the plan)"));
 		c.expected = nodes;
 		if (!strcmp(launcher, "local") || dry)
 			plan_nodes_anon(&c.plan, nodes);
@@ -353,8 +368,12 @@ int cmd_run(int argc, const char **argv)
 						  c.plan.global[i].line, c.plan.global[i].val);
 				goto out_plan;
 			}
-			json_object_set_new(c.labels, strndup(c.plan.global[i].val, (size_t)(eq - c.plan.global[i].val)),
-					    json_string(eq + 1));
+			{
+				char *k = strndup(c.plan.global[i].val, (size_t)(eq - c.plan.global[i].val));
+
+				json_object_set_new(c.labels, k, json_string(eq + 1));
+				free(k);
+			}
 		}
 	{
 		json_t *cl;
@@ -430,9 +449,14 @@ int cmd_run(int argc, const char **argv)
 	results_save(&c.res);
 	rc = coord_run_phases(&c);
 out_agents:
-	for (i = 0; i < c.nconns; i++)
-		if (c.conns[i].authed && !c.conns[i].gone)
-			wire_send(c.conns[i].fd, json_pack("{ss}", "type", "bye"), 1000);
+	{
+		json_t *bye = json_pack("{ss}", "type", "bye");
+
+		for (i = 0; i < c.nconns; i++)
+			if (c.conns[i].authed && !c.conns[i].gone)
+				wire_send(c.conns[i].fd, bye, 1000);
+		json_decref(bye);
+	}
 	launch_reap(&c, 0);
 	for (i = 0; i < c.nconns; i++)
 		if (!c.conns[i].gone) {
