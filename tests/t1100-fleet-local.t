@@ -100,14 +100,18 @@ test_expect_success $P 'external launcher: agents started by hand join with the 
 	fleet_run_bg run.log plan.ini --launcher external -n 2 --listen 127.0.0.1:$PORT \
 		--token-file token -o r2 --join-timeout 20 &&
 	ptp_wait_listen $PORT $fleet_pid &&
-	fleet_agent_bg a1.log --connect 127.0.0.1:$PORT --token-file token --name ext-a &&
+	fleet_agent_bg a1.log --connect 127.0.0.1:$PORT --token-file token --name ext-a \
+		--rail 0=127.0.0.1 --rail 1=127.0.0.1 &&
 	a1=$agent_pid &&
-	FABSCOPE_TOKEN=s3cret-token fleet_agent_bg a2.log --connect 127.0.0.1:$PORT --name ext-b &&
+	FABSCOPE_TOKEN=s3cret-token fleet_agent_bg a2.log --connect 127.0.0.1:$PORT --name ext-b \
+		--rail 0=127.0.0.1 --rail 1=127.0.0.1 &&
 	a2=$agent_pid &&
 	fleet_wait $fleet_pid 60 && test $fleet_rc = 0 &&
 	wait $a1 && wait $a2 &&
 	jq -e "[.nodes[].name] | sort == [\"ext-a\", \"ext-b\"]" r2/run.json >/dev/null &&
-	test $(jsonl_count r2/results.jsonl ".status == \"ok\" and .phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\"") = 1
+	# the endpoints the agents reported: two rails, one pair each
+	test $(jsonl_count r2/results.jsonl ".status == \"ok\" and .phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\"") = 2 &&
+	test $(jsonl_count r2/results.jsonl ".phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\" and .src.rail == 1") = 1
 '
 
 test_expect_success $P 'an agent with the wrong token is refused, and says so; the run goes on' '
@@ -160,7 +164,7 @@ test_expect_success $P 'a hung agent (stopped) is missing after --agent-timeout;
 	fleet_records_wait r5/results.jsonl 2 30 &&
 	victim=$(fleet_agents $fleet_pid | tail -n 1) &&
 	kill -STOP $victim &&
-	test_atexit "kill -CONT $victim 2>/dev/null" &&
+	test_atexit "kill -CONT $victim 2>/dev/null || :" &&
 	fleet_wait $fleet_pid 60 && test $fleet_rc = 4 &&
 	# the coordinator stopped it for good at the end (SIGKILL: it was stopped)
 	! kill -0 $victim 2>/dev/null &&
@@ -195,6 +199,15 @@ test_expect_success $P '--resume drops a torn last line and re-measures its job'
 	jsonl_ok r7/results.jsonl &&
 	grep -q "torn" err &&
 	test $(wc -l <r7/results.jsonl) -ge $(wc -l <r1/results.jsonl)
+'
+
+test_lazy_prereq SCRIPT 'command -v script'
+
+test_expect_success $P,SCRIPT 'on a terminal, progress is one line updated in place: phase, round, ETA' '
+	script -qec "\"$FABSCOPE\" run long.ini -n 2 -o r9" /dev/null >tty.out 2>&1 &&
+	tr "\r" "\n" <tty.out | grep -q "^.*\[1/1\] pw: round 1/1, 0/1 jobs, ETA" &&
+	grep -q "^results: r9" tty.out &&
+	! grep -q "round 1/1 done" tty.out
 '
 
 test_expect_success $P '64 agents join and finish a ping phase; run.json says what the coordinator cost' '
