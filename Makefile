@@ -48,6 +48,14 @@ LIBS += $(shell $(PKG_CONFIG) --libs libibverbs)
 VERBS_SRC := transport/verbs.c
 endif
 
+# required: libcurl for pushing results (Pushgateway, webhook)
+ifeq ($(shell $(PKG_CONFIG) --exists libcurl && echo y),y)
+DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags libcurl)
+LIBS += $(shell $(PKG_CONFIG) --libs libcurl)
+else
+$(error libcurl not found: run 'ci/install-deps build' as root, or apt-get install libcurl4-openssl-dev)
+endif
+
 ifeq ($(V),1)
 Q :=
 QCC :=
@@ -63,9 +71,10 @@ CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.c fleet/results.c fleet/analyze.c fleet/run.c
-LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC)
+REPORT_SRC := report/push.c
+LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC)
 MAIN_SRC := core/main.c
-TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c
+TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/push-tool.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)

@@ -26,6 +26,7 @@
  *   wire-fuzz N SEED         N random and mutated frames through wire_recv
  *   tcp-fuzz N SEED          N hostile peers against the TCP transport (fuzz-tcp.c)
  *   plan-pairs, plan-parse, analyze   fleet schedules, plans, suspects (plan-tool.c)
+ *   push gateway|webhook|name|label|value ...  report/push.c (push-tool.c)
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input.
  */
@@ -1344,6 +1345,7 @@ static const struct tool_cmd cmds[] = {
 	{ "plan-parse", tool_plan },
 	{ "analyze", tool_plan },
 	{ "hmac", tool_hmac },
+	{ "push", tool_push },
 };
 
 static int tool_usage(void)

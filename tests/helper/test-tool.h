@@ -11,4 +11,7 @@ int tool_hmac(int argc, const char **argv);
 /* plan-tool.c: plan-pairs, plan-parse, analyze */
 int tool_plan(int argc, const char **argv);
 
+/* push-tool.c: report/push.c (Pushgateway, webhook, exposition helpers) */
+int tool_push(int argc, const char **argv);
+
 #endif
