@@ -71,7 +71,7 @@ CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.c fleet/results.c fleet/analyze.c fleet/run.c
-REPORT_SRC := report/push.c
+REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/cmd.c
 LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/push-tool.c
@@ -140,6 +140,8 @@ install: $(O)/fabscope
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(O)/fabscope $(DESTDIR)$(BINDIR)/fabscope
 	install -m 0644 core/fabscope.1 $(DESTDIR)$(MANDIR)/man1/fabscope.1
+	install -d $(DESTDIR)$(PREFIX)/share/fabscope/plots
+	install -m 0644 plots/*.gp $(DESTDIR)$(PREFIX)/share/fabscope/plots/
 
 clean:
 	rm -rf $(ALL_OBJ) $(ALL_OBJ:.o=.d) $(PROGRAMS) $(O)/.build-flags build-asan tests/trash.*

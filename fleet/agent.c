@@ -243,6 +243,8 @@ static int job_start(struct agent *a, json_t *m)
 		fflush(NULL);
 		_exit(rc);
 	}
+	/* the group exists before anything can signal it (the child may not have run yet) */
+	setpgid(pid, pid);
 	close(out[1]);
 	close(err[1]);
 	for (i = 0; argv[i]; i++)

@@ -50,6 +50,9 @@ struct cjob {
 
 enum { J_IDLE, J_LISTEN, J_RUN, J_FIN };
 
+/* Before it has proved the token, a peer gets no 4 MiB buffers: a register is small. */
+#define COORD_JOIN_MAX_MSG (64u << 10)
+
 /* ---- connections ---- */
 
 static int send_to(struct coord *c, int ci, json_t *msg)
@@ -122,7 +125,7 @@ static void refuse(struct coord *c, int ci, const char *claimed, const char *fmt
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	fs_warn("refused agent '%s' from %s: %s", claimed ? claimed : "?", c->conns[ci].peer, why);
+	fs_warn("refused agent '%.64s' from %s: %s", claimed ? claimed : "?", c->conns[ci].peer, why);
 	send_to(c, ci, json_pack("{ss,ss}", "type", "error", "message", why));
 	c->conns[ci].gone = 1;
 	close(c->conns[ci].fd);
@@ -165,6 +168,17 @@ static void on_register(struct coord *c, int ci, json_t *m)
 	if (!type || strcmp(type, "register") || !name || !nonce || strlen(nonce) != FLEET_NONCE_HEX) {
 		refuse(c, ci, name, "expected a register message");
 		return;
+	}
+	{	/* names go into messages, logs and records: no control characters, not too long */
+		const char *p;
+
+		for (p = name; *p && (unsigned char)*p >= 0x20 && *p != 0x7f; p++)
+			;
+		if (*p || p == name || p - name > 255) {
+			refuse(c, ci, NULL, "a node name of %zu bytes%s: names are 1 to 255 bytes of text",
+			       strlen(name), *p ? " with control characters" : "");
+			return;
+		}
 	}
 	if (version != wire_version()) {
 		refuse(c, ci, name, "agent %s speaks fleet protocol %d, this coordinator %d: run the same fabscope version everywhere",
@@ -451,7 +465,8 @@ static void on_agent_msg(struct coord *c, int ci, json_t *m)
 		if (!strcmp(type, "pong") && json_is_integer(t) && json_integer_value(t) > 0 && c->njobs) {
 			/* a ping phase's answer: t is the send time */
 			ji = job_of(c, (long)json_integer_value(json_object_get(m, "id")), &is_client);
-			if (ji >= 0 && c->jobs[ji].state == J_RUN && c->jobs[ji].client == c->conns[ci].node) {
+			if (ji >= 0 && is_client && c->jobs[ji].ph->kind == PLAN_PING &&
+			    c->jobs[ji].state == J_RUN && c->jobs[ji].client == c->conns[ci].node) {
 				json_t *rec = record_new("ping");
 				double rtt = (clock_ns() - (uint64_t)json_integer_value(t)) / 1e3;
 
@@ -564,7 +579,8 @@ static int coord_poll(struct coord *c, int timeout_ms)
 		}
 		for (;;) {
 			json_t *m;
-			int r = wire_read_some(c->conns[ci].fd, &c->conns[ci].rd, &m, FLEET_MAX_MSG);
+			int r = wire_read_some(c->conns[ci].fd, &c->conns[ci].rd, &m,
+					       c->conns[ci].authed ? FLEET_MAX_MSG : COORD_JOIN_MAX_MSG);
 
 			if (r == 0)
 				break;
@@ -576,6 +592,9 @@ static int coord_poll(struct coord *c, int timeout_ms)
 				if (c->conns[ci].authed)
 					conn_gone(c, ci, why);
 				else if (!c->conns[ci].gone) {
+					if (r != -ECONNRESET)
+						fs_warn("a connection from %s sent a bad message before registering (%s): closed",
+							c->conns[ci].peer, why);
 					c->conns[ci].gone = 1;
 					close(c->conns[ci].fd);
 					wire_rd_free(&c->conns[ci].rd);
@@ -747,36 +766,42 @@ static int run_round(struct coord *c, struct plan_phase *ph, const char *test, i
 	if (!c->njobs)
 		return 0;
 	progress(c, 0);
-	for (i = 0; i < c->njobs; i++) {	/* start every job of the round */
-		struct cjob *j = &c->jobs[i];
-		int missing = c->node_conn[j->client] < 0 ? j->client :
-			      j->server >= 0 && c->node_conn[j->server] < 0 ? j->server : -1;
+	for (;;) {	/* start the jobs, at most ph->parallel at once, until all are done */
+		int left = 0, running = 0;
 
-		if (missing >= 0) {
-			char msg[600];
-
-			snprintf(msg, sizeof(msg), "agent %s missing: %s", c->plan.nodes[missing].name,
-				 c->node_why[missing] ? c->node_why[missing] : "not connected");
-			j->state = J_RUN;	/* so that the record is written */
-			job_finish(c, j, msg);
-			continue;
-		}
-		if (ph->kind == PLAN_PING) {
-			j->state = J_RUN;
-			j->deadline_ns = clock_ns() + (uint64_t)(c->agent_timeout * 1e9);
-			if (send_to(c, c->node_conn[j->client],
-				    json_pack("{ss,sI,sI}", "type", "ping", "id", (json_int_t)(c->id_base + 2 * i + 1),
-					      "t", (json_int_t)clock_ns())))
-				conn_gone(c, c->node_conn[j->client], "its connection broke");
-			continue;
-		}
-		job_start(c, j);
-	}
-	for (;;) {
-		int left = 0;
-
-		for (i = 0; i < c->njobs; i++)
+		for (i = 0; i < c->njobs; i++) {
 			left += c->jobs[i].state != J_FIN;
+			running += c->jobs[i].state == J_LISTEN || c->jobs[i].state == J_RUN;
+		}
+		for (i = 0; i < c->njobs && (!ph->parallel || running < ph->parallel); i++) {
+			struct cjob *j = &c->jobs[i];
+			int missing;
+
+			if (j->state != J_IDLE)
+				continue;
+			missing = c->node_conn[j->client] < 0 ? j->client :
+				  j->server >= 0 && c->node_conn[j->server] < 0 ? j->server : -1;
+			if (missing >= 0) {
+				char msg[600];
+
+				snprintf(msg, sizeof(msg), "agent %s missing: %s", c->plan.nodes[missing].name,
+					 c->node_why[missing] ? c->node_why[missing] : "not connected");
+				j->state = J_RUN;	/* so that the record is written */
+				job_finish(c, j, msg);
+				continue;
+			}
+			running++;
+			if (ph->kind == PLAN_PING) {
+				j->state = J_RUN;
+				j->deadline_ns = clock_ns() + (uint64_t)(c->agent_timeout * 1e9);
+				if (send_to(c, c->node_conn[j->client],
+					    json_pack("{ss,sI,sI}", "type", "ping", "id", (json_int_t)(c->id_base + 2 * i + 1),
+						      "t", (json_int_t)clock_ns())))
+					conn_gone(c, c->node_conn[j->client], "its connection broke");
+				continue;
+			}
+			job_start(c, j);
+		}
 		if (!left)
 			break;
 		if ((rc = coord_poll(c, 100)))

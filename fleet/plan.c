@@ -36,7 +36,7 @@ static const char *const global_keys[] = {
 	"token-file", "listen", "ssh", "agent-cmd", "seed", "mpirun", "srun", NULL,
 };
 static const char *const phase_keys[] = {
-	"kind", "test", "count", "seed", "target", "rails", NULL,
+	"kind", "test", "count", "seed", "target", "rails", "parallel", NULL,
 };
 
 const char *plan_kind_name(enum plan_kind k)
@@ -199,6 +199,12 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 			ph->seed = strtoull(val, &end, 0);
 			if (*end || !*val)
 				return perr(path, line, "seed '%s' of [%s] is not a number", val, ph->name);
+		} else if (!strcmp(k, "parallel")) {
+			uint64_t c;
+
+			if (units_parse_count(val, &c) || !c || c > 1000000)
+				return perr(path, line, "parallel '%s' of [%s]: give how many tests may run at once, e.g. 1", val, ph->name);
+			ph->parallel = (int)c;
 		} else if (!strcmp(k, "target")) {
 			free(ph->target);
 			ph->target = strdup(val);

@@ -77,6 +77,7 @@ struct plan_phase {
 	int count;		/* permutation: rounds */
 	uint64_t seed;		/* permutation */
 	char *target;		/* incast: the receiving node (default: the first) */
+	int parallel;		/* at most this many tests at once in a round (0: all) */
 	int rails[PLAN_MAX_LANES], nrails;	/* rails = 0,1: only these (default all) */
 	double est_s;		/* estimated seconds per round */
 	int line;

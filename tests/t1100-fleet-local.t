@@ -201,6 +201,17 @@ test_expect_success $P '--resume drops a torn last line and re-measures its job'
 	test $(wc -l <r7/results.jsonl) -ge $(wc -l <r1/results.jsonl)
 '
 
+test_expect_success $P 'parallel = 1 runs the tests of a round one after another' '
+	printf "[global]\nduration = 0.5\n[pw]\nkind = pairwise\nparallel = 1\n" >serial.ini &&
+	fs_expect 0 run serial.ini -n 4 -o r10 &&
+	test $(jsonl_count r10/results.jsonl ".scope == \"aggregate\"") = 6 &&
+	# each test ends (time) after it measured (duration_s): the spans must not overlap
+	jq -r "select(.scope == \"aggregate\") | (.time | sub(\"\\\\.[0-9]+Z$\"; \"Z\") | fromdate) as \$s |
+	       (.time | capture(\"\\\\.(?<ms>[0-9]+)Z$\").ms | tonumber / 1000) as \$ms |
+	       \"\\(\$s + \$ms - .metrics.duration_s) \\(\$s + \$ms)\"" r10/results.jsonl | sort -n >spans &&
+	awk "NR > 1 && \$1 < end - 0.05 { print \"overlap: \" \$0 \" starts before \" end; bad = 1 } { end = \$2 } END { exit bad }" spans
+'
+
 test_lazy_prereq SCRIPT 'command -v script'
 
 test_expect_success $P,SCRIPT 'on a terminal, progress is one line updated in place: phase, round, ETA' '

@@ -1,0 +1,25 @@
+# plots/lanes.gp - median per lane (rail/plane), one bar per run; whiskers min..max
+# when there is one run.  fabscope report runs it with:
+#   datafile  rows "LANE MEDIAN MIN MAX" (one run) or "LANE RUN1 RUN2 ..." with a header
+#   outfile   the SVG to write;  title;  ylabel;  nruns
+set terminal svg size 720,360 dynamic font "sans,11" background rgb "white"
+set output outfile
+set title title
+set ylabel ylabel
+set key outside right top noenhanced
+set grid ytics lc rgb "#dddddd"
+set yrange [0:*]
+set boxwidth 0.8 relative
+set style fill solid 0.7 border -1
+set xtics noenhanced
+set title noenhanced
+if (nruns == 1) {
+	set style data boxes
+	unset key
+	plot datafile using 0:2:xtic(1) with boxes lc rgb "#4477aa", \
+	     '' using 0:2:3:4 with yerrorbars lc rgb "#222222" pt 0
+} else {
+	set style data histograms
+	set style histogram clustered gap 1
+	plot for [i=2:nruns+1] datafile using i:xtic(1) title columnheader(i)
+}

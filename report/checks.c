@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Acceptance thresholds and baseline comparisons.
+ *
+ * A thresholds file is INI: sections name what is checked, keys the limits.
+ *
+ *   [bw]
+ *   line_rate_gbps = 400      ; the port speed; rail3 = 200 overrides one rail
+ *   min_fraction = 0.9        ; every pair's bandwidth >= 0.9 x line rate
+ *   [lat]
+ *   p50_us_max = 5            ; every pair's p50 <= 5 us
+ *   p99_us_max = 12
+ *   [run]
+ *   max_missing = 0           ; agents missing
+ *   max_failed = 0            ; records with status error
+ *   max_suspects = 0          ; suspects found by the analysis
+ *
+ * Each check is applied to every run of the report; a check fails when any
+ * pair (or run) is outside its limit, and names the first few of them.
+ * A baseline (--baseline DIR) compares the median of every phase, test and
+ * lane with the same one in DIR: bandwidth down, or latency up, by more
+ * than the tolerance is a regression.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "report.h"
+
+static struct check *new_check(struct check **v, int *n, const char *name)
+{
+	struct check *c;
+
+	*v = realloc(*v, (size_t)(*n + 1) * sizeof(**v));
+	c = &(*v)[(*n)++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->pass = 1;
+	return c;
+}
+
+static void fail_who(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_who(struct check *c, const char *fmt, ...)
+{
+	size_t len = strlen(c->who);
+	va_list ap;
+
+	c->failing++;
+	c->pass = 0;
+	if (c->failing > 6) {
+		if (c->failing == 7 && len + 6 < sizeof(c->who))
+			strcat(c->who, ", ...");
+		return;
+	}
+	if (len && len + 2 < sizeof(c->who)) {
+		strcat(c->who, ", ");
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(c->who + len, sizeof(c->who) - len, fmt, ap);
+	va_end(ap);
+}
+
+struct tkv {
+	char sec[32], key[64];
+	double v;
+	int line;
+};
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+static const char *const known[] = {
+	"bw.line_rate_gbps", "bw.min_fraction", "bw.min_gbps", "lat.p50_us_max", "lat.p99_us_max",
+	"run.max_missing", "run.max_failed", "run.max_suspects", NULL,
+};
+
+static int read_thresholds(const char *path, struct tkv **out, int *n)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], sec[32] = "";
+	int lineno = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!f)
+		return fs_err_usage("cannot read thresholds '%s': %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *s, *eq, *end, *c;
+		char full[128];
+		int i, ok = 0;
+
+		lineno++;
+		if ((c = strpbrk(line, "#;")))
+			*c = 0;
+		s = trim(line);
+		if (!*s)
+			continue;
+		if (*s == '[') {
+			char *e = strchr(s, ']');
+
+			if (!e || e[1]) {
+				fclose(f);
+				return fs_err_usage("%s:%d: malformed section header", path, lineno);
+			}
+			*e = 0;
+			snprintf(sec, sizeof(sec), "%s", trim(s + 1));
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (!eq || !*sec) {
+			fclose(f);
+			return fs_err_usage("%s:%d: expected key = value inside a [section]", path, lineno);
+		}
+		*eq = 0;
+		s = trim(s);
+		snprintf(full, sizeof(full), "%s.%s", sec, s);
+		for (i = 0; known[i]; i++)
+			ok |= !strcmp(known[i], full);
+		if (!strcmp(sec, "bw") && !strncmp(s, "rail", 4) && isdigit((unsigned char)s[4]))
+			ok = 1;	/* rail3 = 200: one rail's line rate */
+		if (!ok) {
+			fclose(f);
+			return fs_err_usage("%s:%d: unknown threshold '%s'; see 'fabscope report --help'", path, lineno, full);
+		}
+		*out = realloc(*out, (size_t)(*n + 1) * sizeof(**out));
+		snprintf((*out)[*n].sec, sizeof((*out)[*n].sec), "%s", sec);
+		snprintf((*out)[*n].key, sizeof((*out)[*n].key), "%s", s);
+		(*out)[*n].v = strtod(trim(eq + 1), &end);
+		(*out)[*n].line = lineno;
+		if (end == trim(eq + 1) || *end || !isfinite((*out)[*n].v) || (*out)[*n].v < 0) {
+			fclose(f);
+			return fs_err_usage("%s:%d: '%s' is not a non-negative number", path, lineno, trim(eq + 1));
+		}
+		(*n)++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static double tget(const struct tkv *t, int n, const char *sec, const char *key, double dflt)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--)
+		if (!strcmp(t[i].sec, sec) && !strcmp(t[i].key, key))
+			return t[i].v;
+	return dflt;
+}
+
+int report_thresholds(struct report *rep, const char *path)
+{
+	struct tkv *t;
+	int n, rc = read_thresholds(path, &t, &n), ri, gi, i;
+	double line = NAN, frac, min_gbps, p50, p99;
+	char buf[160];
+
+	if (rc)
+		return rc;
+	rep->thresholds_given = 1;
+	line = tget(t, n, "bw", "line_rate_gbps", NAN);
+	frac = tget(t, n, "bw", "min_fraction", NAN);
+	min_gbps = tget(t, n, "bw", "min_gbps", NAN);
+	p50 = tget(t, n, "lat", "p50_us_max", NAN);
+	p99 = tget(t, n, "lat", "p99_us_max", NAN);
+	if (!isnan(frac) && isnan(line)) {
+		int has_rail = 0;
+
+		for (i = 0; i < n; i++)
+			has_rail |= !strcmp(t[i].sec, "bw") && !strncmp(t[i].key, "rail", 4);
+		if (!has_rail) {
+			free(t);
+			return fs_err_usage("%s: min_fraction needs line_rate_gbps (or railN = GBPS) in [bw]", path);
+		}
+	}
+	if (!isnan(frac) || !isnan(min_gbps)) {
+		struct check *c;
+
+		if (!isnan(frac))
+			snprintf(buf, sizeof(buf), "bw >= %.3g x line rate, every pair", frac);
+		else
+			snprintf(buf, sizeof(buf), "bw >= %.3g Gb/s, every pair", min_gbps);
+		c = new_check(&rep->checks, &rep->nchecks, buf);
+		if (!isnan(frac) && !isnan(line))
+			snprintf(c->limit, sizeof(c->limit), "%.4g Gb/s", frac * line);
+		else if (!isnan(frac))
+			snprintf(c->limit, sizeof(c->limit), "%.3g x rail rate", frac);
+		else
+			snprintf(c->limit, sizeof(c->limit), "%.4g Gb/s", min_gbps);
+		c->worst[0] = 0;
+		{
+			double worst = INFINITY;
+
+			for (ri = 0; ri < rep->nruns; ri++)
+				for (gi = 0; gi < rep->runs[ri].ng; gi++) {
+					const struct rgroup *g = &rep->runs[ri].g[gi];
+					double lim;
+					char rk[16];
+
+					if (strcmp(g->test, "bw"))
+						continue;
+					snprintf(rk, sizeof(rk), "rail%d", g->rail);
+					lim = !isnan(frac) ? frac * tget(t, n, "bw", rk, line) : min_gbps;
+					for (i = 0; i < g->n; i++) {
+						c->total++;
+						if (g->p[i].v < worst)
+							worst = g->p[i].v;
+						if (!(g->p[i].v >= lim))
+							fail_who(c, "%s%s%s-%s rail %d (%.3g)", rep->nruns > 1 ? rep->runs[ri].name : "",
+								 rep->nruns > 1 ? ": " : "", g->p[i].src, g->p[i].dst, g->rail, g->p[i].v);
+					}
+				}
+			if (isfinite(worst))
+				snprintf(c->worst, sizeof(c->worst), "%.4g Gb/s", worst);
+		}
+	}
+	{
+		const char *name[2] = { "p50", "p99" };
+		double lim[2] = { p50, p99 };
+		int w;
+
+		for (w = 0; w < 2; w++) {
+			struct check *c;
+			double worst = -INFINITY;
+
+			if (isnan(lim[w]))
+				continue;
+			snprintf(buf, sizeof(buf), "latency %s <= %.4g us, every pair", name[w], lim[w]);
+			c = new_check(&rep->checks, &rep->nchecks, buf);
+			snprintf(c->limit, sizeof(c->limit), "%.4g us", lim[w]);
+			for (ri = 0; ri < rep->nruns; ri++)
+				for (gi = 0; gi < rep->runs[ri].ng; gi++) {
+					const struct rgroup *g = &rep->runs[ri].g[gi];
+
+					if (strcmp(g->test, "lat"))
+						continue;
+					for (i = 0; i < g->n; i++) {
+						double v = w ? g->p[i].v99 : g->p[i].v;
+
+						if (isnan(v))
+							continue;
+						c->total++;
+						if (v > worst)
+							worst = v;
+						if (v > lim[w])
+							fail_who(c, "%s-%s rail %d (%.3g)", g->p[i].src, g->p[i].dst, g->rail, v);
+					}
+				}
+			if (isfinite(worst))
+				snprintf(c->worst, sizeof(c->worst), "%.4g us", worst);
+		}
+	}
+	{
+		const char *keys[3] = { "max_missing", "max_failed", "max_suspects" };
+		const char *what[3] = { "agents missing", "failed tests (records with status error)",
+					"suspects" };
+		int w;
+
+		for (w = 0; w < 3; w++) {
+			double lim = tget(t, n, "run", keys[w], NAN);
+			struct check *c;
+			int worst = 0;
+
+			if (isnan(lim))
+				continue;
+			snprintf(buf, sizeof(buf), "%s <= %.0f", what[w], lim);
+			c = new_check(&rep->checks, &rep->nchecks, buf);
+			snprintf(c->limit, sizeof(c->limit), "%.0f", lim);
+			for (ri = 0; ri < rep->nruns; ri++) {
+				const struct rrun *r = &rep->runs[ri];
+				int v = w == 0 ? r->missing : w == 1 ? r->nerr : (int)json_array_size(r->suspects);
+
+				c->total++;
+				if (v > worst)
+					worst = v;
+				if (v > lim)
+					fail_who(c, "%s (%d)", r->name, v);
+			}
+			snprintf(c->worst, sizeof(c->worst), "%d", worst);
+		}
+	}
+	free(t);
+	if (!rep->nchecks)
+		return fs_err_usage("%s: no thresholds in it (see 'fabscope report --help')", path);
+	return 0;
+}
+
+void report_baseline(struct report *rep)
+{
+	int ri, gi;
+
+	for (ri = 0; ri < rep->nruns; ri++)
+		for (gi = 0; gi < rep->runs[ri].ng; gi++) {
+			const struct rgroup *g = &rep->runs[ri].g[gi];
+			const struct rgroup *b = report_group(&rep->base, g->phase, g->test, g->rail, g->plane);
+			struct check *c;
+			char lane[48], name[256];
+			double delta;
+			int is_bw = !strcmp(g->test, "bw");
+
+			if (!b || !(b->median > 0))
+				continue;
+			report_lane(g->rail, g->plane, lane, sizeof(lane));
+			snprintf(name, sizeof(name), "%.80s%s%.60s %s %s median", rep->nruns > 1 ? rep->runs[ri].name : "",
+				 rep->nruns > 1 ? ": " : "", g->phase, g->test, lane);
+			c = new_check(&rep->regs, &rep->nregs, name);
+			delta = (g->median - b->median) / b->median;
+			snprintf(c->limit, sizeof(c->limit), "%.4g %s", b->median, report_unit(g->test));
+			snprintf(c->worst, sizeof(c->worst), "%.4g %s (%+.1f%%)", g->median, report_unit(g->test),
+				 100 * delta);
+			c->total = 1;
+			if (is_bw ? delta < -rep->tolerance : delta > rep->tolerance)
+				fail_who(c, "%s %s by %.1f%% (tolerance %.0f%%)", is_bw ? "down" : "up", lane,
+					 100 * fabs(delta), 100 * rep->tolerance);
+		}
+}

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* `fabscope report DIR...`: options, files, checks, push; the exit code. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+#include "../core/options.h"
+#include "push.h"
+#include "report.h"
+
+static const char *const report_usage[] = {
+	"fabscope report DIR [DIR...] [options]",
+	NULL,
+};
+
+static const char report_about[] =
+	"Render the results directories of 'fabscope run' as a Markdown report, one\n"
+	"self-contained HTML file (plots inline, drawn by gnuplot) and a JSON summary, in OUT:\n"
+	"report.md, report.html, summary.json, plots/.  Several DIRs are compared side by side,\n"
+	"named by the labels that differ between them (e.g. runs made with --label lb=ecmp and\n"
+	"--label lb=spray), with deltas and which one won where.\n"
+	"\n"
+	"--thresholds FILE is INI: [bw] line_rate_gbps (railN = GBPS for one rail), min_fraction,\n"
+	"min_gbps; [lat] p50_us_max, p99_us_max; [run] max_missing, max_failed, max_suspects.\n"
+	"Every pair and run is checked; the report has a PASS/FAIL table naming what failed.\n"
+	"--baseline DIR compares every phase, test and rail median with that earlier run:\n"
+	"bandwidth down or latency up by more than --tolerance is a regression.\n"
+	"\n"
+	"Exit codes: 0 all checks passed (or none given), 1 a threshold failed or a median\n"
+	"regressed, 2 usage, 3 a directory or file cannot be read or written, 4 the report was\n"
+	"written but --push or --webhook failed (a failed check still gives 1).";
+
+static int write_file(const char *path, void (*fn)(struct report *, FILE *), struct report *rep,
+		      const char *text)
+{
+	char tmp[PATH_MAX + 8];
+	FILE *f;
+	int bad;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return fs_err_env("cannot write '%s': %s", tmp, strerror(errno));
+	if (fn)
+		fn(rep, f);
+	else
+		fputs(text, f);
+	bad = ferror(f);
+	if (fclose(f) || bad || rename(tmp, path)) {
+		unlink(tmp);
+		return fs_err_env("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+	}
+	return 0;
+}
+
+static int has_format(const struct opt_list *l, const char *f)
+{
+	int i;
+
+	if (!l->n)
+		return 1;
+	for (i = 0; i < l->n; i++) {
+		const char *p = l->v[i];
+		size_t n = strlen(f);
+
+		while ((p = strstr(p, f))) {
+			if ((p == l->v[i] || p[-1] == ',') && (!p[n] || p[n] == ','))
+				return 1;
+			p += n;
+		}
+	}
+	return 0;
+}
+
+int cmd_report(int argc, const char **argv)
+{
+	const char *out_dir = NULL, *by = NULL, *thresholds = NULL, *baseline = NULL;
+	const char *push_url = NULL, *webhook = NULL, *job = "fabscope", *instance = NULL;
+	struct opt_list formats = { 0 };
+	int no_plots = 0, verbose = 0, nargs, rc, i, failed = 0, regressed = 0;
+	const char *tol_s = "10";
+	double tolerance;
+	char *end;
+	char path[PATH_MAX], def_out[PATH_MAX];
+	struct report rep;
+	struct opt tab[] = {
+		OPT_GROUP("Output"),
+		OPT_STRING('o', "output", &out_dir, "DIR", "where the report goes (default: DIR/report for one run, ./fabscope-report for several)"),
+		OPT_LIST(0, "format", &formats, "LIST", "md, html, json, comma-separated (default: all three)"),
+		OPT_BOOL(0, "no-plots", &no_plots, "do not run gnuplot"),
+		OPT_STRING(0, "by", &by, "KEY", "name the runs by this label (default: the labels that differ)"),
+		OPT_GROUP("Checks"),
+		OPT_STRING(0, "thresholds", &thresholds, "FILE", "acceptance thresholds: a PASS/FAIL table; exit 1 on a FAIL"),
+		OPT_STRING(0, "baseline", &baseline, "DIR", "an earlier results directory to compare with; exit 1 on a regression"),
+		OPT_STRING(0, "tolerance", &tol_s, "PERCENT", "how much worse than the baseline a median may be (default 10)"),
+		OPT_GROUP("Publishing"),
+		OPT_STRING(0, "push", &push_url, "URL", "push the summary's metrics to a Prometheus Pushgateway, e.g. http://pgw:9091"),
+		OPT_STRING(0, "job", &job, "NAME", "the Pushgateway job label (default fabscope)"),
+		OPT_STRING(0, "instance", &instance, "NAME", "the Pushgateway instance label (default: the run's id)"),
+		OPT_STRING(0, "webhook", &webhook, "URL", "POST the JSON summary to this URL"),
+		OPT_VERBOSE(&verbose),
+		OPT_END(),
+	};
+
+	rc = opts_parse(argc, argv, tab, report_usage, report_about, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? 0 : -rc;
+	fs_set_verbosity(verbose);
+	fs_set_progname("fabscope report");
+	memset(&rep, 0, sizeof(rep));
+	if (!nargs) {
+		rc = fs_err_usage("give at least one results directory (what 'fabscope run -o DIR' wrote)");
+		goto out;
+	}
+	for (i = 0; i < formats.n; i++) {
+		char *dup = strdup(formats.v[i]), *save = NULL, *t;
+
+		for (t = strtok_r(dup, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save))
+			if (strcmp(t, "md") && strcmp(t, "html") && strcmp(t, "json"))
+				rc = fs_err_usage("--format: unknown format '%s': use md, html, json", t);
+		free(dup);
+		if (rc)
+			goto out;
+	}
+	tolerance = strtod(tol_s, &end);
+	if (end == tol_s || (*end && strcmp(end, "%")) || !(tolerance >= 0 && tolerance <= 1000)) {
+		rc = fs_err_usage("--tolerance '%s': give a percentage from 0 to 1000", tol_s);
+		goto out;
+	}
+	rep.tolerance = tolerance / 100;
+	rep.by = by;
+	rep.runs = calloc((size_t)nargs, sizeof(*rep.runs));
+	for (i = 0; i < nargs; i++) {
+		if ((rc = report_load_run(&rep.runs[i], argv[i])))
+			goto out;
+		rep.nruns++;
+	}
+	report_name_runs(&rep);
+	if (thresholds && (rc = report_thresholds(&rep, thresholds)))
+		goto out;
+	if (baseline) {
+		if ((rc = report_load_run(&rep.base, baseline)))
+			goto out;
+		rep.have_base = 1;
+		report_baseline(&rep);
+	}
+	if (!out_dir) {
+		if (nargs == 1)
+			snprintf(def_out, sizeof(def_out), "%s/report", argv[0]);
+		else
+			snprintf(def_out, sizeof(def_out), "fabscope-report");
+		out_dir = def_out;
+	}
+	if (mkdir(out_dir, 0777) && errno != EEXIST) {
+		rc = fs_err_env("cannot create '%s': %s", out_dir, strerror(errno));
+		goto out;
+	}
+	if (!no_plots && has_format(&formats, "html") + has_format(&formats, "md")) {
+		snprintf(path, sizeof(path), "%s/plots", out_dir);
+		if (report_plots(&rep, path))
+			fs_warn("%s", rep.plots_note);
+	} else {
+		snprintf(rep.plots_note, sizeof(rep.plots_note), "no plots: --no-plots was given");
+	}
+	if (has_format(&formats, "md")) {
+		snprintf(path, sizeof(path), "%s/report.md", out_dir);
+		if ((rc = write_file(path, report_md, &rep, NULL)))
+			goto out;
+		printf("report: %s\n", path);
+	}
+	if (has_format(&formats, "html")) {
+		snprintf(path, sizeof(path), "%s/report.html", out_dir);
+		if ((rc = write_file(path, report_html, &rep, NULL)))
+			goto out;
+		printf("report: %s\n", path);
+	}
+	{
+		json_t *sum = report_json(&rep);
+		char *text = json_dumps(sum, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+		if (has_format(&formats, "json")) {
+			size_t len = strlen(text);
+			char *t2 = malloc(len + 2);
+
+			memcpy(t2, text, len);
+			t2[len] = '\n';
+			t2[len + 1] = 0;
+			snprintf(path, sizeof(path), "%s/summary.json", out_dir);
+			rc = write_file(path, NULL, &rep, t2);
+			free(t2);
+			if (!rc)
+				printf("report: %s\n", path);
+		}
+		for (i = 0; i < rep.nchecks; i++)
+			failed += !rep.checks[i].pass;
+		for (i = 0; i < rep.nregs; i++)
+			regressed += !rep.regs[i].pass;
+		if (rep.thresholds_given)
+			printf("acceptance: %s (%d of %d checks failed)\n", failed ? "FAIL" : "PASS", failed,
+			       rep.nchecks);
+		if (rep.have_base)
+			printf("baseline %s: %s (%d of %d medians regressed)\n", rep.base.dir,
+			       regressed ? "REGRESSED" : "no regression", regressed, rep.nregs);
+		/* the local report is written: now publish, and let a failure say so */
+		if (!rc && (push_url || webhook)) {
+			struct push_opts po = { .timeout_ms = 5000, .retries = 2, .backoff_ms = 500, .job = job,
+						.instance = instance ? instance :
+							    json_string_value(json_object_get(rep.runs[0].run, "id")) };
+			int prc = 0;
+
+			if (push_url) {
+				char *body = report_exposition(&rep);
+
+				prc = push_gateway(push_url, body, &po);
+				free(body);
+				if (!prc)
+					printf("pushed: %s (job %s)\n", push_url, job);
+			}
+			if (webhook) {
+				int wrc = push_webhook(webhook, text, &po);
+
+				if (!wrc)
+					printf("posted: %s\n", webhook);
+				prc = prc ? prc : wrc;
+			}
+			if (prc)
+				rc = prc;
+		}
+		free(text);
+		json_decref(sum);
+	}
+	if ((failed || regressed) && rc != -FS_EXIT_ENV && rc != -FS_EXIT_USAGE)
+		rc = -FS_EXIT_CHECK;
+out:
+	for (i = 0; i < rep.nruns; i++)
+		report_free_run(&rep.runs[i]);
+	free(rep.runs);
+	if (rep.have_base)
+		report_free_run(&rep.base);
+	free(rep.checks);
+	free(rep.regs);
+	for (i = 0; i < rep.nsvg; i++) {
+		free(rep.svg[i]);
+		free(rep.svg_title[i]);
+	}
+	free(rep.svg);
+	free(rep.svg_title);
+	opt_list_release(&formats);
+	return rc < 0 ? -rc : rc;
+}

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The report's model: results directories into groups, matrices and sweeps. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/error.h"
+#include "../core/record.h"
+#include "../fleet/analyze.h"
+#include "../fleet/results.h"
+#include "report.h"
+
+void report_lane(int rail, int plane, char *buf, size_t len)
+{
+	if (plane)
+		snprintf(buf, len, "rail %d plane %d", rail, plane);
+	else
+		snprintf(buf, len, "rail %d", rail);
+}
+
+const char *report_unit(const char *test)
+{
+	return !strcmp(test, "bw") ? "Gb/s" : "us";
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, (size_t)n, sizeof(*v), dcmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int scmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* groups in the order phases first appear, then test, rail, plane */
+static int group_cmp(const void *a, const void *b)
+{
+	const struct rgroup *x = a, *y = b;
+	int c;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	if ((c = strcmp(x->test, y->test)))
+		return c;
+	return x->rail != y->rail ? x->rail - y->rail : x->plane - y->plane;
+}
+
+static struct rgroup *group_get(struct rrun *r, const char *phase, const char *test, int rail, int plane)
+{
+	int i;
+
+	for (i = 0; i < r->ng; i++)
+		if (!strcmp(r->g[i].phase, phase) && !strcmp(r->g[i].test, test) &&
+		    r->g[i].rail == rail && r->g[i].plane == plane)
+			return &r->g[i];
+	r->g = realloc(r->g, (size_t)(r->ng + 1) * sizeof(*r->g));
+	memset(&r->g[r->ng], 0, sizeof(*r->g));
+	snprintf(r->g[r->ng].phase, sizeof(r->g[r->ng].phase), "%s", phase);
+	r->g[r->ng].order = r->ng;
+	for (i = 0; i < r->ng; i++)	/* a phase's rank: its first group */
+		if (!strcmp(r->g[i].phase, phase)) {
+			r->g[r->ng].order = r->g[i].order;
+			break;
+		}
+	snprintf(r->g[r->ng].test, sizeof(r->g[r->ng].test), "%s", test);
+	r->g[r->ng].rail = rail;
+	r->g[r->ng].plane = plane;
+	return &r->g[r->ng++];
+}
+
+const struct rgroup *report_group(const struct rrun *r, const char *phase, const char *test,
+				  int rail, int plane)
+{
+	int i;
+
+	for (i = 0; i < r->ng; i++)
+		if (!strcmp(r->g[i].phase, phase) && !strcmp(r->g[i].test, test) &&
+		    r->g[i].rail == rail && r->g[i].plane == plane)
+			return &r->g[i];
+	return NULL;
+}
+
+static void sweep_add(struct rrun *r, const char *phase, int rail, int plane, double size, double bw)
+{
+	struct rsweep *s = NULL;
+	int i;
+
+	for (i = 0; i < r->nsw; i++)
+		if (!strcmp(r->sw[i].phase, phase) && r->sw[i].rail == rail && r->sw[i].plane == plane)
+			s = &r->sw[i];
+	if (!s) {
+		r->sw = realloc(r->sw, (size_t)(r->nsw + 1) * sizeof(*r->sw));
+		s = &r->sw[r->nsw++];
+		memset(s, 0, sizeof(*s));
+		snprintf(s->phase, sizeof(s->phase), "%s", phase);
+		s->rail = rail;
+		s->plane = plane;
+	}
+	for (i = 0; i < s->n; i++)
+		if (s->size[i] == size) {
+			/* the median of a few is overkill here: keep the running mean */
+			s->bw[i] = (s->bw[i] + bw) / 2;
+			return;
+		}
+	if (s->n < 32) {
+		s->size[s->n] = size;
+		s->bw[s->n++] = bw;
+	}
+}
+
+static void finish_group(struct rgroup *g)
+{
+	double *v = malloc((size_t)(g->n ? g->n : 1) * sizeof(*v));
+	const char **names = malloc((size_t)(2 * g->n + 1) * sizeof(*names));
+	int i, n = 0;
+
+	for (i = 0; i < g->n; i++)
+		v[i] = g->p[i].v;
+	g->median = median(v, g->n);
+	g->min = g->n ? v[0] : NAN;
+	g->max = g->n ? v[g->n - 1] : NAN;
+	for (i = 0; i < g->n; i++)
+		v[i] = g->p[i].v99;
+	g->p99_median = median(v, g->n);
+	for (i = 0; i < g->n; i++) {
+		names[n++] = g->p[i].src;
+		names[n++] = g->p[i].dst;
+	}
+	qsort(names, (size_t)n, sizeof(*names), scmp);
+	g->nnodes = 0;
+	for (i = 0; i < n; i++)
+		if (!g->nnodes || strcmp(names[g->nnodes - 1], names[i]))
+			names[g->nnodes++] = names[i];
+	g->nodes = names;
+	free(v);
+}
+
+int report_load_run(struct rrun *r, const char *dir)
+{
+	char path[4096];
+	struct stat st;
+	long torn = 0;
+	size_t k;
+	json_t *rec;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->dir = strdup(dir);
+	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return fs_err_usage("'%s' is not a results directory (give what 'fabscope run -o' wrote)", dir);
+	if (stat(path, &st))
+		return fs_err_usage("'%s' has no results.jsonl: is it a results directory of 'fabscope run'?", dir);
+	r->records = results_load_all(dir, &torn);
+	if (!r->records)
+		return fs_err_env("cannot read %s: %s", path, strerror(errno));
+	if (torn)
+		fs_warn("%s: %ld line(s) that are not records were skipped", path, torn);
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	r->run = json_load_file(path, 0, NULL);
+	if (!json_is_object(r->run)) {
+		json_decref(r->run);
+		r->run = json_object();
+		fs_warn("%s: missing or unreadable; the report has the records only", path);
+	}
+	{
+		const char *slash = strrchr(dir, '/');
+
+		snprintf(r->name, sizeof(r->name), "%s", slash && slash[1] ? slash + 1 : dir);
+	}
+	json_array_foreach(r->records, k, rec) {
+		const char *phase = record_str(rec, "phase", "(standalone)"), *test = record_str(rec, "test", "");
+		int rail = (int)record_num(rec, "src.rail", 0), plane = (int)record_num(rec, "src.plane", 0);
+		struct rgroup *g;
+		double v, v99 = NAN;
+
+		r->nrec++;
+		if (strcmp(record_str(rec, "status", "ok"), "ok")) {
+			r->nerr++;
+			continue;
+		}
+		if (strcmp(record_str(rec, "scope", "aggregate"), "aggregate") ||
+		    !strcmp(record_str(rec, "dir", ""), "both"))
+			continue;
+		if (!strcmp(test, "bw")) {
+			v = record_num(rec, "metrics.bw_gbps", NAN);
+			sweep_add(r, phase, rail, plane, record_num(rec, "msg_size_bytes", 0), v);
+		} else if (!strcmp(test, "lat")) {
+			v = record_num(rec, "metrics.lat_us.p50", NAN);
+			v99 = record_num(rec, "metrics.lat_us.p99", NAN);
+		} else {
+			continue;
+		}
+		if (isnan(v) || !record_str(rec, "src.node", NULL) || !record_str(rec, "dst.node", NULL))
+			continue;
+		g = group_get(r, phase, test, rail, plane);
+		{	/* a phase that swept sizes: the pairs at the largest size */
+			double size = record_num(rec, "msg_size_bytes", 0);
+
+			if (size < g->size)
+				continue;
+			if (size > g->size) {
+				g->size = size;
+				g->n = 0;
+			}
+		}
+		if (g->n == g->cap) {
+			g->cap = g->cap ? 2 * g->cap : 16;
+			g->p = realloc(g->p, (size_t)g->cap * sizeof(*g->p));
+		}
+		g->p[g->n].src = record_str(rec, "src.node", "?");
+		g->p[g->n].dst = record_str(rec, "dst.node", "?");
+		g->p[g->n].v = v;
+		g->p[g->n].v99 = v99;
+		g->n++;
+	}
+	for (i = 0; i < r->ng; i++)
+		finish_group(&r->g[i]);
+	qsort(r->g, (size_t)r->ng, sizeof(*r->g), group_cmp);
+	for (i = 0; i < r->nsw; i++) {	/* a sweep needs sizes, in order */
+		struct rsweep *s = &r->sw[i];
+		int a, b;
+
+		for (a = 1; a < s->n; a++)
+			for (b = a; b > 0 && s->size[b - 1] > s->size[b]; b--) {
+				double t = s->size[b];
+
+				s->size[b] = s->size[b - 1];
+				s->size[b - 1] = t;
+				t = s->bw[b];
+				s->bw[b] = s->bw[b - 1];
+				s->bw[b - 1] = t;
+			}
+		if (s->n < 3) {	/* one size: not a sweep */
+			r->sw[i] = r->sw[--r->nsw];
+			i--;
+		}
+	}
+	r->suspects = analyze_suspects(r->records, ANALYZE_LOW_FRAC);
+	{
+		json_t *nodes = json_object_get(r->run, "nodes"), *n;
+
+		json_array_foreach(nodes, k, n)
+			r->missing += !strcmp(record_str(n, "status", "ok"), "missing");
+	}
+	return 0;
+}
+
+void report_free_run(struct rrun *r)
+{
+	int i;
+
+	for (i = 0; i < r->ng; i++) {
+		free(r->g[i].p);
+		free(r->g[i].nodes);
+	}
+	free(r->g);
+	free(r->sw);
+	json_decref(r->records);
+	json_decref(r->run);
+	json_decref(r->suspects);
+	free(r->dir);
+	memset(r, 0, sizeof(*r));
+}
+
+void report_name_runs(struct report *rep)
+{
+	int i;
+
+	if (rep->nruns < 2 && !rep->by)
+		return;
+	for (i = 0; i < rep->nruns; i++) {
+		struct rrun *r = &rep->runs[i];
+		json_t *labels = json_object_get(r->run, "labels"), *v;
+		const char *key;
+		char buf[256] = "";
+		size_t len = 0;
+
+		json_object_foreach(labels, key, v) {
+			int j, differs = 0;
+
+			if (!json_is_string(v))
+				continue;
+			if (rep->by && strcmp(rep->by, key))
+				continue;
+			for (j = 0; j < rep->nruns && !rep->by; j++) {
+				json_t *o = json_object_get(json_object_get(rep->runs[j].run, "labels"), key);
+
+				differs |= !json_equal(o, v);
+			}
+			if (!differs && !rep->by)
+				continue;
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s=%s", len ? "," : "", key,
+						json_string_value(v));
+			if (len >= sizeof(buf))
+				break;
+		}
+		if (*buf)
+			snprintf(r->name, sizeof(r->name), "%s", buf);
+	}
+}

@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Plots: data files and gnuplot templates (the .gp files of plots/) into SVG files.
+ *
+ * The templates are found in $FABSCOPE_PLOTS, else next to the binary
+ * (plots/ or ../plots/ of its directory, for a build tree), else in
+ * ../share/fabscope/plots of it (make install).  Each gnuplot run is
+ * bounded (10 s); a missing gnuplot or template leaves the report without
+ * plots, and the report says why.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/clock.h"
+#include "../core/error.h"
+#include "report.h"
+
+static int find_templates(char *out, size_t len)
+{
+	const char *env = getenv("FABSCOPE_PLOTS");
+	char exe[PATH_MAX], try[PATH_MAX + 64], *slash;
+	const char *rel[] = { "/plots", "/../plots", "/../share/fabscope/plots" };
+	ssize_t n;
+	size_t i;
+	struct stat st;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		snprintf(try, sizeof(try), "%s/lanes.gp", env);
+		return stat(try, &st) ? -1 : 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(try, sizeof(try), "%s%s/lanes.gp", exe, rel[i]);
+		if (!stat(try, &st)) {
+			snprintf(out, len, "%s%s", exe, rel[i]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* gnuplot -e VARS TEMPLATE, bounded; 0 when the SVG was written */
+static int gnuplot(const char *tdir, const char *tmpl, const char *vars, const char *svg, char *why, size_t wlen)
+{
+	char path[PATH_MAX + 64], errpath[PATH_MAX + 16];
+	uint64_t deadline = clock_ns() + 10000000000ull;
+	struct stat st;
+	pid_t pid;
+	int st_w = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", tdir, tmpl);
+	snprintf(errpath, sizeof(errpath), "%s.log", svg);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, wlen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		FILE *e = freopen(errpath, "w", stderr);
+
+		(void)e;
+		if (!freopen("/dev/null", "r", stdin))
+			_exit(126);
+		execlp("gnuplot", "gnuplot", "-e", vars, path, (char *)NULL);
+		_exit(127);
+	}
+	for (;;) {
+		struct timespec ts = { 0, 20000000 };
+		pid_t w = waitpid(pid, &st_w, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (clock_ns() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st_w, 0);
+			snprintf(why, wlen, "gnuplot took over 10 s on %s", tmpl);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (WIFEXITED(st_w) && WEXITSTATUS(st_w) == 127) {
+		snprintf(why, wlen, "gnuplot is not installed (apt-get install gnuplot-nox)");
+		return -1;
+	}
+	if (!WIFEXITED(st_w) || WEXITSTATUS(st_w) || stat(svg, &st) || !st.st_size) {
+		FILE *e = fopen(errpath, "r");
+		char line[200] = "";
+
+		if (e) {
+			if (!fgets(line, sizeof(line), e))
+				line[0] = 0;
+			fclose(e);
+		}
+		line[strcspn(line, "\n")] = 0;
+		snprintf(why, wlen, "gnuplot failed on %s: %s", tmpl, *line ? line : "no message");
+		return -1;
+	}
+	unlink(errpath);
+	return 0;
+}
+
+static void add_svg(struct report *rep, const char *file, const char *title)
+{
+	rep->svg = realloc(rep->svg, (size_t)(rep->nsvg + 1) * sizeof(*rep->svg));
+	rep->svg_title = realloc(rep->svg_title, (size_t)(rep->nsvg + 1) * sizeof(*rep->svg_title));
+	rep->svg[rep->nsvg] = strdup(file);
+	rep->svg_title[rep->nsvg] = strdup(title);
+	rep->nsvg++;
+}
+
+/* A name safe in a file name and in a gnuplot string: [A-Za-z0-9._-] */
+static void safe(const char *in, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < len; i++)
+		out[i] = (strchr("-_.", in[i]) || (in[i] >= 'a' && in[i] <= 'z') ||
+			  (in[i] >= 'A' && in[i] <= 'Z') || (in[i] >= '0' && in[i] <= '9')) ? in[i] : '_';
+	out[i] = 0;
+}
+
+/* a string for gnuplot's -e: single quotes, none inside */
+static void gq(const char *in, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < len; i++)
+		out[i] = in[i] == '\'' || in[i] == '\\' ? '_' : in[i];
+	out[i] = 0;
+}
+
+struct pctx {
+	struct report *rep;
+	const char *dir, *tdir;
+	int n;
+	char why[300];
+};
+
+static int run_plot(struct pctx *p, const char *stem, const char *tmpl, const char *extra, const char *title)
+{
+	char svg[PATH_MAX], dat[PATH_MAX], vars[2 * PATH_MAX + 1024], t[256], name[128];
+
+	snprintf(name, sizeof(name), "%02d-%s", ++p->n, stem);
+	snprintf(svg, sizeof(svg), "%s/%s.svg", p->dir, name);
+	snprintf(dat, sizeof(dat), "%s/%s.dat", p->dir, stem);
+	gq(title, t, sizeof(t));
+	snprintf(vars, sizeof(vars), "datafile='%s'; outfile='%s'; title='%s'; %s", dat, svg, t, extra);
+	if (gnuplot(p->tdir, tmpl, vars, svg, p->why, sizeof(p->why)))
+		return -1;
+	snprintf(name, sizeof(name), "%02d-%s.svg", p->n, stem);
+	add_svg(p->rep, name, title);
+	return 0;
+}
+
+static FILE *dat_open(struct pctx *p, const char *stem)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s.dat", p->dir, stem);
+	return fopen(path, "w");
+}
+
+/* Phases and tests in the first run's order, each once. */
+static int phase_tests(const struct report *rep, char (*out)[2][64], int max)
+{
+	int n = 0, ri, gi, k;
+
+	for (ri = 0; ri < rep->nruns; ri++)
+		for (gi = 0; gi < rep->runs[ri].ng; gi++) {
+			const struct rgroup *g = &rep->runs[ri].g[gi];
+
+			for (k = 0; k < n; k++)
+				if (!strcmp(out[k][0], g->phase) && !strcmp(out[k][1], g->test))
+					break;
+			if (k == n && n < max) {
+				snprintf(out[n][0], 64, "%s", g->phase);
+				snprintf(out[n][1], 64, "%s", g->test);
+				n++;
+			}
+		}
+	return n;
+}
+
+static int plot_lanes(struct pctx *p)
+{
+	struct report *rep = p->rep;
+	char pt[64][2][64], stem[160], sp[64], extra[256], title[200];
+	int npt = phase_tests(rep, pt, 64), k, ri, gi;
+
+	for (k = 0; k < npt; k++) {
+		FILE *f;
+		int rows = 0;
+
+		safe(pt[k][0], sp, sizeof(sp));
+		snprintf(stem, sizeof(stem), "lanes-%s-%s", sp, pt[k][1]);
+		f = dat_open(p, stem);
+		if (!f)
+			return -1;
+		if (rep->nruns > 1) {
+			fprintf(f, "lane");
+			for (ri = 0; ri < rep->nruns; ri++)
+				fprintf(f, " \"%s\"", rep->runs[ri].name);
+			fprintf(f, "\n");
+		}
+		{	/* the lanes of this phase and test, in any run, sorted */
+			int lanes[128][2], nl = 0, a, b;
+
+			for (ri = 0; ri < rep->nruns; ri++)
+				for (gi = 0; gi < rep->runs[ri].ng; gi++) {
+					const struct rgroup *g = &rep->runs[ri].g[gi];
+
+					if (strcmp(g->phase, pt[k][0]) || strcmp(g->test, pt[k][1]))
+						continue;
+					for (a = 0; a < nl; a++)
+						if (lanes[a][0] == g->rail && lanes[a][1] == g->plane)
+							break;
+					if (a == nl && nl < 128) {
+						lanes[nl][0] = g->rail;
+						lanes[nl++][1] = g->plane;
+					}
+				}
+			for (a = 1; a < nl; a++)
+				for (b = a; b > 0 && (lanes[b - 1][0] > lanes[b][0] ||
+					(lanes[b - 1][0] == lanes[b][0] && lanes[b - 1][1] > lanes[b][1])); b--) {
+					int t0 = lanes[b][0], t1 = lanes[b][1];
+
+					lanes[b][0] = lanes[b - 1][0];
+					lanes[b][1] = lanes[b - 1][1];
+					lanes[b - 1][0] = t0;
+					lanes[b - 1][1] = t1;
+				}
+			for (a = 0; a < nl; a++) {
+				char lane[48];
+
+				report_lane(lanes[a][0], lanes[a][1], lane, sizeof(lane));
+				fprintf(f, "\"%s\"", lane);
+				for (ri = 0; ri < rep->nruns; ri++) {
+					const struct rgroup *g = report_group(&rep->runs[ri], pt[k][0], pt[k][1],
+									      lanes[a][0], lanes[a][1]);
+
+					if (rep->nruns == 1)
+						fprintf(f, " %g %g %g", g->median, g->min, g->max);
+					else
+						fprintf(f, " %g", g ? g->median : NAN);
+				}
+				fprintf(f, "\n");
+				rows++;
+			}
+		}
+		fclose(f);
+		if (!rows)
+			continue;
+		snprintf(extra, sizeof(extra), "ylabel='%s'; nruns=%d",
+			 !strcmp(pt[k][1], "bw") ? "median Gb/s" : "median p50 latency (us)", rep->nruns);
+		snprintf(title, sizeof(title), "%.60s: %.8s per lane%s", pt[k][0], pt[k][1],
+			 rep->nruns > 1 ? ", by run" : " (median, min..max)");
+		if (run_plot(p, stem, "lanes.gp", extra, title))
+			return -1;
+	}
+	return 0;
+}
+
+static int plot_heatmaps(struct pctx *p)
+{
+	const struct rrun *r = &p->rep->runs[0];
+	int gi, i, j, k;
+
+	for (gi = 0; gi < r->ng; gi++) {
+		const struct rgroup *g = &r->g[gi];
+		char stem[160], sp[64], hdr[PATH_MAX], extra[PATH_MAX + 64], title[200], lane[48];
+		FILE *f, *h;
+
+		if (g->nnodes < 3 || g->nnodes > 64)
+			continue;	/* a matrix of 2 says nothing; of 64+ is unreadable */
+		safe(g->phase, sp, sizeof(sp));
+		snprintf(stem, sizeof(stem), "heat-%s-%s-r%d-p%d", sp, g->test, g->rail, g->plane);
+		f = dat_open(p, stem);
+		snprintf(hdr, sizeof(hdr), "%s/%s.tics.gp", p->dir, stem);
+		h = fopen(hdr, "w");
+		if (!f || !h) {
+			if (f)
+				fclose(f);
+			if (h)
+				fclose(h);
+			return -1;
+		}
+		/* a pair measured one way only (a tournament measures each
+		 * pair once) fills both of its cells */
+		for (i = 0; i < g->nnodes; i++)
+			for (j = 0; j < g->nnodes; j++) {
+				double v = NAN, mirror = NAN;
+
+				for (k = 0; k < g->n; k++) {
+					if (!strcmp(g->p[k].src, g->nodes[i]) && !strcmp(g->p[k].dst, g->nodes[j]))
+						v = g->p[k].v;
+					if (!strcmp(g->p[k].src, g->nodes[j]) && !strcmp(g->p[k].dst, g->nodes[i]))
+						mirror = g->p[k].v;
+				}
+				if (isnan(v))
+					v = mirror;
+				if (!isnan(v))
+					fprintf(f, "%d %d %g\n", j, i, v);
+			}
+		fclose(f);
+		for (k = 0; k < 2; k++) {
+			fprintf(h, "set %s (", k ? "ytics" : "xtics");
+			for (i = 0; i < g->nnodes; i++) {
+				char nm[64];
+
+				gq(g->nodes[i], nm, sizeof(nm));
+				fprintf(h, "%s'%s' %d", i ? ", " : "", nm, i);
+			}
+			fprintf(h, ") noenhanced\n");
+		}
+		/* the first node on top, as in a table */
+		fprintf(h, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", g->nnodes - 1, g->nnodes - 1);
+		fclose(h);
+		report_lane(g->rail, g->plane, lane, sizeof(lane));
+		snprintf(extra, sizeof(extra), "hdrfile='%s'; cblabel='%s'", hdr,
+			 !strcmp(g->test, "bw") ? "Gb/s" : "p50 us");
+		snprintf(title, sizeof(title), "%s: %s, %s, sender x receiver (a pair tested one way fills both cells)",
+			 g->phase, g->test, lane);
+		if (run_plot(p, stem, "heatmap.gp", extra, title))
+			return -1;
+	}
+	return 0;
+}
+
+static int plot_sweeps(struct pctx *p)
+{
+	const struct rrun *r = &p->rep->runs[0];
+	char done[32][64];
+	int nd = 0, i, j, k, s;
+
+	for (i = 0; i < r->nsw; i++) {
+		char stem[160], sp[64], extra[64], title[200];
+		double sizes[64];
+		int ns = 0, ncols = 0;
+		FILE *f;
+
+		for (k = 0; k < nd; k++)
+			if (!strcmp(done[k], r->sw[i].phase))
+				break;
+		if (k < nd || nd >= 32)
+			continue;
+		snprintf(done[nd++], 64, "%s", r->sw[i].phase);
+		for (j = 0; j < r->nsw; j++)	/* every size of every lane of the phase */
+			if (!strcmp(r->sw[j].phase, r->sw[i].phase))
+				for (s = 0; s < r->sw[j].n; s++) {
+					for (k = 0; k < ns; k++)
+						if (sizes[k] == r->sw[j].size[s])
+							break;
+					if (k == ns && ns < 64)
+						sizes[ns++] = r->sw[j].size[s];
+				}
+		for (j = 1; j < ns; j++)
+			for (k = j; k > 0 && sizes[k - 1] > sizes[k]; k--) {
+				double t = sizes[k];
+
+				sizes[k] = sizes[k - 1];
+				sizes[k - 1] = t;
+			}
+		safe(r->sw[i].phase, sp, sizeof(sp));
+		snprintf(stem, sizeof(stem), "size-%s", sp);
+		f = dat_open(p, stem);
+		if (!f)
+			return -1;
+		fprintf(f, "size");
+		for (j = 0; j < r->nsw; j++)
+			if (!strcmp(r->sw[j].phase, r->sw[i].phase)) {
+				char lane[48];
+
+				report_lane(r->sw[j].rail, r->sw[j].plane, lane, sizeof(lane));
+				fprintf(f, " \"%s\"", lane);
+				ncols++;
+			}
+		fprintf(f, "\n");
+		for (k = 0; k < ns; k++) {
+			fprintf(f, "%g", sizes[k]);
+			for (j = 0; j < r->nsw; j++) {
+				double v = NAN;
+
+				if (strcmp(r->sw[j].phase, r->sw[i].phase))
+					continue;
+				for (s = 0; s < r->sw[j].n; s++)
+					if (r->sw[j].size[s] == sizes[k])
+						v = r->sw[j].bw[s];
+				fprintf(f, " %g", v);
+			}
+			fprintf(f, "\n");
+		}
+		fclose(f);
+		snprintf(extra, sizeof(extra), "ncols=%d", ncols);
+		snprintf(title, sizeof(title), "%s: bandwidth against message size, per lane", r->sw[i].phase);
+		if (run_plot(p, stem, "bw-size.gp", extra, title))
+			return -1;
+	}
+	return 0;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int plot_cdfs(struct pctx *p)
+{
+	const struct rrun *r = &p->rep->runs[0];
+	char pt[64][2][64];
+	int npt = phase_tests(p->rep, pt, 64), k, gi, i, w;
+
+	for (k = 0; k < npt; k++)
+		for (w = 0; w < 2; w++) {
+			const struct rgroup *gs[64];
+			double *v[64];
+			int ng = 0, maxn = 0;
+			char stem[160], sp[64], extra[128], title[200];
+			FILE *f;
+
+			if (strcmp(pt[k][1], "lat"))
+				continue;
+			for (gi = 0; gi < r->ng && ng < 64; gi++)
+				if (!strcmp(r->g[gi].phase, pt[k][0]) && !strcmp(r->g[gi].test, "lat") && r->g[gi].n)
+					gs[ng++] = &r->g[gi];
+			if (!ng)
+				continue;
+			safe(pt[k][0], sp, sizeof(sp));
+			snprintf(stem, sizeof(stem), "cdf-%s-%s", sp, w ? "p99" : "p50");
+			f = dat_open(p, stem);
+			if (!f)
+				return -1;
+			for (i = 0; i < ng; i++) {
+				char lane[48];
+
+				report_lane(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
+				fprintf(f, "%s\"%s\" \"f%d\"", i ? " " : "", lane, i);
+				v[i] = malloc((size_t)gs[i]->n * sizeof(double));
+				for (gi = 0; gi < gs[i]->n; gi++)
+					v[i][gi] = w ? gs[i]->p[gi].v99 : gs[i]->p[gi].v;
+				qsort(v[i], (size_t)gs[i]->n, sizeof(double), dbl_cmp);
+				if (gs[i]->n > maxn)
+					maxn = gs[i]->n;
+			}
+			fprintf(f, "\n");
+			for (gi = 0; gi < maxn; gi++) {
+				for (i = 0; i < ng; i++) {
+					if (gi < gs[i]->n)
+						fprintf(f, "%s%g %g", i ? " " : "", v[i][gi], (gi + 1.0) / gs[i]->n);
+					else
+						fprintf(f, "%sNaN NaN", i ? " " : "");
+				}
+				fprintf(f, "\n");
+			}
+			for (i = 0; i < ng; i++)
+				free(v[i]);
+			fclose(f);
+			snprintf(extra, sizeof(extra), "nlanes=%d; xlabel='one-way latency %s (us)'", ng,
+				 w ? "p99" : "p50");
+			snprintf(title, sizeof(title), "%.60s: latency %s over the pairs, per lane (CDF)", pt[k][0],
+				 w ? "p99" : "p50");
+			if (run_plot(p, stem, "cdf.gp", extra, title))
+				return -1;
+		}
+	return 0;
+}
+
+int report_plots(struct report *rep, const char *dir)
+{
+	struct pctx p = { .rep = rep, .dir = dir };
+	char tdir[PATH_MAX];
+
+	if (find_templates(tdir, sizeof(tdir))) {
+		snprintf(rep->plots_note, sizeof(rep->plots_note),
+			 "no plots: the gnuplot templates (plots/*.gp) were not found; set FABSCOPE_PLOTS");
+		return -1;
+	}
+	p.tdir = tdir;
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		snprintf(rep->plots_note, sizeof(rep->plots_note), "no plots: cannot create %s: %s", dir,
+			 strerror(errno));
+		return -1;
+	}
+	if (plot_lanes(&p) || plot_heatmaps(&p) || plot_sweeps(&p) || plot_cdfs(&p)) {
+		snprintf(rep->plots_note, sizeof(rep->plots_note), "%s%.200s",
+			 rep->nsvg ? "some plots are missing: " : "no plots: ", p.why[0] ? p.why : strerror(errno));
+		return -1;
+	}
+	snprintf(rep->plots_dir, sizeof(rep->plots_dir), "%s", dir);
+	return 0;
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+test_description='the HTML report in a real browser: headless Chromium loads report.html, the DOM
+has every plot as an inline SVG with its caption, and a screenshot of the page with plots
+carries far more picture than the same report without plots'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-report.sh"
+
+test_lazy_prereq CHROMIUM 'command -v chromium'
+test_lazy_prereq GNUPLOT 'command -v gnuplot'
+test_require_in_ci FABSCOPE JQ CHROMIUM GNUPLOT
+P=FABSCOPE,JQ,CHROMIUM,GNUPLOT
+
+# chrome ARGS...: headless Chromium, bounded, in a profile of its own (root needs --no-sandbox)
+chrome() {
+	timeout 60 chromium --headless=new --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$TRASH_DIRECTORY/chrome-profile" --hide-scrollbars "$@" 2>>chrome.log
+}
+
+# png_size FILE: "WIDTH HEIGHT" from the IHDR chunk
+png_size() {
+	od -An -tu1 -j16 -N8 "$1" | awk '{ print $1*16777216 + $2*65536 + $3*256 + $4, $5*16777216 + $6*65536 + $7*256 + $8 }'
+}
+
+test_expect_success $P 'a report with plots and one without' '
+	mkfabric ecmp "{\"lb\":\"ecmp\"}" h4 0.02 0.19 &&
+	"$FABSCOPE" report ecmp -o with >/dev/null &&
+	"$FABSCOPE" report ecmp -o without --no-plots >/dev/null &&
+	test $(ls with/plots/*.svg | wc -l) -ge 5
+'
+
+test_expect_success $P 'Chromium: every plot is in the DOM as an SVG, with its caption' '
+	chrome --dump-dom "file://$TRASH_DIRECTORY/with/report.html" >dom.html &&
+	test $(grep -o "<svg" dom.html | wc -l) = $(ls with/plots/*.svg | wc -l) &&
+	test $(grep -o "<figcaption>" dom.html | wc -l) = $(ls with/plots/*.svg | wc -l) &&
+	grep -q "<h2>Suspects</h2>" dom.html &&
+	grep -q "h4 rail 1: slow with 3 of 3 peers" dom.html
+'
+
+test_expect_success $P 'Chromium: the screenshot shows the plots (a page with them holds far more picture)' '
+	chrome --window-size=1100,4000 --screenshot="$TRASH_DIRECTORY/with.png" "file://$TRASH_DIRECTORY/with/report.html" &&
+	chrome --window-size=1100,4000 --screenshot="$TRASH_DIRECTORY/without.png" "file://$TRASH_DIRECTORY/without/report.html" &&
+	test "$(png_size with.png)" = "1100 4000" &&
+	w=$(stat -c %s with.png) && wo=$(stat -c %s without.png) &&
+	echo "screenshot bytes: with plots $w, without $wo" &&
+	test $((2 * w)) -gt $((3 * wo))
+'
+
+test_expect_success $P 'Chromium: every plot is laid out at full size with its drawing in it' '
+	# a copy of the page with a script that measures each plot as the browser laid it out
+	sed "s|</body>|<script>var o=[];document.querySelectorAll(\"figure svg\").forEach(function(e){var r=e.getBoundingClientRect();o.push(Math.round(r.width)+\" \"+Math.round(r.height)+\" \"+e.querySelectorAll(\"path,rect,text,polygon,polyline\").length)});var p=document.createElement(\"pre\");p.id=\"probe\";p.textContent=o.join(\";\");document.body.appendChild(p);</script></body>|" \
+		with/report.html >with/probe.html &&
+	chrome --window-size=1100,4000 --dump-dom "file://$TRASH_DIRECTORY/with/probe.html" >probe.dom &&
+	sed -n "s/.*<pre id=\"probe\">\([^<]*\)<\/pre>.*/\1/p" probe.dom | tr ";" "\n" >sizes &&
+	test $(wc -l <sizes) = $(ls with/plots/*.svg | wc -l) &&
+	awk "\$1 < 400 || \$2 < 250 || \$3 < 20 { print \"too small or empty: \" \$0; bad = 1 } END { exit bad }" sizes
+'
+
+test_done
