@@ -31,6 +31,7 @@
 #include "../core/wire.h"
 #include "fleet.h"
 #include "plan.h"
+#include "../probes/probe.h"
 
 #define AGENT_MAX_JOBS 512
 #define AGENT_LINE_MAX (1u << 20)
@@ -103,7 +104,7 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 	int argc = 0, server;
 	char buf[512];
 
-	if (!test || (strcmp(test, "bw") && strcmp(test, "lat"))) {
+	if (!test || (strcmp(test, "bw") && strcmp(test, "lat") && strcmp(test, "polarization"))) {
 		snprintf(why, len, "unknown test '%s'", test ? test : "(none)");
 		return NULL;
 	}
@@ -119,7 +120,14 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 	/* room for every option and every label, and the NULL after them */
 	argv = calloc(64 + json_object_size(opts) + json_object_size(json_object_get(m, "labels")),
 		      sizeof(*argv));
-	argv[argc++] = strdup(test);
+	if (!strcmp(test, "polarization") && server)
+		test = "bw";	/* the probe's flows go to a bw server */
+	if (!strcmp(test, "polarization")) {
+		argv[argc++] = strdup("probe");
+		argv[argc++] = strdup("polarization");
+	} else {
+		argv[argc++] = strdup(test);
+	}
 	if (server) {
 		argv[argc++] = strdup("--server");
 		argv[argc++] = strdup("--once");
@@ -143,6 +151,8 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 			snprintf(why, len, "option '%s' is not one a plan may set", key);
 			goto bad;
 		}
+		if (!plan_key_for(key, test))
+			continue;	/* an option of the other side's engine */
 		if (is_bool) {
 			const char *s = json_string_value(v);
 
@@ -236,10 +246,12 @@ static int job_start(struct agent *a, json_t *m)
 		close_from(4, keep, 0);
 		(void)keep;
 		out_sink_fd = 3;
-		fs_set_progname(!strcmp(argv[0], "bw") ? "fabscope bw" : "fabscope lat");
+		fs_set_progname(!strcmp(argv[0], "bw") ? "fabscope bw" : !strcmp(argv[0], "lat") ?
+				"fabscope lat" : "fabscope probe");
 		while (argv[argc])
 			argc++;
-		rc = !strcmp(argv[0], "bw") ? cmd_bw(argc, argv) : cmd_lat(argc, argv);
+		rc = !strcmp(argv[0], "bw") ? cmd_bw(argc, argv) : !strcmp(argv[0], "lat") ?
+		     cmd_lat(argc, argv) : cmd_probe(argc, argv);
 		fflush(NULL);
 		_exit(rc);
 	}

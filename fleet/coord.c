@@ -402,6 +402,11 @@ static double job_budget_s(const struct plan_phase *ph)
 		d = 30;	/* a counted run: no duration to go by */
 	if (plan_opt(ph, "all", NULL))
 		d = 23 * (d > 1 ? d : 1);
+	if (ph->kind == PLAN_POLARIZATION) {	/* every entropy set is a run of its own */
+		int sets = atoi(plan_opt(ph, "sweep", "1"));
+
+		d = (plan_opt(ph, "duration", NULL) ? d : 3) * (sets > 0 ? sets : 1);
+	}
 	return d * 1.5 + 3 * t + 10;
 }
 
@@ -887,8 +892,8 @@ int coord_check_phases(struct coord *c)
 			char *bufs[70], prog[600];
 			int argc = 0, nb = 0, rc, is_bool;
 
-			if (ph->kind == PLAN_PING)
-				continue;
+			if (ph->kind == PLAN_PING || ph->kind == PLAN_POLARIZATION)
+				continue;	/* (the probe checks its options when it runs) */
 			argv[argc++] = ph->tests[t];
 			argv[argc++] = "127.0.0.1";
 			for (i = 0; i < ph->nkv && nb < 60; i++) {

@@ -13,7 +13,7 @@
 static const char *const kind_names[] = {
 	[PLAN_PAIRWISE] = "pairwise", [PLAN_RING] = "ring",
 	[PLAN_PERMUTATION] = "permutation", [PLAN_BISECTION] = "bisection",
-	[PLAN_INCAST] = "incast", [PLAN_PING] = "ping",
+	[PLAN_INCAST] = "incast", [PLAN_PING] = "ping", [PLAN_POLARIZATION] = "polarization",
 };
 
 /* Engine options a plan may set: the long options of bw and lat, passed to
@@ -28,7 +28,16 @@ static const struct {
 	{ "tclass", 0 }, { "device", 0 }, { "ib-port", 0 }, { "gid-index", 0 },
 	{ "mtu", 0 }, { "sl", 0 }, { "flow-label", 0 }, { "inline", 0 }, { "poll", 0 },
 	{ "timeout", 0 },
+	/* the polarization probe's own */
+	{ "paths", 0 }, { "link-rate", 0 }, { "sweep", 0 }, { "flow-label-base", 0 },
 };
+
+/* what `fabscope probe polarization` takes of them */
+static const char *const polar_keys[] = {
+	"flows", "sport", "flow-label", "duration", "size", "transport", "device", "tclass",
+	"timeout", "paths", "link-rate", "sweep", NULL,
+};
+static const char *const probe_only[] = { "paths", "link-rate", "sweep", "flow-label-base", NULL };
 
 /* [global] keys that steer the run itself. */
 static const char *const global_keys[] = {
@@ -63,6 +72,15 @@ static int in_list(const char *const *list, const char *s)
 		if (!strcmp(*list, s))
 			return 1;
 	return 0;
+}
+
+int plan_key_for(const char *key, const char *engine)
+{
+	if (!plan_engine_key(key, NULL))
+		return 0;
+	if (!strcmp(engine, "polarization"))
+		return in_list(polar_keys, key);
+	return !in_list(probe_only, key);
 }
 
 static char *trim(char *s)
@@ -218,15 +236,25 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 	}
 	if (!kind)
 		return perr(path, ph->line, "phase [%s] has no kind: add kind = pairwise (or ring, permutation, bisection, incast, ping)", ph->name);
-	for (i = 0; i <= PLAN_PING; i++)
+	for (i = 0; i <= PLAN_POLARIZATION; i++)
 		if (!strcmp(kind, kind_names[i]))
 			break;
-	if (i > PLAN_PING)
-		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast or ping", kind, ph->name);
+	if (i > PLAN_POLARIZATION)
+		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast, ping or polarization", kind, ph->name);
 	ph->kind = (enum plan_kind)i;
+	for (i = 0; i < nown; i++)
+		if (ph->kind != PLAN_POLARIZATION && in_list(probe_only, own[i].key))
+			return perr(path, own[i].line, "'%s' is for kind = polarization, not %s", own[i].key, kind);
 	if (ph->kind == PLAN_PING) {
 		ph->ntests = 1;
 		ph->tests[0] = "ping";
+		return 0;
+	}
+	if (ph->kind == PLAN_POLARIZATION) {
+		ph->ntests = 1;
+		ph->tests[0] = "polarization";
+		if (!ph->parallel)
+			ph->parallel = 1;	/* one probe at a time: its flows must be alone */
 		return 0;
 	}
 	{
@@ -680,6 +708,8 @@ int plan_rounds(const struct plan_phase *ph, int n)
 		return n < 2 ? 0 : ph->count;
 	case PLAN_PING:
 		return 1;
+	case PLAN_POLARIZATION:
+		return n < 2 ? 0 : 1;
 	default:
 		return n < 2 ? 0 : 1;
 	}
@@ -771,6 +801,12 @@ int plan_round_pairs(const struct plan_phase *ph, int n, int r, int target,
 				out[k].client = i;
 				out[k++].server = target;
 			}
+		return k;
+	case PLAN_POLARIZATION:	/* across the middle of the node list, one way */
+		for (i = 0; i < n / 2; i++) {
+			out[k].client = i;
+			out[k++].server = i + n / 2;
+		}
 		return k;
 	case PLAN_PING:
 		return 0;

@@ -43,6 +43,7 @@ enum plan_kind {
 	PLAN_BISECTION,		/* one round: first half <-> second half */
 	PLAN_INCAST,		/* one round: every node -> target */
 	PLAN_PING,		/* one round: control-channel round trip of every agent */
+	PLAN_POLARIZATION,	/* one round: node i -> node i+N/2, the hash-polarization probe */
 };
 
 struct plan_kv {
@@ -116,6 +117,9 @@ void plan_free(struct plan *p);
 int plan_node_add(struct plan *p, const char *name);
 /* 1 when key is an engine option (is_bool: a flag without a value). */
 int plan_engine_key(const char *key, int *is_bool);
+/* Does an engine option go to this engine?  engine: "bw", "lat", or
+ * "polarization" (the probe's client; its server is a bw server). */
+int plan_key_for(const char *key, const char *engine);
 
 /* A [global] value, or dflt. */
 const char *plan_global(const struct plan *p, const char *key, const char *dflt);

@@ -160,6 +160,7 @@ int report_load_run(struct rrun *r, const char *dir)
 
 	memset(r, 0, sizeof(*r));
 	r->dir = strdup(dir);
+	r->polar = json_array();
 	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return fs_err_usage("'%s' is not a results directory (give what 'fabscope run -o' wrote)", dir);
@@ -193,6 +194,12 @@ int report_load_run(struct rrun *r, const char *dir)
 			r->nerr++;
 			continue;
 		}
+		if (!strcmp(test, "polarization")) {
+			json_array_append(r->polar, rec);
+			continue;
+		}
+		if (!strcmp(record_str(rec, "kind", ""), "polarization"))
+			continue;	/* the probe's flows: in its own section */
 		if (strcmp(record_str(rec, "scope", "aggregate"), "aggregate") ||
 		    !strcmp(record_str(rec, "dir", ""), "both"))
 			continue;
@@ -273,6 +280,7 @@ void report_free_run(struct rrun *r)
 	json_decref(r->records);
 	json_decref(r->run);
 	json_decref(r->suspects);
+	json_decref(r->polar);
 	free(r->dir);
 	memset(r, 0, sizeof(*r));
 }

@@ -22,6 +22,7 @@
 
 #include "../core/clock.h"
 #include "../core/error.h"
+#include "../core/record.h"
 #include "report.h"
 
 static int find_templates(char *out, size_t len)
@@ -484,6 +485,43 @@ static int plot_cdfs(struct pctx *p)
 	return 0;
 }
 
+static int plot_polar(struct pctx *p)
+{
+	const struct rrun *r = &p->rep->runs[0];
+	json_t *rec;
+	size_t k;
+	int n = 0;
+
+	json_array_foreach(r->polar, k, rec) {
+		json_t *ent = json_object_get(rec, "entropy"), *e;
+		char stem[160], sp[64], title[300];
+		size_t i;
+		FILE *f;
+
+		if (!json_array_size(ent) || n >= 12)
+			continue;
+		safe(record_str(rec, "phase", "probe"), sp, sizeof(sp));
+		snprintf(stem, sizeof(stem), "polar-%s-%d", sp, n++);
+		f = dat_open(p, stem);
+		if (!f)
+			return -1;
+		json_array_foreach(ent, i, e)
+			fprintf(f, "%lld %g %lld\n", (long long)json_integer_value(json_object_get(e, "value")),
+				json_number_value(json_object_get(e, "gbps")),
+				(long long)json_integer_value(json_object_get(e, "sharing")));
+		fclose(f);
+		snprintf(title, sizeof(title), "%.60s: %.40s -> %.40s, set %d: %.60s (%.1f of %d paths)",
+			 record_str(rec, "phase", "probe"), record_str(rec, "src.node", record_str(rec, "src.ip", "?")),
+			 record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")),
+			 (int)record_num(rec, "params.set", 0) + 1, record_str(rec, "verdict", "?"),
+			 record_num(rec, "metrics.paths_used", 0), (int)record_num(rec, "params.paths", 0));
+		if (run_plot(p, stem, "entropy.gp", !strcmp(record_str(rec, "params.entropy", "sport"), "sport") ?
+			     "xlabel='TCP source port'" : "xlabel='flow label (the UDP source port on mlx5)'", title))
+			return -1;
+	}
+	return 0;
+}
+
 int report_plots(struct report *rep, const char *dir)
 {
 	struct pctx p = { .rep = rep, .dir = dir };
@@ -500,7 +538,7 @@ int report_plots(struct report *rep, const char *dir)
 			 strerror(errno));
 		return -1;
 	}
-	if (plot_lanes(&p) || plot_heatmaps(&p) || plot_sweeps(&p) || plot_cdfs(&p)) {
+	if (plot_lanes(&p) || plot_heatmaps(&p) || plot_sweeps(&p) || plot_cdfs(&p) || plot_polar(&p)) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note), "%s%.200s",
 			 rep->nsvg ? "some plots are missing: " : "no plots: ", p.why[0] ? p.why : strerror(errno));
 		return -1;

@@ -52,6 +52,7 @@ struct rrun {
 	json_t *run;		/* run.json (or an empty object) */
 	json_t *records;
 	json_t *suspects;
+	json_t *polar;		/* polarization records */
 	struct rgroup *g;
 	int ng;
 	struct rsweep *sw;

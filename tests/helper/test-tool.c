@@ -26,6 +26,7 @@
  *   wire-fuzz N SEED         N random and mutated frames through wire_recv
  *   tcp-fuzz N SEED          N hostile peers against the TCP transport (fuzz-tcp.c)
  *   plan-pairs, plan-parse, analyze   fleet schedules, plans, suspects (plan-tool.c)
+ *   polar cdf|moments|analyze          hash-polarization arithmetic (polar-tool.c)
  *   push gateway|webhook|name|label|value ...  report/push.c (push-tool.c)
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input.
@@ -1341,6 +1342,7 @@ static const struct tool_cmd cmds[] = {
 	{ "wire-send", cmd_wire_send },
 	{ "wire-fuzz", cmd_wire_fuzz },
 	{ "tcp-fuzz", tool_tcp_fuzz },
+	{ "polar", tool_polar },
 	{ "plan-pairs", tool_plan },
 	{ "plan-parse", tool_plan },
 	{ "analyze", tool_plan },

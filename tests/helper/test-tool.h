@@ -14,4 +14,7 @@ int tool_plan(int argc, const char **argv);
 /* push-tool.c: report/push.c (Pushgateway, webhook, exposition helpers) */
 int tool_push(int argc, const char **argv);
 
+/* polar-tool.c: probes/polar.c */
+int tool_polar(int argc, const char **argv);
+
 #endif

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * `fabscope probe polarization HOST`: K concurrent flows to a bw server,
+ * each with its own entropy value (TCP source port, or the verbs flow label
+ * that sets the RoCE UDP source port), S entropy sets one after another;
+ * per-flow rates into the verdict of polar.h.  The flows are the bw
+ * engine's own (run in a child process, its records read as JSON lines), so
+ * the probe measures exactly what `fabscope bw -q K --sport BASE` measures.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../core/builtin.h"
+#include "../core/error.h"
+#include "../core/net.h"
+#include "../core/options.h"
+#include "../core/output.h"
+#include "../core/record.h"
+#include "polar.h"
+#include "probe.h"
+
+static const char *const polar_usage[] = {
+	"fabscope probe polarization HOST [options]",
+	NULL,
+};
+
+static const char polar_about[] =
+	"Hash-polarization probe.  Runs K concurrent flows to 'fabscope bw --server' on HOST,\n"
+	"each with its own entropy value (TCP source port; with -t verbs the flow label, which\n"
+	"sets the RoCEv2 UDP source port), and infers from their rates how ECMP spread them: a\n"
+	"flow sharing its bottleneck with k-1 others gets C/k, so the paths in use are the sum\n"
+	"of 1/k.  With --paths P (the equal-cost paths between the two endpoints) it judges:\n"
+	"\"polarized\" when far fewer paths were used than uniform random hashing gives (the\n"
+	"balls-into-bins distribution, p < 0.01), else the collisions are random and more\n"
+	"entropy (flows, QPs) is the remedy.  --sweep S repeats it with S entropy sets.\n"
+	"The flows must be the bottleneck's only traffic, and the paths (not the hosts' own\n"
+	"links) the bottleneck: give --link-rate, the rate of one path, when it is known.";
+
+struct popts {
+	int flows, sport, sweep, paths, json, verbose, flow_label;
+	double link_rate, duration, timeout;
+	const char *transport, *bind, *size, *node, *output, *device;
+	int port, tclass;
+	struct opt_list labels;
+};
+
+/* Run the bw client with these arguments; its records into recs. */
+static int run_bw(const char **argv, int argc, json_t *recs, char *err, size_t errlen)
+{
+	int out[2], st;
+	pid_t pid;
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (pipe2(out, O_CLOEXEC)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(devnull, 1);
+		dup2(out[1], 3);
+		out_sink_fd = 3;
+		fs_set_progname("fabscope probe polarization");
+		_exit(cmd_bw(argc, argv));
+	}
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	while (getline(&line, &cap, f) > 0) {
+		json_t *r = json_loads(line, 0, NULL);
+
+		if (json_is_object(r) && json_object_get(r, "schema"))
+			json_array_append(recs, r);
+		json_decref(r);
+	}
+	free(line);
+	fclose(f);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(err, errlen, "the flows failed (see the message above)");
+		return WIFEXITED(st) ? -WEXITSTATUS(st) : -FS_EXIT_PEER;
+	}
+	return 0;
+}
+
+static json_t *polar_record(const struct popts *o, const struct polar_result *r, const struct polar_flow *f,
+			    json_t *agg, int set, int base)
+{
+	json_t *rec = record_new("polarization"), *ent = json_array(), *byk = json_object();
+	char verdict[512];
+	int i;
+
+	polar_verdict(r, verdict, sizeof(verdict));
+	json_object_set_new(rec, "transport", json_string(o->transport ? o->transport : "tcp"));
+	if (agg) {
+		json_object_set(rec, "src", json_object_get(agg, "src"));
+		json_object_set(rec, "dst", json_object_get(agg, "dst"));
+		json_object_set(rec, "labels", json_object_get(agg, "labels"));
+		json_object_set(rec, "msg_size_bytes", json_object_get(agg, "msg_size_bytes"));
+	}
+	json_object_set_new(rec, "scope", json_string(set < 0 ? "sweep" : "set"));
+	json_object_set_new(rec, "flows", json_integer(r->flows));
+	json_object_set_new(rec, "params", json_pack("{si,si,si,sf,ss}", "set", set, "entropy_base", base,
+						     "paths", o->paths, "link_rate_gbps", o->link_rate,
+						     "entropy", o->transport && !strcmp(o->transport, "verbs") ?
+						     "flow_label" : "sport"));
+	for (i = 1; i <= 64; i++)
+		if (r->by_k[i]) {
+			char k[8];
+
+			snprintf(k, sizeof(k), "%d", i);
+			json_object_set_new(byk, k, json_integer(r->by_k[i]));
+		}
+	json_object_set_new(rec, "metrics", json_pack("{sf,sf,sf,sf,sf,sf,sf,sf,sf,sf,so}",
+		"paths_used", r->used, "expected_paths", r->expected, "expected_paths_sd", r->sd,
+		"p_value", r->p_value, "jain", r->jain, "min_gbps", r->min, "median_gbps", r->median,
+		"max_gbps", r->max, "total_gbps", r->total, "capacity_gbps", r->capacity,
+		"flows_by_sharing", byk));
+	if (r->flows_for_all)
+		json_object_set_new(json_object_get(rec, "metrics"), "flows_to_cover_all_paths",
+				    json_integer(r->flows_for_all));
+	for (i = 0; f && i < r->flows; i++)
+		json_array_append_new(ent, json_pack("{si,sf,si}", "value", f[i].entropy, "gbps", f[i].gbps,
+						     "sharing", f[i].k));
+	json_object_set_new(rec, "entropy", ent);
+	if (f && r->flows) {	/* which flows shared a bottleneck, and how many links they filled */
+		int *grp = malloc((size_t)r->flows * sizeof(*grp)), ng = polar_groups(f, r->flows, r->capacity, grp), g;
+		json_t *groups = json_array();
+
+		for (g = 0; g < ng; g++) {
+			json_t *vals = json_array();
+			double links = 0;
+			int kmin = 0, kmax = 0;
+
+			for (i = 0; i < r->flows; i++)
+				if (grp[i] == g) {
+					json_array_append_new(vals, json_integer(f[i].entropy));
+					links += 1.0 / f[i].k;
+					kmin = !kmin || f[i].k < kmin ? f[i].k : kmin;
+					kmax = f[i].k > kmax ? f[i].k : kmax;
+				}
+			json_array_append_new(groups, json_pack("{si,sf,si,si,so}", "flows", (int)json_array_size(vals),
+								"links", links, "sharing_min", kmin, "sharing_max", kmax,
+								"entropy", vals));
+		}
+		json_object_set_new(rec, "collision_groups", groups);
+		free(grp);
+	}
+	json_object_set_new(rec, "verdict", json_string(o->paths <= 0 ? "unknown" :
+							 r->polarized ? "polarized" : "not polarized"));
+	json_object_set_new(rec, "verdict_text", json_string(verdict));
+	json_object_set_new(rec, "status", json_string("ok"));
+	return rec;
+}
+
+static int polarization(int argc, const char **argv)
+{
+	struct popts o = { .flows = 16, .sport = 40000, .sweep = 1, .duration = 3, .timeout = 10, .port = 18520,
+			   .tclass = -1 };
+	struct opt tab[] = {
+		OPT_GROUP("Probe"),
+		OPT_INT('q', "flows", &o.flows, "K", "concurrent flows, one entropy value each (default 16)", 2, 1024),
+		OPT_INT(0, "sport", &o.sport, "BASE", "TCP source port of the first flow (default 40000); set s starts at BASE + s*K", 1024, 65535),
+		OPT_INT(0, "flow-label", &o.flow_label, "BASE", "-t verbs: flow label of the first flow (default: the source ports' numbers)", 1, 0xFFFFF),
+		OPT_INT(0, "sweep", &o.sweep, "S", "entropy sets to try, one after another (default 1)", 1, 1000),
+		OPT_INT(0, "paths", &o.paths, "P", "equal-cost paths between the endpoints: needed for the verdict", 1, 4096),
+		OPT_SECONDS(0, "link-rate", &o.link_rate, "GBPS", "capacity of one path in Gb/s (default: the fastest flow's rate)"),
+		OPT_SECONDS('D', "duration", &o.duration, "SECONDS", "measure each set this long (default 3)"),
+		OPT_STRING('s', "size", &o.size, "SIZE", "message size (default 64K)"),
+		OPT_GROUP("Connection"),
+		OPT_INT('p', "port", &o.port, "PORT", "the bw server's control port (default 18520)", 1, 65535),
+		OPT_STRING(0, "bind", &o.bind, "ADDR", "local address (selects the rail)"),
+		OPT_STRING('t', "transport", &o.transport, "NAME", "tcp (default) or verbs"),
+		OPT_STRING('d', "device", &o.device, "DEV", "-t verbs: the RDMA device"),
+		OPT_INT(0, "tclass", &o.tclass, "N", "traffic class (IP TOS byte)", 0, 255),
+		OPT_SECONDS(0, "timeout", &o.timeout, "SECONDS", "give up on a silent peer after this long (default 10)"),
+		OPT_STRING(0, "node", &o.node, "NAME", "this node's name in records"),
+		OPT_GROUP("Output"),
+		OPT_BOOL(0, "json", &o.json, "print the records as one JSON array"),
+		OPT_STRING('o', "output", &o.output, "FILE", "also write the records to FILE (JSON array)"),
+		OPT_LIST(0, "label", &o.labels, "K=V", "label every record (repeatable)"),
+		OPT_VERBOSE(&o.verbose),
+		OPT_END(),
+	};
+	struct polar_result *res = NULL;
+	struct out out;
+	int nargs, rc, s, best = 0;
+	const char *host;
+
+	rc = opts_parse(argc, argv, tab, polar_usage, polar_about, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? 0 : -rc;
+	fs_set_verbosity(o.verbose);
+	fs_set_progname("fabscope probe polarization");
+	if (nargs != 1) {
+		rc = fs_err_usage(nargs ? "give one HOST" : "missing HOST: the address of a 'fabscope bw --server'");
+		goto out_opts;
+	}
+	host = argv[0];
+	if (o.sport + o.flows * o.sweep - 1 > 65535) {
+		rc = fs_err_usage("--sport %d with %d flows x %d sets runs past port 65535", o.sport, o.flows, o.sweep);
+		goto out_opts;
+	}
+	out_init(&out, o.json ? OUT_JSON : OUT_TEXT, stdout);
+	if (o.output && out_json_file(&out, o.output)) {
+		rc = fs_err_env("cannot write '%s': %s", o.output, strerror(errno));
+		goto out_opts;
+	}
+	res = calloc((size_t)o.sweep, sizeof(*res));
+	net_stop_on_signals();
+	for (s = 0; s < o.sweep && !net_stop; s++) {
+		const char *bargv[64];
+		char b[16][128], err[256];
+		json_t *recs = json_array(), *rec, *agg = NULL;
+		struct polar_flow *f = calloc((size_t)o.flows, sizeof(*f));
+		int bargc = 0, nb = 0, n = 0, i, base = o.sport + s * o.flows;
+		size_t k;
+
+#define ARG(...) do { snprintf(b[nb], sizeof(b[nb]), __VA_ARGS__); bargv[bargc++] = b[nb++]; } while (0)
+		bargv[bargc++] = "bw";
+		bargv[bargc++] = host;
+		ARG("--port=%d", o.port);
+		ARG("--flows=%d", o.flows);
+		ARG("--duration=%g", o.duration);
+		ARG("--timeout=%g", o.timeout);
+		ARG("--size=%s", o.size ? o.size : "64K");
+		ARG("--tx-depth=16");	/* 1 MiB in flight per flow: slow flows drain fast */
+		ARG("--transport=%s", o.transport ? o.transport : "tcp");
+		if (o.transport && !strcmp(o.transport, "verbs"))
+			ARG("--flow-label=%d", (o.flow_label ? o.flow_label : o.sport) + s * o.flows);
+		else
+			ARG("--sport=%d", base);
+		if (o.bind)
+			ARG("--bind=%s", o.bind);
+		if (o.device)
+			ARG("--device=%s", o.device);
+		if (o.tclass >= 0)
+			ARG("--tclass=%d", o.tclass);
+		if (o.node)
+			ARG("--node=%s", o.node);
+		for (i = 0; i < o.labels.n && nb < 16; i++)
+			ARG("--label=%s", o.labels.v[i]);
+		bargv[bargc] = NULL;
+#undef ARG
+		rc = run_bw(bargv, bargc, recs, err, sizeof(err));
+		json_array_foreach(recs, k, rec) {
+			const char *scope = record_str(rec, "scope", "");
+
+			out_record(&out, rec);
+			if (!strcmp(scope, "aggregate") && !agg)
+				agg = rec;
+			if (!strcmp(scope, "flow") && n < o.flows &&
+			    !strcmp(record_str(rec, "status", "ok"), "ok")) {
+				f[n].entropy = o.transport && !strcmp(o.transport, "verbs") ?
+					       (int)record_num(rec, "flow_label", 0) : (int)record_num(rec, "src.port", 0);
+				f[n].gbps = record_num(rec, "metrics.bw_gbps", 0);
+				n++;
+			}
+		}
+		if (!rc && n) {
+			json_t *pr;
+
+			polar_analyze(f, n, o.paths, o.link_rate, &res[s]);
+			pr = polar_record(&o, &res[s], f, agg, s, base);
+			out_record(&out, pr);
+			if (!o.json) {
+				char v[512];
+
+				polar_verdict(&res[s], v, sizeof(v));
+				out_comment(&out, "set %d (entropy from %d): %s", s + 1, base, v);
+				out_comment(&out, "rates (Gb/s) by entropy, sharing:");
+				for (i = 0; i < n; i++)
+					out_comment(&out, "  %5d  %8.4f  %d", f[i].entropy, f[i].gbps, f[i].k);
+			}
+			json_decref(pr);
+			if (res[s].used > res[best].used)
+				best = s;
+		}
+		free(f);
+		json_decref(recs);
+		if (rc)
+			break;
+	}
+	if (!rc && o.sweep > 1 && !net_stop) {
+		double p = polar_sweep_p_value(res, o.sweep), used = 0;
+		struct polar_result sum = res[best];
+		json_t *pr;
+		char v[512];
+
+		for (s = 0; s < o.sweep; s++)
+			used += res[s].used;
+		sum.used = used / o.sweep;
+		sum.p_value = p;
+		sum.polarized = o.paths > 0 && p < POLAR_ALPHA;
+		pr = polar_record(&o, &sum, NULL, NULL, -1, o.sport + best * o.flows);
+		json_object_set_new(json_object_get(pr, "metrics"), "sets", json_integer(o.sweep));
+		json_object_set_new(json_object_get(pr, "metrics"), "best_set_paths_used", json_real(res[best].used));
+		polar_verdict(&sum, v, sizeof(v));
+		out_record(&out, pr);
+		out_comment(&out, "%d sets, mean %s", o.sweep, v);
+		out_comment(&out, "the best entropy set started at %d: %.1f paths", o.sport + best * o.flows,
+			    res[best].used);
+		json_decref(pr);
+	}
+	out_finish(&out);
+	if (net_stop && !rc)
+		rc = -FS_EXIT_INTERRUPTED;
+out_opts:
+	free(res);
+	opt_list_release(&o.labels);
+	return rc < 0 ? -rc : rc;
+}
+
+int cmd_probe(int argc, const char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		FILE *f = argc < 2 ? stderr : stdout;
+
+		fprintf(f, "usage: fabscope probe polarization HOST [options]\n\n"
+			   "Probes:\n"
+			   "   polarization  ECMP hash polarization: K flows with distinct entropy, their rates,\n"
+			   "                 the paths they used against uniform hashing\n"
+			   "'fabscope probe PROBE --help' shows a probe's options.\n");
+		return argc < 2 ? FS_EXIT_USAGE : 0;
+	}
+	if (!strcmp(argv[1], "polarization"))
+		return polarization(argc - 1, argv + 1);
+	fs_err_usage("no such probe '%s': try polarization", argv[1]);
+	return FS_EXIT_USAGE;
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+test_description='fabscope probe polarization on a 3-tier fabric of namespaces (pods, spines,
+superspines) whose spine-superspine links are the bottleneck: identical hash seeds on every router
+give the verdict "polarized", distinct seeds "not polarized"; every flow'"'"'s inferred sharing is
+checked against the path the kernel routes its 5-tuple on (ci/netns-fabric path); and two
+labelled runs of a plan with a polarization phase give a report that names the worse one'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-fleet.sh"
+
+FABRIC=$SRCDIR/ci/netns-fabric
+PFX=fs$$z
+P=ROOT,NETNS,FABSCOPE,JQ
+test_require_in_ci ROOT NETNS FABSCOPE JQ
+PORT=18611
+
+# fabric SEED: a 2-pod fabric, 1 Gb/s everywhere except pod 1's 4 spine-superspine links
+# (100 Mb/s): from h1 (pod 1) to h3 (pod 2), 4 bottleneck links to spread over
+fabric() {
+	"$FABRIC" up -p $PFX -P 2 -X 2 -r 1gbit --seed "$1" >/dev/null &&
+	for l in s1-x1 s1-x2 s2-x1 s2-x2; do
+		"$FABRIC" degrade -p $PFX $l 100mbit >/dev/null || return 1
+	done
+}
+
+listening() { "$FABRIC" exec -p $PFX h3 ss -ltnH "sport = :$PORT" | grep -q .; }
+
+# probe NAME: 16 flows h1 -> h3, records in NAME.json
+probe() {
+	"$FABRIC" exec -p $PFX h3 "$FABSCOPE" bw --server --once -p $PORT --bind 10.100.2.3 >srv.log 2>&1 &
+	srv=$! &&
+	test_wait_for 10 listening &&
+	"$FABRIC" exec -p $PFX h1 "$FABSCOPE" probe polarization 10.100.2.3 -p $PORT --bind 10.100.1.1 \
+		-q 16 --paths 4 --link-rate 0.1 -D 3 --json >"$1.json" 2>"$1.err" ||
+	{ cat "$1.err" >&2; kill $srv; return 1; }
+	wait $srv
+}
+
+# crosscheck NAME: the kernel's own paths for the flows' 5-tuples (ci/netns-fabric path) against
+# the probe's inference.  The flows the kernel routes over one spine-superspine link share it,
+# so their 1/sharing add up to about one link (TCP shares unevenly: 0.7 to 1.4), and the paths
+# in use that the probe reports are about the number of distinct links (within 0.6)
+crosscheck() {
+	local dport
+	dport=$(jq -r ".[] | select(.scope == \"flow\") | .dst.port" "$1.json" | head -n 1) &&
+	test -n "$dport" &&
+	jq -r ".[] | select(.test == \"polarization\") | .entropy[] | \"\(.value) \(.sharing)\"" "$1.json" >"$1.sharing" &&
+	test $(wc -l <"$1.sharing") = 16 &&
+	"$FABRIC" path -p $PFX 10.100.1.1 10.100.2.3 40000-40015 $dport tcp >"$1.paths" &&
+	test $(wc -l <"$1.paths") = 16 &&
+	# the spine-superspine hop of every path: "s1-x2"
+	awk "{ for (i = 1; i < NF; i++) if (\$i ~ /^s[12]\$/ && \$(i+1) ~ /^x/) print \$i \"-\" \$(i+1) }" "$1.paths" >"$1.links" &&
+	test $(wc -l <"$1.links") = 16 &&
+	paste -d " " "$1.sharing" "$1.links" >"$1.both" &&
+	used=$(jq ".[] | select(.test == \"polarization\") | .metrics.paths_used" "$1.json") &&
+	awk -v used="$used" "{ s[\$3] += 1 / \$2 } END {
+		for (l in s) { n++; printf \"%s carries %.2f of a link\\n\", l, s[l]; if (s[l] < 0.7 || s[l] > 1.4) bad = 1 }
+		printf \"%d links in the kernel paths, %.2f paths used by the probe\\n\", n, used
+		if (used < n - 0.6 || used > n + 0.6) bad = 1
+		exit bad }" "$1.both"
+}
+
+test_expect_success $P 'identical hash seeds on every router: "polarized"' '
+	test_atexit "\"$FABRIC\" down -p $PFX" &&
+	fabric same &&
+	probe same &&
+	jq -e ".[] | select(.test == \"polarization\") | .verdict == \"polarized\" and .metrics.paths_used < 2.6
+	       and .metrics.p_value < 0.01 and (.entropy | length) == 16" same.json >/dev/null &&
+	# each flow of the probe is also a record of its own, with its source port and rate
+	test $(jq "[.[] | select(.scope == \"flow\" and .src.port >= 40000 and .src.port < 40016 and .metrics.bw_gbps > 0)] | length" same.json) = 16
+'
+
+test_expect_success $P 'polarized: the inferred sharing matches the kernel'"'"'s paths; 2 of 4 links used' '
+	crosscheck same &&
+	test $(sort -u same.links | wc -l) -le 2
+'
+
+test_expect_success $P 'distinct hash seeds: "not polarized", and the sharing matches the paths again' '
+	"$FABRIC" down -p $PFX >/dev/null &&
+	fabric distinct &&
+	probe distinct &&
+	jq -e ".[] | select(.test == \"polarization\") | .verdict == \"not polarized\" and .metrics.paths_used > 3" distinct.json >/dev/null &&
+	crosscheck distinct &&
+	test $(sort -u distinct.links | wc -l) -ge 3
+'
+
+plan() {
+	cat <<-EOF
+	[global]
+	hostfile = hosts
+	timeout = 5
+	[spread]
+	kind = polarization
+	rails = 0
+	flows = 16
+	paths = 4
+	link-rate = 0.1
+	duration = 3
+	EOF
+}
+
+test_expect_success $P 'a plan phase under both seeds; the report names the worse run and its collisions' '
+	"$FABRIC" hostfile -p $PFX | grep -E "^h(1|3) " >hosts &&
+	plan >plan.ini &&
+	timeout 120 "$FABSCOPE" run plan.ini -o run-distinct --label lb=distinct-seeds >run1.out 2>run1.err ||
+		{ cat run1.out run1.err >&2; false; } &&
+	"$FABRIC" down -p $PFX >/dev/null && fabric same &&
+	timeout 120 "$FABSCOPE" run plan.ini -o run-same --label lb=same-seeds >run2.out 2>run2.err ||
+		{ cat run2.out run2.err >&2; false; } &&
+	jq -e "select(.test == \"polarization\") | .verdict == \"polarized\" and .src.node == \"h1\" and .dst.node == \"h3\"" run-same/results.jsonl >/dev/null &&
+	jq -e "select(.test == \"polarization\") | .verdict == \"not polarized\"" run-distinct/results.jsonl >/dev/null &&
+	"$FABSCOPE" report run-distinct run-same -o cmp >report.out &&
+	grep -q "^\*\*Worse: lb=same-seeds\*\*, polarized," cmp/report.md &&
+	grep -q "^- lb=same-seeds: polarized: 16 flows used .* Collisions: .*flows filled about [0-9.]* links\{0,1\} (1/" cmp/report.md &&
+	grep -q "| lb=distinct-seeds | spread | h1 -> h3 | rail 0 | 1 | 16 | .* | \*\*not polarized\*\* |" cmp/report.md &&
+	ls cmp/plots/*polar-spread* >/dev/null &&
+	jq -e "[.runs[] | .polarization[0].verdict] == [\"not polarized\", \"polarized\"]" cmp/summary.json >/dev/null
+'
+
+test_done
