@@ -7,12 +7,12 @@ test_lazy_prereq GROFF 'command -v groff'
 
 # the long options a command's --help lists, one per line, without dashes
 help_options() {
-	"$FABSCOPE" "$1" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sed 's/^--//' | sort -u
+	"$FABSCOPE" $1 --help | grep -oE -- '--[a-z][a-z0-9-]*' | sed 's/^--//' | sort -u
 }
 
-for cmd in bw lat devices run agent report; do
+for cmd in bw lat devices run agent report "probe polarization"; do
 	test_expect_success "every option of '$cmd --help' is in the manual" '
-		help_options '$cmd' >opts &&
+		help_options "'$cmd'" >opts &&
 		test -s opts &&
 		: >missing &&
 		while read -r o; do
