@@ -75,7 +75,7 @@ REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report
 PROBES_SRC := probes/polar.c probes/probe.c
 LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC)
 MAIN_SRC := core/main.c
-TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/push-tool.c
+TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)

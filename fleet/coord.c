@@ -264,9 +264,12 @@ static void on_register(struct coord *c, int ci, json_t *m)
 
 static int job_of(struct coord *c, long id, int *is_client)
 {
-	long rel = id - c->id_base;
+	long rel;
 
-	if (rel < 0 || rel >= 2L * c->njobs)
+	if (id < c->id_base)	/* (before subtracting: an agent's id may be LONG_MIN) */
+		return -1;
+	rel = id - c->id_base;
+	if (rel >= 2L * c->njobs)
 		return -1;
 	*is_client = (int)(rel % 2);
 	return (int)(rel / 2);

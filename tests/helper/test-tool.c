@@ -25,6 +25,7 @@
  *   wire-send JSON...        framed messages to stdout
  *   wire-fuzz N SEED         N random and mutated frames through wire_recv
  *   tcp-fuzz N SEED          N hostile peers against the TCP transport (fuzz-tcp.c)
+ *   fleet-fuzz agent|coord N SEED ...  hostile peers of the fleet protocol (fuzz-fleet.c)
  *   plan-pairs, plan-parse, analyze   fleet schedules, plans, suspects (plan-tool.c)
  *   polar cdf|moments|analyze          hash-polarization arithmetic (polar-tool.c)
  *   push gateway|webhook|name|label|value ...  report/push.c (push-tool.c)
@@ -1342,6 +1343,7 @@ static const struct tool_cmd cmds[] = {
 	{ "wire-send", cmd_wire_send },
 	{ "wire-fuzz", cmd_wire_fuzz },
 	{ "tcp-fuzz", tool_tcp_fuzz },
+	{ "fleet-fuzz", tool_fleet_fuzz },
 	{ "polar", tool_polar },
 	{ "plan-pairs", tool_plan },
 	{ "plan-parse", tool_plan },

@@ -5,6 +5,8 @@
 
 /* fuzz-tcp.c: random and mutated frames from a raw peer into a TCP flow */
 int tool_tcp_fuzz(int argc, const char **argv);
+/* fuzz-fleet.c: hostile coordinators against agents, hostile agents against a coordinator */
+int tool_fleet_fuzz(int argc, const char **argv);
 /* hmac-tool.c: core/hmac.c (SHA-256, HMAC-SHA256, hex, random bytes) */
 int tool_hmac(int argc, const char **argv);
 
