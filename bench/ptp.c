@@ -47,6 +47,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT('x', "gid-index", &o->gid_index, "N", "GID index (default: the RoCEv2 GID of the address)", 0, 255),
 		OPT_INT('m', "mtu", &o->mtu, "BYTES", "path MTU: 256, 512, 1024, 2048 or 4096 (default: the smaller active MTU of both ports)", 256, 4096),
 		OPT_INT(0, "sl", &o->sl, "N", "service level", 0, 15),
+		OPT_INT(0, "qp-timeout", &o->qp_timeout, "N", "local ACK timeout, 4.096 us << N (default 14: 67 ms, as perftest); larger for slow or lossy peers", 1, 31),
 		OPT_INT(0, "flow-label", &o->flow_label_i, "N", "GRH flow label of flow 0, flow i gets N+i: the UDP source port on mlx5 (rxe ignores it)", 1, 0xFFFFF),
 		OPT_INT(0, "inline", &o->inline_size, "BYTES", "send messages up to this size inline (default: lat 236, as perftest; bw 0)", 0, 4096),
 		OPT_STRING(0, "poll", &o->poll, "MODE", "how to wait for completions: busy (spin), event (sleep), adaptive (spin 50 us, then sleep); default: event"),
@@ -114,8 +115,8 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 			      "unknown transport '%s': this build has %s", o->transport, xport_names());
 	if (strcmp(o->transport, "verbs") &&
 	    (o->device || o->ib_port || o->gid_index >= 0 || o->mtu || o->sl ||
-	     o->flow_label_i || o->inline_size >= 0))
-		return fs_err_usage("-d, --ib-port, -x, -m, --sl, --flow-label and --inline are for -t verbs");
+	     o->flow_label_i || o->inline_size >= 0 || o->qp_timeout))
+		return fs_err_usage("-d, --ib-port, -x, -m, --sl, --flow-label, --inline and --qp-timeout are for -t verbs");
 	if (o->inline_size < 0)	/* small pings go inline, as perftest's lat tests */
 		o->inline_size = is_bw || strcmp(o->transport, "verbs") ? 0 : 236;
 	if (o->mtu && (o->mtu & (o->mtu - 1)))
@@ -290,21 +291,21 @@ static json_t *params_json(const struct ptp_opts *o)
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, json_integer((json_int_t)sizes[i]));
-	return json_pack("{s:s, s:s, s:o, s:i, s:I, s:f, s:I, s:f, s:b, s:i, s:i, s:s, s:i, s:i, s:i, s:i}",
+	return json_pack("{s:s, s:s, s:o, s:i, s:I, s:f, s:I, s:f, s:b, s:i, s:i, s:s, s:i, s:i, s:i, s:i, s:i}",
 			 "transport", o->transport, "op", o->op, "sizes", a,
 			 "flows", o->flows, "iters", (json_int_t)o->iters,
 			 "duration_s", o->duration, "warmup_iters", (json_int_t)o->warmup_iters,
 			 "warmup_s", o->warmup_s, "bidir", o->bidir, "tx_depth", o->tx_depth,
 			 "cq_mod", o->cq_mod, "poll", o->poll, "tclass", o->tclass,
 			 "mtu", o->mtu, "sl", o->sl, "flow_label", o->flow_label_i,
-			 "post_list", o->post_list);
+			 "post_list", o->post_list, "qp_timeout", o->qp_timeout);
 }
 
 /* The server adopts the client's test parameters. */
 static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 {
 	const char *transport, *op, *poll;
-	json_int_t flows, iters, wi, depth, cqm, tclass, mtu = 0, sl = 0, fl = 0, pl = 1;
+	json_int_t flows, iters, wi, depth, cqm, tclass, mtu = 0, sl = 0, fl = 0, pl = 1, qto = 0;
 	double dur, ws;
 	int bidir;
 	json_t *sizes;
@@ -318,9 +319,9 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 	    depth < 1 || depth > 65536 || cqm < 1 || cqm > depth || iters < 0 ||
 	    wi < 0 || dur < 0 || ws < 0 || dur > 1e6 || ws > 1e6 ||
 	    tclass < -1 || tclass > 255 ||
-	    json_unpack(p, "{s?I, s?I, s?I, s?I}", "mtu", &mtu, "sl", &sl, "flow_label", &fl,
-			"post_list", &pl) ||
-	    mtu < 0 || mtu > 4096 || sl < 0 || sl > 15 || fl < 0 || fl > 0xFFFFF ||
+	    json_unpack(p, "{s?I, s?I, s?I, s?I, s?I}", "mtu", &mtu, "sl", &sl, "flow_label", &fl,
+			"post_list", &pl, "qp_timeout", &qto) ||
+	    mtu < 0 || mtu > 4096 || sl < 0 || sl > 15 || fl < 0 || fl > 0xFFFFF || qto < 0 || qto > 31 ||
 	    pl < 1 || pl > XPORT_MAX_POST_LIST) {
 		snprintf(why, len, "malformed or out-of-range test parameters");
 		return -1;
@@ -352,6 +353,7 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 	o->tclass = (int)tclass;
 	o->mtu = (int)mtu;
 	o->sl = (int)sl;
+	o->qp_timeout = (int)qto;
 	o->flow_label_i = (int)fl;
 	return 0;
 }
@@ -391,6 +393,7 @@ static struct xport_params xport_params_of(const struct ptp_ctx *c, const char *
 		.poll_mode = !strcmp(o->poll, "busy") ? XPORT_POLL_BUSY :
 			     !strcmp(o->poll, "adaptive") ? XPORT_POLL_ADAPTIVE : XPORT_POLL_EVENT,
 		.queue_depth = (uint32_t)o->tx_depth,
+		.qp_timeout = o->qp_timeout,
 	};
 
 	return p;

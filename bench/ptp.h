@@ -40,7 +40,7 @@ struct ptp_opts {
 	int server, once, port, bidir, sweep, json, gbits, verbose;
 	int flows, sport, tx_depth, cq_mod, tclass;
 	int gid_index, mtu, sl, ib_port, inline_size, post_list;
-	int flow_label_i;
+	int flow_label_i, qp_timeout;
 	uint64_t size, iters;
 	double duration, timeout_s;
 	const char *transport, *op, *bind, *node, *warmup, *poll, *output, *device;

@@ -26,7 +26,7 @@ static const struct {
 	{ "iters", 0 }, { "duration", 0 }, { "warmup", 0 }, { "bidirectional", 1 },
 	{ "sport", 0 }, { "tx-depth", 0 }, { "cq-mod", 0 }, { "post-list", 0 },
 	{ "tclass", 0 }, { "device", 0 }, { "ib-port", 0 }, { "gid-index", 0 },
-	{ "mtu", 0 }, { "sl", 0 }, { "flow-label", 0 }, { "inline", 0 }, { "poll", 0 },
+	{ "mtu", 0 }, { "sl", 0 }, { "qp-timeout", 0 }, { "flow-label", 0 }, { "inline", 0 }, { "poll", 0 },
 	{ "timeout", 0 },
 	/* the polarization probe's own */
 	{ "paths", 0 }, { "link-rate", 0 }, { "sweep", 0 }, { "flow-label-base", 0 },

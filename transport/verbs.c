@@ -635,8 +635,9 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 					  q->qp->qp_num, q->peer_qpn, gid_s, mtu, strerror(rc), rc);
 		memset(&a, 0, sizeof(a));
 		a.qp_state = IBV_QPS_RTS;
-		a.timeout = 14;	/* 4.096 us << 14 = 67 ms, as perftest: a longer one
-				 * (NCCL's 18) slows recovery from drops sharply */
+		/* 4.096 us << 14 = 67 ms, as perftest: a longer one (NCCL's 18)
+		 * slows recovery from drops sharply; --qp-timeout for slow peers */
+		a.timeout = (uint8_t)(x->params.qp_timeout ? x->params.qp_timeout : 14);
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.sq_psn = q->psn;

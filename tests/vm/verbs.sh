@@ -20,11 +20,17 @@ run() {
 	echo $? >"$T/$name.rc"
 }
 
-# client NAME ARGS...: a verbs client on node 2 towards the server on node 1
+# client NAME ARGS...: a verbs client on node 2 towards the server on node 1.
+# --qp-timeout 18 (1 s, NCCL's): under qemu TCG on a busy host an ACK can take
+# longer than the default 67 ms; with it, writes and sends of 4-16 QPs failed
+# now and then with "remote invalid request error" when the host was loaded
+# (never when it was quiet), which points at rxe 6.1's handling of
+# retransmitted requests.  The counters of every rxe device are kept in
+# rxe-counters.txt for the post-mortem.
 client() {
 	local name=$1
 	shift
-	run "$name" "$F" "$@" -t verbs -d rxe2 --bind 10.1.0.2 --timeout 20
+	run "$name" "$F" "$@" -t verbs -d rxe2 --bind 10.1.0.2 --timeout 20 --qp-timeout 18
 }
 
 wait_port() {
@@ -115,4 +121,9 @@ wait_port 18603
 run err-noresults "$F" bw $SRV -p 18603 -b -D 5 -t verbs -d rxe2 --bind 10.1.0.2 --timeout 2 --json
 kill -CONT $spid
 # the kernel's RDMA modules gone is tested on the host (t1010)
+for d in /sys/class/infiniband/rxe*; do
+	for c in "$d"/ports/1/hw_counters/*; do
+		[ -r "$c" ] && echo "${d##*/} ${c##*/} $(cat "$c")"
+	done
+done >"$T/rxe-counters.txt" 2>/dev/null
 echo done >"$T/finished"
