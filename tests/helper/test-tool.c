@@ -29,6 +29,7 @@
  *   plan-pairs, plan-parse, analyze   fleet schedules, plans, suspects (plan-tool.c)
  *   polar cdf|moments|analyze          hash-polarization arithmetic (polar-tool.c)
  *   push gateway|webhook|name|label|value ...  report/push.c (push-tool.c)
+ *   trace SRC SPORT DST DPORT [...]   probes/trace.c, hop per line (trace-tool.c)
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input.
  */
@@ -1350,6 +1351,7 @@ static const struct tool_cmd cmds[] = {
 	{ "analyze", tool_plan },
 	{ "hmac", tool_hmac },
 	{ "push", tool_push },
+	{ "trace", tool_trace },
 };
 
 static int tool_usage(void)

@@ -16,6 +16,9 @@ int tool_plan(int argc, const char **argv);
 /* push-tool.c: report/push.c (Pushgateway, webhook, exposition helpers) */
 int tool_push(int argc, const char **argv);
 
+/* trace-tool.c: probes/trace.c (TCP 5-tuple traceroute) */
+int tool_trace(int argc, const char **argv);
+
 /* polar-tool.c: probes/polar.c */
 int tool_polar(int argc, const char **argv);
 
