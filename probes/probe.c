@@ -25,6 +25,7 @@
 #include "../core/record.h"
 #include "polar.h"
 #include "probe.h"
+#include "trace.h"
 
 static const char *const polar_usage[] = {
 	"fabscope probe polarization HOST [options]",
@@ -44,7 +45,7 @@ static const char polar_about[] =
 	"links) the bottleneck: give --link-rate, the rate of one path, when it is known.";
 
 struct popts {
-	int flows, sport, sweep, paths, json, verbose, flow_label;
+	int flows, sport, sweep, paths, json, verbose, flow_label, trace;
 	double link_rate, duration, timeout;
 	const char *transport, *bind, *size, *node, *output, *device;
 	int port, tclass;
@@ -169,6 +170,71 @@ static json_t *polar_record(const struct popts *o, const struct polar_result *r,
 	return rec;
 }
 
+/* Paris-traceroute of every flow's 5-tuple, after the flows ended (a trace
+ * of a live 5-tuple could disturb it): each entropy entry gets its path,
+ * the record gets the router-to-router links and how many flows each
+ * carried.  A trace that cannot run (no CAP_NET_RAW) is a warning: the
+ * measurement stands without it. */
+static void add_traces(const struct popts *o, json_t *rec, json_t *agg, const struct polar_flow *f, int n,
+		       int dport)
+{
+	const char *src = record_str(agg, "src.ip", o->bind), *dst = record_str(agg, "dst.ip", NULL);
+	struct trace_opts to = { .max_ttl = 8, .timeout_ms = 1000, .probes_per_hop = 3 };
+	struct trace_result *tr = calloc((size_t)n, sizeof(*tr));
+	int *sports = malloc((size_t)n * sizeof(*sports)), i, h;
+	json_t *ent = json_object_get(rec, "entropy"), *links = json_object(), *la = json_array(), *v;
+	char err[256] = "";
+	const char *key;
+
+	for (i = 0; i < n; i++)
+		sports[i] = f[i].entropy;
+	if (!dst || trace_tcp_many(src, sports, n, dst, dport, &to, tr, err, sizeof(err))) {
+		fs_warn("no path traces: %s", dst ? err : "the peer's address is not in the records");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		json_t *path = json_array();
+
+		for (h = 0; h < tr[i].nhops; h++) {
+			json_array_append_new(path, json_string(tr[i].hop[h].addr[0] ? tr[i].hop[h].addr : "*"));
+			/* a link between two routers that answered; the last answer
+			 * is the destination's, its hop the host link */
+			if (h + 1 < tr[i].nhops - tr[i].reached && tr[i].hop[h].addr[0] && tr[i].hop[h + 1].addr[0]) {
+				char k[160];
+				json_t *c;
+
+				snprintf(k, sizeof(k), "%s>%s", tr[i].hop[h].addr, tr[i].hop[h + 1].addr);
+				c = json_object_get(links, k);
+				json_object_set_new(links, k, json_integer(c ? json_integer_value(c) + 1 : 1));
+			}
+		}
+		json_object_set_new(json_array_get(ent, (size_t)i), "path", path);
+		json_object_set_new(json_array_get(ent, (size_t)i), "path_complete", json_boolean(tr[i].reached));
+	}
+	json_object_foreach(links, key, v) {
+		const char *gt = strchr(key, '>');
+
+		json_array_append_new(la, json_pack("{ss#,ss,sI}", "from", key, (int)(gt - key), "to", gt + 1,
+						    "flows", json_integer_value(v)));
+	}
+	/* the busiest links first */
+	for (i = 1; i < (int)json_array_size(la); i++)
+		for (h = i; h > 0 && json_integer_value(json_object_get(json_array_get(la, (size_t)h), "flows")) >
+				     json_integer_value(json_object_get(json_array_get(la, (size_t)h - 1), "flows")); h--) {
+			json_t *a = json_incref(json_array_get(la, (size_t)h)), *b = json_incref(json_array_get(la, (size_t)h - 1));
+
+			json_array_set_new(la, (size_t)h, b);
+			json_array_set_new(la, (size_t)h - 1, a);
+		}
+	json_object_set_new(rec, "links", la);
+	la = NULL;
+out:
+	json_decref(la);
+	json_decref(links);
+	free(tr);
+	free(sports);
+}
+
 static int polarization(int argc, const char **argv)
 {
 	struct popts o = { .flows = 16, .sport = 40000, .sweep = 1, .duration = 3, .timeout = 10, .port = 18520,
@@ -181,6 +247,7 @@ static int polarization(int argc, const char **argv)
 		OPT_INT(0, "sweep", &o.sweep, "S", "entropy sets to try, one after another (default 1)", 1, 1000),
 		OPT_INT(0, "paths", &o.paths, "P", "equal-cost paths between the endpoints: needed for the verdict", 1, 4096),
 		OPT_SECONDS(0, "link-rate", &o.link_rate, "GBPS", "capacity of one path in Gb/s (default: the fastest flow's rate)"),
+		OPT_BOOL(0, "trace", &o.trace, "after each set, trace every flow's path with TCP SYNs of its own 5-tuple (root): names the links that carried the most flows"),
 		OPT_SECONDS('D', "duration", &o.duration, "SECONDS", "measure each set this long (default 3)"),
 		OPT_STRING('s', "size", &o.size, "SIZE", "message size (default 64K)"),
 		OPT_GROUP("Connection"),
@@ -229,7 +296,7 @@ static int polarization(int argc, const char **argv)
 		char b[16][128], err[256];
 		json_t *recs = json_array(), *rec, *agg = NULL;
 		struct polar_flow *f = calloc((size_t)o.flows, sizeof(*f));
-		int bargc = 0, nb = 0, n = 0, i, base = o.sport + s * o.flows;
+		int bargc = 0, nb = 0, n = 0, i, base = o.sport + s * o.flows, dport = 0;
 		size_t k;
 
 #define ARG(...) do { snprintf(b[nb], sizeof(b[nb]), __VA_ARGS__); bargv[bargc++] = b[nb++]; } while (0)
@@ -270,6 +337,7 @@ static int polarization(int argc, const char **argv)
 				f[n].entropy = o.transport && !strcmp(o.transport, "verbs") ?
 					       (int)record_num(rec, "flow_label", 0) : (int)record_num(rec, "src.port", 0);
 				f[n].gbps = record_num(rec, "metrics.bw_gbps", 0);
+				dport = (int)record_num(rec, "dst.port", 0);
 				n++;
 			}
 		}
@@ -278,6 +346,10 @@ static int polarization(int argc, const char **argv)
 
 			polar_analyze(f, n, o.paths, o.link_rate, &res[s]);
 			pr = polar_record(&o, &res[s], f, agg, s, base);
+			if (o.trace && agg && !(o.transport && !strcmp(o.transport, "verbs")))
+				add_traces(&o, pr, agg, f, n, dport);
+			else if (o.trace)
+				fs_warn("--trace traces TCP 5-tuples; RoCE's UDP paths are not traced yet");
 			out_record(&out, pr);
 			if (!o.json) {
 				char v[512];

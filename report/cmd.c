@@ -136,17 +136,17 @@ int cmd_report(int argc, const char **argv)
 	rep.by = by;
 	rep.runs = calloc((size_t)nargs, sizeof(*rep.runs));
 	for (i = 0; i < nargs; i++) {
+		rep.nruns++;	/* freed at the end even when it did not load */
 		if ((rc = report_load_run(&rep.runs[i], argv[i])))
 			goto out;
-		rep.nruns++;
 	}
 	report_name_runs(&rep);
 	if (thresholds && (rc = report_thresholds(&rep, thresholds)))
 		goto out;
 	if (baseline) {
+		rep.have_base = 1;
 		if ((rc = report_load_run(&rep.base, baseline)))
 			goto out;
-		rep.have_base = 1;
 		report_baseline(&rep);
 	}
 	if (!out_dir) {

@@ -237,7 +237,8 @@ int report_load_run(struct rrun *r, const char *dir)
 	}
 	for (i = 0; i < r->ng; i++)
 		finish_group(&r->g[i]);
-	qsort(r->g, (size_t)r->ng, sizeof(*r->g), group_cmp);
+	if (r->ng > 1)
+		qsort(r->g, (size_t)r->ng, sizeof(*r->g), group_cmp);
 	for (i = 0; i < r->nsw; i++) {	/* a sweep needs sizes, in order */
 		struct rsweep *s = &r->sw[i];
 		int a, b;

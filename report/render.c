@@ -167,6 +167,14 @@ static void polar_groups(json_t *rec, char *buf, size_t len)
 	}
 	if (!buf[0])
 		snprintf(buf, len, "every flow had a path to itself");
+	n = strlen(buf);
+	json_array_foreach(json_object_get(rec, "links"), i, g) {	/* --trace: the busiest links */
+		if (i == 4 || n >= len)
+			break;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s -> %s (%lld flows)", i ? ", " : ". Traced, the busiest links: ",
+				      record_str(g, "from", "?"), record_str(g, "to", "?"),
+				      (long long)json_integer_value(json_object_get(g, "flows")));
+	}
 }
 
 /* worst run of the probes: the one with the fewest paths used on average */

@@ -19,6 +19,12 @@ fabric() {
 	"$FABRIC" up -p $PFX -P 2 -X 2 -r 1gbit --seed "$1" >/dev/null &&
 	for l in s1-x1 s1-x2 s2-x1 s2-x2; do
 		"$FABRIC" degrade -p $PFX $l 100mbit >/dev/null || return 1
+	done &&
+	# routers answer every TTL-exceeded (Linux limits them to a few a second by default)
+	eval "$("$FABRIC" info -p $PFX | grep -E "^(LEAVES|SPINES|SUPERSPINES)=")" &&
+	for r in $LEAVES $SPINES $SUPERSPINES; do
+		ip netns exec $PFX-$r sysctl -qw net.ipv4.icmp_ratelimit=0 net.ipv4.icmp_msgs_per_sec=100000 \
+			net.ipv4.icmp_msgs_burst=100000 || return 1
 	done
 }
 
@@ -30,7 +36,7 @@ probe() {
 	srv=$! &&
 	test_wait_for 10 listening &&
 	"$FABRIC" exec -p $PFX h1 "$FABSCOPE" probe polarization 10.100.2.3 -p $PORT --bind 10.100.1.1 \
-		-q 16 --paths 4 --link-rate 0.1 -D 3 --json >"$1.json" 2>"$1.err" ||
+		-q 16 --paths 4 --link-rate 0.1 -D 3 --trace --json >"$1.json" 2>"$1.err" ||
 	{ cat "$1.err" >&2; kill $srv; return 1; }
 	wait $srv
 }
@@ -66,7 +72,11 @@ test_expect_success $P 'identical hash seeds on every router: "polarized"' '
 	jq -e ".[] | select(.test == \"polarization\") | .verdict == \"polarized\" and .metrics.paths_used < 2.6
 	       and .metrics.p_value < 0.01 and (.entropy | length) == 16" same.json >/dev/null &&
 	# each flow of the probe is also a record of its own, with its source port and rate
-	test $(jq "[.[] | select(.scope == \"flow\" and .src.port >= 40000 and .src.port < 40016 and .metrics.bw_gbps > 0)] | length" same.json) = 16
+	test $(jq "[.[] | select(.scope == \"flow\" and .src.port >= 40000 and .src.port < 40016 and .metrics.bw_gbps > 0)] | length" same.json) = 16 &&
+	# --trace: every flow has its traced path, to the destination; polarized, the
+	# busiest link between two routers carried at least 6 of the 16 flows
+	jq -e ".[] | select(.test == \"polarization\") | all(.entropy[]; .path_complete and (.path | length) >= 5)
+	       and .links[0].flows >= 6" same.json >/dev/null
 '
 
 test_expect_success $P 'polarized: the inferred sharing matches the kernel'"'"'s paths; 2 of 4 links used' '
