@@ -72,10 +72,10 @@ XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transpor
 BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.c fleet/results.c fleet/analyze.c fleet/run.c
 REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/cmd.c
-PROBES_SRC := probes/polar.c probes/probe.c probes/trace.c
+PROBES_SRC := probes/polar.c probes/probe.c probes/trace.c probes/counters.c probes/pfc.c
 LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC)
 MAIN_SRC := core/main.c
-TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c
+TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c tests/helper/pfc-tool.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)

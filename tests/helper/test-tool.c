@@ -30,6 +30,7 @@
  *   polar cdf|moments|analyze          hash-polarization arithmetic (polar-tool.c)
  *   push gateway|webhook|name|label|value ...  report/push.c (push-tool.c)
  *   trace SRC SPORT DST DPORT [...]   probes/trace.c, hop per line (trace-tool.c)
+ *   pfc ethtool|ethtool-file|snapshot|sample|series ...  PFC counters and verdicts (pfc-tool.c)
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input.
  */
@@ -1352,6 +1353,7 @@ static const struct tool_cmd cmds[] = {
 	{ "hmac", tool_hmac },
 	{ "push", tool_push },
 	{ "trace", tool_trace },
+	{ "pfc", tool_pfc },
 };
 
 static int tool_usage(void)
