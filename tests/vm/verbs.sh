@@ -126,4 +126,5 @@ for d in /sys/class/infiniband/rxe*; do
 		[ -r "$c" ] && echo "${d##*/} ${c##*/} $(cat "$c")"
 	done
 done >"$T/rxe-counters.txt" 2>/dev/null
+cat /proc/net/softnet_stat >"$T/softnet_stat.txt" 2>/dev/null	# column 2: backlog drops
 echo done >"$T/finished"
