@@ -29,15 +29,15 @@ static const struct {
 	{ "mtu", 0 }, { "sl", 0 }, { "qp-timeout", 0 }, { "flow-label", 0 }, { "inline", 0 }, { "poll", 0 },
 	{ "timeout", 0 },
 	/* the polarization probe's own */
-	{ "paths", 0 }, { "link-rate", 0 }, { "sweep", 0 }, { "flow-label-base", 0 },
+	{ "paths", 0 }, { "link-rate", 0 }, { "sweep", 0 }, { "trace", 1 },
 };
 
 /* what `fabscope probe polarization` takes of them */
 static const char *const polar_keys[] = {
 	"flows", "sport", "flow-label", "duration", "size", "transport", "device", "tclass",
-	"timeout", "paths", "link-rate", "sweep", NULL,
+	"timeout", "paths", "link-rate", "sweep", "trace", NULL,
 };
-static const char *const probe_only[] = { "paths", "link-rate", "sweep", "flow-label-base", NULL };
+static const char *const probe_only[] = { "paths", "link-rate", "sweep", "trace", NULL };
 
 /* [global] keys that steer the run itself. */
 static const char *const global_keys[] = {

@@ -105,6 +105,7 @@ plan() {
 	paths = 4
 	link-rate = 0.1
 	duration = 3
+	trace = 1
 	EOF
 }
 
@@ -122,6 +123,8 @@ test_expect_success $P 'a plan phase under both seeds; the report names the wors
 	grep -q "^\*\*Worse: lb=same-seeds\*\*, polarized," cmp/report.md &&
 	grep -q "^- lb=same-seeds: polarized: 16 flows used .* Collisions: .*flows filled about [0-9.]* links\{0,1\} (1/" cmp/report.md &&
 	grep -q "| lb=distinct-seeds | spread | h1 -> h3 | rail 0 | 1 | 16 | .* | \*\*not polarized\*\* |" cmp/report.md &&
+	# and the links by name: the routers of the busiest link, traced
+	grep -q "^- lb=same-seeds: polarized: .* Traced, the busiest links: 10\.[0-9.]* -> 10\.[0-9.]* ([0-9]* flows)" cmp/report.md &&
 	ls cmp/plots/*polar-spread* >/dev/null &&
 	jq -e "[.runs[] | .polarization[0].verdict] == [\"not polarized\", \"polarized\"]" cmp/summary.json >/dev/null
 '
