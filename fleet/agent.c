@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -206,7 +207,7 @@ static int job_start(struct agent *a, json_t *m)
 	const char **argv;
 	int out[2], err[2], i;
 	struct job *j;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (!json_is_integer(idj))
 		return send_msg(a, json_pack("{ss,ss}", "type", "error", "message", "job without an id"));
@@ -222,6 +223,7 @@ static int job_start(struct agent *a, json_t *m)
 		goto fail;
 	}
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
@@ -234,6 +236,12 @@ static int job_start(struct agent *a, json_t *m)
 	if (!pid) {	/* the job */
 		int devnull = open("/dev/null", O_RDWR), argc = 0, rc, keep[1];
 
+		/* the job dies with its agent, also when the agent is killed
+		 * with SIGKILL and cannot stop it (a --once server would wait
+		 * for its client for ever) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(FS_EXIT_PEER);
 		setpgid(0, 0);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);

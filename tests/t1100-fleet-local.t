@@ -156,7 +156,9 @@ test_expect_success $P 'an agent killed mid-phase is missing; the run finishes w
 	# the pairs without the victim were measured
 	test $(jsonl_count r4/results.jsonl ".status == \"ok\" and .scope == \"aggregate\"") -ge 3 &&
 	grep -q "agent $vname is missing" run4.log &&
-	grep -q "agent(s) missing" run4.log
+	grep -q "agent(s) missing" run4.log &&
+	# its jobs (processes forked from it, with its command line) died with it
+	test_wait_for 5 eval "! pgrep -f -- \"agent --fd=3 --name $vname\\\$\" >/dev/null"
 '
 
 test_expect_success $P 'a hung agent (stopped) is missing after --agent-timeout; exit 4' '
