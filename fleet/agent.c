@@ -183,20 +183,16 @@ bad:
 	return NULL;
 }
 
-static void close_from(int lowest, const int *keep, int nkeep)
+/* Close every descriptor from lowest up (the job keeps 0-3 only). */
+static void close_from(int lowest)
 {
 	long max = sysconf(_SC_OPEN_MAX);
-	int fd, i;
+	int fd;
 
 	if (max < 0 || max > 65536)
 		max = 65536;
-	for (fd = lowest; fd < max; fd++) {
-		for (i = 0; i < nkeep; i++)
-			if (keep[i] == fd)
-				break;
-		if (i == nkeep)
-			close(fd);
-	}
+	for (fd = lowest; fd < max; fd++)
+		close(fd);
 }
 
 static int job_start(struct agent *a, json_t *m)
@@ -234,7 +230,7 @@ static int job_start(struct agent *a, json_t *m)
 		goto fail;
 	}
 	if (!pid) {	/* the job */
-		int devnull = open("/dev/null", O_RDWR), argc = 0, rc, keep[1];
+		int devnull = open("/dev/null", O_RDWR), argc = 0, rc;
 
 		/* the job dies with its agent, also when the agent is killed
 		 * with SIGKILL and cannot stop it (a --once server would wait
@@ -250,9 +246,7 @@ static int job_start(struct agent *a, json_t *m)
 		dup2(devnull, 1);
 		dup2(err[1], 2);
 		dup2(out[1], 3);
-		keep[0] = 3;
-		close_from(4, keep, 0);
-		(void)keep;
+		close_from(4);
 		out_sink_fd = 3;
 		fs_set_progname(!strcmp(argv[0], "bw") ? "fabscope bw" : !strcmp(argv[0], "lat") ?
 				"fabscope lat" : "fabscope probe");

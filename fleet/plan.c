@@ -278,16 +278,14 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 	}
 	/* values are checked where they are used, by the engines' own parser
 	 * (fleet/coord.c runs it on every phase before anything starts) */
-	v = plan_opt(ph, "duration", NULL);
+	/* the time estimate of a round: the duration (bw's defaults: 2 s,
+	 * 1 s per size with all = 1, 23 sizes) and a second to connect */
 	{
-		double d = 2, t = 10;
+		double d = plan_opt(ph, "all", NULL) ? 1 : 2;
 
-		if (v)
+		if ((v = plan_opt(ph, "duration", NULL)))
 			units_parse_seconds(v, &d);
-		if ((v = plan_opt(ph, "timeout", NULL)))
-			units_parse_seconds(v, &t);
-		ph->est_s = (plan_opt(ph, "all", NULL) ? 23 * (d > 1 ? 1 : d) : d) + 1;
-		(void)t;
+		ph->est_s = (plan_opt(ph, "all", NULL) ? 23 * d : d) + 1;
 	}
 	return 0;
 }
