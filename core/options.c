@@ -85,6 +85,10 @@ static int set_value(const struct opt *o, int as_short, const char *arg)
 		*(uint64_t *)o->value = u;
 		return 0;
 	case OPT_T_SECONDS:
+		if (o->min == 1 && (!strcmp(arg, "0") || !strcmp(arg, "0s") || !strcmp(arg, "0ms"))) {
+			*(double *)o->value = 0;
+			return 0;
+		}
 		if (units_parse_seconds(arg, (double *)o->value))
 			return bad_value(o, as_short, arg);
 		return 0;

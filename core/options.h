@@ -51,6 +51,8 @@ struct opt {
 #define OPT_COUNT(s, l, v, a, h, lo, hi) { OPT_T_COUNT, (s), (l), (v), (a), (h), (lo), (hi) }
 #define OPT_SIZE(s, l, v, a, h, lo, hi) { OPT_T_SIZE, (s), (l), (v), (a), (h), (lo), (hi) }
 #define OPT_SECONDS(s, l, v, a, h)    { OPT_T_SECONDS, (s), (l), (v), (a), (h), 0, 0 }
+/* seconds, where 0 is a meaningful value ("none") */
+#define OPT_SECONDS0(s, l, v, a, h)   { OPT_T_SECONDS, (s), (l), (v), (a), (h), 1, 0 }
 #define OPT_STRING(s, l, v, a, h)     { OPT_T_STRING, (s), (l), (v), (a), (h), 0, 0 }
 #define OPT_LIST(s, l, v, a, h)       { OPT_T_LIST, (s), (l), (v), (a), (h), 0, 0 }
 

@@ -105,7 +105,8 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 	int argc = 0, server;
 	char buf[512];
 
-	if (!test || (strcmp(test, "bw") && strcmp(test, "lat") && strcmp(test, "polarization"))) {
+	if (!test || (strcmp(test, "bw") && strcmp(test, "lat") && strcmp(test, "polarization") &&
+		      strcmp(test, "pfc"))) {
 		snprintf(why, len, "unknown test '%s'", test ? test : "(none)");
 		return NULL;
 	}
@@ -123,13 +124,18 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 		      sizeof(*argv));
 	if (!strcmp(test, "polarization") && server)
 		test = "bw";	/* the probe's flows go to a bw server */
-	if (!strcmp(test, "polarization")) {
+	if (!strcmp(test, "pfc") && server && json_is_false(json_object_get(m, "sample")))
+		test = "bw";	/* the target's port is sampled by its first server */
+	if (!strcmp(test, "polarization") || !strcmp(test, "pfc")) {
 		argv[argc++] = strdup("probe");
-		argv[argc++] = strdup("polarization");
+		argv[argc++] = strdup(test);
 	} else {
 		argv[argc++] = strdup(test);
 	}
-	if (server) {
+	if (server && !strcmp(test, "pfc")) {
+		argv[argc++] = strdup("--serve");
+		argv[argc++] = strdup("--port=0");
+	} else if (server) {
 		argv[argc++] = strdup("--server");
 		argv[argc++] = strdup("--once");
 		argv[argc++] = strdup("--port=0");

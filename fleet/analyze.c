@@ -99,8 +99,9 @@ static struct group *collect(json_t *recs, int *ngroups)
 		char key[256];
 		double v;
 
-		if (!strcmp(record_str(rec, "kind", ""), "polarization"))
-			continue;	/* its flows collide on purpose: the probe judges them */
+		if (!strcmp(record_str(rec, "kind", ""), "polarization") ||
+		    !strcmp(record_str(rec, "kind", ""), "pfc"))
+			continue;	/* their flows collide on purpose: the probes judge them */
 		if (!phase || !src || !dst || strcmp(record_str(rec, "status", ""), "ok") ||
 		    strcmp(scope, "aggregate") || !strcmp(dir, "both"))
 			continue;

@@ -44,6 +44,7 @@ struct cjob {
 	int round;
 	int state;		/* 0 not started, 1 waiting to listen, 2 running, 3 finished */
 	int srv_done, cli_done, srv_exit, cli_exit, nrec;
+	int sampler;		/* pfc: the server that samples the target's port */
 	char err[512];
 	uint64_t deadline_ns, grace_ns;
 };
@@ -323,11 +324,21 @@ static void stamp(struct coord *c, json_t *rec, const struct cjob *j)
 	if (!json_is_object(dst) && j->server >= 0)
 		json_object_set_new(rec, "dst", dst = json_object());
 	if (j->server >= 0) {
-		/* which end is which: records of the s2c direction swap them */
-		int swap = !strcmp(record_str(rec, "dir", "c2s"), "s2c");
+		/* which end is which: records of the s2c direction, and the pfc
+		 * probe's target (which samples its own port), swap them */
+		int swap = !strcmp(record_str(rec, "dir", "c2s"), "s2c") ||
+			   !strcmp(record_str(rec, "role", ""), "target");
 
 		endpoint_of(c, src, swap ? j->server : j->client, j->lane);
 		endpoint_of(c, dst, swap ? j->client : j->server, j->lane);
+		if (!strcmp(record_str(rec, "role", ""), "target")) {
+			char key[300];
+
+			/* the target's own port: no peer, and a job key of its own */
+			json_object_del(rec, "dst");
+			snprintf(key, sizeof(key), "%s:target", j->key);
+			json_object_set_new(rec, "job", json_string(key));
+		}
 	} else {
 		endpoint_of(c, src, j->client, j->lane);
 	}
@@ -410,6 +421,8 @@ static double job_budget_s(const struct plan_phase *ph)
 
 		d = (plan_opt(ph, "duration", NULL) ? d : 3) * (sets > 0 ? sets : 1);
 	}
+	if (ph->kind == PLAN_PFC)	/* before, the load, after */
+		d = ph->est_s;
 	return d * 1.5 + 3 * t + 10;
 }
 
@@ -429,13 +442,16 @@ static void job_start(struct coord *c, struct cjob *j)
 	int ci = c->node_conn[j->server];
 	double budget = job_budget_s(j->ph);
 
+	json_t *m;
+
 	j->deadline_ns = clock_ns() + (uint64_t)(budget * 1e9);
 	j->state = J_LISTEN;
-	if (ci < 0 || send_to(c, ci, json_pack("{ss,sI,ss,ss,so,ss,ss,sI}", "type", "job",
-					       "id", (json_int_t)(c->id_base + 2 * (j - c->jobs)),
-					       "test", j->test, "role", "server", "opts", job_opts(j->ph),
-					       "bind", e->ip, "node", c->plan.nodes[j->server].name,
-					       "deadline_ms", (json_int_t)(budget * 1000 + 5000))))
+	m = json_pack("{ss,sI,ss,ss,so,ss,ss,sI}", "type", "job", "id", (json_int_t)(c->id_base + 2 * (j - c->jobs)),
+		      "test", j->test, "role", "server", "opts", job_opts(j->ph), "bind", e->ip,
+		      "node", c->plan.nodes[j->server].name, "deadline_ms", (json_int_t)(budget * 1000 + 5000));
+	if (j->ph->kind == PLAN_PFC)	/* one sampler of the target's port: its first server */
+		json_object_set_new(m, "sample", json_boolean(j->sampler));
+	if (ci < 0 || send_to(c, ci, m))
 		job_finish(c, j, "cannot reach the server's agent");
 }
 
@@ -508,7 +524,9 @@ static void on_agent_msg(struct coord *c, int ci, json_t *m)
 
 		if (json_is_integer(port))
 			on_listening(c, j, (int)json_integer_value(port));
-	} else if (!strcmp(type, "record") && is_client && j->state != J_FIN) {
+	} else if (!strcmp(type, "record") && j->state != J_FIN &&
+		   (is_client || (j->ph->kind == PLAN_PFC &&	/* the target samples its port too */
+				  !strcmp(record_str(json_object_get(m, "record"), "test", ""), "pfc")))) {
 		json_t *rec = json_object_get(m, "record");
 
 		if (json_is_object(rec)) {
@@ -766,6 +784,7 @@ static int run_round(struct coord *c, struct plan_phase *ph, const char *test, i
 				sv >= 0 ? c->plan.nodes[sv].name : NULL);
 			if (results_job_done(&c->res, j->key))
 				continue;	/* --resume: measured already */
+			j->sampler = !i;	/* the pairs of an incast round share the server */
 			c->njobs++;
 		}
 	}
@@ -890,12 +909,21 @@ int coord_check_phases(struct coord *c)
 	for (pi = 0; pi < c->plan.nphases; pi++) {
 		struct plan_phase *ph = &c->plan.phases[pi];
 
+		for (i = 0; ph->target && i < c->plan.nnodes; i++)
+			if (!strcmp(c->plan.nodes[i].name, ph->target))
+				break;
+		if (ph->target && i == c->plan.nnodes) {
+			ptp_check_only = 0;
+			return fs_err_usage("%s: target '%s' of [%s] is not a node of the plan (the first is '%s')",
+					    c->plan.path, ph->target, ph->name,
+					    c->plan.nnodes ? c->plan.nodes[0].name : "none");
+		}
 		for (t = 0; t < ph->ntests; t++) {
 			const char *argv[80];
 			char *bufs[70], prog[600];
 			int argc = 0, nb = 0, rc, is_bool;
 
-			if (ph->kind == PLAN_PING || ph->kind == PLAN_POLARIZATION)
+			if (ph->kind == PLAN_PING || ph->kind == PLAN_POLARIZATION || ph->kind == PLAN_PFC)
 				continue;	/* (the probe checks its options when it runs) */
 			argv[argc++] = ph->tests[t];
 			argv[argc++] = "127.0.0.1";

@@ -14,6 +14,7 @@ static const char *const kind_names[] = {
 	[PLAN_PAIRWISE] = "pairwise", [PLAN_RING] = "ring",
 	[PLAN_PERMUTATION] = "permutation", [PLAN_BISECTION] = "bisection",
 	[PLAN_INCAST] = "incast", [PLAN_PING] = "ping", [PLAN_POLARIZATION] = "polarization",
+	[PLAN_PFC] = "pfc",
 };
 
 /* Engine options a plan may set: the long options of bw and lat, passed to
@@ -30,6 +31,10 @@ static const struct {
 	{ "timeout", 0 },
 	/* the polarization probe's own */
 	{ "paths", 0 }, { "link-rate", 0 }, { "sweep", 0 }, { "trace", 1 },
+	/* the PFC probe's own */
+	{ "interval", 0 }, { "before", 0 }, { "after", 0 }, { "interface", 0 }, { "counters-root", 0 },
+	{ "driver", 0 }, { "capture", 1 }, { "prio", 0 }, { "quanta", 0 }, { "storm-fraction", 0 },
+	{ "storm-intervals", 0 },
 };
 
 /* what `fabscope probe polarization` takes of them */
@@ -38,6 +43,16 @@ static const char *const polar_keys[] = {
 	"timeout", "paths", "link-rate", "sweep", "trace", NULL,
 };
 static const char *const probe_only[] = { "paths", "link-rate", "sweep", "trace", NULL };
+/* what `fabscope probe pfc` takes of them */
+static const char *const pfc_keys[] = {
+	"flows", "duration", "size", "transport", "device", "tclass", "timeout", "link-rate",
+	"interval", "before", "after", "interface", "counters-root", "driver", "capture", "prio",
+	"quanta", "storm-fraction", "storm-intervals", NULL,
+};
+static const char *const pfc_only[] = {
+	"interval", "before", "after", "interface", "counters-root", "driver", "capture", "prio",
+	"quanta", "storm-fraction", "storm-intervals", NULL,
+};
 
 /* [global] keys that steer the run itself. */
 static const char *const global_keys[] = {
@@ -80,7 +95,9 @@ int plan_key_for(const char *key, const char *engine)
 		return 0;
 	if (!strcmp(engine, "polarization"))
 		return in_list(polar_keys, key);
-	return !in_list(probe_only, key);
+	if (!strcmp(engine, "pfc"))
+		return in_list(pfc_keys, key);
+	return !in_list(probe_only, key) && !in_list(pfc_only, key);
 }
 
 static char *trim(char *s)
@@ -236,15 +253,21 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 	}
 	if (!kind)
 		return perr(path, ph->line, "phase [%s] has no kind: add kind = pairwise (or ring, permutation, bisection, incast, ping)", ph->name);
-	for (i = 0; i <= PLAN_POLARIZATION; i++)
+	for (i = 0; i <= PLAN_PFC; i++)
 		if (!strcmp(kind, kind_names[i]))
 			break;
-	if (i > PLAN_POLARIZATION)
-		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast, ping or polarization", kind, ph->name);
+	if (i > PLAN_PFC)
+		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast, ping, polarization or pfc", kind, ph->name);
 	ph->kind = (enum plan_kind)i;
-	for (i = 0; i < nown; i++)
-		if (ph->kind != PLAN_POLARIZATION && in_list(probe_only, own[i].key))
+	for (i = 0; i < nown; i++) {
+		if (ph->kind == PLAN_PFC && plan_engine_key(own[i].key, NULL) && !in_list(pfc_keys, own[i].key))
+			return perr(path, own[i].line, "'%s' is not a key of kind = pfc: it takes %s", own[i].key,
+				    "flows, duration, size, transport, device, tclass, timeout, link-rate, interval, before, after, interface, counters-root, driver, capture, prio, quanta, storm-fraction, storm-intervals");
+		if (ph->kind != PLAN_PFC && in_list(pfc_only, own[i].key))
+			return perr(path, own[i].line, "'%s' is for kind = pfc, not %s", own[i].key, kind);
+		if (ph->kind != PLAN_POLARIZATION && ph->kind != PLAN_PFC && in_list(probe_only, own[i].key))
 			return perr(path, own[i].line, "'%s' is for kind = polarization, not %s", own[i].key, kind);
+	}
 	if (ph->kind == PLAN_PING) {
 		ph->ntests = 1;
 		ph->tests[0] = "ping";
@@ -255,6 +278,24 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 		ph->tests[0] = "polarization";
 		if (!ph->parallel)
 			ph->parallel = 1;	/* one probe at a time: its flows must be alone */
+		return 0;
+	}
+	if (ph->kind == PLAN_PFC) {	/* every sender at once: it is an incast */
+		double b = 2, d = 10, a = 2;
+
+		ph->ntests = 1;
+		ph->tests[0] = "pfc";
+		if ((v = plan_opt(ph, "before", NULL)) && strcmp(v, "0"))
+			units_parse_seconds(v, &b);
+		else if (v)
+			b = 0;
+		if ((v = plan_opt(ph, "after", NULL)) && strcmp(v, "0"))
+			units_parse_seconds(v, &a);
+		else if (v)
+			a = 0;
+		if ((v = plan_opt(ph, "duration", NULL)))
+			units_parse_seconds(v, &d);
+		ph->est_s = b + d + a + 1;
 		return 0;
 	}
 	{
@@ -794,6 +835,7 @@ int plan_round_pairs(const struct plan_phase *ph, int n, int r, int target,
 		return k;
 	}
 	case PLAN_INCAST:
+	case PLAN_PFC:
 		for (i = 0; i < n; i++)
 			if (i != target) {
 				out[k].client = i;

@@ -44,6 +44,7 @@ enum plan_kind {
 	PLAN_INCAST,		/* one round: every node -> target */
 	PLAN_PING,		/* one round: control-channel round trip of every agent */
 	PLAN_POLARIZATION,	/* one round: node i -> node i+N/2, the hash-polarization probe */
+	PLAN_PFC,		/* one round: every node -> target, the PFC-pause probe on each */
 };
 
 struct plan_kv {
