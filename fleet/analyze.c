@@ -287,6 +287,44 @@ static void judge_group(const struct group *g, double low_frac, json_t *out)
 	free(suspect);
 }
 
+/* The PFC probe's ports: a storm, or pauses before ECN/CNP, name the node. */
+static void pfc_suspects(json_t *recs, json_t *out)
+{
+	size_t k, i;
+	json_t *rec, *pr;
+
+	json_array_foreach(recs, k, rec) {
+		const char *node = record_str(rec, "src.node", "?"), *ifn = record_str(rec, "iface", "?");
+		char ev[600];
+		int storm = 0;
+
+		if (strcmp(record_str(rec, "test", ""), "pfc") || strcmp(record_str(rec, "status", ""), "ok"))
+			continue;
+		json_array_foreach(json_object_get(rec, "priorities"), i, pr) {
+			const char *st = record_str(pr, "storm", "none");
+			int p = (int)record_num(pr, "prio", -1);
+
+			if (strcmp(st, "none")) {
+				snprintf(ev, sizeof(ev), "%s %s: PFC storm on priority %d (%s), paused over the "
+					 "storm threshold for %d intervals in a row: a stuck receiver or a pause loop",
+					 node, ifn, p, st, (int)record_num(pr, "storm_run", 0));
+				storm = 1;
+			} else if (!strcmp(record_str(pr, "ecn_first", ""), "no") &&
+				   record_num(pr, "rx_frames", 0) + record_num(pr, "tx_frames", 0) > 0) {
+				snprintf(ev, sizeof(ev), "%s %s: PFC paused priority %d before ECN/CNP rose: "
+					 "ECN marking (switch thresholds) or DCQCN is not acting first", node, ifn, p);
+			} else {
+				continue;
+			}
+			json_array_append_new(out, json_pack("{ss,ss,ss,si,si,ss,sf,ss}", "kind",
+				storm ? "pfc-storm" : "pfc-before-ecn", "phase", record_str(rec, "phase", "-"),
+				"test", "pfc", "rail", (int)record_num(rec, "src.rail", 0),
+				"plane", (int)record_num(rec, "src.plane", 0), "node", node, "value", (double)p,
+				"evidence", ev));
+		}
+	}
+}
+
 json_t *analyze_suspects(json_t *recs, double low_frac)
 {
 	int ng, i, j;
@@ -319,6 +357,7 @@ json_t *analyze_suspects(json_t *recs, double low_frac)
 	for (i = 0; i < ng; i++)
 		free(g[i].r);
 	free(g);
+	pfc_suspects(recs, out);
 	return out;
 }
 

@@ -212,6 +212,8 @@ test_expect_success $P 'a plan phase kind = pfc: incast from every node to the t
 		all(.[]; .dst.node == \"node3\" and .metrics.load_gbps > 0 and .params.prio == 3)" run/results.jsonl &&
 	jq -s -e "[.[] | select(.role == \"target\")] | length == 1 and .[0].src.node == \"node3\" and
 		.[0].dst == null and (.[0].job | endswith(\":target\"))" run/results.jsonl &&
+	# every port paused without ECN first (storm or not): each node is a suspect
+	test $(grep -c "^suspect: \[incast\] node[0-3] eth2: PFC" run.out) = 4 &&
 	"$FABSCOPE" run plan.ini -n 4 --dry-run >dry.out 2>&1 &&
 	test_grep "incast" dry.out
 '
