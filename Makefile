@@ -41,6 +41,18 @@ $(error jansson not found: run 'ci/install-deps build' as root, or apt-get insta
 endif
 LIBS += -lm
 
+# required: libpcap for live captures (probe pfc) and the pcap/ dissectors
+ifeq ($(shell $(PKG_CONFIG) --exists libpcap && echo y),y)
+DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags libpcap)
+LIBS += $(shell $(PKG_CONFIG) --libs libpcap)
+else
+$(error libpcap not found: run 'ci/install-deps build' as root, or apt-get install libpcap-dev)
+endif
+
+# the PFC capture reads in a thread of its own
+DEP_CFLAGS += -pthread
+LIBS += -pthread
+
 # optional: rdma-core's libibverbs for the verbs transport
 ifeq ($(shell $(PKG_CONFIG) --exists libibverbs && echo y),y)
 DEP_CFLAGS += -DHAVE_VERBS $(shell $(PKG_CONFIG) --cflags libibverbs)
@@ -72,10 +84,14 @@ XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transpor
 BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.c fleet/results.c fleet/analyze.c fleet/run.c
 REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/cmd.c
-PROBES_SRC := probes/polar.c probes/probe.c probes/trace.c probes/counters.c probes/pfc.c
-LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC)
+PROBES_SRC := probes/polar.c probes/probe.c probes/trace.c probes/counters.c probes/pfc.c \
+	      probes/pfcap.c
+PCAP_SRC := pcap/macctl.c
+LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
+	   $(PCAP_SRC)
 MAIN_SRC := core/main.c
-TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c tests/helper/pfc-tool.c
+TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c tests/helper/pfc-tool.c \
+	    tests/helper/macctl-tool.c tests/helper/pfcap-tool.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)

@@ -29,6 +29,7 @@
 #include "../core/record.h"
 #include "counters.h"
 #include "pfc.h"
+#include "pfcap.h"
 #include "polar.h"
 #include "probe.h"
 #include "trace.h"
@@ -565,12 +566,10 @@ struct pfc_run {
 	struct child load;
 	int load_started;
 	double load_t0;		/* monotonic seconds the load started */
-#ifdef HAVE_PFCAP
 	struct pfcap *cap;
 	struct pfcap_counts *caps;	/* one per sample */
 	int ncaps, have_fin;
 	struct pfcap_counts fin;	/* at the end */
-#endif
 };
 
 static int pfc_start_load(struct pfc_run *r)
@@ -610,10 +609,8 @@ static int pfc_tick(void *arg, int i, const struct ctr_snapshot *s)
 {
 	struct pfc_run *r = arg;
 
-#ifdef HAVE_PFCAP
 	if (r->cap && i < r->ncaps)
 		pfcap_read(r->cap, &r->caps[i]);
-#endif
 	if (r->host && i == r->load_at && !r->load_started) {
 		int rc = pfc_start_load(r);
 
@@ -795,7 +792,6 @@ static json_t *pfc_record(const struct fopts *o, const char *role, const char *h
 	return rec;
 }
 
-#ifdef HAVE_PFCAP
 /* Pause counters a driver lacks, from the frames the capture saw by each sample. */
 static void pfc_fill_from_capture(struct pfc_series *ser, const struct pfcap_counts *caps, int n)
 {
@@ -856,7 +852,6 @@ static json_t *pfc_capture_json(const char *ifname, const struct pfcap_counts *c
 		"rx_paused_s", num_or_null(c->global.paused_s[0]), "tx_paused_s", num_or_null(c->global.paused_s[1]),
 		"prio", prios);
 }
-#endif
 
 static void pfc_text(struct out *out, json_t *rec)
 {
@@ -1027,16 +1022,11 @@ static int pfc_probe(int argc, const char **argv)
 		goto out;
 	}
 	if (o.capture) {
-#ifdef HAVE_PFCAP
 		if ((rc = pfcap_start(&run.cap, o.ifname, link)))
 			goto out;
 		run.caps = calloc((size_t)samples, sizeof(*run.caps));
 		run.ncaps = samples;
 		snprintf(sources + strlen(sources), sizeof(sources) - strlen(sources), ", capture %s", o.ifname);
-#else
-		rc = fs_err_env("--capture: this fabscope was built without libpcap");
-		goto out;
-#endif
 	}
 	out_init(&out, o.json ? OUT_JSON : OUT_TEXT, stdout);
 	out_open = 1;
@@ -1085,14 +1075,12 @@ static int pfc_probe(int argc, const char **argv)
 	}
 	if (server.pid > 0)
 		child_finish(&server, 1, NULL);
-#ifdef HAVE_PFCAP
 	if (run.cap) {
 		pfcap_stop(run.cap, &run.fin);
 		run.cap = NULL;
 		run.have_fin = 1;
 		pfc_fill_from_capture(&ser, run.caps, run.ncaps);
 	}
-#endif
 	if (ser.n < 2) {
 		if (!rc)
 			rc = fs_err_env("fewer than two samples: nothing to judge");
@@ -1111,10 +1099,8 @@ static int pfc_probe(int argc, const char **argv)
 			json_object_set_new(rec, "load_error",
 					    json_sprintf("the load to %s failed (exit %d): see its message above",
 							 run.host, -load_rc));
-#ifdef HAVE_PFCAP
 		if (run.have_fin)
 			json_object_set_new(rec, "capture", pfc_capture_json(o.ifname, &run.fin));
-#endif
 		if (rc == -FS_EXIT_INTERRUPTED)
 			json_object_set_new(rec, "interrupted", json_true());
 		out_record(&out, rec);
@@ -1129,11 +1115,9 @@ out:
 		child_finish(&run.load, 0, NULL);
 	if (server.pid > 0)
 		child_finish(&server, 0, NULL);
-#ifdef HAVE_PFCAP
 	if (run.cap)
 		pfcap_stop(run.cap, NULL);
 	free(run.caps);
-#endif
 	if (out_open)
 		out_finish(&out);
 	if (net_stop && !rc)

@@ -31,6 +31,8 @@
  *   push gateway|webhook|name|label|value ...  report/push.c (push-tool.c)
  *   trace SRC SPORT DST DPORT [...]   probes/trace.c, hop per line (trace-tool.c)
  *   pfc ethtool|ethtool-file|snapshot|sample|series ...  PFC counters and verdicts (pfc-tool.c)
+ *   macctl HEX, macctl-fuzz N SEED    MAC control frames (PFC, PAUSE) dissected (macctl-tool.c)
+ *   pfc-inject IF ..., pfcap IF S G   PFC frames sent, and captured live (pfcap-tool.c)
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input.
  */
@@ -1354,6 +1356,10 @@ static const struct tool_cmd cmds[] = {
 	{ "push", tool_push },
 	{ "trace", tool_trace },
 	{ "pfc", tool_pfc },
+	{ "macctl", tool_macctl },
+	{ "macctl-fuzz", tool_macctl },
+	{ "pfc-inject", tool_pfcap },
+	{ "pfcap", tool_pfcap },
 };
 
 static int tool_usage(void)

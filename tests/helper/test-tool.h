@@ -25,4 +25,9 @@ int tool_polar(int argc, const char **argv);
 /* pfc-tool.c: probes/counters.c and probes/pfc.c (counter sources, PFC verdicts) */
 int tool_pfc(int argc, const char **argv);
 
+/* macctl-tool.c: pcap/macctl.c (macctl, macctl-fuzz) */
+int tool_macctl(int argc, const char **argv);
+/* pfcap-tool.c: probes/pfcap.c (pfc-inject, pfcap) */
+int tool_pfcap(int argc, const char **argv);
+
 #endif
