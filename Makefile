@@ -86,7 +86,7 @@ FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.
 REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/cmd.c
 PROBES_SRC := probes/polar.c probes/probe.c probes/trace.c probes/counters.c probes/pfc.c \
 	      probes/pfcap.c
-PCAP_SRC := pcap/macctl.c
+PCAP_SRC := pcap/macctl.c pcap/live.c pcap/capture.c
 LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC)
 MAIN_SRC := core/main.c

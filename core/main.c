@@ -12,6 +12,7 @@
 #include "version.h"
 #include "../fleet/fleet.h"
 #include "../report/report.h"
+#include "../pcap/capture.h"
 #include "../probes/probe.h"
 #include "../transport/transport.h"
 
@@ -27,7 +28,8 @@ static const struct cmd commands[] = {
 	{ "lat", cmd_lat, "point-to-point latency percentiles by ping-pong (client or --server)" },
 	{ "agent", cmd_agent, "the per-node agent that 'fabscope run' launches" },
 	{ "run", cmd_run, "run a plan across many nodes: launch agents, schedule tests per rail, write a results directory" },
-	{ "probe", cmd_probe, "diagnostic probes: polarization (ECMP hash polarization from per-flow rates)" },
+	{ "probe", cmd_probe, "diagnostic probes: polarization (ECMP hash polarization), pfc (PFC pauses, storms, ECN first)" },
+	{ "capture", cmd_capture, "record RoCEv2 and PFC traffic into pcap files (a ring of files for long captures)" },
 	{ "report", cmd_report, "Markdown, HTML and JSON reports of results directories: rails, comparisons, thresholds, baselines, push" },
 	{ "help", cmd_help, "show help for fabscope or for one command" },
 	{ "version", cmd_version, "show the version and the transports built in" },

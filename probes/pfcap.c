@@ -17,6 +17,7 @@
 
 #include "../core/clock.h"
 #include "../core/error.h"
+#include "../pcap/live.h"
 #include "../pcap/macctl.h"
 #include "pfcap.h"
 
@@ -244,39 +245,20 @@ static int side_open(struct pfcap *c, enum pfcap_dir d)
 {
 	struct pfcap_side *s = &c->side[d];
 	char eb[PCAP_ERRBUF_SIZE] = "";
-	struct bpf_program prog;
 	const char *ifname = c->ifname;
 	int rc;
 
 	s->c = c;
 	s->dir = d;
 	s->fd = -1;
-	s->h = pcap_create(ifname, eb);
-	if (!s->h)
-		return fs_err_env("capturing on '%s': %s", ifname, eb);
-	if (pcap_set_snaplen(s->h, PFCAP_SNAPLEN) || pcap_set_promisc(s->h, 0) ||
-	    pcap_set_immediate_mode(s->h, 1) || pcap_set_buffer_size(s->h, PFCAP_BUFFER))
-		return fs_err_env("capturing on '%s': libpcap refused the settings", ifname);
-	s->nano = !pcap_set_tstamp_precision(s->h, PCAP_TSTAMP_PRECISION_NANO);
+	{
+		struct live_opts lo = { .snaplen = PFCAP_SNAPLEN, .buffer = PFCAP_BUFFER, .immediate = 1,
+					.nano = 1 };
 
-	rc = pcap_activate(s->h);
-	switch (rc) {
-	case 0:
-		break;
-	case PCAP_ERROR_NO_SUCH_DEVICE:
-		return fs_err_env("no interface '%s' in this network namespace", ifname);
-	case PCAP_ERROR_PERM_DENIED:
-		return fs_err_env("capturing on '%s' needs CAP_NET_RAW: run as root", ifname);
-	case PCAP_ERROR_IFACE_NOT_UP:
-		return fs_err_env("'%s' is down: bring it up (ip link set %s up)", ifname, ifname);
-	default:
-		if (rc > 0)	/* a warning (promiscuous mode, timestamp type): it runs */
-			break;
-		return fs_err_env("capturing on '%s': %s", ifname,
-				  *pcap_geterr(s->h) ? pcap_geterr(s->h) : pcap_statustostr(rc));
+		rc = live_open(&s->h, ifname, &lo, &s->nano);
+		if (rc)
+			return rc;
 	}
-	if (s->nano && pcap_get_tstamp_precision(s->h) != PCAP_TSTAMP_PRECISION_NANO)
-		s->nano = 0;
 	if (pcap_datalink(s->h) != DLT_EN10MB)
 		return fs_err_env("'%s' is not an Ethernet interface (link type %s): no PFC there",
 				  ifname, pcap_datalink_val_to_name(pcap_datalink(s->h)) ?
@@ -284,14 +266,8 @@ static int side_open(struct pfcap *c, enum pfcap_dir d)
 	if (pcap_setdirection(s->h, d == PFCAP_RX ? PCAP_D_IN : PCAP_D_OUT))
 		return fs_err_env("capturing on '%s': cannot tell sent from received frames: %s",
 				  ifname, pcap_geterr(s->h));
-	if (pcap_compile(s->h, &prog, PFCAP_FILTER, 1, PCAP_NETMASK_UNKNOWN))
-		return fs_err_env("capturing on '%s': filter '%s': %s", ifname, PFCAP_FILTER,
-				  pcap_geterr(s->h));
-	rc = pcap_setfilter(s->h, &prog);
-	pcap_freecode(&prog);
-	if (rc)
-		return fs_err_env("capturing on '%s': setting the filter: %s", ifname,
-				  pcap_geterr(s->h));
+	if ((rc = live_filter(s->h, ifname, PFCAP_FILTER)))
+		return rc;
 	if (pcap_setnonblock(s->h, 1, eb))
 		return fs_err_env("capturing on '%s': %s", ifname, eb);
 	s->fd = pcap_get_selectable_fd(s->h);
