@@ -14,7 +14,13 @@
  *   max_missing = 0           ; agents missing
  *   max_failed = 0            ; records with status error
  *   max_suspects = 0          ; suspects found by the analysis
+ *   [pfc]
+ *   storm = fail              ; a PFC storm on any port and priority fails (default off)
+ *   max_paused = 0.5          ; no priority paused, either way, for more than half an interval
  *
+ * The PFC checks read the PFC probe's ports: a paused fraction the probe
+ * did not know (no pause durations, no link speed to estimate them) is
+ * not counted, and the check says how many were not.
  * Each check is applied to every run of the report; a check fails when any
  * pair (or run) is outside its limit, and names the first few of them.
  * A baseline (--baseline DIR) compares the median of every phase, test and
@@ -85,14 +91,14 @@ static char *trim(char *s)
 
 static const char *const known[] = {
 	"bw.line_rate_gbps", "bw.min_fraction", "bw.min_gbps", "lat.p50_us_max", "lat.p99_us_max",
-	"run.max_missing", "run.max_failed", "run.max_suspects", NULL,
+	"run.max_missing", "run.max_failed", "run.max_suspects", "pfc.storm", "pfc.max_paused", NULL,
 };
 
 static int read_thresholds(const char *path, struct tkv **out, int *n)
 {
 	FILE *f = fopen(path, "r");
 	char line[512], sec[32] = "";
-	int lineno = 0;
+	int lineno = 0, rc = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -113,8 +119,8 @@ static int read_thresholds(const char *path, struct tkv **out, int *n)
 			char *e = strchr(s, ']');
 
 			if (!e || e[1]) {
-				fclose(f);
-				return fs_err_usage("%s:%d: malformed section header", path, lineno);
+				rc = fs_err_usage("%s:%d: malformed section header", path, lineno);
+				break;
 			}
 			*e = 0;
 			snprintf(sec, sizeof(sec), "%s", trim(s + 1));
@@ -122,8 +128,8 @@ static int read_thresholds(const char *path, struct tkv **out, int *n)
 		}
 		eq = strchr(s, '=');
 		if (!eq || !*sec) {
-			fclose(f);
-			return fs_err_usage("%s:%d: expected key = value inside a [section]", path, lineno);
+			rc = fs_err_usage("%s:%d: expected key = value inside a [section]", path, lineno);
+			break;
 		}
 		*eq = 0;
 		s = trim(s);
@@ -133,22 +139,42 @@ static int read_thresholds(const char *path, struct tkv **out, int *n)
 		if (!strcmp(sec, "bw") && !strncmp(s, "rail", 4) && isdigit((unsigned char)s[4]))
 			ok = 1;	/* rail3 = 200: one rail's line rate */
 		if (!ok) {
-			fclose(f);
-			return fs_err_usage("%s:%d: unknown threshold '%s'; see 'fabscope report --help'", path, lineno, full);
+			rc = fs_err_usage("%s:%d: unknown threshold '%s'; see 'fabscope report --help'", path, lineno, full);
+			break;
 		}
 		*out = realloc(*out, (size_t)(*n + 1) * sizeof(**out));
 		snprintf((*out)[*n].sec, sizeof((*out)[*n].sec), "%s", sec);
 		snprintf((*out)[*n].key, sizeof((*out)[*n].key), "%s", s);
-		(*out)[*n].v = strtod(trim(eq + 1), &end);
 		(*out)[*n].line = lineno;
+		if (!strcmp(full, "pfc.storm")) {	/* a word, not a number: 1 fail, 0 off */
+			const char *w = trim(eq + 1);
+
+			if (strcmp(w, "fail") && strcmp(w, "off")) {
+				rc = fs_err_usage("%s:%d: storm = '%s': give 'fail' or 'off'", path, lineno, w);
+				break;
+			}
+			(*out)[(*n)++].v = !strcmp(w, "fail");
+			continue;
+		}
+		(*out)[*n].v = strtod(trim(eq + 1), &end);
 		if (end == trim(eq + 1) || *end || !isfinite((*out)[*n].v) || (*out)[*n].v < 0) {
-			fclose(f);
-			return fs_err_usage("%s:%d: '%s' is not a non-negative number", path, lineno, trim(eq + 1));
+			rc = fs_err_usage("%s:%d: '%s' is not a non-negative number", path, lineno, trim(eq + 1));
+			break;
+		}
+		if (!strcmp(full, "pfc.max_paused") && (*out)[*n].v > 1) {
+			rc = fs_err_usage("%s:%d: max_paused = %s: give a fraction of an interval, 0 to 1",
+					    path, lineno, trim(eq + 1));
+			break;
 		}
 		(*n)++;
 	}
 	fclose(f);
-	return 0;
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
 }
 
 static double tget(const struct tkv *t, int n, const char *sec, const char *key, double dflt)
@@ -159,6 +185,103 @@ static double tget(const struct tkv *t, int n, const char *sec, const char *key,
 		if (!strcmp(t[i].sec, sec) && !strcmp(t[i].key, key))
 			return t[i].v;
 	return dflt;
+}
+
+/* "lb=ecmp: " when several runs are checked */
+static const char *run_prefix(const struct report *rep, int ri, char *buf, size_t len)
+{
+	if (rep->nruns > 1)
+		snprintf(buf, len, "%s: ", rep->runs[ri].name);
+	else
+		buf[0] = 0;
+	return buf;
+}
+
+/* [pfc]: storm = fail, max_paused = FRACTION */
+static void pfc_checks(struct report *rep, int storm, double max_paused)
+{
+	static const char *const dir[2] = { "rx", "tx" };
+	char buf[32], pre[300];
+	struct check *c;
+	int ri, i, j, d, storms = 0, unknown = 0;
+	double worst = NAN;
+
+	if (storm) {
+		c = new_check(&rep->checks, &rep->nchecks, "no PFC storm, every port and priority");
+		snprintf(c->limit, sizeof(c->limit), "none");
+		for (ri = 0; ri < rep->nruns; ri++)
+			for (i = 0; i < rep->runs[ri].npfc; i++) {
+				const struct rpfc *pf = &rep->runs[ri].pfc[i];
+				int named = 0;
+
+				for (j = 0; j < pf->np; j++) {
+					const struct rpfc_prio *p = &pf->p[j];
+
+					if (!p->storm) {
+						unknown++;
+						continue;
+					}
+					c->total++;
+					if (!strcmp(p->storm, "none"))
+						continue;
+					named++;
+					storms++;
+					report_secs(p->storm_at, buf, sizeof(buf));
+					if (isnan(p->storm_at))
+						fail_who(c, "%s%s %s prio %d %s", run_prefix(rep, ri, pre, sizeof(pre)),
+							 pf->node, pf->iface, p->prio, p->storm);
+					else
+						fail_who(c, "%s%s %s prio %d %s (from %s s)", run_prefix(rep, ri, pre, sizeof(pre)),
+							 pf->node, pf->iface, p->prio, p->storm, buf);
+				}
+				if (pf->storm && !named) {	/* the port's word, no priority named */
+					c->total++;
+					storms++;
+					fail_who(c, "%s%s %s", run_prefix(rep, ri, pre, sizeof(pre)), pf->node, pf->iface);
+				}
+			}
+		if (storms)
+			snprintf(c->worst, sizeof(c->worst), "%d storm%s", storms, storms == 1 ? "" : "s");
+		else if (unknown)
+			snprintf(c->worst, sizeof(c->worst), "none (%d unknown)", unknown);
+		else
+			snprintf(c->worst, sizeof(c->worst), "none");
+	}
+	if (isnan(max_paused))
+		return;
+	unknown = 0;
+	report_pct(max_paused, buf, sizeof(buf));
+	snprintf(pre, sizeof(pre), "PFC paused <= %s of an interval, every port, priority and direction", buf);
+	c = new_check(&rep->checks, &rep->nchecks, pre);
+	snprintf(c->limit, sizeof(c->limit), "%s", buf);
+	for (ri = 0; ri < rep->nruns; ri++)
+		for (i = 0; i < rep->runs[ri].npfc; i++) {
+			const struct rpfc *pf = &rep->runs[ri].pfc[i];
+
+			for (j = 0; j < pf->np; j++)
+				for (d = 0; d < 2; d++) {
+					double v = pf->p[j].paused_max[d];
+
+					if (isnan(v)) {
+						unknown++;
+						continue;
+					}
+					c->total++;
+					if (!(v <= worst))
+						worst = v;
+					if (v > max_paused) {
+						report_pct(v, buf, sizeof(buf));
+						fail_who(c, "%s%s %s prio %d %s (%s%s)", run_prefix(rep, ri, pre, sizeof(pre)),
+							 pf->node, pf->iface, pf->p[j].prio, dir[d], buf,
+							 pf->p[j].estimated ? " est." : "");
+					}
+				}
+		}
+	report_pct(worst, buf, sizeof(buf));
+	if (unknown)
+		snprintf(c->worst, sizeof(c->worst), "%s (%d unknown)", buf, unknown);
+	else
+		snprintf(c->worst, sizeof(c->worst), "%s", buf);
 }
 
 int report_thresholds(struct report *rep, const char *path)
@@ -292,6 +415,7 @@ int report_thresholds(struct report *rep, const char *path)
 			snprintf(c->worst, sizeof(c->worst), "%d", worst);
 		}
 	}
+	pfc_checks(rep, tget(t, n, "pfc", "storm", 0) > 0, tget(t, n, "pfc", "max_paused", NAN));
 	free(t);
 	if (!rep->nchecks)
 		return fs_err_usage("%s: no thresholds in it (see 'fabscope report --help')", path);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The report's model: results directories into groups, matrices and sweeps. */
+/* The report's model: results directories into groups, matrices, sweeps and PFC ports. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "../core/record.h"
 #include "../fleet/analyze.h"
 #include "../fleet/results.h"
+#include "../probes/pfc.h"
 #include "report.h"
 
 void report_lane(int rail, int plane, char *buf, size_t len)
@@ -149,6 +151,186 @@ static void finish_group(struct rgroup *g)
 	free(v);
 }
 
+/* ---- the PFC probe's records ---- */
+
+void report_pct(double frac, char *buf, size_t len)
+{
+	if (isnan(frac))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.3g %%", 100 * frac);
+}
+
+void report_secs(double secs, char *buf, size_t len)
+{
+	char *e;
+
+	if (isnan(secs)) {
+		snprintf(buf, len, "n/a");
+		return;
+	}
+	snprintf(buf, len, "%.2f", secs);
+	if (strchr(buf, '.')) {	/* 2.50 -> 2.5, 1.00 -> 1 */
+		for (e = buf + strlen(buf) - 1; *e == '0'; e--)
+			*e = 0;
+		if (*e == '.')
+			*e = 0;
+	}
+}
+
+/* an integer lo..hi at path, or dflt (a record's numbers are untrusted) */
+static int num_int(json_t *o, const char *path, int dflt, int lo, int hi)
+{
+	double v = record_num(o, path, NAN);
+
+	return v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
+}
+
+static double arr_num(json_t *a, size_t i)
+{
+	json_t *v = json_array_get(a, i);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+double report_pfc_at(json_t *rec, int k)
+{
+	json_t *t = record_get(rec, "timeline.t");
+
+	if (k < 0 || (size_t)k >= json_array_size(t))
+		return NAN;
+	return k ? arr_num(t, (size_t)k - 1) : 0;
+}
+
+int report_pfc_series(json_t *rec, int prio, const char *key, double *v, int max)
+{
+	char path[96];
+	json_t *a;
+	int i, n;
+
+	snprintf(path, sizeof(path), "timeline.prio.%d.%s", prio, key);
+	a = record_get(rec, path);
+	n = (int)json_array_size(a);
+	if (n > max)
+		n = max;
+	for (i = 0; i < n; i++)
+		v[i] = arr_num(a, (size_t)i);
+	return n;
+}
+
+static const char *word_of(json_t *rec, const char *path, const char *const *words)
+{
+	const char *s = record_str(rec, path, NULL);
+	int i;
+
+	for (i = 0; s && words[i]; i++)
+		if (!strcmp(s, words[i]))
+			return words[i];
+	return NULL;
+}
+
+static const char *const tri_words[] = { "yes", "no", "unknown", NULL };
+static const char *const storm_words[] = { "none", "rx", "tx", "rx+tx", NULL };
+
+static void pfc_prio_parse(json_t *rec, json_t *e, int prio, struct rpfc_prio *pp)
+{
+	static const char *const dir[2] = { "rx", "tx" };
+	char key[32];
+	int d, from;
+
+	memset(pp, 0, sizeof(*pp));
+	pp->prio = prio;
+	for (d = 0; d < 2; d++) {
+		snprintf(key, sizeof(key), "%s_frames", dir[d]);
+		pp->frames[d] = record_num(e, key, NAN);
+		snprintf(key, sizeof(key), "%s_pps_avg", dir[d]);
+		pp->pps_avg[d] = record_num(e, key, NAN);
+		snprintf(key, sizeof(key), "%s_pps_max", dir[d]);
+		pp->pps_max[d] = record_num(e, key, NAN);
+		snprintf(key, sizeof(key), "%s_paused_max", dir[d]);
+		pp->paused_max[d] = record_num(e, key, NAN);
+	}
+	pp->estimated = json_is_true(json_object_get(e, "estimated"));
+	pp->storm = word_of(e, "storm", storm_words);
+	pp->storm_run = num_int(e, "storm_run", 0, 0, INT_MAX);
+	from = num_int(e, "storm_from", -1, 0, INT_MAX);
+	pp->storm_at = from >= 0 ? report_pfc_at(rec, from) : NAN;
+	from = num_int(e, "first_pause", -1, 0, INT_MAX);
+	pp->pause_at = from >= 0 ? report_pfc_at(rec, from) : NAN;
+	pp->ecn_first = word_of(e, "ecn_first", tri_words);
+	if (!pp->ecn_first)
+		pp->ecn_first = "unknown";
+}
+
+static void pfc_add(struct rrun *r, json_t *rec)
+{
+	struct rpfc *pf;
+	json_t *e;
+	size_t k;
+	int i, first;
+
+	r->pfc = realloc(r->pfc, (size_t)(r->npfc + 1) * sizeof(*r->pfc));
+	pf = &r->pfc[r->npfc];
+	memset(pf, 0, sizeof(*pf));
+	pf->rec = rec;
+	pf->phase = record_str(rec, "phase", "(standalone)");
+	pf->order = pf->seq = r->npfc;
+	for (i = 0; i < r->npfc; i++)	/* a phase's rank: its first record */
+		if (!strcmp(r->pfc[i].phase, pf->phase)) {
+			pf->order = r->pfc[i].order;
+			break;
+		}
+	pf->node = record_str(rec, "src.node", record_str(rec, "src.ip", "?"));
+	pf->role = record_str(rec, "role", "-");
+	pf->iface = record_str(rec, "iface", record_str(rec, "rdma_dev", "-"));
+	if (!strcmp(pf->role, "sender"))
+		pf->dst = record_str(rec, "dst.node", record_str(rec, "dst.ip", NULL));
+	pf->verdict = record_str(rec, "verdict", "unknown");
+	pf->verdict_text = record_str(rec, "verdict_text", NULL);
+	pf->ecn_first = word_of(rec, "ecn_first", tri_words);
+	if (!pf->ecn_first)
+		pf->ecn_first = "unknown";
+	first = num_int(rec, "first_ecn", -1, 0, INT_MAX);
+	pf->ecn_at = first >= 0 ? report_pfc_at(rec, first) : NAN;
+	first = num_int(rec, "first_pause", -1, 0, INT_MAX);
+	pf->pause_at = first >= 0 ? report_pfc_at(rec, first) : NAN;
+	pf->storm_fraction = record_num(rec, "params.storm_fraction", PFC_STORM_FRACTION);
+	if (!(pf->storm_fraction > 0 && pf->storm_fraction <= 1))
+		pf->storm_fraction = PFC_STORM_FRACTION;
+	pf->storm = json_is_true(json_object_get(rec, "storm"));
+	json_array_foreach(json_object_get(rec, "priorities"), k, e) {
+		int prio = num_int(e, "prio", -1, 0, 7), dup = 0, a, b;
+
+		for (a = 0; a < pf->np; a++)
+			dup |= pf->p[a].prio == prio;
+		if (prio < 0 || dup)
+			continue;	/* not a priority, or one said twice: the first counts */
+		pf->p = realloc(pf->p, (size_t)(pf->np + 1) * sizeof(*pf->p));
+		pfc_prio_parse(rec, e, prio, &pf->p[pf->np]);
+		pf->storm |= pf->p[pf->np].storm && strcmp(pf->p[pf->np].storm, "none");
+		for (b = pf->np++; b > 0 && pf->p[b - 1].prio > pf->p[b].prio; b--) {
+			struct rpfc_prio t = pf->p[b];
+
+			pf->p[b] = pf->p[b - 1];
+			pf->p[b - 1] = t;
+		}
+	}
+	r->npfc++;
+}
+
+/* ports in the order phases first appear, then node and interface, then as recorded */
+static int pfc_cmp(const void *a, const void *b)
+{
+	const struct rpfc *x = a, *y = b;
+	int c;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	if ((c = strcmp(x->node, y->node)) || (c = strcmp(x->iface, y->iface)))
+		return c;
+	return x->seq - y->seq;
+}
+
 int report_load_run(struct rrun *r, const char *dir)
 {
 	char path[4096];
@@ -198,8 +380,13 @@ int report_load_run(struct rrun *r, const char *dir)
 			json_array_append(r->polar, rec);
 			continue;
 		}
-		if (!strcmp(record_str(rec, "kind", ""), "polarization"))
-			continue;	/* the probe's flows: in its own section */
+		if (!strcmp(test, "pfc")) {
+			pfc_add(r, rec);
+			continue;
+		}
+		if (!strcmp(record_str(rec, "kind", ""), "polarization") ||
+		    !strcmp(record_str(rec, "kind", ""), "pfc"))
+			continue;	/* a probe's flows or load: in its own section */
 		if (strcmp(record_str(rec, "scope", "aggregate"), "aggregate") ||
 		    !strcmp(record_str(rec, "dir", ""), "both"))
 			continue;
@@ -237,6 +424,8 @@ int report_load_run(struct rrun *r, const char *dir)
 	}
 	for (i = 0; i < r->ng; i++)
 		finish_group(&r->g[i]);
+	if (r->npfc > 1)
+		qsort(r->pfc, (size_t)r->npfc, sizeof(*r->pfc), pfc_cmp);
 	if (r->ng > 1)
 		qsort(r->g, (size_t)r->ng, sizeof(*r->g), group_cmp);
 	for (i = 0; i < r->nsw; i++) {	/* a sweep needs sizes, in order */
@@ -278,6 +467,9 @@ void report_free_run(struct rrun *r)
 	}
 	free(r->g);
 	free(r->sw);
+	for (i = 0; i < r->npfc; i++)
+		free(r->pfc[i].p);
+	free(r->pfc);
 	json_decref(r->records);
 	json_decref(r->run);
 	json_decref(r->suspects);

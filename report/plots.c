@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Plots: data files and gnuplot templates (the .gp files of plots/) into SVG files.
+ * Plots: data files and gnuplot templates (the .gp files of plots/) into SVG files:
+ * lanes, heatmaps, size sweeps, latency CDFs (bw and lat groups), entropy
+ * bars (polarization probe), pause timelines per run and phase (PFC probe).
  *
  * The templates are found in $FABSCOPE_PLOTS, else next to the binary
  * (plots/ or ../plots/ of its directory, for a build tree), else in
@@ -522,6 +524,240 @@ static int plot_polar(struct pctx *p)
 	return 0;
 }
 
+/* ---- PFC pause timelines ---- */
+
+#define PFC_SERIES 16		/* a plot's legend stays readable */
+#define PFC_POINTS 4096		/* intervals of one series */
+
+struct tl_series {		/* one line of a timeline: a port's priority, one direction */
+	json_t *rec;
+	int prio, d;
+	char name[128];
+};
+
+/* the values of a series and the end of each interval, n = the shortest of t and them */
+static int pfc_values(json_t *rec, int prio, const char *key, double *v, double *t)
+{
+	json_t *ta = record_get(rec, "timeline.t");
+	int n = report_pfc_series(rec, prio, key, v, PFC_POINTS), k;
+
+	if ((size_t)n > json_array_size(ta))
+		n = (int)json_array_size(ta);
+	for (k = 0; k < n; k++) {
+		json_t *x = json_array_get(ta, (size_t)k);
+
+		t[k] = json_is_number(x) ? json_number_value(x) : NAN;
+	}
+	return n;
+}
+
+/* 1: a point gnuplot can draw (both numbers); 2: and one that is not 0 */
+static int drawable(const double *t, const double *v, int n)
+{
+	int k, w = 0;
+
+	for (k = 0; k < n; k++)
+		if (!isnan(t[k]) && !isnan(v[k]))
+			w = v[k] != 0 ? 2 : w ? w : 1;
+	return w;
+}
+
+/* a number for gnuplot: NaN is missing (set datafile missing "NaN") */
+static void gnum(FILE *f, const char *sep, double x, double y)
+{
+	if (isnan(x) || isnan(y))
+		fprintf(f, "%sNaN NaN", sep);
+	else
+		fprintf(f, "%s%g %g", sep, x, y);
+}
+
+/*
+ * Pairs of columns "SECONDS VALUE" per series, a header row of names: a
+ * value holds over its interval, so each series starts at the start of its
+ * first interval (drawn as steps) and the ends follow.
+ */
+static int pfc_dat(struct pctx *p, const char *file, const struct tl_series *s, int ns, const char *what)
+{
+	static double v[PFC_SERIES][PFC_POINTS], t[PFC_SERIES][PFC_POINTS];
+	char path[PATH_MAX];
+	int n[PFC_SERIES], i, k, rows = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", p->dir, file);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	for (i = 0; i < ns; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "%s_%s", s[i].d ? "tx" : "rx", what);
+		n[i] = pfc_values(s[i].rec, s[i].prio, key, v[i], t[i]);
+		if (n[i] + 1 > rows)
+			rows = n[i] + 1;
+		fprintf(f, "%s\"%s\" \"s%d\"", i ? " " : "", s[i].name, i);
+	}
+	fputc('\n', f);
+	for (k = 0; k < rows; k++) {
+		for (i = 0; i < ns; i++) {
+			if (k > n[i] || !n[i])
+				gnum(f, i ? " " : "", NAN, NAN);
+			else if (!k)	/* the first interval starts at 0 */
+				gnum(f, i ? " " : "", report_pfc_at(s[i].rec, 0), v[i][0]);
+			else
+				gnum(f, i ? " " : "", t[i][k - 1], v[i][k - 1]);
+		}
+		fputc('\n', f);
+	}
+	return fclose(f);
+}
+
+/* a series' name, safe in a quoted column header and for gnuplot */
+static void pfc_name(const struct rpfc *pf, int prio, int d, int est, char *out, size_t len)
+{
+	char node[48], ifc[24];
+
+	gq(pf->node, node, sizeof(node));
+	gq(pf->iface, ifc, sizeof(ifc));
+	snprintf(out, len, "%s %s prio %d %s%s", node, ifc, prio, d ? "tx" : "rx", est ? " (est.)" : "");
+	for (; *out; out++)
+		if (*out == '"' || (unsigned char)*out < ' ')
+			*out = '_';
+}
+
+/* a candidate line of a timeline, and how hard it paused (its largest rate) */
+struct tl_cand {
+	const struct rpfc *pf;
+	int prio, d, frac, order;
+	double score;
+};
+
+static int cand_by_score(const void *a, const void *b)
+{
+	const struct tl_cand *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return x->order - y->order;
+}
+
+static int cand_by_order(const void *a, const void *b)
+{
+	return ((const struct tl_cand *)a)->order - ((const struct tl_cand *)b)->order;
+}
+
+/* one plot of a run's phase: pause frames/s per node, priority and direction; the paused fraction below */
+static int plot_pfc_phase(struct pctx *p, int ri, const char *phase, int seq)
+{
+	static double v[PFC_POINTS], t[PFC_POINTS];
+	const struct rrun *r = &p->rep->runs[ri];
+	struct tl_series pps[PFC_SERIES], frac[PFC_SERIES];
+	struct tl_cand *c = NULL;
+	int npps = 0, nfrac = 0, nc = 0, i, j, prio, d, k;
+	double dfrom = NAN, dto = NAN;
+	char stem[160], sp[64], extra[PATH_MAX + 512], title[300], fpath[PATH_MAX], fq[PATH_MAX];
+	char fcols[4 * PFC_SERIES + 1] = "", cut[48];
+
+	for (i = 0; i < r->npfc; i++) {
+		const struct rpfc *pf = &r->pfc[i];
+		json_t *ph = record_get(pf->rec, "timeline.phase"), *ta = record_get(pf->rec, "timeline.t");
+
+		if (strcmp(pf->phase, phase))
+			continue;
+		/* the load's window: its intervals ("during"), over the ports */
+		for (k = 0; k < (int)json_array_size(ph) && k < (int)json_array_size(ta); k++) {
+			const char *word = json_string_value(json_array_get(ph, (size_t)k));
+			double from = report_pfc_at(pf->rec, k), to = json_number_value(json_array_get(ta, (size_t)k));
+
+			if (!json_is_number(json_array_get(ta, (size_t)k)) || isnan(from) || !word ||
+			    strcmp(word, "during"))
+				continue;
+			if (!(from >= dfrom))
+				dfrom = from;
+			if (!(to <= dto))
+				dto = to;
+		}
+		for (prio = 0; prio < 8; prio++)
+			for (d = 0; d < 2; d++) {
+				int has_pps, has_frac, n;
+				double score = 0;
+
+				/* a series with something to draw, and something not 0 in it or in its fraction */
+				n = pfc_values(pf->rec, prio, d ? "tx_pps" : "rx_pps", v, t);
+				has_pps = drawable(t, v, n);
+				for (k = 0; k < n; k++)
+					if (v[k] > score)
+						score = v[k];
+				n = pfc_values(pf->rec, prio, d ? "tx_paused" : "rx_paused", v, t);
+				has_frac = drawable(t, v, n);
+				if (!has_pps || (has_pps < 2 && has_frac < 2))
+					continue;
+				c = realloc(c, (size_t)(nc + 1) * sizeof(*c));
+				c[nc] = (struct tl_cand){ .pf = pf, .prio = prio, .d = d, .frac = has_frac == 2,
+							  .order = nc, .score = score };
+				nc++;
+			}
+	}
+	if (!nc)
+		return 0;	/* no pauses: the table says so */
+	if (nc > PFC_SERIES) {	/* the ports that paused most, in the table's order */
+		qsort(c, (size_t)nc, sizeof(*c), cand_by_score);
+		qsort(c, PFC_SERIES, sizeof(*c), cand_by_order);
+	}
+	for (i = 0; i < nc && npps < PFC_SERIES; i++) {
+		int est = 0;
+
+		for (j = 0; j < c[i].pf->np; j++)
+			est |= c[i].pf->p[j].prio == c[i].prio && c[i].pf->p[j].estimated;
+		pps[npps] = (struct tl_series){ .rec = c[i].pf->rec, .prio = c[i].prio, .d = c[i].d };
+		pfc_name(c[i].pf, c[i].prio, c[i].d, 0, pps[npps].name, sizeof(pps[npps].name));
+		npps++;
+		if (c[i].frac) {
+			snprintf(fcols + strlen(fcols), sizeof(fcols) - strlen(fcols), "%s%d", nfrac ? " " : "", npps);
+			frac[nfrac] = pps[npps - 1];
+			pfc_name(c[i].pf, c[i].prio, c[i].d, est, frac[nfrac].name, sizeof(frac[nfrac].name));
+			nfrac++;
+		}
+	}
+	free(c);
+	safe(phase, sp, sizeof(sp));
+	snprintf(stem, sizeof(stem), "pfc-%s-%d", sp, seq);
+	snprintf(fpath, sizeof(fpath), "%s.dat", stem);
+	if (pfc_dat(p, fpath, pps, npps, "pps"))
+		return -1;
+	snprintf(fpath, sizeof(fpath), "%s-paused.dat", stem);
+	if (nfrac && pfc_dat(p, fpath, frac, nfrac, "paused"))
+		return -1;
+	snprintf(fpath, sizeof(fpath), "%s/%s-paused.dat", p->dir, stem);
+	gq(fpath, fq, sizeof(fq));
+	snprintf(extra, sizeof(extra), "fracfile='%s'; fcols='%s'; npps=%d; nfrac=%d; dfrom=%g; dto=%g", fq, fcols,
+		 npps, nfrac, isnan(dfrom) ? 0 : dfrom, isnan(dto) ? 0 : dto);
+	snprintf(cut, sizeof(cut), " (the %d of %d that paused most)", PFC_SERIES, nc);
+	snprintf(title, sizeof(title), "%.100s%s%.60s: PFC pause frames/s%s per port, priority and direction%s",
+		 p->rep->nruns > 1 ? r->name : "", p->rep->nruns > 1 ? ", " : "", phase,
+		 nfrac ? " and paused fraction" : "", nc > PFC_SERIES ? cut : "");
+	return run_plot(p, stem, "pfc.gp", extra, title);
+}
+
+static int plot_pfc(struct pctx *p)
+{
+	int ri, i, j, seq = 0;
+
+	for (ri = 0; ri < p->rep->nruns; ri++)
+		for (i = 0; i < p->rep->runs[ri].npfc; i++) {
+			const struct rrun *r = &p->rep->runs[ri];
+
+			for (j = 0; j < i && strcmp(r->pfc[j].phase, r->pfc[i].phase); j++)
+				;
+			if (j < i)
+				continue;	/* the phase is plotted */
+			if (seq >= 16)
+				return 0;
+			if (plot_pfc_phase(p, ri, r->pfc[i].phase, seq++))
+				return -1;
+		}
+	return 0;
+}
+
 int report_plots(struct report *rep, const char *dir)
 {
 	struct pctx p = { .rep = rep, .dir = dir };
@@ -538,7 +774,8 @@ int report_plots(struct report *rep, const char *dir)
 			 strerror(errno));
 		return -1;
 	}
-	if (plot_lanes(&p) || plot_heatmaps(&p) || plot_sweeps(&p) || plot_cdfs(&p) || plot_polar(&p)) {
+	if (plot_lanes(&p) || plot_heatmaps(&p) || plot_sweeps(&p) || plot_cdfs(&p) || plot_polar(&p) ||
+	    plot_pfc(&p)) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note), "%s%.200s",
 			 rep->nsvg ? "some plots are missing: " : "no plots: ", p.why[0] ? p.why : strerror(errno));
 		return -1;

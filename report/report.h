@@ -11,6 +11,11 @@
  *            and their min/median/max; a matrix of nodes for the heatmap
  *   sweep    median bandwidth per message size per lane, when a phase swept
  *            sizes (all = 1)
+ *   pfc      one port sampled by the PFC-pause probe (a record with "test":
+ *            "pfc"): who, what the probe judged, and per priority the pause
+ *            rates, the worst paused fraction, storms and whether ECN/CNP
+ *            acted before PFC.  Records are untrusted: what is missing or of
+ *            the wrong type is NAN, NULL or "unknown" here, never a guess
  *
  * Renderers (Markdown, HTML with inline SVG plots, JSON summary) read the
  * model, never the records themselves; checks (thresholds, baseline) add
@@ -46,6 +51,37 @@ struct rsweep {
 	int n;
 };
 
+enum { RPFC_RX, RPFC_TX };	/* rx: the peer paused us; tx: we paused the peer */
+
+struct rpfc_prio {
+	int prio;			/* 0..7 */
+	double frames[2];		/* pause frames over the sampling; NAN: unknown */
+	double pps_avg[2], pps_max[2];	/* pause frames per second */
+	double paused_max[2];		/* the largest fraction of an interval paused */
+	int estimated;			/* paused_max from frames x quanta, not durations */
+	const char *storm;		/* "none", "rx", "tx", "rx+tx"; NULL: unknown */
+	int storm_run;			/* intervals in a row over the storm fraction */
+	double storm_at;		/* seconds: the start of the storm's first interval */
+	double pause_at;		/* seconds: the start of the first interval that paused */
+	const char *ecn_first;		/* "yes", "no", "unknown" */
+};
+
+struct rpfc {
+	json_t *rec;			/* the record (the run's records own it) */
+	const char *phase, *node, *role, *iface, *dst;	/* dst: NULL unless a sender's */
+	const char *verdict;		/* "storm", "paused", "clean", "unknown" (or the record's word) */
+	const char *verdict_text;	/* NULL when the record has none */
+	const char *ecn_first;		/* over the port's priorities */
+	int storm;			/* some priority, some direction */
+	double ecn_at;			/* seconds: the start of the first interval ECN/CNP rose */
+	double pause_at;		/* seconds: the start of the first interval that paused */
+	double storm_fraction;		/* what the probe called a stormy interval */
+	int order;			/* the phase's place among the run's PFC records */
+	int seq;			/* the record's place among them */
+	struct rpfc_prio *p;
+	int np;
+};
+
 struct rrun {
 	char *dir;
 	char name[256];		/* how tables and plots call this run */
@@ -53,6 +89,8 @@ struct rrun {
 	json_t *records;
 	json_t *suspects;
 	json_t *polar;		/* polarization records */
+	struct rpfc *pfc;	/* PFC probe records, by phase, node, iface */
+	int npfc;
 	struct rgroup *g;
 	int ng;
 	struct rsweep *sw;
@@ -97,6 +135,22 @@ const struct rgroup *report_group(const struct rrun *r, const char *phase, const
 /* "rail 1" or "rail 1 plane 1" */
 void report_lane(int rail, int plane, char *buf, size_t len);
 const char *report_unit(const char *test);
+
+/*
+ * The timeline of a PFC record: per sampling interval, "t" its end in
+ * seconds from the first sample (so interval k began at t[k - 1], the first
+ * at 0), "phase" ("before", "during", "after"), and per priority "rx_pps",
+ * "tx_pps", "rx_paused", "tx_paused".  Arrays may differ in length: use the
+ * shortest.  report_pfc_at: when interval k began (NAN: not known).
+ * report_pfc_series: timeline.prio.PRIO.KEY into v (NAN for a null or a
+ * non-number), at most max; returns how many, 0 when absent.
+ */
+double report_pfc_at(json_t *rec, int k);
+int report_pfc_series(json_t *rec, int prio, const char *key, double *v, int max);
+/* "80 %", "n/a" */
+void report_pct(double frac, char *buf, size_t len);
+/* seconds to 10 ms: "2.5", "0.41", "n/a" */
+void report_secs(double secs, char *buf, size_t len);
 
 /* checks.c */
 int report_thresholds(struct report *rep, const char *path);

@@ -2,7 +2,9 @@
 test_description='fabscope report on crafted results directories: golden Markdown and JSON for a
 comparison of two labelled runs, thresholds that pass and fail (naming the endpoints), a baseline
 regression, plots through gnuplot (and the report without them), a push to a dead endpoint that
-keeps the local report, and bad input'
+keeps the local report, and bad input; the PFC probe'\''s section: golden Markdown and JSON of a run
+with a storm against a calm one, [pfc] thresholds, its Prometheus lines, its timeline plot, and
+records with nulls and parts missing'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
@@ -11,6 +13,8 @@ test_require_in_ci FABSCOPE JQ
 P=FABSCOPE,JQ
 test_lazy_prereq GNUPLOT 'command -v gnuplot'
 test_require_in_ci GNUPLOT
+test_lazy_prereq PERL 'perl -MIO::Socket::INET -e 1'
+test_require_in_ci PERL
 
 test_expect_success $P 'two runs labelled lb=ecmp and lb=spray: the golden Markdown and JSON' '
 	mkfabric ecmp "{\"lb\":\"ecmp\",\"fabric\":\"lab\"}" h4 0.02 0.19 &&
@@ -131,6 +135,120 @@ test_expect_success $P 'bad input: one line and exit 2 (or 3 when a file cannot 
 	touch afile &&
 	fs_expect 3 report ecmp -o afile/sub &&
 	ptp_one_error err "afile/sub"
+'
+
+test_expect_success $P 'PFC: a storm on h3 and ECN first on h1 against a calm run: the golden Markdown and JSON' '
+	mkpfc pfc-ecmp "{\"lb\":\"ecmp\",\"fabric\":\"lab\"}" 1 &&
+	mkpfc pfc-spray "{\"lb\":\"spray\",\"fabric\":\"lab\"}" 0 &&
+	fs_expect 0 report pfc-ecmp pfc-spray -o pfc --no-plots &&
+	test_cmp "$TEST_DIRECTORY/data/report/pfc.md" pfc/report.md &&
+	jq "del(.version)" pfc/summary.json >summary &&
+	test_cmp "$TEST_DIRECTORY/data/report/pfc.json" summary &&
+	test $(grep -c "^No bandwidth or latency results.$" pfc/report.md) = 2 &&
+	jq -e "[.runs[].groups | length] == [0, 0]" pfc/summary.json >/dev/null &&
+	grep -q "<h2>PFC pauses</h2>" pfc/report.html &&
+	grep -q "<td class=\"fail\">rx</td>" pfc/report.html &&
+	grep -q "<li><b>PFC storm</b>: h3 eth2 prio 3 rx, paused &gt; 99 % for 5 intervals from 2.5 s (lb=ecmp)</li>" pfc/report.html
+'
+
+test_expect_success $P 'PFC thresholds: [pfc] storm = fail and max_paused pass on a calm run, fail naming the ports' '
+	printf "[pfc]\nstorm = fail\nmax_paused = 0.5\n" >pfc.ini &&
+	fs_expect 0 report pfc-spray -o pt1 --no-plots --thresholds pfc.ini &&
+	grep -q "^acceptance: PASS (0 of 2 checks failed)$" out &&
+	grep -qF "| no PFC storm, every port and priority | none | none | 0 of 3 | **PASS** | - |" pt1/report.md &&
+	grep -qF "| PFC paused <= 50 % of an interval, every port, priority and direction | 50 % | 10 % (1 unknown) | 0 of 5 | **PASS** | - |" pt1/report.md &&
+	fs_expect 1 report pfc-ecmp -o pt2 --no-plots --thresholds pfc.ini &&
+	grep -q "^acceptance: FAIL (2 of 2 checks failed)$" out &&
+	grep -qF "| no PFC storm, every port and priority | none | 1 storm | 1 of 4 | **FAIL** | h3 eth2 prio 3 rx (from 2.5 s) |" pt2/report.md &&
+	grep -qF "| PFC paused <= 50 % of an interval, every port, priority and direction | 50 % | 100 % (1 unknown) | 2 of 7 | **FAIL** | h1 eth2 prio 3 rx (80 %), h3 eth2 prio 3 rx (100 %) |" pt2/report.md &&
+	jq -e "[.acceptance.checks[] | select(.pass | not) | .endpoints] == [\"h3 eth2 prio 3 rx (from 2.5 s)\", \"h1 eth2 prio 3 rx (80 %), h3 eth2 prio 3 rx (100 %)\"]" pt2/summary.json >/dev/null &&
+	printf "[pfc]\nstorm = off\nmax_paused = 1\n" >off.ini &&
+	fs_expect 0 report pfc-ecmp -o pt3 --no-plots --thresholds off.ini &&
+	grep -q "^acceptance: PASS (0 of 1 checks failed)$" out &&
+	printf "[pfc]\nstorm = maybe\n" >bad1.ini &&
+	fs_expect 2 report pfc-ecmp -o x --no-plots --thresholds bad1.ini &&
+	ptp_one_error err "bad1.ini:2" "maybe" &&
+	printf "[pfc]\nmax_paused = 1.5\n" >bad2.ini &&
+	fs_expect 2 report pfc-ecmp -o x --no-plots --thresholds bad2.ini &&
+	ptp_one_error err "bad2.ini:2" "max_paused"
+'
+
+test_expect_success $P,PERL 'PFC: the pushed exposition has pause rates, paused fractions where known and storms' '
+	port=$(ptp_port 1) &&
+	pushcatch $port body &&
+	fs_expect 0 report pfc-ecmp pfc-spray -o pe --no-plots --push http://127.0.0.1:$port &&
+	test_wait_for 5 test -f body &&
+	grep -qx "fabscope_pfc_pause_frames_per_second{run=\"lb=ecmp\",phase=\"pfc\",node=\"h3\",iface=\"eth2\",prio=\"3\",dir=\"rx\"} 700" body &&
+	grep -qx "fabscope_pfc_pause_frames_per_second{run=\"lb=spray\",phase=\"pfc\",node=\"h4\",iface=\"eth2\",prio=\"3\",dir=\"tx\"} 25" body &&
+	grep -qx "fabscope_pfc_paused_fraction_max{run=\"lb=ecmp\",phase=\"pfc\",node=\"h1\",iface=\"eth2\",prio=\"3\",dir=\"rx\"} 0.8" body &&
+	grep -qx "fabscope_pfc_storm{run=\"lb=ecmp\",phase=\"pfc\",node=\"h3\",iface=\"eth2\",prio=\"3\"} 1" body &&
+	grep -qx "fabscope_pfc_storm{run=\"lb=spray\",phase=\"pfc\",node=\"h3\",iface=\"eth2\",prio=\"3\"} 0" body &&
+	! grep "^fabscope_pfc_paused_fraction_max{[^}]*node=\"h4\"[^}]*dir=\"tx\"" body &&
+	for m in pause_frames_per_second paused_fraction_max storm; do
+		test $(grep -c "^# TYPE fabscope_pfc_$m gauge$" body) = 1 &&
+		test $(grep -c "^# HELP fabscope_pfc_$m " body) = 1 || return 1
+	done &&
+	test $(grep -c "^fabscope_pfc_pause_frames_per_second{" body) = 14 &&
+	test $(grep -c "^fabscope_pfc_paused_fraction_max{" body) = 12 &&
+	test $(grep -c "^fabscope_pfc_storm{" body) = 7
+'
+
+test_expect_success $P,PERL 'PFC: a port sampled again in a later round is one series, at its worst' '
+	mkdir rounds && cp pfc-ecmp/run.json rounds/ &&
+	grep "\"node\":\"h3\"" pfc-ecmp/results.jsonl | sed "s/\"rx_pps_avg\":700/\"rx_pps_avg\":900/" >rounds/results.jsonl &&
+	grep "\"node\":\"h3\"" pfc-ecmp/results.jsonl >>rounds/results.jsonl &&
+	port=$(ptp_port 2) &&
+	pushcatch $port body2 &&
+	fs_expect 0 report rounds -o pr --no-plots --push http://127.0.0.1:$port &&
+	test_wait_for 5 test -f body2 &&
+	grep "^fabscope_pfc_pause_frames_per_second{" body2 >lines &&
+	test_grep -x "fabscope_pfc_pause_frames_per_second{run=\"rounds\",phase=\"pfc\",node=\"h3\",iface=\"eth2\",prio=\"3\",dir=\"rx\"} 900" lines &&
+	test $(wc -l <lines) = 2
+'
+
+test_expect_success $P,GNUPLOT 'PFC: one pause timeline per run and phase, inline in the HTML, linked from the Markdown' '
+	fs_expect 0 report pfc-ecmp pfc-spray -o pp &&
+	ls pp/plots/*.svg >svgs &&
+	test $(wc -l <svgs) = 2 &&
+	grep -q "01-pfc-pfc-0.svg" svgs && grep -q "02-pfc-pfc-1.svg" svgs &&
+	test $(grep -c "<svg" pp/report.html) = 2 &&
+	! grep -q "<?xml" pp/report.html &&
+	grep -q "<figcaption>lb=ecmp, pfc: PFC pause frames/s and paused fraction per port, priority and direction</figcaption>" pp/report.html &&
+	grep -q "^!\[lb=spray, pfc: PFC pause frames/s and paused fraction per port, priority and direction\](plots/02-pfc-pfc-1.svg)$" pp/report.md &&
+	head -n 1 pp/plots/pfc-pfc-0.dat >hdr &&
+	test_grep -x "\"h1 eth2 prio 3 rx\" \"s0\" \"h3 eth2 prio 3 rx\" \"s1\" \"h4 eth2 prio 3 tx\" \"s2\"" hdr &&
+	grep -q "h3 eth2 prio 3 rx" pp/plots/01-pfc-pfc-0.svg &&
+	fs_expect 0 report pfc-spray -o pp1 &&
+	test_grep "^!\[pfc: PFC pause frames/s" pp1/report.md
+'
+
+test_expect_success $P 'PFC: records with nulls, wrong types and parts missing render as unknown and n/a' '
+	mkrun pfc-odd "{\"lb\":\"ecmp\"}" &&
+	cat >>pfc-odd/results.jsonl <<-\EOF &&
+	{"test":"pfc","status":"ok","phase":"pfc","role":"monitor","src":{"node":"h9"},"iface":null,"params":"x","priorities":[{"prio":3,"rx_pps_avg":null,"rx_pps_max":"x","tx_pps_avg":5,"storm":null,"storm_from":"3","storm_run":1e300,"first_pause":1e300,"ecn_first":7,"estimated":"yes"},{"prio":99},{"prio":3.5},"junk",{"prio":3,"rx_pps_avg":1}],"timeline":{"t":[0.5,"x",1.5,2],"phase":["before","during",3],"prio":{"3":{"rx_pps":[0,5,null,7,9,9],"tx_pps":"no","rx_paused":[null,null],"tx_paused":[0.5]},"x":1}},"verdict":null,"storm":"yes","first_ecn":-7}
+	{"test":"pfc","status":"ok","phase":"pfc","role":"target","src":{"node":"h4"},"iface":"eth2","verdict":"unknown","verdict_text":"no pause counters; port: 10 intervals, 5.000 s"}
+	{"test":"pfc","status":"ok","phase":"pfc","priorities":{"prio":3},"timeline":[1,2],"src":"h1","dst":7,"role":"sender"}
+	{"test":"pfc","status":"ok","phase":"pfc","src":{"node":"h5"},"iface":"eth5","priorities":[{"prio":0,"storm":"rx+tx","storm_run":4,"storm_from":9}],"timeline":{"t":[],"prio":{"0":{"rx_pps":[1,2]}}}}
+	{"test":"pfc","status":"error","error":"no device","phase":"pfc"}
+	EOF
+	fs_expect 0 report pfc-odd -o odd &&
+	test_grep -F "| pfc-odd | pfc | h4 | target | eth2 | - | n/a | n/a | n/a | unknown | unknown | **unknown** |" odd/report.md &&
+	test_grep -F "| pfc-odd | pfc | h9 | monitor | - | 3 | n/a / n/a | 5 / n/a | n/a / n/a | unknown | unknown | **unknown** |" odd/report.md &&
+	test_grep -F "| pfc-odd | pfc | ? | sender | - | - | n/a | n/a | n/a | unknown | unknown | **unknown** |" odd/report.md &&
+	test_grep -F "| pfc-odd | pfc | h5 | - | eth5 | 0 | n/a / n/a | n/a / n/a | n/a / n/a | rx+tx | unknown | **unknown** |" odd/report.md &&
+	test_grep -xF -- "- **PFC storm**: h5 eth5 prio 0 rx+tx, paused > 99 % for 4 intervals" odd/report.md &&
+	test_grep -xF -- "- h4 eth2, target: no pause counters; port: 10 intervals, 5.000 s" odd/report.md &&
+	test_grep -xF -- "- h9 -, monitor: verdict unknown; n/a: the record has no verdict text" odd/report.md &&
+	test_grep "records | 5 (1 failed)" odd/report.md &&
+	jq -e ".runs[0].pfc | length == 4 and (map(.verdict) | unique) == [\"unknown\"] and
+		(.[] | select(.node == \"h9\") | .priorities == [{prio: 3, rx_frames: null, tx_frames: null,
+		rx_pps_avg: null, rx_pps_max: null, tx_pps_avg: 5, tx_pps_max: null, rx_paused_max: null,
+		tx_paused_max: null, estimated: false, storm: null, storm_intervals: 0, storm_from_s: null,
+		first_pause_s: null, ecn_first: \"unknown\"}])" odd/summary.json >/dev/null &&
+	printf "[pfc]\nstorm = fail\nmax_paused = 0.5\n" >odd.ini &&
+	fs_expect 1 report pfc-odd -o odd2 --no-plots --thresholds odd.ini &&
+	grep -qF "| no PFC storm, every port and priority | none | 1 storm | 1 of 1 | **FAIL** | h5 eth5 prio 0 rx+tx |" odd2/report.md &&
+	grep -qF "| PFC paused <= 50 % of an interval, every port, priority and direction | 50 % | n/a (4 unknown) | 0 of 0 | **PASS** | - |" odd2/report.md
 '
 
 test_done
