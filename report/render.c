@@ -8,6 +8,8 @@
  *   summary per phase, test and lane - comparison of runs - hash
  *   polarization - PFC pauses - suspects - plots - pairwise matrices -
  *   missing agents and failed tests
+ *
+ * The PFC pauses section, in every rendering, is in pfc.c (render.h).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 
 #include "../core/record.h"
 #include "push.h"
+#include "render.h"
 #include "report.h"
 
 /* ---- shared helpers ---- */
@@ -203,354 +206,9 @@ static int polar_worst(const struct report *rep, double *used, int *polarized)
 	return w;
 }
 
-/* ---- PFC pauses ---- */
-
-#define PFC_COLS 12
-#define PFC_CELL 288
-
-static const char *const pfc_head[PFC_COLS] = {
-	"run", "phase", "node", "role", "iface", "prio", "rx pauses/s avg / max", "tx pauses/s avg / max",
-	"paused max rx / tx", "storm", "ECN before PFC", "verdict",
-};
-
-static int any_pfc(const struct report *rep)
-{
-	int ri;
-
-	for (ri = 0; ri < rep->nruns; ri++)
-		if (rep->runs[ri].npfc)
-			return 1;
-	return 0;
-}
-
-/* appends to buf (a string already) */
-static void lput(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void lput(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t n = strlen(buf);
-	va_list ap;
-
-	if (n + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + n, len - n, fmt, ap);
-	va_end(ap);
-}
-
-static void pfc_num(double v, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "n/a");
-	else
-		snprintf(buf, len, "%.4g", v);
-}
-
-static int pfc_stormy(const struct rpfc_prio *p)
-{
-	return p->storm && strcmp(p->storm, "none");
-}
-
-/*
- * One row of the table: port pf and its priority pi (-1: a port that
- * names none, e.g. without pause counters).  cls: "fail", "pass" or NULL
- * per cell, for HTML.
- */
-static void pfc_cells(const struct report *rep, int ri, const struct rpfc *pf, int pi,
-		      char cell[PFC_COLS][PFC_CELL], const char *cls[PFC_COLS])
-{
-	const struct rpfc_prio *p = pi >= 0 ? &pf->p[pi] : NULL;
-	char a[32], b[32];
-	const char *storm, *ecn;
-	int i, d;
-
-	for (i = 0; i < PFC_COLS; i++) {
-		cell[i][0] = 0;
-		cls[i] = NULL;
-	}
-	snprintf(cell[0], PFC_CELL, "%s", rep->runs[ri].name);
-	snprintf(cell[1], PFC_CELL, "%s", pf->phase);
-	snprintf(cell[2], PFC_CELL, "%s", pf->node);
-	snprintf(cell[3], PFC_CELL, "%s%s%s", pf->role, pf->dst ? " -> " : "", pf->dst ? pf->dst : "");
-	snprintf(cell[4], PFC_CELL, "%s", pf->iface);
-	if (!p) {
-		snprintf(cell[5], PFC_CELL, "-");
-		for (i = 6; i < 9; i++)
-			snprintf(cell[i], PFC_CELL, "n/a");
-	} else {
-		snprintf(cell[5], PFC_CELL, "%d", p->prio);
-		for (d = 0; d < 2; d++) {
-			pfc_num(p->pps_avg[d], a, sizeof(a));
-			pfc_num(p->pps_max[d], b, sizeof(b));
-			snprintf(cell[6 + d], PFC_CELL, "%s / %s", a, b);
-		}
-		report_pct(p->paused_max[RPFC_RX], a, sizeof(a));
-		report_pct(p->paused_max[RPFC_TX], b, sizeof(b));
-		snprintf(cell[8], PFC_CELL, "%s / %s%s", a, b, p->estimated ? " est." : "");
-	}
-	storm = p ? (p->storm ? p->storm : "unknown") : pf->storm ? "yes" : "unknown";
-	snprintf(cell[9], PFC_CELL, "%s", storm);
-	cls[9] = strcmp(storm, "none") && strcmp(storm, "unknown") ? "fail" : NULL;
-	ecn = p ? p->ecn_first : pf->ecn_first;
-	snprintf(cell[10], PFC_CELL, "%s", ecn);
-	cls[10] = !strcmp(ecn, "yes") ? "pass" : !strcmp(ecn, "no") ? "fail" : NULL;
-	snprintf(cell[11], PFC_CELL, "%s", pf->verdict);
-	cls[11] = !strcmp(pf->verdict, "storm") ? "fail" : !strcmp(pf->verdict, "clean") ? "pass" : NULL;
-}
-
-/* the rows of one port: one per priority, one when it names none */
-static int pfc_rows(const struct rpfc *pf)
-{
-	return pf->np ? pf->np : 1;
-}
-
-struct pfc_line {
-	char lead[300];		/* in bold before the text; "" for none */
-	char text[1024];
-};
-
-struct pfc_stat {
-	int ports, storms, before;
-	double paused, pps;	/* the largest paused fraction; pause frames/s, summed */
-};
-
-static void pfc_stat(const struct rrun *r, struct pfc_stat *s)
-{
-	int i, j, d;
-
-	memset(s, 0, sizeof(*s));
-	s->paused = NAN;
-	for (i = 0; i < r->npfc; i++) {
-		const struct rpfc *pf = &r->pfc[i];
-		int storms = 0, before = !strcmp(pf->ecn_first, "no");
-
-		s->ports++;
-		for (j = 0; j < pf->np; j++) {
-			storms += pfc_stormy(&pf->p[j]);
-			before |= !strcmp(pf->p[j].ecn_first, "no");
-			for (d = 0; d < 2; d++) {
-				if (!isnan(pf->p[j].pps_avg[d]))
-					s->pps += pf->p[j].pps_avg[d];
-				if (!isnan(pf->p[j].paused_max[d]) && !(pf->p[j].paused_max[d] <= s->paused))
-					s->paused = pf->p[j].paused_max[d];
-			}
-		}
-		s->storms += storms ? storms : pf->storm;
-		s->before += before;
-	}
-}
-
-/* > 0 when a paused worse than b: storms, then the worst paused fraction, ports paused before ECN, pause rates */
-static int pfc_stat_cmp(const struct pfc_stat *a, const struct pfc_stat *b)
-{
-	double pa = isnan(a->paused) ? -1 : a->paused, pb = isnan(b->paused) ? -1 : b->paused;
-
-	if (a->storms != b->storms)
-		return a->storms > b->storms ? 1 : -1;
-	if (pa != pb)
-		return pa > pb ? 1 : -1;
-	if (a->before != b->before)
-		return a->before > b->before ? 1 : -1;
-	return a->pps > b->pps ? 1 : a->pps < b->pps ? -1 : 0;
-}
-
-static void pfc_stat_text(const struct pfc_stat *s, char *buf, size_t len)
-{
-	char pct[32];
-
-	report_pct(s->paused, pct, sizeof(pct));
-	snprintf(buf, len, "%d PFC storm%s, paused up to %s of an interval, %d port%s paused before ECN/CNP, "
-		 "%.4g pause frames/s over %d port%s", s->storms, s->storms == 1 ? "" : "s", pct, s->before,
-		 s->before == 1 ? "" : "s", s->pps, s->ports, s->ports == 1 ? "" : "s");
-}
-
-/* " (lb=ecmp, phase pfc)": what tells a port's line apart from the others', when anything must */
-static void pfc_ctx(const struct report *rep, int ri, const struct rpfc *pf, int phases, char *buf, size_t len)
-{
-	buf[0] = 0;
-	if (rep->nruns > 1 && phases)
-		snprintf(buf, len, " (%s, phase %s)", rep->runs[ri].name, pf->phase);
-	else if (rep->nruns > 1)
-		snprintf(buf, len, " (%s)", rep->runs[ri].name);
-	else if (phases)
-		snprintf(buf, len, " (phase %s)", pf->phase);
-}
-
-static struct pfc_line *pfc_line_new(struct pfc_line **v, int *n, const char *lead)
-{
-	struct pfc_line *l;
-
-	*v = realloc(*v, (size_t)(*n + 1) * sizeof(**v));
-	l = &(*v)[(*n)++];
-	snprintf(l->lead, sizeof(l->lead), "%s", lead);
-	l->text[0] = 0;
-	return l;
-}
-
-static void pfc_before_line(struct pfc_line **v, int *n, const struct rpfc *pf, const struct rpfc_prio *p,
-			    const char *ctx)
-{
-	struct pfc_line *l = pfc_line_new(v, n, "PFC before ECN/CNP");
-	double pause_at = p ? p->pause_at : pf->pause_at;
-	char at[32];
-
-	lput(l->text, sizeof(l->text), "%s %s", pf->node, pf->iface);
-	if (p)
-		lput(l->text, sizeof(l->text), " prio %d", p->prio);
-	report_secs(pause_at, at, sizeof(at));
-	if (isnan(pause_at))
-		lput(l->text, sizeof(l->text), ", pauses came first");
-	else
-		lput(l->text, sizeof(l->text), ", pauses from %s s", at);
-	report_secs(pf->ecn_at, at, sizeof(at));
-	if (isnan(pf->ecn_at))
-		lput(l->text, sizeof(l->text), ", ECN/CNP never rose");
-	else if (pf->ecn_at == pause_at)
-		lput(l->text, sizeof(l->text), ", ECN/CNP in the same interval");
-	else
-		lput(l->text, sizeof(l->text), ", ECN/CNP from %s s", at);
-	lput(l->text, sizeof(l->text), "%s", ctx);
-}
-
-/* with several runs: the one that paused worst, against the others */
-static void pfc_worse_line(const struct report *rep, struct pfc_line **v, int *n)
-{
-	struct pfc_stat w, s;
-	struct pfc_line *l;
-	char buf[300];
-	int ri, wi = -1, runs = 0, alike = 1;
-
-	for (ri = 0; ri < rep->nruns; ri++) {
-		if (!rep->runs[ri].npfc)
-			continue;
-		pfc_stat(&rep->runs[ri], &s);
-		runs++;
-		if (wi >= 0 && pfc_stat_cmp(&s, &w))
-			alike = 0;
-		if (wi < 0 || pfc_stat_cmp(&s, &w) > 0) {
-			w = s;
-			wi = ri;
-		}
-	}
-	if (runs < 2)
-		return;
-	if (alike) {
-		l = pfc_line_new(v, n, "Alike");
-		pfc_stat_text(&w, buf, sizeof(buf));
-		lput(l->text, sizeof(l->text), "every run: %s", buf);
-	} else {
-		snprintf(buf, sizeof(buf), "Worse: %s", rep->runs[wi].name);
-		l = pfc_line_new(v, n, buf);
-		pfc_stat_text(&w, buf, sizeof(buf));
-		lput(l->text, sizeof(l->text), "%s; against ", buf);
-		for (ri = 0, runs = 0; ri < rep->nruns; ri++) {
-			if (ri == wi)
-				continue;
-			if (rep->runs[ri].npfc) {
-				pfc_stat(&rep->runs[ri], &s);
-				pfc_stat_text(&s, buf, sizeof(buf));
-			} else {
-				snprintf(buf, sizeof(buf), "no PFC records");
-			}
-			lput(l->text, sizeof(l->text), "%s%s: %s", runs++ ? "; " : "", rep->runs[ri].name, buf);
-		}
-	}
-}
-
-/*
- * The lines under the table, the same in Markdown and HTML: every storm,
- * every port that paused before ECN/CNP acted, what the probe said of
- * every port that was not clean, the clean ones, and with several runs the
- * one that paused worst.  The caller frees *out.
- */
-static int pfc_lines(const struct report *rep, struct pfc_line **out)
-{
-	struct pfc_line *v = NULL, *l;
-	int n = 0, ri, i, j, phases = 0;
-	char ctx[400], at[32];
-
-	for (ri = 0; ri < rep->nruns; ri++)
-		for (i = 1; i < rep->runs[ri].npfc; i++)
-			phases |= strcmp(rep->runs[ri].pfc[i].phase, rep->runs[ri].pfc[0].phase) != 0;
-	for (ri = 0; ri < rep->nruns; ri++)	/* storms */
-		for (i = 0; i < rep->runs[ri].npfc; i++) {
-			const struct rpfc *pf = &rep->runs[ri].pfc[i];
-			int named = 0;
-
-			pfc_ctx(rep, ri, pf, phases, ctx, sizeof(ctx));
-			for (j = 0; j < pf->np; j++) {
-				const struct rpfc_prio *p = &pf->p[j];
-
-				if (!pfc_stormy(p))
-					continue;
-				named++;
-				l = pfc_line_new(&v, &n, "PFC storm");
-				lput(l->text, sizeof(l->text), "%s %s prio %d %s, paused > %.3g %%", pf->node, pf->iface,
-				     p->prio, p->storm, 100 * pf->storm_fraction);
-				if (p->storm_run > 0)
-					lput(l->text, sizeof(l->text), " for %d interval%s", p->storm_run,
-					     p->storm_run == 1 ? "" : "s");
-				report_secs(p->storm_at, at, sizeof(at));
-				if (!isnan(p->storm_at))
-					lput(l->text, sizeof(l->text), " from %s s", at);
-				lput(l->text, sizeof(l->text), "%s", ctx);
-			}
-			if (pf->storm && !named) {
-				l = pfc_line_new(&v, &n, "PFC storm");
-				lput(l->text, sizeof(l->text), "%s %s, priority not recorded%s", pf->node, pf->iface, ctx);
-			}
-		}
-	for (ri = 0; ri < rep->nruns; ri++)	/* pauses before ECN/CNP */
-		for (i = 0; i < rep->runs[ri].npfc; i++) {
-			const struct rpfc *pf = &rep->runs[ri].pfc[i];
-			int named = 0;
-
-			pfc_ctx(rep, ri, pf, phases, ctx, sizeof(ctx));
-			for (j = 0; j < pf->np; j++)
-				if (!strcmp(pf->p[j].ecn_first, "no")) {
-					pfc_before_line(&v, &n, pf, &pf->p[j], ctx);
-					named++;
-				}
-			if (!named && !strcmp(pf->ecn_first, "no"))	/* the port's word, when no priority says it */
-				pfc_before_line(&v, &n, pf, NULL, ctx);
-		}
-	for (ri = 0; ri < rep->nruns; ri++) {	/* what the probe said of each port that was not clean */
-		char clean[1024] = "";
-		int nclean = 0;
-
-		for (i = 0; i < rep->runs[ri].npfc; i++) {
-			const struct rpfc *pf = &rep->runs[ri].pfc[i];
-
-			if (!strcmp(pf->verdict, "clean")) {
-				if (nclean++ < 16)
-					lput(clean, sizeof(clean), "%s%s %s", nclean > 1 ? ", " : "", pf->node, pf->iface);
-				else if (nclean == 17)
-					lput(clean, sizeof(clean), ", ...");
-				continue;
-			}
-			pfc_ctx(rep, ri, pf, phases, ctx, sizeof(ctx));
-			l = pfc_line_new(&v, &n, "");
-			lput(l->text, sizeof(l->text), "%s %s, %s%s%s%s: ", pf->node, pf->iface, pf->role,
-			     pf->dst ? " -> " : "", pf->dst ? pf->dst : "", ctx);
-			if (pf->verdict_text)
-				lput(l->text, sizeof(l->text), "%s", pf->verdict_text);
-			else
-				lput(l->text, sizeof(l->text), "verdict %s; n/a: the record has no verdict text",
-				     pf->verdict);
-		}
-		if (nclean) {
-			l = pfc_line_new(&v, &n, "");
-			lput(l->text, sizeof(l->text), "%s%sclean, no pauses: %s", rep->nruns > 1 ? rep->runs[ri].name : "",
-			     rep->nruns > 1 ? ": " : "", clean);
-		}
-	}
-	pfc_worse_line(rep, &v, &n);
-	*out = v;
-	return n;
-}
-
 /* ---- Markdown ---- */
 
-static void md_cell(FILE *f, const char *s)
+void report_md_cell(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '|')
@@ -569,56 +227,12 @@ static void md_checks(FILE *f, const struct check *c, int n)
 	fprintf(f, "| check | limit | worst | failing | result | endpoints |\n|---|---|---|---|---|---|\n");
 	for (i = 0; i < n; i++) {
 		fputs("| ", f);
-		md_cell(f, c[i].name);
+		report_md_cell(f, c[i].name);
 		fprintf(f, " | %s | %s | %d of %d | **%s** | ", c[i].limit, c[i].worst, c[i].failing, c[i].total,
 			c[i].pass ? "PASS" : "FAIL");
-		md_cell(f, c[i].who[0] ? c[i].who : "-");
+		report_md_cell(f, c[i].who[0] ? c[i].who : "-");
 		fputs(" |\n", f);
 	}
-	fputc('\n', f);
-}
-
-static void md_pfc(const struct report *rep, FILE *f)
-{
-	char cell[PFC_COLS][PFC_CELL];
-	const char *cls[PFC_COLS];
-	struct pfc_line *lines;
-	int ri, i, j, c, n;
-
-	fprintf(f, "## PFC pauses\n\n|");
-	for (c = 0; c < PFC_COLS; c++)
-		fprintf(f, " %s |", pfc_head[c]);
-	fputs("\n|", f);
-	for (c = 0; c < PFC_COLS; c++)
-		fputs("---|", f);
-	fputc('\n', f);
-	for (ri = 0; ri < rep->nruns; ri++)
-		for (i = 0; i < rep->runs[ri].npfc; i++)
-			for (j = 0; j < pfc_rows(&rep->runs[ri].pfc[i]); j++) {
-				pfc_cells(rep, ri, &rep->runs[ri].pfc[i], rep->runs[ri].pfc[i].np ? j : -1, cell, cls);
-				fputc('|', f);
-				for (c = 0; c < PFC_COLS; c++) {
-					fputs(c == PFC_COLS - 1 ? " **" : " ", f);
-					md_cell(f, cell[c]);
-					fputs(c == PFC_COLS - 1 ? "** |" : " |", f);
-				}
-				fputc('\n', f);
-			}
-	fprintf(f, "\nPause frames per second (rx: the peer paused this port; tx: it paused the peer), the "
-		   "largest fraction of a sampling interval paused (est.: estimated from frame counts), "
-		   "and whether ECN marks or CNPs rose before the first pause.\n\n");
-	n = pfc_lines(rep, &lines);
-	for (i = 0; i < n; i++) {
-		fputs("- ", f);
-		if (lines[i].lead[0]) {
-			fputs("**", f);
-			md_cell(f, lines[i].lead);
-			fputs("**: ", f);
-		}
-		md_cell(f, lines[i].text);
-		fputc('\n', f);
-	}
-	free(lines);
 	fputc('\n', f);
 }
 
@@ -632,7 +246,7 @@ void report_md(struct report *rep, FILE *f)
 	fprintf(f, "| |");
 	for (ri = 0; ri < rep->nruns; ri++) {
 		fputc(' ', f);
-		md_cell(f, rep->runs[ri].name);
+		report_md_cell(f, rep->runs[ri].name);
 		fputs(" |", f);
 	}
 	fprintf(f, "\n|---|");
@@ -642,12 +256,12 @@ void report_md(struct report *rep, FILE *f)
 #define ROW(title, expr) do { fprintf(f, "| %s |", title); \
 		for (ri = 0; ri < rep->nruns; ri++) { const struct rrun *r = &rep->runs[ri]; (void)r; \
 			fputc(' ', f); expr; fputs(" |", f); } fputc('\n', f); } while (0)
-	ROW("results", md_cell(f, r->dir));
-	ROW("run", md_cell(f, rs(r, "id", "-")));
-	ROW("started", md_cell(f, rs(r, "started", "-")));
-	ROW("finished", md_cell(f, rs(r, "finished", "-")));
-	ROW("status", md_cell(f, rs(r, "status", "-")));
-	ROW("labels", (labels_str(r, buf, sizeof(buf)), md_cell(f, buf)));
+	ROW("results", report_md_cell(f, r->dir));
+	ROW("run", report_md_cell(f, rs(r, "id", "-")));
+	ROW("started", report_md_cell(f, rs(r, "started", "-")));
+	ROW("finished", report_md_cell(f, rs(r, "finished", "-")));
+	ROW("status", report_md_cell(f, rs(r, "status", "-")));
+	ROW("labels", (labels_str(r, buf, sizeof(buf)), report_md_cell(f, buf)));
 	ROW("nodes", fprintf(f, "%d (%d missing)", nnodes(r), r->missing));
 	ROW("records", fprintf(f, "%d (%d failed)", r->nrec, r->nerr));
 	ROW("suspects", fprintf(f, "%zu", json_array_size(r->suspects)));
@@ -669,10 +283,10 @@ void report_md(struct report *rep, FILE *f)
 		fprintf(f, "| median | baseline | now | result | note |\n|---|---|---|---|---|\n");
 		for (i = 0; i < rep->nregs; i++) {
 			fputs("| ", f);
-			md_cell(f, rep->regs[i].name);
+			report_md_cell(f, rep->regs[i].name);
 			fprintf(f, " | %s | %s | **%s** | ", rep->regs[i].limit, rep->regs[i].worst,
 				rep->regs[i].pass ? "ok" : "REGRESSION");
-			md_cell(f, rep->regs[i].who[0] ? rep->regs[i].who : "-");
+			report_md_cell(f, rep->regs[i].who[0] ? rep->regs[i].who : "-");
 			fputs(" |\n", f);
 		}
 		fputc('\n', f);
@@ -684,7 +298,7 @@ void report_md(struct report *rep, FILE *f)
 
 		if (rep->nruns > 1) {
 			fprintf(f, "### ");
-			md_cell(f, r->name);
+			report_md_cell(f, r->name);
 			fprintf(f, "\n\n");
 		}
 		if (!r->ng) {
@@ -698,7 +312,7 @@ void report_md(struct report *rep, FILE *f)
 
 			report_lane(g->rail, g->plane, lane, sizeof(lane));
 			fputs("| ", f);
-			md_cell(f, g->phase);
+			report_md_cell(f, g->phase);
 			fprintf(f, " | %s | %s | %d | %.4g | %.4g | %.4g | %s%s |\n", g->test, lane, g->n, g->min,
 				g->median, g->max, !strcmp(g->test, "bw") ? "Gb/s" : "us p50",
 				!strcmp(g->test, "lat") && !isnan(g->p99_median) ? "" : "");
@@ -710,7 +324,7 @@ void report_md(struct report *rep, FILE *f)
 		fprintf(f, "## Comparison\n\n| phase | test | lane |");
 		for (ri = 0; ri < rep->nruns; ri++) {
 			fputc(' ', f);
-			md_cell(f, rep->runs[ri].name);
+			report_md_cell(f, rep->runs[ri].name);
 			fputs(" |", f);
 		}
 		fprintf(f, " best |\n|---|---|---|");
@@ -724,7 +338,7 @@ void report_md(struct report *rep, FILE *f)
 
 			report_lane(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
 			fputs("| ", f);
-			md_cell(f, gs[i]->phase);
+			report_md_cell(f, gs[i]->phase);
 			fprintf(f, " | %s | %s |", gs[i]->test, lane);
 			for (ri = 0; ri < rep->nruns; ri++) {
 				const struct rgroup *g = report_group(&rep->runs[ri], gs[i]->phase, gs[i]->test,
@@ -742,14 +356,14 @@ void report_md(struct report *rep, FILE *f)
 					fprintf(f, " %.4g |", g->median);
 			}
 			fputc(' ', f);
-			md_cell(f, b >= 0 ? rep->runs[b].name : "-");
+			report_md_cell(f, b >= 0 ? rep->runs[b].name : "-");
 			fputs(" |\n", f);
 		}
 		fprintf(f, "\nMedians (Gb/s for bw, us p50 for lat); deltas against the first run.\n\n");
 		for (i = 0; i < ng; i++) {
 			comparison_line(rep, gs[i], buf, sizeof(buf));
 			fputs("- ", f);
-			md_cell(f, buf);
+			report_md_cell(f, buf);
 			fputc('\n', f);
 		}
 		fputc('\n', f);
@@ -775,9 +389,9 @@ void report_md(struct report *rep, FILE *f)
 				report_lane((int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0),
 					    lane, sizeof(lane));
 				fputs("| ", f);
-				md_cell(f, rep->runs[ri].name);
+				report_md_cell(f, rep->runs[ri].name);
 				fputs(" | ", f);
-				md_cell(f, record_str(rec, "phase", "-"));
+				report_md_cell(f, record_str(rec, "phase", "-"));
 				fprintf(f, " | %s -> %s | %s | %d | %d | %.1f of %d | %.1f +- %.1f | %.2g | **%s** |\n",
 					record_str(rec, "src.node", record_str(rec, "src.ip", "?")),
 					record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")), lane,
@@ -799,12 +413,12 @@ void report_md(struct report *rep, FILE *f)
 				polar_groups(rec, buf, sizeof(buf));
 				fputs("- ", f);
 				if (rep->nruns > 1) {
-					md_cell(f, rep->runs[ri].name);
+					report_md_cell(f, rep->runs[ri].name);
 					fputs(": ", f);
 				}
-				md_cell(f, record_str(rec, "verdict_text", ""));
+				report_md_cell(f, record_str(rec, "verdict_text", ""));
 				fputs(". Collisions: ", f);
-				md_cell(f, buf);
+				report_md_cell(f, buf);
 				fputc('\n', f);
 			}
 		}
@@ -819,8 +433,7 @@ void report_md(struct report *rep, FILE *f)
 		fputc('\n', f);
 	}
 
-	if (any_pfc(rep))
-		md_pfc(rep, f);
+	report_md_pfc(rep, f);
 
 	fprintf(f, "## Suspects\n\n");
 	for (ri = 0; ri < rep->nruns; ri++) {
@@ -836,11 +449,11 @@ void report_md(struct report *rep, FILE *f)
 		json_array_foreach(r->suspects, k, s) {
 			fprintf(f, "- **%s** ", record_str(s, "kind", "?"));
 			if (rep->nruns > 1) {
-				md_cell(f, r->name);
+				report_md_cell(f, r->name);
 				fputs(", ", f);
 			}
 			fprintf(f, "[%s] ", record_str(s, "phase", "?"));
-			md_cell(f, record_str(s, "evidence", ""));
+			report_md_cell(f, record_str(s, "evidence", ""));
 			fputc('\n', f);
 		}
 	}
@@ -866,7 +479,7 @@ void report_md(struct report *rep, FILE *f)
 			!strcmp(g->test, "bw") ? "Gb/s" : "p50 us");
 		for (j = 0; j < g->nnodes; j++) {
 			fputc(' ', f);
-			md_cell(f, g->nodes[j]);
+			report_md_cell(f, g->nodes[j]);
 			fputs(" |", f);
 		}
 		fputs("\n|---|", f);
@@ -875,7 +488,7 @@ void report_md(struct report *rep, FILE *f)
 		fputc('\n', f);
 		for (i = 0; i < g->nnodes; i++) {
 			fputs("| ", f);
-			md_cell(f, g->nodes[i]);
+			report_md_cell(f, g->nodes[i]);
 			fputs(" |", f);
 			for (j = 0; j < g->nnodes; j++) {
 				int k, found = 0;
@@ -903,15 +516,15 @@ void report_md(struct report *rep, FILE *f)
 		json_array_foreach(json_object_get(r->run, "nodes"), k, n)
 			if (!strcmp(record_str(n, "status", "ok"), "missing")) {
 				fprintf(f, "- agent **%s** missing: ", record_str(n, "name", "?"));
-				md_cell(f, record_str(n, "why", "?"));
+				report_md_cell(f, record_str(n, "why", "?"));
 				fputc('\n', f);
 			}
 		json_array_foreach(r->records, k, rec)
 			if (strcmp(record_str(rec, "status", "ok"), "ok") && shown++ < 20) {
 				fputs("- `", f);
-				md_cell(f, record_str(rec, "job", record_str(rec, "test", "?")));
+				report_md_cell(f, record_str(rec, "job", record_str(rec, "test", "?")));
 				fputs("`: ", f);
-				md_cell(f, record_str(rec, "error", "error"));
+				report_md_cell(f, record_str(rec, "error", "error"));
 				fputc('\n', f);
 			}
 		if (shown > 20)
@@ -925,7 +538,7 @@ void report_md(struct report *rep, FILE *f)
 
 /* ---- HTML ---- */
 
-static void h(FILE *f, const char *s)
+void report_html_escape(FILE *f, const char *s)
 {
 	for (; *s; s++)
 		switch (*s) {
@@ -969,61 +582,17 @@ static void html_checks(FILE *f, const struct check *c, int n, const char *ok, c
 	fputs("<table><tr><th>check</th><th>limit</th><th>worst</th><th>failing</th><th>result</th><th>endpoints</th></tr>\n", f);
 	for (i = 0; i < n; i++) {
 		fputs("<tr><td>", f);
-		h(f, c[i].name);
+		report_html_escape(f, c[i].name);
 		fputs("</td><td>", f);
-		h(f, c[i].limit);
+		report_html_escape(f, c[i].limit);
 		fputs("</td><td>", f);
-		h(f, c[i].worst);
+		report_html_escape(f, c[i].worst);
 		fprintf(f, "</td><td>%d of %d</td><td class=\"%s\">%s</td><td>", c[i].failing, c[i].total,
 			c[i].pass ? "pass" : "fail", c[i].pass ? ok : bad);
-		h(f, c[i].who[0] ? c[i].who : "-");
+		report_html_escape(f, c[i].who[0] ? c[i].who : "-");
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
-}
-
-static void html_pfc(const struct report *rep, FILE *f)
-{
-	char cell[PFC_COLS][PFC_CELL];
-	const char *cls[PFC_COLS];
-	struct pfc_line *lines;
-	int ri, i, j, c, n;
-
-	fputs("<h2>PFC pauses</h2>\n<table><tr>", f);
-	for (c = 0; c < PFC_COLS; c++)
-		fprintf(f, "<th>%s</th>", pfc_head[c]);
-	fputs("</tr>\n", f);
-	for (ri = 0; ri < rep->nruns; ri++)
-		for (i = 0; i < rep->runs[ri].npfc; i++)
-			for (j = 0; j < pfc_rows(&rep->runs[ri].pfc[i]); j++) {
-				pfc_cells(rep, ri, &rep->runs[ri].pfc[i], rep->runs[ri].pfc[i].np ? j : -1, cell, cls);
-				fputs("<tr>", f);
-				for (c = 0; c < PFC_COLS; c++) {
-					if (cls[c])
-						fprintf(f, "<td class=\"%s\">", cls[c]);
-					else
-						fputs(c >= 5 && c <= 8 ? "<td class=\"num\">" : "<td>", f);
-					h(f, cell[c]);
-					fputs("</td>", f);
-				}
-				fputs("</tr>\n", f);
-			}
-	fputs("</table>\n<p class=\"note\">Pause frames per second (rx: the peer paused this port; tx: it paused "
-	      "the peer), the largest fraction of a sampling interval paused (est.: estimated from frame "
-	      "counts), and whether ECN marks or CNPs rose before the first pause.</p>\n<ul>\n", f);
-	n = pfc_lines(rep, &lines);
-	for (i = 0; i < n; i++) {
-		fputs("<li>", f);
-		if (lines[i].lead[0]) {
-			fputs("<b>", f);
-			h(f, lines[i].lead);
-			fputs("</b>: ", f);
-		}
-		h(f, lines[i].text);
-		fputs("</li>\n", f);
-	}
-	free(lines);
-	fputs("</ul>\n", f);
 }
 
 void report_html(struct report *rep, FILE *f)
@@ -1044,19 +613,19 @@ void report_html(struct report *rep, FILE *f)
 	fputs("<table><tr><th></th>", f);
 	for (ri = 0; ri < rep->nruns; ri++) {
 		fputs("<th>", f);
-		h(f, rep->runs[ri].name);
+		report_html_escape(f, rep->runs[ri].name);
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n", f);
 #define HROW(title, expr) do { fprintf(f, "<tr><th>%s</th>", title); \
 		for (ri = 0; ri < rep->nruns; ri++) { const struct rrun *r = &rep->runs[ri]; (void)r; \
 			fputs("<td>", f); expr; fputs("</td>", f); } fputs("</tr>\n", f); } while (0)
-	HROW("results", h(f, r->dir));
-	HROW("run", h(f, rs(r, "id", "-")));
-	HROW("started", h(f, rs(r, "started", "-")));
-	HROW("finished", h(f, rs(r, "finished", "-")));
-	HROW("status", h(f, rs(r, "status", "-")));
-	HROW("labels", (labels_str(r, buf, sizeof(buf)), h(f, buf)));
+	HROW("results", report_html_escape(f, r->dir));
+	HROW("run", report_html_escape(f, rs(r, "id", "-")));
+	HROW("started", report_html_escape(f, rs(r, "started", "-")));
+	HROW("finished", report_html_escape(f, rs(r, "finished", "-")));
+	HROW("status", report_html_escape(f, rs(r, "status", "-")));
+	HROW("labels", (labels_str(r, buf, sizeof(buf)), report_html_escape(f, buf)));
 	HROW("nodes", fprintf(f, "%d (%d missing)", nnodes(r), r->missing));
 	HROW("records", fprintf(f, "%d (%d failed)", r->nrec, r->nerr));
 	HROW("suspects", fprintf(f, "%zu", json_array_size(r->suspects)));
@@ -1075,7 +644,7 @@ void report_html(struct report *rep, FILE *f)
 
 		fprintf(f, "<h2>Against the baseline</h2>\n<p><span class=\"verdict %s\">%s</span> baseline ",
 			nr ? "fail" : "pass", nr ? "REGRESSED" : "no regression");
-		h(f, rep->base.dir);
+		report_html_escape(f, rep->base.dir);
 		fprintf(f, ", tolerance %.0f%%: %d of %d medians regressed</p>\n", 100 * rep->tolerance, nr, rep->nregs);
 		html_checks(f, rep->regs, rep->nregs, "ok", "REGRESSION");
 	}
@@ -1086,7 +655,7 @@ void report_html(struct report *rep, FILE *f)
 
 		if (rep->nruns > 1) {
 			fputs("<h3>", f);
-			h(f, r->name);
+			report_html_escape(f, r->name);
 			fputs("</h3>\n", f);
 		}
 		fputs("<table><tr><th>phase</th><th>test</th><th>lane</th><th>pairs</th><th>min</th><th>median</th>"
@@ -1097,7 +666,7 @@ void report_html(struct report *rep, FILE *f)
 
 			report_lane(g->rail, g->plane, lane, sizeof(lane));
 			fputs("<tr><td>", f);
-			h(f, g->phase);
+			report_html_escape(f, g->phase);
 			fprintf(f, "</td><td>%s</td><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%.4g</td>"
 				"<td class=\"num\">%.4g</td><td class=\"num\">%.4g</td><td>%s</td></tr>\n", g->test,
 				lane, g->n, g->min, g->median, g->max, !strcmp(g->test, "bw") ? "Gb/s" : "us p50");
@@ -1110,7 +679,7 @@ void report_html(struct report *rep, FILE *f)
 		for (i = 0; i < ng; i++) {
 			comparison_line(rep, gs[i], buf, sizeof(buf));
 			fputs("<li>", f);
-			h(f, buf);
+			report_html_escape(f, buf);
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n", f);
@@ -1133,13 +702,13 @@ void report_html(struct report *rep, FILE *f)
 				if (strcmp(record_str(rec, "scope", ""), "set"))
 					continue;
 				fputs("<tr><td>", f);
-				h(f, rep->runs[ri].name);
+				report_html_escape(f, rep->runs[ri].name);
 				fputs("</td><td>", f);
-				h(f, record_str(rec, "phase", "-"));
+				report_html_escape(f, record_str(rec, "phase", "-"));
 				fputs("</td><td>", f);
-				h(f, record_str(rec, "src.node", record_str(rec, "src.ip", "?")));
+				report_html_escape(f, record_str(rec, "src.node", record_str(rec, "src.ip", "?")));
 				fputs(" &rarr; ", f);
-				h(f, record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
+				report_html_escape(f, record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
 				fprintf(f, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td><td class=\"num\">%.1f of %d</td>"
 					"<td class=\"num\">%.1f &plusmn; %.1f</td><td class=\"num\">%.2g</td><td class=\"%s\">%s</td></tr>\n",
 					(int)record_num(rec, "params.set", 0) + 1, (int)record_num(rec, "flows", 0),
@@ -1160,25 +729,24 @@ void report_html(struct report *rep, FILE *f)
 				polar_groups(rec, buf, sizeof(buf));
 				fputs("<li>", f);
 				if (rep->nruns > 1) {
-					h(f, rep->runs[ri].name);
+					report_html_escape(f, rep->runs[ri].name);
 					fputs(": ", f);
 				}
-				h(f, record_str(rec, "verdict_text", ""));
+				report_html_escape(f, record_str(rec, "verdict_text", ""));
 				fputs(". Collisions: ", f);
-				h(f, buf);
+				report_html_escape(f, buf);
 				fputs("</li>\n", f);
 			}
 		}
 		if (rep->nruns > 1 && rep->nruns <= 64 && (w = polar_worst(rep, used, pol)) >= 0) {
 			fputs("<li><b>Worse: ", f);
-			h(f, rep->runs[w].name);
+			report_html_escape(f, rep->runs[w].name);
 			fprintf(f, "</b>, %s %.1f paths used on average</li>\n", pol[w] ? "polarized," : "", used[w]);
 		}
 		fputs("</ul>\n", f);
 	}
 
-	if (any_pfc(rep))
-		html_pfc(rep, f);
+	report_html_pfc(rep, f);
 
 	fputs("<h2>Suspects</h2>\n<ul>\n", f);
 	for (ri = 0; ri < rep->nruns; ri++) {
@@ -1189,7 +757,7 @@ void report_html(struct report *rep, FILE *f)
 		if (!json_array_size(r->suspects)) {
 			fputs("<li>", f);
 			if (rep->nruns > 1) {
-				h(f, r->name);
+				report_html_escape(f, r->name);
 				fputs(": ", f);
 			}
 			fputs("none: no node, pair or rail stands out</li>\n", f);
@@ -1197,20 +765,20 @@ void report_html(struct report *rep, FILE *f)
 		json_array_foreach(r->suspects, k, s) {
 			fprintf(f, "<li class=\"suspect\"><b>%s</b> ", record_str(s, "kind", "?"));
 			if (rep->nruns > 1) {
-				h(f, r->name);
+				report_html_escape(f, r->name);
 				fputs(", ", f);
 			}
 			fputs("[", f);
-			h(f, record_str(s, "phase", "?"));
+			report_html_escape(f, record_str(s, "phase", "?"));
 			fputs("] ", f);
-			h(f, record_str(s, "evidence", ""));
+			report_html_escape(f, record_str(s, "evidence", ""));
 			fputs("</li>\n", f);
 		}
 	}
 	fputs("</ul>\n<h2>Plots</h2>\n", f);
 	if (rep->plots_note[0]) {
 		fputs("<p class=\"note\">", f);
-		h(f, rep->plots_note);
+		report_html_escape(f, rep->plots_note);
 		fputs("</p>\n", f);
 	}
 	for (i = 0; i < rep->nsvg; i++) {
@@ -1220,7 +788,7 @@ void report_html(struct report *rep, FILE *f)
 		fputs("<figure>", f);
 		html_svg(f, path);
 		fputs("<figcaption>", f);
-		h(f, rep->svg_title[i]);
+		report_html_escape(f, rep->svg_title[i]);
 		fputs("</figcaption></figure>\n", f);
 	}
 
@@ -1234,23 +802,23 @@ void report_html(struct report *rep, FILE *f)
 		json_array_foreach(json_object_get(r->run, "nodes"), k, n)
 			if (!strcmp(record_str(n, "status", "ok"), "missing")) {
 				fputs("<li>agent <b>", f);
-				h(f, record_str(n, "name", "?"));
+				report_html_escape(f, record_str(n, "name", "?"));
 				fputs("</b> missing: ", f);
-				h(f, record_str(n, "why", "?"));
+				report_html_escape(f, record_str(n, "why", "?"));
 				fputs("</li>\n", f);
 			}
 		json_array_foreach(r->records, k, rec)
 			if (strcmp(record_str(rec, "status", "ok"), "ok") && shown++ < 20) {
 				fputs("<li><code>", f);
-				h(f, record_str(rec, "job", record_str(rec, "test", "?")));
+				report_html_escape(f, record_str(rec, "job", record_str(rec, "test", "?")));
 				fputs("</code>: ", f);
-				h(f, record_str(rec, "error", "error"));
+				report_html_escape(f, record_str(rec, "error", "error"));
 				fputs("</li>\n", f);
 			}
 		if (!r->missing && !r->nerr) {
 			fputs("<li>", f);
 			if (rep->nruns > 1) {
-				h(f, r->name);
+				report_html_escape(f, r->name);
 				fputs(": ", f);
 			}
 			fputs("none</li>\n", f);
@@ -1271,52 +839,6 @@ static json_t *checks_json(const struct check *c, int n)
 		json_array_append_new(a, json_pack("{ss,ss,ss,si,si,sb,ss}", "check", c[i].name, "limit", c[i].limit,
 						   "worst", c[i].worst, "failing", c[i].failing, "total", c[i].total,
 						   "pass", c[i].pass, "endpoints", c[i].who));
-	return a;
-}
-
-/* a number, or null when unknown; whole numbers as integers */
-static json_t *jnum(double v)
-{
-	if (isnan(v))
-		return json_null();
-	if (v == floor(v) && fabs(v) < 9007199254740992.0)
-		return json_integer((json_int_t)v);
-	return json_real(v);
-}
-
-static json_t *jstr(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-/* the probe's ports: what it judged, per priority, without the timeline */
-static json_t *pfc_json(const struct rrun *r)
-{
-	json_t *a = json_array();
-	int i, j;
-
-	for (i = 0; i < r->npfc; i++) {
-		const struct rpfc *pf = &r->pfc[i];
-		json_t *prios = json_array();
-
-		for (j = 0; j < pf->np; j++) {
-			const struct rpfc_prio *p = &pf->p[j];
-
-			json_array_append_new(prios, json_pack("{si,so,so,so,so,so,so,so,so,sb,so,si,so,so,ss}",
-				"prio", p->prio, "rx_frames", jnum(p->frames[RPFC_RX]), "tx_frames", jnum(p->frames[RPFC_TX]),
-				"rx_pps_avg", jnum(p->pps_avg[RPFC_RX]), "rx_pps_max", jnum(p->pps_max[RPFC_RX]),
-				"tx_pps_avg", jnum(p->pps_avg[RPFC_TX]), "tx_pps_max", jnum(p->pps_max[RPFC_TX]),
-				"rx_paused_max", jnum(p->paused_max[RPFC_RX]), "tx_paused_max", jnum(p->paused_max[RPFC_TX]),
-				"estimated", p->estimated, "storm", jstr(p->storm), "storm_intervals", p->storm_run,
-				"storm_from_s", jnum(pfc_stormy(p) ? p->storm_at : NAN), "first_pause_s", jnum(p->pause_at),
-				"ecn_first", p->ecn_first));
-		}
-		json_array_append_new(a, json_pack("{ss,so,ss,ss,ss,so,ss,so,sb,ss,so,so,so}", "phase", pf->phase,
-			"job", jstr(record_str(pf->rec, "job", NULL)), "node", pf->node, "role", pf->role,
-			"iface", pf->iface, "dst", jstr(pf->dst), "verdict", pf->verdict,
-			"verdict_text", jstr(pf->verdict_text), "storm", pf->storm, "ecn_first", pf->ecn_first,
-			"first_ecn_s", jnum(pf->ecn_at), "first_pause_s", jnum(pf->pause_at), "priorities", prios));
-	}
 	return a;
 }
 
@@ -1361,7 +883,7 @@ json_t *report_json(struct report *rep)
 			json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "polarization", pa);
 		}
 		if (r->npfc)
-			json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "pfc", pfc_json(r));
+			json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "pfc", report_pfc_json(r));
 	}
 	json_object_set_new(o, "runs", runs);
 	if (rep->thresholds_given) {
@@ -1383,13 +905,7 @@ json_t *report_json(struct report *rep)
 
 /* ---- Prometheus text exposition ---- */
 
-struct buf {
-	char *s;
-	size_t len, cap;
-};
-
-static void bput(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bput(struct buf *b, const char *fmt, ...)
+void report_bput(struct report_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -1407,91 +923,14 @@ static void bput(struct buf *b, const char *fmt, ...)
 	}
 }
 
-/* ports i and j of a run are the same port of the same phase (sampled again in another round) */
-static int pfc_same_port(const struct rpfc *a, const struct rpfc *b)
-{
-	return !strcmp(a->phase, b->phase) && !strcmp(a->node, b->node) && !strcmp(a->iface, b->iface);
-}
-
-/*
- * The worst of a port's rounds (its records are next to each other) for
- * priority prio: what 0 the average pause rate, 1 the largest paused
- * fraction, 2 a storm (1 or 0); NAN when no round knows it.
- */
-static double pfc_worst(const struct rrun *r, int i, int prio, int what, int d)
-{
-	double w = NAN;
-	int k, j;
-
-	for (k = i; k < r->npfc && pfc_same_port(&r->pfc[i], &r->pfc[k]); k++)
-		for (j = 0; j < r->pfc[k].np; j++) {
-			const struct rpfc_prio *p = &r->pfc[k].p[j];
-			double v = what == 0 ? p->pps_avg[d] : what == 1 ? p->paused_max[d] :
-				   p->storm ? pfc_stormy(p) : NAN;
-
-			if (p->prio == prio && !isnan(v) && !(v <= w))
-				w = v;
-		}
-	return w;
-}
-
-static void pfc_exposition(const struct report *rep, struct buf *b)
-{
-	static const char *const fam[3] = { "fabscope_pfc_pause_frames_per_second", "fabscope_pfc_paused_fraction_max",
-					    "fabscope_pfc_storm" };
-	static const char *const help[3] = {
-		"PFC pause frames per second of a port's priority, the average over the probe's sampling (dir rx: the peer paused the port, tx: the port paused the peer); the highest of a phase's rounds",
-		"the largest fraction of a sampling interval a port's priority was paused, where known (estimated from frame counts on NICs without pause durations); the highest of a phase's rounds",
-		"1 when the PFC probe judged a storm on a port's priority (paused over 99 % for intervals in a row), in any of a phase's rounds",
-	};
-	static const char *const dir[2] = { "rx", "tx" };
-	int m, ri, i, prio, d;
-
-	if (!any_pfc(rep))
-		return;
-	for (m = 0; m < 3; m++) {
-		bput(b, "# HELP %s %s\n# TYPE %s gauge\n", fam[m], help[m], fam[m]);
-		for (ri = 0; ri < rep->nruns; ri++) {
-			const struct rrun *r = &rep->runs[ri];
-
-			for (i = 0; i < r->npfc; i++) {
-				char *run, *ph, *node, *ifc;
-
-				if (i && pfc_same_port(&r->pfc[i - 1], &r->pfc[i]))
-					continue;	/* counted with the first round */
-				run = push_label_value(r->name);
-				ph = push_label_value(r->pfc[i].phase);
-				node = push_label_value(r->pfc[i].node);
-				ifc = push_label_value(r->pfc[i].iface);
-				for (prio = 0; prio < 8; prio++)
-					for (d = 0; d < (m == 2 ? 1 : 2); d++) {
-						double v = pfc_worst(r, i, prio, m, d);
-
-						if (isnan(v))
-							continue;
-						bput(b, "%s{run=\"%s\",phase=\"%s\",node=\"%s\",iface=\"%s\",prio=\"%d\"", fam[m],
-						     run, ph, node, ifc, prio);
-						if (m < 2)
-							bput(b, ",dir=\"%s\"", dir[d]);
-						bput(b, "} %.6g\n", v);
-					}
-				free(run);
-				free(ph);
-				free(node);
-				free(ifc);
-			}
-		}
-	}
-}
-
 char *report_exposition(struct report *rep)
 {
-	struct buf b = { 0 };
+	struct report_buf b = { 0 };
 	int ri, gi, i, failed;
 	const char *stat[3] = { "min", "median", "max" };
 
-	bput(&b, "# HELP fabscope_lane per phase, test and lane: bandwidth in Gb/s or latency p50 in us over the pairs\n"
-		 "# TYPE fabscope_lane gauge\n");
+	report_bput(&b, "# HELP fabscope_lane per phase, test and lane: bandwidth in Gb/s or latency p50 in us over the pairs\n"
+			"# TYPE fabscope_lane gauge\n");
 	for (ri = 0; ri < rep->nruns; ri++)
 		for (gi = 0; gi < rep->runs[ri].ng; gi++) {
 			const struct rgroup *g = &rep->runs[ri].g[gi];
@@ -1502,22 +941,22 @@ char *report_exposition(struct report *rep)
 				double v = s == 0 ? g->min : s == 1 ? g->median : g->max;
 
 				if (!isnan(v))
-					bput(&b, "fabscope_lane{run=\"%s\",phase=\"%s\",test=\"%s\",rail=\"%d\",plane=\"%d\",stat=\"%s\",unit=\"%s\"} %.6g\n",
-					     run, ph, g->test, g->rail, g->plane, stat[s],
-					     !strcmp(g->test, "bw") ? "gbps" : "us", v);
+					report_bput(&b, "fabscope_lane{run=\"%s\",phase=\"%s\",test=\"%s\",rail=\"%d\",plane=\"%d\",stat=\"%s\",unit=\"%s\"} %.6g\n",
+						    run, ph, g->test, g->rail, g->plane, stat[s],
+						    !strcmp(g->test, "bw") ? "gbps" : "us", v);
 			}
 			free(run);
 			free(ph);
 		}
-	bput(&b, "# HELP fabscope_run_problems missing agents, failed tests and suspects of a run\n"
-		 "# TYPE fabscope_run_problems gauge\n");
+	report_bput(&b, "# HELP fabscope_run_problems missing agents, failed tests and suspects of a run\n"
+			"# TYPE fabscope_run_problems gauge\n");
 	for (ri = 0; ri < rep->nruns; ri++) {
 		char *run = push_label_value(rep->runs[ri].name);
 
-		bput(&b, "fabscope_run_problems{run=\"%s\",what=\"missing_agents\"} %d\n", run, rep->runs[ri].missing);
-		bput(&b, "fabscope_run_problems{run=\"%s\",what=\"failed_tests\"} %d\n", run, rep->runs[ri].nerr);
-		bput(&b, "fabscope_run_problems{run=\"%s\",what=\"suspects\"} %zu\n", run,
-		     json_array_size(rep->runs[ri].suspects));
+		report_bput(&b, "fabscope_run_problems{run=\"%s\",what=\"missing_agents\"} %d\n", run, rep->runs[ri].missing);
+		report_bput(&b, "fabscope_run_problems{run=\"%s\",what=\"failed_tests\"} %d\n", run, rep->runs[ri].nerr);
+		report_bput(&b, "fabscope_run_problems{run=\"%s\",what=\"suspects\"} %zu\n", run,
+			    json_array_size(rep->runs[ri].suspects));
 		free(run);
 	}
 	{	/* each family in one group, as the text format wants */
@@ -1527,7 +966,7 @@ char *report_exposition(struct report *rep)
 		int m;
 
 		for (m = 0; m < 2; m++) {
-			bput(&b, "# HELP %s %s\n# TYPE %s gauge\n", fam[m], help[m], fam[m]);
+			report_bput(&b, "# HELP %s %s\n# TYPE %s gauge\n", fam[m], help[m], fam[m]);
 			for (ri = 0; ri < rep->nruns; ri++) {
 				json_t *rec;
 				size_t k;
@@ -1541,10 +980,10 @@ char *report_exposition(struct report *rep)
 					ph = push_label_value(record_str(rec, "phase", "-"));
 					src = push_label_value(record_str(rec, "src.node", "-"));
 					dst = push_label_value(record_str(rec, "dst.node", "-"));
-					bput(&b, "%s{run=\"%s\",phase=\"%s\",src=\"%s\",dst=\"%s\",set=\"%d\"} %.4g\n",
-					     fam[m], run, ph, src, dst, (int)record_num(rec, "params.set", 0) + 1,
-					     m ? !strcmp(record_str(rec, "verdict", ""), "polarized") :
-						 record_num(rec, "metrics.paths_used", 0));
+					report_bput(&b, "%s{run=\"%s\",phase=\"%s\",src=\"%s\",dst=\"%s\",set=\"%d\"} %.4g\n",
+						    fam[m], run, ph, src, dst, (int)record_num(rec, "params.set", 0) + 1,
+						    m ? !strcmp(record_str(rec, "verdict", ""), "polarized") :
+							record_num(rec, "metrics.paths_used", 0));
 					free(run);
 					free(ph);
 					free(src);
@@ -1553,22 +992,22 @@ char *report_exposition(struct report *rep)
 			}
 		}
 	}
-	pfc_exposition(rep, &b);
+	report_pfc_exposition(rep, &b);
 	if (rep->thresholds_given) {
 		verdict(rep, &failed);
-		bput(&b, "# HELP fabscope_acceptance_pass 1 when every acceptance check passed\n"
-			 "# TYPE fabscope_acceptance_pass gauge\nfabscope_acceptance_pass %d\n", !failed);
-		bput(&b, "# HELP fabscope_check_pass 1 when the check passed\n# TYPE fabscope_check_pass gauge\n");
+		report_bput(&b, "# HELP fabscope_acceptance_pass 1 when every acceptance check passed\n"
+				"# TYPE fabscope_acceptance_pass gauge\nfabscope_acceptance_pass %d\n", !failed);
+		report_bput(&b, "# HELP fabscope_check_pass 1 when the check passed\n# TYPE fabscope_check_pass gauge\n");
 		for (i = 0; i < rep->nchecks; i++) {
 			char *c = push_label_value(rep->checks[i].name);
 
-			bput(&b, "fabscope_check_pass{check=\"%s\"} %d\n", c, rep->checks[i].pass);
+			report_bput(&b, "fabscope_check_pass{check=\"%s\"} %d\n", c, rep->checks[i].pass);
 			free(c);
 		}
 	}
 	if (rep->have_base)
-		bput(&b, "# HELP fabscope_baseline_regressions medians worse than the baseline beyond the tolerance\n"
-			 "# TYPE fabscope_baseline_regressions gauge\nfabscope_baseline_regressions %d\n",
-		     nregressions(rep));
+		report_bput(&b, "# HELP fabscope_baseline_regressions medians worse than the baseline beyond the tolerance\n"
+				"# TYPE fabscope_baseline_regressions gauge\nfabscope_baseline_regressions %d\n",
+			    nregressions(rep));
 	return b.s;
 }

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Inside the report's renderings: what render.c and pfc.c share.  render.c
+ * walks the sections (report.h: report_md, report_html, report_json,
+ * report_exposition); pfc.c renders the PFC pauses section for each.
+ */
+#ifndef FS_REPORT_RENDER_H
+#define FS_REPORT_RENDER_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "report.h"
+
+/* render.c */
+
+/* s as a Markdown table cell: '|' escaped, newlines as spaces */
+void report_md_cell(FILE *f, const char *s);
+/* s as HTML text: & < > " escaped */
+void report_html_escape(FILE *f, const char *s);
+
+/* a growing string: { 0 } is empty; s is NULL until something is put */
+struct report_buf {
+	char *s;
+	size_t len, cap;
+};
+
+/* appends printf-style to b */
+void report_bput(struct report_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * pfc.c: the PFC pauses section.  report_md_pfc and report_html_pfc write
+ * nothing, and report_pfc_exposition appends nothing, when no run has PFC
+ * records.
+ */
+
+/* "## PFC pauses": a row per port and priority, then the lines under it */
+void report_md_pfc(const struct report *rep, FILE *f);
+/* the same as <h2>PFC pauses</h2>, a table and a list */
+void report_html_pfc(const struct report *rep, FILE *f);
+/* run r's ports for the JSON summary: what the probe judged, per priority, without the timeline */
+json_t *report_pfc_json(const struct rrun *r);
+/* the fabscope_pfc_* families, the worst of a port's rounds per priority */
+void report_pfc_exposition(const struct report *rep, struct report_buf *b);
+
+#endif
