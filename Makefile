@@ -5,6 +5,7 @@
 #   make demo            a local run on an embedded default, with its report
 #   make bench           ratios against real peers (iperf3, qperf, ...); needs root
 #   make install         PREFIX=/usr/local DESTDIR= : binary and fabscope(1)
+#   make fuzz            libFuzzer targets (clang), e.g. tests/fuzz/fuzz-dissect
 #
 # Knobs: V=1 (show commands), DEVELOPER=1 (warnings are errors), O=DIR (build
 # into DIR), SANITIZE=1 (ASan + UBSan), local overrides in config.mak.
@@ -86,12 +87,13 @@ FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.
 REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/pfc.c report/cmd.c
 PROBES_SRC := probes/polar.c probes/probe.c probes/trace.c probes/counters.c probes/pfc.c \
 	      probes/pfcap.c
-PCAP_SRC := pcap/macctl.c pcap/live.c pcap/capture.c
+PCAP_SRC := pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/analyze.c
 LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c tests/helper/pfc-tool.c \
-	    tests/helper/macctl-tool.c tests/helper/pfcap-tool.c
+	    tests/helper/macctl-tool.c tests/helper/pfcap-tool.c tests/helper/dissect-tool.c \
+	    tests/helper/dissect-fuzz.c tests/helper/dissect-check.c tests/helper/pktgen.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)
@@ -119,6 +121,21 @@ $(O)/%.o: %.c $(O)/.build-flags
 	$(QCC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 -include $(ALL_OBJ:.o=.d)
+
+# ---- fuzzing: libFuzzer targets, built with clang (make fuzz; tests/t0250-unit-pcap-fuzz.t) ----
+FUZZ_CC ?= clang
+FUZZ_CFLAGS ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_DISSECT_SRC := tests/fuzz/fuzz-dissect.c tests/helper/dissect-check.c pcap/dissect.c \
+		    pcap/roce.c pcap/macctl.c pcap/flow.c
+FUZZ_TARGETS := $(O)/tests/fuzz/fuzz-dissect
+
+fuzz: $(FUZZ_TARGETS)
+
+$(O)/tests/fuzz/fuzz-dissect: $(FUZZ_DISSECT_SRC) pcap/dissect.h pcap/get.h pcap/macctl.h pcap/flow.h \
+			      tests/helper/dissect-check.h
+	@mkdir -p $(dir $@)
+	$(QLD)$(FUZZ_CC) -std=gnu11 $(FUZZ_CFLAGS) $(WARNINGS) -D_GNU_SOURCE \
+		$(shell $(PKG_CONFIG) --cflags libpcap) -o $@ $(FUZZ_DISSECT_SRC) -lm
 
 # ---- tests ----
 # Tiers: unit (no root), netns (root), ASan/UBSan (the whole suite again).
@@ -161,6 +178,7 @@ install: $(O)/fabscope
 	install -m 0644 plots/*.gp $(DESTDIR)$(PREFIX)/share/fabscope/plots/
 
 clean:
-	rm -rf $(ALL_OBJ) $(ALL_OBJ:.o=.d) $(PROGRAMS) $(O)/.build-flags build-asan tests/trash.*
+	rm -rf $(ALL_OBJ) $(ALL_OBJ:.o=.d) $(PROGRAMS) $(FUZZ_TARGETS) $(O)/.build-flags build-asan \
+		tests/trash.*
 
-.PHONY: all deps test test-asan check demo bench install clean FORCE
+.PHONY: all deps test test-asan check demo bench install clean fuzz FORCE

@@ -12,6 +12,7 @@
 #include "version.h"
 #include "../fleet/fleet.h"
 #include "../report/report.h"
+#include "../pcap/analyze.h"
 #include "../pcap/capture.h"
 #include "../probes/probe.h"
 #include "../transport/transport.h"
@@ -29,6 +30,7 @@ static const struct cmd commands[] = {
 	{ "agent", cmd_agent, "the per-node agent that 'fabscope run' launches" },
 	{ "run", cmd_run, "run a plan across many nodes: launch agents, schedule tests per rail, write a results directory" },
 	{ "probe", cmd_probe, "diagnostic probes: polarization (ECMP hash polarization), pfc (PFC pauses, storms, ECN first)" },
+	{ "pcap", cmd_pcap, "analyze a RoCEv2 capture: per-QP loss, retransmissions, NAKs, CNPs, ECN, PFC, findings" },
 	{ "capture", cmd_capture, "record RoCEv2 and PFC traffic into pcap files (a ring of files for long captures)" },
 	{ "report", cmd_report, "Markdown, HTML and JSON reports of results directories: rails, comparisons, thresholds, baselines, push" },
 	{ "help", cmd_help, "show help for fabscope or for one command" },

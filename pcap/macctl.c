@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "get.h"
 #include "macctl.h"
 
 static const uint8_t macctl_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
@@ -41,56 +42,6 @@ static const char *tok_find(const struct tok *t, unsigned v)
 	return NULL;
 }
 
-/*
- * A read cursor over the captured bytes.  cur_has() says whether n more
- * bytes are there; the getters are only called after it said yes, and
- * check again anyway (a getter past the end reads as 0 and marks the
- * cursor bad, which the parser treats as truncation).
- */
-struct cursor {
-	const uint8_t *p;
-	size_t len, off;
-	int bad;
-};
-
-static int cur_has(const struct cursor *c, size_t n)
-{
-	return c->off <= c->len && c->len - c->off >= n;
-}
-
-static uint8_t cur_u8(struct cursor *c)
-{
-	if (!cur_has(c, 1)) {
-		c->bad = 1;
-		return 0;
-	}
-	return c->p[c->off++];
-}
-
-static uint16_t cur_be16(struct cursor *c)
-{
-	uint16_t v;
-
-	if (!cur_has(c, 2)) {
-		c->bad = 1;
-		return 0;
-	}
-	v = (uint16_t)(c->p[c->off] << 8 | c->p[c->off + 1]);
-	c->off += 2;
-	return v;
-}
-
-static void cur_bytes(struct cursor *c, uint8_t *out, size_t n)
-{
-	if (!cur_has(c, n)) {
-		c->bad = 1;
-		memset(out, 0, n);
-		return;
-	}
-	memcpy(out, c->p + c->off, n);
-	c->off += n;
-}
-
 static void macctl_clear(struct macctl *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -110,18 +61,18 @@ static enum macctl_kind truncated(struct macctl *m, size_t needed, const char *a
 
 /* n more bytes for part `at`, or the result is truncated */
 #define NEED(c, m, n, at) do { \
-	if (!cur_has(c, n)) \
+	if (!get_has(c, n)) \
 		return truncated(m, (c)->off + (n), at); \
 } while (0)
 
-static void parse_pfc(struct cursor *c, struct macctl *m)
+static void parse_pfc(struct get_cursor *c, struct macctl *m)
 {
 	int i;
 
-	m->reserved = cur_u8(c);
-	m->enable = cur_u8(c);
+	m->reserved = get_u8(c);
+	m->enable = get_u8(c);
 	for (i = 0; i < MACCTL_PRIOS; i++)
-		m->quanta[i] = cur_be16(c);
+		m->quanta[i] = get_be16(c);
 	if (m->reserved)
 		m->flags |= MACCTL_F_RESERVED;
 }
@@ -129,14 +80,14 @@ static void parse_pfc(struct cursor *c, struct macctl *m)
 enum macctl_kind macctl_parse(const uint8_t *p, size_t caplen, size_t wirelen,
 			      struct macctl *m)
 {
-	struct cursor c = { .p = p, .len = p ? caplen : 0 };
+	struct get_cursor c = get_cursor_init(p, caplen);
 	uint16_t type;
 
 	macctl_clear(m);
 	NEED(&c, m, MACCTL_ETH_LEN, "ethernet");
-	cur_bytes(&c, m->dst, 6);
-	cur_bytes(&c, m->src, 6);
-	type = cur_be16(&c);
+	get_bytes(&c, m->dst, 6);
+	get_bytes(&c, m->src, 6);
+	type = get_be16(&c);
 	while (tok_find(tpids, type)) {
 		uint16_t tci;
 
@@ -145,13 +96,13 @@ enum macctl_kind macctl_parse(const uint8_t *p, size_t caplen, size_t wirelen,
 			break;
 		}
 		NEED(&c, m, MACCTL_TAG_LEN, "vlan");
-		tci = cur_be16(&c);
+		tci = get_be16(&c);
 		if (!m->tags) {
 			m->pcp = tci >> 13;
 			m->vlan = tci & 0x0fff;
 		}
 		m->tags++;
-		type = cur_be16(&c);
+		type = get_be16(&c);
 	}
 	m->ethertype = type;
 	if (wirelen < MACCTL_MIN_FRAME)
@@ -160,7 +111,7 @@ enum macctl_kind macctl_parse(const uint8_t *p, size_t caplen, size_t wirelen,
 		goto done;
 
 	NEED(&c, m, MACCTL_OPCODE_LEN, "opcode");
-	m->opcode = cur_be16(&c);
+	m->opcode = get_be16(&c);
 	if (memcmp(m->dst, macctl_dst, sizeof(macctl_dst)))
 		m->flags |= MACCTL_F_DST;
 	switch (m->opcode) {
@@ -171,7 +122,7 @@ enum macctl_kind macctl_parse(const uint8_t *p, size_t caplen, size_t wirelen,
 		break;
 	case MACCTL_OP_PAUSE:
 		NEED(&c, m, MACCTL_PAUSE_LEN, "pause");
-		m->quanta[0] = cur_be16(&c);
+		m->quanta[0] = get_be16(&c);
 		m->kind = MACCTL_PAUSE;
 		break;
 	default:

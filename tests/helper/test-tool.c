@@ -33,6 +33,9 @@
  *   pfc ethtool|ethtool-file|snapshot|sample|series ...  PFC counters and verdicts (pfc-tool.c)
  *   macctl HEX, macctl-fuzz N SEED    MAC control frames (PFC, PAUSE) dissected (macctl-tool.c)
  *   pfc-inject IF ..., pfcap IF S G   PFC frames sent, and captured live (pfcap-tool.c)
+ *   dissect HEX, dissect-pcap FILE, pcapgen OUT SPEC..., dissect-fuzz N SEED
+ *                                    RoCEv2 packets dissected, pcap files made and read
+ *                                    (dissect-tool.c, dissect-fuzz.c, pktgen.c)
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input.
  */
@@ -1360,6 +1363,10 @@ static const struct tool_cmd cmds[] = {
 	{ "macctl-fuzz", tool_macctl },
 	{ "pfc-inject", tool_pfcap },
 	{ "pfcap", tool_pfcap },
+	{ "dissect", tool_dissect },
+	{ "dissect-pcap", tool_dissect },
+	{ "pcapgen", tool_dissect },
+	{ "dissect-fuzz", tool_dissect },
 };
 
 static int tool_usage(void)

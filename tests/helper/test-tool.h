@@ -30,4 +30,9 @@ int tool_macctl(int argc, const char **argv);
 /* pfcap-tool.c: probes/pfcap.c (pfc-inject, pfcap) */
 int tool_pfcap(int argc, const char **argv);
 
+/* dissect-tool.c: pcap/dissect.c (dissect, dissect-pcap, pcapgen) */
+int tool_dissect(int argc, const char **argv);
+/* dissect-fuzz.c: dissect-fuzz */
+int tool_dissect_fuzz(int argc, const char **argv);
+
 #endif

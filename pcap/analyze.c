@@ -1,0 +1,531 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * `fabscope pcap FILE`: read a capture (libpcap offline: pcap or pcapng),
+ * dissect every packet (dissect.h), account it in the per-QP flow table
+ * (flow.h), and say what went wrong, on which QP, when: a summary, the flow
+ * table, findings written for a human, and the PFC pauses per priority.
+ * Times are seconds from the first packet of the capture.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <pcap/pcap.h>
+
+#include "../core/error.h"
+#include "../core/options.h"
+#include "analyze.h"
+#include "flow.h"
+
+static const char *const pcap_usage[] = {
+	"fabscope pcap FILE [options]",
+	NULL,
+};
+
+static const char pcap_about[] =
+	"Analyze a RoCEv2 capture (pcap or pcapng: Ethernet, Linux cooked SLL/SLL2 or raw IP;\n"
+	"VLAN tags; IPv4 and IPv6).  Every UDP 4791 packet is dissected to its InfiniBand\n"
+	"transport headers and accounted per QP: one flow per direction, keyed by source IP,\n"
+	"destination IP and destination QP, paired with its reverse.  Per flow: packets, bytes,\n"
+	"opcodes, the PSN range, gaps (packets lost before the capture point), duplicates\n"
+	"(retransmissions) in bursts, out-of-order packets, NAKs by code, RNR NAKs, request to\n"
+	"acknowledge latency, CNPs, the CE-marked fraction, UDP source ports.  Then findings\n"
+	"for a human, and PFC/PAUSE frames per priority (time paused from the quanta with\n"
+	"--link-speed).  PSNs wrap at 2^24.  Memory is per flow, not per packet (at most\n"
+	"--max-flows flows; packets beyond are counted, not tracked), so the size of the file\n"
+	"does not matter.  Packets cut inside a header are counted by the layer cut.";
+
+struct aopts {
+	const char *filter, *host, *qpstr;
+	int qp, json, all, port, max_flows, verbose;
+	double link_gbps;
+};
+
+static double rel(const struct flow_table *t, double ts)
+{
+	return ts - t->first;
+}
+
+static const char *nak_label(unsigned code)
+{
+	const char *n = roce_nak_name(code);
+
+	return n ? n : "reserved-nak";
+}
+
+static int flow_selected(const struct flow_table *t, const struct flow *f, const struct aopts *o)
+{
+	const struct flow *r = f->reverse >= 0 ? t->v[f->reverse] : NULL;
+
+	return o->qp < 0 || f->key.dqpn == (uint32_t)o->qp || (r && r->key.dqpn == (uint32_t)o->qp);
+}
+
+/* The requester's side of a pair: the flow with requests (or the only one). */
+static int is_requester(const struct flow_table *t, const struct flow *f)
+{
+	const struct flow *r = f->reverse >= 0 ? t->v[f->reverse] : NULL;
+
+	return f->requests > 0 || !r || (!r->requests && f->index < r->index);
+}
+
+static void flow_name(const struct flow *f, char *buf, size_t len)
+{
+	char s[64], d[64];
+
+	snprintf(buf, len, "QP 0x%06x %s -> %s", f->key.dqpn, flow_addr(f->key.src, f->key.v6, s, sizeof(s)),
+		 flow_addr(f->key.dst, f->key.v6, d, sizeof(d)));
+}
+
+/* ---- findings ---- */
+
+struct finding {
+	char text[512];
+	double t;
+	int severity;		/* 2 error, 1 warning, 0 note */
+	int flow;		/* -1: the capture */
+};
+
+struct findings {
+	struct finding *v;
+	int n, cap;
+};
+
+static void find_add(struct findings *fs, int sev, int flow, double t, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void find_add(struct findings *fs, int sev, int flow, double t, const char *fmt, ...)
+{
+	va_list ap;
+	struct finding *x;
+
+	if (fs->n == fs->cap) {
+		struct finding *nv = realloc(fs->v, (size_t)(fs->cap ? 2 * fs->cap : 16) * sizeof(*nv));
+
+		if (!nv)
+			return;
+		fs->v = nv;
+		fs->cap = fs->cap ? 2 * fs->cap : 16;
+	}
+	x = &fs->v[fs->n++];
+	va_start(ap, fmt);
+	vsnprintf(x->text, sizeof(x->text), fmt, ap);
+	va_end(ap);
+	x->t = t;
+	x->severity = sev;
+	x->flow = flow;
+}
+
+static int find_cmp(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+
+	if (x->severity != y->severity)
+		return y->severity - x->severity;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static void flow_findings(const struct flow_table *t, const struct flow *f, struct findings *fs)
+{
+	const struct flow *r = f->reverse >= 0 ? t->v[f->reverse] : NULL;
+	char name[200];
+	unsigned c;
+
+	flow_name(f, name, sizeof(name));
+	if (f->dups) {
+		char why[200] = "";
+
+		if (r)
+			for (c = 0; c < FLOW_NAK_CODES; c++)
+				if (r->naks[c]) {
+					snprintf(why, sizeof(why), " after %llu NAK %s (the first at %.3f s, PSN 0x%06x)",
+						 (unsigned long long)r->naks[c], nak_label(c), r->nak_ev[0].t,
+						 r->nak_ev[0].psn);
+					break;
+				}
+		if (!why[0] && f->gaps)
+			snprintf(why, sizeof(why), " after %llu PSN gap%s (packets lost before the capture point; no NAK seen: timeouts?)",
+				 (unsigned long long)f->gaps, f->gaps == 1 ? "" : "s");
+		find_add(fs, 2, f->index, f->burst_ev[0].t,
+			 "%s: %llu retransmission burst%s (%llu packets sent again)%s; the first at %.3f s from PSN 0x%06x",
+			 name, (unsigned long long)f->bursts, f->bursts == 1 ? "" : "s",
+			 (unsigned long long)f->dups, why, f->burst_ev[0].t, f->burst_ev[0].psn);
+	}
+	if (f->lost)
+		find_add(fs, 2, f->index, f->gap_ev[0].t,
+			 "%s: %llu packet%s missing in %llu PSN gap%s (lost before the capture point, or dropped by the capture); the first at %.3f s, PSN 0x%06x",
+			 name, (unsigned long long)f->lost, f->lost == 1 ? "" : "s", (unsigned long long)f->gaps,
+			 f->gaps == 1 ? "" : "s", f->gap_ev[0].t, f->gap_ev[0].psn);
+	if (f->ooo)
+		find_add(fs, 1, f->index, 0, "%s: %llu packet%s out of order (late, not lost)", name,
+			 (unsigned long long)f->ooo, f->ooo == 1 ? "" : "s");
+	for (c = 0; c < FLOW_NAK_CODES; c++) {
+		if (!f->naks[c] || c == ROCE_NAK_PSN_SEQ)
+			continue;
+		find_add(fs, 2, f->index, f->nak_ev[0].t,
+			 "%s: %llu NAK %s, the first at %.3f s (PSN 0x%06x): the requester's QP goes to the error state",
+			 name, (unsigned long long)f->naks[c], nak_label(c), f->nak_ev[0].t, f->nak_ev[0].psn);
+	}
+	if (f->naks[ROCE_NAK_PSN_SEQ] && !(r && r->dups))
+		find_add(fs, 1, f->index, f->nak_ev[0].t,
+			 "%s: %llu NAK psn-seq-error (the responder saw a gap), the first at %.3f s",
+			 name, (unsigned long long)f->naks[ROCE_NAK_PSN_SEQ], f->nak_ev[0].t);
+	if (f->rnr)
+		find_add(fs, 1, f->index, f->rnr_ev[0].t,
+			 "%s: %llu RNR NAK%s (receiver not ready: no receive posted; timer %.2f ms), the first at %.3f s",
+			 name, (unsigned long long)f->rnr, f->rnr == 1 ? "" : "s",
+			 roce_rnr_timer_ms(f->rnr_ev[0].code), f->rnr_ev[0].t);
+	if (f->ce)
+		find_add(fs, 1, f->index, 0,
+			 "%s: %.1f%% of packets CE-marked (%llu): a switch queue on the path was congested",
+			 name, 100.0 * (double)f->ce / (double)f->pkts, (unsigned long long)f->ce);
+	if (f->cnps)
+		find_add(fs, 1, f->index, f->cnp_ev[0].t,
+			 "%s: %llu CNP%s (congestion notifications to this QP: DCQCN cuts its rate), the first at %.3f s",
+			 name, (unsigned long long)f->cnps, f->cnps == 1 ? "" : "s", f->cnp_ev[0].t);
+	if (f->sport_changes)
+		find_add(fs, 0, f->index, 0, "%s: its UDP source port changed %llu time%s (ports %u%s%s)", name,
+			 (unsigned long long)f->sport_changes, f->sport_changes == 1 ? "" : "s", f->sports[0],
+			 f->nsports > 1 ? ", " : "", f->nsports > 1 ? "..." : "");
+	if (f->pend_dropped)
+		find_add(fs, 0, f->index, 0, "%s: %llu timed requests had no acknowledge in the capture", name,
+			 (unsigned long long)f->pend_dropped);
+}
+
+static void capture_findings(const struct flow_table *t, const struct aopts *o, struct findings *fs)
+{
+	int p, l;
+
+	if (t->truncated) {
+		char where[256] = "";
+		size_t used = 0;
+
+		for (l = 0; l < PKT_L_MAX; l++)
+			if (t->cut[l] && used < sizeof(where))
+				used += (size_t)snprintf(where + used, sizeof(where) - used, "%s%s %llu",
+							 used ? ", " : "", pkt_layer_name((enum pkt_layer)l),
+							 (unsigned long long)t->cut[l]);
+		find_add(fs, 1, -1, 0, "%llu packet%s cut inside a header (%s): capture with a longer snap length",
+			 (unsigned long long)t->truncated, t->truncated == 1 ? "" : "s", where);
+	}
+	if (t->overflow_pkts)
+		find_add(fs, 1, -1, 0, "more than %d QP flows: %llu packets of the others are counted but not tracked (raise --max-flows)",
+			 t->max, (unsigned long long)t->overflow_pkts);
+	for (p = 0; p < 8; p++) {
+		double s = o->link_gbps > 0 ? (double)t->pfc.quanta[p] * 512 / (o->link_gbps * 1e9) : NAN;
+
+		if (!t->pfc.frames[p])
+			continue;
+		if (isnan(s))
+			find_add(fs, 1, -1, t->pfc.first,
+				 "PFC: priority %d paused %llu times (%llu XON), %llu quanta in all (give --link-speed for the time); from %.3f s to %.3f s",
+				 p, (unsigned long long)t->pfc.xoff[p], (unsigned long long)t->pfc.xon[p],
+				 (unsigned long long)t->pfc.quanta[p], t->pfc.first, t->pfc.last);
+		else
+			find_add(fs, 1, -1, t->pfc.first,
+				 "PFC: priority %d paused %llu times (%llu XON), %llu quanta = %.6f s at %g Gb/s at most; from %.3f s to %.3f s",
+				 p, (unsigned long long)t->pfc.xoff[p], (unsigned long long)t->pfc.xon[p],
+				 (unsigned long long)t->pfc.quanta[p], s, o->link_gbps, t->pfc.first, t->pfc.last);
+	}
+	if (t->pfc.pause_frames)
+		find_add(fs, 1, -1, t->pfc.first, "802.3x PAUSE: %llu frames, %llu quanta (the whole link, every priority)",
+			 (unsigned long long)t->pfc.pause_frames, (unsigned long long)t->pfc.pause_quanta);
+}
+
+/* ---- output ---- */
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *flow_json(const struct flow_table *t, const struct flow *f)
+{
+	char s[64], d[64], name[48];
+	json_t *ops = json_object(), *naks = json_object(), *sp = json_array(), *tl = json_array();
+	unsigned i;
+
+	for (i = 0; i < 256; i++)
+		if (f->ops[i]) {
+			const char *n = roce_opcode_name(i);
+
+			if (!n) {
+				snprintf(name, sizeof(name), "reserved 0x%02x", i);
+				n = name;
+			}
+			json_object_set_new(ops, n, json_integer((json_int_t)f->ops[i]));
+		}
+	for (i = 0; i < FLOW_NAK_CODES; i++)
+		if (f->naks[i])
+			json_object_set_new(naks, nak_label(i), json_integer((json_int_t)f->naks[i]));
+	for (i = 0; i < (unsigned)f->nsports; i++)
+		json_array_append_new(sp, json_integer(f->sports[i]));
+	for (i = 0; i < FLOW_BUCKETS && f->t0 + i * f->bucket_w <= f->last; i++)
+		json_array_append_new(tl, json_integer((json_int_t)f->timeline[i]));
+	return json_pack("{si,ss,ss,ss,si,ss,sI,sI,sI,sf,sf,sI,sI,sI,sI,so,so,s{sI,sI,sI,sI,sI,sI},so,sI,sI,"
+			 "s{so,so,so,so,sI},sI,sI,sI,so,sI,s{sf,so},so}",
+		"index", f->index, "qpn", (snprintf(name, sizeof(name), "0x%06x", f->key.dqpn), name),
+		"src", flow_addr(f->key.src, f->key.v6, s, sizeof(s)),
+		"dst", flow_addr(f->key.dst, f->key.v6, d, sizeof(d)), "reverse", f->reverse,
+		"transport", roce_transport_name((enum roce_transport)f->transport),
+		"packets", (json_int_t)f->pkts, "bytes", (json_int_t)f->bytes, "payload_bytes", (json_int_t)f->payload,
+		"first_s", rel(t, f->first), "last_s", rel(t, f->last),
+		"requests", (json_int_t)f->requests, "responses", (json_int_t)f->responses,
+		"acks", (json_int_t)f->acks, "read_responses", (json_int_t)f->read_resps,
+		"psn_first", f->have_psn ? json_integer(f->first_psn) : json_null(),
+		"psn_last", f->have_psn ? json_integer(f->max_psn) : json_null(),
+		"psn", "gaps", (json_int_t)f->gaps, "lost", (json_int_t)f->lost, "duplicates", (json_int_t)f->dups,
+		"retransmission_bursts", (json_int_t)f->bursts, "out_of_order", (json_int_t)f->ooo,
+		"unanswered", (json_int_t)f->pend_dropped,
+		"naks", naks, "rnr_naks", (json_int_t)f->rnr, "ack_plain", (json_int_t)f->acks_plain,
+		"ack_latency_s", "p50", jnum(flow_lat_percentile(f, 50)), "p99", jnum(flow_lat_percentile(f, 99)),
+		"min", jnum(f->nlat ? f->lat_min : NAN), "max", jnum(f->nlat ? f->lat_max : NAN), "n", (json_int_t)f->nlat,
+		"cnps", (json_int_t)f->cnps, "ce", (json_int_t)f->ce, "ect", (json_int_t)f->ect,
+		"udp_sports", sp, "udp_sport_changes", (json_int_t)f->sport_changes,
+		"timeline", "bucket_s", f->bucket_w, "bytes", tl, "opcodes", ops);
+}
+
+static void print_text(FILE *out, const struct flow_table *t, const struct aopts *o, const char *file,
+		       const struct findings *fs, int shown)
+{
+	double dur = t->last - t->first;
+	int i, p, any_pfc = 0;
+
+	fprintf(out, "# %s: %llu packets, %.1f MB, %.3f s; RoCEv2 %llu packets (%.1f MB), other %llu, cut %llu\n",
+		file, (unsigned long long)t->pkts, (double)t->bytes / 1e6, dur, (unsigned long long)t->roce,
+		(double)t->roce_bytes / 1e6, (unsigned long long)t->other, (unsigned long long)t->truncated);
+	fprintf(out, "# %d QP flows%s\n", t->n, t->overflow_pkts ? " (more were not tracked)" : "");
+	if (shown) {
+		fprintf(out, "%-10s %-16s %-16s %-4s %9s %11s %8s %6s %6s %6s %5s %6s %5s %5s %9s %9s\n", "qpn", "src",
+			"dst", "tp", "packets", "bytes", "Gb/s", "lost", "dup", "ooo", "naks", "rnr", "cnps", "ce%",
+			"ack p50", "ack p99");
+		for (i = 0; i < t->n; i++) {
+			const struct flow *f = t->v[i];
+			char s[64], d[64], q[16];
+			uint64_t naks = 0;
+			double span = f->last - f->first;
+			unsigned c;
+
+			if (!flow_selected(t, f, o))
+				continue;
+			for (c = 0; c < FLOW_NAK_CODES; c++)
+				naks += f->naks[c];
+			snprintf(q, sizeof(q), "0x%06x", f->key.dqpn);
+			fprintf(out, "%-10s %-16s %-16s %-4s %9llu %11llu %8.3f %6llu %6llu %6llu %5llu %6llu %5llu %5.1f",
+				q, flow_addr(f->key.src, f->key.v6, s, sizeof(s)),
+				flow_addr(f->key.dst, f->key.v6, d, sizeof(d)),
+				roce_transport_name((enum roce_transport)f->transport), (unsigned long long)f->pkts,
+				(unsigned long long)f->bytes, span > 0 ? (double)f->bytes * 8 / span / 1e9 : 0.0,
+				(unsigned long long)f->lost, (unsigned long long)f->dups, (unsigned long long)f->ooo,
+				(unsigned long long)naks, (unsigned long long)f->rnr, (unsigned long long)f->cnps,
+				f->pkts ? 100.0 * (double)f->ce / (double)f->pkts : 0.0);
+			if (f->nlat)
+				fprintf(out, " %7.1fus %7.1fus\n", flow_lat_percentile(f, 50) * 1e6,
+					flow_lat_percentile(f, 99) * 1e6);
+			else
+				fprintf(out, " %9s %9s\n", "-", "-");
+		}
+	}
+	for (p = 0; p < 8; p++)
+		any_pfc |= t->pfc.frames[p] > 0;
+	if (any_pfc || t->pfc.pause_frames) {
+		fprintf(out, "# PFC pauses per priority: frames, XOFF, XON, quanta%s\n",
+			o->link_gbps > 0 ? ", paused at most (s)" : "");
+		for (p = 0; p < 8; p++)
+			if (t->pfc.frames[p]) {
+				fprintf(out, "#   prio %d  %llu  %llu  %llu  %llu", p, (unsigned long long)t->pfc.frames[p],
+					(unsigned long long)t->pfc.xoff[p], (unsigned long long)t->pfc.xon[p],
+					(unsigned long long)t->pfc.quanta[p]);
+				if (o->link_gbps > 0)
+					fprintf(out, "  %.6f", (double)t->pfc.quanta[p] * 512 / (o->link_gbps * 1e9));
+				fputc('\n', out);
+			}
+	}
+	fprintf(out, "# findings:%s\n", fs->n ? "" : " none: no loss, retransmission, NAK, RNR, congestion mark or pause");
+	for (i = 0; i < fs->n; i++)
+		fprintf(out, "#   %s %s\n", fs->v[i].severity == 2 ? "[error]" : fs->v[i].severity ? "[warn] " : "[note] ",
+			fs->v[i].text);
+}
+
+static json_t *result_json(const struct flow_table *t, const struct aopts *o, const char *file,
+			   const struct findings *fs, const char *read_error)
+{
+	json_t *flows = json_array(), *fa = json_array(), *cut = json_object(), *pfc = json_array();
+	int i, p;
+
+	for (i = 0; i < t->n; i++)
+		if (flow_selected(t, t->v[i], o))
+			json_array_append_new(flows, flow_json(t, t->v[i]));
+	for (i = 0; i < fs->n; i++)
+		json_array_append_new(fa, json_pack("{ss,sf,ss,si}", "severity",
+			fs->v[i].severity == 2 ? "error" : fs->v[i].severity ? "warning" : "note",
+			"t_s", fs->v[i].t, "text", fs->v[i].text, "flow", fs->v[i].flow));
+	for (i = 0; i < PKT_L_MAX; i++)
+		if (t->cut[i])
+			json_object_set_new(cut, pkt_layer_name((enum pkt_layer)i), json_integer((json_int_t)t->cut[i]));
+	for (p = 0; p < 8; p++)
+		if (t->pfc.frames[p])
+			json_array_append_new(pfc, json_pack("{si,sI,sI,sI,sI,so}", "prio", p,
+				"frames", (json_int_t)t->pfc.frames[p], "xoff", (json_int_t)t->pfc.xoff[p],
+				"xon", (json_int_t)t->pfc.xon[p], "quanta", (json_int_t)t->pfc.quanta[p],
+				"paused_max_s", jnum(o->link_gbps > 0 ?
+						     (double)t->pfc.quanta[p] * 512 / (o->link_gbps * 1e9) : NAN)));
+	return json_pack("{ss,ss,s{sI,sI,sf,sI,sI,sI,sI,so,sI,si,sI,so},so,s{so,sI,sI},so}",
+		"schema", "fabscope.pcap/1", "file", file,
+		"summary", "packets", (json_int_t)t->pkts, "bytes", (json_int_t)t->bytes,
+		"duration_s", t->pkts ? t->last - t->first : 0.0, "roce_packets", (json_int_t)t->roce,
+		"roce_bytes", (json_int_t)t->roce_bytes, "other_packets", (json_int_t)t->other,
+		"truncated", (json_int_t)t->truncated, "truncated_by_layer", cut,
+		"untracked_packets", (json_int_t)t->overflow_pkts, "flows", t->n,
+		"mac_control_other", (json_int_t)t->macctl_other,
+		"read_error", read_error ? json_string(read_error) : json_null(),
+		"flows", flows,
+		"pfc", "priorities", pfc, "pause_frames", (json_int_t)t->pfc.pause_frames,
+		"pause_quanta", (json_int_t)t->pfc.pause_quanta,
+		"findings", fa);
+}
+
+static int host_match(const struct pkt *k, const uint8_t *host, int v6)
+{
+	if (!k->ip.version || (k->ip.version == 6) != v6)
+		return 0;
+	return !memcmp(k->ip.src, host, v6 ? 16 : 4) || !memcmp(k->ip.dst, host, v6 ? 16 : 4);
+}
+
+int cmd_pcap(int argc, const char **argv)
+{
+	struct aopts o = { .qp = -1, .max_flows = 65536 };
+	struct opt tab[] = {
+		OPT_GROUP("Selection"),
+		OPT_STRING(0, "qp", &o.qpstr, "QPN", "only this QP's flows, either direction (0x11 or 17)"),
+		OPT_STRING(0, "host", &o.host, "IP", "only packets from or to this address (PFC frames stay)"),
+		OPT_STRING('f', "filter", &o.filter, "BPF", "only packets this filter passes (pcap-filter(7))"),
+		OPT_INT(0, "port", &o.port, "PORT", "another UDP port carrying RoCEv2 besides 4791", 1, 65535),
+		OPT_GROUP("Analysis"),
+		OPT_SECONDS(0, "link-speed", &o.link_gbps, "GBPS", "the link's speed in Gb/s: PFC quanta as time"),
+		OPT_INT(0, "max-flows", &o.max_flows, "N", "QP flows tracked at most (default 65536; a few KiB each)", 1, 16777216),
+		OPT_GROUP("Output"),
+		OPT_BOOL(0, "json", &o.json, "one JSON object (schema fabscope.pcap/1)"),
+		OPT_BOOL(0, "flows", &o.all, "text: the flow table too (default: with --qp or up to 64 flows)"),
+		OPT_VERBOSE(&o.verbose),
+		OPT_END(),
+	};
+	char eb[PCAP_ERRBUF_SIZE] = "";
+	struct bpf_program prog;
+	struct flow_table t;
+	struct findings fs = { 0 };
+	struct pkt_opts po = { 0 };
+	struct pcap_pkthdr *hdr;
+	const u_char *bytes;
+	uint8_t host[16] = { 0 };
+	int host_v6 = 0, nargs, rc, linktype, have_prog = 0, i, nano;
+	const char *file, *read_error = NULL;
+	pcap_t *h;
+
+	fs_set_progname("fabscope pcap");
+	rc = opts_parse(argc, argv, tab, pcap_usage, pcap_about, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? 0 : -rc;
+	fs_set_verbosity(o.verbose);
+	if (nargs != 1) {
+		fs_err_usage(nargs ? "give one capture file" : "missing FILE: the capture to analyze");
+		return FS_EXIT_USAGE;
+	}
+	file = argv[0];
+	if (o.qpstr) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(o.qpstr, &end, 0);
+		if (errno || end == o.qpstr || *end || v > 0xffffff) {
+			fs_err_usage("--qp '%s' is not a QP number (24 bits: 0x11 or 17)", o.qpstr);
+			return FS_EXIT_USAGE;
+		}
+		o.qp = (int)v;
+	}
+	if (o.host) {
+		host_v6 = strchr(o.host, ':') != NULL;
+		if (inet_pton(host_v6 ? AF_INET6 : AF_INET, o.host, host) != 1) {
+			fs_err_usage("--host '%s' is not an IP address", o.host);
+			return FS_EXIT_USAGE;
+		}
+	}
+	h = pcap_open_offline_with_tstamp_precision(file, PCAP_TSTAMP_PRECISION_NANO, eb);
+	if (!h) {
+		fs_err_usage("cannot read '%s' as a capture: %s", file, eb);
+		return FS_EXIT_USAGE;
+	}
+	nano = pcap_get_tstamp_precision(h) == PCAP_TSTAMP_PRECISION_NANO;
+	linktype = pcap_datalink(h);
+	if (!pkt_linktype_known(linktype)) {
+		fs_err_usage("'%s' has link type %s: fabscope reads Ethernet, Linux cooked (SLL, SLL2) and raw IP",
+			     file, pcap_datalink_val_to_name(linktype) ? pcap_datalink_val_to_name(linktype) : "unknown");
+		pcap_close(h);
+		return FS_EXIT_USAGE;
+	}
+	if (o.filter) {
+		if (pcap_compile(h, &prog, o.filter, 1, PCAP_NETMASK_UNKNOWN)) {
+			fs_err_usage("filter '%s': %s", o.filter, pcap_geterr(h));
+			pcap_close(h);
+			return FS_EXIT_USAGE;
+		}
+		have_prog = 1;
+	}
+	if (flow_table_init(&t, o.max_flows)) {
+		fs_err_env("out of memory for %d flows", o.max_flows);
+		pcap_close(h);
+		return FS_EXIT_ENV;
+	}
+	po.roce_port = (uint16_t)o.port;
+	for (;;) {
+		struct pkt k;
+		double ts;
+
+		rc = pcap_next_ex(h, &hdr, &bytes);
+		if (rc == 0)
+			continue;
+		if (rc == PCAP_ERROR_BREAK)
+			break;
+		if (rc < 0) {	/* a file cut short: what was read stands */
+			read_error = pcap_geterr(h);
+			fs_warn("'%s' ends inside a packet after %llu packets (%s): analyzing those", file,
+				(unsigned long long)t.pkts, read_error);
+			break;
+		}
+		if (have_prog && !pcap_offline_filter(&prog, hdr, bytes))
+			continue;
+		pkt_dissect_opts(bytes, hdr->caplen, hdr->len, linktype, &po, &k);
+		if (o.host && !pkt_has(&k, PKT_L_MACCTL) && !host_match(&k, host, host_v6))
+			continue;
+		ts = (double)hdr->ts.tv_sec + (double)hdr->ts.tv_usec / (nano ? 1e9 : 1e6);
+		flow_add(&t, &k, ts);
+	}
+	flow_finish(&t);
+	for (i = 0; i < t.n; i++)
+		if (flow_selected(&t, t.v[i], &o))
+			flow_findings(&t, t.v[i], &fs);
+	capture_findings(&t, &o, &fs);
+	if (fs.n)
+		qsort(fs.v, (size_t)fs.n, sizeof(*fs.v), find_cmp);
+	if (o.json) {
+		json_t *j = result_json(&t, &o, file, &fs, read_error);
+		char *s = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+
+		puts(s ? s : "{}");
+		free(s);
+		json_decref(j);
+	} else {
+		print_text(stdout, &t, &o, file, &fs, o.all || o.qp >= 0 || t.n <= 64);
+	}
+	if (have_prog)
+		pcap_freecode(&prog);
+	pcap_close(h);
+	free(fs.v);
+	flow_table_release(&t);
+	(void)is_requester;
+	return 0;
+}

@@ -1,0 +1,746 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* RoCEv2 packets dissected: see dissect.h (opcodes and AETH in roce.c). */
+#include <pcap/dlt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dissect.h"
+#include "get.h"
+
+struct tok {
+	unsigned v;
+	const char *s;
+};
+
+static const char *tok_find(const struct tok *t, unsigned v)
+{
+	for (; t->s; t++)
+		if (t->v == v)
+			return t->s;
+	return NULL;
+}
+
+/* ---- names ---- */
+
+int pkt_linktype_known(int linktype)
+{
+	return pkt_linktype_name(linktype) != NULL;
+}
+
+const char *pkt_linktype_name(int linktype)
+{
+	switch (linktype) {
+	case DLT_EN10MB: return "EN10MB";
+	case DLT_LINUX_SLL: return "LINUX_SLL";
+	case DLT_LINUX_SLL2: return "LINUX_SLL2";
+	case DLT_RAW: return "RAW";
+	case PKT_LINKTYPE_RAW: return "RAW";
+	case DLT_IPV4: return "IPV4";
+	case DLT_IPV6: return "IPV6";
+	}
+	return NULL;
+}
+
+const char *pkt_layer_name(enum pkt_layer l)
+{
+	static const char *const names[PKT_L_MAX] = {
+		[PKT_L_NONE] = "none",
+		[PKT_L_ETH] = "ethernet",
+		[PKT_L_SLL] = "sll",
+		[PKT_L_SLL2] = "sll2",
+		[PKT_L_VLAN] = "vlan",
+		[PKT_L_MACCTL] = "macctl",
+		[PKT_L_IPV4] = "ipv4",
+		[PKT_L_IPV6] = "ipv6",
+		[PKT_L_IPV6_EXT] = "ipv6-ext",
+		[PKT_L_UDP] = "udp",
+		[PKT_L_BTH] = "bth",
+		[PKT_L_RDETH] = "rdeth",
+		[PKT_L_DETH] = "deth",
+		[PKT_L_XRCETH] = "xrceth",
+		[PKT_L_FETH] = "feth",
+		[PKT_L_RETH] = "reth",
+		[PKT_L_ATOMICETH] = "atomiceth",
+		[PKT_L_AETH] = "aeth",
+		[PKT_L_ATOMICACKETH] = "atomicacketh",
+		[PKT_L_IMMDT] = "immdt",
+		[PKT_L_IETH] = "ieth",
+		[PKT_L_CNP] = "cnp",
+	};
+
+	return (unsigned)l < PKT_L_MAX ? names[l] : "?";
+}
+
+const char *pkt_flags_str(unsigned flags, char *buf, size_t len)
+{
+	static const struct tok names[] = {
+		{ PKT_F_LINKTYPE, "linktype" },
+		{ PKT_F_WIRELEN, "wirelen" },
+		{ PKT_F_TAGS, "tags" },
+		{ PKT_F_IP_VERSION, "ip-version" },
+		{ PKT_F_IP_HDR, "ip-hdr" },
+		{ PKT_F_IP_LEN, "ip-len" },
+		{ PKT_F_FRAG, "frag" },
+		{ PKT_F_FRAG_LATER, "frag-later" },
+		{ PKT_F_IPV6_EXT, "ipv6-ext" },
+		{ PKT_F_UDP_LEN, "udp-len" },
+		{ PKT_F_OPCODE, "opcode" },
+		{ PKT_F_TVER, "tver" },
+		{ PKT_F_ROCE_LEN, "roce-len" },
+		{ 0, NULL }
+	};
+	const struct tok *t;
+	size_t at = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	for (t = names; t->s; t++) {
+		int n;
+
+		if (!(flags & t->v))
+			continue;
+		n = snprintf(buf + at, len - at, "%s%s", at ? "," : "", t->s);
+		if (n < 0 || (size_t)n >= len - at)
+			break;
+		at += (size_t)n;
+	}
+	if (!at)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+const char *pkt_ecn_name(unsigned ecn)
+{
+	static const char *const names[4] = { "Not-ECT", "ECT(1)", "ECT(0)", "CE" };
+
+	return names[ecn & 3];
+}
+
+const char *pkt_sll_type_name(int type)
+{
+	static const struct tok names[] = {
+		{ PKT_SLL_HOST, "host" },
+		{ PKT_SLL_BROADCAST, "broadcast" },
+		{ PKT_SLL_MULTICAST, "multicast" },
+		{ PKT_SLL_OTHERHOST, "otherhost" },
+		{ PKT_SLL_OUTGOING, "outgoing" },
+		{ 0, NULL }
+	};
+
+	return type < 0 ? NULL : tok_find(names, (unsigned)type);
+}
+
+int pkt_ackreq(const struct pkt *k)
+{
+	return pkt_has(k, PKT_L_BTH) && k->roce.bth.ackreq;
+}
+
+/* ---- the dissector ---- */
+
+struct dctx {
+	struct get_cursor c;
+	struct pkt *k;
+	const uint8_t *p;
+	size_t wire_end;	/* the packet's end on the wire (at least caplen) */
+	uint16_t roce_port;	/* another RoCEv2 port; 0 none */
+};
+
+/* n more bytes for layer l: 0, or -1 with the packet marked truncated there */
+static int need(struct dctx *d, size_t n, enum pkt_layer l)
+{
+	if (get_has(&d->c, n))
+		return 0;
+	d->k->truncated = 1;
+	d->k->cut = l;
+	d->k->needed = d->c.off + n;
+	return -1;
+}
+
+static void layer_done(struct dctx *d, enum pkt_layer l)
+{
+	d->k->layers |= PKT_BIT(l);
+}
+
+static int is_tpid(unsigned type)
+{
+	return type == 0x8100 || type == 0x88a8 || type == 0x9100;
+}
+
+/*
+ * VLAN tags from the cursor on while type is a TPID: TCI (PCP:3 DEI:1
+ * VID:12) and the next type, 4 bytes each; at most PKT_MAX_TAGS of them.
+ */
+static int dissect_tags(struct dctx *d, uint16_t type)
+{
+	struct pkt_link *l = &d->k->link;
+
+	while (is_tpid(type)) {
+		uint16_t tci;
+
+		if (l->tags == PKT_MAX_TAGS) {
+			d->k->flags |= PKT_F_TAGS;
+			break;
+		}
+		if (need(d, PKT_TAG_LEN, PKT_L_VLAN))
+			return -1;
+		tci = get_be16(&d->c);
+		if (!l->tags) {
+			l->pcp = tci >> 13;
+			l->vlan = tci & 0x0fff;
+		}
+		l->tags++;
+		type = get_be16(&d->c);
+		layer_done(d, PKT_L_VLAN);
+	}
+	l->type = type;
+	l->end = d->c.off;
+	return 0;
+}
+
+/*
+ * MAC control frames: macctl_parse() walks the Ethernet header and tags
+ * again (with the same rules) and the opcode and body.
+ */
+static int dissect_macctl(struct dctx *d)
+{
+	struct pkt *k = d->k;
+	size_t body = k->link.end + MACCTL_OPCODE_LEN;
+
+	macctl_parse(d->p, d->c.len, k->wirelen, &k->mac);
+	switch (k->mac.kind) {
+	case MACCTL_TRUNCATED:
+		k->truncated = 1;
+		k->cut = PKT_L_MACCTL;
+		k->needed = k->mac.needed;
+		return -1;
+	case MACCTL_PFC:
+		body += MACCTL_PFC_LEN;
+		break;
+	case MACCTL_PAUSE:
+		body += MACCTL_PAUSE_LEN;
+		break;
+	case MACCTL_OTHER:
+		break;
+	case MACCTL_NOT:	/* not for 0x8808 after the same tags */
+		d->c.bad = 1;
+		return -1;
+	}
+	layer_done(d, PKT_L_MACCTL);
+	d->c.off = body;
+	return -1;
+}
+
+static int dissect_eth(struct dctx *d)
+{
+	struct pkt_link *l = &d->k->link;
+
+	if (need(d, PKT_ETH_LEN, PKT_L_ETH))
+		return -1;
+	get_bytes(&d->c, l->dst, 6);
+	get_bytes(&d->c, l->src, 6);
+	layer_done(d, PKT_L_ETH);
+	if (dissect_tags(d, get_be16(&d->c)))
+		return -1;
+	if (l->type == MACCTL_ETHERTYPE && !(d->k->flags & PKT_F_TAGS))
+		return dissect_macctl(d);
+	return 0;
+}
+
+/* the cooked address: kept as the source MAC when it is one */
+static void sll_addr(struct dctx *d, uint16_t alen)
+{
+	uint8_t addr[8];
+
+	get_bytes(&d->c, addr, sizeof(addr));
+	d->k->link.sll_addrlen = alen;
+	if (alen == 6)
+		memcpy(d->k->link.src, addr, 6);
+}
+
+static int dissect_sll(struct dctx *d)
+{
+	struct pkt_link *l = &d->k->link;
+	uint16_t alen;
+
+	if (need(d, PKT_SLL_LEN, PKT_L_SLL))
+		return -1;
+	l->sll_type = get_be16(&d->c);
+	l->sll_hatype = get_be16(&d->c);
+	alen = get_be16(&d->c);
+	sll_addr(d, alen);
+	layer_done(d, PKT_L_SLL);
+	return dissect_tags(d, get_be16(&d->c));
+}
+
+static int dissect_sll2(struct dctx *d)
+{
+	struct pkt_link *l = &d->k->link;
+	uint16_t proto;
+
+	if (need(d, PKT_SLL2_LEN, PKT_L_SLL2))
+		return -1;
+	proto = get_be16(&d->c);
+	get_skip(&d->c, 2);	/* reserved */
+	l->sll_ifindex = get_be32(&d->c);
+	l->sll_hatype = get_be16(&d->c);
+	l->sll_type = get_u8(&d->c);
+	sll_addr(d, get_u8(&d->c));
+	layer_done(d, PKT_L_SLL2);
+	return dissect_tags(d, proto);
+}
+
+/* the datagram's end from a length the header gives, judged against the wire */
+static size_t ip_end(struct dctx *d, size_t off, size_t len)
+{
+	if (!len || off + len > d->wire_end) {
+		d->k->flags |= PKT_F_IP_LEN;
+		return d->wire_end;
+	}
+	return off + len;
+}
+
+static void ip_tos(struct pkt_ip *ip, uint8_t tos)
+{
+	ip->tos = tos;
+	ip->dscp = tos >> 2;
+	ip->ecn = tos & 3;
+}
+
+/*
+ * IPv4 (RFC 791):
+ *   0        1      2..3     4..5  6..7          8    9      10..11  12..15 16..19
+ *   +--------+------+--------+-----+-------------+----+------+-------+------+------+
+ *   |Ver|IHL | TOS  | total  | id  |R|DF|MF|frag | TTL| proto| csum  | src  | dst  | options
+ *   +--------+------+--------+-----+-------------+----+------+-------+------+------+
+ */
+static int dissect_ipv4(struct dctx *d)
+{
+	struct pkt_ip *ip = &d->k->ip;
+	size_t off = d->c.off, hlen;
+	uint8_t vihl, tos;
+	uint16_t total, frag;
+
+	if (need(d, PKT_IPV4_LEN, PKT_L_IPV4))
+		return -1;
+	vihl = get_u8(&d->c);
+	tos = get_u8(&d->c);
+	total = get_be16(&d->c);
+	if (vihl >> 4 != 4) {
+		d->k->flags |= PKT_F_IP_VERSION;
+		d->c.off = off + PKT_IPV4_LEN;
+		return -1;
+	}
+	hlen = (size_t)(vihl & 0x0f) * 4;
+	if (hlen < PKT_IPV4_LEN) {
+		d->k->flags |= PKT_F_IP_HDR;
+		d->c.off = off + PKT_IPV4_LEN;
+		return -1;
+	}
+	ip->id = get_be16(&d->c);
+	frag = get_be16(&d->c);
+	ip->ttl = get_u8(&d->c);
+	ip->proto = get_u8(&d->c);
+	get_skip(&d->c, 2);	/* header checksum, not verified */
+	get_bytes(&d->c, ip->src, 4);
+	get_bytes(&d->c, ip->dst, 4);
+	if (need(d, hlen - PKT_IPV4_LEN, PKT_L_IPV4))
+		return -1;
+	get_skip(&d->c, hlen - PKT_IPV4_LEN);	/* options */
+	layer_done(d, PKT_L_IPV4);
+	ip->version = 4;
+	ip->off = off;
+	ip->hlen = hlen;
+	ip->len = total;
+	ip_tos(ip, tos);
+	ip->frag_off = (uint32_t)(frag & 0x1fff) * 8;
+	ip->more_frags = !!(frag & 0x2000);
+	if (total && total < hlen) {
+		d->k->flags |= PKT_F_IP_HDR;
+		ip->end = off + hlen;
+		return -1;
+	}
+	ip->end = ip_end(d, off, total);
+	if (ip->frag_off) {
+		d->k->flags |= PKT_F_FRAG_LATER;
+		return -1;
+	}
+	if (ip->more_frags)
+		d->k->flags |= PKT_F_FRAG;
+	return 0;
+}
+
+enum {
+	IPPROTO_HOPOPTS_ = 0,
+	IPPROTO_UDP_ = 17,
+	IPPROTO_ROUTING_ = 43,
+	IPPROTO_FRAGMENT_ = 44,
+	IPPROTO_AH_ = 51,
+	IPPROTO_DSTOPTS_ = 60,
+};
+
+/*
+ * IPv6 extension headers (RFC 8200 4.3-4.6, RFC 4302 for AH): next header
+ * 1, then a length: (len + 1) x 8 bytes for hop-by-hop, routing and
+ * destination options, (len + 2) x 4 for AH; a fragment header is 8 bytes:
+ * next 1, reserved 1, offset:13 res:2 M:1, identification 4.  Every one is
+ * at least 8 bytes long.
+ */
+static int dissect_ipv6_ext(struct dctx *d, uint8_t *next, size_t *end)
+{
+	struct pkt_ip *ip = &d->k->ip;
+
+	for (;;) {
+		uint8_t nh = *next, after, hl;
+		size_t elen = 8;
+
+		if (nh != IPPROTO_HOPOPTS_ && nh != IPPROTO_ROUTING_ && nh != IPPROTO_FRAGMENT_ &&
+		    nh != IPPROTO_AH_ && nh != IPPROTO_DSTOPTS_)
+			return 0;
+		if (ip->ext == PKT_MAX_EXT) {
+			d->k->flags |= PKT_F_IPV6_EXT;
+			return -1;
+		}
+		if (need(d, 8, PKT_L_IPV6_EXT))
+			return -1;
+		after = get_u8(&d->c);
+		hl = get_u8(&d->c);
+		if (nh == IPPROTO_FRAGMENT_) {
+			uint16_t w = get_be16(&d->c);
+
+			ip->id = (uint16_t)get_be32(&d->c);
+			ip->frag_off = (uint32_t)(w >> 3) * 8;
+			ip->more_frags = w & 1;
+		} else {
+			elen = nh == IPPROTO_AH_ ? ((size_t)hl + 2) * 4 : ((size_t)hl + 1) * 8;
+			if (need(d, elen - 2, PKT_L_IPV6_EXT))
+				return -1;
+			get_skip(&d->c, elen - 2);
+		}
+		*next = after;
+		*end = d->c.off;
+		ip->ext++;
+		layer_done(d, PKT_L_IPV6_EXT);
+		if (ip->frag_off) {
+			d->k->flags |= PKT_F_FRAG_LATER;
+			return -1;
+		}
+		if (ip->more_frags)
+			d->k->flags |= PKT_F_FRAG;
+	}
+}
+
+/*
+ * IPv6 (RFC 8200):
+ *   0..3                         4..5         6     7          8..23  24..39
+ *   +----------------------------+------------+-----+----------+------+------+
+ *   |Ver:4|traffic class:8|flow:20| payload len| next| hop limit| src  | dst  | extensions
+ *   +----------------------------+------------+-----+----------+------+------+
+ */
+static int dissect_ipv6(struct dctx *d)
+{
+	struct pkt_ip *ip = &d->k->ip;
+	size_t off = d->c.off;
+	uint32_t w;
+	uint16_t plen;
+	uint8_t next;
+	size_t end;
+	int rc;
+
+	if (need(d, PKT_IPV6_LEN, PKT_L_IPV6))
+		return -1;
+	w = get_be32(&d->c);
+	if (w >> 28 != 6) {
+		d->k->flags |= PKT_F_IP_VERSION;
+		d->c.off = off + PKT_IPV6_LEN;
+		return -1;
+	}
+	plen = get_be16(&d->c);
+	next = get_u8(&d->c);
+	ip->ttl = get_u8(&d->c);
+	get_bytes(&d->c, ip->src, 16);
+	get_bytes(&d->c, ip->dst, 16);
+	layer_done(d, PKT_L_IPV6);
+	ip->version = 6;
+	ip->off = off;
+	ip->len = PKT_IPV6_LEN + (size_t)plen;
+	ip_tos(ip, (uint8_t)(w >> 20));
+	ip->flow = w & 0xfffff;
+	ip->end = ip_end(d, off, plen ? ip->len : 0);
+	end = d->c.off;
+	rc = dissect_ipv6_ext(d, &next, &end);
+	/* the next header and the length through the extension headers skipped whole */
+	ip->proto = next;
+	ip->hlen = end - off;
+	return rc;
+}
+
+/* UDP (RFC 768): sport 2, dport 2, length 2, checksum 2 */
+static int dissect_udp(struct dctx *d)
+{
+	struct pkt_udp *u = &d->k->udp;
+	size_t off = d->c.off, avail;
+
+	if (need(d, PKT_UDP_LEN, PKT_L_UDP))
+		return -1;
+	u->off = off;
+	u->sport = get_be16(&d->c);
+	u->dport = get_be16(&d->c);
+	u->len = get_be16(&d->c);
+	u->csum = get_be16(&d->c);
+	layer_done(d, PKT_L_UDP);
+	avail = d->k->ip.end > off ? d->k->ip.end - off : 0;
+	if (u->len < PKT_UDP_LEN || u->len > avail) {
+		d->k->flags |= PKT_F_UDP_LEN;
+		u->end = off + avail;
+	} else {
+		if (u->len < avail)
+			d->k->flags |= PKT_F_UDP_LEN;
+		u->end = off + u->len;
+	}
+	return 0;
+}
+
+/* the BTH (12 bytes, see dissect.h) */
+static int dissect_bth(struct dctx *d)
+{
+	struct roce_bth *b = &d->k->roce.bth;
+	uint8_t v;
+
+	if (need(d, ROCE_BTH_LEN, PKT_L_BTH))
+		return -1;
+	d->k->roce.off = d->c.off;
+	b->opcode = get_u8(&d->c);
+	v = get_u8(&d->c);
+	b->se = v >> 7;
+	b->m = (v >> 6) & 1;
+	b->pad = (v >> 4) & 3;
+	b->tver = v & 0x0f;
+	b->pkey = get_be16(&d->c);
+	v = get_u8(&d->c);
+	b->fecn = v >> 7;
+	b->becn = (v >> 6) & 1;
+	b->dqpn = get_be24(&d->c);
+	b->ackreq = get_u8(&d->c) >> 7;
+	b->psn = get_be24(&d->c);
+	layer_done(d, PKT_L_BTH);
+	if (b->tver)
+		d->k->flags |= PKT_F_TVER;
+	return 0;
+}
+
+static const size_t ext_len[PKT_L_MAX] = {
+	[PKT_L_RDETH] = ROCE_RDETH_LEN,
+	[PKT_L_DETH] = ROCE_DETH_LEN,
+	[PKT_L_XRCETH] = ROCE_XRCETH_LEN,
+	[PKT_L_FETH] = ROCE_FETH_LEN,
+	[PKT_L_RETH] = ROCE_RETH_LEN,
+	[PKT_L_ATOMICETH] = ROCE_ATOMICETH_LEN,
+	[PKT_L_AETH] = ROCE_AETH_LEN,
+	[PKT_L_ATOMICACKETH] = ROCE_ATOMICACKETH_LEN,
+	[PKT_L_IMMDT] = ROCE_IMMDT_LEN,
+	[PKT_L_IETH] = ROCE_IETH_LEN,
+	[PKT_L_CNP] = ROCE_CNP_LEN,
+};
+
+/* one extended transport header, whose bytes are all there */
+static void read_ext(struct dctx *d, enum pkt_layer l)
+{
+	struct pkt_roce *r = &d->k->roce;
+	struct get_cursor *c = &d->c;
+
+	switch (l) {
+	case PKT_L_RDETH:
+		r->eecnxt = get_be32(c) & 0xffffff;
+		break;
+	case PKT_L_DETH:
+		r->qkey = get_be32(c);
+		r->sqpn = get_be32(c) & 0xffffff;
+		break;
+	case PKT_L_XRCETH:
+		r->xrcsrq = get_be32(c) & 0xffffff;
+		break;
+	case PKT_L_FETH:
+		r->feth = get_be32(c);
+		break;
+	case PKT_L_RETH:
+		r->va = get_be64(c);
+		r->rkey = get_be32(c);
+		r->dma_len = get_be32(c);
+		break;
+	case PKT_L_ATOMICETH:
+		r->va = get_be64(c);
+		r->rkey = get_be32(c);
+		r->swap_add = get_be64(c);
+		r->compare = get_be64(c);
+		break;
+	case PKT_L_AETH:
+		r->syndrome = get_u8(c);
+		r->msn = get_be24(c);
+		break;
+	case PKT_L_ATOMICACKETH:
+		r->orig = get_be64(c);
+		break;
+	case PKT_L_IMMDT:
+		r->imm = get_be32(c);
+		break;
+	case PKT_L_IETH:
+		r->rkey = get_be32(c);
+		break;
+	default:		/* CNP: reserved */
+		get_skip(c, ext_len[l]);
+		break;
+	}
+}
+
+/*
+ * The headers the opcode calls for, in layer order (which is their order
+ * in the packet), then where the payload lies: from the headers' end to
+ * the UDP datagram's, less the pad and the ICRC.
+ */
+static int dissect_roce(struct dctx *d)
+{
+	struct pkt_roce *r = &d->k->roce;
+	unsigned hdrs = roce_opcode_headers(r->bth.opcode);
+	size_t trailer, end = d->k->udp.end;
+	int l;
+
+	if (!roce_opcode_valid(r->bth.opcode))
+		d->k->flags |= PKT_F_OPCODE;
+	for (l = PKT_L_RDETH; l <= PKT_L_CNP; l++) {
+		if (!(hdrs & PKT_BIT(l)))
+			continue;
+		if (need(d, ext_len[l], (enum pkt_layer)l))
+			return -1;
+		read_ext(d, (enum pkt_layer)l);
+		layer_done(d, (enum pkt_layer)l);
+	}
+	r->hdr_end = r->payload_off = d->c.off;
+	trailer = (size_t)r->bth.pad + ROCE_ICRC_LEN;
+	if (end < r->hdr_end || end - r->hdr_end < trailer) {
+		d->k->flags |= PKT_F_ROCE_LEN;
+		return 0;
+	}
+	r->payload_len = end - r->hdr_end - trailer;
+	r->payload_cap = d->c.len - r->hdr_end;
+	if (r->payload_cap > r->payload_len)
+		r->payload_cap = r->payload_len;
+	if (end <= d->c.len) {
+		struct get_cursor ic = get_cursor_init(d->p, d->c.len);
+
+		ic.off = end - ROCE_ICRC_LEN;
+		r->icrc = get_be32(&ic);
+		r->icrc_cap = !ic.bad;
+		d->c.bad |= ic.bad;
+	}
+	return 0;
+}
+
+static int is_roce_port(const struct dctx *d, uint16_t port)
+{
+	return port == ROCE_UDP_PORT || (d->roce_port && port == d->roce_port);
+}
+
+/* from the network layer up */
+static void dissect_ip(struct dctx *d, int version)
+{
+	if (version == 4 ? dissect_ipv4(d) : dissect_ipv6(d))
+		return;
+	if (d->k->ip.proto != IPPROTO_UDP_ || dissect_udp(d))
+		return;
+	if (!is_roce_port(d, d->k->udp.dport) || dissect_bth(d))
+		return;
+	dissect_roce(d);
+}
+
+/* raw IP: the version nibble says which */
+static void dissect_raw(struct dctx *d)
+{
+	uint8_t v;
+
+	if (need(d, 1, PKT_L_IPV4))
+		return;
+	v = d->p[d->c.off] >> 4;
+	if (v == 4 || v == 6) {
+		dissect_ip(d, v);
+		return;
+	}
+	d->k->flags |= PKT_F_IP_VERSION;
+	d->c.off++;
+}
+
+static void pkt_clear(struct pkt *k, int linktype, size_t caplen, size_t wirelen)
+{
+	memset(k, 0, sizeof(*k));
+	k->linktype = linktype;
+	k->caplen = caplen;
+	k->wirelen = wirelen;
+	k->cut = PKT_L_NONE;
+	k->link.vlan = k->link.pcp = k->link.sll_type = -1;
+}
+
+int pkt_dissect_opts(const uint8_t *p, size_t caplen, size_t wirelen, int linktype,
+		     const struct pkt_opts *opts, struct pkt *out)
+{
+	struct dctx d = {
+		.c = get_cursor_init(p, caplen),
+		.k = out,
+		.p = p,
+		.roce_port = opts ? opts->roce_port : 0,
+	};
+
+	pkt_clear(out, linktype, d.c.len, wirelen);
+	if (!pkt_linktype_known(linktype)) {
+		out->flags |= PKT_F_LINKTYPE;
+		return -1;
+	}
+	d.wire_end = wirelen;
+	if (wirelen < d.c.len) {
+		out->flags |= PKT_F_WIRELEN;
+		d.wire_end = d.c.len;
+	}
+	switch (linktype) {
+	case DLT_EN10MB:
+		if (dissect_eth(&d))
+			goto done;
+		break;
+	case DLT_LINUX_SLL:
+		if (dissect_sll(&d))
+			goto done;
+		break;
+	case DLT_LINUX_SLL2:
+		if (dissect_sll2(&d))
+			goto done;
+		break;
+	case DLT_RAW:
+	case PKT_LINKTYPE_RAW:
+		dissect_raw(&d);
+		goto done;
+	case DLT_IPV4:
+		dissect_ip(&d, 4);
+		goto done;
+	case DLT_IPV6:
+		dissect_ip(&d, 6);
+		goto done;
+	}
+	if (out->link.type == 0x0800)
+		dissect_ip(&d, 4);
+	else if (out->link.type == 0x86dd)
+		dissect_ip(&d, 6);
+done:
+	/* every read above was asked for first: a bad cursor is a bug here */
+	if (d.c.bad && !out->truncated) {
+		out->truncated = 1;
+		out->cut = PKT_L_NONE;
+		out->needed = d.c.len + 1;
+	}
+	if (!out->truncated)
+		out->used = d.c.off;
+	return 0;
+}
+
+int pkt_dissect(const uint8_t *p, size_t caplen, size_t wirelen, int linktype,
+		struct pkt *out)
+{
+	return pkt_dissect_opts(p, caplen, wirelen, linktype, NULL, out);
+}

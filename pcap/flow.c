@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The per-QP flow table: see flow.h. */
+#include <arpa/inet.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow.h"
+
+#define PSN_MOD (1u << 24)
+
+/* b - a as a signed distance modulo 2^24, in [-2^23, 2^23) */
+static int32_t psn_diff(uint32_t b, uint32_t a)
+{
+	uint32_t d = (b - a) & ROCE_PSN_MASK;
+
+	return d >= PSN_MOD / 2 ? (int32_t)d - (int32_t)PSN_MOD : (int32_t)d;
+}
+
+static uint64_t key_hash(const struct flow_key *k)
+{
+	const uint8_t *p = (const uint8_t *)k;
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (i = 0; i < offsetof(struct flow_key, dqpn); i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return (h ^ k->dqpn) * 1099511628211ull;
+}
+
+static int key_eq(const struct flow_key *a, const struct flow_key *b)
+{
+	return a->dqpn == b->dqpn && a->v6 == b->v6 && !memcmp(a->src, b->src, 16) &&
+	       !memcmp(a->dst, b->dst, 16);
+}
+
+int flow_table_init(struct flow_table *t, int max_flows)
+{
+	memset(t, 0, sizeof(*t));
+	t->max = max_flows > 0 ? max_flows : 1;
+	t->nslots = 1;
+	while (t->nslots < (size_t)t->max * 2 && t->nslots < (1u << 22))
+		t->nslots <<= 1;
+	t->slot = calloc(t->nslots, sizeof(*t->slot));
+	t->v = calloc((size_t)t->max, sizeof(*t->v));
+	return t->slot && t->v ? 0 : -1;
+}
+
+void flow_table_release(struct flow_table *t)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++) {
+		free(t->v[i]->lat);
+		free(t->v[i]);
+	}
+	free(t->v);
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
+}
+
+static struct flow *flow_get(struct flow_table *t, const struct flow_key *k, double ts)
+{
+	size_t h = (size_t)(key_hash(k) & (t->nslots - 1));
+	struct flow *f;
+
+	for (f = t->slot[h]; f; f = f->next)
+		if (key_eq(&f->key, k))
+			return f;
+	if (t->n >= t->max)
+		return NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->key = *k;
+	f->reverse = -1;
+	f->index = t->n;
+	f->first = ts;
+	f->t0 = t->first;
+	f->bucket_w = 0.001;
+	f->lat_min = INFINITY;
+	f->next = t->slot[h];
+	t->slot[h] = f;
+	t->v[t->n++] = f;
+	return f;
+}
+
+static void event(struct flow_event *ev, int *n, double t, uint32_t psn, uint8_t code)
+{
+	if (*n >= FLOW_EVENTS)
+		return;
+	ev[*n].t = t;
+	ev[*n].psn = psn;
+	ev[*n].code = code;
+	ev[*n].n = 1;
+	(*n)++;
+}
+
+static void seen_set(struct flow *f, uint32_t psn, int on)
+{
+	uint32_t i = psn % FLOW_WINDOW;
+
+	if (on)
+		f->seen[i / 8] |= (uint8_t)(1u << (i % 8));
+	else
+		f->seen[i / 8] &= (uint8_t)~(1u << (i % 8));
+}
+
+static int seen_get(const struct flow *f, uint32_t psn)
+{
+	uint32_t i = psn % FLOW_WINDOW;
+
+	return f->seen[i / 8] >> (i % 8) & 1;
+}
+
+static void burst(struct flow *f, uint32_t psn, double ts)
+{
+	f->dups++;
+	if (!f->in_burst) {
+		f->bursts++;
+		f->in_burst = 1;
+		event(f->burst_ev, &f->nburst_ev, ts, psn, 0);
+	} else if (f->nburst_ev && f->bursts <= FLOW_EVENTS) {
+		f->burst_ev[f->nburst_ev - 1].n++;
+	}
+}
+
+/*
+ * A request's (or a READ response's) PSN: in order, a gap, a duplicate or
+ * out of order.  nak: the reverse flow, when it is known (its NAKs tell a
+ * resend from a late packet).
+ */
+static void psn_track(struct flow *f, const struct flow *nak, uint32_t psn, double ts, uint32_t slack_next)
+{
+	int32_t d;
+
+	if (!f->have_psn) {
+		f->have_psn = 1;
+		f->first_psn = f->max_psn = psn;
+		f->expect = (psn + 1) & ROCE_PSN_MASK;
+		seen_set(f, psn, 1);
+		f->read_slack = slack_next;
+		return;
+	}
+	d = psn_diff(psn, f->expect);
+	if (d >= 0) {
+		uint32_t skip = (uint32_t)d, i;
+
+		if (skip > f->read_slack) {
+			f->gaps++;
+			f->lost += skip;
+			event(f->gap_ev, &f->ngap_ev, ts, f->expect, 0);
+		}
+		for (i = 0; i < skip && i < FLOW_WINDOW; i++)	/* skipped: not seen */
+			seen_set(f, (f->expect + i) & ROCE_PSN_MASK, 0);
+		seen_set(f, psn, 1);
+		f->max_psn = psn;
+		f->expect = (psn + 1) & ROCE_PSN_MASK;
+		f->in_burst = 0;
+	} else if (-d > FLOW_WINDOW || seen_get(f, psn)) {
+		burst(f, psn, ts);	/* seen before (or too old to know): sent again */
+	} else {
+		seen_set(f, psn, 1);	/* it fills a gap */
+		if (f->lost)
+			f->lost--;
+		if (f->in_burst || (nak && nak->have_seq_nak && nak->seq_nak_psn == psn))
+			burst(f, psn, ts);	/* the resend the responder asked for */
+		else
+			f->ooo++;	/* late, not lost */
+	}
+	f->read_slack = slack_next;
+}
+
+static unsigned lat_bucket(uint64_t ns)
+{
+	unsigned e = 0, b;
+
+	if (ns < 8)
+		return (unsigned)ns;
+	while ((ns >> e) > 1)
+		e++;
+	b = 8 * (e - 2) + (unsigned)((ns >> (e - 3)) & 7);
+	return b < FLOW_LAT_BUCKETS ? b : FLOW_LAT_BUCKETS - 1;
+}
+
+static double lat_bucket_mid(unsigned b)
+{
+	unsigned e, m;
+
+	if (b < 8)
+		return b;
+	e = b / 8 + 2;
+	m = b % 8;
+	return ldexp(8 + m + 0.5, (int)e - 3);
+}
+
+static void lat_add(struct flow *f, double s)
+{
+	if (!(s >= 0))
+		return;
+	if (!f->lat && !(f->lat = calloc(FLOW_LAT_BUCKETS, sizeof(*f->lat))))
+		return;
+	f->lat[lat_bucket((uint64_t)llround(s * 1e9))]++;
+	f->nlat++;
+	f->lat_sum += s;
+	if (s < f->lat_min)
+		f->lat_min = s;
+	if (s > f->lat_max)
+		f->lat_max = s;
+}
+
+double flow_lat_percentile(const struct flow *f, double p)
+{
+	uint64_t want, acc = 0;
+	unsigned b;
+
+	if (!f->nlat || !f->lat)
+		return NAN;
+	want = (uint64_t)ceil(p / 100 * (double)f->nlat);
+	if (want < 1)
+		want = 1;
+	for (b = 0; b < FLOW_LAT_BUCKETS; b++) {
+		acc += f->lat[b];
+		if (acc >= want) {
+			double v = lat_bucket_mid(b) / 1e9;
+
+			return v < f->lat_min ? f->lat_min : v > f->lat_max ? f->lat_max : v;
+		}
+	}
+	return f->lat_max;
+}
+
+static void pend_add(struct flow *f, uint32_t psn, double ts)
+{
+	int i;
+
+	if (f->npending == FLOW_PENDING) {	/* the oldest has waited long enough */
+		f->pend_head = (f->pend_head + 1) % FLOW_PENDING;
+		f->npending--;
+		f->pend_dropped++;
+	}
+	i = (f->pend_head + f->npending) % FLOW_PENDING;
+	f->pending[i].psn = psn;
+	f->pending[i].t = ts;
+	f->npending++;
+}
+
+/* An acknowledge (or READ response) of PSN psn at ts: every request at or before it is answered. */
+static void pend_ack(struct flow *f, uint32_t psn, double ts)
+{
+	while (f->npending) {
+		int i = f->pend_head;
+
+		if (psn_diff(psn, f->pending[i].psn) < 0)
+			break;
+		lat_add(f, ts - f->pending[i].t);
+		f->pend_head = (f->pend_head + 1) % FLOW_PENDING;
+		f->npending--;
+	}
+}
+
+/* The request flow an acknowledge flow answers: the other way between the same hosts,
+ * not paired yet, whose PSNs cover the acknowledged one. */
+static struct flow *find_requester(struct flow_table *t, const struct flow *r, uint32_t psn)
+{
+	struct flow *best = NULL;
+	int i;
+
+	for (i = 0; i < t->n; i++) {
+		struct flow *f = t->v[i];
+
+		if (f->reverse >= 0 || f == r || f->key.v6 != r->key.v6 ||
+		    memcmp(f->key.src, r->key.dst, 16) || memcmp(f->key.dst, r->key.src, 16) || !f->have_psn)
+			continue;
+		if (psn_diff(psn, f->first_psn) >= 0 && psn_diff(f->max_psn, psn) >= 0)
+			return f;
+		if (!best)
+			best = f;
+	}
+	return best;
+}
+
+static void pair(struct flow_table *t, struct flow *a, struct flow *b)
+{
+	(void)t;
+	a->reverse = b->index;
+	b->reverse = a->index;
+}
+
+static void timeline_add(struct flow *f, double ts, uint64_t bytes)
+{
+	double off = ts - f->t0;
+	size_t b;
+
+	if (off < 0)
+		off = 0;
+	while (off / f->bucket_w >= FLOW_BUCKETS) {	/* twice as wide: merge pairs */
+		int i;
+
+		for (i = 0; i < FLOW_BUCKETS / 2; i++)
+			f->timeline[i] = f->timeline[2 * i] + f->timeline[2 * i + 1];
+		memset(f->timeline + FLOW_BUCKETS / 2, 0, sizeof(f->timeline) / 2);
+		f->bucket_w *= 2;
+	}
+	b = (size_t)(off / f->bucket_w);
+	f->timeline[b < FLOW_BUCKETS ? b : FLOW_BUCKETS - 1] += bytes;
+}
+
+static void pfc_add(struct flow_table *t, const struct macctl *m, double ts)
+{
+	int p;
+
+	if (m->kind == MACCTL_PFC) {
+		for (p = 0; p < 8; p++) {
+			if (!(m->enable >> p & 1))
+				continue;
+			t->pfc.frames[p]++;
+			t->pfc.quanta[p] += m->quanta[p];
+			if (m->quanta[p])
+				t->pfc.xoff[p]++;
+			else
+				t->pfc.xon[p]++;
+		}
+	} else if (m->kind == MACCTL_PAUSE) {
+		t->pfc.pause_frames++;
+		t->pfc.pause_quanta += m->quanta[0];
+	} else {
+		t->macctl_other++;
+		return;
+	}
+	if (!t->pfc.first)
+		t->pfc.first = ts;
+	t->pfc.last = ts;
+}
+
+void flow_add(struct flow_table *t, const struct pkt *k, double ts)
+{
+	const struct roce_bth *b = &k->roce.bth;
+	struct flow_key key;
+	struct flow *f;
+	unsigned op, i;
+
+	t->pkts++;
+	t->bytes += k->wirelen;
+	if (!t->have_time) {
+		t->first = ts;
+		t->have_time = 1;
+	}
+	if (ts > t->last)
+		t->last = ts;
+	for (i = 0; i < 32; i++)
+		if (k->flags >> i & 1)
+			t->flags[i]++;
+	if (k->truncated) {
+		t->truncated++;
+		t->cut[k->cut < PKT_L_MAX ? k->cut : 0]++;
+	}
+	if (pkt_has(k, PKT_L_MACCTL)) {
+		pfc_add(t, &k->mac, ts - t->first);
+		return;
+	}
+	if (!pkt_has(k, PKT_L_BTH)) {
+		if (!k->truncated)
+			t->other++;
+		return;
+	}
+	t->roce++;
+	t->roce_bytes += k->wirelen;
+	memset(&key, 0, sizeof(key));
+	memcpy(key.src, k->ip.src, 16);
+	memcpy(key.dst, k->ip.dst, 16);
+	key.v6 = k->ip.version == 6;
+	key.dqpn = b->dqpn;
+	f = flow_get(t, &key, ts);
+	if (!f) {
+		t->overflow_pkts++;
+		return;
+	}
+	op = b->opcode;
+	if (!f->pkts)
+		f->transport = (int)roce_transport(op);
+	f->pkts++;
+	f->bytes += k->wirelen;
+	f->payload += k->roce.payload_len;
+	f->last = ts;
+	f->ops[op]++;
+	timeline_add(f, ts, k->wirelen);
+	if (k->ip.ecn == 3)
+		f->ce++;
+	else if (k->ip.ecn)
+		f->ect++;
+	for (i = 0; i < (unsigned)f->nsports && f->sports[i] != k->udp.sport; i++)
+		;
+	if (i == (unsigned)f->nsports) {
+		if (f->nsports < FLOW_SPORTS)
+			f->sports[f->nsports++] = k->udp.sport;
+		if (f->pkts > 1)
+			f->sport_changes++;
+	}
+	if (op == ROCE_OP_CNP) {
+		f->cnps++;
+		event(f->cnp_ev, &f->ncnp_ev, ts - t->first, b->psn, 0);
+		return;
+	}
+	if (roce_is_request(op)) {
+		uint32_t slack = 0;
+		enum roce_position pos = roce_position(op);
+
+		f->requests++;
+		if (pkt_has(k, PKT_L_RETH) && !roce_has_payload(op) && k->roce.dma_len)
+			slack = (k->roce.dma_len + 255) / 256 - 1;	/* a READ: its responses' PSNs */
+		if ((pos == ROCE_POS_FIRST || pos == ROCE_POS_MIDDLE) && k->roce.payload_len > f->mtu_seen)
+			f->mtu_seen = (uint32_t)k->roce.payload_len;
+		psn_track(f, f->reverse >= 0 ? t->v[f->reverse] : NULL, b->psn, ts - t->first, slack);
+		if (f->transport == ROCE_RC && (b->ackreq || slack || !roce_has_payload(op)))
+			pend_add(f, b->psn, ts);
+		return;
+	}
+	if (!roce_is_response(op))
+		return;
+	f->responses++;
+	if (roce_is_read_response(op)) {
+		f->read_resps++;
+		psn_track(f, NULL, b->psn, ts - t->first, 0);
+	}
+	if (roce_is_ack(op))
+		f->acks++;
+	if (pkt_has(k, PKT_L_AETH)) {
+		enum roce_aeth_kind ak = roce_aeth_kind(k->roce.syndrome);
+		unsigned v = roce_aeth_value(k->roce.syndrome);
+
+		if (ak == ROCE_AETH_NAK) {
+			f->naks[v % FLOW_NAK_CODES]++;
+			if (v == ROCE_NAK_PSN_SEQ) {
+				f->have_seq_nak = 1;
+				f->seq_nak_psn = b->psn;
+				if (f->reverse < 0) {	/* pair now: the resend must be told from late packets */
+					struct flow *q = find_requester(t, f, b->psn);
+
+					if (q)
+						pair(t, f, q);
+				}
+			}
+			event(f->nak_ev, &f->nnak_ev, ts - t->first, b->psn, (uint8_t)v);
+		} else if (ak == ROCE_AETH_RNR) {
+			f->rnr++;
+			event(f->rnr_ev, &f->nrnr_ev, ts - t->first, b->psn, (uint8_t)v);
+		} else if (ak == ROCE_AETH_ACK) {
+			f->acks_plain++;
+		}
+		if (ak != ROCE_AETH_ACK && ak != ROCE_AETH_RESERVED)
+			return;	/* a NAK answers nothing: the request is sent again */
+	}
+	/* what this answers: the paired request flow, found at the first answer */
+	if (f->reverse < 0) {
+		struct flow *q = find_requester(t, f, b->psn);
+
+		if (q)
+			pair(t, f, q);
+	}
+	if (f->reverse >= 0)
+		pend_ack(t->v[f->reverse], b->psn, ts);
+}
+
+void flow_finish(struct flow_table *t)
+{
+	int i, j;
+
+	/* the only flow the other way between two hosts is the reverse one */
+	for (i = 0; i < t->n; i++) {
+		struct flow *a = t->v[i], *only = NULL;
+		int count = 0;
+
+		if (a->reverse >= 0)
+			continue;
+		for (j = 0; j < t->n; j++) {
+			struct flow *b = t->v[j];
+
+			if (j == i || b->key.v6 != a->key.v6 || memcmp(b->key.src, a->key.dst, 16) ||
+			    memcmp(b->key.dst, a->key.src, 16))
+				continue;
+			count++;
+			only = b;
+		}
+		if (count == 1 && only->reverse < 0)
+			pair(t, a, only);
+	}
+}
+
+const char *flow_addr(const uint8_t *a, int v6, char *buf, size_t len)
+{
+	if (!inet_ntop(v6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	return buf;
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The per-QP flow table of the RoCEv2 analyzer.
+ *
+ * A flow is one direction of a queue pair's traffic: (source IP,
+ * destination IP, destination QP number).  A requester's flow carries its
+ * requests (SEND, WRITE, READ requests, atomics) to the responder's QP; the
+ * reverse flow carries the acknowledges, NAKs, READ responses and the CNPs
+ * of the notification point to the requester's QP (CNPs name the QP to
+ * slow down, the requester's, so they land in that reverse flow too).
+ * Flows are paired with their reverse after the capture: the only flow
+ * the other way between the two hosts, else the one whose acknowledged
+ * PSNs fall inside this flow's PSN range.
+ *
+ * PSNs are 24 bits and wrap: every comparison is a signed distance modulo
+ * 2^24 (the half-space rule), so 0x000002 follows 0xfffffe.  Per flow:
+ *   - in order: the next expected PSN; after a READ request the responder
+ *     answers with as many PSNs as the READ has response packets, so the
+ *     requester's next PSN jumps by that many - a jump within the READ's
+ *     length (at the smallest MTU, 256 bytes) is not a loss;
+ *   - a gap: a PSN ahead of the expected one: the missing PSNs were lost
+ *     before the capture point (or the capture dropped them);
+ *   - behind the expected PSN: a duplicate (a retransmission) when the PSN
+ *     was seen before; else it fills a gap: a retransmission when it is the
+ *     PSN the responder asked for again with a NAK (sequence error) - the
+ *     go-back-N resend starts there - else out of order (late, not lost).  A window of the
+ *     last FLOW_WINDOW PSNs remembers which were seen; older ones count as
+ *     retransmissions.  Consecutive retransmitted packets form one burst;
+ *   - acknowledges: ACK/NAK/RNR NAK by code, with time and PSN; a request
+ *     with AckReq set is timed until the reverse flow's first acknowledge
+ *     of a PSN at or after it (at most FLOW_PENDING outstanding; the oldest
+ *     is dropped when full, and counted);
+ *   - ECN: packets CE-marked, ECT; CNPs; UDP source ports (the first
+ *     FLOW_SPORTS distinct, and how many in all); opcodes; bytes; first and
+ *     last time; a throughput timeline of FLOW_BUCKETS buckets whose width
+ *     doubles (buckets merge pairwise) as the capture grows.
+ *
+ * Memory: every flow has a fixed size (a few KiB; latency histograms only
+ * for flows with timed requests) and there are at most max_flows of them;
+ * packets of flows beyond that are counted in an overflow bucket and the
+ * summary says so.  Nothing is kept per packet, so a multi-GB capture needs
+ * the same memory as a small one with the same flows.
+ */
+#ifndef FS_PCAP_FLOW_H
+#define FS_PCAP_FLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dissect.h"
+
+#define FLOW_WINDOW 4096	/* PSNs remembered per flow, seen or not */
+#define FLOW_PENDING 256	/* timed requests awaiting an acknowledge */
+#define FLOW_SPORTS 4
+#define FLOW_BUCKETS 64
+#define FLOW_NAK_CODES 32
+#define FLOW_LAT_BUCKETS 256	/* 8 per power of two of nanoseconds */
+#define FLOW_EVENTS 8		/* first events of each kind kept with time and PSN */
+
+struct flow_key {
+	uint8_t src[16], dst[16];
+	uint8_t v6;
+	uint32_t dqpn;
+};
+
+struct flow_event {
+	double t;
+	uint32_t psn;
+	uint32_t n;		/* bursts: packets in it */
+	uint8_t code;		/* NAKs: the code; RNR: the timer code */
+};
+
+struct flow {
+	struct flow_key key;
+	struct flow *next;	/* hash chain */
+	int reverse;		/* index of the paired flow, -1 */
+	int index;
+
+	uint64_t pkts, bytes, payload;
+	double first, last;
+	uint64_t ops[256];
+	int transport;		/* enum roce_transport of the first packet */
+	uint64_t requests, responses, acks, read_resps;
+
+	/* PSN tracking (requests; READ responses on the response side) */
+	int have_psn;
+	uint32_t expect;	/* the next PSN in order */
+	uint32_t max_psn;	/* the highest PSN seen */
+	uint32_t first_psn;
+	uint8_t seen[FLOW_WINDOW / 8];	/* bit (psn % FLOW_WINDOW): seen, for PSNs near max_psn */
+	uint64_t gaps, lost, dups, ooo;
+	uint64_t bursts;
+	int in_burst;
+	struct flow_event gap_ev[FLOW_EVENTS], burst_ev[FLOW_EVENTS];
+	int ngap_ev, nburst_ev;
+	uint32_t read_slack;	/* PSNs a READ request may skip, at 256 B a packet */
+	uint32_t mtu_seen;	/* the largest payload of a FIRST/MIDDLE packet */
+
+	/* acknowledges (on the response side) */
+	uint64_t naks[FLOW_NAK_CODES], rnr, acks_plain;
+	int have_seq_nak;
+	uint32_t seq_nak_psn;	/* the last NAK PSN sequence error: the PSN the responder expects */
+	struct flow_event nak_ev[FLOW_EVENTS], rnr_ev[FLOW_EVENTS];
+	int nnak_ev, nrnr_ev;
+
+	/* timed requests (on the request side) and their latencies */
+	struct { uint32_t psn; double t; } pending[FLOW_PENDING];
+	int npending, pend_head;
+	uint64_t pend_dropped;
+	uint32_t *lat;		/* FLOW_LAT_BUCKETS, allocated at the first sample */
+	uint64_t nlat;
+	double lat_min, lat_max, lat_sum;
+
+	/* congestion */
+	uint64_t ce, ect, cnps;
+	struct flow_event cnp_ev[FLOW_EVENTS];
+	int ncnp_ev;
+
+	uint16_t sports[FLOW_SPORTS];
+	int nsports;
+	uint64_t sport_changes;
+
+	/* timeline: bytes per bucket of width bucket_w seconds from t0 */
+	double t0, bucket_w;
+	uint64_t timeline[FLOW_BUCKETS];
+};
+
+struct flow_pfc {
+	uint64_t frames[8], xoff[8], xon[8], quanta[8];
+	uint64_t pause_frames, pause_quanta;	/* 802.3x */
+	double first, last;
+};
+
+struct flow_table {
+	struct flow **slot;	/* hash buckets */
+	size_t nslots;
+	struct flow **v;	/* in order of appearance */
+	int n, max;
+	uint64_t overflow_pkts;	/* packets of flows beyond max */
+
+	/* capture-wide */
+	uint64_t pkts, bytes, roce, roce_bytes, other, truncated, not_roce_udp, bad;
+	uint64_t cut[PKT_L_MAX];	/* truncated, by the layer cut */
+	uint64_t flags[32];		/* by PKT_F_ bit */
+	double first, last;
+	int have_time;
+	struct flow_pfc pfc;
+	uint64_t macctl_other;
+};
+
+int flow_table_init(struct flow_table *t, int max_flows);
+void flow_table_release(struct flow_table *t);
+/* Account one dissected packet seen at time t (seconds). */
+void flow_add(struct flow_table *t, const struct pkt *k, double t_s);
+/* After the last packet: pair flows with their reverse. */
+void flow_finish(struct flow_table *t);
+
+/* Latency percentile p (0..100) of a flow's timed requests, seconds; NAN without. */
+double flow_lat_percentile(const struct flow *f, double p);
+/* "10.0.0.1" or "fe80::1" */
+const char *flow_addr(const uint8_t *a, int v6, char *buf, size_t len);
+
+#endif

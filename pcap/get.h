@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Bounds-checked big-endian reads over captured bytes, shared by the
+ * dissectors of pcap/ (tcpdump's GET_ macros are the model).
+ *
+ * A get_cursor walks the len bytes at p from off.  get_has() says whether
+ * n more bytes are there; a dissector asks it first, reports truncation
+ * when the answer is no, and only then reads.  The getters check again
+ * anyway: a read past the end returns 0 (zeroes for get_bytes), leaves the
+ * offset where it was and sets `bad`, which a dissector treats as its own
+ * bug (every read should have been asked for).  Nothing here ever reads
+ * past p + len.
+ */
+#ifndef FS_PCAP_GET_H
+#define FS_PCAP_GET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct get_cursor {
+	const uint8_t *p;
+	size_t len, off;
+	int bad;
+};
+
+/* A cursor over len bytes at p (none when p is NULL) */
+static inline struct get_cursor get_cursor_init(const uint8_t *p, size_t len)
+{
+	struct get_cursor c = { .p = p, .len = p ? len : 0 };
+
+	return c;
+}
+
+static inline int get_has(const struct get_cursor *c, size_t n)
+{
+	return c->off <= c->len && c->len - c->off >= n;
+}
+
+/* The n bytes from off, or NULL (and the cursor bad) when they are not all there */
+static inline const uint8_t *get_take(struct get_cursor *c, size_t n)
+{
+	const uint8_t *q;
+
+	if (!get_has(c, n)) {
+		c->bad = 1;
+		return NULL;
+	}
+	q = c->p + c->off;
+	c->off += n;
+	return q;
+}
+
+static inline uint8_t get_u8(struct get_cursor *c)
+{
+	const uint8_t *q = get_take(c, 1);
+
+	return q ? q[0] : 0;
+}
+
+static inline uint16_t get_be16(struct get_cursor *c)
+{
+	const uint8_t *q = get_take(c, 2);
+
+	return q ? (uint16_t)(q[0] << 8 | q[1]) : 0;
+}
+
+static inline uint32_t get_be24(struct get_cursor *c)
+{
+	const uint8_t *q = get_take(c, 3);
+
+	return q ? (uint32_t)q[0] << 16 | (uint32_t)q[1] << 8 | q[2] : 0;
+}
+
+static inline uint32_t get_be32(struct get_cursor *c)
+{
+	const uint8_t *q = get_take(c, 4);
+
+	return q ? (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3] : 0;
+}
+
+static inline uint64_t get_be64(struct get_cursor *c)
+{
+	uint64_t hi = get_be32(c);
+
+	return hi << 32 | get_be32(c);
+}
+
+static inline void get_bytes(struct get_cursor *c, uint8_t *out, size_t n)
+{
+	const uint8_t *q = get_take(c, n);
+
+	if (q)
+		memcpy(out, q, n);
+	else
+		memset(out, 0, n);
+}
+
+static inline void get_skip(struct get_cursor *c, size_t n)
+{
+	get_take(c, n);
+}
+
+#endif

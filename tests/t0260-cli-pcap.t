@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+test_description='fabscope pcap on synthesized captures (test-tool pcapgen): the per-QP flow
+table and its findings - a PSN gap answered by a NAK and a go-back-N resend across the 24-bit
+PSN wrap, packets lost and never resent, late packets, READ requests whose responses take PSNs,
+request-to-acknowledge latency, RNR NAKs, fatal NAKs, CE marks and CNPs, PFC and PAUSE frames;
+VLAN tags, IPv6, cooked and raw link types; --qp, --host, --filter; packets cut inside headers
+and a file cut inside a packet are reported, never read past; bad files are one line, exit 2.
+Where tshark is installed its per-packet view of the same files agrees'
+. "$(dirname "$0")/test-lib.sh"
+
+test_require_in_ci FABSCOPE TEST_TOOL JQ
+P=FABSCOPE,TEST_TOOL,JQ
+test_lazy_prereq TSHARK 'command -v tshark'
+
+gen() { "$TEST_TOOL" pcapgen "$@" >/dev/null; }
+
+# j FILE EXPR [ARGS...]: the expression holds on fabscope pcap --json ARGS of FILE (else the
+# JSON is shown)
+j() {
+	"$FABSCOPE" pcap "$1" --json "${@:3}" >"$1.json" || return 1
+	jq -e "$2" "$1.json" >/dev/null && return 0
+	echo "j: '$2' does not hold on $1:" >&2
+	cat "$1.json" >&2
+	return 1
+}
+
+# flow FILE QPN EXPR: EXPR holds on the flow to QPN
+flow() { j "$1" ".flows[] | select(.qpn == \"$2\") | $3"; }
+
+W="src=10.0.0.1 dst=10.0.0.2"
+R="src=10.0.0.2 dst=10.0.0.1"
+
+test_expect_success $P 'a gap, a NAK and the go-back-N resend across the PSN wrap' '
+	gen nak.pcap \
+		"rc write_only qpn=0x11 psn=0xfffff0 len=1024 ackreq $W count=12 time=1.1" \
+		"ack qpn=0x22 psn=0xfffffb $R time=1.2" \
+		"rc write_only qpn=0x11 psn=0xfffffe len=1024 ackreq $W count=4 time=1.3" \
+		"ack qpn=0x22 psn=0xfffffc nak=seq $R time=1.4" \
+		"rc write_only qpn=0x11 psn=0xfffffc len=1024 ackreq $W count=6 time=1.5" \
+		"ack qpn=0x22 psn=0x000001 $R time=1.6" &&
+	flow nak.pcap 0x000011 ".packets == 22 and .psn.gaps == 1 and .psn.lost == 0 and .psn.duplicates == 6
+		and .psn.retransmission_bursts == 1 and .psn.out_of_order == 0 and .psn_first == 16777200
+		and .psn_last == 1 and .reverse == 1 and .ack_latency_s.n == 22" &&
+	flow nak.pcap 0x000022 ".naks[\"psn-seq-error\"] == 1 and .acks == 3 and .reverse == 0" &&
+	"$FABSCOPE" pcap nak.pcap >nak.txt &&
+	test_grep "\[error\] QP 0x000011 10.0.0.1 -> 10.0.0.2: 1 retransmission burst (6 packets sent again) after 1 NAK psn-seq-error (the first at 0.300 s, PSN 0xfffffc); the first at 0.400 s from PSN 0xfffffc" nak.txt
+'
+
+test_expect_success $P 'lost and never resent; late packets are out of order, not lost' '
+	gen loss.pcap \
+		"rc send_only qpn=0x31 psn=100 len=64 $W count=5 time=2.1" \
+		"rc send_only qpn=0x31 psn=108 len=64 $W count=2 time=2.2" \
+		"rc send_only qpn=0x31 psn=106 len=64 $W time=2.3" \
+		"rc send_only qpn=0x31 psn=110 len=64 $W time=2.4" &&
+	flow loss.pcap 0x000031 ".psn.gaps == 1 and .psn.lost == 2 and .psn.out_of_order == 1 and .psn.duplicates == 0" &&
+	"$FABSCOPE" pcap loss.pcap >loss.txt &&
+	test_grep "2 packets missing in 1 PSN gap .*PSN 0x000069" loss.txt &&
+	test_grep "1 packet out of order (late, not lost)" loss.txt &&
+	test_grep ! "retransmission" loss.txt
+'
+
+test_expect_success $P 'READ: the responses take PSNs, their gaps are losses on the way back' '
+	gen read.pcap \
+		"rc read_req qpn=0x41 psn=500 dmalen=4096 $W time=3.1" \
+		"rc read_resp_first qpn=0x42 psn=500 len=1024 $R time=3.2" \
+		"rc read_resp_middle qpn=0x42 psn=501 len=1024 $R time=3.3" \
+		"rc read_resp_last qpn=0x42 psn=503 len=1024 $R time=3.4" \
+		"rc write_only qpn=0x41 psn=504 len=64 ackreq $W time=3.5" \
+		"ack qpn=0x42 psn=504 $R time=3.6" &&
+	flow read.pcap 0x000041 ".psn.gaps == 0 and .psn.lost == 0 and .requests == 2 and .ack_latency_s.n == 2" &&
+	flow read.pcap 0x000042 ".read_responses == 3 and .psn.gaps == 1 and .psn.lost == 1" &&
+	flow read.pcap 0x000041 "(.ack_latency_s.p50 - 0.1 | fabs) < 0.01"
+'
+
+test_expect_success $P 'RNR NAKs, a fatal NAK, CE marks, CNPs, PFC and PAUSE frames' '
+	gen cong.pcap \
+		"rc send_only qpn=0x51 psn=1 len=64 ackreq ecn=ce $W count=4 time=4.1" \
+		"rc send_only qpn=0x51 psn=5 len=64 ackreq ecn=ect0 $W count=4 time=4.2" \
+		"ack qpn=0x52 psn=2 rnr=14 $R time=4.3" \
+		"ack qpn=0x52 psn=3 nak=access $R time=4.4" \
+		"cnp qpn=0x52 $R count=3 time=4.5" \
+		"pfc prio=3,5 quanta=1000 count=4 time=4.6" \
+		"pfc prio=3 quanta=0 time=4.7" \
+		"pause quanta=500 count=2 time=4.8" &&
+	flow cong.pcap 0x000051 ".ce == 4 and .ect == 4 and .packets == 8" &&
+	flow cong.pcap 0x000052 ".rnr_naks == 1 and .naks[\"remote-access-error\"] == 1 and .cnps == 3" &&
+	j cong.pcap "(.pfc.priorities[] | select(.prio == 3) | .frames == 5 and .xoff == 4 and .xon == 1
+		and .quanta == 4000) and (.pfc.priorities[] | select(.prio == 5) | .quanta == 4000)
+		and .pfc.pause_frames == 2 and .pfc.pause_quanta == 1000" &&
+	"$FABSCOPE" pcap cong.pcap --link-speed 100 >cong.txt &&
+	test_grep "\[error\] QP 0x000052 .*1 NAK remote-access-error.*goes to the error state" cong.txt &&
+	test_grep "1 RNR NAK (receiver not ready: no receive posted; timer 1.28 ms)" cong.txt &&
+	test_grep "50.0% of packets CE-marked (4)" cong.txt &&
+	test_grep "3 CNPs" cong.txt &&
+	test_grep "PFC: priority 3 paused 4 times (1 XON), 4000 quanta = 0.000020 s at 100 Gb/s" cong.txt &&
+	test_grep "802.3x PAUSE: 2 frames, 1000 quanta" cong.txt
+'
+
+test_expect_success $P 'VLAN, IPv6, SLL, SLL2 and raw IP: the same flow table' '
+	for l in eth sll sll2 raw; do
+		gen --link $l "l-$l.pcap" "rc write_only qpn=0x61 psn=7 len=100 src=fd00::1 dst=fd00::2 count=3" \
+			"rc write_only qpn=0x62 psn=9 len=100 $W count=2" || return 1
+		flow "l-$l.pcap" 0x000061 ".src == \"fd00::1\" and .packets == 3 and .psn.lost == 0" || return 1
+		flow "l-$l.pcap" 0x000062 ".dst == \"10.0.0.2\" and .packets == 2" || return 1
+	done &&
+	gen vlan.pcap "rc write_only qpn=0x63 psn=1 len=100 vlan=100,200 ext=hop,dst src=fd00::1 dst=fd00::2 count=4" &&
+	flow vlan.pcap 0x000063 ".packets == 4 and .psn.lost == 0"
+'
+
+test_expect_success $P '--qp, --host and --filter select; other traffic is counted apart' '
+	gen sel.pcap "rc send_only qpn=0x71 psn=1 len=10 $W count=3" \
+		"rc send_only qpn=0x72 psn=1 len=10 src=10.0.0.3 dst=10.0.0.4 count=2" \
+		"udp dport=53 len=20 count=4" &&
+	j sel.pcap ".summary.roce_packets == 5 and .summary.other_packets == 4 and (.flows | length) == 2" &&
+	j sel.pcap "(.flows | length) == 1 and .flows[0].qpn == \"0x000072\"" "--qp=0x72" &&
+	j sel.pcap "(.flows | length) == 1 and .flows[0].qpn == \"0x000071\"" "--host=10.0.0.2" &&
+	j sel.pcap ".summary.packets == 4 and (.flows | length) == 0" "--filter=udp port 53"
+'
+
+test_expect_success $P 'packets cut inside a header: counted by layer, never read past' '
+	gen cut.pcap "rc write_first qpn=0x81 psn=1 len=1000 $W cut=40" \
+		"rc write_first qpn=0x81 psn=2 len=1000 $W cut=50" \
+		"rc write_first qpn=0x81 psn=3 len=1000 $W cut=60" \
+		"rc write_first qpn=0x81 psn=4 len=1000 $W cut=80" &&
+	# 40 bytes stop in the UDP header, 50 in the BTH, 60 in the RETH; 80 hold every header
+	j cut.pcap ".summary.truncated == 3 and .summary.truncated_by_layer.udp == 1 and
+		.summary.truncated_by_layer.bth == 1 and .summary.truncated_by_layer.reth == 1" &&
+	flow cut.pcap 0x000081 ".packets == 2" &&
+	"$FABSCOPE" pcap cut.pcap >cut.txt &&
+	test_grep "3 packets cut inside a header" cut.txt
+'
+
+test_expect_success $P 'a file cut inside a packet: a warning, the packets before it analyzed' '
+	gen whole.pcap "rc send_only qpn=0x91 psn=1 len=100 $W count=10" &&
+	head -c $(($(stat -c %s whole.pcap) - 50)) whole.pcap >torn.pcap &&
+	"$FABSCOPE" pcap torn.pcap --json >torn.json 2>torn.err &&
+	jq -e ".summary.packets == 9 and .summary.read_error != null" torn.json &&
+	test_grep "ends inside a packet after 9 packets" torn.err
+'
+
+test_expect_success $P 'bad input: one line, exit 2' '
+	echo "not a capture" >bad.pcap &&
+	test_expect_exit 2 "$FABSCOPE" pcap bad.pcap 2>e1 &&
+	test $(wc -l <e1) = 1 && test_grep "cannot read .bad.pcap. as a capture" e1 &&
+	test_expect_exit 2 "$FABSCOPE" pcap nosuch.pcap 2>e2 && test $(wc -l <e2) = 1 &&
+	test_expect_exit 2 "$FABSCOPE" pcap whole.pcap --filter "udp port banana" 2>e3 &&
+	test_grep "filter .udp port banana." e3 &&
+	test_expect_exit 2 "$FABSCOPE" pcap whole.pcap --host 10.0.0 2>e4 &&
+	test_expect_exit 2 "$FABSCOPE" pcap 2>e5 && test_grep "missing FILE" e5
+'
+
+# tshark decodes UDP 4791 as RoCEv2 itself; its per-packet opcodes, QPs and PSNs and its
+# count of NAKs must be what the flow table counted
+test_expect_success $P,TSHARK 'tshark sees the same packets, QPs, PSNs and NAKs' '
+	for f in nak cong read loss; do
+		tshark -r $f.pcap -Y infiniband.bth -T fields -e infiniband.bth.destqp \
+			2>/dev/null | sort | uniq -c | awk "{printf \"%s %d\\n\", \$2, \$1}" >$f.tshark || return 1
+		jq -r ".flows[] | \"\(.qpn | ltrimstr(\"0x\") | ascii_downcase) \(.packets)\"" $f.pcap.json |
+			sed "s/^0*\([0-9a-f]\)/0x\1/" | sort >$f.ours || return 1
+		sed -i "s/^0x0*\([0-9a-f]\)/0x\1/" $f.tshark
+		sort -o $f.tshark $f.tshark
+		test_cmp $f.tshark $f.ours || return 1
+	done &&
+	tshark -r nak.pcap -Y "infiniband.aeth.syndrome == 0x60" 2>/dev/null | wc -l >naks.tshark &&
+	test "$(cat naks.tshark)" = 1
+'
+
+test_done
