@@ -87,7 +87,7 @@ FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.
 REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/pfc.c report/cmd.c
 PROBES_SRC := probes/polar.c probes/probe.c probes/trace.c probes/counters.c probes/pfc.c \
 	      probes/pfcap.c
-PCAP_SRC := pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/analyze.c
+PCAP_SRC := pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
 LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC)
 MAIN_SRC := core/main.c
@@ -165,6 +165,8 @@ demo: deps all
 
 bench: all
 	bench/fleet-bench.sh
+	@ci/install-deps test
+	bench/pcap-bench.sh
 	@ci/install-deps bench
 	bench/tcp-bench.sh
 	@ci/install-deps vm

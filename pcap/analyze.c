@@ -21,6 +21,7 @@
 #include "../core/options.h"
 #include "analyze.h"
 #include "flow.h"
+#include "reader.h"
 
 static const char *const pcap_usage[] = {
 	"fabscope pcap FILE [options]",
@@ -413,17 +414,16 @@ int cmd_pcap(int argc, const char **argv)
 		OPT_VERBOSE(&o.verbose),
 		OPT_END(),
 	};
-	char eb[PCAP_ERRBUF_SIZE] = "";
 	struct bpf_program prog;
 	struct flow_table t;
 	struct findings fs = { 0 };
 	struct pkt_opts po = { 0 };
-	struct pcap_pkthdr *hdr;
-	const u_char *bytes;
+	struct pcap_pkthdr hdr;
+	const uint8_t *bytes;
+	struct reader rd;
 	uint8_t host[16] = { 0 };
 	int host_v6 = 0, nargs, rc, linktype, have_prog = 0, i, nano;
 	const char *file, *read_error = NULL;
-	pcap_t *h;
 
 	fs_set_progname("fabscope pcap");
 	rc = opts_parse(argc, argv, tab, pcap_usage, pcap_about, &nargs);
@@ -454,30 +454,31 @@ int cmd_pcap(int argc, const char **argv)
 			return FS_EXIT_USAGE;
 		}
 	}
-	h = pcap_open_offline_with_tstamp_precision(file, PCAP_TSTAMP_PRECISION_NANO, eb);
-	if (!h) {
-		fs_err_usage("cannot read '%s' as a capture: %s", file, eb);
+	if (reader_open(&rd, file)) {
+		fs_err_usage("cannot read '%s' as a capture: %s", file, rd.err);
 		return FS_EXIT_USAGE;
 	}
-	nano = pcap_get_tstamp_precision(h) == PCAP_TSTAMP_PRECISION_NANO;
-	linktype = pcap_datalink(h);
+	nano = rd.nano;
+	linktype = rd.linktype;
 	if (!pkt_linktype_known(linktype)) {
 		fs_err_usage("'%s' has link type %s: fabscope reads Ethernet, Linux cooked (SLL, SLL2) and raw IP",
 			     file, pcap_datalink_val_to_name(linktype) ? pcap_datalink_val_to_name(linktype) : "unknown");
-		pcap_close(h);
+		reader_close(&rd);
 		return FS_EXIT_USAGE;
 	}
 	if (o.filter) {
-		if (pcap_compile(h, &prog, o.filter, 1, PCAP_NETMASK_UNKNOWN)) {
-			fs_err_usage("filter '%s': %s", o.filter, pcap_geterr(h));
-			pcap_close(h);
+		pcap_t *ph = reader_pcap(&rd);
+
+		if (!ph || pcap_compile(ph, &prog, o.filter, 1, PCAP_NETMASK_UNKNOWN)) {
+			fs_err_usage("filter '%s': %s", o.filter, ph ? pcap_geterr(ph) : "no libpcap handle");
+			reader_close(&rd);
 			return FS_EXIT_USAGE;
 		}
 		have_prog = 1;
 	}
 	if (flow_table_init(&t, o.max_flows)) {
 		fs_err_env("out of memory for %d flows", o.max_flows);
-		pcap_close(h);
+		reader_close(&rd);
 		return FS_EXIT_ENV;
 	}
 	po.roce_port = (uint16_t)o.port;
@@ -485,23 +486,21 @@ int cmd_pcap(int argc, const char **argv)
 		struct pkt k;
 		double ts;
 
-		rc = pcap_next_ex(h, &hdr, &bytes);
-		if (rc == 0)
-			continue;
-		if (rc == PCAP_ERROR_BREAK)
+		rc = reader_next(&rd, &hdr, &bytes);
+		if (!rc)
 			break;
 		if (rc < 0) {	/* a file cut short: what was read stands */
-			read_error = pcap_geterr(h);
+			read_error = rd.err;
 			fs_warn("'%s' ends inside a packet after %llu packets (%s): analyzing those", file,
 				(unsigned long long)t.pkts, read_error);
 			break;
 		}
-		if (have_prog && !pcap_offline_filter(&prog, hdr, bytes))
+		if (have_prog && !pcap_offline_filter(&prog, &hdr, bytes))
 			continue;
-		pkt_dissect_opts(bytes, hdr->caplen, hdr->len, linktype, &po, &k);
+		pkt_dissect_opts(bytes, hdr.caplen, hdr.len, linktype, &po, &k);
 		if (o.host && !pkt_has(&k, PKT_L_MACCTL) && !host_match(&k, host, host_v6))
 			continue;
-		ts = (double)hdr->ts.tv_sec + (double)hdr->ts.tv_usec / (nano ? 1e9 : 1e6);
+		ts = (double)hdr.ts.tv_sec + (double)hdr.ts.tv_usec / (nano ? 1e9 : 1e6);
 		flow_add(&t, &k, ts);
 	}
 	flow_finish(&t);
@@ -521,9 +520,9 @@ int cmd_pcap(int argc, const char **argv)
 	} else {
 		print_text(stdout, &t, &o, file, &fs, o.all || o.qp >= 0 || t.n <= 64);
 	}
+	reader_close(&rd);	/* (read_error points into it) */
 	if (have_prog)
 		pcap_freecode(&prog);
-	pcap_close(h);
 	free(fs.v);
 	flow_table_release(&t);
 	(void)is_requester;

@@ -18,15 +18,25 @@ static int32_t psn_diff(uint32_t b, uint32_t a)
 	return d >= PSN_MOD / 2 ? (int32_t)d - (int32_t)PSN_MOD : (int32_t)d;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xbf58476d1ce4e5b9ull;
+}
+
 static uint64_t key_hash(const struct flow_key *k)
 {
-	const uint8_t *p = (const uint8_t *)k;
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
+	uint64_t w[4], h = k->dqpn;
 
-	for (i = 0; i < offsetof(struct flow_key, dqpn); i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return (h ^ k->dqpn) * 1099511628211ull;
+	memcpy(w, k->src, 16);
+	memcpy(w + 2, k->dst, 16);
+	h = mix(h, w[0]);
+	h = mix(h, w[2]);
+	if (k->v6) {
+		h = mix(h, w[1]);
+		h = mix(h, w[3]);
+	}
+	return h ^ (h >> 31);
 }
 
 static int key_eq(const struct flow_key *a, const struct flow_key *b)
@@ -62,12 +72,15 @@ void flow_table_release(struct flow_table *t)
 
 static struct flow *flow_get(struct flow_table *t, const struct flow_key *k, double ts)
 {
-	size_t h = (size_t)(key_hash(k) & (t->nslots - 1));
+	size_t h;
 	struct flow *f;
 
+	if (t->recent && key_eq(&t->recent->key, k))	/* packets come in runs of one QP */
+		return t->recent;
+	h = (size_t)(key_hash(k) & (t->nslots - 1));
 	for (f = t->slot[h]; f; f = f->next)
 		if (key_eq(&f->key, k))
-			return f;
+			return t->recent = f;
 	if (t->n >= t->max)
 		return NULL;
 	f = calloc(1, sizeof(*f));
@@ -83,7 +96,7 @@ static struct flow *flow_get(struct flow_table *t, const struct flow_key *k, dou
 	f->next = t->slot[h];
 	t->slot[h] = f;
 	t->v[t->n++] = f;
-	return f;
+	return t->recent = f;
 }
 
 static void event(struct flow_event *ev, int *n, double t, uint32_t psn, uint8_t code)
@@ -349,7 +362,7 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 	}
 	if (ts > t->last)
 		t->last = ts;
-	for (i = 0; i < 32; i++)
+	for (i = 0; k->flags && i < 32; i++)
 		if (k->flags >> i & 1)
 			t->flags[i]++;
 	if (k->truncated) {

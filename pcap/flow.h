@@ -135,6 +135,7 @@ struct flow_table {
 	struct flow **slot;	/* hash buckets */
 	size_t nslots;
 	struct flow **v;	/* in order of appearance */
+	struct flow *recent;	/* the last one looked up */
 	int n, max;
 	uint64_t overflow_pkts;	/* packets of flows beyond max */
 

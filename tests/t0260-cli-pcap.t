@@ -11,6 +11,8 @@ Where tshark is installed its per-packet view of the same files agrees'
 test_require_in_ci FABSCOPE TEST_TOOL JQ
 P=FABSCOPE,TEST_TOOL,JQ
 test_lazy_prereq TSHARK 'command -v tshark'
+test_lazy_prereq EDITCAP 'command -v editcap'
+test_require_in_ci TSHARK EDITCAP	# ci/install-deps test: tshark (and wireshark-common)
 
 gen() { "$TEST_TOOL" pcapgen "$@" >/dev/null; }
 
@@ -147,6 +149,18 @@ test_expect_success $P 'bad input: one line, exit 2' '
 	test_grep "filter .udp port banana." e3 &&
 	test_expect_exit 2 "$FABSCOPE" pcap whole.pcap --host 10.0.0 2>e4 &&
 	test_expect_exit 2 "$FABSCOPE" pcap 2>e5 && test_grep "missing FILE" e5
+'
+
+# classic pcap files are mapped and walked in place; pcapng goes through libpcap's reader
+test_expect_success $P,EDITCAP 'pcapng: the same analysis as the pcap it was converted from' '
+	editcap -F pcapng nak.pcap nak.pcapng &&
+	"$FABSCOPE" pcap nak.pcapng --json | jq -S "del(.file)" >ng.json &&
+	"$FABSCOPE" pcap nak.pcap --json | jq -S "del(.file)" >classic.json &&
+	test_cmp classic.json ng.json &&
+	head -c $(($(stat -c %s nak.pcapng) - 40)) nak.pcapng >torn.pcapng &&
+	"$FABSCOPE" pcap torn.pcapng --json >tng.json 2>tng.err &&
+	jq -e ".summary.packets == 24 and .summary.read_error != null" tng.json &&
+	test_grep "ends inside a packet after 24 packets" tng.err
 '
 
 # tshark decodes UDP 4791 as RoCEv2 itself; its per-packet opcodes, QPs and PSNs and its
