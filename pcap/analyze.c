@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <arpa/inet.h>
 #include <jansson.h>
@@ -20,6 +21,7 @@
 #include "../core/error.h"
 #include "../core/options.h"
 #include "analyze.h"
+#include "../report/report.h"
 #include "flow.h"
 #include "reader.h"
 
@@ -42,7 +44,7 @@ static const char pcap_about[] =
 	"does not matter.  Packets cut inside a header are counted by the layer cut.";
 
 struct aopts {
-	const char *filter, *host, *qpstr;
+	const char *filter, *host, *qpstr, *plot;
 	int qp, json, all, port, max_flows, verbose;
 	double link_gbps;
 };
@@ -389,6 +391,88 @@ static json_t *result_json(const struct flow_table *t, const struct aopts *o, co
 		"findings", fa);
 }
 
+/* s in a gnuplot single-quoted string: ' doubled */
+static void gq(const char *s, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 3 < len; s++) {
+		if (*s == '\'')
+			out[o++] = '\'';
+		out[o++] = *s;
+	}
+	out[o] = 0;
+}
+
+/*
+ * The capture over time into an SVG through plots/pcap.gp: the 8 busiest
+ * flows' Gb/s and the PFC frames per second of each priority.  0, or -1
+ * after one line saying why.
+ */
+static int write_plot(const struct flow_table *t, const char *svg, const char *file)
+{
+	char tdir[4096], why[512], fdat[1100], pdat[1100], vars[8192], names[1024] = "", pnames[256] = "";
+	char q[4][1500];
+	int top[8], ntop = 0, i, j, p, npfc = 0;
+	FILE *f;
+
+	if (strlen(svg) > 1000 || strlen(file) > 600)
+		return fs_err_usage("no plot: a path of over 1000 bytes");
+	if (report_find_templates(tdir, sizeof(tdir)))
+		return fs_err_env("no plot: the gnuplot templates are not found (set FABSCOPE_PLOTS to the plots folder)");
+	for (i = 0; i < t->n; i++) {	/* the busiest, by insertion */
+		for (j = ntop; j > 0 && t->v[top[j - 1]]->bytes < t->v[i]->bytes; j--)
+			if (j < 8)
+				top[j] = top[j - 1];
+		if (j < 8) {
+			top[j] = i;
+			if (ntop < 8)
+				ntop++;
+		}
+	}
+	snprintf(fdat, sizeof(fdat), "%s.flows.dat", svg);
+	snprintf(pdat, sizeof(pdat), "%s.pfc.dat", svg);
+	if (!(f = fopen(fdat, "w")))
+		return fs_err_env("no plot: cannot write '%s': %s", fdat, strerror(errno));
+	for (j = 0; j < ntop; j++) {
+		const struct flow *fl = t->v[top[j]];
+		char s[64], d[64];
+		size_t used = strlen(names);
+
+		for (i = 0; i < FLOW_BUCKETS && i * fl->bucket_w <= fl->last - fl->t0; i++)
+			fprintf(f, "%.9g %.9g\n", i * fl->bucket_w, (double)fl->timeline[i] * 8 / fl->bucket_w / 1e9);
+		fprintf(f, "\n\n");
+		snprintf(names + used, sizeof(names) - used, "%s0x%06x:%s>%s", j ? " " : "", fl->key.dqpn,
+			 flow_addr(fl->key.src, fl->key.v6, s, sizeof(s)), flow_addr(fl->key.dst, fl->key.v6, d, sizeof(d)));
+	}
+	fclose(f);
+	if (!(f = fopen(pdat, "w")))
+		return fs_err_env("no plot: cannot write '%s': %s", pdat, strerror(errno));
+	for (p = 0; p < 8; p++) {
+		size_t used = strlen(pnames);
+
+		if (!t->pfc.frames[p])
+			continue;
+		for (i = 0; i < FLOW_BUCKETS && i * t->pfc.bucket_w <= t->last - t->first; i++)
+			fprintf(f, "%.9g %.9g\n", i * t->pfc.bucket_w, t->pfc.timeline[p][i] / t->pfc.bucket_w);
+		fprintf(f, "\n\n");
+		snprintf(pnames + used, sizeof(pnames) - used, "%sprio%d", npfc++ ? " " : "", p);
+	}
+	fclose(f);
+	gq(fdat, q[0], sizeof(q[0]));
+	gq(pdat, q[1], sizeof(q[1]));
+	gq(svg, q[2], sizeof(q[2]));
+	gq(file, q[3], sizeof(q[3]));
+	snprintf(vars, sizeof(vars), "flows='%s'; nflows=%d; names='%s'; pfc='%s'; npfc=%d; pnames='%s'; "
+		 "xmax=%.9g; outfile='%s'; title='%s: the busiest QP flows and PFC pauses'", q[0], ntop, names, q[1],
+		 npfc, pnames, t->pkts ? t->last - t->first : 0.0, q[2], q[3]);
+	if (report_gnuplot(tdir, "pcap.gp", vars, svg, why, sizeof(why)))
+		return fs_err_env("no plot: %s", why);
+	unlink(fdat);
+	unlink(pdat);
+	return 0;
+}
+
 static int host_match(const struct pkt *k, const uint8_t *host, int v6)
 {
 	if (!k->ip.version || (k->ip.version == 6) != v6)
@@ -411,6 +495,7 @@ int cmd_pcap(int argc, const char **argv)
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o.json, "one JSON object (schema fabscope.pcap/1)"),
 		OPT_BOOL(0, "flows", &o.all, "text: the flow table too (default: with --qp or up to 64 flows)"),
+		OPT_STRING(0, "plot", &o.plot, "SVG", "draw the 8 busiest flows' Gb/s and the PFC frames over time (gnuplot)"),
 		OPT_VERBOSE(&o.verbose),
 		OPT_END(),
 	};
@@ -521,10 +606,11 @@ int cmd_pcap(int argc, const char **argv)
 		print_text(stdout, &t, &o, file, &fs, o.all || o.qp >= 0 || t.n <= 64);
 	}
 	reader_close(&rd);	/* (read_error points into it) */
+	rc = o.plot && write_plot(&t, o.plot, file) ? FS_EXIT_ENV : 0;
 	if (have_prog)
 		pcap_freecode(&prog);
 	free(fs.v);
 	flow_table_release(&t);
 	(void)is_requester;
-	return 0;
+	return rc;
 }

@@ -323,11 +323,28 @@ static void timeline_add(struct flow *f, double ts, uint64_t bytes)
 static void pfc_add(struct flow_table *t, const struct macctl *m, double ts)
 {
 	int p;
+	size_t b;
 
+	if (!t->pfc.bucket_w)
+		t->pfc.bucket_w = 0.001;
+	while (ts / t->pfc.bucket_w >= FLOW_BUCKETS) {	/* twice as wide: merge pairs */
+		for (p = 0; p < 8; p++) {
+			int i;
+
+			for (i = 0; i < FLOW_BUCKETS / 2; i++)
+				t->pfc.timeline[p][i] = t->pfc.timeline[p][2 * i] + t->pfc.timeline[p][2 * i + 1];
+			memset(t->pfc.timeline[p] + FLOW_BUCKETS / 2, 0, sizeof(t->pfc.timeline[p]) / 2);
+		}
+		t->pfc.bucket_w *= 2;
+	}
+	b = ts > 0 ? (size_t)(ts / t->pfc.bucket_w) : 0;
+	if (b >= FLOW_BUCKETS)
+		b = FLOW_BUCKETS - 1;
 	if (m->kind == MACCTL_PFC) {
 		for (p = 0; p < 8; p++) {
 			if (!(m->enable >> p & 1))
 				continue;
+			t->pfc.timeline[p][b]++;
 			t->pfc.frames[p]++;
 			t->pfc.quanta[p] += m->quanta[p];
 			if (m->quanta[p])

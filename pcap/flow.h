@@ -127,6 +127,8 @@ struct flow {
 
 struct flow_pfc {
 	uint64_t frames[8], xoff[8], xon[8], quanta[8];
+	double bucket_w;	/* the timeline: frames per priority per bucket from the capture's start */
+	uint32_t timeline[8][FLOW_BUCKETS];
 	uint64_t pause_frames, pause_quanta;	/* 802.3x */
 	double first, last;
 };

@@ -27,7 +27,7 @@
 #include "../core/record.h"
 #include "report.h"
 
-static int find_templates(char *out, size_t len)
+int report_find_templates(char *out, size_t len)
 {
 	const char *env = getenv("FABSCOPE_PLOTS");
 	char exe[PATH_MAX], try[PATH_MAX + 64], *slash;
@@ -60,7 +60,7 @@ static int find_templates(char *out, size_t len)
 }
 
 /* gnuplot -e VARS TEMPLATE, bounded; 0 when the SVG was written */
-static int gnuplot(const char *tdir, const char *tmpl, const char *vars, const char *svg, char *why, size_t wlen)
+int report_gnuplot(const char *tdir, const char *tmpl, const char *vars, const char *svg, char *why, size_t wlen)
 {
 	char path[PATH_MAX + 64], errpath[PATH_MAX + 16];
 	uint64_t deadline = clock_ns() + 10000000000ull;
@@ -166,7 +166,7 @@ static int run_plot(struct pctx *p, const char *stem, const char *tmpl, const ch
 	snprintf(dat, sizeof(dat), "%s/%s.dat", p->dir, stem);
 	gq(title, t, sizeof(t));
 	snprintf(vars, sizeof(vars), "datafile='%s'; outfile='%s'; title='%s'; %s", dat, svg, t, extra);
-	if (gnuplot(p->tdir, tmpl, vars, svg, p->why, sizeof(p->why)))
+	if (report_gnuplot(p->tdir, tmpl, vars, svg, p->why, sizeof(p->why)))
 		return -1;
 	snprintf(name, sizeof(name), "%02d-%s.svg", p->n, stem);
 	add_svg(p->rep, name, title);
@@ -763,7 +763,7 @@ int report_plots(struct report *rep, const char *dir)
 	struct pctx p = { .rep = rep, .dir = dir };
 	char tdir[PATH_MAX];
 
-	if (find_templates(tdir, sizeof(tdir))) {
+	if (report_find_templates(tdir, sizeof(tdir))) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note),
 			 "no plots: the gnuplot templates (plots/*.gp) were not found; set FABSCOPE_PLOTS");
 		return -1;

@@ -158,6 +158,11 @@ void report_baseline(struct report *rep);
 
 /* plots.c: SVG files into dir (gnuplot); 0, or the reason in rep->plots_note */
 int report_plots(struct report *rep, const char *dir);
+/* The folder of the gnuplot templates (FABSCOPE_PLOTS, or next to the binary): 0, or -1. */
+int report_find_templates(char *out, size_t len);
+/* gnuplot -e VARS TDIR/TMPL, at most 10 s: 0 when SVG was written, else -1 and why. */
+int report_gnuplot(const char *tdir, const char *tmpl, const char *vars, const char *svg, char *why,
+		   size_t wlen);
 
 /* render.c */
 void report_md(struct report *rep, FILE *f);

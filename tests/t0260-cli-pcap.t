@@ -13,6 +13,8 @@ P=FABSCOPE,TEST_TOOL,JQ
 test_lazy_prereq TSHARK 'command -v tshark'
 test_lazy_prereq EDITCAP 'command -v editcap'
 test_require_in_ci TSHARK EDITCAP	# ci/install-deps test: tshark (and wireshark-common)
+test_lazy_prereq GNUPLOT 'command -v gnuplot'
+test_require_in_ci GNUPLOT
 
 gen() { "$TEST_TOOL" pcapgen "$@" >/dev/null; }
 
@@ -149,6 +151,19 @@ test_expect_success $P 'bad input: one line, exit 2' '
 	test_grep "filter .udp port banana." e3 &&
 	test_expect_exit 2 "$FABSCOPE" pcap whole.pcap --host 10.0.0 2>e4 &&
 	test_expect_exit 2 "$FABSCOPE" pcap 2>e5 && test_grep "missing FILE" e5
+'
+
+test_expect_success $P,GNUPLOT '--plot: the busiest flows and the PFC frames over time, an SVG' '
+	"$FABSCOPE" pcap cong.pcap --plot cong.svg >/dev/null &&
+	test_grep "<svg" cong.svg &&
+	test_grep -F "0x000051:10.0.0.1>10.0.0.2" cong.svg &&
+	test_grep "prio3" cong.svg && test_grep "prio5" cong.svg &&
+	test_path_is_file cong.svg && ! test -e cong.svg.flows.dat &&
+	"$FABSCOPE" pcap sel.pcap --plot sel.svg >/dev/null &&
+	test_grep "no PFC or PAUSE frames" sel.svg &&
+	test_expect_exit 3 env FABSCOPE_PLOTS=/nonexistent "$FABSCOPE" pcap cong.pcap --plot x.svg >x.out 2>x.err &&
+	test_grep "no plot: the gnuplot templates are not found" x.err &&
+	test_grep "findings" x.out
 '
 
 # classic pcap files are mapped and walked in place; pcapng goes through libpcap's reader
