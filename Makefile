@@ -87,13 +87,14 @@ FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.
 REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/pfc.c report/cmd.c
 PROBES_SRC := probes/polar.c probes/probe.c probes/trace.c probes/counters.c probes/pfc.c \
 	      probes/pfcap.c
-PCAP_SRC := pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
+PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
 LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c tests/helper/pfc-tool.c \
 	    tests/helper/macctl-tool.c tests/helper/pfcap-tool.c tests/helper/dissect-tool.c \
-	    tests/helper/dissect-fuzz.c tests/helper/dissect-check.c tests/helper/pktgen.c
+	    tests/helper/dissect-fuzz.c tests/helper/dissect-check.c tests/helper/pktgen.c \
+	    tests/helper/tool-util.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)
@@ -125,13 +126,13 @@ $(O)/%.o: %.c $(O)/.build-flags
 # ---- fuzzing: libFuzzer targets, built with clang (make fuzz; tests/t0250-unit-pcap-fuzz.t) ----
 FUZZ_CC ?= clang
 FUZZ_CFLAGS ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_DISSECT_SRC := tests/fuzz/fuzz-dissect.c tests/helper/dissect-check.c pcap/dissect.c \
+FUZZ_DISSECT_SRC := tests/fuzz/fuzz-dissect.c tests/helper/dissect-check.c pcap/dissect.c pcap/tok.c \
 		    pcap/roce.c pcap/macctl.c pcap/flow.c
 FUZZ_TARGETS := $(O)/tests/fuzz/fuzz-dissect
 
 fuzz: $(FUZZ_TARGETS)
 
-$(O)/tests/fuzz/fuzz-dissect: $(FUZZ_DISSECT_SRC) pcap/dissect.h pcap/get.h pcap/macctl.h pcap/flow.h \
+$(O)/tests/fuzz/fuzz-dissect: $(FUZZ_DISSECT_SRC) pcap/dissect.h pcap/get.h pcap/macctl.h pcap/flow.h pcap/tok.h \
 			      tests/helper/dissect-check.h
 	@mkdir -p $(dir $@)
 	$(QLD)$(FUZZ_CC) -std=gnu11 $(FUZZ_CFLAGS) $(WARNINGS) -D_GNU_SOURCE \

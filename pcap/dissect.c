@@ -6,19 +6,7 @@
 
 #include "dissect.h"
 #include "get.h"
-
-struct tok {
-	unsigned v;
-	const char *s;
-};
-
-static const char *tok_find(const struct tok *t, unsigned v)
-{
-	for (; t->s; t++)
-		if (t->v == v)
-			return t->s;
-	return NULL;
-}
+#include "tok.h"
 
 /* ---- names ---- */
 
@@ -89,25 +77,7 @@ const char *pkt_flags_str(unsigned flags, char *buf, size_t len)
 		{ PKT_F_ROCE_LEN, "roce-len" },
 		{ 0, NULL }
 	};
-	const struct tok *t;
-	size_t at = 0;
-
-	if (!len)
-		return buf;
-	buf[0] = 0;
-	for (t = names; t->s; t++) {
-		int n;
-
-		if (!(flags & t->v))
-			continue;
-		n = snprintf(buf + at, len - at, "%s%s", at ? "," : "", t->s);
-		if (n < 0 || (size_t)n >= len - at)
-			break;
-		at += (size_t)n;
-	}
-	if (!at)
-		snprintf(buf, len, "none");
-	return buf;
+	return tok_flags_str(names, flags, buf, len);
 }
 
 const char *pkt_ecn_name(unsigned ecn)

@@ -5,14 +5,10 @@
 #include <string.h>
 
 #include "get.h"
+#include "tok.h"
 #include "macctl.h"
 
 static const uint8_t macctl_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
-
-struct tok {
-	unsigned v;
-	const char *s;
-};
 
 /* IEEE 802.3 annex 31A */
 static const struct tok opcodes[] = {
@@ -33,14 +29,6 @@ static const struct tok tpids[] = {
 	{ 0x9100, "QinQ" },
 	{ 0, NULL }
 };
-
-static const char *tok_find(const struct tok *t, unsigned v)
-{
-	for (; t->s; t++)
-		if (t->v == v)
-			return t->s;
-	return NULL;
-}
 
 static void macctl_clear(struct macctl *m)
 {
@@ -162,25 +150,7 @@ const char *macctl_flags_str(unsigned flags, char *buf, size_t len)
 		{ MACCTL_F_SHORT, "short" },
 		{ 0, NULL }
 	};
-	const struct tok *t;
-	size_t at = 0;
-
-	if (!len)
-		return buf;
-	buf[0] = 0;
-	for (t = names; t->s; t++) {
-		int n;
-
-		if (!(flags & t->v))
-			continue;
-		n = snprintf(buf + at, len - at, "%s%s", at ? "," : "", t->s);
-		if (n < 0 || (size_t)n >= len - at)
-			break;
-		at += (size_t)n;
-	}
-	if (!at)
-		snprintf(buf, len, "none");
-	return buf;
+	return tok_flags_str(names, flags, buf, len);
 }
 
 double macctl_quanta_seconds(unsigned quanta, double link_gbps)

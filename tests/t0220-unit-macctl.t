@@ -329,7 +329,7 @@ test_expect_success $P 'bad input: one line, exit 2' '
 	test_expect_exit 2 mc 0180c2000 >out 2>err &&
 	test_grep "odd number of hex digits (9)" err &&
 	test_expect_exit 2 mc 0180zz >out 2>err &&
-	test_grep "'"'"'z'"'"' in the frame is not a hex digit" err &&
+	test_grep "'"'"'z'"'"' is not a hex digit" err &&
 	test "$(wc -l <err)" = 1 &&
 	test_must_be_empty out &&
 	test_expect_exit 2 "$TEST_TOOL" macctl-fuzz 10 >out 2>err &&

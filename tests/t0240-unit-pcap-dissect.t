@@ -786,7 +786,7 @@ test_expect_success $P 'bad input: one line, exit 2' '
 	test_expect_exit 2 tt dissect 0a0 >out 2>err &&
 	test_grep "odd number of hex digits (3)" err &&
 	test_expect_exit 2 tt dissect 0g >out 2>err &&
-	test_grep "'"'"'g'"'"' in the packet is not a hex digit" err &&
+	test_grep "'"'"'g'"'"' is not a hex digit" err &&
 	test "$(wc -l <err)" = 1 &&
 	test_must_be_empty out &&
 	test_expect_exit 2 tt pcapgen x.pcap "rc nosuch" 2>err &&

@@ -25,17 +25,6 @@
 #define usage_error(...) (-fs_err_usage(__VA_ARGS__))
 #define check_failed(...) (-fs_err(FS_EXIT_CHECK, __VA_ARGS__))
 
-static int parse_ulong(const char *opt, const char *s, unsigned long max, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || *v > max)
-		return usage_error("%s: '%s' is not an integer in [0, %lu]", opt, s, max);
-	return 0;
-}
-
 static uint64_t rng_next(uint64_t *s)	/* splitmix64 */
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -229,7 +218,7 @@ int tool_dissect_fuzz(int argc, const char **argv)
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--port") && i + 1 < argc) {
-			if (parse_ulong("--port", argv[++i], 65535, &port))
+			if (tool_parse_ulong("--port", argv[++i], 65535, &port))
 				return FS_EXIT_USAGE;
 		} else if (nargs < 2) {
 			args[nargs++] = argv[i];
@@ -238,8 +227,8 @@ int tool_dissect_fuzz(int argc, const char **argv)
 			break;
 		}
 	}
-	if (nargs != 2 || parse_ulong("N", args[0], 1ul << 40, &iters) ||
-	    parse_ulong("SEED", args[1], (unsigned long)-1, &seed))
+	if (nargs != 2 || tool_parse_ulong("N", args[0], 1ul << 40, &iters) ||
+	    tool_parse_ulong("SEED", args[1], (unsigned long)-1, &seed))
 		return usage_error("usage: test-tool dissect-fuzz [--port P] N SEED");
 	opts.roce_port = (uint16_t)port;
 	s = seed;

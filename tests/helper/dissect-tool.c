@@ -58,72 +58,6 @@
 #define usage_error(...) (-fs_err_usage(__VA_ARGS__))
 #define check_failed(...) (-fs_err(FS_EXIT_CHECK, __VA_ARGS__))
 
-static int parse_ulong(const char *opt, const char *s, unsigned long max, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || *v > max)
-		return usage_error("%s: '%s' is not an integer in [0, %lu]", opt, s, max);
-	return 0;
-}
-
-static int hex_val(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* HEX into a heap buffer of exactly its length (NULL for none) */
-static int parse_hex(const char *s, uint8_t **out, size_t *len)
-{
-	size_t n = 0, i = 0;
-	const char *p;
-	uint8_t *b;
-	int hi = -1;
-
-	for (p = s; *p; p++)
-		if (hex_val(*p) >= 0)
-			n++;
-		else if (!strchr(" :.-\n\t", *p))
-			return usage_error("'%c' in the packet is not a hex digit", *p);
-	if (n % 2)
-		return usage_error("the packet has an odd number of hex digits (%zu)", n);
-	*len = n / 2;
-	*out = NULL;
-	if (!*len)
-		return 0;
-	b = malloc(*len);
-	if (!b)
-		return -fs_err_env("out of memory");
-	for (p = s; *p; p++) {
-		int v = hex_val(*p);
-
-		if (v < 0)
-			continue;
-		if (hi < 0) {
-			hi = v;
-		} else {
-			b[i++] = (uint8_t)(hi << 4 | v);
-			hi = -1;
-		}
-	}
-	*out = b;
-	return 0;
-}
-
-static const char *mac_str(const uint8_t *m, char *buf, size_t len)
-{
-	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-	return buf;
-}
-
 static const char *addr_str(const struct pkt_ip *ip, const uint8_t *a, char *buf, size_t len)
 {
 	if (!inet_ntop(ip->version == 4 ? AF_INET : AF_INET6, a, buf, (socklen_t)len))
@@ -188,9 +122,9 @@ static void print_link(const struct pkt *k)
 	char buf[64];
 
 	if (pkt_has(k, PKT_L_ETH))
-		printf("link.dst %s\n", mac_str(l->dst, buf, sizeof(buf)));
+		printf("link.dst %s\n", tool_mac_str(l->dst, buf, sizeof(buf)));
 	if (pkt_has(k, PKT_L_ETH) || l->sll_addrlen == 6)
-		printf("link.src %s\n", mac_str(l->src, buf, sizeof(buf)));
+		printf("link.src %s\n", tool_mac_str(l->src, buf, sizeof(buf)));
 	if (pkt_has(k, PKT_L_SLL) || pkt_has(k, PKT_L_SLL2)) {
 		const char *t = pkt_sll_type_name(l->sll_type);
 
@@ -356,14 +290,14 @@ static int cmd_dissect(int argc, const char **argv)
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--linktype") && i + 1 < argc) {
-			if (parse_ulong("--linktype", argv[++i], 65535, &lt))
+			if (tool_parse_ulong("--linktype", argv[++i], 65535, &lt))
 				return FS_EXIT_USAGE;
 		} else if (!strcmp(argv[i], "--wirelen") && i + 1 < argc) {
-			if (parse_ulong("--wirelen", argv[++i], 262144, &wl))
+			if (tool_parse_ulong("--wirelen", argv[++i], 262144, &wl))
 				return FS_EXIT_USAGE;
 			have_wl = 1;
 		} else if (!strcmp(argv[i], "--port") && i + 1 < argc) {
-			if (parse_ulong("--port", argv[++i], 65535, &port))
+			if (tool_parse_ulong("--port", argv[++i], 65535, &port))
 				return FS_EXIT_USAGE;
 		} else if (!strcmp(argv[i], "--cuts")) {
 			cuts = 1;
@@ -377,7 +311,7 @@ static int cmd_dissect(int argc, const char **argv)
 	if (!hex)
 		return usage_error("usage: test-tool dissect [--linktype N] [--wirelen N] [--port P] "
 				   "[--cuts] HEX");
-	rc = parse_hex(hex, &b, &len);
+	rc = tool_parse_hex(hex, &b, &len);
 	if (rc)
 		return rc;
 	opts.roce_port = (uint16_t)port;
@@ -465,7 +399,7 @@ static int cmd_dissect_pcap(int argc, const char **argv)
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--port") && i + 1 < argc) {
-			if (parse_ulong("--port", argv[++i], 65535, &port))
+			if (tool_parse_ulong("--port", argv[++i], 65535, &port))
 				return FS_EXIT_USAGE;
 		} else if (!strcmp(argv[i], "-v")) {
 			verbose = 1;

@@ -39,17 +39,6 @@
 
 #define FRAME_MAX 256
 
-static int parse_ulong(const char *opt, const char *s, unsigned long max, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || *v > max)
-		return usage_error("%s: '%s' is not an integer in [0, %lu]", opt, s, max);
-	return 0;
-}
-
 static int parse_double(const char *opt, const char *s, double *v)
 {
 	char *end;
@@ -72,61 +61,7 @@ static void put16(uint8_t *p, unsigned v)
 	p[1] = (uint8_t)v;
 }
 
-static const char *mac_str(const uint8_t *m, char *buf, size_t len)
-{
-	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-	return buf;
-}
 /* ---- macctl ---- */
-
-static int hex_val(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* HEX into a heap buffer of exactly its length (NULL for none) */
-static int parse_hex(const char *s, uint8_t **out, size_t *len)
-{
-	size_t n = 0, i = 0;
-	const char *p;
-	uint8_t *b;
-	int hi = -1;
-
-	for (p = s; *p; p++)
-		if (hex_val(*p) >= 0)
-			n++;
-		else if (!strchr(" :.-", *p))
-			return usage_error("'%c' in the frame is not a hex digit", *p);
-	if (n % 2)
-		return usage_error("the frame has an odd number of hex digits (%zu)", n);
-	*len = n / 2;
-	*out = NULL;
-	if (!*len)
-		return 0;
-	b = malloc(*len);
-	if (!b)
-		return -fs_err_env("out of memory");
-	for (p = s; *p; p++) {
-		int v = hex_val(*p);
-
-		if (v < 0)
-			continue;
-		if (hi < 0) {
-			hi = v;
-		} else {
-			b[i++] = (uint8_t)(hi << 4 | v);
-			hi = -1;
-		}
-	}
-	*out = b;
-	return 0;
-}
 
 static void print_macctl(const struct macctl *m, size_t caplen, size_t wirelen, double gbps)
 {
@@ -143,8 +78,8 @@ static void print_macctl(const struct macctl *m, size_t caplen, size_t wirelen, 
 	if (tr) {
 		printf("dst -\nsrc -\ntags -\nvlan -\npcp -\nethertype -\n");
 	} else {
-		printf("dst %s\n", mac_str(m->dst, buf, sizeof(buf)));
-		printf("src %s\n", mac_str(m->src, buf, sizeof(buf)));
+		printf("dst %s\n", tool_mac_str(m->dst, buf, sizeof(buf)));
+		printf("src %s\n", tool_mac_str(m->src, buf, sizeof(buf)));
 		printf("tags %d\n", m->tags);
 		if (m->vlan < 0)
 			printf("vlan -\npcp -\n");
@@ -217,7 +152,7 @@ static int cmd_macctl(int argc, const char **argv)
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--wirelen") && i + 1 < argc) {
-			if (parse_ulong("--wirelen", argv[++i], 65535, &wl))
+			if (tool_parse_ulong("--wirelen", argv[++i], 65535, &wl))
 				return FS_EXIT_USAGE;
 			have_wl = 1;
 		} else if (!strcmp(argv[i], "--cuts")) {
@@ -234,7 +169,7 @@ static int cmd_macctl(int argc, const char **argv)
 	}
 	if (!hex)
 		return usage_error("usage: test-tool macctl [--wirelen N] [--link-gbps G] [--cuts] HEX");
-	rc = parse_hex(hex, &b, &len);
+	rc = tool_parse_hex(hex, &b, &len);
 	if (rc)
 		return rc;
 	if (!have_wl)
@@ -516,8 +451,8 @@ static int cmd_macctl_fuzz(int argc, const char **argv)
 	uint64_t s;
 	int k, rc = 0;
 
-	if (argc != 3 || parse_ulong("N", argv[1], 1ul << 40, &iters) ||
-	    parse_ulong("SEED", argv[2], (unsigned long)-1, &seed))
+	if (argc != 3 || tool_parse_ulong("N", argv[1], 1ul << 40, &iters) ||
+	    tool_parse_ulong("SEED", argv[2], (unsigned long)-1, &seed))
 		return usage_error("usage: test-tool macctl-fuzz N SEED");
 	s = seed;
 	for (it = 0; it < iters && !rc; it++) {

@@ -50,17 +50,6 @@
 
 static const uint8_t macctl_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
 
-static int parse_ulong(const char *opt, const char *s, unsigned long max, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || *v > max)
-		return usage_error("%s: '%s' is not an integer in [0, %lu]", opt, s, max);
-	return 0;
-}
-
 static int parse_double(const char *opt, const char *s, double *v)
 {
 	char *end;
@@ -116,21 +105,21 @@ static int inject_args(int argc, const char **argv, struct inject *in)
 		if (!strncmp(a, "--", 2) && !v)
 			return usage_error("%s needs a value", a);
 		if (!strcmp(a, "--count")) {
-			if (parse_ulong(a, v, 1000000, &in->count))
+			if (tool_parse_ulong(a, v, 1000000, &in->count))
 				return FS_EXIT_USAGE;
 		} else if (!strcmp(a, "--gap-us")) {
-			if (parse_ulong(a, v, 60000000, &in->gap_us))
+			if (tool_parse_ulong(a, v, 60000000, &in->gap_us))
 				return FS_EXIT_USAGE;
 		} else if (!strcmp(a, "--vlan")) {
-			if (parse_ulong(a, v, 4095, &in->vlan))
+			if (tool_parse_ulong(a, v, 4095, &in->vlan))
 				return FS_EXIT_USAGE;
 			in->have_vlan = 1;
 		} else if (!strcmp(a, "--pause")) {
-			if (parse_ulong(a, v, 0xffff, &in->pause))
+			if (tool_parse_ulong(a, v, 0xffff, &in->pause))
 				return FS_EXIT_USAGE;
 			in->have_pause = 1;
 		} else if (!strcmp(a, "--opcode")) {
-			if (parse_ulong(a, v, 0xffff, &in->opcode))
+			if (tool_parse_ulong(a, v, 0xffff, &in->opcode))
 				return FS_EXIT_USAGE;
 			in->have_opcode = 1;
 		} else if (!strcmp(a, "--src")) {
@@ -149,7 +138,7 @@ static int inject_args(int argc, const char **argv, struct inject *in)
 				return usage_error("'%s' is not PRIO=QUANTA", a);
 			memcpy(p, a, (size_t)(eq - a));
 			p[eq - a] = 0;
-			if (parse_ulong("PRIO", p, 7, &prio) || parse_ulong("QUANTA", eq + 1, 0xffff, &q))
+			if (tool_parse_ulong("PRIO", p, 7, &prio) || tool_parse_ulong("QUANTA", eq + 1, 0xffff, &q))
 				return FS_EXIT_USAGE;
 			in->enable |= (uint8_t)(1u << prio);
 			in->quanta[prio] = (uint16_t)q;

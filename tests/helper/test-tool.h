@@ -3,6 +3,18 @@
 #ifndef FS_TEST_TOOL_H
 #define FS_TEST_TOOL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* tool-util.c: an unsigned integer in [0, max] (0x.. too): 0, or the negative exit code
+ * after one line naming opt */
+int tool_parse_ulong(const char *opt, const char *s, unsigned long max, unsigned long *v);
+/* HEX (blanks, ':', '.', '-' between digits allowed) into a heap buffer of exactly its
+ * length (NULL for none): 0, or the negative exit code after one line */
+int tool_parse_hex(const char *s, uint8_t **out, size_t *len);
+/* "01:80:c2:00:00:01" */
+const char *tool_mac_str(const uint8_t *m, char *buf, size_t len);
+
 /* fuzz-tcp.c: random and mutated frames from a raw peer into a TCP flow */
 int tool_tcp_fuzz(int argc, const char **argv);
 /* fuzz-fleet.c: hostile coordinators against agents, hostile agents against a coordinator */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Argument parsing shared by the test-tool subcommands: see test-tool.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/error.h"
+#include "test-tool.h"
+
+int tool_parse_ulong(const char *opt, const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || *v > max)
+		return -fs_err_usage("%s: '%s' is not an integer in [0, %lu]", opt, s, max);
+	return 0;
+}
+
+static int hex_val(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int tool_parse_hex(const char *s, uint8_t **out, size_t *len)
+{
+	size_t n = 0, i = 0;
+	const char *p;
+	uint8_t *b;
+	int hi = -1;
+
+	for (p = s; *p; p++)
+		if (hex_val(*p) >= 0)
+			n++;
+		else if (!strchr(" :.-\n\t", *p))
+			return -fs_err_usage("'%c' is not a hex digit", *p);
+	if (n % 2)
+		return -fs_err_usage("the packet has an odd number of hex digits (%zu)", n);
+	*len = n / 2;
+	*out = NULL;
+	if (!*len)
+		return 0;
+	b = malloc(*len);
+	if (!b)
+		return -fs_err_env("out of memory");
+	for (p = s; *p; p++) {
+		int v = hex_val(*p);
+
+		if (v < 0)
+			continue;
+		if (hi < 0) {
+			hi = v;
+		} else {
+			b[i++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	*out = b;
+	return 0;
+}
+
+const char *tool_mac_str(const uint8_t *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+	return buf;
+}
