@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ static const char *what_expected(const struct opt *o)
 	case OPT_T_COUNT: return "a count (e.g. 5000, 10K, 1M)";
 	case OPT_T_SIZE: return "a size (e.g. 4096, 64K, 1M)";
 	case OPT_T_SECONDS: return "a number of seconds (e.g. 2, 0.5, 250ms)";
+	case OPT_T_NUMBER: return "a number (e.g. 100, 0.5)";
 	default: return "a value";
 	}
 }
@@ -92,6 +94,17 @@ static int set_value(const struct opt *o, int as_short, const char *arg)
 		if (units_parse_seconds(arg, (double *)o->value))
 			return bad_value(o, as_short, arg);
 		return 0;
+	case OPT_T_NUMBER: {
+		char *stop;
+		double d;
+
+		errno = 0;
+		d = strtod(arg, &stop);
+		if (errno || stop == arg || *stop || !(d >= 0) || !isfinite(d))
+			return bad_value(o, as_short, arg);
+		*(double *)o->value = d;
+		return 0;
+	}
 	case OPT_T_STRING:
 		*(const char **)o->value = arg;
 		return 0;

@@ -24,6 +24,7 @@ enum opt_type {
 	OPT_T_COUNT,	/* uint64_t count, K/M/G suffixes (x1000) */
 	OPT_T_SIZE,	/* uint64_t size, K/M/G suffixes (x1024) */
 	OPT_T_SECONDS,	/* double seconds > 0 */
+	OPT_T_NUMBER,	/* double >= 0, a plain number (a rate, a fraction) */
 	OPT_T_STRING,	/* const char * */
 	OPT_T_LIST,	/* struct opt_list: repeatable string */
 };
@@ -51,6 +52,7 @@ struct opt {
 #define OPT_COUNT(s, l, v, a, h, lo, hi) { OPT_T_COUNT, (s), (l), (v), (a), (h), (lo), (hi) }
 #define OPT_SIZE(s, l, v, a, h, lo, hi) { OPT_T_SIZE, (s), (l), (v), (a), (h), (lo), (hi) }
 #define OPT_SECONDS(s, l, v, a, h)    { OPT_T_SECONDS, (s), (l), (v), (a), (h), 0, 0 }
+#define OPT_NUMBER(s, l, v, a, h)     { OPT_T_NUMBER, (s), (l), (v), (a), (h), 0, 0 }
 /* seconds, where 0 is a meaningful value ("none") */
 #define OPT_SECONDS0(s, l, v, a, h)   { OPT_T_SECONDS, (s), (l), (v), (a), (h), 1, 0 }
 #define OPT_STRING(s, l, v, a, h)     { OPT_T_STRING, (s), (l), (v), (a), (h), 0, 0 }

@@ -54,11 +54,27 @@ static double rel(const struct flow_table *t, double ts)
 	return ts - t->first;
 }
 
+/* "psn-seq-error", ...; a reserved code by its number, "nak-7" */
 static const char *nak_label(unsigned code)
 {
+	static char buf[FLOW_NAK_CODES][12];
 	const char *n = roce_nak_name(code);
 
-	return n ? n : "reserved-nak";
+	if (n)
+		return n;
+	snprintf(buf[code % FLOW_NAK_CODES], sizeof(buf[0]), "nak-%u", code % FLOW_NAK_CODES);
+	return buf[code % FLOW_NAK_CODES];
+}
+
+/* The first kept NAK event of this code; NULL when none of the kept ones has it. */
+static const struct flow_event *nak_event(const struct flow *f, unsigned code)
+{
+	int i;
+
+	for (i = 0; i < f->nnak_ev; i++)
+		if (f->nak_ev[i].code == code)
+			return &f->nak_ev[i];
+	return NULL;
 }
 
 static int flow_selected(const struct flow_table *t, const struct flow *f, const struct aopts *o)
@@ -139,19 +155,31 @@ static void flow_findings(const struct flow_table *t, const struct flow *f, stru
 
 	flow_name(f, name, sizeof(name));
 	if (f->dups) {
-		char why[200] = "";
+		char why[400] = "";
+		size_t used = 0;
 
+#define WHY(...) do { if (used < sizeof(why)) used += (size_t)snprintf(why + used, sizeof(why) - used, \
+								      __VA_ARGS__); } while (0)
 		if (r)
 			for (c = 0; c < FLOW_NAK_CODES; c++)
 				if (r->naks[c]) {
-					snprintf(why, sizeof(why), " after %llu NAK %s (the first at %.3f s, PSN 0x%06x)",
-						 (unsigned long long)r->naks[c], nak_label(c), r->nak_ev[0].t,
-						 r->nak_ev[0].psn);
-					break;
+					const struct flow_event *e = nak_event(r, c);
+
+					WHY("%s%llu NAK %s", used ? " and " : " after ", (unsigned long long)r->naks[c],
+					    nak_label(c));
+					if (e)
+						WHY(" (the first at %.3f s, PSN 0x%06x)", e->t, e->psn);
 				}
-		if (!why[0] && f->gaps)
-			snprintf(why, sizeof(why), " after %llu PSN gap%s (packets lost before the capture point; no NAK seen: timeouts?)",
-				 (unsigned long long)f->gaps, f->gaps == 1 ? "" : "s");
+		if (r && r->read_resps && r->gaps)	/* a READ whose responses were lost is read again */
+			WHY("%s%llu gap%s in the READ responses on the way back", used ? " and " : " after ",
+			    (unsigned long long)r->gaps, r->gaps == 1 ? "" : "s");
+		if (f->gaps)
+			WHY("%s%llu PSN gap%s (%s)", used ? " and " : " after ", (unsigned long long)f->gaps,
+			    f->gaps == 1 ? "" : "s", f->read_resps && !f->requests ?
+			    "READ responses lost before the capture point: the requester read them again" :
+			    used ? "lost before the capture point" :
+			    "lost before the capture point; no NAK seen: timeouts?");
+#undef WHY
 		find_add(fs, 2, f->index, f->burst_ev[0].t,
 			 "%s: %llu retransmission burst%s (%llu packets sent again)%s; the first at %.3f s from PSN 0x%06x",
 			 name, (unsigned long long)f->bursts, f->bursts == 1 ? "" : "s",
@@ -166,16 +194,24 @@ static void flow_findings(const struct flow_table *t, const struct flow *f, stru
 		find_add(fs, 1, f->index, 0, "%s: %llu packet%s out of order (late, not lost)", name,
 			 (unsigned long long)f->ooo, f->ooo == 1 ? "" : "s");
 	for (c = 0; c < FLOW_NAK_CODES; c++) {
+		const struct flow_event *e = nak_event(f, c);
+		char when[64] = "";
+
 		if (!f->naks[c] || c == ROCE_NAK_PSN_SEQ)
 			continue;
-		find_add(fs, 2, f->index, f->nak_ev[0].t,
-			 "%s: %llu NAK %s, the first at %.3f s (PSN 0x%06x): the requester's QP goes to the error state",
-			 name, (unsigned long long)f->naks[c], nak_label(c), f->nak_ev[0].t, f->nak_ev[0].psn);
+		if (e)
+			snprintf(when, sizeof(when), ", the first at %.3f s (PSN 0x%06x)", e->t, e->psn);
+		find_add(fs, 2, f->index, e ? e->t : 0,
+			 "%s: %llu NAK %s%s: the requester's QP goes to the error state",
+			 name, (unsigned long long)f->naks[c], nak_label(c), when);
 	}
-	if (f->naks[ROCE_NAK_PSN_SEQ] && !(r && r->dups))
-		find_add(fs, 1, f->index, f->nak_ev[0].t,
+	if (f->naks[ROCE_NAK_PSN_SEQ] && !(r && r->dups)) {
+		const struct flow_event *e = nak_event(f, ROCE_NAK_PSN_SEQ);
+
+		find_add(fs, 1, f->index, e ? e->t : 0,
 			 "%s: %llu NAK psn-seq-error (the responder saw a gap), the first at %.3f s",
-			 name, (unsigned long long)f->naks[ROCE_NAK_PSN_SEQ], f->nak_ev[0].t);
+			 name, (unsigned long long)f->naks[ROCE_NAK_PSN_SEQ], e ? e->t : 0.0);
+	}
 	if (f->rnr)
 		find_add(fs, 1, f->index, f->rnr_ev[0].t,
 			 "%s: %llu RNR NAK%s (receiver not ready: no receive posted; timer %.2f ms), the first at %.3f s",
@@ -189,13 +225,20 @@ static void flow_findings(const struct flow_table *t, const struct flow *f, stru
 		find_add(fs, 1, f->index, f->cnp_ev[0].t,
 			 "%s: %llu CNP%s (congestion notifications to this QP: DCQCN cuts its rate), the first at %.3f s",
 			 name, (unsigned long long)f->cnps, f->cnps == 1 ? "" : "s", f->cnp_ev[0].t);
-	if (f->sport_changes)
-		find_add(fs, 0, f->index, 0, "%s: its UDP source port changed %llu time%s (ports %u%s%s)", name,
-			 (unsigned long long)f->sport_changes, f->sport_changes == 1 ? "" : "s", f->sports[0],
-			 f->nsports > 1 ? ", " : "", f->nsports > 1 ? "..." : "");
-	if (f->pend_dropped)
-		find_add(fs, 0, f->index, 0, "%s: %llu timed requests had no acknowledge in the capture", name,
-			 (unsigned long long)f->pend_dropped);
+	if (f->sport_changes) {
+		char ports[64] = "";
+		size_t used = 0;
+		int i;
+
+		for (i = 0; i < f->nsports && used < sizeof(ports); i++)
+			used += (size_t)snprintf(ports + used, sizeof(ports) - used, "%s%u", i ? ", " : "", f->sports[i]);
+		find_add(fs, 0, f->index, 0, "%s: its UDP source port changed %llu time%s (ports %s%s)", name,
+			 (unsigned long long)f->sport_changes, f->sport_changes == 1 ? "" : "s", ports,
+			 f->sports_more ? " and more" : "");
+	}
+	if (f->npending && r)
+		find_add(fs, 0, f->index, 0, "%s: %d request%s never acknowledged before the capture ended", name,
+			 f->npending, f->npending == 1 ? " was" : "s were");
 }
 
 static void capture_findings(const struct flow_table *t, const struct aopts *o, struct findings *fs)
@@ -268,7 +311,7 @@ static json_t *flow_json(const struct flow_table *t, const struct flow *f)
 		json_array_append_new(sp, json_integer(f->sports[i]));
 	for (i = 0; i < FLOW_BUCKETS && f->t0 + i * f->bucket_w <= f->last; i++)
 		json_array_append_new(tl, json_integer((json_int_t)f->timeline[i]));
-	return json_pack("{si,ss,ss,ss,si,ss,sI,sI,sI,sf,sf,sI,sI,sI,sI,so,so,s{sI,sI,sI,sI,sI,sI},so,sI,sI,"
+	return json_pack("{si,ss,ss,ss,si,ss,sI,sI,sI,sf,sf,sI,sI,sI,sI,so,so,s{sI,sI,sI,sI,sI,sI,sI},so,sI,sI,"
 			 "s{so,so,so,so,sI},sI,sI,sI,so,sI,s{sf,so},so}",
 		"index", f->index, "qpn", (snprintf(name, sizeof(name), "0x%06x", f->key.dqpn), name),
 		"src", flow_addr(f->key.src, f->key.v6, s, sizeof(s)),
@@ -282,7 +325,7 @@ static json_t *flow_json(const struct flow_table *t, const struct flow *f)
 		"psn_last", f->have_psn ? json_integer(f->max_psn) : json_null(),
 		"psn", "gaps", (json_int_t)f->gaps, "lost", (json_int_t)f->lost, "duplicates", (json_int_t)f->dups,
 		"retransmission_bursts", (json_int_t)f->bursts, "out_of_order", (json_int_t)f->ooo,
-		"unanswered", (json_int_t)f->pend_dropped,
+		"unanswered", (json_int_t)f->npending, "untimed", (json_int_t)f->pend_dropped,
 		"naks", naks, "rnr_naks", (json_int_t)f->rnr, "ack_plain", (json_int_t)f->acks_plain,
 		"ack_latency_s", "p50", jnum(flow_lat_percentile(f, 50)), "p99", jnum(flow_lat_percentile(f, 99)),
 		"min", jnum(f->nlat ? f->lat_min : NAN), "max", jnum(f->nlat ? f->lat_max : NAN), "n", (json_int_t)f->nlat,
@@ -376,8 +419,8 @@ static json_t *result_json(const struct flow_table *t, const struct aopts *o, co
 				"xon", (json_int_t)t->pfc.xon[p], "quanta", (json_int_t)t->pfc.quanta[p],
 				"paused_max_s", jnum(o->link_gbps > 0 ?
 						     (double)t->pfc.quanta[p] * 512 / (o->link_gbps * 1e9) : NAN)));
-	return json_pack("{ss,ss,s{sI,sI,sf,sI,sI,sI,sI,so,sI,si,sI,so},so,s{so,sI,sI},so}",
-		"schema", "fabscope.pcap/1", "file", file,
+	return json_pack("{ss,so,s{sI,sI,sf,sI,sI,sI,sI,so,sI,si,sI,so},so,s{so,sI,sI},so}",
+		"schema", "fabscope.pcap/1", "file", json_stringn_nocheck(file, strlen(file)),
 		"summary", "packets", (json_int_t)t->pkts, "bytes", (json_int_t)t->bytes,
 		"duration_s", t->pkts ? t->last - t->first : 0.0, "roce_packets", (json_int_t)t->roce,
 		"roce_bytes", (json_int_t)t->roce_bytes, "other_packets", (json_int_t)t->other,
@@ -490,7 +533,7 @@ int cmd_pcap(int argc, const char **argv)
 		OPT_STRING('f', "filter", &o.filter, "BPF", "only packets this filter passes (pcap-filter(7))"),
 		OPT_INT(0, "port", &o.port, "PORT", "another UDP port carrying RoCEv2 besides 4791", 1, 65535),
 		OPT_GROUP("Analysis"),
-		OPT_SECONDS(0, "link-speed", &o.link_gbps, "GBPS", "the link's speed in Gb/s: PFC quanta as time"),
+		OPT_NUMBER(0, "link-speed", &o.link_gbps, "GBPS", "the link's speed in Gb/s: PFC quanta as time"),
 		OPT_INT(0, "max-flows", &o.max_flows, "N", "QP flows tracked at most (default 65536; a few KiB each)", 1, 16777216),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o.json, "one JSON object (schema fabscope.pcap/1)"),

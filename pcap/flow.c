@@ -139,12 +139,25 @@ static void burst(struct flow *f, uint32_t psn, double ts)
 	}
 }
 
+/* How psn_track judges a packet. */
+enum psn_kind {
+	PSN_REQUEST,		/* a request: NAKs of the reverse flow tell resends */
+	PSN_RESPONSE,		/* a READ response MIDDLE or LAST: follows the one before */
+	PSN_RESPONSE_NEW,	/* a READ response FIRST or ONLY: starts where its READ did */
+};
+
 /*
  * A request's (or a READ response's) PSN: in order, a gap, a duplicate or
  * out of order.  nak: the reverse flow, when it is known (its NAKs tell a
- * resend from a late packet).
+ * resend from a late packet).  slack_next: PSNs the next request may skip
+ * (a READ's responses).  PSNs skipped without a loss (a READ's, or on the
+ * response side the PSNs of the requests between two READs) are marked
+ * seen: a packet that comes back to one is sent again (rxe re-READs the
+ * rest of a READ at a PSN inside the first one's range).  A READ response
+ * that fills a gap is a resend: a responder answers in order.
  */
-static void psn_track(struct flow *f, const struct flow *nak, uint32_t psn, double ts, uint32_t slack_next)
+static void psn_track(struct flow *f, const struct flow *nak, uint32_t psn, double ts, uint32_t slack_next,
+		      enum psn_kind kind)
 {
 	int32_t d;
 
@@ -159,14 +172,15 @@ static void psn_track(struct flow *f, const struct flow *nak, uint32_t psn, doub
 	d = psn_diff(psn, f->expect);
 	if (d >= 0) {
 		uint32_t skip = (uint32_t)d, i;
+		int lost = kind == PSN_REQUEST ? skip > f->read_slack : kind == PSN_RESPONSE && skip;
 
-		if (skip > f->read_slack) {
+		if (lost) {
 			f->gaps++;
 			f->lost += skip;
 			event(f->gap_ev, &f->ngap_ev, ts, f->expect, 0);
 		}
-		for (i = 0; i < skip && i < FLOW_WINDOW; i++)	/* skipped: not seen */
-			seen_set(f, (f->expect + i) & ROCE_PSN_MASK, 0);
+		for (i = 0; i < skip && i < FLOW_WINDOW; i++)	/* lost: not seen; skipped: taken */
+			seen_set(f, (f->expect + i) & ROCE_PSN_MASK, !lost);
 		seen_set(f, psn, 1);
 		f->max_psn = psn;
 		f->expect = (psn + 1) & ROCE_PSN_MASK;
@@ -177,8 +191,8 @@ static void psn_track(struct flow *f, const struct flow *nak, uint32_t psn, doub
 		seen_set(f, psn, 1);	/* it fills a gap */
 		if (f->lost)
 			f->lost--;
-		if (f->in_burst || (nak && nak->have_seq_nak && nak->seq_nak_psn == psn))
-			burst(f, psn, ts);	/* the resend the responder asked for */
+		if (f->in_burst || kind != PSN_REQUEST || (nak && nak->have_seq_nak && nak->seq_nak_psn == psn))
+			burst(f, psn, ts);	/* the resend asked for, or a response again */
 		else
 			f->ooo++;	/* late, not lost */
 	}
@@ -359,8 +373,10 @@ static void pfc_add(struct flow_table *t, const struct macctl *m, double ts)
 		t->macctl_other++;
 		return;
 	}
-	if (!t->pfc.first)
+	if (!t->pfc.have) {
+		t->pfc.have = 1;
 		t->pfc.first = ts;
+	}
 	t->pfc.last = ts;
 }
 
@@ -420,13 +436,16 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 		f->ce++;
 	else if (k->ip.ecn)
 		f->ect++;
+	if (f->pkts > 1 && k->udp.sport != f->last_sport)
+		f->sport_changes++;	/* a new port, or back to an earlier one */
+	f->last_sport = k->udp.sport;
 	for (i = 0; i < (unsigned)f->nsports && f->sports[i] != k->udp.sport; i++)
 		;
 	if (i == (unsigned)f->nsports) {
 		if (f->nsports < FLOW_SPORTS)
 			f->sports[f->nsports++] = k->udp.sport;
-		if (f->pkts > 1)
-			f->sport_changes++;
+		else
+			f->sports_more = 1;
 	}
 	if (op == ROCE_OP_CNP) {
 		f->cnps++;
@@ -439,10 +458,12 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 
 		f->requests++;
 		if (pkt_has(k, PKT_L_RETH) && !roce_has_payload(op) && k->roce.dma_len)
-			slack = (k->roce.dma_len + 255) / 256 - 1;	/* a READ: its responses' PSNs */
+			slack = (uint32_t)(((uint64_t)k->roce.dma_len + 255) / 256 - 1);	/* a READ: its responses' PSNs */
+		if (slack > FLOW_WINDOW)
+			slack = FLOW_WINDOW;	/* (2 GiB READs at 256 B: beyond the window anyway) */
 		if ((pos == ROCE_POS_FIRST || pos == ROCE_POS_MIDDLE) && k->roce.payload_len > f->mtu_seen)
 			f->mtu_seen = (uint32_t)k->roce.payload_len;
-		psn_track(f, f->reverse >= 0 ? t->v[f->reverse] : NULL, b->psn, ts - t->first, slack);
+		psn_track(f, f->reverse >= 0 ? t->v[f->reverse] : NULL, b->psn, ts - t->first, slack, PSN_REQUEST);
 		if (f->transport == ROCE_RC && (b->ackreq || slack || !roce_has_payload(op)))
 			pend_add(f, b->psn, ts);
 		return;
@@ -452,7 +473,10 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 	f->responses++;
 	if (roce_is_read_response(op)) {
 		f->read_resps++;
-		psn_track(f, NULL, b->psn, ts - t->first, 0);
+		enum roce_position pos = roce_position(op);
+
+		psn_track(f, NULL, b->psn, ts - t->first, 0, pos == ROCE_POS_FIRST || pos == ROCE_POS_ONLY ?
+			  PSN_RESPONSE_NEW : PSN_RESPONSE);
 	}
 	if (roce_is_ack(op))
 		f->acks++;
@@ -465,11 +489,14 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 			if (v == ROCE_NAK_PSN_SEQ) {
 				f->have_seq_nak = 1;
 				f->seq_nak_psn = b->psn;
-				if (f->reverse < 0) {	/* pair now: the resend must be told from late packets */
+				if (f->reverse < 0 && f->pair_tried != t->n) {	/* pair now: resends must
+											 * be told from late packets */
 					struct flow *q = find_requester(t, f, b->psn);
 
 					if (q)
 						pair(t, f, q);
+					else
+						f->pair_tried = t->n;
 				}
 			}
 			event(f->nak_ev, &f->nnak_ev, ts - t->first, b->psn, (uint8_t)v);
@@ -483,39 +510,67 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 			return;	/* a NAK answers nothing: the request is sent again */
 	}
 	/* what this answers: the paired request flow, found at the first answer */
-	if (f->reverse < 0) {
+	if (f->reverse < 0 && f->pair_tried != t->n) {	/* again only when flows came */
 		struct flow *q = find_requester(t, f, b->psn);
 
 		if (q)
 			pair(t, f, q);
+		else
+			f->pair_tried = t->n;
 	}
 	if (f->reverse >= 0)
 		pend_ack(t->v[f->reverse], b->psn, ts);
 }
 
+/* flows ordered by (v6, src, dst): the ones between two hosts one way are a run */
+static int hosts_cmp3(const struct flow_key *a, int v6, const uint8_t *src, const uint8_t *dst)
+{
+	int c;
+
+	if (a->v6 != v6)
+		return a->v6 < v6 ? -1 : 1;
+	if ((c = memcmp(a->src, src, 16)))
+		return c;
+	return memcmp(a->dst, dst, 16);
+}
+
+static int hosts_cmp(const void *x, const void *y)
+{
+	const struct flow *a = *(struct flow *const *)x, *b = *(struct flow *const *)y;
+
+	return hosts_cmp3(&a->key, b->key.v6, b->key.src, b->key.dst);
+}
+
 void flow_finish(struct flow_table *t)
 {
-	int i, j;
+	struct flow **by;
+	int i;
 
 	/* the only flow the other way between two hosts is the reverse one */
+	if (t->n < 2 || !(by = malloc((size_t)t->n * sizeof(*by))))
+		return;
+	memcpy(by, t->v, (size_t)t->n * sizeof(*by));
+	qsort(by, (size_t)t->n, sizeof(*by), hosts_cmp);
 	for (i = 0; i < t->n; i++) {
-		struct flow *a = t->v[i], *only = NULL;
-		int count = 0;
+		struct flow *a = t->v[i];
+		int lo = 0, hi = t->n;
 
 		if (a->reverse >= 0)
 			continue;
-		for (j = 0; j < t->n; j++) {
-			struct flow *b = t->v[j];
+		while (lo < hi) {	/* the first flow from a's destination to its source */
+			int mid = lo + (hi - lo) / 2;
 
-			if (j == i || b->key.v6 != a->key.v6 || memcmp(b->key.src, a->key.dst, 16) ||
-			    memcmp(b->key.dst, a->key.src, 16))
-				continue;
-			count++;
-			only = b;
+			if (hosts_cmp3(&by[mid]->key, a->key.v6, a->key.dst, a->key.src) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		if (count == 1 && only->reverse < 0)
-			pair(t, a, only);
+		if (lo < t->n && !hosts_cmp3(&by[lo]->key, a->key.v6, a->key.dst, a->key.src) &&
+		    (lo + 1 == t->n || hosts_cmp3(&by[lo + 1]->key, a->key.v6, a->key.dst, a->key.src)) &&
+		    by[lo] != a && by[lo]->reverse < 0)
+			pair(t, a, by[lo]);
 	}
+	free(by);
 }
 
 const char *flow_addr(const uint8_t *a, int v6, char *buf, size_t len)

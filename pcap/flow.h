@@ -31,7 +31,8 @@
  *     of a PSN at or after it (at most FLOW_PENDING outstanding; the oldest
  *     is dropped when full, and counted);
  *   - ECN: packets CE-marked, ECT; CNPs; UDP source ports (the first
- *     FLOW_SPORTS distinct, and how many in all); opcodes; bytes; first and
+ *     FLOW_SPORTS distinct, whether there were more, and how often the port
+ *     changed from one packet to the next); opcodes; bytes; first and
  *     last time; a throughput timeline of FLOW_BUCKETS buckets whose width
  *     doubles (buckets merge pairwise) as the capture grows.
  *
@@ -116,9 +117,11 @@ struct flow {
 	struct flow_event cnp_ev[FLOW_EVENTS];
 	int ncnp_ev;
 
-	uint16_t sports[FLOW_SPORTS];
-	int nsports;
-	uint64_t sport_changes;
+	uint16_t sports[FLOW_SPORTS];	/* the first FLOW_SPORTS distinct ones */
+	int nsports, sports_more;	/* sports_more: there were others */
+	uint16_t last_sport;
+	uint64_t sport_changes;		/* packets whose port differed from the one before */
+	int pair_tried;			/* flows in the table when pairing last failed */
 
 	/* timeline: bytes per bucket of width bucket_w seconds from t0 */
 	double t0, bucket_w;
@@ -127,6 +130,7 @@ struct flow {
 
 struct flow_pfc {
 	uint64_t frames[8], xoff[8], xon[8], quanta[8];
+	int have;		/* first is set */
 	double bucket_w;	/* the timeline: frames per priority per bucket from the capture's start */
 	uint32_t timeline[8][FLOW_BUCKETS];
 	uint64_t pause_frames, pause_quanta;	/* 802.3x */

@@ -13,6 +13,7 @@
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,7 +254,7 @@ static int polarization(int argc, const char **argv)
 		OPT_INT(0, "flow-label", &o.flow_label, "BASE", "-t verbs: flow label of the first flow (default: the source ports' numbers)", 1, 0xFFFFF),
 		OPT_INT(0, "sweep", &o.sweep, "S", "entropy sets to try, one after another (default 1)", 1, 1000),
 		OPT_INT(0, "paths", &o.paths, "P", "equal-cost paths between the endpoints: needed for the verdict", 1, 4096),
-		OPT_SECONDS(0, "link-rate", &o.link_rate, "GBPS", "capacity of one path in Gb/s (default: the fastest flow's rate)"),
+		OPT_NUMBER(0, "link-rate", &o.link_rate, "GBPS", "capacity of one path in Gb/s (default: the fastest flow's rate)"),
 		OPT_BOOL(0, "trace", &o.trace, "after each set, trace every flow's path with TCP SYNs of its own 5-tuple (root): names the links that carried the most flows"),
 		OPT_SECONDS('D', "duration", &o.duration, "SECONDS", "measure each set this long (default 3)"),
 		OPT_STRING('s', "size", &o.size, "SIZE", "message size (default 64K)"),
@@ -277,11 +278,11 @@ static int polarization(int argc, const char **argv)
 	int nargs, rc, s, best = 0;
 	const char *host;
 
+	fs_set_progname("fabscope probe polarization");
 	rc = opts_parse(argc, argv, tab, polar_usage, polar_about, &nargs);
 	if (rc)
 		return rc == OPTS_HELP ? 0 : -rc;
 	fs_set_verbosity(o.verbose);
-	fs_set_progname("fabscope probe polarization");
 	if (nargs != 1) {
 		rc = fs_err_usage(nargs ? "give one HOST" : "missing HOST: the address of a 'fabscope bw --server'");
 		goto out_opts;
@@ -511,49 +512,98 @@ static int child_start(struct child *ch, const char **argv, int argc, int pipe_r
 	return 0;
 }
 
+/* Its JSON lines into recs (NULL: dropped). */
+static void child_records(const char *buf, size_t len, json_t *recs)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		json_t *rec = json_loadb(p, n, 0, NULL);
+
+		if (recs && json_is_object(rec) && json_object_get(rec, "schema"))
+			json_array_append(recs, rec);
+		json_decref(rec);
+		p += n + 1;
+	}
+}
+
 /*
  * Wait for the child at most wait_s seconds, then end it; its records into
- * recs (NULL: dropped).  Its exit status as a negative FS_EXIT code, or 0.
+ * recs (NULL: dropped).  The pipe is read while it runs (a child writing
+ * more than a pipe holds would otherwise wait on us for ever).  Its exit
+ * status as a negative FS_EXIT code, or 0.
  */
 static int child_finish(struct child *ch, double wait_s, json_t *recs)
 {
-	int st = 0, i;
-	pid_t r = 0;
+	uint64_t deadline = clock_ns() + (uint64_t)(wait_s * 1e9);
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int st = 0, i, done = 0;
+	pid_t r;
 
 	if (ch->pid <= 0)
 		return 0;
-	for (i = 0; i < (int)(wait_s * 20) && !(r = waitpid(ch->pid, &st, WNOHANG)); i++)
-		usleep(50000);
-	if (!r) {
+	while (ch->fd >= 0 && clock_ns() < deadline) {	/* until EOF: it exited or closed it */
+		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+		int left = (int)((deadline - clock_ns()) / 1000000);
+		ssize_t n;
+
+		if (poll(&pfd, 1, left > 0 ? left : 0) <= 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (len + 65536 > cap) {
+			char *nb = realloc(buf, cap = cap ? 2 * cap : 131072);
+
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		n = read(ch->fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(ch->fd);
+			ch->fd = -1;
+			break;
+		}
+		len += (size_t)n;
+	}
+	for (;;) {	/* its exit, within what is left of the time */
+		r = waitpid(ch->pid, &st, WNOHANG);
+		if (r == ch->pid) {
+			done = 1;
+			break;
+		}
+		if (r < 0 && errno != EINTR)
+			break;
+		if (clock_ns() >= deadline)
+			break;
+		usleep(20000);
+	}
+	if (!done && r >= 0) {
 		kill(ch->pid, SIGTERM);
-		for (i = 0; i < 40 && !(r = waitpid(ch->pid, &st, WNOHANG)); i++)
-			usleep(50000);
+		for (i = 0; i < 100 && !(r = waitpid(ch->pid, &st, WNOHANG)); i++)
+			usleep(20000);
 		if (!r) {
 			kill(ch->pid, SIGKILL);
-			while (waitpid(ch->pid, &st, 0) < 0 && errno == EINTR)
+			while ((r = waitpid(ch->pid, &st, 0)) < 0 && errno == EINTR)
 				;
 		}
+		done = r == ch->pid;
 	}
 	if (ch->fd >= 0) {
-		FILE *f = fdopen(ch->fd, "r");
-		char *line = NULL;
-		size_t cap = 0;
-
-		while (f && getline(&line, &cap, f) > 0) {
-			json_t *rec = json_loads(line, 0, NULL);
-
-			if (recs && json_is_object(rec) && json_object_get(rec, "schema"))
-				json_array_append(recs, rec);
-			json_decref(rec);
-		}
-		free(line);
-		if (f)
-			fclose(f);
-		else
-			close(ch->fd);
+		close(ch->fd);
 		ch->fd = -1;
 	}
+	child_records(buf ? buf : "", len, recs);
+	free(buf);
 	ch->pid = 0;
+	if (!done)
+		return -FS_EXIT_PEER;	/* (not ours to wait for any more: it is gone) */
 	if (WIFEXITED(st))
 		return -WEXITSTATUS(st);
 	return -FS_EXIT_PEER;
@@ -916,9 +966,9 @@ static int pfc_probe(int argc, const char **argv)
 		OPT_SECONDS0(0, "before", &o.before, "SECONDS", "sample so long before the load (default 2)"),
 		OPT_SECONDS('D', "duration", &o.during, "SECONDS", "the load phase (default 10)"),
 		OPT_SECONDS0(0, "after", &o.after, "SECONDS", "sample so long after it (default 2)"),
-		OPT_SECONDS(0, "link-rate", &o.link_rate, "GBPS", "link speed for paused time from frames (default: the interface's)"),
+		OPT_NUMBER(0, "link-rate", &o.link_rate, "GBPS", "link speed for paused time from frames (default: the interface's)"),
 		OPT_INT(0, "quanta", &o.quanta, "Q", "quanta each counted frame asks for, for estimates (default 65535)", 1, 65535),
-		OPT_SECONDS(0, "storm-fraction", &o.storm_fraction, "F", "an interval paused more than this counts to a storm (default 0.99)"),
+		OPT_NUMBER(0, "storm-fraction", &o.storm_fraction, "F", "an interval paused more than this counts to a storm (default 0.99)"),
 		OPT_INT(0, "storm-intervals", &o.storm_intervals, "N", "so many such intervals in a row make a storm (default 3)", 1, 1000000),
 		OPT_INT(0, "prio", &o.prio, "P", "the priority to show even when quiet (default: --tclass's DSCP / 8)", 0, 7),
 		OPT_GROUP("Load"),
@@ -1025,6 +1075,10 @@ static int pfc_probe(int argc, const char **argv)
 		if ((rc = pfcap_start(&run.cap, o.ifname, link)))
 			goto out;
 		run.caps = calloc((size_t)samples, sizeof(*run.caps));
+		if (!run.caps) {
+			rc = fs_err_env("out of memory for %d samples", samples);
+			goto out;
+		}
 		run.ncaps = samples;
 		snprintf(sources + strlen(sources), sizeof(sources) - strlen(sources), ", capture %s", o.ifname);
 	}

@@ -142,6 +142,18 @@ test_expect_success $P 'incast: a sender runs flows on a traffic class to a targ
 	jq -e ".[0].role == \"target\" and .[0].verdict == \"clean\"" target.json
 '
 
+# 300 flows write more records than a pipe holds: the probe reads them while the load runs
+test_expect_success $P 'a sender with 300 flows: every record of the load read, its rate kept' '
+	fixture fxq &&
+	"$FABSCOPE" bw --server --once -p $((PORT + 1)) --bind 127.0.0.1 >srvq.log 2>&1 &
+	spq=$! &&
+	test_wait_for 10 eval "ss -ltnH \"sport = :$((PORT + 1))\" | grep -q ." &&
+	"$FABSCOPE" probe pfc 127.0.0.1 -p $((PORT + 1)) -i eth2 --counters-root fxq -q 300 -s 4K -D 1 \
+		--before 0 --after 0.2 --interval 0.2 --json >q300.json 2>q300.err &&
+	wait $spq &&
+	jq -e ".[0].metrics.load_gbps > 0 and .[0].load_error == null and .[0].params.flows == 300" q300.json
+'
+
 test_expect_success $P 'bad options: one line, exit 2; a missing interface: one line, exit 3' '
 	test_expect_exit 2 "$FABSCOPE" probe pfc 2>e1 &&
 	test_grep "which port?" e1 && test $(wc -l <e1) = 1 &&

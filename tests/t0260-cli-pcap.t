@@ -47,7 +47,7 @@ test_expect_success $P 'a gap, a NAK and the go-back-N resend across the PSN wra
 		and .psn_last == 1 and .reverse == 1 and .ack_latency_s.n == 22" &&
 	flow nak.pcap 0x000022 ".naks[\"psn-seq-error\"] == 1 and .acks == 3 and .reverse == 0" &&
 	"$FABSCOPE" pcap nak.pcap >nak.txt &&
-	test_grep "\[error\] QP 0x000011 10.0.0.1 -> 10.0.0.2: 1 retransmission burst (6 packets sent again) after 1 NAK psn-seq-error (the first at 0.300 s, PSN 0xfffffc); the first at 0.400 s from PSN 0xfffffc" nak.txt
+	test_grep "\[error\] QP 0x000011 10.0.0.1 -> 10.0.0.2: 1 retransmission burst (6 packets sent again) after 1 NAK psn-seq-error (the first at 0.300 s, PSN 0xfffffc) and 1 PSN gap (lost before the capture point); the first at 0.400 s from PSN 0xfffffc" nak.txt
 '
 
 test_expect_success $P 'lost and never resent; late packets are out of order, not lost' '
@@ -74,6 +74,44 @@ test_expect_success $P 'READ: the responses take PSNs, their gaps are losses on 
 	flow read.pcap 0x000041 ".psn.gaps == 0 and .psn.lost == 0 and .requests == 2 and .ack_latency_s.n == 2" &&
 	flow read.pcap 0x000042 ".read_responses == 3 and .psn.gaps == 1 and .psn.lost == 1" &&
 	flow read.pcap 0x000041 "(.ack_latency_s.p50 - 0.1 | fabs) < 0.01"
+'
+
+# the responder's READ responses skip the PSNs the requester spent on other requests
+test_expect_success $P 'READs between WRITEs: no false gap on the way back; a re-READ is a resend' '
+	gen mixed.pcap \
+		"rc write_only qpn=0x43 psn=100 len=64 $W time=3.1" \
+		"rc read_req qpn=0x43 psn=101 dmalen=1024 $W time=3.2" \
+		"rc write_only qpn=0x43 psn=105 len=64 $W time=3.3" \
+		"rc read_req qpn=0x43 psn=106 dmalen=200 $W time=3.4" \
+		"rc read_resp_first qpn=0x44 psn=101 len=256 $R time=3.5" \
+		"rc read_resp_middle qpn=0x44 psn=102 len=256 $R time=3.6" \
+		"rc read_resp_middle qpn=0x44 psn=103 len=256 $R time=3.7" \
+		"rc read_resp_last qpn=0x44 psn=104 len=256 $R time=3.8" \
+		"rc read_resp_only qpn=0x44 psn=106 len=200 $R time=3.9" \
+		"rc read_req qpn=0x43 psn=103 dmalen=512 $W time=4.1" &&
+	flow mixed.pcap 0x000044 ".read_responses == 5 and .psn.gaps == 0 and .psn.lost == 0" &&
+	flow mixed.pcap 0x000043 ".psn.gaps == 0 and .psn.out_of_order == 0 and .psn.duplicates == 1"
+'
+
+test_expect_success $P 'a capture that starts with a PFC frame; NAK times by code; ports; unanswered' '
+	gen pfc0.pcap "pfc prio=2 quanta=10 time=1.0" "pfc prio=2 quanta=10 time=1.5" \
+		"rc send_only qpn=0x55 psn=1 len=10 $W time=1.9" &&
+	"$FABSCOPE" pcap pfc0.pcap >pfc0.txt &&
+	test_grep "from 0.000 s to 0.500 s" pfc0.txt &&
+	gen naks.pcap "rc send_only qpn=0x56 psn=1 len=10 ackreq $W count=5 time=1.0" \
+		"ack qpn=0x57 psn=2 nak=seq $R time=2.0" "ack qpn=0x57 psn=3 nak=access $R time=6.0" &&
+	"$FABSCOPE" pcap naks.pcap >naks.txt &&
+	test_grep "1 NAK remote-access-error, the first at 5.000 s (PSN 0x000003)" naks.txt &&
+	gen ports.pcap "rc send_only qpn=0x58 psn=1 len=10 sport=1000 $W" "rc send_only qpn=0x58 psn=2 len=10 sport=2000 $W" \
+		"rc send_only qpn=0x58 psn=3 len=10 sport=1000 $W" "rc send_only qpn=0x58 psn=4 len=10 sport=2000 $W" &&
+	flow ports.pcap 0x000058 ".udp_sport_changes == 3 and .udp_sports == [1000, 2000]" &&
+	gen unans.pcap "rc write_only qpn=0x59 psn=1 len=10 ackreq $W count=2 time=1.0" \
+		"ack qpn=0x5a psn=2 $R time=1.1" "rc write_only qpn=0x59 psn=3 len=10 ackreq $W count=3 time=1.2" &&
+	flow unans.pcap 0x000059 ".psn.unanswered == 3 and .ack_latency_s.n == 2" &&
+	"$FABSCOPE" pcap unans.pcap >unans.txt &&
+	test_grep "3 requests were never acknowledged before the capture ended" unans.txt &&
+	test_expect_exit 2 "$FABSCOPE" pcap unans.pcap --link-speed 25ms 2>e &&
+	test_grep "expected a number" e
 '
 
 test_expect_success $P 'RNR NAKs, a fatal NAK, CE marks, CNPs, PFC and PAUSE frames' '

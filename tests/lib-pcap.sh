@@ -1,0 +1,107 @@
+# shellcheck shell=bash
+# tests/lib-pcap.sh - fabscope pcap against tshark on a real capture, for
+# t0270-unit-pcap-golden.t (the captures kept here) and t3020-vm-pcap.t (fresh ones from the
+# VM).  Sourced by the test script, after test-lib.sh; each function runs in a test body in
+# the trash directory and fails (saying why) when the two disagree.
+#
+#	pcap_analyze FILE     fabscope pcap --json FILE into FILE.json, its text into FILE.txt
+#	pcap_vs_tshark FILE   per flow (source IP, destination IP, destination QP - a flow as
+#	                      pcap/flow.h defines it): packets, requests, NAKs, RNR NAKs and NAKs
+#	                      by code as tshark decodes each packet; and the resends: "seen" are
+#	                      the packets whose PSN the same flow carried earlier in the file
+#	                      (requests, or READ responses on the way back: the packets whose PSNs
+#	                      the flow table tracks), "behind" those behind the flow's highest PSN
+#	                      not carried before.  In a flow without PSN gaps only a READ request
+#	                      resending the rest of a READ is behind (its PSN is one of the first
+#	                      READ's response PSNs, never sent as a request): fabscope's duplicates
+#	                      plus out-of-order packets are then exactly seen + behind, and its
+#	                      duplicates at least seen (it counts a READ remainder as out of order
+#	                      when it starts a resend, as a duplicate inside one).  In a flow with
+#	                      gaps a packet filling one may be a resend or late: seen <= duplicates
+#	pcap_findings_name FILE
+#	                      a flow with retransmission bursts or PSN gaps has a finding that
+#	                      names it ("QP Q SRC -> DST:"); N NAKs of a code in a flow are told
+#	                      (" N NAK CODE") by a finding of that flow or of its reverse (the
+#	                      resend they caused); in the JSON (findings[].flow) and the text
+
+pcap_analyze() {
+	"$FABSCOPE" pcap "$1" --json >"$1.json" || { echo "fabscope pcap --json $1 failed"; return 1; }
+	"$FABSCOPE" pcap "$1" >"$1.txt" || { echo "fabscope pcap $1 failed"; return 1; }
+}
+
+# tshark's per-packet view: source, destination, destination QP (0x%06x), opcode, PSN and
+# the AETH syndrome (empty without one), all decimal but the QP
+pcap_tshark_() {
+	tshark -r "$1" -Y infiniband.bth -T fields -E separator=/t -E occurrence=f \
+		-e ip.src -e ip.dst -e infiniband.bth.destqp -e infiniband.bth.opcode \
+		-e infiniband.bth.psn -e infiniband.aeth.syndrome 2>/dev/null >"$1.tshark" ||
+		{ echo "tshark cannot read $1"; return 1; }
+	test -s "$1.tshark" || { echo "tshark found no RoCEv2 packet in $1"; return 1; }
+}
+
+pcap_vs_tshark() {
+	local f=$1
+	pcap_tshark_ "$f" || return 1
+	: >"$f.tshark-naks"
+	# flows: "SRC DST QPN packets requests naks rnr seen behind"; naks by code: "SRC DST QPN CODE N"
+	awk -F'\t' -v naks="$f.tshark-naks" '
+		BEGIN { split("psn-seq-error invalid-request remote-access-error remote-op-error invalid-rd-request", name, " ") }
+		{
+			k = $1 " " $2 " " $3; pk[k]++; op = $4 + 0
+			if ($6 != "") {
+				s = $6 + 0
+				if (s >= 96 && s < 128) { nak[k]++; c = s % 32; nk[k " " (c < 5 ? name[c + 1] : "reserved-nak")]++ }
+				else if (s >= 32 && s < 64) rnr[k]++
+			}
+			# the requests of pcap/roce.c (RC and UC), and READ responses: PSN-tracked
+			isreq = op <= 12 || op == 19 || op == 20 || op == 22 || op == 23 || op == 28 || op == 29 ||
+				(op >= 32 && op <= 43)
+			if (isreq) req[k]++
+			if (isreq || (op >= 13 && op <= 16)) {
+				p = $5 + 0
+				if ((k SUBSEP p) in seen) dup[k]++
+				else if (k in top && (p - top[k] + 16777216) % 16777216 >= 8388608) behind[k]++
+				seen[k, p] = 1
+				if (!(k in top) || (p - top[k] + 16777216) % 16777216 < 8388608) top[k] = p
+			}
+		}
+		END {
+			for (k in pk) printf "%s %d %d %d %d %d %d\n", k, pk[k], req[k], nak[k], rnr[k], dup[k], behind[k]
+			for (k in nk) printf "%s %d\n", k, nk[k] >naks
+		}' "$f.tshark" | sort >"$f.tshark-flows" || return 1
+	sort -o "$f.tshark-naks" "$f.tshark-naks" || return 1
+	jq -r '.flows[] | "\(.src) \(.dst) \(.qpn) \(.packets) \(.requests) \([.naks[]] | add // 0) \(.rnr_naks)"' \
+		"$f.json" | sort >"$f.ours-flows" &&
+	jq -r '.flows[] | . as $x | .naks | to_entries[] | "\($x.src) \($x.dst) \($x.qpn) \(.key) \(.value)"' \
+		"$f.json" | sort >"$f.ours-naks" || return 1
+	cut -d" " -f1-7 "$f.tshark-flows" >"$f.tshark-flows7"
+	test_cmp "$f.tshark-flows7" "$f.ours-flows" || { echo "$f: flows differ (src dst qpn packets requests naks rnr)"; return 1; }
+	test_cmp "$f.tshark-naks" "$f.ours-naks" || { echo "$f: NAKs by code differ"; return 1; }
+	# the resends, flow by flow: "SRC/DST/QPN SEEN BEHIND DUPLICATES OUT-OF-ORDER GAPS"
+	jq -r '.flows[] | "\(.src)/\(.dst)/\(.qpn) \(.psn.duplicates) \(.psn.out_of_order) \(.psn.gaps)"' "$f.json" |
+		sort >"$f.ours-dups" &&
+	awk '{ print $1 "/" $2 "/" $3, $8, $9 }' "$f.tshark-flows" | sort >"$f.tshark-dups" &&
+	join "$f.tshark-dups" "$f.ours-dups" >"$f.dups" || return 1
+	test "$(wc -l <"$f.dups")" = "$(wc -l <"$f.ours-flows")" || { echo "$f: flows do not pair up:"; cat "$f.dups"; return 1; }
+	awk '$2 > $4 || ($6 == 0 && $2 + $3 != $4 + $5) {
+			bad = 1
+			print "resends differ: flow " $1 ": tshark " $2 " seen again and " $3 " behind, fabscope " $4 " duplicates and " $5 " out of order (" $6 " gaps)"
+		}
+		END { exit bad }' "$f.dups"
+}
+
+pcap_findings_name() {
+	local f=$1 bad=0 idx text
+	# one line per thing a finding must say: "FLOW-INDEXES|TEXT" (indexes space-separated)
+	jq -r '.flows[] |
+		(select(.psn.retransmission_bursts > 0 or .psn.gaps > 0) | "\(.index)|QP \(.qpn) \(.src) -> \(.dst):"),
+		(. as $x | .naks | to_entries[] | "\($x.index) \($x.reverse)| \(.value) NAK \(.key)")' \
+		"$f.json" >"$f.must-say" || return 1
+	while IFS='|' read -r idx text; do
+		jq -e --arg t "$text" --arg i "$idx" '($i | split(" ") | map(tonumber)) as $i |
+			any(.findings[]; (.flow as $f | $i | index($f)) != null and (.text | contains($t)))' \
+			"$f.json" >/dev/null || { echo "$f: no finding of flow $idx says '$text'"; bad=1; }
+		grep -qF -- "$text" "$f.txt" || { echo "$f: the text does not say '$text'"; bad=1; }
+	done <"$f.must-say"
+	return $bad
+}
