@@ -3,41 +3,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "reader.h"
 
 #define PCAP_MAGIC_US 0xa1b2c3d4u
 #define PCAP_MAGIC_NS 0xa1b23c4du
-#define REC_MAX (16u << 20)	/* a record longer than this is not a packet */
-#define WINDOW ((size_t)8 << 20)	/* mapped ahead in one go, dropped behind */
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22	/* Linux 5.14 */
-#endif
-
-/*
- * The window ahead of off gets its page tables in one call (cheaper than a
- * fault per page), the one behind is dropped from this process (the page
- * cache keeps it): the resident size stays about two windows, whatever the
- * size of the file.  Both are hints: a kernel without them faults as usual.
- */
-static void slide(struct reader *r)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), from, len, behind;
-
-	from = r->win_end;
-	len = from < r->size ? (r->size - from < WINDOW ? r->size - from : WINDOW) : 0;
-	if (len)
-		madvise((void *)(r->map + from), len, MADV_POPULATE_READ);
-	r->win_end = from + len;
-	behind = r->off > WINDOW ? (r->off - WINDOW) / page * page : 0;
-	if (behind > r->dropped) {
-		madvise((void *)(r->map + r->dropped), behind - r->dropped, MADV_DONTNEED);
-		r->dropped = behind;
-	}
-}
+#define REC_MAX (1u << 20)	/* a record longer than this is not a packet (snap lengths: 256 KiB) */
+#define BUF_SIZE ((size_t)8 << 20)	/* read() this much at a time, records parsed in place */
 
 static uint32_t get32(const struct reader *r, size_t off)
 {
@@ -47,25 +21,49 @@ static uint32_t get32(const struct reader *r, size_t off)
 	return r->swapped ? __builtin_bswap32(v) : v;
 }
 
+/* More of the file into the buffer: what is left of it moved to its front. */
+static int refill(struct reader *r)
+{
+	size_t left = r->size - r->off;
+	ssize_t n;
+
+	memmove(r->buf, r->buf + r->off, left);
+	r->size = left;
+	r->off = 0;
+	while (r->size < BUF_SIZE) {
+		n = read(r->fd, r->buf + r->size, BUF_SIZE - r->size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(r->err, sizeof(r->err), "reading: %s", strerror(errno));
+			return -1;
+		}
+		if (!n) {
+			r->eof = 1;
+			break;
+		}
+		r->size += (size_t)n;
+	}
+	r->map = r->buf;
+	return 0;
+}
+
 static int open_mapped(struct reader *r, const char *path)
 {
-	struct stat st;
 	uint32_t magic;
-	void *m;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 24) {
+	r->buf = malloc(BUF_SIZE);
+	if (!r->buf) {
 		close(fd);
 		return -1;
 	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return -1;
-	r->map = m;
-	r->size = (size_t)st.st_size;
+	r->fd = fd;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (refill(r) || r->size < 24)
+		goto not_ours;
 	memcpy(&magic, r->map, 4);
 	if (magic == PCAP_MAGIC_US || magic == PCAP_MAGIC_NS) {
 		r->swapped = 0;
@@ -73,18 +71,23 @@ static int open_mapped(struct reader *r, const char *path)
 		r->swapped = 1;
 		magic = __builtin_bswap32(magic);
 	} else {
-		munmap((void *)r->map, r->size);
-		r->map = NULL;
-		return -1;	/* pcapng or something else: libpcap's to read */
+		goto not_ours;	/* pcapng or something else: libpcap's to read */
 	}
 	r->nano = magic == PCAP_MAGIC_NS;
 	r->snaplen = get32(r, 16);
 	r->linktype = (int)(get32(r, 20) & 0x03ffffff);	/* the low bits: FCS length above */
 	r->off = 24;
 	r->mapped = 1;
-	madvise((void *)r->map, r->size, MADV_SEQUENTIAL);
-	slide(r);
 	return 0;
+not_ours:
+	close(fd);
+	free(r->buf);
+	r->buf = NULL;
+	r->map = NULL;
+	r->fd = -1;
+	r->size = r->off = 0;
+	r->err[0] = 0;
+	return -1;
 }
 
 int reader_open(struct reader *r, const char *path)
@@ -118,10 +121,10 @@ int reader_next(struct reader *r, struct pcap_pkthdr *hdr, const uint8_t **data)
 	if (r->mapped) {
 		uint32_t cap, len;
 
+		if (r->size - r->off < 16 + REC_MAX && !r->eof && refill(r))
+			return -1;
 		if (r->off == r->size)
 			return 0;
-		if (r->off + 65536 > r->win_end && r->win_end < r->size)
-			slide(r);
 		if (r->size - r->off < 16) {
 			snprintf(r->err, sizeof(r->err), "a record header cut after %zu of 16 bytes",
 				 r->size - r->off);
@@ -130,8 +133,7 @@ int reader_next(struct reader *r, struct pcap_pkthdr *hdr, const uint8_t **data)
 		cap = get32(r, r->off + 8);
 		len = get32(r, r->off + 12);
 		if (cap > REC_MAX) {
-			snprintf(r->err, sizeof(r->err), "a record of %u bytes at offset %zu: not a packet", cap,
-				 r->off);
+			snprintf(r->err, sizeof(r->err), "a record of %u bytes: not a packet", cap);
 			return -1;
 		}
 		if (r->size - r->off - 16 < cap) {
@@ -175,8 +177,9 @@ pcap_t *reader_pcap(struct reader *r)
 
 void reader_close(struct reader *r)
 {
-	if (r->map)
-		munmap((void *)r->map, r->size);
+	if (r->mapped && r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
 	if (r->h)
 		pcap_close(r->h);	/* closes r->fp too */
 	memset(r, 0, sizeof(*r));

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Reading a capture file packet by packet, fast.  A classic pcap file
- * (either byte order, microsecond or nanosecond timestamps) is mapped
- * into memory and its records walked in place: no copy, no call per
- * packet into libpcap.  Anything else (pcapng, compressed, a pipe) goes
- * through libpcap's offline reader.  Every record header is checked
- * against the end of the file: a record that runs past it (a capture cut
- * short) ends the reading with an error message, after every whole
- * record before it.  The mapping is populated a window ahead and dropped a
- * window behind, so the resident memory stays bounded on files of any size.
+ * (either byte order, microsecond or nanosecond timestamps) is read in
+ * blocks of BUF_SIZE (8 MiB) and its records walked in place: no copy per
+ * packet, no call per packet into libpcap, and the memory of one buffer
+ * whatever the size of the file (mapping the file instead measured slower
+ * here: a TLB miss per page under virtualization costs more than the
+ * kernel's copy).  Anything else (pcapng, compressed) goes through
+ * libpcap's offline reader.  Every record header is checked against the
+ * end of the data: a record that runs past the end of the file (a capture
+ * cut short) ends the reading with an error message, after every whole
+ * record before it; a record longer than 1 MiB is not a packet (snap
+ * lengths stop at 256 KiB) and ends it too.
  */
 #ifndef FS_PCAP_READER_H
 #define FS_PCAP_READER_H
@@ -20,10 +23,11 @@
 #include <pcap/pcap.h>
 
 struct reader {
-	int mapped;		/* the fast path */
+	int mapped;		/* the fast path: classic pcap read in blocks */
 	const uint8_t *map;
 	size_t size, off;
-	size_t win_end, dropped;	/* mapped ahead up to win_end; dropped before */
+	int fd, eof;
+	uint8_t *buf;		/* the buffered part of the file; map points at it */
 	int swapped;
 	uint32_t snaplen;
 	int nano;		/* timestamps' fractions are nanoseconds */

@@ -204,7 +204,34 @@ test_expect_success $P,GNUPLOT '--plot: the busiest flows and the PFC frames ove
 	test_grep "findings" x.out
 '
 
-# classic pcap files are mapped and walked in place; pcapng goes through libpcap's reader
+# swap FILE OUT: the same capture written big-endian (every header field byte-swapped)
+swap() {
+	perl -e '
+		local $/; open(my $f, "<:raw", $ARGV[0]) or die; my $d = <$f>;
+		my @g = unpack("V v v V V V V", substr($d, 0, 24));
+		my $o = pack("N n n N N N N", @g); my $p = 24;
+		while ($p + 16 <= length $d) {
+			my @h = unpack("V4", substr($d, $p, 16));
+			$o .= pack("N4", @h) . substr($d, $p + 16, $h[2]); $p += 16 + $h[2];
+		}
+		open(my $w, ">:raw", $ARGV[1]) or die; print $w $o;' "$1" "$2"
+}
+
+test_expect_success $P 'a big-endian pcap reads the same; a record too long to be a packet is said' '
+	swap nak.pcap nak-be.pcap &&
+	! cmp -s nak.pcap nak-be.pcap &&
+	"$FABSCOPE" pcap nak-be.pcap --json | jq -S "del(.file)" >be.json &&
+	"$FABSCOPE" pcap nak.pcap --json | jq -S "del(.file)" >le.json &&
+	test_cmp le.json be.json &&
+	cap=$(od -A n -t u4 -j 32 -N 4 nak.pcap) &&
+	{ head -c $((24 + 16 + cap)) nak.pcap && printf "\001\000\000\000\000\000\000\000\377\377\377\177\377\377\377\177" &&
+	  head -c 200 /dev/zero; } >huge.pcap &&
+	"$FABSCOPE" pcap huge.pcap --json >huge.json 2>huge.err &&
+	jq -e ".summary.packets == 1" huge.json &&
+	test_grep "a record of 2147483647 bytes: not a packet" huge.err
+'
+
+# classic pcap files are read in blocks and walked in place; pcapng goes through libpcap's reader
 test_expect_success $P,EDITCAP 'pcapng: the same analysis as the pcap it was converted from' '
 	editcap -F pcapng nak.pcap nak.pcapng &&
 	"$FABSCOPE" pcap nak.pcapng --json | jq -S "del(.file)" >ng.json &&
