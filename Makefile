@@ -84,7 +84,7 @@ CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.c fleet/results.c fleet/analyze.c fleet/run.c
-REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/pfc.c report/cmd.c
+REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/polar.c report/pfc.c report/cmd.c
 PROBES_SRC := probes/polar.c probes/probe.c probes/trace.c probes/counters.c probes/pfc.c \
 	      probes/pfcap.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Inside the report's renderings: what render.c and pfc.c share.  render.c
- * walks the sections (report.h: report_md, report_html, report_json,
- * report_exposition); pfc.c renders the PFC pauses section for each.
+ * Inside the report's renderings: what render.c, polar.c and pfc.c share.
+ * render.c walks the sections (report.h: report_md, report_html,
+ * report_json, report_exposition); polar.c renders the hash polarization
+ * section for each, pfc.c the PFC pauses section.
  */
 #ifndef FS_REPORT_RENDER_H
 #define FS_REPORT_RENDER_H
@@ -27,6 +28,22 @@ struct report_buf {
 
 /* appends printf-style to b */
 void report_bput(struct report_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * polar.c: the hash polarization section.  report_md_polar and
+ * report_html_polar write nothing when neither the first run nor the
+ * second has polarization records; report_polar_exposition always writes
+ * the HELP and TYPE lines of its families.
+ */
+
+/* "## Hash polarization": a row per set of the probe, the collisions of the polarized ones, the worst run */
+void report_md_polar(const struct report *rep, FILE *f);
+/* the same as <h2>Hash polarization</h2>, a table and a list */
+void report_html_polar(const struct report *rep, FILE *f);
+/* run r's probe records for the JSON summary: the verdicts, without the per-flow detail */
+json_t *report_polar_json(const struct rrun *r);
+/* the fabscope_polarization_* families, a sample per set of the probe */
+void report_polar_exposition(const struct report *rep, struct report_buf *b);
 
 /*
  * pfc.c: the PFC pauses section.  report_md_pfc and report_html_pfc write

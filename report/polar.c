@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The report's hash polarization section, in every rendering: a row per
+ * set of the polarization probe (paths used against uniform hashing) with
+ * the collisions of the polarized ones under it in Markdown and HTML, the
+ * probe's verdicts in the JSON summary, and their families in the
+ * Prometheus text for --push.  render.c places it among the other sections.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/record.h"
+#include "push.h"
+#include "render.h"
+#include "report.h"
+
+/* ---- polarization ---- */
+
+/* the section shows when the first run, or the second, has the probe's records */
+static int polar_shown(const struct report *rep)
+{
+	return rep->nruns && (json_array_size(rep->runs[0].polar) ||
+			      (rep->nruns > 1 && json_array_size(rep->runs[1].polar)));
+}
+
+/* "13 flows filled about 1 link (1/11..1/15 each): 40000, 40001, ...", group by group */
+static void polar_groups(json_t *rec, char *buf, size_t len)
+{
+	json_t *groups = json_object_get(rec, "collision_groups"), *g, *e;
+	size_t n = 0, i, j;
+
+	buf[0] = 0;
+	json_array_foreach(groups, i, g) {
+		int kmin = (int)record_num(g, "sharing_min", 1), kmax = (int)record_num(g, "sharing_max", 1);
+		int cnt = (int)record_num(g, "flows", 0);
+
+		if (kmax < 2 || n >= len)
+			continue;	/* flows alone on their paths collided with nothing */
+		if (kmin == kmax)
+			n += (size_t)snprintf(buf + n, len - n, "%s%d flows filled about %.1f link%s (1/%d each): ",
+					      n ? "; " : "", cnt, record_num(g, "links", 0),
+					      record_num(g, "links", 0) < 1.5 ? "" : "s", kmin);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%s%d flows filled about %.1f link%s (1/%d..1/%d each): ",
+					      n ? "; " : "", cnt, record_num(g, "links", 0),
+					      record_num(g, "links", 0) < 1.5 ? "" : "s", kmin, kmax);
+		json_array_foreach(json_object_get(g, "entropy"), j, e) {
+			if (n >= len)
+				break;
+			if (j == 8) {
+				n += (size_t)snprintf(buf + n, len - n, ", ...");
+				break;
+			}
+			n += (size_t)snprintf(buf + n, len - n, "%s%lld", j ? ", " : "", (long long)json_integer_value(e));
+		}
+	}
+	if (!buf[0])
+		snprintf(buf, len, "every flow had a path to itself");
+	n = strlen(buf);
+	json_array_foreach(json_object_get(rec, "links"), i, g) {	/* --trace: the busiest links */
+		if (i == 4 || n >= len)
+			break;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s -> %s (%lld flows)", i ? ", " : ". Traced, the busiest links: ",
+				      record_str(g, "from", "?"), record_str(g, "to", "?"),
+				      (long long)json_integer_value(json_object_get(g, "flows")));
+	}
+}
+
+/* worst run of the probes: the one with the fewest paths used on average */
+static int polar_worst(const struct report *rep, double *used, int *polarized)
+{
+	int ri, w = -1;
+
+	for (ri = 0; ri < rep->nruns; ri++) {
+		json_t *rec;
+		size_t k;
+		double sum = 0;
+		int n = 0, pol = 0;
+
+		json_array_foreach(rep->runs[ri].polar, k, rec)
+			if (!strcmp(record_str(rec, "scope", ""), "set")) {
+				sum += record_num(rec, "metrics.paths_used", 0);
+				pol += !strcmp(record_str(rec, "verdict", ""), "polarized");
+				n++;
+			}
+		used[ri] = n ? sum / n : NAN;
+		polarized[ri] = pol;
+		if (n && (w < 0 || used[ri] < used[w]))
+			w = ri;
+	}
+	return w;
+}
+
+/* ---- Markdown ---- */
+
+void report_md_polar(const struct report *rep, FILE *f)
+{
+	double used[64];
+	int pol[64], w, ri, i;
+	char buf[512];
+
+	if (!polar_shown(rep))
+		return;
+	fprintf(f, "## Hash polarization\n\n");
+	fprintf(f, "| run | phase | sender -> receiver | lane | set | flows | paths used | uniform hashing | p | verdict |\n"
+		   "|---|---|---|---|---|---|---|---|---|---|\n");
+	for (ri = 0; ri < rep->nruns; ri++) {
+		json_t *rec;
+		size_t k;
+
+		json_array_foreach(rep->runs[ri].polar, k, rec) {
+			char lane[48];
+
+			if (strcmp(record_str(rec, "scope", ""), "set"))
+				continue;
+			report_lane((int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0),
+				    lane, sizeof(lane));
+			fputs("| ", f);
+			report_md_cell(f, rep->runs[ri].name);
+			fputs(" | ", f);
+			report_md_cell(f, record_str(rec, "phase", "-"));
+			fprintf(f, " | %s -> %s | %s | %d | %d | %.1f of %d | %.1f +- %.1f | %.2g | **%s** |\n",
+				record_str(rec, "src.node", record_str(rec, "src.ip", "?")),
+				record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")), lane,
+				(int)record_num(rec, "params.set", 0) + 1, (int)record_num(rec, "flows", 0),
+				record_num(rec, "metrics.paths_used", 0), (int)record_num(rec, "params.paths", 0),
+				record_num(rec, "metrics.expected_paths", 0), record_num(rec, "metrics.expected_paths_sd", 0),
+				record_num(rec, "metrics.p_value", 1), record_str(rec, "verdict", "?"));
+		}
+	}
+	fputc('\n', f);
+	for (ri = 0; ri < rep->nruns; ri++) {
+		json_t *rec;
+		size_t k;
+
+		json_array_foreach(rep->runs[ri].polar, k, rec) {
+			if (strcmp(record_str(rec, "scope", ""), "set") ||
+			    strcmp(record_str(rec, "verdict", ""), "polarized"))
+				continue;
+			polar_groups(rec, buf, sizeof(buf));
+			fputs("- ", f);
+			if (rep->nruns > 1) {
+				report_md_cell(f, rep->runs[ri].name);
+				fputs(": ", f);
+			}
+			report_md_cell(f, record_str(rec, "verdict_text", ""));
+			fputs(". Collisions: ", f);
+			report_md_cell(f, buf);
+			fputc('\n', f);
+		}
+	}
+	if (rep->nruns > 1 && rep->nruns <= 64 && (w = polar_worst(rep, used, pol)) >= 0) {
+		fprintf(f, "\n**Worse: %s**, %s %.1f paths used on average, against ", rep->runs[w].name,
+			pol[w] ? "polarized," : "", used[w]);
+		for (ri = 0, i = 0; ri < rep->nruns; ri++)
+			if (ri != w && !isnan(used[ri]))
+				fprintf(f, "%s%.1f with %s", i++ ? ", " : "", used[ri], rep->runs[ri].name);
+		fputs(".\n", f);
+	}
+	fputc('\n', f);
+}
+
+/* ---- HTML ---- */
+
+void report_html_polar(const struct report *rep, FILE *f)
+{
+	double used[64];
+	int pol[64], w, ri;
+	char buf[512];
+
+	if (!polar_shown(rep))
+		return;
+	fputs("<h2>Hash polarization</h2>\n<table><tr><th>run</th><th>phase</th><th>sender &rarr; receiver</th>"
+	      "<th>set</th><th>flows</th><th>paths used</th><th>uniform hashing</th><th>p</th><th>verdict</th></tr>\n", f);
+	for (ri = 0; ri < rep->nruns; ri++) {
+		json_t *rec;
+		size_t k;
+
+		json_array_foreach(rep->runs[ri].polar, k, rec) {
+			int bad = !strcmp(record_str(rec, "verdict", ""), "polarized");
+
+			if (strcmp(record_str(rec, "scope", ""), "set"))
+				continue;
+			fputs("<tr><td>", f);
+			report_html_escape(f, rep->runs[ri].name);
+			fputs("</td><td>", f);
+			report_html_escape(f, record_str(rec, "phase", "-"));
+			fputs("</td><td>", f);
+			report_html_escape(f, record_str(rec, "src.node", record_str(rec, "src.ip", "?")));
+			fputs(" &rarr; ", f);
+			report_html_escape(f, record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
+			fprintf(f, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td><td class=\"num\">%.1f of %d</td>"
+				"<td class=\"num\">%.1f &plusmn; %.1f</td><td class=\"num\">%.2g</td><td class=\"%s\">%s</td></tr>\n",
+				(int)record_num(rec, "params.set", 0) + 1, (int)record_num(rec, "flows", 0),
+				record_num(rec, "metrics.paths_used", 0), (int)record_num(rec, "params.paths", 0),
+				record_num(rec, "metrics.expected_paths", 0), record_num(rec, "metrics.expected_paths_sd", 0),
+				record_num(rec, "metrics.p_value", 1), bad ? "fail" : "pass", record_str(rec, "verdict", "?"));
+		}
+	}
+	fputs("</table>\n<ul>\n", f);
+	for (ri = 0; ri < rep->nruns; ri++) {
+		json_t *rec;
+		size_t k;
+
+		json_array_foreach(rep->runs[ri].polar, k, rec) {
+			if (strcmp(record_str(rec, "scope", ""), "set") ||
+			    strcmp(record_str(rec, "verdict", ""), "polarized"))
+				continue;
+			polar_groups(rec, buf, sizeof(buf));
+			fputs("<li>", f);
+			if (rep->nruns > 1) {
+				report_html_escape(f, rep->runs[ri].name);
+				fputs(": ", f);
+			}
+			report_html_escape(f, record_str(rec, "verdict_text", ""));
+			fputs(". Collisions: ", f);
+			report_html_escape(f, buf);
+			fputs("</li>\n", f);
+		}
+	}
+	if (rep->nruns > 1 && rep->nruns <= 64 && (w = polar_worst(rep, used, pol)) >= 0) {
+		fputs("<li><b>Worse: ", f);
+		report_html_escape(f, rep->runs[w].name);
+		fprintf(f, "</b>, %s %.1f paths used on average</li>\n", pol[w] ? "polarized," : "", used[w]);
+	}
+	fputs("</ul>\n", f);
+}
+
+/* ---- JSON ---- */
+
+/* the probe's verdicts, without the per-flow detail */
+json_t *report_polar_json(const struct rrun *r)
+{
+	json_t *pa = json_array(), *rec;
+	size_t k;
+
+	json_array_foreach(r->polar, k, rec)
+		json_array_append_new(pa, json_pack("{sO?,sO?,sO?,sO?,sO?,sO?,sO?,sO?}",
+			"phase", json_object_get(rec, "phase"), "scope", json_object_get(rec, "scope"),
+			"src", json_object_get(rec, "src"), "dst", json_object_get(rec, "dst"),
+			"params", json_object_get(rec, "params"), "metrics", json_object_get(rec, "metrics"),
+			"verdict", json_object_get(rec, "verdict"),
+			"verdict_text", json_object_get(rec, "verdict_text")));
+	return pa;
+}
+
+/* ---- Prometheus text exposition ---- */
+
+void report_polar_exposition(const struct report *rep, struct report_buf *b)
+{
+	/* each family in one group, as the text format wants */
+	const char *fam[2] = { "fabscope_polarization_paths_used", "fabscope_polarization_polarized" };
+	const char *help[2] = { "paths the flows of a polarization probe used",
+				"1 when the probe judged the hashing polarized" };
+	int m, ri;
+
+	for (m = 0; m < 2; m++) {
+		report_bput(b, "# HELP %s %s\n# TYPE %s gauge\n", fam[m], help[m], fam[m]);
+		for (ri = 0; ri < rep->nruns; ri++) {
+			json_t *rec;
+			size_t k;
+
+			json_array_foreach(rep->runs[ri].polar, k, rec) {
+				char *run, *ph, *src, *dst;
+
+				if (strcmp(record_str(rec, "scope", ""), "set"))
+					continue;
+				run = push_label_value(rep->runs[ri].name);
+				ph = push_label_value(record_str(rec, "phase", "-"));
+				src = push_label_value(record_str(rec, "src.node", "-"));
+				dst = push_label_value(record_str(rec, "dst.node", "-"));
+				report_bput(b, "%s{run=\"%s\",phase=\"%s\",src=\"%s\",dst=\"%s\",set=\"%d\"} %.4g\n",
+					    fam[m], run, ph, src, dst, (int)record_num(rec, "params.set", 0) + 1,
+					    m ? !strcmp(record_str(rec, "verdict", ""), "polarized") :
+						record_num(rec, "metrics.paths_used", 0));
+				free(run);
+				free(ph);
+				free(src);
+				free(dst);
+			}
+		}
+	}
+}
