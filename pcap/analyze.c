@@ -434,19 +434,6 @@ static json_t *result_json(const struct flow_table *t, const struct aopts *o, co
 		"findings", fa);
 }
 
-/* s in a gnuplot single-quoted string: ' doubled */
-static void gq(const char *s, char *out, size_t len)
-{
-	size_t o = 0;
-
-	for (; *s && o + 3 < len; s++) {
-		if (*s == '\'')
-			out[o++] = '\'';
-		out[o++] = *s;
-	}
-	out[o] = 0;
-}
-
 /*
  * The capture over time into an SVG through plots/pcap.gp: the 8 busiest
  * flows' Gb/s and the PFC frames per second of each priority.  0, or -1
@@ -502,10 +489,10 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 		snprintf(pnames + used, sizeof(pnames) - used, "%sprio%d", npfc++ ? " " : "", p);
 	}
 	fclose(f);
-	gq(fdat, q[0], sizeof(q[0]));
-	gq(pdat, q[1], sizeof(q[1]));
-	gq(svg, q[2], sizeof(q[2]));
-	gq(file, q[3], sizeof(q[3]));
+	report_gnuplot_quote(fdat, q[0], sizeof(q[0]));
+	report_gnuplot_quote(pdat, q[1], sizeof(q[1]));
+	report_gnuplot_quote(svg, q[2], sizeof(q[2]));
+	report_gnuplot_quote(file, q[3], sizeof(q[3]));
 	snprintf(vars, sizeof(vars), "flows='%s'; nflows=%d; names='%s'; pfc='%s'; npfc=%d; pnames='%s'; "
 		 "xmax=%.9g; outfile='%s'; title='%s: the busiest QP flows and PFC pauses'", q[0], ntop, names, q[1],
 		 npfc, pnames, t->pkts ? t->last - t->first : 0.0, q[2], q[3]);

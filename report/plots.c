@@ -140,8 +140,7 @@ static void safe(const char *in, char *out, size_t len)
 	out[i] = 0;
 }
 
-/* a string for gnuplot's -e: single quotes, none inside */
-static void gq(const char *in, char *out, size_t len)
+void report_gnuplot_quote(const char *in, char *out, size_t len)
 {
 	size_t i;
 
@@ -164,7 +163,7 @@ static int run_plot(struct pctx *p, const char *stem, const char *tmpl, const ch
 	snprintf(name, sizeof(name), "%02d-%s", ++p->n, stem);
 	snprintf(svg, sizeof(svg), "%s/%s.svg", p->dir, name);
 	snprintf(dat, sizeof(dat), "%s/%s.dat", p->dir, stem);
-	gq(title, t, sizeof(t));
+	report_gnuplot_quote(title, t, sizeof(t));
 	snprintf(vars, sizeof(vars), "datafile='%s'; outfile='%s'; title='%s'; %s", dat, svg, t, extra);
 	if (report_gnuplot(p->tdir, tmpl, vars, svg, p->why, sizeof(p->why)))
 		return -1;
@@ -328,7 +327,7 @@ static int plot_heatmaps(struct pctx *p)
 			for (i = 0; i < g->nnodes; i++) {
 				char nm[64];
 
-				gq(g->nodes[i], nm, sizeof(nm));
+				report_gnuplot_quote(g->nodes[i], nm, sizeof(nm));
 				fprintf(h, "%s'%s' %d", i ? ", " : "", nm, i);
 			}
 			fprintf(h, ") noenhanced\n");
@@ -616,8 +615,8 @@ static void pfc_name(const struct rpfc *pf, int prio, int d, int est, char *out,
 {
 	char node[48], ifc[24];
 
-	gq(pf->node, node, sizeof(node));
-	gq(pf->iface, ifc, sizeof(ifc));
+	report_gnuplot_quote(pf->node, node, sizeof(node));
+	report_gnuplot_quote(pf->iface, ifc, sizeof(ifc));
 	snprintf(out, len, "%s %s prio %d %s%s", node, ifc, prio, d ? "tx" : "rx", est ? " (est.)" : "");
 	for (; *out; out++)
 		if (*out == '"' || (unsigned char)*out < ' ')
@@ -728,7 +727,7 @@ static int plot_pfc_phase(struct pctx *p, int ri, const char *phase, int seq)
 	if (nfrac && pfc_dat(p, fpath, frac, nfrac, "paused"))
 		return -1;
 	snprintf(fpath, sizeof(fpath), "%s/%s-paused.dat", p->dir, stem);
-	gq(fpath, fq, sizeof(fq));
+	report_gnuplot_quote(fpath, fq, sizeof(fq));
 	snprintf(extra, sizeof(extra), "fracfile='%s'; fcols='%s'; npps=%d; nfrac=%d; dfrom=%g; dto=%g", fq, fcols,
 		 npps, nfrac, isnan(dfrom) ? 0 : dfrom, isnan(dto) ? 0 : dto);
 	snprintf(cut, sizeof(cut), " (the %d of %d that paused most)", PFC_SERIES, nc);

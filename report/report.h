@@ -160,6 +160,8 @@ void report_baseline(struct report *rep);
 int report_plots(struct report *rep, const char *dir);
 /* The folder of the gnuplot templates (FABSCOPE_PLOTS, or next to the binary): 0, or -1. */
 int report_find_templates(char *out, size_t len);
+/* in, for a single-quoted string of gnuplot's -e: quotes and backslashes become '_' */
+void report_gnuplot_quote(const char *in, char *out, size_t len);
 /* gnuplot -e VARS TDIR/TMPL, at most 10 s: 0 when SVG was written, else -1 and why. */
 int report_gnuplot(const char *tdir, const char *tmpl, const char *vars, const char *svg, char *why,
 		   size_t wlen);
