@@ -60,52 +60,159 @@ struct popts {
 	struct opt_list labels;
 };
 
-/* Run the bw client with these arguments; its records into recs. */
-static int run_bw(const char **argv, int argc, json_t *recs, char *err, size_t errlen)
-{
-	int out[2], st;
+struct child {
 	pid_t pid;
-	FILE *f;
-	char *line = NULL;
-	size_t cap = 0;
+	int fd;		/* its records (JSON lines), or -1 */
+};
 
-	if (pipe2(out, O_CLOEXEC)) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -1;
-	}
+/* Fork `fabscope ARGV` (bw) with its records on a pipe (recs) or on our own sink. */
+static int child_start(struct child *ch, const char **argv, int argc, int pipe_records, const char *prog)
+{
+	int out[2] = { -1, -1 };
+
+	ch->fd = -1;
+	if (pipe_records && pipe2(out, O_CLOEXEC))
+		return fs_err_env("pipe: %s", strerror(errno));
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		return -1;
+	ch->pid = fork();
+	if (ch->pid < 0) {
+		int e = errno;
+
+		if (pipe_records) {
+			close(out[0]);
+			close(out[1]);
+		}
+		return fs_err_env("fork: %s", strerror(e));
 	}
-	if (!pid) {
+	if (!ch->pid) {
 		int devnull = open("/dev/null", O_WRONLY);
 
 		dup2(devnull, 1);
-		dup2(out[1], 3);
-		out_sink_fd = 3;
-		fs_set_progname("fabscope probe polarization");
+		if (pipe_records) {
+			dup2(out[1], 3);
+			out_sink_fd = 3;
+		}
+		fs_set_progname(prog);
 		_exit(cmd_bw(argc, argv));
 	}
-	close(out[1]);
-	f = fdopen(out[0], "r");
-	while (getline(&line, &cap, f) > 0) {
-		json_t *r = json_loads(line, 0, NULL);
-
-		if (json_is_object(r) && json_object_get(r, "schema"))
-			json_array_append(recs, r);
-		json_decref(r);
-	}
-	free(line);
-	fclose(f);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		snprintf(err, errlen, "the flows failed (see the message above)");
-		return WIFEXITED(st) ? -WEXITSTATUS(st) : -FS_EXIT_PEER;
+	if (pipe_records) {
+		close(out[1]);
+		ch->fd = out[0];
 	}
 	return 0;
+}
+
+/* Its JSON lines into recs (NULL: dropped). */
+static void child_records(const char *buf, size_t len, json_t *recs)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		json_t *rec = json_loadb(p, n, 0, NULL);
+
+		if (recs && json_is_object(rec) && json_object_get(rec, "schema"))
+			json_array_append(recs, rec);
+		json_decref(rec);
+		p += n + 1;
+	}
+}
+
+/*
+ * Wait for the child at most wait_s seconds, then end it; its records into
+ * recs (NULL: dropped).  The pipe is read while it runs (a child writing
+ * more than a pipe holds would otherwise wait on us for ever).  Its exit
+ * status as a negative FS_EXIT code, or 0.
+ */
+static int child_finish(struct child *ch, double wait_s, json_t *recs)
+{
+	uint64_t deadline = clock_ns() + (uint64_t)(wait_s * 1e9);
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int st = 0, i, done = 0;
+	pid_t r;
+
+	if (ch->pid <= 0)
+		return 0;
+	while (ch->fd >= 0 && clock_ns() < deadline) {	/* until EOF: it exited or closed it */
+		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+		int left = (int)((deadline - clock_ns()) / 1000000);
+		ssize_t n;
+
+		if (poll(&pfd, 1, left > 0 ? left : 0) <= 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (len + 65536 > cap) {
+			char *nb = realloc(buf, cap = cap ? 2 * cap : 131072);
+
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		n = read(ch->fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(ch->fd);
+			ch->fd = -1;
+			break;
+		}
+		len += (size_t)n;
+	}
+	for (;;) {	/* its exit, within what is left of the time */
+		r = waitpid(ch->pid, &st, WNOHANG);
+		if (r == ch->pid) {
+			done = 1;
+			break;
+		}
+		if (r < 0 && errno != EINTR)
+			break;
+		if (clock_ns() >= deadline)
+			break;
+		usleep(20000);
+	}
+	if (!done && r >= 0) {
+		kill(ch->pid, SIGTERM);
+		for (i = 0; i < 100 && !(r = waitpid(ch->pid, &st, WNOHANG)); i++)
+			usleep(20000);
+		if (!r) {
+			kill(ch->pid, SIGKILL);
+			while ((r = waitpid(ch->pid, &st, 0)) < 0 && errno == EINTR)
+				;
+		}
+		done = r == ch->pid;
+	}
+	if (ch->fd >= 0) {
+		close(ch->fd);
+		ch->fd = -1;
+	}
+	child_records(buf ? buf : "", len, recs);
+	free(buf);
+	ch->pid = 0;
+	if (!done)
+		return -FS_EXIT_PEER;	/* (not ours to wait for any more: it is gone) */
+	if (WIFEXITED(st))
+		return -WEXITSTATUS(st);
+	return -FS_EXIT_PEER;
+}
+
+/* Run the bw client with these arguments, at most wait_s seconds; its records into recs. */
+static int run_bw(const char **argv, int argc, double wait_s, json_t *recs, char *err, size_t errlen)
+{
+	struct child ch;
+	int rc = child_start(&ch, argv, argc, 1, "fabscope probe polarization");
+
+	if (rc) {
+		snprintf(err, errlen, "cannot start the flows");
+		return rc;
+	}
+	rc = child_finish(&ch, wait_s, recs);
+	if (rc)
+		snprintf(err, errlen, "the flows failed (see the message above)");
+	return rc;
 }
 
 static json_t *polar_record(const struct popts *o, const struct polar_result *r, const struct polar_flow *f,
@@ -333,7 +440,7 @@ static int polarization(int argc, const char **argv)
 			ARG("--label=%s", o.labels.v[i]);
 		bargv[bargc] = NULL;
 #undef ARG
-		rc = run_bw(bargv, bargc, recs, err, sizeof(err));
+		rc = run_bw(bargv, bargc, o.duration + 3 * o.timeout + 30, recs, err, sizeof(err));
 		json_array_foreach(recs, k, rec) {
 			const char *scope = record_str(rec, "scope", "");
 
@@ -468,145 +575,6 @@ static int ifname_of_addr(const char *addr, char *buf, size_t len)
 	}
 	freeifaddrs(ifa);
 	return rc ? fs_err_env("no interface has the address %s here: give the interface with -i", addr) : 0;
-}
-
-struct child {
-	pid_t pid;
-	int fd;		/* its records (JSON lines), or -1 */
-};
-
-/* Fork `fabscope ARGV` (bw) with its records on a pipe (recs) or on our own sink. */
-static int child_start(struct child *ch, const char **argv, int argc, int pipe_records, const char *prog)
-{
-	int out[2] = { -1, -1 };
-
-	ch->fd = -1;
-	if (pipe_records && pipe2(out, O_CLOEXEC))
-		return fs_err_env("pipe: %s", strerror(errno));
-	fflush(NULL);
-	ch->pid = fork();
-	if (ch->pid < 0) {
-		int e = errno;
-
-		if (pipe_records) {
-			close(out[0]);
-			close(out[1]);
-		}
-		return fs_err_env("fork: %s", strerror(e));
-	}
-	if (!ch->pid) {
-		int devnull = open("/dev/null", O_WRONLY);
-
-		dup2(devnull, 1);
-		if (pipe_records) {
-			dup2(out[1], 3);
-			out_sink_fd = 3;
-		}
-		fs_set_progname(prog);
-		_exit(cmd_bw(argc, argv));
-	}
-	if (pipe_records) {
-		close(out[1]);
-		ch->fd = out[0];
-	}
-	return 0;
-}
-
-/* Its JSON lines into recs (NULL: dropped). */
-static void child_records(const char *buf, size_t len, json_t *recs)
-{
-	const char *p = buf, *end = buf + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		json_t *rec = json_loadb(p, n, 0, NULL);
-
-		if (recs && json_is_object(rec) && json_object_get(rec, "schema"))
-			json_array_append(recs, rec);
-		json_decref(rec);
-		p += n + 1;
-	}
-}
-
-/*
- * Wait for the child at most wait_s seconds, then end it; its records into
- * recs (NULL: dropped).  The pipe is read while it runs (a child writing
- * more than a pipe holds would otherwise wait on us for ever).  Its exit
- * status as a negative FS_EXIT code, or 0.
- */
-static int child_finish(struct child *ch, double wait_s, json_t *recs)
-{
-	uint64_t deadline = clock_ns() + (uint64_t)(wait_s * 1e9);
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int st = 0, i, done = 0;
-	pid_t r;
-
-	if (ch->pid <= 0)
-		return 0;
-	while (ch->fd >= 0 && clock_ns() < deadline) {	/* until EOF: it exited or closed it */
-		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-		int left = (int)((deadline - clock_ns()) / 1000000);
-		ssize_t n;
-
-		if (poll(&pfd, 1, left > 0 ? left : 0) <= 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (len + 65536 > cap) {
-			char *nb = realloc(buf, cap = cap ? 2 * cap : 131072);
-
-			if (!nb)
-				break;
-			buf = nb;
-		}
-		n = read(ch->fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(ch->fd);
-			ch->fd = -1;
-			break;
-		}
-		len += (size_t)n;
-	}
-	for (;;) {	/* its exit, within what is left of the time */
-		r = waitpid(ch->pid, &st, WNOHANG);
-		if (r == ch->pid) {
-			done = 1;
-			break;
-		}
-		if (r < 0 && errno != EINTR)
-			break;
-		if (clock_ns() >= deadline)
-			break;
-		usleep(20000);
-	}
-	if (!done && r >= 0) {
-		kill(ch->pid, SIGTERM);
-		for (i = 0; i < 100 && !(r = waitpid(ch->pid, &st, WNOHANG)); i++)
-			usleep(20000);
-		if (!r) {
-			kill(ch->pid, SIGKILL);
-			while ((r = waitpid(ch->pid, &st, 0)) < 0 && errno == EINTR)
-				;
-		}
-		done = r == ch->pid;
-	}
-	if (ch->fd >= 0) {
-		close(ch->fd);
-		ch->fd = -1;
-	}
-	child_records(buf ? buf : "", len, recs);
-	free(buf);
-	ch->pid = 0;
-	if (!done)
-		return -FS_EXIT_PEER;	/* (not ours to wait for any more: it is gone) */
-	if (WIFEXITED(st))
-		return -WEXITSTATUS(st);
-	return -FS_EXIT_PEER;
 }
 
 struct pfc_run {
