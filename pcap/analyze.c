@@ -84,14 +84,6 @@ static int flow_selected(const struct flow_table *t, const struct flow *f, const
 	return o->qp < 0 || f->key.dqpn == (uint32_t)o->qp || (r && r->key.dqpn == (uint32_t)o->qp);
 }
 
-/* The requester's side of a pair: the flow with requests (or the only one). */
-static int is_requester(const struct flow_table *t, const struct flow *f)
-{
-	const struct flow *r = f->reverse >= 0 ? t->v[f->reverse] : NULL;
-
-	return f->requests > 0 || !r || (!r->requests && f->index < r->index);
-}
-
 static void flow_name(const struct flow *f, char *buf, size_t len)
 {
 	char s[64], d[64];
@@ -641,6 +633,5 @@ int cmd_pcap(int argc, const char **argv)
 		pcap_freecode(&prog);
 	free(fs.v);
 	flow_table_release(&t);
-	(void)is_requester;
 	return rc;
 }

@@ -308,9 +308,8 @@ static struct flow *find_requester(struct flow_table *t, const struct flow *r, u
 	return best;
 }
 
-static void pair(struct flow_table *t, struct flow *a, struct flow *b)
+static void pair(struct flow *a, struct flow *b)
 {
-	(void)t;
 	a->reverse = b->index;
 	b->reverse = a->index;
 }
@@ -494,7 +493,7 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 					struct flow *q = find_requester(t, f, b->psn);
 
 					if (q)
-						pair(t, f, q);
+						pair(f, q);
 					else
 						f->pair_tried = t->n;
 				}
@@ -514,7 +513,7 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 		struct flow *q = find_requester(t, f, b->psn);
 
 		if (q)
-			pair(t, f, q);
+			pair(f, q);
 		else
 			f->pair_tried = t->n;
 	}
@@ -568,7 +567,7 @@ void flow_finish(struct flow_table *t)
 		if (lo < t->n && !hosts_cmp3(&by[lo]->key, a->key.v6, a->key.dst, a->key.src) &&
 		    (lo + 1 == t->n || hosts_cmp3(&by[lo + 1]->key, a->key.v6, a->key.dst, a->key.src)) &&
 		    by[lo] != a && by[lo]->reverse < 0)
-			pair(t, a, by[lo]);
+			pair(a, by[lo]);
 	}
 	free(by);
 }

@@ -583,7 +583,6 @@ struct pfc_run {
 	int load_at;		/* sample index that starts the load */
 	struct child load;
 	int load_started;
-	double load_t0;		/* monotonic seconds the load started */
 	struct pfcap *cap;
 	struct pfcap_counts *caps;	/* one per sample */
 	int ncaps, have_fin;
@@ -618,7 +617,6 @@ static int pfc_start_load(struct pfc_run *r)
 		ARG("--label=%s", o->labels.v[i]);
 	argv[argc] = NULL;
 #undef ARG
-	r->load_t0 = (double)clock_ns() / 1e9;
 	r->load_started = 1;
 	return child_start(&r->load, argv, argc, 1, "fabscope probe pfc (load)");
 }
@@ -635,7 +633,6 @@ static int pfc_tick(void *arg, int i, const struct ctr_snapshot *s)
 		if (rc)
 			return rc;
 	}
-	(void)s;
 	return 0;
 }
 
