@@ -166,9 +166,8 @@ demo: deps all
 
 bench: all
 	bench/fleet-bench.sh
-	@ci/install-deps test
-	bench/pcap-bench.sh
 	@ci/install-deps bench
+	bench/pcap-bench.sh
 	bench/tcp-bench.sh
 	@ci/install-deps vm
 	bench/verbs-bench.sh

@@ -47,7 +47,7 @@ done
 [[ -x $FABSCOPE ]] || envfail "no fabscope binary at $FABSCOPE: run make"
 [[ -x $TEST_TOOL ]] || envfail "no test-tool at $TEST_TOOL: run make"
 command -v tshark >/dev/null || envfail "tshark is missing: ci/install-deps test"
-[[ -x /usr/bin/time ]] || envfail "GNU time is missing: apt-get install time"
+[[ -x /usr/bin/time ]] || envfail "GNU time is missing: ci/install-deps bench (apt-get install time)"
 
 out=$srcdir/bench-out
 mkdir -p "$out"
