@@ -10,6 +10,7 @@
 #include "builtin.h"
 #include "error.h"
 #include "version.h"
+#include "../collectives/coll.h"
 #include "../fleet/fleet.h"
 #include "../report/report.h"
 #include "../pcap/analyze.h"
@@ -27,6 +28,8 @@ static const struct cmd commands[] = {
 	{ "devices", cmd_devices, "RDMA devices, ports, GID tables, netdevs, PCI/NUMA, and their rails and planes" },
 	{ "bw", cmd_bw, "point-to-point bandwidth and message rate (client or --server)" },
 	{ "lat", cmd_lat, "point-to-point latency percentiles by ping-pong (client or --server)" },
+	{ "allreduce", cmd_allreduce, "all-reduce between N ranks (ring or halving-doubling): nccl-tests' algbw, busbw and data check" },
+	{ "alltoall", cmd_alltoall, "all-to-all between N ranks (pairwise or direct): nccl-tests' algbw, busbw and data check" },
 	{ "agent", cmd_agent, "the per-node agent that 'fabscope run' launches" },
 	{ "run", cmd_run, "run a plan across many nodes: launch agents, schedule tests per rail, write a results directory" },
 	{ "probe", cmd_probe, "diagnostic probes: polarization (ECMP hash polarization), pfc (PFC pauses, storms, ECN first)" },

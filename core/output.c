@@ -48,6 +48,19 @@ static const struct out_col lat_cols[] = {
 	{ NULL }
 };
 
+/* the collectives: nccl-tests' columns, bandwidth in GB/s as nccl-tests prints it */
+static const struct out_col coll_cols[] = {
+	{ "size [B]", "msg_size_bytes", COL_INT, 12, 0, 1 },
+	{ "count", "count", COL_INT, 12, 0, 1 },
+	{ "type", "dtype", COL_STR, 8, 0, 1 },
+	{ "redop", "op", COL_STR, 6, 0, 1 },
+	{ "time [us]", "metrics.time_us", COL_REAL, 11, 1, 1 },
+	{ "algbw [GB/s]", "metrics.algbw_gbps", COL_REAL, 13, 3, 0.125 },
+	{ "busbw [GB/s]", "metrics.busbw_gbps", COL_REAL, 13, 3, 0.125 },
+	{ "#wrong", "metrics.wrong", COL_INT, 7, 0, 1 },
+	{ NULL }
+};
+
 static const struct {
 	const char *test;
 	const struct out_col *cols;
@@ -55,6 +68,8 @@ static const struct {
 } tables[] = {
 	{ "bw", bw_cols, NULL },
 	{ "lat", lat_cols, "  [us, one-way = round trip / 2]" },
+	{ "allreduce", coll_cols, NULL },
+	{ "alltoall", coll_cols, NULL },
 };
 
 void out_init(struct out *o, enum out_format fmt, FILE *f)

@@ -1,0 +1,612 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * `fabscope allreduce` and `fabscope alltoall`: the collectives as
+ * commands, with nccl-tests' columns and formulas.
+ *
+ * Where the ranks come from:
+ *   -n N                 this process is rank 0 and starts ranks 1..N-1 as
+ *                        children (fork; each in its --netns namespace when
+ *                        given), joined to it by socketpairs
+ *   mpirun / srun        every process finds its rank and the rank count in
+ *                        the launcher's environment (OMPI_COMM_WORLD_RANK,
+ *                        PMI_RANK, SLURM_PROCID, ...) and meets rank 0 at
+ *                        --root HOST:PORT
+ *   --rank R --nranks N  the same, by hand
+ * Per-rank lists (--device, --bind, --netns) are indexed by the rank's
+ * local index on its node (local launcher: the rank; mpirun/srun: the local
+ * rank), so `-n 8 --device mlx5_0,...,mlx5_7` is one rank per rail.
+ *
+ * Only rank 0 prints: one line (or record) per size as it is measured.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../core/clock.h"
+#include "../core/error.h"
+#include "../core/net.h"
+#include "../core/output.h"
+#include "../core/record.h"
+#include "../core/units.h"
+#include "coll.h"
+
+#define MAX_SIZES 64
+
+static const char *const allreduce_usage[] = {
+	"fabscope allreduce -n N [options]            (N ranks on this host)",
+	"mpirun -np N fabscope allreduce --root HOST[:PORT] [options]",
+	"fabscope allreduce --rank R --nranks N --root HOST[:PORT] [options]",
+	NULL
+};
+
+static const char *const alltoall_usage[] = {
+	"fabscope alltoall -n N [options]             (N ranks on this host)",
+	"mpirun -np N fabscope alltoall --root HOST[:PORT] [options]",
+	"fabscope alltoall --rank R --nranks N --root HOST[:PORT] [options]",
+	NULL
+};
+
+static const char allreduce_about[] =
+	"All-reduce (float32 sum, out of place) between N ranks over the transport, for each\n"
+	"size from -b to -e: nccl-tests' columns (size, count, time, algbw, busbw, #wrong)\n"
+	"and formulas, from the hosts, without GPUs.  algbw = size / time; busbw = algbw x\n"
+	"2(n-1)/n, the rate each rank's link carries in a ring, comparable with the link\n"
+	"rate.  After each size every element of every rank is checked; any wrong one\n"
+	"makes the exit code 1.  Algorithms: ring (default; bandwidth) and rhd (recursive\n"
+	"halving-doubling; fewer steps, for small sizes).  Ranks are ordered by rail, then\n"
+	"node, so ring neighbours share a rail.\n"
+	"\n"
+	"Exit codes: 0 all correct, 1 wrong data, 2 usage, 3 environment, 4 a rank failed\n"
+	"or hung, 130 interrupted (the sizes measured so far are kept).";
+
+static const char alltoall_about[] =
+	"All-to-all between N ranks over the transport, for each size from -b to -e: the\n"
+	"size is a rank's whole buffer, each peer gets size/N of it (sizes round down to\n"
+	"a multiple of 4N).  nccl-tests' columns and formulas: algbw = size / time; busbw =\n"
+	"algbw x (n-1)/n, what leaves each rank.  After each size every element is checked;\n"
+	"any wrong one makes the exit code 1.  Algorithms: pairwise (default; n-1 steps, one\n"
+	"peer each) and direct (every peer at once: incast at every receiver).\n"
+	"\n"
+	"Exit codes: 0 all correct, 1 wrong data, 2 usage, 3 environment, 4 a rank failed\n"
+	"or hung, 130 interrupted (the sizes measured so far are kept).";
+
+static int env_int(const char *const *names, int *out)
+{
+	const char *v;
+	char *end;
+	long x;
+
+	for (; *names; names++) {
+		v = getenv(*names);
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		x = strtol(v, &end, 10);
+		if (errno || *end || x < 0 || x > 1 << 30)
+			continue;
+		*out = (int)x;
+		return 1;
+	}
+	return 0;
+}
+
+/* The element of a per-rank list for local index i (lists may be given as
+ * one comma-separated value or repeated options). */
+static const char *pick(const struct opt_list *l, int i, char *buf, size_t len)
+{
+	int n = 0, k;
+
+	for (k = 0; k < l->n; k++) {
+		const char *s = l->v[k], *comma;
+
+		for (;;) {
+			comma = strchr(s, ',');
+			n++;
+			if (!comma)
+				break;
+			s = comma + 1;
+		}
+	}
+	if (!n)
+		return NULL;
+	i %= n;
+	for (k = 0; k < l->n; k++) {
+		const char *s = l->v[k], *comma;
+
+		for (;;) {
+			comma = strchr(s, ',');
+			if (!i--) {
+				size_t m = comma ? (size_t)(comma - s) : strlen(s);
+
+				snprintf(buf, len, "%.*s", (int)(m < len ? m : len - 1), s);
+				return buf;
+			}
+			if (!comma)
+				break;
+			s = comma + 1;
+		}
+	}
+	return NULL;
+}
+
+static int sizes_of(const struct coll_opts *o, uint64_t *sizes)
+{
+	double s = (double)o->min_bytes;
+	int n = 0;
+
+	while (s <= (double)o->max_bytes && n < MAX_SIZES) {
+		uint64_t v = (uint64_t)s;
+
+		if (!n || v != sizes[n - 1])
+			sizes[n++] = v;
+		if (o->factor <= 1.0)
+			break;
+		s *= o->factor;
+	}
+	return n;
+}
+
+static json_t *size_record(struct coll_comm *c, uint64_t bytes, uint64_t count, const double *times,
+			   uint64_t wrong, json_t *labels)
+{
+	const struct coll_opts *o = c->o;
+	json_t *rec = record_new(o->test), *eps = json_array();
+	double avg = 0, lo = times[0], hi = times[0], algbw;
+	int i;
+
+	for (i = 0; i < c->nranks; i++) {
+		json_t *e = json_deep_copy(json_array_get(c->ranks, (size_t)i));
+
+		avg += times[i];
+		lo = times[i] < lo ? times[i] : lo;
+		hi = times[i] > hi ? times[i] : hi;
+		json_object_set_new(e, "pos", json_integer(c->pos_of[i]));
+		json_object_set(e, "ip", json_object_get(e, "addr"));
+		json_object_del(e, "addr");
+		json_array_append_new(eps, e);
+	}
+	avg /= c->nranks;
+	algbw = avg > 0 ? (double)bytes * 8 / (avg * 1e-6) / 1e9 : 0;
+	json_object_set_new(rec, "transport", json_string(o->transport));
+	json_object_set_new(rec, "op", json_string(o->kind == COLL_ALLREDUCE ? "sum" : "none"));
+	json_object_set_new(rec, "algo", json_string(o->algo_name));
+	json_object_set_new(rec, "dtype", json_string("float32"));
+	json_object_set_new(rec, "msg_size_bytes", json_integer((json_int_t)bytes));
+	json_object_set_new(rec, "count", json_integer((json_int_t)count));
+	json_object_set_new(rec, "ranks", json_integer(c->nranks));
+	json_object_set_new(rec, "flows", json_integer(o->flows));
+	json_object_set_new(rec, "scope", json_string("aggregate"));
+	json_object_set_new(rec, "endpoints", eps);
+	json_object_set(rec, "labels", labels);
+	json_object_set_new(rec, "params", json_pack("{s:I, s:I, s:I, s:i, s:b}", "warmup", (json_int_t)o->warmup,
+						     "iters", (json_int_t)o->iters, "chunk_bytes",
+						     (json_int_t)o->chunk, "tx_depth", o->tx_depth,
+						     "check", o->check));
+	json_object_set_new(rec, "metrics",
+			    json_pack("{s:f, s:f, s:f, s:f, s:f, s:I}", "time_us", avg, "time_us_min", lo,
+				      "time_us_max", hi, "algbw_gbps", algbw,
+				      "busbw_gbps", algbw * coll_bus_factor(o->kind, c->nranks),
+				      "wrong", o->check ? (json_int_t)wrong : (json_int_t)-1));
+	json_object_set_new(rec, "status", json_string("ok"));
+	return rec;
+}
+
+static void print_header(struct out *out, struct coll_comm *c)
+{
+	const struct coll_opts *o = c->o;
+	char chunk[32];
+	int i;
+
+	units_format_size(o->chunk, chunk, sizeof(chunk));
+	out_comment(out, "fabscope %s: %d ranks, %s, %s, float32%s, chunk %s, %d flow%s per peer, "
+		    "warmup %llu, iters %llu", o->test, c->nranks, o->transport, o->algo_name,
+		    o->kind == COLL_ALLREDUCE ? " sum" : "", chunk, o->flows, o->flows > 1 ? "s" : "",
+		    (unsigned long long)o->warmup, (unsigned long long)o->iters);
+	for (i = 0; i < c->nranks; i++) {
+		int r = c->order[i];
+		json_t *e = json_array_get(c->ranks, (size_t)r);
+
+		out_comment(out, "  ring position %-3d rank %-3d node %-16s rail %lld  %s", i, r,
+			    json_string_value(json_object_get(e, "node")),
+			    (long long)json_integer_value(json_object_get(e, "rail")),
+			    json_string_value(json_object_get(e, "addr")));
+	}
+}
+
+/* One size: warm up, synchronize, time the iterations, check. */
+static int run_size(struct coll_comm *c, uint64_t count, double *time_us, uint64_t *wrong)
+{
+	const struct coll_opts *o = c->o;
+	int (*op)(struct coll_comm *, uint64_t) = o->kind == COLL_ALLREDUCE ? coll_allreduce : coll_alltoall;
+	uint64_t i, t0;
+	int rc;
+
+	coll_fill(c, count);
+	for (i = 0; i < o->warmup; i++)
+		if ((rc = op(c, count)))
+			return rc;
+	rc = coll_barrier(c);
+	if (rc)
+		return rc;
+	t0 = clock_ns();
+	for (i = 0; i < o->iters; i++) {
+		if (i == o->iters - 1 && o->corrupt == c->rank)
+			c->corrupt_now = 1;
+		if ((rc = op(c, count)))
+			return rc;
+	}
+	*time_us = (double)(clock_ns() - t0) / 1e3 / (double)o->iters;
+	*wrong = o->check ? coll_check(c, count) : 0;
+	return 0;
+}
+
+static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
+{
+	struct coll_comm c;
+	struct out out;
+	uint64_t sizes[MAX_SIZES], wrong_all = 0;
+	double *times = NULL, busbw_sum = 0;
+	json_t *labels = NULL;
+	const char *bad = NULL;
+	int nsizes = sizes_of(o, sizes), i, rc, measured = 0;
+
+	if (record_labels(&o->labels, &labels, &bad))
+		return fs_err_usage("invalid --label '%s': expected KEY=VALUE", bad);
+	out_init(&out, o->json ? OUT_JSON : OUT_TEXT, stdout);
+	if (o->rank == 0 && o->output && out_json_file(&out, o->output)) {
+		json_decref(labels);
+		return fs_err_env("cannot create '%s': %s", o->output, strerror(errno));
+	}
+	rc = coll_comm_open(&c, o, lfd, child_fds);
+	if (rc) {
+		coll_comm_close(&c);
+		json_decref(labels);
+		if (o->rank == 0)
+			out_finish(&out);
+		return rc;
+	}
+	if (o->rank == 0)
+		print_header(&out, &c);
+	times = calloc((size_t)c.nranks, sizeof(*times));
+	for (i = 0; i < nsizes && !rc; i++) {
+		uint64_t count = coll_count(o, sizes[i], c.nranks), wrong = 0, wsum = 0;
+		uint64_t bytes = o->kind == COLL_ALLREDUCE ? count * 4 : count * 4 * (uint64_t)c.nranks;
+		double t = 0;
+
+		rc = run_size(&c, count, &t, &wrong);
+		if (rc) {
+			char msg[400];
+
+			if (c.err[0]) {
+				snprintf(msg, sizeof(msg), "rank %d: %s", c.rank, c.err);
+				rc = fs_err(-rc, "%s", msg);
+			} else {
+				snprintf(msg, sizeof(msg), "rank %d failed (see its message)", c.rank);
+			}
+			coll_abort(&c, -rc, msg);
+			break;
+		}
+		rc = coll_gather_result(&c, t, wrong, times, &wsum);
+		if (rc) {
+			coll_abort(&c, -rc, "a rank failed (see rank 0's message)");
+			break;
+		}
+		if (o->rank == 0) {
+			json_t *rec = size_record(&c, bytes, o->kind == COLL_ALLREDUCE ? count : count * (uint64_t)c.nranks,
+						  times, wsum, labels);
+
+			busbw_sum += record_num(rec, "metrics.busbw_gbps", 0);
+			out_record(&out, rec);
+			json_decref(rec);
+			wrong_all += wsum;
+			measured++;
+		}
+	}
+	if (o->rank == 0) {
+		if (measured) {
+			out_comment(&out, "Out of bounds values : %llu %s", (unsigned long long)wrong_all,
+				    !o->check ? "(not checked)" : wrong_all ? "WRONG" : "OK");
+			out_comment(&out, "Avg bus bandwidth    : %.4g GB/s (%.4g Gb/s) over %d size%s",
+				    busbw_sum / measured / 8, busbw_sum / measured, measured,
+				    measured > 1 ? "s" : "");
+		}
+		out_finish(&out);
+		if (!rc && wrong_all)
+			rc = fs_err(FS_EXIT_CHECK, "%llu wrong element%s: the data check failed (a rank, its "
+				    "NIC or the fabric corrupted data; see the #wrong column)",
+				    (unsigned long long)wrong_all, wrong_all > 1 ? "s" : "");
+	}
+	free(times);
+	json_decref(labels);
+	coll_comm_close(&c);
+	if (net_stop && !rc)
+		rc = -FS_EXIT_INTERRUPTED;
+	return rc;
+}
+
+/* -n N: ranks 1..N-1 as children of this process, rank 0 here. */
+static int launch_local(struct coll_opts *o)
+{
+	int n = o->local_n, i, rc, *fds = calloc((size_t)n, sizeof(int));
+	pid_t *pids = calloc((size_t)n, sizeof(pid_t)), parent = getpid();
+	char buf[256];
+
+	for (i = 1; i < n; i++) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+			return fs_err_env("socketpair: %s", strerror(errno));
+		fflush(NULL);
+		pids[i] = fork();
+		if (pids[i] < 0)
+			return fs_err_env("fork: %s", strerror(errno));
+		if (!pids[i]) {
+			const char *ns;
+			int k;
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(FS_EXIT_PEER);
+			for (k = 1; k < i; k++)
+				close(fds[k]);
+			close(sv[0]);
+			o->rank = i;
+			o->ctl_fd = sv[1];
+			ns = pick(&o->netns, i, buf, sizeof(buf));
+			if (ns) {
+				char path[300];
+				int nfd;
+
+				snprintf(path, sizeof(path), "/run/netns/%s", ns);
+				nfd = open(path, O_RDONLY | O_CLOEXEC);
+				if (nfd < 0 || setns(nfd, CLONE_NEWNET)) {
+					fs_err_env("rank %d: cannot enter network namespace '%s': %s", i, ns,
+						   strerror(errno));
+					_exit(FS_EXIT_ENV);
+				}
+				close(nfd);
+				if (!o->node)
+					o->node = ns;
+			}
+			{
+				static char dev[256], bind[256];
+
+				o->device = pick(&o->devices, i, dev, sizeof(dev));
+				o->bind = pick(&o->binds, i, bind, sizeof(bind));
+				if (o->devices.n && !o->rail_set)
+					o->rail = i % o->ndevices;
+			}
+			fflush(NULL);
+			_exit(-rank_main(o, -1, NULL));
+		}
+		close(sv[1]);
+		fds[i] = sv[0];
+	}
+	o->rank = 0;
+	{
+		static char dev[256], bind[256], nsb[256];
+		const char *ns = pick(&o->netns, 0, nsb, sizeof(nsb));
+
+		if (ns) {
+			char path[300];
+			int nfd;
+
+			snprintf(path, sizeof(path), "/run/netns/%s", ns);
+			nfd = open(path, O_RDONLY | O_CLOEXEC);
+			if (nfd < 0 || setns(nfd, CLONE_NEWNET))
+				rc = fs_err_env("rank 0: cannot enter network namespace '%s': %s", ns, strerror(errno));
+			else
+				rc = 0;
+			if (nfd >= 0)
+				close(nfd);
+			if (!o->node)
+				o->node = ns;
+		} else {
+			rc = 0;
+		}
+		o->device = pick(&o->devices, 0, dev, sizeof(dev));
+		o->bind = pick(&o->binds, 0, bind, sizeof(bind));
+	}
+	if (!rc)
+		rc = rank_main(o, -1, fds);
+	else
+		for (i = 1; i < n; i++)
+			close(fds[i]);
+	/* the children end once the root is done with them; a stuck one is killed */
+	for (i = 1; i < n; i++) {
+		int st, waited = 0;
+
+		while (waitpid(pids[i], &st, WNOHANG) == 0) {
+			if (waited++ > 50 * 5) {
+				kill(pids[i], SIGKILL);
+				waitpid(pids[i], &st, 0);
+				break;
+			}
+			usleep(20000);
+		}
+	}
+	free(fds);
+	free(pids);
+	return rc;
+}
+
+static int count_list(const struct opt_list *l)
+{
+	int n = 0, k;
+
+	for (k = 0; k < l->n; k++) {
+		const char *s = l->v[k];
+
+		n++;
+		while ((s = strchr(s, ',')))
+			s++, n++;
+	}
+	return n;
+}
+
+static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
+{
+	struct coll_opts o = {
+		.kind = kind, .test = kind == COLL_ALLREDUCE ? "allreduce" : "alltoall",
+		.min_bytes = 32u << 20, .max_bytes = 32u << 20, .factor = 2, .warmup = 5, .iters = 20,
+		.chunk = 1u << 20, .check = 1, .flows = 1, .tx_depth = 64, .tclass = -1,
+		.nranks = -1, .rank = -1, .gid_index = -1, .corrupt = -1, .port = COLL_DEFAULT_PORT,
+		.timeout_s = 30, .transport = "tcp", .poll = "event", .ctl_fd = -1, .rail = -1,
+	};
+	int no_check = 0, nargs = 0, rc, local_rank = 0, ctl_fd = -1;
+	uint64_t chunk = 0;
+	const struct opt opts[] = {
+		OPT_GROUP("Ranks"),
+		OPT_INT('n', "ranks", &o.local_n, "N", "start N ranks on this host (rank 0 is this process)", 1, COLL_MAX_RANKS),
+		OPT_STRING(0, "root", &o.root, "HOST[:PORT]", "where rank 0 listens, for ranks started by mpirun, srun or by hand (default port 18530)"),
+		OPT_INT(0, "rank", &o.rank, "R", "this process's rank (default: from mpirun's or srun's environment)", 0, COLL_MAX_RANKS - 1),
+		OPT_INT(0, "nranks", &o.nranks, "N", "the number of ranks (default: from the environment)", 1, COLL_MAX_RANKS),
+		OPT_INT(0, "rail", &o.rail, "K", "this rank's rail (default: its index in --device, else 0); the ring is ordered by rail, then node", 0, 1023),
+		OPT_STRING(0, "node", &o.node, "NAME", "this rank's node name in records (default: the host name, or its --netns)"),
+		OPT_LIST(0, "device", &o.devices, "DEV,...", "RDMA device per local rank (verbs), e.g. mlx5_0,mlx5_1: rank i uses the (i mod count)-th"),
+		OPT_LIST(0, "bind", &o.binds, "ADDR,...", "local address per local rank: its data connections use it (selects the rail)"),
+		OPT_LIST(0, "netns", &o.netns, "NS,...", "-n: run rank i in network namespace NS number i (test beds)"),
+		OPT_INT('p', "port", &o.port, "PORT", "rank 0's control port when --root names none (0: any free port)", 0, 65535),
+		OPT_SECONDS(0, "timeout", &o.timeout_s, "SECONDS", "give up on a rank silent this long, at start-up or mid-transfer (default 30)"),
+		OPT_INT(0, "ctl-fd", &ctl_fd, "FD", "(internal) the control socket a launcher handed down", 0, 65535),
+		OPT_GROUP("Test"),
+		OPT_STRING('t', "transport", &o.transport, "NAME", "transport: tcp (default) or verbs"),
+		OPT_STRING('A', "algo", &o.algo_name, "NAME", kind == COLL_ALLREDUCE ?
+			   "algorithm: ring (default) or rhd (recursive halving-doubling)" :
+			   "algorithm: pairwise (default) or direct (every peer at once)"),
+		OPT_SIZE('b', "minbytes", &o.min_bytes, "SIZE", "smallest size, e.g. 1M (default 32M)", 4, 1ll << 34),
+		OPT_SIZE('e', "maxbytes", &o.max_bytes, "SIZE", "largest size (default: -b, or 32M)", 4, 1ll << 34),
+		OPT_NUMBER('f', "stepfactor", &o.factor, "F", "multiply the size by F from -b to -e (default 2)"),
+		OPT_COUNT('w', "warmup", &o.warmup, "N", "untimed iterations per size (default 5)", 0, 0),
+		OPT_COUNT('i', "iters", &o.iters, "N", "timed iterations per size (default 20)", 1, 0),
+		OPT_SIZE(0, "chunk", &chunk, "SIZE", "the largest message: a transfer travels in pieces of this size (default 1M)", 4, 1ll << 30),
+		OPT_INT('q', "flows", &o.flows, "N", "flows (TCP connections or QPs) per peer; chunks take turns (default 1)", 1, 64),
+		OPT_INT(0, "tx-depth", &o.tx_depth, "N", "messages outstanding per transfer (default 64)", 1, 4096),
+		OPT_INT(0, "tclass", &o.tclass, "N", "traffic class (IP TOS byte; DSCP = N >> 2)", 0, 255),
+		OPT_BOOL(0, "no-check", &no_check, "do not check the data (nccl-tests' -c 0)"),
+		OPT_INT(0, "corrupt", &o.corrupt, "RANK", "testing: spoil one element arriving at RANK in the last iteration, to see the check fail", 0, COLL_MAX_RANKS - 1),
+		OPT_GROUP("Verbs (-t verbs)"),
+		OPT_INT(0, "ib-port", &o.ib_port, "N", "port of the device (default: the first active one)", 1, 255),
+		OPT_INT('x', "gid-index", &o.gid_index, "N", "GID index (default: the RoCEv2 GID of the address)", 0, 255),
+		OPT_INT('m', "mtu", &o.mtu, "BYTES", "path MTU (default: the smaller active MTU of both ports)", 256, 4096),
+		OPT_INT(0, "qp-timeout", &o.qp_timeout, "N", "local ACK timeout, 4.096 us << N (default 14)", 1, 31),
+		OPT_STRING(0, "poll", &o.poll, "MODE", "wait for completions: busy, event (default) or adaptive"),
+		OPT_GROUP("Output"),
+		OPT_BOOL(0, "json", &o.json, "print the records as one JSON array instead of a table"),
+		OPT_STRING('o', "output", &o.output, "FILE", "also write the records to FILE as a JSON array"),
+		OPT_LIST(0, "label", &o.labels, "K=V", "add a label to every record, e.g. lb=ecmp (repeatable)"),
+		OPT_VERBOSE(&o.verbose),
+		OPT_END(),
+	};
+	static const char *const ranks_env[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+						 "SLURM_PROCID", NULL };
+	static const char *const size_env[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+						NULL };
+	static const char *const local_env[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+						 "SLURM_LOCALID", NULL };
+	int from_env = 0, user_rank, user_nranks;
+	char dev[256], bind[256];
+
+	fs_set_progname(kind == COLL_ALLREDUCE ? "fabscope allreduce" : "fabscope alltoall");
+	rc = opts_parse(argc, argv, opts, kind == COLL_ALLREDUCE ? allreduce_usage : alltoall_usage,
+			kind == COLL_ALLREDUCE ? allreduce_about : alltoall_about, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? 0 : -rc;
+	if (nargs)
+		return -fs_err_usage("unexpected argument '%s' (the ranks meet at --root HOST:PORT)", argv[0]);
+	fs_set_verbosity(o.verbose);
+	o.check = !no_check;
+	o.ctl_fd = ctl_fd;
+	if (chunk)
+		o.chunk = chunk;
+	o.chunk &= ~(uint64_t)3;
+	if (!o.algo_name)
+		o.algo_name = kind == COLL_ALLREDUCE ? "ring" : "pairwise";
+	if (kind == COLL_ALLREDUCE && !strcmp(o.algo_name, "ring"))
+		o.algo = COLL_ALGO_RING;
+	else if (kind == COLL_ALLREDUCE && !strcmp(o.algo_name, "rhd"))
+		o.algo = COLL_ALGO_RHD;
+	else if (kind == COLL_ALLTOALL && !strcmp(o.algo_name, "pairwise"))
+		o.algo = COLL_ALGO_PAIRWISE;
+	else if (kind == COLL_ALLTOALL && !strcmp(o.algo_name, "direct"))
+		o.algo = COLL_ALGO_DIRECT;
+	else
+		return -fs_err_usage("unknown --algo '%s' for %s: use %s", o.algo_name, o.test,
+				     kind == COLL_ALLREDUCE ? "ring or rhd" : "pairwise or direct");
+	if (!xport_find(o.transport))
+		return -fs_err_usage("unknown transport '%s' (built in: %s)", o.transport, xport_names());
+	if (strcmp(o.poll, "busy") && strcmp(o.poll, "event") && strcmp(o.poll, "adaptive"))
+		return -fs_err_usage("unknown --poll mode '%s': use busy, event or adaptive", o.poll);
+	if (o.max_bytes < o.min_bytes)
+		o.max_bytes = o.min_bytes;
+	if (o.factor < 1.0)
+		return -fs_err_usage("--stepfactor must be at least 1 (got %g)", o.factor);
+	o.ndevices = count_list(&o.devices);
+	o.rail_set = o.rail >= 0;
+	if (o.rail < 0)
+		o.rail = 0;
+	user_rank = o.rank;
+	user_nranks = o.nranks;
+	if (o.local_n) {
+		if (user_rank >= 0 || user_nranks > 0 || o.root)
+			return -fs_err_usage("-n starts the ranks here: it does not go with --rank, --nranks or --root");
+		if (o.corrupt >= o.local_n)
+			return -fs_err_usage("--corrupt %d: there are only %d ranks", o.corrupt, o.local_n);
+		o.nranks = o.local_n;
+		net_stop_on_signals();
+		return -launch_local(&o);
+	}
+	if (user_rank < 0 && env_int(ranks_env, &o.rank))
+		from_env = 1;
+	if (user_nranks < 0 && !env_int(size_env, &o.nranks))
+		o.nranks = -1;
+	if (o.rank < 0 && o.nranks < 0) {
+		o.rank = 0;
+		o.nranks = 1;
+	}
+	if (o.rank < 0 || o.nranks < 1)
+		return -fs_err_usage("give both --rank and --nranks, run under mpirun or srun, or use -n N");
+	if (o.rank >= o.nranks)
+		return -fs_err_usage("rank %d is out of range for %d ranks", o.rank, o.nranks);
+	if (o.nranks > COLL_MAX_RANKS)
+		return -fs_err_usage("%d ranks: at most %d", o.nranks, COLL_MAX_RANKS);
+	if (o.rank > 0 && !o.root && o.ctl_fd < 0)
+		return -fs_err_usage("rank %d needs --root HOST[:PORT]: where rank 0 listens", o.rank);
+	if (!from_env || !env_int(local_env, &local_rank))
+		local_rank = 0;
+	o.device = pick(&o.devices, local_rank, dev, sizeof(dev));
+	o.bind = pick(&o.binds, local_rank, bind, sizeof(bind));
+	if (o.devices.n && !o.rail_set)
+		o.rail = local_rank % o.ndevices;
+	net_stop_on_signals();
+	if (o.rank == 0 && o.nranks > 1 && o.ctl_fd < 0) {
+		int lfd, port;
+
+		rc = coll_root_listen(&o, &lfd, &port);
+		if (rc)
+			return -rc;
+		fs_log(1, "rank 0: waiting for %d ranks on port %d", o.nranks - 1, port);
+		rc = rank_main(&o, lfd, NULL);
+		close(lfd);
+		return -rc;
+	}
+	return -rank_main(&o, -1, NULL);
+}
+
+int cmd_allreduce(int argc, const char **argv)
+{
+	return coll_cmd(COLL_ALLREDUCE, argc, argv);
+}
+
+int cmd_alltoall(int argc, const char **argv)
+{
+	return coll_cmd(COLL_ALLTOALL, argc, argv);
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Collectives: all-reduce and all-to-all between N ranks, written only
+ * against the transport interface (transport/transport.h), so the same
+ * code runs over tcp and verbs.
+ *
+ * A rank is one process with one transport instance (one NIC or address:
+ * one rank per node and rail).  Ranks meet through a root, the control
+ * side of rank 0 (comm.c): every rank connects to it (TCP, or a socket
+ * handed down by the local launcher), says who it is, and the root hands
+ * out the ring order and relays the transport connection blobs between the
+ * ranks that talk to each other.  Data then flows rank to rank over the
+ * transport; the control channel only carries barriers and results.
+ *
+ * Control messages (core/wire.h framing, proto "fabscope-coll"):
+ *   rank -> root   hello   {proto, version, rank, nranks, node, rail, addr, params}
+ *   root -> rank   welcome {order: [rank...], ranks: [{rank, node, rail, addr}]}
+ *   rank -> root   blobs   {blobs: {"PEER": blob}}
+ *   root -> rank   blobs   {blobs: {"PEER": blob}}        (the peers' blobs for it)
+ *   rank -> root   ready   {}   root -> rank  go {}         (a barrier)
+ *   rank -> root   result  {time_us, wrong}                 (one per message size)
+ *   either way     error   {message, exit}
+ *   root -> rank   bye {}
+ * "params" must be equal on every rank (test, transport, sizes, algorithm):
+ * ranks started with different command lines are refused at hello.
+ */
+#ifndef FS_COLL_H
+#define FS_COLL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "../core/options.h"
+#include "../transport/transport.h"
+
+#define COLL_PROTO "fabscope-coll"
+#define COLL_DEFAULT_PORT 18530
+#define COLL_MAX_RANKS 1024
+#define COLL_MAX_MSG (4u << 20)
+
+enum coll_kind { COLL_ALLREDUCE, COLL_ALLTOALL };
+
+enum coll_algo {
+	COLL_ALGO_RING,		/* all-reduce: reduce-scatter + all-gather around a ring */
+	COLL_ALGO_RHD,		/* all-reduce: recursive halving, then doubling */
+	COLL_ALGO_PAIRWISE,	/* all-to-all: n-1 steps, one peer each */
+	COLL_ALGO_DIRECT,	/* all-to-all: everything at once */
+};
+
+/* What the command line says. */
+struct coll_opts {
+	enum coll_kind kind;
+	const char *test;		/* "allreduce" or "alltoall" */
+	const char *algo_name;
+	enum coll_algo algo;
+	uint64_t min_bytes, max_bytes;
+	double factor;
+	uint64_t warmup, iters, chunk;
+	int check, flows, tx_depth, tclass, json, verbose;
+	int nranks, rank;		/* rank -1: not given */
+	int local_n;			/* -n: the local launcher starts this many ranks */
+	int rail, gid_index, ib_port, mtu, qp_timeout, corrupt;
+	int port;
+	double timeout_s;
+	const char *transport, *root, *node, *poll, *output;
+	struct opt_list devices, binds, labels, netns;
+	int ctl_fd;			/* --ctl-fd: the launcher's socket to the root */
+	/* this rank's picks from the per-rank lists */
+	const char *device, *bind;
+	int ndevices, rail_set;
+};
+
+/* One rank's view of the communicator. */
+struct coll_comm {
+	struct coll_opts *o;
+	int rank, nranks;
+	int pos;			/* place in the ring order */
+	int *order;			/* ring position -> rank */
+	int *pos_of;			/* rank -> ring position */
+	json_t *ranks;			/* [{rank, node, rail, addr}] */
+	struct xport *x;
+	struct xport_conn **conn;	/* by rank; NULL: no connection */
+	int timeout_ms;
+	/* root only: one control socket per rank (-1 for itself) */
+	int *fds;
+	/* not root: the socket to the root */
+	int ctl;
+	/* buffers: send | recv | staging, each `cap` bytes, one region */
+	uint8_t *mem;
+	size_t cap;
+	struct xport_mr mr;
+	uint8_t *sendbuf, *recvbuf, *stage;
+	/* per run */
+	uint64_t msgs_posted;		/* for wr ids */
+	int corrupt_now;		/* testing: spoil the next received chunk */
+	char err[256];			/* why the data path failed */
+};
+
+/* The data path's failures are -FS_EXIT_PEER or -FS_EXIT_ENV with the
+ * reason in comm->err. */
+
+/* comm.c: the bootstrap. */
+int coll_root_listen(struct coll_opts *o, int *lfd, int *port);
+int coll_comm_open(struct coll_comm *c, struct coll_opts *o, int lfd, const int *child_fds);
+void coll_comm_close(struct coll_comm *c);
+/* A barrier through the root. */
+int coll_barrier(struct coll_comm *c);
+/* Send this rank's result to the root; on the root, gather all (per rank
+ * time_us in times[], summed wrong in *wrong).  0 or -exit code. */
+int coll_gather_result(struct coll_comm *c, double time_us, uint64_t wrong, double *times,
+		       uint64_t *wrong_sum);
+/* Tell the root (or, on the root, every rank) that this run failed. */
+void coll_abort(struct coll_comm *c, int code, const char *msg);
+/* Does rank `me` talk to rank `peer` in this algorithm? */
+int coll_needs_peer(const struct coll_opts *o, int n, int pos_me, int pos_peer);
+
+/* Data path helpers (xfer.c). */
+struct coll_xfer {
+	struct coll_comm *c;
+	int peer;			/* rank */
+	uint64_t off, len;		/* bytes, into the region of `buf` */
+	uint8_t *buf;			/* sendbuf/recvbuf/stage */
+	uint8_t *reduce_into;		/* recv: add (float) into here when it arrives */
+	uint64_t chunks, posted, done;
+};
+/* Run a set of sends and receives to completion: post in chunk order up
+ * to the queue depth, reduce arrivals.  0 or -exit code (reason in c->err). */
+int coll_run_xfers(struct coll_comm *c, struct coll_xfer *send, int nsend,
+		   struct coll_xfer *recv, int nrecv);
+
+/* Lower level, for pipelined schedules (the ring): post one message of
+ * len bytes at buf (inside c->mem); a failure's reason goes to c->err. */
+int coll_post(struct coll_comm *c, int peer, int is_recv, uint64_t wr_id, const uint8_t *buf,
+	      uint64_t len, int flow);
+int coll_wc_error(struct coll_comm *c, const struct xport_wc *wc, int is_recv, int peer);
+void coll_reduce(uint8_t *dst, const uint8_t *src, uint64_t len);	/* float32 += */
+void coll_spoil(struct coll_comm *c, uint8_t *p, uint64_t len);	/* --corrupt */
+void coll_flush(struct coll_comm *c);	/* let a software transport's acks out */
+
+/* allreduce.c, alltoall.c: one operation on `bytes` (the nccl-tests size). */
+uint64_t coll_count(const struct coll_opts *o, uint64_t bytes, int n);
+void coll_fill(struct coll_comm *c, uint64_t count);
+uint64_t coll_check(struct coll_comm *c, uint64_t count);
+int coll_allreduce(struct coll_comm *c, uint64_t count);
+int coll_alltoall(struct coll_comm *c, uint64_t count);
+/* nccl-tests' bus bandwidth factor: 2(n-1)/n and (n-1)/n. */
+double coll_bus_factor(enum coll_kind k, int n);
+
+/* The commands. */
+int cmd_allreduce(int argc, const char **argv);
+int cmd_alltoall(int argc, const char **argv);
+
+#endif
