@@ -10,7 +10,7 @@ help_options() {
 	"$FABSCOPE" $1 --help | grep -oE -- '--[a-z][a-z0-9-]*' | sed 's/^--//' | sort -u
 }
 
-for cmd in bw lat devices run agent report "probe polarization" "probe pfc" capture pcap; do
+for cmd in bw lat allreduce alltoall devices run agent report "probe polarization" "probe pfc" capture pcap; do
 	test_expect_success "every option of '$cmd --help' is in the manual" '
 		help_options "'$cmd'" >opts &&
 		test -s opts &&
