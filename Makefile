@@ -3,7 +3,7 @@
 #   make                 build ./fabscope and the test helper
 #   make check           install what is missing (as root), build, run every test tier
 #   make demo            a local run on an embedded default, with its report
-#   make bench           ratios against real peers (iperf3, qperf, ...); needs root
+#   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI); needs root
 #   make install         PREFIX=/usr/local DESTDIR= : binary and fabscope(1)
 #   make fuzz            libFuzzer targets (clang), e.g. tests/fuzz/fuzz-dissect
 #
@@ -170,6 +170,7 @@ bench: all
 	bench/fleet-bench.sh
 	@ci/install-deps bench
 	bench/pcap-bench.sh
+	bench/coll-bench.sh
 	bench/tcp-bench.sh
 	@ci/install-deps vm
 	bench/verbs-bench.sh

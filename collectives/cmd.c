@@ -384,8 +384,10 @@ static int launch_local(struct coll_opts *o)
 				if (o->devices.n && !o->rail_set)
 					o->rail = i % o->ndevices;
 			}
-			fflush(NULL);
-			_exit(-rank_main(o, -1, NULL));
+			free(fds);
+			free(pids);
+			/* the rank returns all the way out of main, like any command */
+			return rank_main(o, -1, NULL);
 		}
 		close(sv[1]);
 		fds[i] = sv[0];
@@ -420,9 +422,10 @@ static int launch_local(struct coll_opts *o)
 	else
 		for (i = 1; i < n; i++)
 			close(fds[i]);
-	/* the children end once the root is done with them; a stuck one is killed */
+	/* the children end once the root is done with them; a stuck one is
+	 * killed; one that failed after the run (nothing else noticed) fails it */
 	for (i = 1; i < n; i++) {
-		int st, waited = 0;
+		int st = 0, waited = 0;
 
 		while (waitpid(pids[i], &st, WNOHANG) == 0) {
 			if (waited++ > 50 * 5) {
@@ -432,6 +435,10 @@ static int launch_local(struct coll_opts *o)
 			}
 			usleep(20000);
 		}
+		if (!rc && WIFSIGNALED(st))
+			rc = fs_err_peer("rank %d died of signal %d at the end of the run", i, WTERMSIG(st));
+		else if (!rc && WIFEXITED(st) && WEXITSTATUS(st))
+			rc = fs_err_peer("rank %d exited with status %d at the end of the run", i, WEXITSTATUS(st));
 	}
 	free(fds);
 	free(pids);
@@ -452,6 +459,98 @@ static int count_list(const struct opt_list *l)
 	return n;
 }
 
+/* After parsing: check, find the ranks, run.  0 or -exit code. */
+static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chunk)
+{
+	static const char *const ranks_env[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+						 "SLURM_PROCID", NULL };
+	static const char *const size_env[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+						NULL };
+	static const char *const local_env[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+						 "SLURM_LOCALID", NULL };
+	enum coll_kind kind = o->kind;
+	int from_env = 0, user_rank, user_nranks, local_rank = 0, rc;
+	char dev[256], bind[256];
+
+	fs_set_verbosity(o->verbose);
+	o->check = !no_check;
+	o->ctl_fd = ctl_fd;
+	if (chunk)
+		o->chunk = chunk;
+	o->chunk &= ~(uint64_t)3;
+	if (!o->algo_name)
+		o->algo_name = kind == COLL_ALLREDUCE ? "ring" : "pairwise";
+	if (kind == COLL_ALLREDUCE && !strcmp(o->algo_name, "ring"))
+		o->algo = COLL_ALGO_RING;
+	else if (kind == COLL_ALLREDUCE && !strcmp(o->algo_name, "rhd"))
+		o->algo = COLL_ALGO_RHD;
+	else if (kind == COLL_ALLTOALL && !strcmp(o->algo_name, "pairwise"))
+		o->algo = COLL_ALGO_PAIRWISE;
+	else if (kind == COLL_ALLTOALL && !strcmp(o->algo_name, "direct"))
+		o->algo = COLL_ALGO_DIRECT;
+	else
+		return fs_err_usage("unknown --algo '%s' for %s: use %s", o->algo_name, o->test,
+				     kind == COLL_ALLREDUCE ? "ring or rhd" : "pairwise or direct");
+	if (!xport_find(o->transport))
+		return fs_err_usage("unknown transport '%s' (built in: %s)", o->transport, xport_names());
+	if (strcmp(o->poll, "busy") && strcmp(o->poll, "event") && strcmp(o->poll, "adaptive"))
+		return fs_err_usage("unknown --poll mode '%s': use busy, event or adaptive", o->poll);
+	if (o->max_bytes < o->min_bytes)
+		o->max_bytes = o->min_bytes;
+	if (o->factor < 1.0)
+		return fs_err_usage("--stepfactor must be at least 1 (got %g)", o->factor);
+	o->ndevices = count_list(&o->devices);
+	o->rail_set = o->rail >= 0;
+	if (o->rail < 0)
+		o->rail = 0;
+	user_rank = o->rank;
+	user_nranks = o->nranks;
+	if (o->local_n) {
+		if (user_rank >= 0 || user_nranks > 0 || o->root)
+			return fs_err_usage("-n starts the ranks here: it does not go with --rank, --nranks or --root");
+		if (o->corrupt >= o->local_n)
+			return fs_err_usage("--corrupt %d: there are only %d ranks", o->corrupt, o->local_n);
+		o->nranks = o->local_n;
+		net_stop_on_signals();
+		return launch_local(o);
+	}
+	if (user_rank < 0 && env_int(ranks_env, &o->rank))
+		from_env = 1;
+	if (user_nranks < 0 && !env_int(size_env, &o->nranks))
+		o->nranks = -1;
+	if (o->rank < 0 && o->nranks < 0) {
+		o->rank = 0;
+		o->nranks = 1;
+	}
+	if (o->rank < 0 || o->nranks < 1)
+		return fs_err_usage("give both --rank and --nranks, run under mpirun or srun, or use -n N");
+	if (o->rank >= o->nranks)
+		return fs_err_usage("rank %d is out of range for %d ranks", o->rank, o->nranks);
+	if (o->nranks > COLL_MAX_RANKS)
+		return fs_err_usage("%d ranks: at most %d", o->nranks, COLL_MAX_RANKS);
+	if (o->rank > 0 && !o->root && o->ctl_fd < 0)
+		return fs_err_usage("rank %d needs --root HOST[:PORT]: where rank 0 listens", o->rank);
+	if (!from_env || !env_int(local_env, &local_rank))
+		local_rank = 0;
+	o->device = pick(&o->devices, local_rank, dev, sizeof(dev));
+	o->bind = pick(&o->binds, local_rank, bind, sizeof(bind));
+	if (o->devices.n && !o->rail_set)
+		o->rail = local_rank % o->ndevices;
+	net_stop_on_signals();
+	if (o->rank == 0 && o->nranks > 1 && o->ctl_fd < 0) {
+		int lfd, port;
+
+		rc = coll_root_listen(o, &lfd, &port);
+		if (rc)
+			return rc;
+		fs_log(1, "rank 0: waiting for %d ranks on port %d", o->nranks - 1, port);
+		rc = rank_main(o, lfd, NULL);
+		close(lfd);
+		return rc;
+	}
+	return rank_main(o, -1, NULL);
+}
+
 static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 {
 	struct coll_opts o = {
@@ -461,7 +560,7 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		.nranks = -1, .rank = -1, .gid_index = -1, .corrupt = -1, .port = COLL_DEFAULT_PORT,
 		.timeout_s = 30, .transport = "tcp", .poll = "event", .ctl_fd = -1, .rail = -1,
 	};
-	int no_check = 0, nargs = 0, rc, local_rank = 0, ctl_fd = -1;
+	int no_check = 0, nargs = 0, rc, ctl_fd = -1;
 	uint64_t chunk = 0;
 	const struct opt opts[] = {
 		OPT_GROUP("Ranks"),
@@ -506,14 +605,6 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		OPT_VERBOSE(&o.verbose),
 		OPT_END(),
 	};
-	static const char *const ranks_env[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-						 "SLURM_PROCID", NULL };
-	static const char *const size_env[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
-						NULL };
-	static const char *const local_env[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
-						 "SLURM_LOCALID", NULL };
-	int from_env = 0, user_rank, user_nranks;
-	char dev[256], bind[256];
 
 	fs_set_progname(kind == COLL_ALLREDUCE ? "fabscope allreduce" : "fabscope alltoall");
 	rc = opts_parse(argc, argv, opts, kind == COLL_ALLREDUCE ? allreduce_usage : alltoall_usage,
@@ -521,84 +612,14 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 	if (rc)
 		return rc == OPTS_HELP ? 0 : -rc;
 	if (nargs)
-		return -fs_err_usage("unexpected argument '%s' (the ranks meet at --root HOST:PORT)", argv[0]);
-	fs_set_verbosity(o.verbose);
-	o.check = !no_check;
-	o.ctl_fd = ctl_fd;
-	if (chunk)
-		o.chunk = chunk;
-	o.chunk &= ~(uint64_t)3;
-	if (!o.algo_name)
-		o.algo_name = kind == COLL_ALLREDUCE ? "ring" : "pairwise";
-	if (kind == COLL_ALLREDUCE && !strcmp(o.algo_name, "ring"))
-		o.algo = COLL_ALGO_RING;
-	else if (kind == COLL_ALLREDUCE && !strcmp(o.algo_name, "rhd"))
-		o.algo = COLL_ALGO_RHD;
-	else if (kind == COLL_ALLTOALL && !strcmp(o.algo_name, "pairwise"))
-		o.algo = COLL_ALGO_PAIRWISE;
-	else if (kind == COLL_ALLTOALL && !strcmp(o.algo_name, "direct"))
-		o.algo = COLL_ALGO_DIRECT;
+		rc = fs_err_usage("unexpected argument '%s' (the ranks meet at --root HOST:PORT)", argv[0]);
 	else
-		return -fs_err_usage("unknown --algo '%s' for %s: use %s", o.algo_name, o.test,
-				     kind == COLL_ALLREDUCE ? "ring or rhd" : "pairwise or direct");
-	if (!xport_find(o.transport))
-		return -fs_err_usage("unknown transport '%s' (built in: %s)", o.transport, xport_names());
-	if (strcmp(o.poll, "busy") && strcmp(o.poll, "event") && strcmp(o.poll, "adaptive"))
-		return -fs_err_usage("unknown --poll mode '%s': use busy, event or adaptive", o.poll);
-	if (o.max_bytes < o.min_bytes)
-		o.max_bytes = o.min_bytes;
-	if (o.factor < 1.0)
-		return -fs_err_usage("--stepfactor must be at least 1 (got %g)", o.factor);
-	o.ndevices = count_list(&o.devices);
-	o.rail_set = o.rail >= 0;
-	if (o.rail < 0)
-		o.rail = 0;
-	user_rank = o.rank;
-	user_nranks = o.nranks;
-	if (o.local_n) {
-		if (user_rank >= 0 || user_nranks > 0 || o.root)
-			return -fs_err_usage("-n starts the ranks here: it does not go with --rank, --nranks or --root");
-		if (o.corrupt >= o.local_n)
-			return -fs_err_usage("--corrupt %d: there are only %d ranks", o.corrupt, o.local_n);
-		o.nranks = o.local_n;
-		net_stop_on_signals();
-		return -launch_local(&o);
-	}
-	if (user_rank < 0 && env_int(ranks_env, &o.rank))
-		from_env = 1;
-	if (user_nranks < 0 && !env_int(size_env, &o.nranks))
-		o.nranks = -1;
-	if (o.rank < 0 && o.nranks < 0) {
-		o.rank = 0;
-		o.nranks = 1;
-	}
-	if (o.rank < 0 || o.nranks < 1)
-		return -fs_err_usage("give both --rank and --nranks, run under mpirun or srun, or use -n N");
-	if (o.rank >= o.nranks)
-		return -fs_err_usage("rank %d is out of range for %d ranks", o.rank, o.nranks);
-	if (o.nranks > COLL_MAX_RANKS)
-		return -fs_err_usage("%d ranks: at most %d", o.nranks, COLL_MAX_RANKS);
-	if (o.rank > 0 && !o.root && o.ctl_fd < 0)
-		return -fs_err_usage("rank %d needs --root HOST[:PORT]: where rank 0 listens", o.rank);
-	if (!from_env || !env_int(local_env, &local_rank))
-		local_rank = 0;
-	o.device = pick(&o.devices, local_rank, dev, sizeof(dev));
-	o.bind = pick(&o.binds, local_rank, bind, sizeof(bind));
-	if (o.devices.n && !o.rail_set)
-		o.rail = local_rank % o.ndevices;
-	net_stop_on_signals();
-	if (o.rank == 0 && o.nranks > 1 && o.ctl_fd < 0) {
-		int lfd, port;
-
-		rc = coll_root_listen(&o, &lfd, &port);
-		if (rc)
-			return -rc;
-		fs_log(1, "rank 0: waiting for %d ranks on port %d", o.nranks - 1, port);
-		rc = rank_main(&o, lfd, NULL);
-		close(lfd);
-		return -rc;
-	}
-	return -rank_main(&o, -1, NULL);
+		rc = coll_main(&o, no_check, ctl_fd, chunk);
+	opt_list_release(&o.devices);
+	opt_list_release(&o.binds);
+	opt_list_release(&o.netns);
+	opt_list_release(&o.labels);
+	return -rc;
 }
 
 int cmd_allreduce(int argc, const char **argv)

@@ -111,6 +111,8 @@ int coll_gather_result(struct coll_comm *c, double time_us, uint64_t wrong, doub
 		       uint64_t *wrong_sum);
 /* Tell the root (or, on the root, every rank) that this run failed. */
 void coll_abort(struct coll_comm *c, int code, const char *msg);
+/* "rank 3 (h3 rail 1)", for messages. */
+const char *coll_rank_str(const struct coll_comm *c, int r, char *buf, size_t len);
 /* Does rank `me` talk to rank `peer` in this algorithm? */
 int coll_needs_peer(const struct coll_opts *o, int n, int pos_me, int pos_peer);
 

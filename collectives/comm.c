@@ -39,7 +39,7 @@ static const char *rank_node(const struct coll_comm *c, int r)
 }
 
 /* "rank 3 (h3 rail 1)" for messages */
-static const char *rank_str(const struct coll_comm *c, int r, char *buf, size_t len)
+const char *coll_rank_str(const struct coll_comm *c, int r, char *buf, size_t len)
 {
 	json_t *e = json_array_get(c->ranks, (size_t)r);
 
@@ -85,6 +85,15 @@ int coll_root_listen(struct coll_opts *o, int *lfd, int *port)
 	*lfd = fd;
 	*port = net_addr_port(&a);
 	return 0;
+}
+
+/* wire_send, and the message is gone whatever happened */
+static int send_own(int fd, json_t *m, int timeout_ms)
+{
+	int rc = m ? wire_send(fd, m, timeout_ms) : -ENOMEM;
+
+	json_decref(m);
+	return rc;
 }
 
 /* Non-root: one message from the root, of type `expect` (an "error" from
@@ -137,7 +146,7 @@ static int root_collect(struct coll_comm *c, json_t **msgs, const char *expect)
 			for (i = 1; i < n && msgs[i]; i++)
 				;
 			rc = fs_err_peer("%s did not send '%s' within %d s: it hangs or its host is "
-					 "overloaded (raise --timeout)", rank_str(c, i, who, sizeof(who)),
+					 "overloaded (raise --timeout)", coll_rank_str(c, i, who, sizeof(who)),
 					 expect, c->timeout_ms / 1000);
 			break;
 		}
@@ -167,7 +176,7 @@ static int root_collect(struct coll_comm *c, json_t **msgs, const char *expect)
 				continue;
 			if (r < 0) {
 				rc = fs_err_peer("%s: control connection %s while waiting for '%s'",
-						 rank_str(c, i, who, sizeof(who)), wire_strerror(r), expect);
+						 coll_rank_str(c, i, who, sizeof(who)), wire_strerror(r), expect);
 				break;
 			}
 			type = json_string_value(json_object_get(m, "type"));
@@ -176,13 +185,13 @@ static int root_collect(struct coll_comm *c, json_t **msgs, const char *expect)
 				int code = (int)json_integer_value(json_object_get(m, "exit"));
 
 				rc = fs_err(code > 0 && code < 128 ? code : FS_EXIT_PEER, "%s: %s",
-					    rank_str(c, i, who, sizeof(who)), msg ? msg : "failed");
+					    coll_rank_str(c, i, who, sizeof(who)), msg ? msg : "failed");
 				json_decref(m);
 				break;
 			}
 			if (!type || strcmp(type, expect)) {
 				rc = fs_err_peer("%s sent '%s' where '%s' was due",
-						 rank_str(c, i, who, sizeof(who)), type ? type : "(no type)",
+						 coll_rank_str(c, i, who, sizeof(who)), type ? type : "(no type)",
 						 expect);
 				json_decref(m);
 				break;
@@ -213,7 +222,7 @@ static int root_bcast(struct coll_comm *c, json_t *m)
 			continue;
 		if (wire_send(c->fds[i], m, c->timeout_ms))
 			rc = fs_err_peer("%s: cannot send to it; its control connection broke",
-					 rank_str(c, i, who, sizeof(who)));
+					 coll_rank_str(c, i, who, sizeof(who)));
 	}
 	json_decref(m);
 	return rc;
@@ -320,6 +329,32 @@ static void set_order(struct coll_comm *c, json_t *order)
 	c->pos = c->pos_of[c->rank];
 }
 
+/* "min_bytes 1048576 here, 2097152 there" for each key that differs */
+static void params_diff(json_t *mine, json_t *theirs, char *buf, size_t len)
+{
+	const char *key;
+	json_t *v;
+	size_t o = 0;
+
+	buf[0] = 0;
+	json_object_foreach(mine, key, v) {
+		json_t *w = json_object_get(theirs, key);
+		char *a, *b;
+
+		if (w && json_equal(v, w))
+			continue;
+		a = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		b = w ? json_dumps(w, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s %s there, %s here", o ? ", " : "", key,
+					      b ? b : "(none)", a ? a : "?");
+		free(a);
+		free(b);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "its options do not parse the same");
+}
+
 /* Root: take every rank's hello, check it, answer with the table. */
 static int root_hello(struct coll_comm *c, const char *self_addr)
 {
@@ -372,14 +407,12 @@ static int root_hello(struct coll_comm *c, const char *self_addr)
 			break;
 		}
 		if (!json_equal(json_object_get(m, "params"), params)) {
-			char *a = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
-			char *b = json_dumps(json_object_get(m, "params"), JSON_COMPACT | JSON_SORT_KEYS);
+			char diff[512];
 
-			rc = fs_err_usage("rank %lld (%s) runs with other options than rank 0: %s vs %s; "
-					  "start every rank with the same command line", (long long)r,
-					  node ? node : "?", b ? b : "?", a ? a : "?");
-			free(a);
-			free(b);
+			params_diff(params, json_object_get(m, "params"), diff, sizeof(diff));
+			rc = fs_err_usage("rank %lld (%s) runs with other options than rank 0: %s; start "
+					  "every rank with the same command line", (long long)r,
+					  node ? node : "?", diff);
 			break;
 		}
 		if (!node || !node[0])
@@ -434,7 +467,7 @@ static int rank_hello(struct coll_comm *c, const char *self_addr)
 	json_t *m, *order, *ranks;
 	int rc, i;
 
-	if (wire_send(c->ctl, hello_json(c, self_addr), c->timeout_ms) < 0)
+	if (send_own(c->ctl, hello_json(c, self_addr), c->timeout_ms) < 0)
 		return fs_err_peer("rank %d: cannot talk to the root", c->rank);
 	rc = ctl_recv(c, &m, "welcome");
 	if (rc)
@@ -561,7 +594,7 @@ static int exchange_blobs(struct coll_comm *c, json_t **peer_blobs)
 		json_object_set_new(mine, key, xport_conn_blob(c->conn[i]));
 	}
 	if (!is_root(c)) {
-		if (wire_send(c->ctl, json_pack("{s:s, s:o}", "type", "blobs", "blobs", mine), c->timeout_ms))
+		if (send_own(c->ctl, json_pack("{s:s, s:o}", "type", "blobs", "blobs", mine), c->timeout_ms))
 			return fs_err_peer("rank %d: cannot talk to the root", c->rank);
 		rc = ctl_recv(c, &m, "blobs");
 		if (rc)
@@ -598,11 +631,11 @@ static int exchange_blobs(struct coll_comm *c, json_t **peer_blobs)
 			}
 			if (j == 0) {
 				*peer_blobs = out;
-			} else if (wire_send(c->fds[j], json_pack("{s:s, s:o}", "type", "blobs", "blobs", out),
+			} else if (send_own(c->fds[j], json_pack("{s:s, s:o}", "type", "blobs", "blobs", out),
 					     c->timeout_ms)) {
 				char who[128];
 
-				rc = fs_err_peer("%s: cannot send it the blobs", rank_str(c, j, who, sizeof(who)));
+				rc = fs_err_peer("%s: cannot send it the blobs", coll_rank_str(c, j, who, sizeof(who)));
 			}
 		}
 		for (i = 0; i < n; i++)
@@ -631,7 +664,7 @@ static int connect_peers(struct coll_comm *c, json_t *peer_blobs)
 			rc = xport_conn_connect(c->conn[i], b);
 			if (rc)
 				return fs_err_peer("rank %d: cannot connect to %s at %s: %s", c->rank,
-						   rank_str(c, i, who, sizeof(who)),
+						   coll_rank_str(c, i, who, sizeof(who)),
 						   json_string_value(json_object_get(json_array_get(c->ranks, (size_t)i), "addr")),
 						   xport_errmsg(c->x));
 		}
@@ -646,7 +679,7 @@ int coll_barrier(struct coll_comm *c)
 	if (c->nranks < 2)
 		return 0;
 	if (!is_root(c)) {
-		if (wire_send(c->ctl, json_pack("{s:s}", "type", "ready"), c->timeout_ms))
+		if (send_own(c->ctl, json_pack("{s:s}", "type", "ready"), c->timeout_ms))
 			return fs_err_peer("rank %d: cannot talk to the root", c->rank);
 		rc = ctl_recv(c, &m, "go");
 		json_decref(rc ? NULL : m);
@@ -670,7 +703,7 @@ int coll_gather_result(struct coll_comm *c, double time_us, uint64_t wrong, doub
 	int i, rc;
 
 	if (!is_root(c)) {
-		if (wire_send(c->ctl, json_pack("{s:s, s:f, s:I}", "type", "result", "time_us", time_us,
+		if (send_own(c->ctl, json_pack("{s:s, s:f, s:I}", "type", "result", "time_us", time_us,
 						"wrong", (json_int_t)wrong), c->timeout_ms))
 			return fs_err_peer("rank %d: cannot talk to the root", c->rank);
 		return 0;
@@ -774,8 +807,12 @@ void coll_comm_close(struct coll_comm *c)
 	int i;
 
 	if (c->fds) {
-		if (c->nranks > 1)
-			root_bcast(c, json_pack("{s:s}", "type", "bye"));
+		json_t *bye = json_pack("{s:s}", "type", "bye");
+
+		for (i = 1; i < c->nranks; i++)	/* a rank that is gone needs no bye */
+			if (c->fds[i] >= 0)
+				wire_send(c->fds[i], bye, 1000);
+		json_decref(bye);
 		for (i = 1; i < c->nranks; i++)
 			if (c->fds[i] >= 0)
 				close(c->fds[i]);

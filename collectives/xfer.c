@@ -88,8 +88,11 @@ void coll_reduce(uint8_t *dst, const uint8_t *src, uint64_t len)
 
 int coll_wc_error(struct coll_comm *c, const struct xport_wc *wc, int is_recv, int peer)
 {
-	snprintf(c->err, sizeof(c->err), "%s %s rank %d failed: %s (%s)", is_recv ? "receive" : "send",
-		 is_recv ? "from" : "to", peer, xport_wc_status_str(wc->status), xport_errmsg(c->x));
+	char who[128];
+
+	snprintf(c->err, sizeof(c->err), "%s %s %s failed: %s (%s)", is_recv ? "receive" : "send",
+		 is_recv ? "from" : "to", coll_rank_str(c, peer, who, sizeof(who)),
+		 xport_wc_status_str(wc->status), xport_errmsg(c->x));
 	return -FS_EXIT_PEER;
 }
 

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+test_description='fabscope allreduce and alltoall over TCP on this host: every element right for
+1 to 8 ranks and sizes that do not divide, both algorithms each, a corrupted element caught,
+nccl-tests formulas, ranks started by hand and by mpirun, rail order, and the failure paths'
+. "$(dirname "$0")/test-lib.sh"
+
+test_lazy_prereq MPIRUN 'command -v mpirun'
+
+# the records of a --json run: every one correct, and as many as expected
+# all_right FILE NSIZES
+all_right() {
+	jq -e --argjson n "$2" 'length == $n and all(.[]; .status == "ok" and .metrics.wrong == 0)' "$1" >/dev/null ||
+		{ echo "all_right $1: not $2 records all with wrong == 0:"; jq -c '.[] | [.msg_size_bytes, .metrics.wrong]' "$1"; return 1; }
+}
+
+# Sizes 4 B (one element: fewer than the ranks) to ~3 MB by a factor that is not a power of two,
+# with 4 KiB chunks so that a segment travels in many pieces.
+SWEEP="-b 4 -e 3000000 -f 9.3 --chunk 4K -w 1 -i 2"
+NSIZES=7
+
+for n in 1 2 3 4 5 6 7 8; do
+	test_expect_success JQ "allreduce ring and rhd, $n ranks: every element of every size right" '
+		"$FABSCOPE" allreduce -n '$n' $SWEEP --json >ring.json &&
+		all_right ring.json $NSIZES &&
+		"$FABSCOPE" allreduce -n '$n' -A rhd $SWEEP --json >rhd.json &&
+		all_right rhd.json $NSIZES &&
+		jq -e "all(.[]; .ranks == '$n' and .dtype == \"float32\" and .op == \"sum\" and
+		       .count * 4 == .msg_size_bytes)" ring.json >/dev/null
+	'
+	test_expect_success JQ "alltoall pairwise and direct, $n ranks: every element right, sizes rounded to 4n" '
+		"$FABSCOPE" alltoall -n '$n' $SWEEP --json >pw.json &&
+		all_right pw.json $NSIZES &&
+		"$FABSCOPE" alltoall -n '$n' -A direct $SWEEP --json >direct.json &&
+		all_right direct.json $NSIZES &&
+		jq -e "all(.[]; .msg_size_bytes % (4 * '$n') == 0 and .count * 4 == .msg_size_bytes)" pw.json >/dev/null
+	'
+done
+
+test_expect_success JQ 'two flows per peer and a shallow queue still deliver every element' '
+	"$FABSCOPE" allreduce -n 5 -q 2 --tx-depth 2 $SWEEP --json >q2.json &&
+	all_right q2.json $NSIZES &&
+	"$FABSCOPE" alltoall -n 5 -q 3 --tx-depth 1 -A direct $SWEEP --json >a2a-q3.json &&
+	all_right a2a-q3.json $NSIZES
+'
+
+test_expect_success JQ 'nccl-tests formulas: algbw = size / time, busbw = algbw x 2(n-1)/n and (n-1)/n' '
+	"$FABSCOPE" allreduce -n 4 -b 64K -e 1M -f 4 -w 1 -i 3 --json >f.json &&
+	"$FABSCOPE" alltoall -n 4 -b 64K -e 1M -f 4 -w 1 -i 3 --json >g.json &&
+	jq -e "all(.[]; .metrics as \$m | (\$m.algbw_gbps - .msg_size_bytes * 8 / \$m.time_us / 1000 | fabs) < 1e-6 * \$m.algbw_gbps + 1e-9 and
+	       (\$m.busbw_gbps - \$m.algbw_gbps * 1.5 | fabs) < 1e-9 + 1e-9 * \$m.busbw_gbps and
+	       \$m.time_us_min <= \$m.time_us and \$m.time_us <= \$m.time_us_max)" f.json >/dev/null &&
+	jq -e "all(.[]; (.metrics.busbw_gbps - .metrics.algbw_gbps * 0.75 | fabs) < 1e-9 + 1e-9 * .metrics.busbw_gbps)" g.json >/dev/null &&
+	jq -e "[.[].msg_size_bytes] == [65536, 262144, 1048576]" f.json >/dev/null
+'
+
+test_expect_success 'the table: nccl-tests columns, the ring order, a footer with the average busbw' '
+	"$FABSCOPE" allreduce -n 3 -b 1M -e 2M -w 1 -i 2 >table &&
+	cat table &&
+	test_grep "size \[B\] *count *type *redop *time \[us\] *algbw \[GB/s\] *busbw \[GB/s\] *#wrong" table &&
+	test_grep "^ *1048576 *262144 *float32 *sum .* 0$" table &&
+	test_grep "ring position 2 *rank 2" table &&
+	test_grep "^# Out of bounds values : 0 OK" table &&
+	test_grep "^# Avg bus bandwidth *: .* GB/s (.* Gb/s) over 2 sizes" table
+'
+
+for algo in "allreduce ring" "allreduce rhd" "alltoall pairwise" "alltoall direct"; do
+	set -- $algo
+	test_expect_success JQ "$1 $2: one element corrupted on the wire is caught: #wrong > 0, exit 1, one line" '
+		test_expect_exit 1 "$FABSCOPE" '$1' -n 5 -A '$2' -b 1000 -e 100000 -f 10 -w 1 -i 2 --corrupt 3 \
+			--json >bad.json 2>err &&
+		jq -e "length == 3 and all(.[]; .metrics.wrong > 0)" bad.json >/dev/null &&
+		test $(wc -l <err) = 1 &&
+		test_grep "wrong element.*data check failed" err
+	'
+done
+
+test_expect_success JQ '--no-check: no verdict (wrong -1), exit 0 even with a corrupted element' '
+	"$FABSCOPE" allreduce -n 3 -b 4K -w 1 -i 2 --corrupt 1 --no-check --json >nc.json &&
+	jq -e "all(.[]; .metrics.wrong == -1 and .params.check == false)" nc.json >/dev/null
+'
+
+# rank_bg LOG ARGS...: a rank started by hand, in the background; its PID in $rank_pid
+rank_bg() {
+	local log=$1
+	shift
+	"$FABSCOPE" "$@" >"$log.out" 2>"$log.err" &
+	rank_pid=$!
+	test_atexit "test_kill_pid $rank_pid"
+}
+
+PORT=18731
+
+test_expect_success JQ 'ranks started by hand meet at --root, in rail order; records name every endpoint' '
+	rank_bg r1 allreduce --rank 1 --nranks 4 --root 127.0.0.1:$PORT --rail 0 --node n1 -b 256K -e 256K -w 1 -i 2 &&
+	p1=$rank_pid &&
+	rank_bg r2 allreduce --rank 2 --nranks 4 --root 127.0.0.1:$PORT --rail 1 --node n2 -b 256K -e 256K -w 1 -i 2 &&
+	p2=$rank_pid &&
+	rank_bg r3 allreduce --rank 3 --nranks 4 --root 127.0.0.1:$PORT --rail 0 --node n3 -b 256K -e 256K -w 1 -i 2 &&
+	p3=$rank_pid &&
+	"$FABSCOPE" allreduce --rank 0 --nranks 4 --root 127.0.0.1:$PORT --rail 1 --node n0 -b 256K -e 256K -w 1 -i 2 \
+		--label lb=ecmp --json >hand.json &&
+	wait $p1 && wait $p2 && wait $p3 &&
+	test_must_be_empty r1.out && test_must_be_empty r1.err &&
+	all_right hand.json 1 &&
+	jq -e ".[0] | .labels.lb == \"ecmp\" and (.endpoints | length == 4 and
+	       (sort_by(.pos) | map(.rank)) == [1, 3, 0, 2] and
+	       (sort_by(.pos) | map(.rail)) == [0, 0, 1, 1] and all(.[]; .ip == \"127.0.0.1\"))" hand.json >/dev/null
+'
+
+test_expect_success JQ 'ranks from an MPI launcher environment (OMPI_COMM_WORLD_RANK/SIZE)' '
+	OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 rank_bg e1 alltoall --root 127.0.0.1:$PORT -b 64K -e 64K -w 1 -i 2 &&
+	OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 "$FABSCOPE" alltoall --root 127.0.0.1:$PORT -b 64K -e 64K -w 1 -i 2 \
+		--json >env.json &&
+	wait $rank_pid &&
+	all_right env.json 1
+'
+
+test_expect_success MPIRUN,JQ 'under mpirun: 3 ranks of allreduce, rank 0 prints' '
+	mpirun --allow-run-as-root --oversubscribe -np 3 --mca btl self,tcp \
+		"$FABSCOPE" allreduce --root 127.0.0.1:$PORT -b 100000 -e 400000 -w 1 -i 2 --json >mpi.json 2>mpi.err ||
+		{ cat mpi.err; false; } &&
+	all_right mpi.json 3 &&
+	jq -e "all(.[]; .ranks == 3)" mpi.json >/dev/null
+'
+
+test_expect_success 'a rank with other options is refused by name: exit 2, one line on each' '
+	rank_bg m1 allreduce --rank 1 --nranks 2 --root 127.0.0.1:$PORT -b 1M --timeout 5 &&
+	test_expect_exit 2 "$FABSCOPE" allreduce --rank 0 --nranks 2 --root 127.0.0.1:$PORT -b 2M --timeout 5 \
+		>/dev/null 2>err0 &&
+	{ wait $rank_pid; echo $? >rc1; } &&
+	cat err0 m1.err &&
+	test $(wc -l <err0) = 1 &&
+	test_grep "rank 1 (.*) runs with other options than rank 0" err0 &&
+	test_grep "min_bytes 1048576 there, 2097152 here" err0 &&
+	echo 2 >expect && test_cmp expect rc1 &&
+	test $(wc -l <m1.err) = 1
+'
+
+test_expect_success 'a rank killed mid-run: rank 0 exits 4 and names it, the others end too' '
+	rank_bg k1 allreduce --rank 1 --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 &&
+	p1=$rank_pid &&
+	rank_bg k2 allreduce --rank 2 --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 &&
+	p2=$rank_pid &&
+	rank_bg k0 allreduce --rank 0 --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 &&
+	p0=$rank_pid &&
+	test_wait_for 30 grep -q "ring position 2" k0.out &&
+	sleep 0.5 &&
+	kill -9 $p2 &&
+	{ wait $p0; echo $? >rc0; } &&
+	{ wait $p1; echo $? >rc1; } &&
+	cat k0.err k1.err &&
+	echo 4 >expect && test_cmp expect rc0 && test_cmp expect rc1 &&
+	test $(wc -l <k0.err) = 1 &&
+	test_grep "rank 2 (" k0.err &&
+	test_grep -i "connection lost\|connection closed" k0.err
+'
+
+test_expect_success 'no root to meet: exit 4 after --timeout, one line that says where it looked' '
+	test_expect_exit 4 "$FABSCOPE" allreduce --rank 1 --nranks 2 --root 127.0.0.1:1 --timeout 1 2>err &&
+	test $(wc -l <err) = 1 &&
+	test_grep "cannot reach the root at 127.0.0.1:1" err
+'
+
+test_expect_success 'rank 0 alone waits --timeout for the others, then exit 4 naming how many came' '
+	test_expect_exit 4 "$FABSCOPE" allreduce --rank 0 --nranks 3 --root 127.0.0.1:$PORT --timeout 1 2>err &&
+	test_grep "0 of 3 ranks joined\|1 of 3 ranks joined" err
+'
+
+test_expect_success 'usage errors: exit 2, one line each' '
+	for args in "-n 2 -A tree" "-n 2 --rank 1" "--rank 2 --nranks 2" "--rank 1 --nranks 2" \
+		    "-n 2 -t nosuch" "-n 2 -f 0.5" "-n 2 extra" "-n 2 --corrupt 5" "-n 2 --poll spin"; do
+		test_expect_exit 2 "$FABSCOPE" allreduce $args 2>err &&
+		test $(wc -l <err) = 1 || { echo "for: $args"; cat err; return 1; }
+	done &&
+	test_expect_exit 2 "$FABSCOPE" alltoall -n 2 -A ring 2>err &&
+	test_grep "pairwise or direct" err
+'
+
+test_done
