@@ -37,7 +37,7 @@
 
 #include "coll.h"
 
-/* rank r's element i: an integer in [-8, 8] */
+/* element i of the rank at group position r: an integer in [-8, 8] */
 static inline float elem(int r, uint64_t i)
 {
 	uint32_t h = (uint32_t)(i * 2654435761u) ^ ((uint32_t)r * 40503u + 0x9e37u);
@@ -46,7 +46,7 @@ static inline float elem(int r, uint64_t i)
 	return (float)((int)(h % 17u) - 8);
 }
 
-/* alltoall: rank r's element i of the block for peer j */
+/* alltoall: element i of the block that position r sends to position j */
 static inline float a2a_elem(int r, int j, uint64_t i)
 {
 	return (float)(((uint64_t)r * 1000003u + (uint64_t)j * 7919u + i) % 4093u) - 2046.0f;
@@ -74,13 +74,13 @@ void coll_fill(struct coll_comm *c, uint64_t count)
 
 	if (c->o->kind == COLL_ALLREDUCE) {
 		for (i = 0; i < count; i++)
-			s[i] = elem(c->rank, i);
+			s[i] = elem(c->gpos, i);
 	} else {
-		for (j = 0; j < c->nranks; j++)
+		for (j = 0; j < c->gn; j++)
 			for (i = 0; i < count; i++)
-				s[(uint64_t)j * count + i] = a2a_elem(c->rank, j, i);
+				s[(uint64_t)j * count + i] = a2a_elem(c->gpos, j, i);
 	}
-	memset(c->recvbuf, 0xff, c->o->kind == COLL_ALLREDUCE ? count * 4 : count * 4 * (uint64_t)c->nranks);
+	memset(c->recvbuf, 0xff, c->o->kind == COLL_ALLREDUCE ? count * 4 : count * 4 * (uint64_t)c->gn);
 }
 
 uint64_t coll_check(struct coll_comm *c, uint64_t count)
@@ -93,14 +93,14 @@ uint64_t coll_check(struct coll_comm *c, uint64_t count)
 		for (i = 0; i < count; i++) {
 			float want = 0;
 
-			for (r = 0; r < c->nranks; r++)
+			for (r = 0; r < c->gn; r++)
 				want += elem(r, i);
 			wrong += d[i] != want;
 		}
 	} else {
-		for (r = 0; r < c->nranks; r++)
+		for (r = 0; r < c->gn; r++)
 			for (i = 0; i < count; i++)
-				wrong += d[(uint64_t)r * count + i] != a2a_elem(r, c->rank, i);
+				wrong += d[(uint64_t)r * count + i] != a2a_elem(r, c->gpos, i);
 	}
 	return wrong;
 }
@@ -146,15 +146,15 @@ static void ring_msg(const struct ring_state *r, uint64_t m, int is_recv, uint64
 
 static int ring(struct coll_comm *c, uint64_t count)
 {
-	struct ring_state r = { .n = c->nranks, .p = c->pos, .count = count, .chunk = c->o->chunk };
+	struct ring_state r = { .n = c->gn, .p = c->gpos, .count = count, .chunk = c->o->chunk };
 	uint64_t depth = (uint64_t)c->o->tx_depth, rpost = 0, spost = 0, sdone = 0, rdone = 0, m;
 	uint64_t flows = (uint64_t)c->o->flows, last = clock_ns();
 	uint8_t *landed;
 	struct xport_wc wc[64];
 	int rc = 0, i, nwc;
 
-	r.next = c->order[mod(r.p + 1, r.n)];
-	r.prev = c->order[mod(r.p - 1, r.n)];
+	r.next = c->gorder[mod(r.p + 1, r.n)];
+	r.prev = c->gorder[mod(r.p - 1, r.n)];
 	r.C = (count / (uint64_t)r.n + 1) * 4;	/* the longest segment, in bytes */
 	r.C = (r.C + r.chunk - 1) / r.chunk;
 	r.K = 2 * (uint64_t)(r.n - 1) * r.C;
@@ -265,7 +265,7 @@ static int exchange(struct coll_comm *c, int peer, uint64_t soff, uint64_t slen,
 
 static int rhd(struct coll_comm *c, uint64_t count)
 {
-	int n = c->nranks, pos = c->pos, p, extra, newr, mask, rc, k, steps = 0;
+	int n = c->gn, pos = c->gpos, p, extra, newr, mask, rc, k, steps = 0;
 	uint64_t lo = 0, hi = count, los[32], his[32];
 
 	for (p = 1; p * 2 <= n; p *= 2)
@@ -273,7 +273,7 @@ static int rhd(struct coll_comm *c, uint64_t count)
 	extra = n - p;
 	/* fold: even positions below 2*extra give their vector to pos+1 */
 	if (pos < 2 * extra) {
-		int partner = c->order[pos ^ 1];
+		int partner = c->gorder[pos ^ 1];
 
 		if (pos % 2 == 0) {
 			rc = exchange(c, partner, 0, count * 4, 0, 0, 0);
@@ -292,7 +292,7 @@ static int rhd(struct coll_comm *c, uint64_t count)
 #define REAL(nr) ((nr) < extra ? 2 * (nr) + 1 : (nr) + extra)
 	/* recursive halving (reduce-scatter) */
 	for (mask = p / 2; mask >= 1; mask /= 2) {
-		int partner = c->order[REAL(newr ^ mask)];
+		int partner = c->gorder[REAL(newr ^ mask)];
 		uint64_t mid = lo + (hi - lo) / 2;
 
 		los[steps] = lo;
@@ -307,7 +307,7 @@ static int rhd(struct coll_comm *c, uint64_t count)
 	}
 	/* recursive doubling (all-gather), the same partners backwards */
 	for (k = steps - 1, mask = 1; mask < p; mask *= 2, k--) {
-		int partner = c->order[REAL(newr ^ mask)];
+		int partner = c->gorder[REAL(newr ^ mask)];
 		uint64_t plo = los[k], phi = his[k];
 		uint64_t olo = lo == plo ? hi : plo, ohi = lo == plo ? phi : lo;	/* the partner's part */
 
@@ -319,14 +319,14 @@ static int rhd(struct coll_comm *c, uint64_t count)
 	}
 #undef REAL
 	if (pos < 2 * extra)	/* odd position of the fold: hand the result back */
-		return exchange(c, c->order[pos ^ 1], 0, count * 4, 0, 0, 0);
+		return exchange(c, c->gorder[pos ^ 1], 0, count * 4, 0, 0, 0);
 	return 0;
 }
 
 int coll_allreduce(struct coll_comm *c, uint64_t count)
 {
 	memcpy(c->recvbuf, c->sendbuf, count * 4);
-	if (c->nranks < 2 || !count)
+	if (c->gn < 2 || !count)
 		return 0;
 	return c->o->algo == COLL_ALGO_RHD ? rhd(c, count) : ring(c, count);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * All-to-all, as nccl-tests runs it: the size is the whole buffer of a
- * rank, block j of sendbuf (size / n bytes) goes to rank j and lands in
- * block r of rank j's recvbuf.
+ * rank, block j of sendbuf (size / n bytes) goes to the rank at position j
+ * (of the ring order, within its rail group with --multi-rail) and lands in
+ * block p of that rank's recvbuf, p being the sender's position.
  *
  * pairwise: n-1 steps; in step s the rank at position p sends to position
  * p+s and receives from position p-s, so every rank sends to exactly one
@@ -19,18 +20,19 @@
 
 int coll_alltoall(struct coll_comm *c, uint64_t count)
 {
-	int n = c->nranks, p = c->pos, s, rc = 0;
+	int n = c->gn, p = c->gpos, s, rc = 0;
 	uint64_t blk = count * 4;
 
-	memcpy(c->recvbuf + (uint64_t)c->rank * blk, c->sendbuf + (uint64_t)c->rank * blk, blk);
+	/* blocks are in group position order */
+	memcpy(c->recvbuf + (uint64_t)p * blk, c->sendbuf + (uint64_t)p * blk, blk);
 	if (n < 2 || !count)
 		return 0;
 	if (c->o->algo == COLL_ALGO_PAIRWISE) {
 		for (s = 1; s < n && !rc; s++) {
-			int to = c->order[(p + s) % n], from = c->order[(p - s + n) % n];
-			struct coll_xfer snd = { .c = c, .peer = to, .buf = c->sendbuf,
+			int to = (p + s) % n, from = (p - s + n) % n;
+			struct coll_xfer snd = { .c = c, .peer = c->gorder[to], .buf = c->sendbuf,
 						 .off = (uint64_t)to * blk, .len = blk };
-			struct coll_xfer rcv = { .c = c, .peer = from, .buf = c->recvbuf,
+			struct coll_xfer rcv = { .c = c, .peer = c->gorder[from], .buf = c->recvbuf,
 						 .off = (uint64_t)from * blk, .len = blk };
 
 			rc = coll_run_xfers(c, &snd, 1, &rcv, 1);
@@ -42,11 +44,11 @@ int coll_alltoall(struct coll_comm *c, uint64_t count)
 		int k = 0;
 
 		for (s = 1; s < n; s++, k++) {
-			int to = c->order[(p + s) % n], from = c->order[(p - s + n) % n];
+			int to = (p + s) % n, from = (p - s + n) % n;
 
-			snd[k] = (struct coll_xfer){ .c = c, .peer = to, .buf = c->sendbuf,
+			snd[k] = (struct coll_xfer){ .c = c, .peer = c->gorder[to], .buf = c->sendbuf,
 						     .off = (uint64_t)to * blk, .len = blk };
-			rcv[k] = (struct coll_xfer){ .c = c, .peer = from, .buf = c->recvbuf,
+			rcv[k] = (struct coll_xfer){ .c = c, .peer = c->gorder[from], .buf = c->recvbuf,
 						     .off = (uint64_t)from * blk, .len = blk };
 		}
 		rc = coll_run_xfers(c, snd, k, rcv, k);

@@ -154,49 +154,129 @@ static int sizes_of(const struct coll_opts *o, uint64_t *sizes)
 	return n;
 }
 
-static json_t *size_record(struct coll_comm *c, uint64_t bytes, uint64_t count, const double *times,
-			   uint64_t wrong, json_t *labels)
+/* One record: the ranks of group (gorder, gn) on one size. */
+static json_t *group_record(struct coll_comm *c, uint64_t size, const int *members, int gn,
+			    const double *times, const uint64_t *wrongs, json_t *labels)
 {
 	const struct coll_opts *o = c->o;
 	json_t *rec = record_new(o->test), *eps = json_array();
-	double avg = 0, lo = times[0], hi = times[0], algbw;
+	uint64_t count = coll_count(o, size, gn), wrong = 0, bytes;
+	double avg = 0, lo = times[members[0]], hi = lo, algbw;
 	int i;
 
-	for (i = 0; i < c->nranks; i++) {
-		json_t *e = json_deep_copy(json_array_get(c->ranks, (size_t)i));
+	bytes = o->kind == COLL_ALLREDUCE ? count * 4 : count * 4 * (uint64_t)gn;
+	for (i = 0; i < gn; i++) {
+		int r = members[i];
+		json_t *e = json_deep_copy(json_array_get(c->ranks, (size_t)r));
 
-		avg += times[i];
-		lo = times[i] < lo ? times[i] : lo;
-		hi = times[i] > hi ? times[i] : hi;
-		json_object_set_new(e, "pos", json_integer(c->pos_of[i]));
+		avg += times[r];
+		lo = times[r] < lo ? times[r] : lo;
+		hi = times[r] > hi ? times[r] : hi;
+		wrong += wrongs[r];
+		json_object_set_new(e, "pos", json_integer(i));
 		json_object_set(e, "ip", json_object_get(e, "addr"));
 		json_object_del(e, "addr");
 		json_array_append_new(eps, e);
 	}
-	avg /= c->nranks;
+	avg /= gn;
 	algbw = avg > 0 ? (double)bytes * 8 / (avg * 1e-6) / 1e9 : 0;
 	json_object_set_new(rec, "transport", json_string(o->transport));
 	json_object_set_new(rec, "op", json_string(o->kind == COLL_ALLREDUCE ? "sum" : "none"));
 	json_object_set_new(rec, "algo", json_string(o->algo_name));
 	json_object_set_new(rec, "dtype", json_string("float32"));
 	json_object_set_new(rec, "msg_size_bytes", json_integer((json_int_t)bytes));
-	json_object_set_new(rec, "count", json_integer((json_int_t)count));
-	json_object_set_new(rec, "ranks", json_integer(c->nranks));
+	json_object_set_new(rec, "count", json_integer((json_int_t)(o->kind == COLL_ALLREDUCE ? count :
+								    count * (uint64_t)gn)));
+	json_object_set_new(rec, "ranks", json_integer(gn));
 	json_object_set_new(rec, "flows", json_integer(o->flows));
-	json_object_set_new(rec, "scope", json_string("aggregate"));
+	if (o->multi_rail) {
+		char g[32];
+		int rail = coll_rail_of(c, members[0]);
+
+		snprintf(g, sizeof(g), "rail %d", rail);
+		json_object_set_new(rec, "scope", json_string("rail"));
+		json_object_set_new(rec, "group", json_string(g));
+		json_object_set_new(rec, "rail", json_integer(rail));
+	} else {
+		json_object_set_new(rec, "scope", json_string("aggregate"));
+		json_object_set_new(rec, "group", json_string("all"));
+	}
 	json_object_set_new(rec, "endpoints", eps);
 	json_object_set(rec, "labels", labels);
-	json_object_set_new(rec, "params", json_pack("{s:I, s:I, s:I, s:i, s:b}", "warmup", (json_int_t)o->warmup,
-						     "iters", (json_int_t)o->iters, "chunk_bytes",
-						     (json_int_t)o->chunk, "tx_depth", o->tx_depth,
-						     "check", o->check));
+	json_object_set_new(rec, "params", json_pack("{s:I, s:I, s:I, s:i, s:b, s:b}", "warmup",
+						     (json_int_t)o->warmup, "iters", (json_int_t)o->iters,
+						     "chunk_bytes", (json_int_t)o->chunk, "tx_depth", o->tx_depth,
+						     "check", o->check, "multi_rail", o->multi_rail));
 	json_object_set_new(rec, "metrics",
 			    json_pack("{s:f, s:f, s:f, s:f, s:f, s:I}", "time_us", avg, "time_us_min", lo,
 				      "time_us_max", hi, "algbw_gbps", algbw,
-				      "busbw_gbps", algbw * coll_bus_factor(o->kind, c->nranks),
+				      "busbw_gbps", algbw * coll_bus_factor(o->kind, gn),
 				      "wrong", o->check ? (json_int_t)wrong : (json_int_t)-1));
 	json_object_set_new(rec, "status", json_string("ok"));
 	return rec;
+}
+
+/* The records of one size: one for all ranks, or with --multi-rail one per
+ * rail and their sum (rates added, the slowest rail's time).  Returns the
+ * busbw for the footer's average and adds the wrong elements to *wrong. */
+static double size_records(struct coll_comm *c, struct out *out, uint64_t size, const double *times,
+			   const uint64_t *wrongs, json_t *labels, uint64_t *wrong)
+{
+	int n = c->nranks, *members = malloc((size_t)n * sizeof(int)), i, gn, groups = 0;
+	double algbw = 0, busbw = 0, tmax = 0;
+	uint64_t w = 0;
+	json_t *sum = NULL;
+
+	for (i = 0; i < n; i = i + gn) {
+		int rail = coll_rail_of(c, c->order[i]);
+		json_t *rec;
+
+		for (gn = 0; i + gn < n && (!c->o->multi_rail || coll_rail_of(c, c->order[i + gn]) == rail); gn++)
+			members[gn] = c->order[i + gn];
+		rec = group_record(c, size, members, gn, times, wrongs, labels);
+		algbw += record_num(rec, "metrics.algbw_gbps", 0);
+		busbw += record_num(rec, "metrics.busbw_gbps", 0);
+		if (record_num(rec, "metrics.time_us", 0) > tmax)
+			tmax = record_num(rec, "metrics.time_us", 0);
+		w += c->o->check ? (uint64_t)record_num(rec, "metrics.wrong", 0) : 0;
+		if (!sum)
+			sum = json_deep_copy(rec);
+		else
+			json_array_extend(json_object_get(sum, "endpoints"), json_object_get(rec, "endpoints"));
+		out_record(out, rec);
+		json_decref(rec);
+		groups++;
+	}
+	free(members);
+	if (c->o->multi_rail) {
+		json_t *m = json_object_get(sum, "metrics");
+
+		json_object_set_new(sum, "scope", json_string("aggregate"));
+		json_object_set_new(sum, "group", json_string("sum"));
+		json_object_del(sum, "rail");
+		json_object_set_new(sum, "ranks", json_integer(n));
+		json_object_set_new(sum, "rails", json_integer(groups));
+		json_object_set_new(m, "time_us", json_real(tmax));
+		json_object_set_new(m, "algbw_gbps", json_real(algbw));
+		json_object_set_new(m, "busbw_gbps", json_real(busbw));
+		json_object_set_new(m, "wrong", json_integer(c->o->check ? (json_int_t)w : -1));
+		json_object_del(m, "time_us_min");
+		json_object_del(m, "time_us_max");
+		out_record(out, sum);
+	}
+	json_decref(sum);
+	*wrong += w;
+	return busbw;
+}
+
+/* the ring position where the rail of ring position i begins */
+static int first_of_rail(struct coll_comm *c, int i)
+{
+	int rail = coll_rail_of(c, c->order[i]);
+
+	while (i > 0 && coll_rail_of(c, c->order[i - 1]) == rail)
+		i--;
+	return i;
 }
 
 static void print_header(struct out *out, struct coll_comm *c)
@@ -210,11 +290,15 @@ static void print_header(struct out *out, struct coll_comm *c)
 		    "warmup %llu, iters %llu", o->test, c->nranks, o->transport, o->algo_name,
 		    o->kind == COLL_ALLREDUCE ? " sum" : "", chunk, o->flows, o->flows > 1 ? "s" : "",
 		    (unsigned long long)o->warmup, (unsigned long long)o->iters);
+	if (o->multi_rail)
+		out_comment(out, "multi-rail: one %s per rail, all rails at once; positions count within a rail",
+			    o->algo == COLL_ALGO_RING ? "ring" : "group");
 	for (i = 0; i < c->nranks; i++) {
 		int r = c->order[i];
 		json_t *e = json_array_get(c->ranks, (size_t)r);
 
-		out_comment(out, "  ring position %-3d rank %-3d node %-16s rail %lld  %s", i, r,
+		out_comment(out, "  ring position %-3d rank %-3d node %-16s rail %lld  %s",
+			    o->multi_rail ? i - first_of_rail(c, i) : i, r,
 			    json_string_value(json_object_get(e, "node")),
 			    (long long)json_integer_value(json_object_get(e, "rail")),
 			    json_string_value(json_object_get(e, "addr")));
@@ -252,7 +336,7 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 {
 	struct coll_comm c;
 	struct out out;
-	uint64_t sizes[MAX_SIZES], wrong_all = 0;
+	uint64_t sizes[MAX_SIZES], wrong_all = 0, *wrongs = NULL;
 	double *times = NULL, busbw_sum = 0;
 	json_t *labels = NULL;
 	const char *bad = NULL;
@@ -276,9 +360,9 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 	if (o->rank == 0)
 		print_header(&out, &c);
 	times = calloc((size_t)c.nranks, sizeof(*times));
+	wrongs = calloc((size_t)c.nranks, sizeof(*wrongs));
 	for (i = 0; i < nsizes && !rc; i++) {
-		uint64_t count = coll_count(o, sizes[i], c.nranks), wrong = 0, wsum = 0;
-		uint64_t bytes = o->kind == COLL_ALLREDUCE ? count * 4 : count * 4 * (uint64_t)c.nranks;
+		uint64_t count = coll_count(o, sizes[i], c.gn), wrong = 0;
 		double t = 0;
 
 		rc = run_size(&c, count, &t, &wrong);
@@ -294,19 +378,13 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 			coll_abort(&c, -rc, msg);
 			break;
 		}
-		rc = coll_gather_result(&c, t, wrong, times, &wsum);
+		rc = coll_gather_result(&c, t, wrong, times, wrongs);
 		if (rc) {
 			coll_abort(&c, -rc, "a rank failed (see rank 0's message)");
 			break;
 		}
 		if (o->rank == 0) {
-			json_t *rec = size_record(&c, bytes, o->kind == COLL_ALLREDUCE ? count : count * (uint64_t)c.nranks,
-						  times, wsum, labels);
-
-			busbw_sum += record_num(rec, "metrics.busbw_gbps", 0);
-			out_record(&out, rec);
-			json_decref(rec);
-			wrong_all += wsum;
+			busbw_sum += size_records(&c, &out, sizes[i], times, wrongs, labels, &wrong_all);
 			measured++;
 		}
 	}
@@ -325,11 +403,26 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 				    (unsigned long long)wrong_all, wrong_all > 1 ? "s" : "");
 	}
 	free(times);
+	free(wrongs);
 	json_decref(labels);
 	coll_comm_close(&c);
 	if (net_stop && !rc)
 		rc = -FS_EXIT_INTERRUPTED;
 	return rc;
+}
+
+/* The per-rank lists' picks for the rank with local index i. */
+static void apply_local(struct coll_opts *o, int i)
+{
+	static char dev[256], bind[256];
+	char rail[64];
+
+	o->device = pick(&o->devices, i, dev, sizeof(dev));
+	o->bind = pick(&o->binds, i, bind, sizeof(bind));
+	if (pick(&o->rails, i, rail, sizeof(rail)))
+		o->rail = atoi(rail);
+	else
+		o->rail = o->devices.n ? i % o->ndevices : 0;
 }
 
 /* -n N: ranks 1..N-1 as children of this process, rank 0 here. */
@@ -376,14 +469,7 @@ static int launch_local(struct coll_opts *o)
 				if (!o->node)
 					o->node = ns;
 			}
-			{
-				static char dev[256], bind[256];
-
-				o->device = pick(&o->devices, i, dev, sizeof(dev));
-				o->bind = pick(&o->binds, i, bind, sizeof(bind));
-				if (o->devices.n && !o->rail_set)
-					o->rail = i % o->ndevices;
-			}
+			apply_local(o, i);
 			free(fds);
 			free(pids);
 			/* the rank returns all the way out of main, like any command */
@@ -394,7 +480,7 @@ static int launch_local(struct coll_opts *o)
 	}
 	o->rank = 0;
 	{
-		static char dev[256], bind[256], nsb[256];
+		char nsb[256];
 		const char *ns = pick(&o->netns, 0, nsb, sizeof(nsb));
 
 		if (ns) {
@@ -414,8 +500,7 @@ static int launch_local(struct coll_opts *o)
 		} else {
 			rc = 0;
 		}
-		o->device = pick(&o->devices, 0, dev, sizeof(dev));
-		o->bind = pick(&o->binds, 0, bind, sizeof(bind));
+		apply_local(o, 0);
 	}
 	if (!rc)
 		rc = rank_main(o, -1, fds);
@@ -470,7 +555,6 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 						 "SLURM_LOCALID", NULL };
 	enum coll_kind kind = o->kind;
 	int from_env = 0, user_rank, user_nranks, local_rank = 0, rc;
-	char dev[256], bind[256];
 
 	fs_set_verbosity(o->verbose);
 	o->check = !no_check;
@@ -500,9 +584,17 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 	if (o->factor < 1.0)
 		return fs_err_usage("--stepfactor must be at least 1 (got %g)", o->factor);
 	o->ndevices = count_list(&o->devices);
-	o->rail_set = o->rail >= 0;
-	if (o->rail < 0)
-		o->rail = 0;
+	{
+		char buf[64], *end;
+		int i, k = count_list(&o->rails);
+
+		for (i = 0; i < k; i++) {
+			long v = strtol(pick(&o->rails, i, buf, sizeof(buf)), &end, 10);
+
+			if (!buf[0] || *end || v < 0 || v > 1023)
+				return fs_err_usage("invalid rail '%s' in --rail: expected numbers 0-1023", buf);
+		}
+	}
 	user_rank = o->rank;
 	user_nranks = o->nranks;
 	if (o->local_n) {
@@ -532,10 +624,7 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 		return fs_err_usage("rank %d needs --root HOST[:PORT]: where rank 0 listens", o->rank);
 	if (!from_env || !env_int(local_env, &local_rank))
 		local_rank = 0;
-	o->device = pick(&o->devices, local_rank, dev, sizeof(dev));
-	o->bind = pick(&o->binds, local_rank, bind, sizeof(bind));
-	if (o->devices.n && !o->rail_set)
-		o->rail = local_rank % o->ndevices;
+	apply_local(o, local_rank);
 	net_stop_on_signals();
 	if (o->rank == 0 && o->nranks > 1 && o->ctl_fd < 0) {
 		int lfd, port;
@@ -558,7 +647,7 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		.min_bytes = 32u << 20, .max_bytes = 32u << 20, .factor = 2, .warmup = 5, .iters = 20,
 		.chunk = 1u << 20, .check = 1, .flows = 1, .tx_depth = 64, .tclass = -1,
 		.nranks = -1, .rank = -1, .gid_index = -1, .corrupt = -1, .port = COLL_DEFAULT_PORT,
-		.timeout_s = 30, .transport = "tcp", .poll = "event", .ctl_fd = -1, .rail = -1,
+		.timeout_s = 30, .transport = "tcp", .poll = "event", .ctl_fd = -1,
 	};
 	int no_check = 0, nargs = 0, rc, ctl_fd = -1;
 	uint64_t chunk = 0;
@@ -568,7 +657,8 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		OPT_STRING(0, "root", &o.root, "HOST[:PORT]", "where rank 0 listens, for ranks started by mpirun, srun or by hand (default port 18530)"),
 		OPT_INT(0, "rank", &o.rank, "R", "this process's rank (default: from mpirun's or srun's environment)", 0, COLL_MAX_RANKS - 1),
 		OPT_INT(0, "nranks", &o.nranks, "N", "the number of ranks (default: from the environment)", 1, COLL_MAX_RANKS),
-		OPT_INT(0, "rail", &o.rail, "K", "this rank's rail (default: its index in --device, else 0); the ring is ordered by rail, then node", 0, 1023),
+		OPT_BOOL(0, "multi-rail", &o.multi_rail, "one ring (group) per rail, all rails at once; records per rail and their sum"),
+		OPT_LIST(0, "rail", &o.rails, "K,...", "rail per local rank (default: its index in --device, else 0); the ring is ordered by rail, then node"),
 		OPT_STRING(0, "node", &o.node, "NAME", "this rank's node name in records (default: the host name, or its --netns)"),
 		OPT_LIST(0, "device", &o.devices, "DEV,...", "RDMA device per local rank (verbs), e.g. mlx5_0,mlx5_1: rank i uses the (i mod count)-th"),
 		OPT_LIST(0, "bind", &o.binds, "ADDR,...", "local address per local rank: its data connections use it (selects the rail)"),
@@ -616,6 +706,7 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 	else
 		rc = coll_main(&o, no_check, ctl_fd, chunk);
 	opt_list_release(&o.devices);
+	opt_list_release(&o.rails);
 	opt_list_release(&o.binds);
 	opt_list_release(&o.netns);
 	opt_list_release(&o.labels);

@@ -56,18 +56,18 @@ struct coll_opts {
 	uint64_t min_bytes, max_bytes;
 	double factor;
 	uint64_t warmup, iters, chunk;
-	int check, flows, tx_depth, tclass, json, verbose;
+	int check, flows, tx_depth, tclass, json, verbose, multi_rail;
 	int nranks, rank;		/* rank -1: not given */
 	int local_n;			/* -n: the local launcher starts this many ranks */
 	int rail, gid_index, ib_port, mtu, qp_timeout, corrupt;
 	int port;
 	double timeout_s;
 	const char *transport, *root, *node, *poll, *output;
-	struct opt_list devices, binds, labels, netns;
+	struct opt_list devices, binds, labels, netns, rails;
 	int ctl_fd;			/* --ctl-fd: the launcher's socket to the root */
 	/* this rank's picks from the per-rank lists */
 	const char *device, *bind;
-	int ndevices, rail_set;
+	int ndevices;
 };
 
 /* One rank's view of the communicator. */
@@ -77,6 +77,13 @@ struct coll_comm {
 	int pos;			/* place in the ring order */
 	int *order;			/* ring position -> rank */
 	int *pos_of;			/* rank -> ring position */
+	/* The group the algorithms run in: every rank, or with --multi-rail
+	 * the ranks of this rank's rail (one ring per rail, all at once).
+	 * Positions are in ring order; the test data and the all-to-all
+	 * blocks are laid out by group position. */
+	int gn, gpos;
+	int *gorder;			/* group position -> rank */
+	int *gpos_of;			/* rank -> group position, -1: another group */
 	json_t *ranks;			/* [{rank, node, rail, addr}] */
 	struct xport *x;
 	struct xport_conn **conn;	/* by rank; NULL: no connection */
@@ -105,10 +112,12 @@ int coll_comm_open(struct coll_comm *c, struct coll_opts *o, int lfd, const int 
 void coll_comm_close(struct coll_comm *c);
 /* A barrier through the root. */
 int coll_barrier(struct coll_comm *c);
-/* Send this rank's result to the root; on the root, gather all (per rank
- * time_us in times[], summed wrong in *wrong).  0 or -exit code. */
+/* Send this rank's result to the root; on the root, gather all (per rank:
+ * time_us in times[], wrong elements in wrongs[]).  0 or -exit code. */
 int coll_gather_result(struct coll_comm *c, double time_us, uint64_t wrong, double *times,
-		       uint64_t *wrong_sum);
+		       uint64_t *wrongs);
+/* A rank's rail, from the table rank 0 made. */
+int coll_rail_of(const struct coll_comm *c, int rank);
 /* Tell the root (or, on the root, every rank) that this run failed. */
 void coll_abort(struct coll_comm *c, int code, const char *msg);
 /* "rank 3 (h3 rail 1)", for messages. */

@@ -53,12 +53,13 @@ const char *coll_rank_str(const struct coll_comm *c, int r, char *buf, size_t le
 
 static json_t *params_json(const struct coll_opts *o)
 {
-	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:f, s:I, s:I, s:I, s:i, s:i, s:i}",
+	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:f, s:I, s:I, s:I, s:i, s:i, s:i, s:b}",
 			 "test", o->test, "transport", o->transport, "algo", o->algo_name,
 			 "min_bytes", (json_int_t)o->min_bytes, "max_bytes", (json_int_t)o->max_bytes,
 			 "factor", o->factor, "warmup", (json_int_t)o->warmup,
 			 "iters", (json_int_t)o->iters, "chunk", (json_int_t)o->chunk,
-			 "flows", o->flows, "check", o->check, "nranks", o->nranks);
+			 "flows", o->flows, "check", o->check, "nranks", o->nranks,
+			 "multi_rail", o->multi_rail);
 }
 
 int coll_root_listen(struct coll_opts *o, int *lfd, int *port)
@@ -316,6 +317,32 @@ static int by_rail(const void *a, const void *b)
 	if (cmp)
 		return cmp;
 	return *(const int *)a - *(const int *)b;
+}
+
+int coll_rail_of(const struct coll_comm *c, int rank)
+{
+	return (int)json_integer_value(json_object_get(json_array_get(c->ranks, (size_t)rank), "rail"));
+}
+
+/* The ranks this one runs the algorithm with (see coll.h). */
+static void set_groups(struct coll_comm *c)
+{
+	int n = c->nranks, i, rail = coll_rail_of(c, c->rank);
+
+	c->gorder = calloc((size_t)n, sizeof(int));
+	c->gpos_of = calloc((size_t)n, sizeof(int));
+	c->gn = 0;
+	for (i = 0; i < n; i++)
+		c->gpos_of[i] = -1;
+	for (i = 0; i < n; i++) {
+		int r = c->order[i];
+
+		if (c->o->multi_rail && coll_rail_of(c, r) != rail)
+			continue;
+		c->gpos_of[r] = c->gn;
+		c->gorder[c->gn++] = r;
+	}
+	c->gpos = c->gpos_of[c->rank];
 }
 
 static void set_order(struct coll_comm *c, json_t *order)
@@ -582,7 +609,7 @@ static int exchange_blobs(struct coll_comm *c, json_t **peer_blobs)
 
 	c->conn = calloc((size_t)n, sizeof(*c->conn));
 	for (i = 0; i < n; i++) {
-		if (!coll_needs_peer(c->o, n, c->pos, c->pos_of[i]))
+		if (c->gpos_of[i] < 0 || !coll_needs_peer(c->o, c->gn, c->gpos, c->gpos_of[i]))
 			continue;
 		rc = xport_conn_new(c->x, c->o->flows, c->rank < i ? XPORT_ROLE_ACTIVE : XPORT_ROLE_PASSIVE,
 				    &c->conn[i]);
@@ -697,24 +724,24 @@ int coll_barrier(struct coll_comm *c)
 }
 
 int coll_gather_result(struct coll_comm *c, double time_us, uint64_t wrong, double *times,
-		       uint64_t *wrong_sum)
+		       uint64_t *wrongs)
 {
 	json_t **msgs;
 	int i, rc;
 
 	if (!is_root(c)) {
 		if (send_own(c->ctl, json_pack("{s:s, s:f, s:I}", "type", "result", "time_us", time_us,
-						"wrong", (json_int_t)wrong), c->timeout_ms))
+					       "wrong", (json_int_t)wrong), c->timeout_ms))
 			return fs_err_peer("rank %d: cannot talk to the root", c->rank);
 		return 0;
 	}
 	msgs = calloc((size_t)c->nranks, sizeof(*msgs));
 	times[0] = time_us;
-	*wrong_sum = wrong;
+	wrongs[0] = wrong;
 	rc = c->nranks > 1 ? root_collect(c, msgs, "result") : 0;
 	for (i = 1; i < c->nranks && !rc; i++) {
 		times[i] = json_number_value(json_object_get(msgs[i], "time_us"));
-		*wrong_sum += (uint64_t)json_integer_value(json_object_get(msgs[i], "wrong"));
+		wrongs[i] = (uint64_t)json_integer_value(json_object_get(msgs[i], "wrong"));
 	}
 	for (i = 0; i < c->nranks; i++)
 		json_decref(msgs[i]);
@@ -786,6 +813,7 @@ int coll_comm_open(struct coll_comm *c, struct coll_opts *o, int lfd, const int 
 	}
 	if (rc)
 		return rc;
+	set_groups(c);
 	rc = open_data(c);
 	if (!rc)
 		rc = exchange_blobs(c, &peer_blobs);
@@ -841,6 +869,8 @@ void coll_comm_close(struct coll_comm *c)
 	json_decref(c->ranks);
 	free(c->order);
 	free(c->pos_of);
+	free(c->gorder);
+	free(c->gpos_of);
 	memset(c, 0, sizeof(*c));
 	c->ctl = -1;
 }

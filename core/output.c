@@ -54,6 +54,7 @@ static const struct out_col coll_cols[] = {
 	{ "count", "count", COL_INT, 12, 0, 1 },
 	{ "type", "dtype", COL_STR, 8, 0, 1 },
 	{ "redop", "op", COL_STR, 6, 0, 1 },
+	{ "group", "group", COL_STR, 7, 0, 1 },
 	{ "time [us]", "metrics.time_us", COL_REAL, 11, 1, 1 },
 	{ "algbw [GB/s]", "metrics.algbw_gbps", COL_REAL, 13, 3, 0.125 },
 	{ "busbw [GB/s]", "metrics.busbw_gbps", COL_REAL, 13, 3, 0.125 },

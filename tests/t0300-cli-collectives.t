@@ -56,11 +56,27 @@ test_expect_success JQ 'nccl-tests formulas: algbw = size / time, busbw = algbw 
 test_expect_success 'the table: nccl-tests columns, the ring order, a footer with the average busbw' '
 	"$FABSCOPE" allreduce -n 3 -b 1M -e 2M -w 1 -i 2 >table &&
 	cat table &&
-	test_grep "size \[B\] *count *type *redop *time \[us\] *algbw \[GB/s\] *busbw \[GB/s\] *#wrong" table &&
-	test_grep "^ *1048576 *262144 *float32 *sum .* 0$" table &&
+	test_grep "size \[B\] *count *type *redop *group *time \[us\] *algbw \[GB/s\] *busbw \[GB/s\] *#wrong" table &&
+	test_grep "^ *1048576 *262144 *float32 *sum *all .* 0$" table &&
 	test_grep "ring position 2 *rank 2" table &&
 	test_grep "^# Out of bounds values : 0 OK" table &&
 	test_grep "^# Avg bus bandwidth *: .* GB/s (.* Gb/s) over 2 sizes" table
+'
+
+test_expect_success JQ '--multi-rail: a ring per rail at once, a record per rail and their sum' '
+	"$FABSCOPE" allreduce -n 5 --rail 0,1 --multi-rail -b 1000 -e 1M -f 31 --chunk 4K -w 1 -i 2 --json >mr.json &&
+	jq -c ".[] | [.group, .scope, .ranks, .metrics.wrong, [.endpoints[] | [.rank, .pos, .rail]]]" mr.json &&
+	jq -e "length == 9 and all(.[]; .metrics.wrong == 0)" mr.json >/dev/null &&
+	jq -e "[.[0:3][] | .group] == [\"rail 0\", \"rail 1\", \"sum\"] and
+	       (.[0] | .scope == \"rail\" and .rail == 0 and .ranks == 3 and
+		       [.endpoints[] | [.rank, .pos]] == [[0, 0], [2, 1], [4, 2]]) and
+	       (.[1] | .rail == 1 and .ranks == 2 and [.endpoints[] | .rank] == [1, 3]) and
+	       (.[2] | .scope == \"aggregate\" and .ranks == 5 and .rails == 2)" mr.json >/dev/null &&
+	jq -e "[range(0; 9; 3) as \$i | .[\$i:\$i+3]] | all(.[]; (.[2].metrics.busbw_gbps - .[0].metrics.busbw_gbps -
+	       .[1].metrics.busbw_gbps | fabs) < 1e-6)" mr.json >/dev/null &&
+	test_expect_exit 1 "$FABSCOPE" alltoall -n 4 --rail 0,1 --multi-rail -b 64K -e 64K -w 1 -i 2 --corrupt 3 \
+		--json >mr-bad.json 2>/dev/null &&
+	jq -e "[.[] | [.group, (.metrics.wrong > 0)]] == [[\"rail 0\", false], [\"rail 1\", true], [\"sum\", true]]" mr-bad.json >/dev/null
 '
 
 for algo in "allreduce ring" "allreduce rhd" "alltoall pairwise" "alltoall direct"; do
@@ -168,7 +184,7 @@ test_expect_success 'rank 0 alone waits --timeout for the others, then exit 4 na
 
 test_expect_success 'usage errors: exit 2, one line each' '
 	for args in "-n 2 -A tree" "-n 2 --rank 1" "--rank 2 --nranks 2" "--rank 1 --nranks 2" \
-		    "-n 2 -t nosuch" "-n 2 -f 0.5" "-n 2 extra" "-n 2 --corrupt 5" "-n 2 --poll spin"; do
+		    "-n 2 -t nosuch" "-n 2 -f 0.5" "-n 2 extra" "-n 2 --corrupt 5" "-n 2 --poll spin" "-n 2 --rail 0,x"; do
 		test_expect_exit 2 "$FABSCOPE" allreduce $args 2>err &&
 		test $(wc -l <err) = 1 || { echo "for: $args"; cat err; return 1; }
 	done &&
