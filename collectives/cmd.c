@@ -633,6 +633,9 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 		if (rc)
 			return rc;
 		fs_log(1, "rank 0: waiting for %d ranks on port %d", o->nranks - 1, port);
+		/* under `fabscope agent`: the coordinator starts the other ranks
+		 * once it knows the port (--port 0 takes any free one) */
+		out_sink_event("listening", json_integer(port));
 		rc = rank_main(o, lfd, NULL);
 		close(lfd);
 		return rc;
