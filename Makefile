@@ -27,7 +27,7 @@ ifdef DEVELOPER
 WARNINGS += -Werror
 endif
 ifdef SANITIZE
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -DGET_PARANOID
 LDFLAGS += -fsanitize=address,undefined
 endif
 ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARNINGS) -MMD -MP -D_GNU_SOURCE \
@@ -127,7 +127,7 @@ $(O)/%.o: %.c $(O)/.build-flags
 
 # ---- fuzzing: libFuzzer targets, built with clang (make fuzz; tests/t0250-unit-pcap-fuzz.t) ----
 FUZZ_CC ?= clang
-FUZZ_CFLAGS ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DGET_PARANOID
 FUZZ_DISSECT_SRC := tests/fuzz/fuzz-dissect.c tests/helper/dissect-check.c pcap/dissect.c pcap/tok.c \
 		    pcap/roce.c pcap/macctl.c pcap/flow.c
 FUZZ_TARGETS := $(O)/tests/fuzz/fuzz-dissect

@@ -207,10 +207,10 @@ static int dissect_eth(struct dctx *d)
 
 	if (need(d, PKT_ETH_LEN, PKT_L_ETH))
 		return -1;
-	get_bytes(&d->c, l->dst, 6);
-	get_bytes(&d->c, l->src, 6);
+	hdr_bytes(&d->c, l->dst, 6);
+	hdr_bytes(&d->c, l->src, 6);
 	layer_done(d, PKT_L_ETH);
-	if (dissect_tags(d, get_be16(&d->c)))
+	if (dissect_tags(d, hdr_be16(&d->c)))
 		return -1;
 	if (l->type == MACCTL_ETHERTYPE && !(d->k->flags & PKT_F_TAGS))
 		return dissect_macctl(d);
@@ -293,9 +293,9 @@ static int dissect_ipv4(struct dctx *d)
 
 	if (need(d, PKT_IPV4_LEN, PKT_L_IPV4))
 		return -1;
-	vihl = get_u8(&d->c);
-	tos = get_u8(&d->c);
-	total = get_be16(&d->c);
+	vihl = hdr_u8(&d->c);
+	tos = hdr_u8(&d->c);
+	total = hdr_be16(&d->c);
 	if (vihl >> 4 != 4) {
 		d->k->flags |= PKT_F_IP_VERSION;
 		d->c.off = off + PKT_IPV4_LEN;
@@ -307,16 +307,16 @@ static int dissect_ipv4(struct dctx *d)
 		d->c.off = off + PKT_IPV4_LEN;
 		return -1;
 	}
-	ip->id = get_be16(&d->c);
-	frag = get_be16(&d->c);
-	ip->ttl = get_u8(&d->c);
-	ip->proto = get_u8(&d->c);
-	get_skip(&d->c, 2);	/* header checksum, not verified */
-	get_bytes(&d->c, ip->src, 4);
-	get_bytes(&d->c, ip->dst, 4);
+	ip->id = hdr_be16(&d->c);
+	frag = hdr_be16(&d->c);
+	ip->ttl = hdr_u8(&d->c);
+	ip->proto = hdr_u8(&d->c);
+	hdr_skip(&d->c, 2);	/* header checksum, not verified */
+	hdr_bytes(&d->c, ip->src, 4);
+	hdr_bytes(&d->c, ip->dst, 4);
 	if (need(d, hlen - PKT_IPV4_LEN, PKT_L_IPV4))
 		return -1;
-	get_skip(&d->c, hlen - PKT_IPV4_LEN);	/* options */
+	hdr_skip(&d->c, hlen - PKT_IPV4_LEN);	/* options */
 	layer_done(d, PKT_L_IPV4);
 	ip->version = 4;
 	ip->off = off;
@@ -454,10 +454,10 @@ static int dissect_udp(struct dctx *d)
 	if (need(d, PKT_UDP_LEN, PKT_L_UDP))
 		return -1;
 	u->off = off;
-	u->sport = get_be16(&d->c);
-	u->dport = get_be16(&d->c);
-	u->len = get_be16(&d->c);
-	u->csum = get_be16(&d->c);
+	u->sport = hdr_be16(&d->c);
+	u->dport = hdr_be16(&d->c);
+	u->len = hdr_be16(&d->c);
+	u->csum = hdr_be16(&d->c);
 	layer_done(d, PKT_L_UDP);
 	avail = d->k->ip.end > off ? d->k->ip.end - off : 0;
 	if (u->len < PKT_UDP_LEN || u->len > avail) {
@@ -480,19 +480,19 @@ static int dissect_bth(struct dctx *d)
 	if (need(d, ROCE_BTH_LEN, PKT_L_BTH))
 		return -1;
 	d->k->roce.off = d->c.off;
-	b->opcode = get_u8(&d->c);
-	v = get_u8(&d->c);
+	b->opcode = hdr_u8(&d->c);
+	v = hdr_u8(&d->c);
 	b->se = v >> 7;
 	b->m = (v >> 6) & 1;
 	b->pad = (v >> 4) & 3;
 	b->tver = v & 0x0f;
-	b->pkey = get_be16(&d->c);
-	v = get_u8(&d->c);
+	b->pkey = hdr_be16(&d->c);
+	v = hdr_u8(&d->c);
 	b->fecn = v >> 7;
 	b->becn = (v >> 6) & 1;
-	b->dqpn = get_be24(&d->c);
-	b->ackreq = get_u8(&d->c) >> 7;
-	b->psn = get_be24(&d->c);
+	b->dqpn = hdr_be24(&d->c);
+	b->ackreq = hdr_u8(&d->c) >> 7;
+	b->psn = hdr_be24(&d->c);
 	layer_done(d, PKT_L_BTH);
 	if (b->tver)
 		d->k->flags |= PKT_F_TVER;
@@ -521,44 +521,44 @@ static void read_ext(struct dctx *d, enum pkt_layer l)
 
 	switch (l) {
 	case PKT_L_RDETH:
-		r->eecnxt = get_be32(c) & 0xffffff;
+		r->eecnxt = hdr_be32(c) & 0xffffff;
 		break;
 	case PKT_L_DETH:
-		r->qkey = get_be32(c);
-		r->sqpn = get_be32(c) & 0xffffff;
+		r->qkey = hdr_be32(c);
+		r->sqpn = hdr_be32(c) & 0xffffff;
 		break;
 	case PKT_L_XRCETH:
-		r->xrcsrq = get_be32(c) & 0xffffff;
+		r->xrcsrq = hdr_be32(c) & 0xffffff;
 		break;
 	case PKT_L_FETH:
-		r->feth = get_be32(c);
+		r->feth = hdr_be32(c);
 		break;
 	case PKT_L_RETH:
-		r->va = get_be64(c);
-		r->rkey = get_be32(c);
-		r->dma_len = get_be32(c);
+		r->va = hdr_be64(c);
+		r->rkey = hdr_be32(c);
+		r->dma_len = hdr_be32(c);
 		break;
 	case PKT_L_ATOMICETH:
-		r->va = get_be64(c);
-		r->rkey = get_be32(c);
-		r->swap_add = get_be64(c);
-		r->compare = get_be64(c);
+		r->va = hdr_be64(c);
+		r->rkey = hdr_be32(c);
+		r->swap_add = hdr_be64(c);
+		r->compare = hdr_be64(c);
 		break;
 	case PKT_L_AETH:
-		r->syndrome = get_u8(c);
-		r->msn = get_be24(c);
+		r->syndrome = hdr_u8(c);
+		r->msn = hdr_be24(c);
 		break;
 	case PKT_L_ATOMICACKETH:
-		r->orig = get_be64(c);
+		r->orig = hdr_be64(c);
 		break;
 	case PKT_L_IMMDT:
-		r->imm = get_be32(c);
+		r->imm = hdr_be32(c);
 		break;
 	case PKT_L_IETH:
-		r->rkey = get_be32(c);
+		r->rkey = hdr_be32(c);
 		break;
 	default:		/* CNP: reserved */
-		get_skip(c, ext_len[l]);
+		hdr_skip(c, ext_len[l]);
 		break;
 	}
 }
@@ -571,15 +571,17 @@ static void read_ext(struct dctx *d, enum pkt_layer l)
 static int dissect_roce(struct dctx *d)
 {
 	struct pkt_roce *r = &d->k->roce;
-	unsigned hdrs = roce_opcode_headers(r->bth.opcode);
+	unsigned hdrs = roce_opcode_headers(r->bth.opcode), m;
 	size_t trailer, end = d->k->udp.end;
 	int l;
 
 	if (!roce_opcode_valid(r->bth.opcode))
 		d->k->flags |= PKT_F_OPCODE;
-	for (l = PKT_L_RDETH; l <= PKT_L_CNP; l++) {
-		if (!(hdrs & PKT_BIT(l)))
-			continue;
+	/* the set bits only, lowest (first in the packet) first: most opcodes
+	 * have one extension header or none, and this runs for every packet */
+	m = hdrs & ((PKT_BIT(PKT_L_CNP) << 1) - PKT_BIT(PKT_L_RDETH));
+	for (; m; m &= m - 1) {
+		l = __builtin_ctz(m);
 		if (need(d, ext_len[l], (enum pkt_layer)l))
 			return -1;
 		read_ext(d, (enum pkt_layer)l);

@@ -101,4 +101,70 @@ static inline void get_skip(struct get_cursor *c, size_t n)
 	get_take(c, n);
 }
 
+/*
+ * Reads inside a header whose length was checked whole first (dissect.c's
+ * need(), like tcpdump's ND_TCHECK_LEN before its EXTRACT_ macros): no
+ * test per field, which is most of the cost of a packet otherwise.  A
+ * caller that reads past what it checked is a bug; builds with
+ * GET_PARANOID (SANITIZE=1, the fuzzers) abort on one.
+ */
+#ifdef GET_PARANOID
+#include <stdlib.h>
+#define GET_HDR_CHECK(c, n) do { if (!get_has((c), (n))) abort(); } while (0)
+#else
+#define GET_HDR_CHECK(c, n) do { } while (0)
+#endif
+
+static inline const uint8_t *hdr_take(struct get_cursor *c, size_t n)
+{
+	const uint8_t *q = c->p + c->off;
+
+	GET_HDR_CHECK(c, n);
+	c->off += n;
+	return q;
+}
+
+static inline uint8_t hdr_u8(struct get_cursor *c)
+{
+	return hdr_take(c, 1)[0];
+}
+
+static inline uint16_t hdr_be16(struct get_cursor *c)
+{
+	const uint8_t *q = hdr_take(c, 2);
+
+	return (uint16_t)(q[0] << 8 | q[1]);
+}
+
+static inline uint32_t hdr_be24(struct get_cursor *c)
+{
+	const uint8_t *q = hdr_take(c, 3);
+
+	return (uint32_t)q[0] << 16 | (uint32_t)q[1] << 8 | q[2];
+}
+
+static inline uint32_t hdr_be32(struct get_cursor *c)
+{
+	const uint8_t *q = hdr_take(c, 4);
+
+	return (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
+}
+
+static inline uint64_t hdr_be64(struct get_cursor *c)
+{
+	uint64_t hi = hdr_be32(c);
+
+	return hi << 32 | hdr_be32(c);
+}
+
+static inline void hdr_bytes(struct get_cursor *c, uint8_t *out, size_t n)
+{
+	memcpy(out, hdr_take(c, n), n);
+}
+
+static inline void hdr_skip(struct get_cursor *c, size_t n)
+{
+	hdr_take(c, n);
+}
+
 #endif
