@@ -143,7 +143,7 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 				    is_bw ? "write, send or read" : "send or write");
 	if (!o->poll)
 		o->poll = "event";
-	if (strcmp(o->poll, "busy") && strcmp(o->poll, "event") && strcmp(o->poll, "adaptive"))
+	if (xport_poll_mode_parse(o->poll, NULL))
 		return fs_err_usage("unknown --poll mode '%s': use busy, event or adaptive", o->poll);
 	if (!is_bw && o->flows > 1)
 		return fs_err_usage("lat measures one flow at a time: drop -q");
@@ -330,7 +330,7 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 		snprintf(why, len, "unknown operation '%s'", op);
 		return -1;
 	}
-	if (strcmp(poll, "busy") && strcmp(poll, "event") && strcmp(poll, "adaptive")) {
+	if (xport_poll_mode_parse(poll, NULL)) {
 		snprintf(why, len, "unknown poll mode '%s'", poll);
 		return -1;
 	}
@@ -390,12 +390,11 @@ static struct xport_params xport_params_of(const struct ptp_ctx *c, const char *
 		.flow_label = (uint32_t)o->flow_label_i,
 		.max_inline = (uint32_t)o->inline_size,
 		.timeout_ms = c->timeout_ms,
-		.poll_mode = !strcmp(o->poll, "busy") ? XPORT_POLL_BUSY :
-			     !strcmp(o->poll, "adaptive") ? XPORT_POLL_ADAPTIVE : XPORT_POLL_EVENT,
 		.queue_depth = (uint32_t)o->tx_depth,
 		.qp_timeout = o->qp_timeout,
 	};
 
+	xport_poll_mode_parse(o->poll, &p.poll_mode);	/* checked with the options */
 	return p;
 }
 

@@ -577,7 +577,7 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 				     kind == COLL_ALLREDUCE ? "ring or rhd" : "pairwise or direct");
 	if (!xport_find(o->transport))
 		return fs_err_usage("unknown transport '%s' (built in: %s)", o->transport, xport_names());
-	if (strcmp(o->poll, "busy") && strcmp(o->poll, "event") && strcmp(o->poll, "adaptive"))
+	if (xport_poll_mode_parse(o->poll, NULL))
 		return fs_err_usage("unknown --poll mode '%s': use busy, event or adaptive", o->poll);
 	if (o->max_bytes < o->min_bytes)
 		o->max_bytes = o->min_bytes;

@@ -564,12 +564,11 @@ static struct xport_params xparams(const struct coll_comm *c, const char *addr)
 		.mtu = o->mtu,
 		.tclass = o->tclass,
 		.timeout_ms = c->timeout_ms,
-		.poll_mode = !strcmp(o->poll, "busy") ? XPORT_POLL_BUSY :
-			     !strcmp(o->poll, "adaptive") ? XPORT_POLL_ADAPTIVE : XPORT_POLL_EVENT,
 		.queue_depth = (uint32_t)o->tx_depth,
 		.qp_timeout = o->qp_timeout,
 	};
 
+	xport_poll_mode_parse(o->poll, &p.poll_mode);	/* checked at the command line */
 	return p;
 }
 

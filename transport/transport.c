@@ -243,3 +243,20 @@ const char *xport_wc_status_str(enum xport_wc_status s)
 	}
 	return "?";
 }
+
+int xport_poll_mode_parse(const char *s, enum xport_poll_mode *out)
+{
+	enum xport_poll_mode m;
+
+	if (!s || !strcmp(s, "event"))
+		m = XPORT_POLL_EVENT;
+	else if (!strcmp(s, "busy"))
+		m = XPORT_POLL_BUSY;
+	else if (!strcmp(s, "adaptive"))
+		m = XPORT_POLL_ADAPTIVE;
+	else
+		return -1;
+	if (out)
+		*out = m;
+	return 0;
+}

@@ -238,6 +238,9 @@ static inline int xport_poll(struct xport *x, struct xport_wc *wc, int max,
 	return x->ops->poll(x, wc, max, timeout_ms);
 }
 
+/* "busy", "event", "adaptive" -> the mode: 0, or -1 for another word. */
+int xport_poll_mode_parse(const char *s, enum xport_poll_mode *out);
+
 const char *xport_op_name(enum xport_op op);
 const char *xport_wc_status_str(enum xport_wc_status s);
 
