@@ -117,6 +117,14 @@ test_expect_success $P 'srun -n16 fits the 16 declared CPUs without --overcommit
 	test_cmp expect procids.sorted
 '
 
+test_expect_success $P,JQ 'srun -n4 fabscope allreduce: ranks from SLURM_PROCID, rails from SLURM_LOCALID' '
+	in_cluster timeout 60 srun -N1 -n4 "$FABSCOPE" allreduce --root 127.0.0.1:18739 --rail 0,1,0,1 \
+		-b 100000 -e 100000 -w 1 -i 2 --json >coll.json 2>coll.err || { cat coll.err; false; } &&
+	jq -e "length == 1 and .[0].ranks == 4 and .[0].metrics.wrong == 0 and
+	       (.[0].endpoints | sort_by(.pos) | map(.rail)) == [0, 0, 1, 1] and
+	       (.[0].endpoints | sort_by(.rank) | map(.rail)) == [0, 1, 0, 1]" coll.json >/dev/null
+'
+
 test_expect_success $P 'a slurmd that dies at start-up: exit 1, the error, its log; nothing left running' '
 	mkdir -p fakebin &&
 	printf "#!/bin/sh\necho \"fake slurmd: refusing to start\" >&2\nexit 1\n" >fakebin/slurmd &&
