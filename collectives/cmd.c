@@ -675,7 +675,7 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 			   "algorithm: ring (default) or rhd (recursive halving-doubling)" :
 			   "algorithm: pairwise (default) or direct (every peer at once)"),
 		OPT_SIZE('b', "minbytes", &o.min_bytes, "SIZE", "smallest size, e.g. 1M (default 32M)", 4, 1ll << 34),
-		OPT_SIZE('e', "maxbytes", &o.max_bytes, "SIZE", "largest size (default: -b, or 32M)", 4, 1ll << 34),
+		OPT_SIZE('e', "maxbytes", &o.max_bytes, "SIZE", "largest size (default 32M, or -b when that is larger)", 4, 1ll << 34),
 		OPT_NUMBER('f', "stepfactor", &o.factor, "F", "multiply the size by F from -b to -e (default 2)"),
 		OPT_COUNT('w', "warmup", &o.warmup, "N", "untimed iterations per size (default 5)", 0, 0),
 		OPT_COUNT('i', "iters", &o.iters, "N", "timed iterations per size (default 20)", 1, 0),

@@ -4,7 +4,8 @@
  *
  * It connects to (or is handed a connection from) the coordinator, proves
  * the shared token, says who it is, and then runs jobs.  Each job is the
- * very engine of `fabscope bw` or `fabscope lat`, run in a child process
+ * very engine of `fabscope bw`, `lat`, `probe`, or one rank of
+ * `fabscope allreduce` or `alltoall`, run in a child process
  * (fork, no exec) with its records going to a pipe as JSON lines
  * (out_sink_fd), which the agent forwards as they come.  A child is its own
  * process group, so a cancelled or overdue job is killed whole, and a job
@@ -30,6 +31,7 @@
 #include "../core/options.h"
 #include "../core/output.h"
 #include "../core/wire.h"
+#include "../collectives/coll.h"
 #include "fleet.h"
 #include "plan.h"
 #include "../probes/probe.h"
@@ -102,11 +104,11 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 	const char *bind = json_str(m, "bind"), *host = json_str(m, "host");
 	json_t *opts = json_object_get(m, "opts"), *v;
 	const char *key, **argv;
-	int argc = 0, server;
+	int argc = 0, server, coll;
 	char buf[512];
 
 	if (!test || (strcmp(test, "bw") && strcmp(test, "lat") && strcmp(test, "polarization") &&
-		      strcmp(test, "pfc"))) {
+		      strcmp(test, "pfc") && strcmp(test, "allreduce") && strcmp(test, "alltoall"))) {
 		snprintf(why, len, "unknown test '%s'", test ? test : "(none)");
 		return NULL;
 	}
@@ -118,6 +120,18 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 	if (!server && (!host || !json_is_integer(json_object_get(m, "port")))) {
 		snprintf(why, len, "a client job needs host and port");
 		return NULL;
+	}
+	coll = !strcmp(test, "allreduce") || !strcmp(test, "alltoall");
+	if (coll) {	/* a rank: rank 0 is the server, the others its clients */
+		json_int_t rank = json_integer_value(json_object_get(m, "rank"));
+		json_int_t nranks = json_integer_value(json_object_get(m, "nranks"));
+
+		if (!json_is_integer(json_object_get(m, "rank")) || !json_is_integer(json_object_get(m, "nranks")) ||
+		    nranks < 2 || nranks > COLL_MAX_RANKS || rank < 0 || rank >= nranks || (rank == 0) != server) {
+			snprintf(why, len, "a %s job needs rank and nranks (rank 0 the server, 2 to %d ranks)",
+				 test, COLL_MAX_RANKS);
+			return NULL;
+		}
 	}
 	/* room for every option and every label, and the NULL after them */
 	argv = calloc(64 + json_object_size(opts) + json_object_size(json_object_get(m, "labels")),
@@ -132,7 +146,26 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 	} else {
 		argv[argc++] = strdup(test);
 	}
-	if (server && !strcmp(test, "pfc")) {
+	if (coll) {
+		json_t *rail = json_object_get(m, "rail");
+
+		snprintf(buf, sizeof(buf), "--rank=%lld",
+			 (long long)json_integer_value(json_object_get(m, "rank")));
+		argv[argc++] = strdup(buf);
+		snprintf(buf, sizeof(buf), "--nranks=%lld",
+			 (long long)json_integer_value(json_object_get(m, "nranks")));
+		argv[argc++] = strdup(buf);
+		if (server)	/* any free port, said to the coordinator (listening) */
+			snprintf(buf, sizeof(buf), "--port=0");
+		else	/* an IPv6 root in brackets: --root splits at the last colon */
+			snprintf(buf, sizeof(buf), strchr(host, ':') ? "--root=[%s]:%lld" : "--root=%s:%lld", host,
+				 (long long)json_integer_value(json_object_get(m, "port")));
+		argv[argc++] = strdup(buf);
+		if (json_is_integer(rail) && json_integer_value(rail) >= 0) {
+			snprintf(buf, sizeof(buf), "--rail=%lld", (long long)json_integer_value(rail));
+			argv[argc++] = strdup(buf);
+		}
+	} else if (server && !strcmp(test, "pfc")) {
 		argv[argc++] = strdup("--serve");
 		argv[argc++] = strdup("--port=0");
 	} else if (server) {
@@ -187,6 +220,31 @@ bad:
 		free((void *)argv[argc]);
 	free(argv);
 	return NULL;
+}
+
+/* The engines a job runs, by argv[0]. */
+static const struct {
+	const char *name, *progname;
+	int (*fn)(int argc, const char **argv);
+} engines[] = {
+	{ "bw", "fabscope bw", cmd_bw },
+	{ "lat", "fabscope lat", cmd_lat },
+	{ "probe", "fabscope probe", cmd_probe },
+	{ "allreduce", "fabscope allreduce", cmd_allreduce },
+	{ "alltoall", "fabscope alltoall", cmd_alltoall },
+};
+
+/* In the job's process: its engine, under the engine's own name. */
+static int job_run(int argc, const char **argv)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
+		if (!strcmp(engines[i].name, argv[0])) {
+			fs_set_progname(engines[i].progname);
+			return engines[i].fn(argc, argv);
+		}
+	return -fs_err_usage("no engine '%s'", argv[0]);
 }
 
 /* Close every descriptor from lowest up (the job keeps 0-3 only). */
@@ -254,12 +312,9 @@ static int job_start(struct agent *a, json_t *m)
 		dup2(out[1], 3);
 		close_from(4);
 		out_sink_fd = 3;
-		fs_set_progname(!strcmp(argv[0], "bw") ? "fabscope bw" : !strcmp(argv[0], "lat") ?
-				"fabscope lat" : "fabscope probe");
 		while (argv[argc])
 			argc++;
-		rc = !strcmp(argv[0], "bw") ? cmd_bw(argc, argv) : !strcmp(argv[0], "lat") ?
-		     cmd_lat(argc, argv) : cmd_probe(argc, argv);
+		rc = job_run(argc, argv);
 		fflush(NULL);
 		_exit(rc);
 	}
@@ -726,9 +781,10 @@ int cmd_agent(int argc, const char **argv)
 	static const char about[] =
 		"The per-node agent of 'fabscope run'.  Launchers start it; it can also be started by\n"
 		"hand or by a DaemonSet ('--launcher external' on the coordinator).  It proves the shared\n"
-		"token, reports its endpoints, runs the bw and lat engines as the coordinator asks, and\n"
-		"forwards every record as it is measured.  It exits when the coordinator says bye (0),\n"
-		"goes away or stays silent (4), or refuses it (3).";
+		"token, reports its endpoints, runs the engines the coordinator asks for (bw, lat, the\n"
+		"probes, a rank of allreduce or alltoall), and forwards every record as it is measured.\n"
+		"It exits when the coordinator says bye (0), goes away or stays silent (4), or refuses\n"
+		"it (3).";
 
 	rc = opts_parse(argc, argv, tab, agent_usage, about, &nargs);
 	if (rc)

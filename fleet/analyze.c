@@ -16,6 +16,12 @@
  *     lanes names the rail (its leaves).
  * Latency is judged the other way round (high is bad, over 1/low_frac of
  * the median p50).  With two nodes only a pair can be named.
+ *
+ * The collectives (allreduce, alltoall: one record per lane and size, from
+ * rank 0, with every rank's endpoint) are judged per phase and test at the
+ * largest size that two lanes or more measured: a lane whose busbw is under
+ * low_frac of the lanes' median names the rail.  Any wrong element is a
+ * failure (kind "wrong-data"), not a suspect: data was corrupted.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -24,6 +30,7 @@
 #include <string.h>
 
 #include "../core/record.h"
+#include "../core/units.h"
 #include "analyze.h"
 
 struct res {
@@ -325,6 +332,178 @@ static void pfc_suspects(json_t *recs, json_t *out)
 	}
 }
 
+/* ---- the collectives ---- */
+
+struct crow {
+	const char *phase, *test;
+	int rail, plane, ranks;
+	double size, busbw, algbw, time_us, wrong;
+	size_t first;		/* where its phase first appears */
+};
+
+static int is_coll(json_t *rec)
+{
+	const char *t = record_str(rec, "test", "");
+
+	return (!strcmp(t, "allreduce") || !strcmp(t, "alltoall")) && record_str(rec, "phase", NULL) &&
+	       !strcmp(record_str(rec, "status", ""), "ok") && !strcmp(record_str(rec, "scope", ""), "aggregate") &&
+	       !isnan(record_num(rec, "metrics.busbw_gbps", NAN));
+}
+
+static int crow_cmp(const void *a, const void *b)
+{
+	const struct crow *x = a, *y = b;
+	int c;
+
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	if ((c = strcmp(x->test, y->test)))
+		return c;
+	if (x->rail != y->rail)
+		return x->rail - y->rail;
+	if (x->plane != y->plane)
+		return x->plane - y->plane;
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/* One row per phase, test, lane and size (the last record of each), in
+ * order of phase, test, lane, size. */
+static struct crow *coll_rows(json_t *recs, int *nrows)
+{
+	struct crow *r = NULL;
+	int n = 0, i;
+	size_t k;
+	json_t *rec;
+
+	json_array_foreach(recs, k, rec) {
+		struct crow x;
+
+		if (!is_coll(rec))
+			continue;
+		x.phase = record_str(rec, "phase", "");
+		x.test = record_str(rec, "test", "");
+		x.rail = (int)record_num(rec, "rail", record_num(rec, "endpoints.0.rail", 0));
+		x.plane = (int)record_num(rec, "plane", 0);
+		x.ranks = (int)record_num(rec, "ranks", 0);
+		x.size = record_num(rec, "msg_size_bytes", 0);
+		x.busbw = record_num(rec, "metrics.busbw_gbps", 0);
+		x.algbw = record_num(rec, "metrics.algbw_gbps", 0);
+		x.time_us = record_num(rec, "metrics.time_us", 0);
+		x.wrong = record_num(rec, "metrics.wrong", -1);
+		x.first = k;
+		for (i = 0; i < n; i++) {
+			if (!strcmp(r[i].phase, x.phase) && x.first > r[i].first)
+				x.first = r[i].first;
+			if (!strcmp(r[i].phase, x.phase) && !strcmp(r[i].test, x.test) && r[i].rail == x.rail &&
+			    r[i].plane == x.plane && r[i].size == x.size)
+				break;
+		}
+		if (i < n) {	/* measured again (--resume): the last one counts */
+			x.first = r[i].first;
+			r[i] = x;
+			continue;
+		}
+		r = realloc(r, (size_t)(n + 1) * sizeof(*r));
+		r[n++] = x;
+	}
+	if (n > 1)
+		qsort(r, (size_t)n, sizeof(*r), crow_cmp);
+	*nrows = n;
+	return r;
+}
+
+static void coll_lane_name(int rail, int plane, char *buf, size_t len)
+{
+	if (plane)
+		snprintf(buf, len, "rail %d plane %d", rail, plane);
+	else
+		snprintf(buf, len, "rail %d", rail);
+}
+
+static void coll_suspects(json_t *recs, double low_frac, json_t *out)
+{
+	int n, i, j;
+	struct crow *r = coll_rows(recs, &n);
+
+	for (i = 0; i < n; i++) {	/* wrong data: a failure */
+		char lane[64], sz[32], ev[400];
+
+		if (!(r[i].wrong > 0))
+			continue;
+		coll_lane_name(r[i].rail, r[i].plane, lane, sizeof(lane));
+		units_format_size((uint64_t)r[i].size, sz, sizeof(sz));
+		snprintf(ev, sizeof(ev), "%s %s: %.0f wrong element%s at %s (%d ranks): the data check failed; "
+			 "a rank, its NIC or the fabric on %s corrupted data", r[i].test, lane, r[i].wrong,
+			 r[i].wrong == 1 ? "" : "s", sz, r[i].ranks, lane);
+		json_array_append_new(out, json_pack("{ss,ss,ss,si,si,sf,ss}", "kind", "wrong-data",
+			"phase", r[i].phase, "test", r[i].test, "rail", r[i].rail, "plane", r[i].plane,
+			"value", r[i].wrong, "evidence", ev));
+	}
+	/* slow lanes: per phase and test, at the largest size two lanes measured */
+	for (i = 0; i < n; i = j) {
+		double best = -1, *v, med;
+		int k, nv = 0, lanes;
+
+		for (j = i; j < n && !strcmp(r[j].phase, r[i].phase) && !strcmp(r[j].test, r[i].test); j++)
+			;
+		for (k = i; k < j; k++) {	/* the largest size on two lanes or more */
+			int m, on = 0;
+
+			for (m = i; m < j; m++)
+				on += r[m].size == r[k].size;
+			if (on >= 2 && r[k].size > best)
+				best = r[k].size;
+		}
+		if (best < 0)
+			continue;
+		v = malloc((size_t)(j - i) * sizeof(*v));
+		for (k = i; k < j; k++)
+			if (r[k].size == best)
+				v[nv++] = r[k].busbw;
+		med = median_of(v, nv);
+		free(v);
+		lanes = nv;
+		for (k = i; k < j; k++) {
+			struct group g;
+			char lane[64], sz[32];
+
+			if (r[k].size != best || !(r[k].busbw < low_frac * med))
+				continue;
+			memset(&g, 0, sizeof(g));
+			g.phase = r[k].phase;
+			g.test = r[k].test;
+			g.rail = r[k].rail;
+			g.plane = r[k].plane;
+			g.median = med;
+			coll_lane_name(r[k].rail, r[k].plane, lane, sizeof(lane));
+			units_format_size((uint64_t)best, sz, sizeof(sz));
+			add(out, "lane", &g, NULL, NULL, r[k].busbw,
+			    "%s as a whole: %s busbw %.3g Gb/s at %s against a median of %.3g over the %d lanes "
+			    "of the phase: the leaves or the spine uplinks of %s, or a slow NIC on it",
+			    lane, r[k].test, r[k].busbw, sz, med, lanes, lane);
+		}
+	}
+	free(r);
+}
+
+long analyze_wrong(json_t *recs, double *elements)
+{
+	long n = 0;
+	size_t k;
+	json_t *rec;
+
+	*elements = 0;
+	json_array_foreach(recs, k, rec) {
+		double w;
+
+		if (!is_coll(rec) || !((w = record_num(rec, "metrics.wrong", 0)) > 0))
+			continue;
+		n++;
+		*elements += w;
+	}
+	return n;
+}
+
 json_t *analyze_suspects(json_t *recs, double low_frac)
 {
 	int ng, i, j;
@@ -358,6 +537,7 @@ json_t *analyze_suspects(json_t *recs, double low_frac)
 		free(g[i].r);
 	free(g);
 	pfc_suspects(recs, out);
+	coll_suspects(recs, low_frac, out);
 	return out;
 }
 
@@ -385,18 +565,42 @@ void analyze_summary(FILE *f, json_t *recs)
 		free(g[i].r);
 	}
 	free(g);
+	{	/* the collectives: busbw per lane and size */
+		struct crow *r = coll_rows(recs, &ng);
+
+		if (ng)
+			fprintf(f, "%-20s %-9s %-14s %8s %5s %12s %12s %12s %7s\n", "phase", "test", "lane", "size",
+				"ranks", "busbw_gbps", "algbw_gbps", "time_us", "wrong");
+		for (i = 0; i < ng; i++) {
+			char lane[64], sz[32], wr[32];
+
+			coll_lane_name(r[i].rail, r[i].plane, lane, sizeof(lane));
+			units_format_size((uint64_t)r[i].size, sz, sizeof(sz));
+			if (r[i].wrong < 0)
+				snprintf(wr, sizeof(wr), "-");
+			else
+				snprintf(wr, sizeof(wr), "%.0f", r[i].wrong);
+			fprintf(f, "%-20s %-9s %-14s %8s %5d %12.4g %12.4g %12.4g %7s\n", r[i].phase, r[i].test,
+				lane, sz, r[i].ranks, r[i].busbw, r[i].algbw, r[i].time_us, wr);
+		}
+		free(r);
+	}
 }
 
 void analyze_print(FILE *f, json_t *suspects)
 {
 	size_t i;
 	json_t *s;
+	int n = 0;
 
-	if (!json_array_size(suspects)) {
-		fprintf(f, "suspects: none\n");
-		return;
-	}
-	json_array_foreach(suspects, i, s)
-		fprintf(f, "suspect: [%s] %s\n", json_string_value(json_object_get(s, "phase")),
+	json_array_foreach(suspects, i, s) {
+		int failed = !strcmp(record_str(s, "kind", ""), "wrong-data");
+
+		fprintf(f, "%s: [%s] %s\n", failed ? "failed" : "suspect",
+			json_string_value(json_object_get(s, "phase")),
 			json_string_value(json_object_get(s, "evidence")));
+		n += !failed;
+	}
+	if (!n)
+		fprintf(f, "suspects: none\n");
 }

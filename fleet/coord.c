@@ -5,8 +5,13 @@
  * It launches the agents, authenticates them, and runs the plan's phases
  * round by round.  A round is a set of jobs (a test between two endpoints
  * of one lane) run at once on every lane; a job is a server job on one
- * agent and, once it listens, a client job on the other.  Records stream
- * into the results directory as the agents send them.  One poll() loop
+ * agent and, once it listens, a client job on the other.  The collectives
+ * (kinds allreduce, alltoall) have group jobs instead: per lane, one job
+ * whose members are the nodes on that lane in node order (rank i is the
+ * i-th); rank 0 starts as the server, and once it listens ranks 1..N-1
+ * start as clients pointed at it.  Every lane's group runs at once: one
+ * ring per rail, in parallel.  Records stream into the results directory
+ * as the agents send them (a group's from rank 0 only).  One poll() loop
  * serves every agent; nothing waits on one agent without a deadline.
  *
  * An agent that closes its connection, or is silent for --agent-timeout,
@@ -32,20 +37,35 @@
 #include "../core/options.h"
 #include "../core/record.h"
 #include "../core/units.h"
+#include "../collectives/coll.h"
+#include "../transport/transport.h"
 #include "analyze.h"
 #include "coord.h"
+
+/* A member of a group job: rank i of the collective. */
+struct cmember {
+	int node;
+	int started, done, exit;
+	char *err;		/* its error, when it failed */
+};
 
 struct cjob {
 	char key[256];
 	const char *test;
-	int client, server;
+	int client, server;	/* a pair (group jobs: client = rank 0's node, server = -1) */
+	struct cmember *m;	/* a group job's members by rank, else NULL */
+	int nm;
 	struct plan_lane lane;
 	const struct plan_phase *ph;
 	int round;
 	int state;		/* 0 not started, 1 waiting to listen, 2 running, 3 finished */
 	int srv_done, cli_done, srv_exit, cli_exit, nrec;
 	int sampler;		/* pfc: the server that samples the target's port */
-	char err[512];
+	double wrong;		/* a group: wrong elements in rank 0's records */
+	char err[512];		/* a pair: the client's error, else the server's; a group: the
+				 * first error of a rank other than 0 */
+	char err0[512];		/* a group: rank 0's error */
+	double budget_s;
 	uint64_t deadline_ns, grace_ns;
 };
 
@@ -263,17 +283,59 @@ static void on_register(struct coord *c, int ci, json_t *m)
 
 /* ---- jobs ---- */
 
-static int job_of(struct coord *c, long id, int *is_client)
+static long job_id(const struct coord *c, const struct cjob *j, int member)
+{
+	return c->id_base + c->id_stride * (long)(j - c->jobs) + member;
+}
+
+/* The job of an id of this round and its member (see struct coord), or -1. */
+static int job_of(struct coord *c, long id, int *member)
 {
 	long rel;
 
-	if (id < c->id_base)	/* (before subtracting: an agent's id may be LONG_MIN) */
+	if (id < c->id_base || c->id_stride < 2)	/* (before subtracting: an agent's id may be LONG_MIN) */
 		return -1;
 	rel = id - c->id_base;
-	if (rel >= 2L * c->njobs)
+	if (rel / c->id_stride >= c->njobs)
 		return -1;
-	*is_client = (int)(rel % 2);
-	return (int)(rel / 2);
+	*member = (int)(rel % c->id_stride);
+	return (int)(rel / c->id_stride);
+}
+
+static int job_has_node(const struct cjob *j, int node)
+{
+	int k;
+
+	if (!j->m)
+		return j->client == node || j->server == node;
+	for (k = 0; k < j->nm; k++)
+		if (j->m[k].node == node)
+			return 1;
+	return 0;
+}
+
+static void jobs_clear(struct coord *c)
+{
+	int i;
+
+	for (i = 0; i < c->njobs; i++) {
+		int k;
+
+		for (k = 0; c->jobs[i].m && k < c->jobs[i].nm; k++)
+			free(c->jobs[i].m[k].err);
+		free(c->jobs[i].m);
+	}
+	free(c->jobs);
+	c->jobs = NULL;
+	c->njobs = 0;
+}
+
+void coord_lane_name(struct plan_lane l, char *buf, size_t len)
+{
+	if (l.plane)
+		snprintf(buf, len, "rail %d plane %d", l.rail, l.plane);
+	else
+		snprintf(buf, len, "rail %d", l.rail);
 }
 
 static void job_key(char *buf, size_t len, const struct plan_phase *ph, const char *test, int round,
@@ -302,6 +364,34 @@ static void endpoint_of(struct coord *c, json_t *ep, int node, struct plan_lane 
 	json_object_set_new(ep, "plane", json_integer(l.plane));
 }
 
+/* A group's record: its lane, and every rank's endpoint (the collective's
+ * own list, {rank, pos, node, rail, ip}, gains the plane; an error record
+ * gets the members').  No src or dst: a collective has no one direction. */
+static void stamp_group(struct coord *c, json_t *rec, const struct cjob *j)
+{
+	json_t *eps = json_object_get(rec, "endpoints"), *e;
+	size_t i;
+	int k;
+
+	json_object_set_new(rec, "rail", json_integer(j->lane.rail));
+	json_object_set_new(rec, "plane", json_integer(j->lane.plane));
+	if (!json_object_get(rec, "ranks"))
+		json_object_set_new(rec, "ranks", json_integer(j->nm));
+	if (!json_is_array(eps)) {
+		eps = json_array();
+		json_object_set_new(rec, "endpoints", eps);
+		for (k = 0; k < j->nm; k++) {
+			e = json_pack("{si}", "rank", k);
+			endpoint_of(c, e, j->m[k].node, j->lane);
+			json_array_append_new(eps, e);
+		}
+		return;
+	}
+	json_array_foreach(eps, i, e)
+		if (json_is_object(e) && !json_object_get(e, "plane"))
+			json_object_set_new(e, "plane", json_integer(j->lane.plane));
+}
+
 /* What every record of the run carries. */
 static void stamp(struct coord *c, json_t *rec, const struct cjob *j)
 {
@@ -317,6 +407,10 @@ static void stamp(struct coord *c, json_t *rec, const struct cjob *j)
 	json_object_set_new(rec, "kind", json_string(plan_kind_name(j->ph->kind)));
 	json_object_set_new(rec, "round", json_integer(j->round + 1));
 	json_object_set_new(rec, "job", json_string(j->key));
+	if (j->m) {
+		stamp_group(c, rec, j);
+		return;
+	}
 	src = json_object_get(rec, "src");
 	dst = json_object_get(rec, "dst");
 	if (!json_is_object(src))
@@ -358,31 +452,95 @@ static void job_error_record(struct coord *c, struct cjob *j, const char *why)
 
 static void progress(struct coord *c, int final);
 
+static void cancel(struct coord *c, int node, long id)
+{
+	int ci = node >= 0 ? c->node_conn[node] : -1;
+
+	if (ci >= 0)
+		send_to(c, ci, json_pack("{ss,sI}", "type", "cancel", "id", (json_int_t)id));
+}
+
+/* Did a group job fail, all its members' reports in (or given up on)?
+ * Rank 0 speaks for the collective: its exit 1 with wrong elements in its
+ * records is a failed data check (the records say so; the run's exit code
+ * is 1), not a failed job.  Any other non-zero exit fails the job, with
+ * rank 0's error (the root sees every rank and names the one at fault),
+ * else the first error another rank reported (the others, cut off, blame
+ * rank 0); each names its node.  So does a rank 0 that ended without a
+ * record. */
+static int group_failed(const struct coord *c, const struct cjob *j, char *msg, size_t len)
+{
+	int k;
+
+	for (k = 0; k < j->nm; k++) {
+		const struct cmember *m = &j->m[k];
+
+		if (!m->done || !m->exit || (!k && m->exit == FS_EXIT_CHECK && j->wrong > 0))
+			continue;
+		if (j->err0[0]) {
+			int r;
+
+			snprintf(msg, len, "%s", j->err0);
+			/* and what the rank it names said itself ("rank 3 (h3 rail 1)") */
+			for (r = 1; r < j->nm; r++) {
+				char who[32];
+
+				snprintf(who, sizeof(who), "rank %d (", r);
+				if (j->m[r].err && strstr(j->err0, who)) {
+					size_t used = strlen(msg);
+
+					snprintf(msg + used, len - used, "; %s", j->m[r].err);
+					break;
+				}
+			}
+		} else if (j->err[0])
+			snprintf(msg, len, "%s", j->err);
+		else
+			snprintf(msg, len, "%s (rank %d) exited with status %d", c->plan.nodes[m->node].name, k,
+				 m->exit);
+		return 1;
+	}
+	if (!j->nrec) {
+		snprintf(msg, len, "no record from rank 0 (%s)", c->plan.nodes[j->m[0].node].name);
+		return 1;
+	}
+	return 0;
+}
+
 static void job_finish(struct coord *c, struct cjob *j, const char *why)
 {
+	char msg[700];
+	int k;
+
 	if (j->state == J_FIN)
 		return;
-	if (why || (j->cli_done && j->cli_exit)) {
-		char msg[700];
-
-		snprintf(msg, sizeof(msg), "%s", why ? why : j->err[0] ? j->err : "the client failed");
-		if (j->state != J_IDLE || why)
-			job_error_record(c, j, msg);
-		c->failed_jobs++;
-		fs_warn("%s: %s", j->key, msg);
+	if (!why && j->m && group_failed(c, j, msg, sizeof(msg)))
+		why = msg;
+	else if (!why && j->cli_done && j->cli_exit) {
+		snprintf(msg, sizeof(msg), "%s", j->err[0] ? j->err : "the client failed");
+		why = msg;
 	}
-	if (j->state == J_LISTEN || j->state == J_RUN) {
-		int ci;
-
-		if (!j->srv_done && j->server >= 0 && (ci = c->node_conn[j->server]) >= 0)
-			send_to(c, ci, json_pack("{ss,sI}", "type", "cancel", "id",
-						 (json_int_t)(c->id_base + 2 * (j - c->jobs))));
-		if (!j->cli_done && j->state == J_RUN && j->server >= 0 &&
-		    (ci = c->node_conn[j->client]) >= 0)
-			send_to(c, ci, json_pack("{ss,sI}", "type", "cancel", "id",
-						 (json_int_t)(c->id_base + 2 * (j - c->jobs) + 1)));
+	if (why) {
+		job_error_record(c, j, why);
+		c->failed_jobs++;
+		fs_warn("%s: %s", j->key, why);
+	} else if (j->wrong > 0) {
+		fs_warn("%s: %.0f wrong element%s: the data check failed (a rank, its NIC or the fabric "
+			"corrupted data; see the records' metrics.wrong)", j->key, j->wrong, j->wrong == 1 ? "" : "s");
+	}
+	if (j->m) {	/* every member still running */
+		for (k = 0; k < j->nm; k++)
+			if (j->m[k].started && !j->m[k].done)
+				cancel(c, j->m[k].node, job_id(c, j, k));
+	} else if (j->state == J_LISTEN || j->state == J_RUN) {
+		if (!j->srv_done && j->server >= 0)
+			cancel(c, j->server, job_id(c, j, 0));
+		if (!j->cli_done && j->state == J_RUN && j->server >= 0)
+			cancel(c, j->client, job_id(c, j, 1));
 	}
 	j->state = J_FIN;
+	if (j->m)
+		fs_log(1, "%s: finished, %d record%s", j->key, j->nrec, j->nrec == 1 ? "" : "s");
 	c->jobs_done++;
 	progress(c, 0);
 }
@@ -395,19 +553,28 @@ static void fail_jobs_of(struct coord *c, int node, const char *why)
 		struct cjob *j = &c->jobs[i];
 		char msg[600];
 
-		if (j->state == J_FIN || (j->client != node && j->server != node))
+		if (j->state == J_FIN || !job_has_node(j, node))
 			continue;
 		snprintf(msg, sizeof(msg), "agent %s missing: %s", c->plan.nodes[node].name, why);
 		job_finish(c, j, msg);
 	}
 }
 
-/* Seconds a job may take before it is called hung. */
-static double job_budget_s(const struct plan_phase *ph)
+/* Seconds a job may take before it is called hung (nranks: a group's). */
+static double job_budget_s(const struct plan_phase *ph, int nranks)
 {
 	double d = 2, t = 10;
 	const char *v;
 
+	if (plan_is_group(ph)) {
+		/* the collectives' own time-out (default 30 s) bounds each of
+		 * their waits; the data at a floor of 1 Gb/s a rank and 1 ms a
+		 * message step, twice over */
+		t = 30;
+		if ((v = plan_opt(ph, "timeout", NULL)))
+			units_parse_seconds(v, &t);
+		return 2 * plan_coll_seconds(ph, nranks, 1, 1e-3) + 3 * t + 10;
+	}
 	if ((v = plan_opt(ph, "duration", NULL)))
 		units_parse_seconds(v, &d);
 	if ((v = plan_opt(ph, "timeout", NULL)))
@@ -436,49 +603,177 @@ static json_t *job_opts(const struct plan_phase *ph)
 	return o;
 }
 
-static void job_start(struct coord *c, struct cjob *j)
+/* Send a job message to node's agent; 0, or -1 (the message is gone). */
+static int send_job(struct coord *c, int node, json_t *m)
 {
-	const struct plan_endpoint *e = plan_node_ep(&c->plan.nodes[j->server], j->lane);
-	int ci = c->node_conn[j->server];
-	double budget = job_budget_s(j->ph);
+	int ci = c->node_conn[node];
 
+	if (ci < 0) {
+		json_decref(m);
+		return -1;
+	}
+	return send_to(c, ci, m);
+}
+
+/* The agent's deadline for a member started now: what is left of the
+ * job's, and 5 s to report. */
+static json_int_t deadline_ms(const struct cjob *j)
+{
+	uint64_t now = clock_ns();
+
+	return (json_int_t)((j->deadline_ns > now ? (j->deadline_ns - now) / 1000000 : 0) + 5000);
+}
+
+/* Start member k of a group: rank 0 listens on a free port (role server),
+ * the others are pointed at host:port (role client).  0 or -1. */
+static int group_send(struct coord *c, struct cjob *j, int k, const char *host, int port)
+{
+	int node = j->m[k].node;
+	const struct plan_endpoint *e = plan_node_ep(&c->plan.nodes[node], j->lane);
 	json_t *m;
 
-	j->deadline_ns = clock_ns() + (uint64_t)(budget * 1e9);
+	m = json_pack("{ss,sI,ss,ss,so,ss,ss,si,si,si,sI}", "type", "job", "id", (json_int_t)job_id(c, j, k),
+		      "test", j->test, "role", k ? "client" : "server", "opts", job_opts(j->ph),
+		      "bind", e->ip, "node", c->plan.nodes[node].name, "rank", k, "nranks", j->nm,
+		      "rail", j->lane.rail, "deadline_ms", deadline_ms(j));
+	if (k) {
+		json_object_set_new(m, "host", json_string(host));
+		json_object_set_new(m, "port", json_integer(port));
+	}
+	if (send_job(c, node, m))
+		return -1;
+	j->m[k].started = 1;
+	return 0;
+}
+
+static void job_start(struct coord *c, struct cjob *j)
+{
+	json_t *m;
+	int srv = j->m ? j->m[0].node : j->server;
+	const struct plan_endpoint *e = plan_node_ep(&c->plan.nodes[srv], j->lane);
+
+	j->budget_s = job_budget_s(j->ph, j->nm);
+	j->deadline_ns = clock_ns() + (uint64_t)(j->budget_s * 1e9);
 	j->state = J_LISTEN;
-	m = json_pack("{ss,sI,ss,ss,so,ss,ss,sI}", "type", "job", "id", (json_int_t)(c->id_base + 2 * (j - c->jobs)),
+	if (j->m) {
+		fs_log(1, "%s: started, rank 0 on %s, %d ranks", j->key, c->plan.nodes[srv].name, j->nm);
+		if (j->nm > COLL_MAX_RANKS) {
+			char msg[300];
+
+			snprintf(msg, sizeof(msg), "%d nodes on this lane: a collective takes at most %d ranks "
+				 "(run it on a part of the nodes: a smaller hostfile)", j->nm, COLL_MAX_RANKS);
+			job_finish(c, j, msg);
+			return;
+		}
+		if (group_send(c, j, 0, NULL, 0)) {
+			char msg[400];
+
+			snprintf(msg, sizeof(msg), "cannot reach the agent of %s (rank 0)", c->plan.nodes[srv].name);
+			job_finish(c, j, msg);
+		}
+		return;
+	}
+	m = json_pack("{ss,sI,ss,ss,so,ss,ss,sI}", "type", "job", "id", (json_int_t)job_id(c, j, 0),
 		      "test", j->test, "role", "server", "opts", job_opts(j->ph), "bind", e->ip,
-		      "node", c->plan.nodes[j->server].name, "deadline_ms", (json_int_t)(budget * 1000 + 5000));
+		      "node", c->plan.nodes[j->server].name, "deadline_ms", deadline_ms(j));
 	if (j->ph->kind == PLAN_PFC)	/* one sampler of the target's port: its first server */
 		json_object_set_new(m, "sample", json_boolean(j->sampler));
-	if (ci < 0 || send_to(c, ci, m))
+	if (send_job(c, j->server, m))
 		job_finish(c, j, "cannot reach the server's agent");
 }
 
 static void on_listening(struct coord *c, struct cjob *j, int port)
 {
-	const struct plan_endpoint *se = plan_node_ep(&c->plan.nodes[j->server], j->lane);
-	const struct plan_endpoint *ce = plan_node_ep(&c->plan.nodes[j->client], j->lane);
-	int ci = c->node_conn[j->client];
-	double budget = job_budget_s(j->ph);
+	const struct plan_endpoint *se, *ce;
+	int k;
 
 	if (j->state != J_LISTEN)
 		return;
 	j->state = J_RUN;
-	if (ci < 0 || send_to(c, ci, json_pack("{ss,sI,ss,ss,so,ss,ss,si,ss,sI}", "type", "job",
-					       "id", (json_int_t)(c->id_base + 2 * (j - c->jobs) + 1),
-					       "test", j->test, "role", "client", "opts", job_opts(j->ph),
-					       "bind", ce->ip, "host", se->ip, "port", port,
-					       "node", c->plan.nodes[j->client].name,
-					       "deadline_ms", (json_int_t)(budget * 1000 + 5000))))
+	if (j->m) {	/* rank 0 is ready: every other rank, pointed at it */
+		se = plan_node_ep(&c->plan.nodes[j->m[0].node], j->lane);
+		for (k = 1; k < j->nm; k++)
+			if (group_send(c, j, k, se->ip, port)) {
+				char msg[400];
+
+				snprintf(msg, sizeof(msg), "cannot reach the agent of %s (rank %d)",
+					 c->plan.nodes[j->m[k].node].name, k);
+				job_finish(c, j, msg);
+				return;
+			}
+		return;
+	}
+	se = plan_node_ep(&c->plan.nodes[j->server], j->lane);
+	ce = plan_node_ep(&c->plan.nodes[j->client], j->lane);
+	if (send_job(c, j->client, json_pack("{ss,sI,ss,ss,so,ss,ss,si,ss,sI}", "type", "job",
+					     "id", (json_int_t)job_id(c, j, 1),
+					     "test", j->test, "role", "client", "opts", job_opts(j->ph),
+					     "bind", ce->ip, "host", se->ip, "port", port,
+					     "node", c->plan.nodes[j->client].name,
+					     "deadline_ms", deadline_ms(j))))
 		job_finish(c, j, "cannot reach the client's agent");
+}
+
+/* A message about member k of a group job. */
+static void on_group_msg(struct coord *c, struct cjob *j, int k, const char *type, json_t *m)
+{
+	struct cmember *mb = &j->m[k];
+
+	if (!strcmp(type, "listening") && !k) {
+		json_t *port = json_object_get(m, "port");
+
+		if (json_is_integer(port))
+			on_listening(c, j, (int)json_integer_value(port));
+	} else if (!strcmp(type, "record") && !k && j->state != J_FIN) {
+		/* only rank 0 measures the collective: one record per size */
+		json_t *rec = json_object_get(m, "record");
+
+		if (json_is_object(rec)) {
+			double w = record_num(rec, "metrics.wrong", 0);
+
+			if (w > 0)
+				j->wrong += w;
+			stamp(c, rec, j);
+			results_append(&c->res, rec);
+			j->nrec++;
+		}
+	} else if (!strcmp(type, "done") && !mb->done) {
+		const char *err = json_string_value(json_object_get(m, "error"));
+		int code = (int)json_integer_value(json_object_get(m, "exit")), all = 1, i;
+
+		mb->done = 1;
+		mb->exit = code;
+		fs_log(1, "%s: %s (rank %d) exited with status %d%s%s", j->key, c->plan.nodes[mb->node].name, k,
+		       code, err && *err ? ": " : "", err ? err : "");
+		if (code && err && *err && !k && !(code == FS_EXIT_CHECK && j->wrong > 0))
+			snprintf(j->err0, sizeof(j->err0), "%s (rank 0): %s", c->plan.nodes[mb->node].name, err);
+		else if (code && err && *err && k) {
+			char e[sizeof(j->err)];
+
+			snprintf(e, sizeof(e), "%s (rank %d): %s", c->plan.nodes[mb->node].name, k, err);
+			mb->err = strdup(e);
+			if (!j->err[0])
+				snprintf(j->err, sizeof(j->err), "%s", e);
+		}
+		for (i = 0; i < j->nm; i++)
+			all &= j->m[i].done || !j->m[i].started;
+		if (j->state == J_LISTEN && !k)
+			job_finish(c, j, j->err0[0] ? j->err0 : "rank 0 ended before it listened");
+		else if (all && j->state == J_RUN)
+			job_finish(c, j, NULL);
+		else if ((!k || code) && !j->grace_ns)
+			/* rank 0 is done (the others end once it says bye), or a
+			 * rank failed (the others will notice): a little while
+			 * for the rest to report */
+			j->grace_ns = clock_ns() + 3000000000ull;
+	}
 }
 
 static void on_agent_msg(struct coord *c, int ci, json_t *m)
 {
 	const char *type = json_string_value(json_object_get(m, "type"));
 	long id = (long)json_integer_value(json_object_get(m, "id"));
-	int is_client, ji;
+	int is_client, ji, k;
 	struct cjob *j;
 
 	if (!type)
@@ -489,7 +784,7 @@ static void on_agent_msg(struct coord *c, int ci, json_t *m)
 		if (!strcmp(type, "pong") && json_is_integer(t) && json_integer_value(t) > 0 && c->njobs) {
 			/* a ping phase's answer: t is the send time */
 			ji = job_of(c, (long)json_integer_value(json_object_get(m, "id")), &is_client);
-			if (ji >= 0 && is_client && c->jobs[ji].ph->kind == PLAN_PING &&
+			if (ji >= 0 && is_client == 1 && c->jobs[ji].ph->kind == PLAN_PING &&
 			    c->jobs[ji].state == J_RUN && c->jobs[ji].client == c->conns[ci].node) {
 				json_t *rec = record_new("ping");
 				double rtt = (clock_ns() - (uint64_t)json_integer_value(t)) / 1e3;
@@ -513,10 +808,18 @@ static void on_agent_msg(struct coord *c, int ci, json_t *m)
 		fs_warn("agent %s: %s", c->plan.nodes[c->conns[ci].node].name, msg ? msg : "error");
 		return;
 	}
-	ji = job_of(c, id, &is_client);
+	ji = job_of(c, id, &k);
 	if (ji < 0)
 		return;	/* a job of an earlier round, cancelled */
 	j = &c->jobs[ji];
+	if (j->m) {
+		if (k < j->nm && c->conns[ci].node == j->m[k].node)
+			on_group_msg(c, j, k, type, m);
+		return;
+	}
+	if (k > 1)
+		return;
+	is_client = k;
 	if (c->conns[ci].node != (is_client ? j->client : j->server))
 		return;	/* not that agent's job: ignore */
 	if (!strcmp(type, "listening") && !is_client) {
@@ -675,13 +978,16 @@ static int coord_poll(struct coord *c, int timeout_ms)
 
 		if (j->state == J_FIN || j->state == J_IDLE)
 			continue;
-		if (j->cli_done && j->grace_ns && now > j->grace_ns)
-			job_finish(c, j, NULL);	/* the server lingers: the client is what counts */
+		if (j->grace_ns && now > j->grace_ns)
+			/* the server lingers: the client is what counts (a group:
+			 * rank 0 is done and others linger, or a rank failed and
+			 * the rest had a while to report) */
+			job_finish(c, j, NULL);
 		else if (now > j->deadline_ns) {
 			char msg[300];
 
 			snprintf(msg, sizeof(msg), "no result within %.0f s: stopped (a hung agent or engine)",
-				 job_budget_s(j->ph));
+				 j->budget_s);
 			job_finish(c, j, msg);
 		}
 	}
@@ -740,15 +1046,54 @@ static int run_round(struct coord *c, struct plan_phase *ph, const char *test, i
 	int *idx = malloc((size_t)c->plan.nnodes * sizeof(int));
 	struct plan_pair *pairs = malloc((size_t)(2 * c->plan.nnodes + 2) * sizeof(*pairs));
 
-	c->id_base += 2L * c->njobs + 2;
-	free(c->jobs);
-	c->jobs = NULL;
-	c->njobs = c->jobs_done = 0;
+	/* ids of this round start past the last round's */
+	c->id_base += (c->id_stride > 2 ? c->id_stride : 2) * ((long)c->njobs + 1);
+	jobs_clear(c);
+	c->id_stride = 2;
+	c->jobs_done = 0;
 	if (ph->kind == PLAN_PING)
 		nl = 1;
 	for (li = 0; li < nl; li++) {
 		int n, np, target = 0;
 
+		if (plan_is_group(ph)) {	/* one job: every node of the lane, a rank each */
+			struct cjob *j;
+
+			n = coord_lane_nodes(c, lanes[li], idx);
+			if (n < 2) {
+				char lane[32];
+
+				coord_lane_name(lanes[li], lane, sizeof(lane));
+				fs_info("%s: %s has %s: no %s on it", ph->name, lane,
+					n ? "one node only" : "no node", test);
+				continue;
+			}
+			c->jobs = realloc(c->jobs, (size_t)(c->njobs + 1) * sizeof(*c->jobs));
+			j = &c->jobs[c->njobs];
+			memset(j, 0, sizeof(*j));
+			j->test = test;
+			j->client = idx[0];
+			j->server = -1;
+			j->lane = lanes[li];
+			j->ph = ph;
+			j->round = r;
+			{
+				char ranks[32];
+
+				snprintf(ranks, sizeof(ranks), "%d-ranks", n);
+				job_key(j->key, sizeof(j->key), ph, test, r, lanes[li], ranks, NULL);
+			}
+			if (results_job_done(&c->res, j->key))
+				continue;	/* --resume: measured already */
+			j->m = calloc((size_t)n, sizeof(*j->m));
+			j->nm = n;
+			for (i = 0; i < n; i++)
+				j->m[i].node = idx[i];
+			if (n > c->id_stride)
+				c->id_stride = n;
+			c->njobs++;
+			continue;
+		}
 		if (ph->kind == PLAN_PING) {
 			n = c->plan.nnodes;
 			for (i = 0; i < n; i++)
@@ -802,12 +1147,15 @@ static int run_round(struct coord *c, struct plan_phase *ph, const char *test, i
 		}
 		for (i = 0; i < c->njobs && (!ph->parallel || running < ph->parallel); i++) {
 			struct cjob *j = &c->jobs[i];
-			int missing;
+			int missing, k;
 
 			if (j->state != J_IDLE)
 				continue;
 			missing = c->node_conn[j->client] < 0 ? j->client :
 				  j->server >= 0 && c->node_conn[j->server] < 0 ? j->server : -1;
+			for (k = 0; j->m && k < j->nm && missing < 0; k++)
+				if (c->node_conn[j->m[k].node] < 0)
+					missing = j->m[k].node;
 			if (missing >= 0) {
 				char msg[600];
 
@@ -820,9 +1168,10 @@ static int run_round(struct coord *c, struct plan_phase *ph, const char *test, i
 			running++;
 			if (ph->kind == PLAN_PING) {
 				j->state = J_RUN;
+				j->budget_s = c->agent_timeout;
 				j->deadline_ns = clock_ns() + (uint64_t)(c->agent_timeout * 1e9);
 				if (send_to(c, c->node_conn[j->client],
-					    json_pack("{ss,sI,sI}", "type", "ping", "id", (json_int_t)(c->id_base + 2 * i + 1),
+					    json_pack("{ss,sI,sI}", "type", "ping", "id", (json_int_t)job_id(c, j, 1),
 						      "t", (json_int_t)clock_ns())))
 					conn_gone(c, c->node_conn[j->client], "its connection broke");
 				continue;
@@ -893,6 +1242,7 @@ int coord_run_phases(struct coord *c)
 		results_save(&c->res);
 	}
 	c->phase_name = NULL;
+	jobs_clear(c);
 	free(est);
 	return rc;
 }
@@ -923,6 +1273,16 @@ int coord_check_phases(struct coord *c)
 			char *bufs[70], prog[600];
 			int argc = 0, nb = 0, rc, is_bool;
 
+			if (plan_is_group(ph)) {	/* plan.c checked the values; the transport is left */
+				const char *tr = plan_opt(ph, "transport", "tcp");
+
+				if (!xport_find(tr)) {
+					ptp_check_only = 0;
+					return fs_err_usage("%s: transport '%s' of [%s]: built in are %s", c->plan.path,
+							    tr, ph->name, xport_names());
+				}
+				continue;
+			}
 			if (ph->kind == PLAN_PING || ph->kind == PLAN_POLARIZATION || ph->kind == PLAN_PFC)
 				continue;	/* (the probe checks its options when it runs) */
 			argv[argc++] = ph->tests[t];
@@ -930,6 +1290,8 @@ int coord_check_phases(struct coord *c)
 			for (i = 0; i < ph->nkv && nb < 60; i++) {
 				size_t len = strlen(ph->kv[i].key) + strlen(ph->kv[i].val) + 4;
 
+				if (!plan_key_for(ph->kv[i].key, ph->tests[t]))
+					continue;	/* [global]'s default for other kinds */
 				plan_engine_key(ph->kv[i].key, &is_bool);
 				bufs[nb] = malloc(len);
 				if (is_bool)

@@ -51,7 +51,9 @@ struct coord {
 	int failed_jobs, missing;
 	struct cjob *jobs;
 	int njobs;
-	long id_base;
+	/* job ids of a round: id_base + id_stride * job + member (member:
+	 * 0 the server, 1 the client of a pair; the rank in a group) */
+	long id_base, id_stride;
 	uint64_t last_ping_ns;
 	/* progress */
 	const char *phase_name;
@@ -80,5 +82,7 @@ int coord_join(struct coord *c);
 int coord_run_phases(struct coord *c);
 json_t *coord_nodes_json(struct coord *c);
 int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out);
+/* "rail 1", "rail 1 plane 1": a lane in messages */
+void coord_lane_name(struct plan_lane l, char *buf, size_t len);
 
 #endif

@@ -20,6 +20,8 @@
  * Then, in any order:
  *   coordinator -> agent   job {id, test, role: server|client, opts: {long option: value},
  *                               bind, host, port, node, deadline_ms}
+ *                          (allreduce/alltoall: also rank, nranks, rail; rank 0 is the
+ *                          server, whose listening port the other ranks get as host:port)
  *                          cancel {id}   ping {t}   bye
  *   agent -> coordinator   listening {id, port}       (a server job is ready)
  *                          record {id, record}         (one per measurement, as measured)

@@ -14,11 +14,12 @@ static const char *const kind_names[] = {
 	[PLAN_PAIRWISE] = "pairwise", [PLAN_RING] = "ring",
 	[PLAN_PERMUTATION] = "permutation", [PLAN_BISECTION] = "bisection",
 	[PLAN_INCAST] = "incast", [PLAN_PING] = "ping", [PLAN_POLARIZATION] = "polarization",
-	[PLAN_PFC] = "pfc",
+	[PLAN_PFC] = "pfc", [PLAN_ALLREDUCE] = "allreduce", [PLAN_ALLTOALL] = "alltoall",
 };
 
-/* Engine options a plan may set: the long options of bw and lat, passed to
- * the agents' engines as --KEY=VALUE (booleans as --KEY when true). */
+/* Engine options a plan may set: the long options of bw, lat, the probes
+ * and the collectives, passed to the agents' engines as --KEY=VALUE
+ * (booleans as --KEY when true). */
 static const struct {
 	const char *key;
 	int is_bool;
@@ -35,6 +36,9 @@ static const struct {
 	{ "interval", 0 }, { "before", 0 }, { "after", 0 }, { "interface", 0 }, { "counters-root", 0 },
 	{ "driver", 0 }, { "capture", 1 }, { "prio", 0 }, { "quanta", 0 }, { "storm-fraction", 0 },
 	{ "storm-intervals", 0 },
+	/* the collectives' own */
+	{ "algo", 0 }, { "minbytes", 0 }, { "maxbytes", 0 }, { "stepfactor", 0 }, { "chunk", 0 },
+	{ "no-check", 1 },
 };
 
 /* what `fabscope probe polarization` takes of them */
@@ -53,6 +57,20 @@ static const char *const pfc_only[] = {
 	"interval", "before", "after", "interface", "counters-root", "driver", "capture", "prio",
 	"quanta", "storm-fraction", "storm-intervals", NULL,
 };
+
+/* what `fabscope allreduce` and `fabscope alltoall` take of them (their
+ * --rank, --nranks, --root, --port, --bind, --node and --rail come from the
+ * coordinator) */
+static const char *const coll_keys[] = {
+	"algo", "minbytes", "maxbytes", "stepfactor", "warmup", "iters", "chunk", "flows",
+	"tx-depth", "tclass", "no-check", "transport", "timeout", "ib-port", "gid-index", "mtu",
+	"qp-timeout", "poll", NULL,
+};
+static const char *const coll_only[] = {
+	"algo", "minbytes", "maxbytes", "stepfactor", "chunk", "no-check", NULL,
+};
+#define COLL_KEYS_TEXT "algo, minbytes, maxbytes, stepfactor, warmup, iters, chunk, flows, tx-depth, " \
+	"tclass, no-check, transport, timeout, ib-port, gid-index, mtu, qp-timeout, poll"
 
 /* [global] keys that steer the run itself. */
 static const char *const global_keys[] = {
@@ -97,7 +115,67 @@ int plan_key_for(const char *key, const char *engine)
 		return in_list(polar_keys, key);
 	if (!strcmp(engine, "pfc"))
 		return in_list(pfc_keys, key);
-	return !in_list(probe_only, key) && !in_list(pfc_only, key);
+	if (!strcmp(engine, "allreduce") || !strcmp(engine, "alltoall"))
+		return in_list(coll_keys, key);
+	return !in_list(probe_only, key) && !in_list(pfc_only, key) && !in_list(coll_only, key);
+}
+
+int plan_is_group(const struct plan_phase *ph)
+{
+	return ph->kind == PLAN_ALLREDUCE || ph->kind == PLAN_ALLTOALL;
+}
+
+/* The sizes of a collective phase, as `fabscope allreduce` makes them:
+ * from minbytes (default 32M) by stepfactor (default 2) up to maxbytes
+ * (default 32M, and at least minbytes), at most 64 of them. */
+static int coll_sizes(const struct plan_phase *ph, uint64_t *sizes, int max)
+{
+	uint64_t lo = 32u << 20, hi = 32u << 20;
+	double f = 2, s;
+	const char *v;
+	int n = 0;
+
+	if ((v = plan_opt(ph, "minbytes", NULL)))
+		units_parse_size(v, &lo);
+	if ((v = plan_opt(ph, "maxbytes", NULL)))
+		units_parse_size(v, &hi);
+	if ((v = plan_opt(ph, "stepfactor", NULL)))
+		f = strtod(v, NULL);
+	if (hi < lo)
+		hi = lo;
+	for (s = (double)lo; s <= (double)hi && n < max; s *= f) {
+		if (!n || (uint64_t)s != sizes[n - 1])
+			sizes[n++] = (uint64_t)s;
+		if (!(f > 1.0))
+			break;
+	}
+	return n;
+}
+
+double plan_coll_seconds(const struct plan_phase *ph, int nranks, double gbps, double step_s)
+{
+	uint64_t sizes[64], it, w = 5, n_it = 20;
+	int n = coll_sizes(ph, sizes, 64), i, steps;
+	double t = 1 + 0.01 * nranks;	/* connecting: each rank to the root, blobs */
+	const char *v;
+
+	if ((v = plan_opt(ph, "warmup", NULL)))
+		units_parse_count(v, &w);
+	if ((v = plan_opt(ph, "iters", NULL)))
+		units_parse_count(v, &n_it);
+	it = w + n_it;
+	/* what leaves a rank per operation: 2(n-1)/n of the size for the
+	 * all-reduce (ring or halving-doubling), (n-1)/n for the all-to-all;
+	 * message steps per operation: 2(n-1) and n-1 */
+	steps = nranks > 1 ? (ph->kind == PLAN_ALLREDUCE ? 2 : 1) * (nranks - 1) : 0;
+	for (i = 0; i < n; i++) {
+		double bytes = (ph->kind == PLAN_ALLREDUCE ? 2.0 : 1.0) * (double)sizes[i];
+
+		/* and the data check of each size: about a pass over the buffers */
+		t += (double)it * (bytes * 8 / (gbps * 1e9) + steps * step_s) +
+		     3.0 * (double)sizes[i] * 8 / (gbps * 1e9);
+	}
+	return t;
 }
 
 static char *trim(char *s)
@@ -183,6 +261,99 @@ static int parse_rails(const char *v, int *rails, int *n)
 static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *ph,
 			   const struct plan_kv *eng, int neng, struct plan_kv *own, int nown);
 
+/* The values of a collective phase's options, checked as the collectives'
+ * parser checks them (their ranges), so that a bad one is a usage error
+ * naming the line before anything starts ([global]'s values too: they are
+ * the phase's).  The transport's name is checked by the coordinator. */
+static int coll_check_values(const char *path, const struct plan_phase *ph)
+{
+	static const struct {
+		const char *key;
+		char type;	/* s size, c count, i int, n factor >= 1, t seconds, e enum */
+		long long min, max;
+		const char *what;
+	} tab[] = {
+		{ "minbytes", 's', 4, 1ll << 34, "a size from 4 to 16G, e.g. 1M" },
+		{ "maxbytes", 's', 4, 1ll << 34, "a size from 4 to 16G, e.g. 64M" },
+		{ "chunk", 's', 4, 1ll << 30, "a size from 4 to 1G, e.g. 1M" },
+		{ "stepfactor", 'n', 1, 0, "a number of at least 1, e.g. 2" },
+		{ "warmup", 'c', 0, 0, "a count, e.g. 5" },
+		{ "iters", 'c', 1, 0, "a count of at least 1, e.g. 20" },
+		{ "flows", 'i', 1, 64, "1 to 64" },
+		{ "tx-depth", 'i', 1, 4096, "1 to 4096" },
+		{ "tclass", 'i', 0, 255, "0 to 255" },
+		{ "ib-port", 'i', 1, 255, "1 to 255" },
+		{ "gid-index", 'i', 0, 255, "0 to 255" },
+		{ "mtu", 'i', 256, 4096, "256 to 4096" },
+		{ "qp-timeout", 'i', 1, 31, "1 to 31" },
+		{ "timeout", 't', 0, 0, "seconds, e.g. 30" },
+		{ "poll", 'e', 0, 0, "busy, event or adaptive" },
+		{ "algo", 'e', 0, 0, NULL },
+	};
+	int i;
+	size_t k;
+
+	for (i = 0; i < ph->nkv; i++) {
+		const char *key = ph->kv[i].key, *v = ph->kv[i].val, *what = NULL;
+
+		for (k = 0; k < sizeof(tab) / sizeof(tab[0]); k++)
+			if (!strcmp(tab[k].key, key))
+				break;
+		if (k == sizeof(tab) / sizeof(tab[0]))
+			continue;
+		switch (tab[k].type) {
+		case 's':
+		case 'c': {
+			uint64_t u;
+
+			if ((tab[k].type == 's' ? units_parse_size(v, &u) : units_parse_count(v, &u)) ||
+			    u < (uint64_t)tab[k].min || (tab[k].max && u > (uint64_t)tab[k].max))
+				what = tab[k].what;
+			break;
+		}
+		case 'i': {
+			char *end;
+			long long x;
+
+			errno = 0;
+			x = strtoll(v, &end, 10);
+			if (errno || end == v || *end || x < tab[k].min || x > tab[k].max)
+				what = tab[k].what;
+			break;
+		}
+		case 'n': {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(v, &end);
+			if (errno || end == v || *end || !(d >= 1) || d > 1e6)
+				what = tab[k].what;
+			break;
+		}
+		case 't': {
+			double d;
+
+			if (units_parse_seconds(v, &d))
+				what = tab[k].what;
+			break;
+		}
+		default:
+			if (!strcmp(key, "poll") && strcmp(v, "busy") && strcmp(v, "event") && strcmp(v, "adaptive"))
+				what = tab[k].what;
+			if (!strcmp(key, "algo") && ph->kind == PLAN_ALLREDUCE && strcmp(v, "ring") && strcmp(v, "rhd"))
+				what = "ring or rhd (recursive halving-doubling) for kind = allreduce";
+			if (!strcmp(key, "algo") && ph->kind == PLAN_ALLTOALL && strcmp(v, "pairwise") &&
+			    strcmp(v, "direct"))
+				what = "pairwise or direct for kind = alltoall";
+			break;
+		}
+		if (what)
+			return perr(path, ph->kv[i].line, "%s '%s' of [%s]: give %s", key, v, ph->name, what);
+	}
+	return 0;
+}
+
 /* The phase's own keys are sorted into engine options and phase keys;
  * [global]'s engine options come first, so the phase's override them. */
 static int finish_phase(const char *path, struct plan *p, struct plan_phase *ph,
@@ -206,7 +377,7 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 			   const struct plan_kv *eng, int neng, struct plan_kv *own, int nown)
 {
 	const char *kind = NULL, *test = "bw", *v;
-	int i, nk = 0;
+	int i, nk = 0, test_line = 0;
 
 	for (i = 0; i < neng; i++)
 		kv_add(&ph->kv, &ph->nkv, eng[i].key, eng[i].val, eng[i].line);
@@ -220,9 +391,10 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 			kv_add(&ph->kv, &ph->nkv, k, val, line);
 		else if (!strcmp(k, "kind"))
 			kind = val;
-		else if (!strcmp(k, "test"))
+		else if (!strcmp(k, "test")) {
 			test = val;
-		else if (!strcmp(k, "count")) {
+			test_line = line;
+		} else if (!strcmp(k, "count")) {
 			uint64_t c;
 
 			if (units_parse_count(val, &c) || !c || c > 100000)
@@ -252,14 +424,19 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 			return perr(path, line, "unknown key '%s' in [%s]; see 'fabscope run --help' for plan keys", k, ph->name);
 	}
 	if (!kind)
-		return perr(path, ph->line, "phase [%s] has no kind: add kind = pairwise (or ring, permutation, bisection, incast, ping)", ph->name);
-	for (i = 0; i <= PLAN_PFC; i++)
+		return perr(path, ph->line, "phase [%s] has no kind: add kind = pairwise (or ring, permutation, bisection, incast, ping, polarization, pfc, allreduce, alltoall)", ph->name);
+	for (i = 0; i < PLAN_NKINDS; i++)
 		if (!strcmp(kind, kind_names[i]))
 			break;
-	if (i > PLAN_PFC)
-		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast, ping, polarization or pfc", kind, ph->name);
+	if (i == PLAN_NKINDS)
+		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast, ping, polarization, pfc, allreduce or alltoall", kind, ph->name);
 	ph->kind = (enum plan_kind)i;
 	for (i = 0; i < nown; i++) {
+		if (plan_is_group(ph) && plan_engine_key(own[i].key, NULL) && !in_list(coll_keys, own[i].key))
+			return perr(path, own[i].line, "'%s' is not a key of kind = %s: it takes %s", own[i].key, kind,
+				    COLL_KEYS_TEXT);
+		if (!plan_is_group(ph) && in_list(coll_only, own[i].key))
+			return perr(path, own[i].line, "'%s' is for kind = allreduce or alltoall, not %s", own[i].key, kind);
 		if (ph->kind == PLAN_PFC && plan_engine_key(own[i].key, NULL) && !in_list(pfc_keys, own[i].key))
 			return perr(path, own[i].line, "'%s' is not a key of kind = pfc: it takes %s", own[i].key,
 				    "flows, duration, size, transport, device, tclass, timeout, link-rate, interval, before, after, interface, counters-root, driver, capture, prio, quanta, storm-fraction, storm-intervals");
@@ -278,6 +455,18 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 		ph->tests[0] = "polarization";
 		if (!ph->parallel)
 			ph->parallel = 1;	/* one probe at a time: its flows must be alone */
+		return 0;
+	}
+	if (plan_is_group(ph)) {	/* the kind is the test */
+		if (test_line && strcmp(test, kind))
+			return perr(path, test_line, "test '%s' of [%s]: kind = %s is its own test; drop test", test,
+				    ph->name, kind);
+		ph->ntests = 1;
+		ph->tests[0] = kind_names[ph->kind];
+		if ((i = coll_check_values(path, ph)))
+			return i;
+		/* the time estimate: 10 Gb/s per rank and 20 us a step */
+		ph->est_s = plan_coll_seconds(ph, 0, 10, 20e-6);
 		return 0;
 	}
 	if (ph->kind == PLAN_PFC) {	/* every sender at once: it is an incast */
@@ -849,6 +1038,8 @@ int plan_round_pairs(const struct plan_phase *ph, int n, int r, int target,
 		}
 		return k;
 	case PLAN_PING:
+	case PLAN_ALLREDUCE:	/* a group per lane, no pairs */
+	case PLAN_ALLTOALL:
 		return 0;
 	}
 	return 0;

@@ -14,14 +14,22 @@
  *
  *   [rails-bw]
  *   kind = pairwise           ; pairwise ring permutation bisection incast ping
- *   test = bw                 ; bw, lat, or bw,lat
+ *                             ; polarization pfc allreduce alltoall
+ *   test = bw                 ; bw, lat, or bw,lat (the collectives are their own test)
  *   size = 1M
+ *
+ *   [rings]
+ *   kind = allreduce          ; per lane, one collective of every node on it
+ *   minbytes = 1M
+ *   maxbytes = 64M
  *
  * A hostfile has one node per line: its name, then key=value words:
  *   h1 netns=fab-h1 ssh=root@10.0.0.1 rail0=10.100.1.1 rail1=10.101.1.1 rail0/1=10.110.1.1
  * "railK=IP" is the endpoint of rail K (plane 0); "railK/P=IP" of rail K,
  * plane P.  An endpoint is what a test connects: tests pair endpoints of the
- * same rail and plane (a "lane"), every lane of a round at once.
+ * same rail and plane (a "lane"), every lane of a round at once; the
+ * collectives join every endpoint of a lane into one group (rank i: the
+ * i-th node with one).
  *
  * Schedules are computed per round on demand (O(nodes) per round, nothing
  * stored per pair), so a plan for 16,384 nodes x 8 rails costs what its
@@ -45,7 +53,10 @@ enum plan_kind {
 	PLAN_PING,		/* one round: control-channel round trip of every agent */
 	PLAN_POLARIZATION,	/* one round: node i -> node i+N/2, the hash-polarization probe */
 	PLAN_PFC,		/* one round: every node -> target, the PFC-pause probe on each */
+	PLAN_ALLREDUCE,		/* one round: per lane, an all-reduce of the nodes on it (a group job) */
+	PLAN_ALLTOALL,		/* one round: per lane, an all-to-all of the nodes on it (a group job) */
 };
+#define PLAN_NKINDS (PLAN_ALLTOALL + 1)
 
 struct plan_kv {
 	char *key, *val;
@@ -74,7 +85,7 @@ struct plan_phase {
 	enum plan_kind kind;
 	const char *tests[PLAN_MAX_TESTS];
 	int ntests;
-	struct plan_kv *kv;	/* engine options (bw/lat long option names) */
+	struct plan_kv *kv;	/* engine options (the engines' long option names) */
 	int nkv;
 	int count;		/* permutation: rounds */
 	uint64_t seed;		/* permutation */
@@ -118,9 +129,17 @@ void plan_free(struct plan *p);
 int plan_node_add(struct plan *p, const char *name);
 /* 1 when key is an engine option (is_bool: a flag without a value). */
 int plan_engine_key(const char *key, int *is_bool);
-/* Does an engine option go to this engine?  engine: "bw", "lat", or
- * "polarization" (the probe's client; its server is a bw server). */
+/* Does an engine option go to this engine?  engine: "bw", "lat",
+ * "polarization" (the probe's client; its server is a bw server), "pfc",
+ * "allreduce" or "alltoall". */
 int plan_key_for(const char *key, const char *engine);
+/* Is the phase's job a group of ranks per lane (allreduce, alltoall)
+ * rather than pairs of endpoints? */
+int plan_is_group(const struct plan_phase *ph);
+/* Seconds one rank of a collective phase needs for all its sizes with
+ * nranks ranks (0: unknown, taken as many), at gbps per rank's link and
+ * step_s per message step of the algorithm, plus connecting. */
+double plan_coll_seconds(const struct plan_phase *ph, int nranks, double gbps, double step_s);
 
 /* A [global] value, or dflt. */
 const char *plan_global(const struct plan *p, const char *key, const char *dflt);
@@ -138,9 +157,10 @@ int plan_node_index(const struct plan *p, const char *name);
 /* Rounds of one test of a phase for n nodes. */
 int plan_rounds(const struct plan_phase *ph, int n);
 /* The pairs of round r (0-based) among n nodes; out has room for n pairs.
- * Returns the count.  Within a round no node is in two pairs, except in
- * ring (each node sends once and receives once), bisection (both ways
- * across the cut) and incast (every node to the target). */
+ * Returns the count (0 for ping and the group kinds, which have none).
+ * Within a round no node is in two pairs, except in ring (each node sends
+ * once and receives once), bisection (both ways across the cut) and
+ * incast (every node to the target). */
 int plan_round_pairs(const struct plan_phase *ph, int n, int r, int target,
 		     struct plan_pair *out);
 

@@ -17,6 +17,7 @@
 #include "../core/options.h"
 #include "../core/record.h"
 #include "../core/units.h"
+#include "../collectives/coll.h"
 #include "analyze.h"
 #include "coord.h"
 
@@ -31,7 +32,8 @@ static const char run_about[] =
 	"Run a plan across many nodes: launch an agent on each, run the plan's phases round by\n"
 	"round on every rail at once, and write a results directory (run.json, results.jsonl\n"
 	"flushed record by record).  At the end it prints a summary per phase and rail and the\n"
-	"suspects: a node slow with every peer, a slow pair (its path), a slow rail.\n"
+	"suspects: a node slow with every peer, a slow pair (its path), a slow rail; and any\n"
+	"wrong data a collective found, as a failure.\n"
 	"\n"
 	"PLAN is an INI file: [global] then one section per phase.  [global] keys: hostfile,\n"
 	"nodes, launcher, label (repeatable), agent-timeout, join-timeout, token-file, listen,\n"
@@ -39,20 +41,24 @@ static const char run_about[] =
 	"kind (pairwise: N-1 rounds of N/2 disjoint pairs; ring; permutation: count random\n"
 	"derangements; bisection: the first half against the second, both ways; incast: every\n"
 	"node to target; ping: the control channel's round trip; polarization and pfc: the\n"
-	"probes, with their own keys, see 'fabscope probe'), test (bw, lat or bw,lat),\n"
-	"count, seed, target, rails (e.g. 0,1), parallel (at most N tests at once in a round,\n"
-	"e.g. 1 for latency on busy hosts), and the options of 'fabscope bw' and\n"
-	"'fabscope lat' by their long names: transport, op, size, all, flows, iters, duration,\n"
-	"warmup, bidirectional, sport, tx-depth, cq-mod, post-list, tclass, device, ib-port,\n"
-	"gid-index, mtu, sl, flow-label, inline, poll, timeout.\n"
+	"probes, with their own keys, see 'fabscope probe'; allreduce and alltoall: one round,\n"
+	"per lane one collective of the nodes on it (rank i the i-th), every lane at once),\n"
+	"test (bw, lat or bw,lat; none for the collectives), count, seed, target, rails (e.g.\n"
+	"0,1), parallel (at most N tests at once in a round, e.g. 1 for latency on busy hosts),\n"
+	"and the options of 'fabscope bw' and 'fabscope lat' by their long names: transport,\n"
+	"op, size, all, flows, iters, duration, warmup, bidirectional, sport, tx-depth, cq-mod,\n"
+	"post-list, tclass, device, ib-port, gid-index, mtu, sl, flow-label, inline, poll,\n"
+	"timeout; those of 'fabscope allreduce' for the collectives: algo, minbytes, maxbytes,\n"
+	"stepfactor, warmup, iters, chunk, flows, tx-depth, tclass, no-check, transport,\n"
+	"timeout, ib-port, gid-index, mtu, qp-timeout, poll.\n"
 	"\n"
 	"A hostfile has a node per line: NAME [netns=NS] [ssh=DEST] [railK=IP] [railK/P=IP].\n"
 	"Tests pair endpoints of the same rail and plane.  Without a hostfile, -n N agents\n"
 	"join and report their own endpoints (--rail), or their address is rail 0.\n"
 	"\n"
-	"Exit codes: 0 all measured, 2 bad plan or options, 3 environment, 4 an agent was\n"
-	"missing or a test failed (the run went on; results.jsonl says which), 130 interrupted\n"
-	"(finish it with --resume DIR).";
+	"Exit codes: 0 all measured, 1 a collective's data check found wrong data, 2 bad plan\n"
+	"or options, 3 environment, 4 an agent was missing or a test failed (the run went on;\n"
+	"results.jsonl says which; 4 wins over 1), 130 interrupted (finish it with --resume DIR).";
 
 static int opt_launcher_ok(const char *l)
 {
@@ -67,6 +73,37 @@ static void dir_of(const char *path, char *out, size_t len)
 		snprintf(out, len, "%.*s", (int)(slash - path), path);
 	else
 		snprintf(out, len, ".");
+}
+
+/* --dry-run of a collective phase: one round, a group per lane, every
+ * lane at once; per lane its ranks in order (rank i is the i-th node). */
+static void dry_run_group(struct coord *c, int pi, const struct plan_phase *ph, int *idx)
+{
+	struct plan_lane lanes[PLAN_MAX_LANES];
+	int nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES), li, i, jobs = 0;
+
+	for (li = 0; li < nl; li++)
+		jobs += coord_lane_nodes(c, lanes[li], idx) >= 2;
+	printf("[%d] %s: %s, %d round on %d lane%s, %d job%s (a group of ranks per lane, every lane at once)\n",
+	       pi + 1, ph->name, plan_kind_name(ph->kind), jobs ? 1 : 0, nl, nl == 1 ? "" : "s", jobs,
+	       jobs == 1 ? "" : "s");
+	for (li = 0; li < nl; li++) {
+		int n = coord_lane_nodes(c, lanes[li], idx);
+		char lane[32];
+
+		coord_lane_name(lanes[li], lane, sizeof(lane));
+		if (n < 2) {
+			printf("    %s: %d node%s: skipped (a collective needs 2 ranks)\n", lane, n, n == 1 ? "" : "s");
+			continue;
+		}
+		printf("    %s: %d ranks%s:", lane, n,
+		       n > COLL_MAX_RANKS ? " (over the collectives' limit: this job will fail)" : "");
+		for (i = 0; i < n && i < 16; i++)	/* ranks 0.., in rank order */
+			printf(" %s", c->plan.nodes[idx[i]].name);
+		if (n > 16)
+			printf(" ... %s (%d more)", c->plan.nodes[idx[n - 1]].name, n - 16);
+		putchar('\n');
+	}
 }
 
 /* --dry-run: the schedule, every round generated and checked. */
@@ -99,6 +136,11 @@ static int dry_run(struct coord *c)
 
 		if (ph->kind == PLAN_PING) {
 			printf("[%d] %s: ping, 1 round, %d agents\n", pi + 1, ph->name, p->nnodes);
+			continue;
+		}
+		if (plan_is_group(ph)) {
+			dry_run_group(c, pi, ph, idx);
+			est += ph->est_s;
 			continue;
 		}
 		for (li = 0; li < nlp; li++) {
@@ -195,6 +237,8 @@ int cmd_run(int argc, const char **argv)
 	char run_id[64], started[40], plan_dir[PATH_MAX], hf_path[2 * PATH_MAX + 2];
 	json_t *records, *suspects, *opts_json;
 	const char *plan_path;
+	long wrong_recs = 0;
+	double wrong_elems = 0;
 	struct opt tab[] = {
 		OPT_GROUP("Run"),
 		OPT_STRING('o', "output", &out_dir, "DIR", "results directory, new or empty (default: fabscope-run-<time>)"),
@@ -473,6 +517,8 @@ out_agents:
 
 		records = results_load_all(c.res.dir, &torn);
 		suspects = analyze_suspects(records, ANALYZE_LOW_FRAC);
+		/* of every record, so that a resumed run still fails its check */
+		wrong_recs = analyze_wrong(records, &wrong_elems);
 		if (json_array_size(records)) {
 			analyze_summary(stdout, records);
 			analyze_print(stdout, suspects);
@@ -484,6 +530,7 @@ out_agents:
 		json_object_set_new(c.res.run, "status", json_string(rc == -FS_EXIT_INTERRUPTED ? "interrupted" :
 								    rc ? "failed" : "finished"));
 		json_object_set_new(c.res.run, "failed_jobs", json_integer(c.failed_jobs));
+		json_object_set_new(c.res.run, "wrong_records", json_integer(wrong_recs));
 		{	/* what the coordinator itself cost: for sizing large runs */
 			struct rusage ru;
 
@@ -499,8 +546,12 @@ out_agents:
 		printf("results: %s (%ld records)\n", c.res.dir, c.res.nrec);
 	}
 	if (!rc && (c.missing || c.failed_jobs))
-		rc = fs_err_peer("%d agent(s) missing, %d job(s) failed: see %s/results.jsonl", c.missing,
-				 c.failed_jobs, c.res.dir);
+		rc = fs_err_peer("%d agent(s) missing, %d job(s) failed%s: see %s/results.jsonl", c.missing,
+				 c.failed_jobs, wrong_recs ? ", and wrong data" : "", c.res.dir);
+	else if (!rc && wrong_recs)
+		rc = fs_err(FS_EXIT_CHECK, "%.0f wrong element%s in %ld record%s: a collective's data check "
+			    "failed (see the failed lines above and %s/results.jsonl)", wrong_elems,
+			    wrong_elems == 1 ? "" : "s", wrong_recs, wrong_recs == 1 ? "" : "s", c.res.dir);
 	if (rc == -FS_EXIT_INTERRUPTED)
 		fs_warn("interrupted: finish the run with 'fabscope run --resume %s'", c.res.dir);
 out_res:
