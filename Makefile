@@ -27,7 +27,8 @@ ifdef DEVELOPER
 WARNINGS += -Werror
 endif
 ifdef SANITIZE
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -DGET_PARANOID
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+	  -DGET_PARANOID
 LDFLAGS += -fsanitize=address,undefined
 endif
 ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARNINGS) -MMD -MP -D_GNU_SOURCE \
@@ -84,7 +85,7 @@ CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.c fleet/results.c fleet/analyze.c fleet/run.c
-REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/polar.c report/pfc.c report/cmd.c
+REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/polar.c report/pfc.c report/coll.c report/cmd.c
 PROBES_SRC := probes/polar.c probes/probe.c probes/trace.c probes/counters.c probes/pfc.c \
 	      probes/pfcap.c
 COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collectives/alltoall.c \

@@ -17,10 +17,15 @@
  *   [pfc]
  *   storm = fail              ; a PFC storm on any port and priority fails (default off)
  *   max_paused = 0.5          ; no priority paused, either way, for more than half an interval
+ *   [allreduce]
+ *   min_busbw_gbps = 350      ; every lane's busbw at its largest size (coll.c)
+ *   [alltoall]
+ *   min_busbw_gbps = 300
  *
  * The PFC checks read the PFC probe's ports: a paused fraction the probe
  * did not know (no pause durations, no link speed to estimate them) is
- * not counted, and the check says how many were not.
+ * not counted, and the check says how many were not.  Collectives' data is
+ * checked whenever there are any (coll.c), with or without this file.
  * Each check is applied to every run of the report; a check fails when any
  * pair (or run) is outside its limit, and names the first few of them.
  * A baseline (--baseline DIR) compares the median of every phase, test and
@@ -35,6 +40,7 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "render.h"
 #include "report.h"
 
 static struct check *new_check(struct check **v, int *n, const char *name)
@@ -91,7 +97,8 @@ static char *trim(char *s)
 
 static const char *const known[] = {
 	"bw.line_rate_gbps", "bw.min_fraction", "bw.min_gbps", "lat.p50_us_max", "lat.p99_us_max",
-	"run.max_missing", "run.max_failed", "run.max_suspects", "pfc.storm", "pfc.max_paused", NULL,
+	"run.max_missing", "run.max_failed", "run.max_suspects", "pfc.storm", "pfc.max_paused",
+	"allreduce.min_busbw_gbps", "alltoall.min_busbw_gbps", NULL,
 };
 
 static int read_thresholds(const char *path, struct tkv **out, int *n)
@@ -288,7 +295,7 @@ int report_thresholds(struct report *rep, const char *path)
 {
 	struct tkv *t;
 	int n, rc = read_thresholds(path, &t, &n), ri, gi, i;
-	double line = NAN, frac, min_gbps, p50, p99;
+	double line = NAN, frac, min_gbps, p50, p99, ar_min, a2a_min;
 	char buf[160];
 
 	if (rc)
@@ -416,9 +423,12 @@ int report_thresholds(struct report *rep, const char *path)
 		}
 	}
 	pfc_checks(rep, tget(t, n, "pfc", "storm", 0) > 0, tget(t, n, "pfc", "max_paused", NAN));
+	ar_min = tget(t, n, "allreduce", "min_busbw_gbps", NAN);
+	a2a_min = tget(t, n, "alltoall", "min_busbw_gbps", NAN);
 	free(t);
-	if (!rep->nchecks)
+	if (!rep->nchecks && isnan(ar_min) && isnan(a2a_min))
 		return fs_err_usage("%s: no thresholds in it (see 'fabscope report --help')", path);
+	report_coll_checks(rep, ar_min, a2a_min);
 	return 0;
 }
 

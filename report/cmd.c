@@ -2,6 +2,7 @@
 /* `fabscope report DIR...`: options, files, checks, push; the exit code. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "../core/error.h"
 #include "../core/options.h"
 #include "push.h"
+#include "render.h"
 #include "report.h"
 
 static const char *const report_usage[] = {
@@ -28,14 +30,17 @@ static const char report_about[] =
 	"--thresholds FILE is INI: [bw] line_rate_gbps (railN = GBPS for one rail), min_fraction,\n"
 	"min_gbps; [lat] p50_us_max, p99_us_max; [run] max_missing, max_failed, max_suspects;\n"
 	"[pfc] storm = fail (a PFC storm fails; default off), max_paused (the largest fraction of\n"
-	"an interval any port, priority and direction of the PFC probe may be paused, 0 to 1).\n"
+	"an interval any port, priority and direction of the PFC probe may be paused, 0 to 1);\n"
+	"[allreduce] and [alltoall] min_busbw_gbps (every lane's busbw at its largest size).\n"
 	"Every pair, port and run is checked; the report has a PASS/FAIL table naming what failed.\n"
+	"Collectives' data is checked with or without thresholds: wrong elements fail.\n"
 	"--baseline DIR compares every phase, test and rail median with that earlier run:\n"
 	"bandwidth down or latency up by more than --tolerance is a regression.\n"
 	"\n"
-	"Exit codes: 0 all checks passed (or none given), 1 a threshold failed or a median\n"
-	"regressed, 2 usage, 3 a directory or file cannot be read or written, 4 the report was\n"
-	"written but --push or --webhook failed (a failed check still gives 1).";
+	"Exit codes: 0 all checks passed (or none given), 1 a threshold failed, a median\n"
+	"regressed or a collective returned wrong data, 2 usage, 3 a directory or file cannot\n"
+	"be read or written, 4 the report was written but --push or --webhook failed (a failed\n"
+	"check still gives 1).";
 
 static int write_file(const char *path, void (*fn)(struct report *, FILE *), struct report *rep,
 		      const char *text)
@@ -145,6 +150,8 @@ int cmd_report(int argc, const char **argv)
 	report_name_runs(&rep);
 	if (thresholds && (rc = report_thresholds(&rep, thresholds)))
 		goto out;
+	if (!thresholds && report_coll_checks(&rep, NAN, NAN))
+		rep.thresholds_given = 1;	/* wrong data fails with or without a thresholds file */
 	if (baseline) {
 		rep.have_base = 1;
 		if ((rc = report_load_run(&rep.base, baseline)))
@@ -164,7 +171,7 @@ int cmd_report(int argc, const char **argv)
 	}
 	if (!no_plots && has_format(&formats, "html") + has_format(&formats, "md")) {
 		snprintf(path, sizeof(path), "%s/plots", out_dir);
-		if (report_plots(&rep, path))
+		if (report_plots(&rep, path) || report_coll_plots(&rep, path))
 			fs_warn("%s", rep.plots_note);
 	} else {
 		snprintf(rep.plots_note, sizeof(rep.plots_note), "no plots: --no-plots was given");

@@ -5,12 +5,13 @@
  * Markdown and HTML walk the same sections in the same order:
  *
  *   runs (metadata) - verdict (thresholds) - regressions (baseline) -
- *   summary per phase, test and lane - comparison of runs - hash
- *   polarization - PFC pauses - suspects - plots - pairwise matrices -
+ *   summary per phase, test and lane - comparison of runs - collectives -
+ *   hash polarization - PFC pauses - suspects - plots - pairwise matrices -
  *   missing agents and failed tests
  *
- * The hash polarization section, in every rendering, is in polar.c, and
- * the PFC pauses section in pfc.c (render.h).
+ * The collectives section, in every rendering, is in coll.c, the hash
+ * polarization section in polar.c, and the PFC pauses section in pfc.c
+ * (render.h).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -300,6 +301,8 @@ void report_md(struct report *rep, FILE *f)
 		fputc('\n', f);
 	}
 
+	report_md_coll(rep, f);
+
 	report_md_polar(rep, f);
 
 	report_md_pfc(rep, f);
@@ -554,6 +557,8 @@ void report_html(struct report *rep, FILE *f)
 		fputs("</ul>\n", f);
 	}
 
+	report_html_coll(rep, f);
+
 	report_html_polar(rep, f);
 
 	report_html_pfc(rep, f);
@@ -654,7 +659,7 @@ static json_t *checks_json(const struct check *c, int n)
 
 json_t *report_json(struct report *rep)
 {
-	json_t *o = json_object(), *runs = json_array(), *plots = json_array();
+	json_t *o = json_object(), *runs = json_array(), *plots = json_array(), *cj;
 	int ri, gi, i, failed;
 
 	json_object_set_new(o, "schema", json_string("fabscope.report/1"));
@@ -684,6 +689,8 @@ json_t *report_json(struct report *rep)
 					    report_polar_json(r));
 		if (r->npfc)
 			json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "pfc", report_pfc_json(r));
+		if ((cj = report_coll_json(r)))
+			json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "collectives", cj);
 	}
 	json_object_set_new(o, "runs", runs);
 	if (rep->thresholds_given) {
@@ -761,6 +768,7 @@ char *report_exposition(struct report *rep)
 	}
 	report_polar_exposition(rep, &b);
 	report_pfc_exposition(rep, &b);
+	report_coll_exposition(rep, &b);
 	if (rep->thresholds_given) {
 		verdict(rep, &failed);
 		report_bput(&b, "# HELP fabscope_acceptance_pass 1 when every acceptance check passed\n"

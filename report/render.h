@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Inside the report's renderings: what render.c, polar.c and pfc.c share.
- * render.c walks the sections (report.h: report_md, report_html,
+ * Inside the report's renderings: what render.c, polar.c, pfc.c and coll.c
+ * share.  render.c walks the sections (report.h: report_md, report_html,
  * report_json, report_exposition); polar.c renders the hash polarization
- * section for each, pfc.c the PFC pauses section.
+ * section for each, pfc.c the PFC pauses section, coll.c the collectives
+ * section (and their checks and plot, for checks.c and cmd.c).
  */
 #ifndef FS_REPORT_RENDER_H
 #define FS_REPORT_RENDER_H
@@ -59,5 +60,41 @@ void report_html_pfc(const struct report *rep, FILE *f);
 json_t *report_pfc_json(const struct rrun *r);
 /* the fabscope_pfc_* families, the worst of a port's rounds per priority */
 void report_pfc_exposition(const struct report *rep, struct report_buf *b);
+
+/*
+ * coll.c: the collectives section (records of allreduce and alltoall).
+ * report_md_coll and report_html_coll write nothing, report_coll_json
+ * returns NULL and report_coll_exposition appends nothing when there are
+ * no such records.
+ */
+
+/*
+ * "## Collectives": per test, algorithm and transport a table per run,
+ * phase and lane (size, count, time, algbw, busbw, #wrong); with several
+ * runs their busbw side by side per size with the ratio to the first run
+ * and the best at the largest size; what busbw means; every lane that
+ * returned wrong data
+ */
+void report_md_coll(const struct report *rep, FILE *f);
+/* the same as <h2>Collectives</h2>, tables and lists */
+void report_html_coll(const struct report *rep, FILE *f);
+/* run r's series (per test, algo, transport, phase and lane: the sizes) for the JSON summary */
+json_t *report_coll_json(const struct rrun *r);
+/* fabscope_coll_busbw_gbps, _algbw_gbps, _time_us (per lane and size) and _wrong (per lane) */
+void report_coll_exposition(const struct report *rep, struct report_buf *b);
+/*
+ * Adds to rep->checks, when there are collectives, the data check (a FAIL
+ * names every lane and size with wrong elements; data not checked is not
+ * counted) and, for each limit that is not NAN, [allreduce] / [alltoall]
+ * min_busbw_gbps: every lane's busbw at its largest size (the sum of a
+ * multi-rail run is no lane).  Returns how many checks it added.
+ */
+int report_coll_checks(struct report *rep, double allreduce_min, double alltoall_min);
+/*
+ * After report_plots succeeded: a plot of busbw against size per test,
+ * algorithm and transport (plots/coll.gp) into dir, added to rep->svg.
+ * 0, or -1 with the reason in rep->plots_note.
+ */
+int report_coll_plots(struct report *rep, const char *dir);
 
 #endif

@@ -4,7 +4,9 @@ comparison of two labelled runs, thresholds that pass and fail (naming the endpo
 regression, plots through gnuplot (and the report without them), a push to a dead endpoint that
 keeps the local report, and bad input; the PFC probe'\''s section: golden Markdown and JSON of a run
 with a storm against a calm one, [pfc] thresholds, its Prometheus lines, its timeline plot, and
-records with nulls and parts missing'
+records with nulls and parts missing; the collectives section, from records of real allreduce
+and alltoall runs: golden Markdown and JSON of two labelled multi-rail runs, wrong data failing
+(exit 1), [allreduce] and [alltoall] min_busbw_gbps, the busbw plot and the Prometheus lines'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
@@ -15,6 +17,53 @@ test_lazy_prereq GNUPLOT 'command -v gnuplot'
 test_require_in_ci GNUPLOT
 test_lazy_prereq PERL 'perl -MIO::Socket::INET -e 1'
 test_require_in_ci PERL
+
+# collrun DIR LABELS-JSON PHASE RC ARGS...: add to results directory DIR (made by mkrun when
+#	missing) what rank 0 of a real `fabscope ARGS --json` printed, one record a line, as a
+#	plan's phase PHASE writes them ("-": no phase, a standalone run); RC its expected exit code
+collrun() {
+	local dir=$1 labels=$2 phase=$3 want=$4 rc
+	shift 4
+	{ test -d "$dir" || mkrun "$dir" "$labels"; } || return 1
+	timeout 60 "$FABSCOPE" "$@" --json >"$dir.json" 2>"$dir.err"
+	rc=$?
+	if ((rc != want)); then
+		echo "collrun: fabscope $*: exit $rc, expected $want" >&2
+		cat "$dir.err" >&2
+		return 1
+	fi
+	jq -c --arg phase "$phase" '.[] | if $phase == "-" then . else . + {phase: $phase} end' "$dir.json" \
+		>>"$dir/results.jsonl"
+}
+
+# collfix DIR RAIL=FACTOR...: stable numbers for golden files in DIR's collective records, made as
+#	the collectives make them: time_us = 10 + size / 1000 / FACTOR (the lane's; "all" for a
+#	record without a rail; 1 when not given), min and max 10 % off, algbw = size / time, busbw =
+#	algbw x 2(n-1)/n (allreduce) or (n-1)/n (alltoall); a multi-rail "sum" adds its rails' rates
+#	up and takes the slowest rail's time.  Everything else stays as the run wrote it.
+collfix() {
+	local dir=$1 f
+	shift
+	f=$(printf '%s\n' "$@" | jq -Rn '[inputs | select(length > 0) | split("=") | {key: .[0], value: (.[1] | tonumber)}] | from_entries') &&
+	jq -cs --argjson f "$f" '
+	def r4: . * 10000 | round / 10000;
+	def coll: .test == "allreduce" or .test == "alltoall";
+	def lane: if .rail == null then "all" else .rail | tostring end;
+	def rates: (if .test == "allreduce" then 2 * (.ranks - 1) / .ranks else (.ranks - 1) / .ranks end) as $k |
+		.metrics.algbw_gbps = (.msg_size_bytes * 8 / .metrics.time_us / 1000 | r4) |
+		.metrics.busbw_gbps = (.metrics.algbw_gbps * $k | r4);
+	[.[] | if coll and .group != "sum" then
+		(10 + .msg_size_bytes / 1000 / ($f[lane] // 1) | r4) as $t |
+		.metrics += {time_us: $t, time_us_min: ($t * 0.9 | r4), time_us_max: ($t * 1.1 | r4)} | rates
+	else . end] as $a |
+	$a[] | if coll and .group == "sum" then . as $s |
+		[$a[] | select(.test == $s.test and .phase == $s.phase and .msg_size_bytes == $s.msg_size_bytes and .scope == "rail")] as $r |
+		.metrics += {time_us: ($r | map(.metrics.time_us) | max),
+			     algbw_gbps: ($r | map(.metrics.algbw_gbps) | add | r4),
+			     busbw_gbps: ($r | map(.metrics.busbw_gbps) | add | r4)}
+	else . end' "$dir/results.jsonl" >"$dir/fixed" &&
+	mv "$dir/fixed" "$dir/results.jsonl"
+}
 
 test_expect_success $P 'two runs labelled lb=ecmp and lb=spray: the golden Markdown and JSON' '
 	mkfabric ecmp "{\"lb\":\"ecmp\",\"fabric\":\"lab\"}" h4 0.02 0.19 &&
@@ -249,6 +298,150 @@ test_expect_success $P 'PFC: records with nulls, wrong types and parts missing r
 	fs_expect 1 report pfc-odd -o odd2 --no-plots --thresholds odd.ini &&
 	grep -qF "| no PFC storm, every port and priority | none | 1 storm | 1 of 1 | **FAIL** | h5 eth5 prio 0 rx+tx |" odd2/report.md &&
 	grep -qF "| PFC paused <= 50 % of an interval, every port, priority and direction | 50 % | n/a (4 unknown) | 0 of 0 | **PASS** | - |" odd2/report.md
+'
+
+test_expect_success $P 'collectives: two labelled multi-rail runs (lb=ecmp, rail 1 slow; lb=spray): the golden Markdown and JSON' '
+	collrun coll-ecmp "{\"lb\":\"ecmp\",\"fabric\":\"lab\"}" coll 0 allreduce -n 4 --rail 0,1,0,1 --multi-rail \
+		--node h1 -b 64K -e 1M -i 2 -w 1 --label lb=ecmp &&
+	collrun coll-ecmp - a2a 0 alltoall -n 3 --node h2 -b 64K -e 256K -i 2 -w 1 --label lb=ecmp &&
+	collfix coll-ecmp 0=1 1=0.5 &&
+	collrun coll-spray "{\"lb\":\"spray\",\"fabric\":\"lab\"}" coll 0 allreduce -n 4 --rail 0,1,0,1 --multi-rail \
+		--node h1 -b 64K -e 1M -i 2 -w 1 --label lb=spray &&
+	collfix coll-spray 0=1 1=1 &&
+	fs_expect 0 report coll-ecmp coll-spray -o coll --no-plots &&
+	test_cmp "$TEST_DIRECTORY/data/report/coll.md" coll/report.md &&
+	jq "del(.version)" coll/summary.json >summary &&
+	test_cmp "$TEST_DIRECTORY/data/report/coll.json" summary &&
+	test_grep "^acceptance: PASS (0 of 1 checks failed)$" out &&
+	test_grep "<h2>Collectives</h2>" coll/report.html &&
+	test_grep "<p><b>lb=ecmp, phase coll, rail 1</b>: 2 ranks on h1</p>" coll/report.html &&
+	test_grep "<li><b>phase coll, rail 1</b>: at 1M, lb=spray is best with 7.924 Gb/s busbw; lb=ecmp 3.981 (0.50 x)</li>" coll/report.html
+'
+
+test_expect_success $P 'collectives: records of standalone runs, as measured (rhd; alltoall unchecked)' '
+	collrun coll-real "{\"lb\":\"ecmp\"}" - 0 allreduce -n 3 --node h2 -A rhd -b 64K -e 256K -i 2 -w 1 &&
+	collrun coll-real - - 0 alltoall -n 3 --node h3 -b 64K -e 128K -i 2 -w 1 --no-check &&
+	fs_expect 0 report coll-real -o real --no-plots &&
+	test_grep -x "### allreduce, rhd, tcp" real/report.md &&
+	test_grep -x "### alltoall, pairwise, tcp" real/report.md &&
+	test_grep -x "\*\*rail 0\*\*: 3 ranks on h2" real/report.md &&
+	test_grep -x "| 65536 | 16384 | [0-9.]* | [0-9.e+]* | [0-9.e+]* | 0 |" real/report.md &&
+	test_grep -x "| 131064 | 32766 | [0-9.]* | [0-9.e+]* | [0-9.e+]* | n/a |" real/report.md &&
+	test $(grep -c "^| [0-9]" real/report.md) = 5 &&
+	test_grep "busbw = algbw x 2(n-1)/n for allreduce, x (n-1)/n for alltoall" real/report.md &&
+	test_grep -F "| collectives return the right data, every lane and size | 0 wrong | 0 wrong | 0 of 3 | **PASS** | - |" real/report.md &&
+	jq -e ".runs[0].collectives | map([.test, .algo, .phase, .lane, .rail, .plane, .ranks, (.sizes | length), .sizes[0].wrong]) ==
+		[[\"allreduce\", \"rhd\", \"(standalone)\", \"rail 0\", 0, 0, 3, 3, 0], [\"alltoall\", \"pairwise\", \"(standalone)\", \"rail 0\", 0, 0, 3, 2, -1]]" \
+		real/summary.json >/dev/null &&
+	jq -e ".runs[0].collectives[0].sizes | all(.busbw_gbps > 0 and .time_us > 0 and .time_us_min <= .time_us_max)" real/summary.json >/dev/null &&
+	mkrun coll-plane "{\"lb\":\"spray\"}" &&
+	jq -c "select(.scope == \"rail\") | . + {plane: .rail, kind: .test, round: 1, group: \"all\"}" coll-spray/results.jsonl \
+		>>coll-plane/results.jsonl &&
+	fs_expect 0 report coll-plane -o plane --no-plots &&
+	test_grep -x "\*\*phase coll, rail 0\*\*: 2 ranks on h1" plane/report.md &&
+	test_grep -x "\*\*phase coll, rail 1 plane 1\*\*: 2 ranks on h1" plane/report.md &&
+	jq -e "[.runs[0].collectives[] | [.lane, .rail, .plane]] == [[\"rail 0\", 0, 0], [\"rail 1 plane 1\", 1, 1]]" plane/summary.json >/dev/null
+'
+
+test_expect_success $P 'collectives: wrong data (--corrupt) fails the report, naming the rail and the sizes (exit 1)' '
+	collrun coll-bad "{\"lb\":\"ecmp\"}" coll 1 allreduce -n 4 --rail 0,1,0,1 --multi-rail --node h1 -b 64K -e 128K \
+		-i 2 -w 1 --corrupt 1 &&
+	fs_expect 1 report coll-bad -o bad --no-plots &&
+	test_grep "^acceptance: FAIL (1 of 1 checks failed)$" out &&
+	test_grep "^| collectives return the right data, every lane and size | 0 wrong | [0-9]* wrong | 2 of 4 | \*\*FAIL\*\* | allreduce ring, phase coll, rail 1 at 64K ([0-9]* wrong), allreduce ring, phase coll, rail 1 at 128K ([0-9]* wrong) |$" bad/report.md &&
+	test_grep "^| 65536 | 16384 | [0-9.]* | [0-9.e+]* | [0-9.e+]* | \*\*[1-9][0-9]*\*\* |$" bad/report.md &&
+	test_grep "^- \*\*Wrong data\*\*: allreduce ring, phase coll, rail 1: [0-9]* wrong elements at 64K, 128K (a rank, its NIC or the fabric corrupted data)$" bad/report.md &&
+	test_grep ! "Wrong data.*rail 0" bad/report.md &&
+	test_grep "<td class=\"fail\">[1-9][0-9]*</td>" bad/report.html &&
+	jq -e ".acceptance.pass == false and .acceptance.checks[0].failing == 2" bad/summary.json >/dev/null &&
+	printf "[run]\nmax_failed = 0\n" >run.ini &&
+	fs_expect 1 report coll-bad -o bad2 --no-plots --thresholds run.ini &&
+	test_grep "^acceptance: FAIL (1 of 2 checks failed)$" out
+'
+
+test_expect_success $P 'collectives: [allreduce] and [alltoall] min_busbw_gbps, per lane at the largest size' '
+	printf "[allreduce]\nmin_busbw_gbps = 5\n[alltoall]\nmin_busbw_gbps = 1\n" >coll.ini &&
+	fs_expect 0 report coll-spray -o ct1 --no-plots --thresholds coll.ini &&
+	test_grep "^acceptance: PASS (0 of 3 checks failed)$" out &&
+	test_grep -F "| allreduce busbw >= 5 Gb/s, every lane at its largest size | 5 Gb/s | 7.924 Gb/s | 0 of 2 | **PASS** | - |" ct1/report.md &&
+	test_grep -F "| alltoall busbw >= 1 Gb/s, every lane at its largest size | 1 Gb/s | n/a | 0 of 0 | **PASS** | - |" ct1/report.md &&
+	fs_expect 1 report coll-ecmp coll-spray -o ct2 --no-plots --thresholds coll.ini &&
+	test_grep "^acceptance: FAIL (1 of 3 checks failed)$" out &&
+	test_grep -F "| allreduce busbw >= 5 Gb/s, every lane at its largest size | 5 Gb/s | 3.981 Gb/s | 1 of 4 | **FAIL** | lb=ecmp: allreduce ring, phase coll, rail 1 at 1M (3.98) |" ct2/report.md &&
+	test_grep -F "| alltoall busbw >= 1 Gb/s, every lane at its largest size | 1 Gb/s | 5.137 Gb/s | 0 of 1 | **PASS** | - |" ct2/report.md &&
+	jq -e "[.acceptance.checks[] | select(.pass | not) | .endpoints] == [\"lb=ecmp: allreduce ring, phase coll, rail 1 at 1M (3.98)\"]" ct2/summary.json >/dev/null &&
+	printf "[alltoall]\nmin_busbw_gbps = 20\n" >a2a.ini &&
+	fs_expect 1 report coll-ecmp -o ct3 --no-plots --thresholds a2a.ini &&
+	test_grep -F "| alltoall busbw >= 20 Gb/s, every lane at its largest size | 20 Gb/s | 5.137 Gb/s | 1 of 1 | **FAIL** | alltoall pairwise, phase a2a, rail 0 at 262140 (5.14) |" ct3/report.md &&
+	printf "[allreduce]\nmin_busbw_gbps = fast\n" >bad3.ini &&
+	fs_expect 2 report coll-ecmp -o x --no-plots --thresholds bad3.ini &&
+	ptp_one_error err "bad3.ini:2" "fast" &&
+	printf "[allreduce]\nmax_busbw_gbps = 5\n" >bad4.ini &&
+	fs_expect 2 report coll-ecmp -o x --no-plots --thresholds bad4.ini &&
+	ptp_one_error err "bad4.ini:2" "allreduce.max_busbw_gbps"
+'
+
+test_expect_success $P,GNUPLOT 'collectives: busbw against size per collective, a line per lane and run, after the other plots' '
+	fs_expect 0 report coll-ecmp coll-spray -o cp &&
+	ls cp/plots/*.svg >svgs &&
+	test_grep -x "cp/plots/01-coll-allreduce-ring-tcp.svg" svgs &&
+	test_grep -x "cp/plots/02-coll-alltoall-pairwise-tcp.svg" svgs &&
+	test $(wc -l <svgs) = 2 &&
+	test $(grep -c "<svg" cp/report.html) = 2 &&
+	test_grep "<figcaption>allreduce (ring, tcp): busbw against message size, per lane and run</figcaption>" cp/report.html &&
+	test_grep -x "!\[alltoall (pairwise, tcp): busbw against message size, per lane and run\](plots/02-coll-alltoall-pairwise-tcp.svg)" cp/report.md &&
+	head -n 1 cp/plots/coll-allreduce-ring-tcp.dat >hdr &&
+	test_grep -x "\"lb=ecmp, rail 0\" \"s0\" \"lb=ecmp, rail 1\" \"s1\" \"lb=spray, rail 0\" \"s2\" \"lb=spray, rail 1\" \"s3\"" hdr &&
+	test_grep -x "1048576 7.9244 1048576 3.981 1048576 7.9244 1048576 7.9244" cp/plots/coll-allreduce-ring-tcp.dat &&
+	test_grep "lb=spray, rail 1" cp/plots/01-coll-allreduce-ring-tcp.svg &&
+	mkfabric mixed "{\"lb\":\"ecmp\"}" h4 0.02 0.19 &&
+	collrun mixed - coll 0 allreduce -n 3 --node h1 -b 64K -e 128K -i 2 -w 1 &&
+	fs_expect 0 report mixed -o mp &&
+	ls mp/plots/*.svg >svgs &&
+	n=$(wc -l <svgs) &&
+	test_grep -x "mp/plots/$(printf %02d $n)-coll-allreduce-ring-tcp.svg" svgs &&
+	test $(grep -c "<svg" mp/report.html) = $n
+'
+
+test_expect_success $P,PERL 'collectives: the pushed exposition has busbw, algbw and time per lane and size, wrong per lane' '
+	port=$(ptp_port 3) &&
+	pushcatch $port body3 &&
+	fs_expect 0 report coll-ecmp coll-spray -o cpe --no-plots --push http://127.0.0.1:$port &&
+	test_wait_for 5 test -f body3 &&
+	test_grep -x "fabscope_coll_busbw_gbps{run=\"lb=ecmp\",phase=\"coll\",test=\"allreduce\",algo=\"ring\",transport=\"tcp\",lane=\"rail 1\",rail=\"1\",plane=\"0\",size=\"1048576\"} 3.981" body3 &&
+	test_grep -x "fabscope_coll_busbw_gbps{run=\"lb=spray\",phase=\"coll\",test=\"allreduce\",algo=\"ring\",transport=\"tcp\",lane=\"sum\",size=\"1048576\"} 15.8488" body3 &&
+	test_grep -x "fabscope_coll_time_us{run=\"lb=ecmp\",phase=\"a2a\",test=\"alltoall\",algo=\"pairwise\",transport=\"tcp\",lane=\"rail 0\",rail=\"0\",plane=\"0\",size=\"65532\"} 75.532" body3 &&
+	test_grep -x "fabscope_coll_wrong{run=\"lb=ecmp\",phase=\"coll\",test=\"allreduce\",algo=\"ring\",transport=\"tcp\",lane=\"rail 0\",rail=\"0\",plane=\"0\"} 0" body3 &&
+	for m in busbw_gbps algbw_gbps time_us wrong; do
+		test $(grep -c "^# TYPE fabscope_coll_$m gauge$" body3) = 1 &&
+		test $(grep -c "^# HELP fabscope_coll_$m " body3) = 1 || return 1
+	done &&
+	test $(grep -c "^fabscope_coll_busbw_gbps{" body3) = 33 &&
+	test $(grep -c "^fabscope_coll_wrong{" body3) = 7 &&
+	test_grep -x "fabscope_check_pass{check=\"collectives return the right data, every lane and size\"} 1" body3
+'
+
+test_expect_success $P 'collectives: records with nulls, wrong types and parts missing render as n/a; a lone sum counts' '
+	mkrun coll-odd "{\"lb\":\"ecmp\"}" &&
+	cat >>coll-odd/results.jsonl <<-\EOF &&
+	{"test":"allreduce","status":"ok","msg_size_bytes":"x"}
+	{"test":"allreduce","status":"ok","msg_size_bytes":1024,"metrics":null,"endpoints":"no","group":7,"rail":-3,"ranks":"4"}
+	{"test":"allreduce","status":"ok","msg_size_bytes":2048,"metrics":{"busbw_gbps":"fast","wrong":"3","time_us":null},"endpoints":[{"rail":1,"node":null},{"rail":2,"node":"a"},"junk"],"algo":null,"transport":5}
+	{"test":"alltoall","status":"ok","msg_size_bytes":1e300}
+	{"test":"alltoall","status":"ok","algo":"pairwise","msg_size_bytes":4096,"group":"sum","metrics":{"wrong":5,"busbw_gbps":1}}
+	{"test":"alltoall","status":"ok","algo":"pairwise","msg_size_bytes":4096,"group":"sum","metrics":{"wrong":2,"busbw_gbps":3}}
+	{"test":"allreduce","status":"error","error":"rank 2 died","msg_size_bytes":4096}
+	EOF
+	fs_expect 1 report coll-odd -o odd3 &&
+	test_grep -x "\*\*all\*\*: ranks unknown" odd3/report.md &&
+	test_grep -x "| 2048 | n/a | n/a | n/a | n/a | n/a |" odd3/report.md &&
+	test_grep -x "| 4096 | n/a | n/a | n/a | 2 | \*\*7\*\* |" odd3/report.md &&
+	test_grep -F "| collectives return the right data, every lane and size | 0 wrong | 7 wrong | 1 of 1 | **FAIL** | alltoall pairwise, sum at 4K (7 wrong) |" odd3/report.md &&
+	test_grep "records | 7 (1 failed)" odd3/report.md &&
+	test_must_be_empty err &&
+	! ls odd3/plots/*.svg &&
+	jq -e ".runs[0].collectives | map([.lane, .rail, .ranks, (.sizes | map(.busbw_gbps))]) == [[\"all\", null, 0, [null, null]], [\"sum\", null, 0, [2]]]" \
+		odd3/summary.json >/dev/null
 '
 
 test_done
