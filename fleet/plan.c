@@ -38,7 +38,7 @@ static const struct {
 	{ "storm-intervals", 0 },
 	/* the collectives' own */
 	{ "algo", 0 }, { "minbytes", 0 }, { "maxbytes", 0 }, { "stepfactor", 0 }, { "chunk", 0 },
-	{ "no-check", 1 },
+	{ "no-check", 1 }, { "corrupt", 0 },
 };
 
 /* what `fabscope probe polarization` takes of them */
@@ -64,13 +64,13 @@ static const char *const pfc_only[] = {
 static const char *const coll_keys[] = {
 	"algo", "minbytes", "maxbytes", "stepfactor", "warmup", "iters", "chunk", "flows",
 	"tx-depth", "tclass", "no-check", "transport", "timeout", "ib-port", "gid-index", "mtu",
-	"qp-timeout", "poll", NULL,
+	"qp-timeout", "poll", "corrupt", NULL,
 };
 static const char *const coll_only[] = {
-	"algo", "minbytes", "maxbytes", "stepfactor", "chunk", "no-check", NULL,
+	"algo", "minbytes", "maxbytes", "stepfactor", "chunk", "no-check", "corrupt", NULL,
 };
 #define COLL_KEYS_TEXT "algo, minbytes, maxbytes, stepfactor, warmup, iters, chunk, flows, tx-depth, " \
-	"tclass, no-check, transport, timeout, ib-port, gid-index, mtu, qp-timeout, poll"
+	"tclass, no-check, transport, timeout, ib-port, gid-index, mtu, qp-timeout, poll, corrupt"
 
 /* [global] keys that steer the run itself. */
 static const char *const global_keys[] = {
@@ -286,6 +286,7 @@ static int coll_check_values(const char *path, const struct plan_phase *ph)
 		{ "gid-index", 'i', 0, 255, "0 to 255" },
 		{ "mtu", 'i', 256, 4096, "256 to 4096" },
 		{ "qp-timeout", 'i', 1, 31, "1 to 31" },
+		{ "corrupt", 'i', 0, 1023, "a rank, 0 to 1023 (testing: the data check must fail)" },
 		{ "timeout", 't', 0, 0, "seconds, e.g. 30" },
 		{ "poll", 'e', 0, 0, "busy, event or adaptive" },
 		{ "algo", 'e', 0, 0, NULL },

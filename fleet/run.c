@@ -50,7 +50,7 @@ static const char run_about[] =
 	"post-list, tclass, device, ib-port, gid-index, mtu, sl, flow-label, inline, poll,\n"
 	"timeout; those of 'fabscope allreduce' for the collectives: algo, minbytes, maxbytes,\n"
 	"stepfactor, warmup, iters, chunk, flows, tx-depth, tclass, no-check, transport,\n"
-	"timeout, ib-port, gid-index, mtu, qp-timeout, poll.\n"
+	"timeout, ib-port, gid-index, mtu, qp-timeout, poll, corrupt (testing).\n"
 	"\n"
 	"A hostfile has a node per line: NAME [netns=NS] [ssh=DEST] [railK=IP] [railK/P=IP].\n"
 	"Tests pair endpoints of the same rail and plane.  Without a hostfile, -n N agents\n"

@@ -3,7 +3,8 @@ test_description='fabscope run with allreduce and alltoall phases on loopback (l
 per lane one group job of every node on it, rank 0 listening and the others joining it, all
 lanes at once; records from rank 0 with every rank endpoint, the run labels and the lane;
 --dry-run shows each lane ranks; bad keys refused (exit 2, one line); an agent killed
-mid-phase fails the job naming it (exit 4); wrong data fails the check (exit 1); the
+mid-phase fails the job naming it (exit 4); wrong data, doctored or live, fails the check
+(exit 1); the
 analysis names a slow lane'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
@@ -187,6 +188,32 @@ test_expect_success $P 'wrong data in a collective fails the check: exit 1 and a
 	grep -q "^failed: \[ar\] allreduce rail 0: 3 wrong elements at 128K (4 ranks)" out &&
 	grep -q "^fabscope run: 3 wrong elements in 1 record: a collective.s data check failed" err &&
 	jq -e ".wrong_records == 1 and ([.suspects[] | select(.kind == \"wrong-data\")] | length) == 1" r5/run.json >/dev/null
+'
+
+test_expect_success $P 'a live wrong element (corrupt = 2): every size fails its check, exit 1, the run goes on' '
+	cat >plan-bad.ini <<-\EOF &&
+	[global]
+	warmup = 1
+	iters = 2
+
+	[spoiled]
+	kind = allreduce
+	minbytes = 64K
+	maxbytes = 128K
+	corrupt = 2
+
+	[clean]
+	kind = alltoall
+	minbytes = 64K
+	maxbytes = 64K
+	EOF
+	fs_expect 1 run plan-bad.ini -n 3 -o r6 &&
+	test $(jsonl_count r6/results.jsonl ".phase == \"spoiled\" and .metrics.wrong > 0") = 2 &&
+	test $(jsonl_count r6/results.jsonl ".phase == \"clean\" and .metrics.wrong == 0") = 1 &&
+	grep -q "^failed: \[spoiled\] allreduce rail 0: [1-9][0-9]* wrong elements at 64K (3 ranks)" out &&
+	grep -q "^failed: \[spoiled\] allreduce rail 0: [1-9][0-9]* wrong elements at 128K (3 ranks)" out &&
+	! grep -q "^failed: \[clean\]" out &&
+	jq -e ".wrong_records == 2 and .failed_jobs == 0" r6/run.json >/dev/null
 '
 
 # crec PHASE TEST RAIL SIZE BUSBW WRONG: one record of a collective, as the coordinator writes it
