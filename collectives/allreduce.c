@@ -149,9 +149,10 @@ static int ring(struct coll_comm *c, uint64_t count)
 	struct ring_state r = { .n = c->gn, .p = c->gpos, .count = count, .chunk = c->o->chunk };
 	uint64_t depth = (uint64_t)c->o->tx_depth, rpost = 0, spost = 0, sdone = 0, rdone = 0, m;
 	uint64_t flows = (uint64_t)c->o->flows, last = clock_ns();
+	uint64_t rwin = c->tokens ? 2 * depth : depth;
 	uint8_t *landed;
 	struct xport_wc wc[64];
-	int rc = 0, i, nwc;
+	int rc = 0, i, nwc, token_sent = 0, token_taken = 0;
 
 	r.next = c->gorder[mod(r.p + 1, r.n)];
 	r.prev = c->gorder[mod(r.p - 1, r.n)];
@@ -162,8 +163,8 @@ static int ring(struct coll_comm *c, uint64_t count)
 	while (!rc && (rdone < r.K || sdone < r.K)) {
 		uint64_t off, len;
 
-		/* receives, in message order, up to the depth */
-		while (rpost < r.K && rpost - rdone < depth) {
+		/* receives, in message order, up to the depth (twice: see xfer.c) */
+		while (rpost < r.K && rpost - rdone < rwin) {
 			ring_msg(&r, rpost, 1, &off, &len);
 			if (!len) {
 				landed[rpost++] = 1;
@@ -176,8 +177,14 @@ static int ring(struct coll_comm *c, uint64_t count)
 				break;
 			rpost++;
 		}
+		if (!rc && !token_sent) {	/* the predecessor may start */
+			rc = coll_token_send(c, r.prev);
+			token_sent = 1;
+		}
+		if (!token_taken)	/* start once the successor is ready */
+			token_taken = coll_token_take(c, r.next);
 		/* sends whose data is final */
-		while (!rc && spost < r.K && spost - sdone < depth && (spost < r.C || landed[spost - r.C])) {
+		while (!rc && token_taken && spost < r.K && spost - sdone < depth && (spost < r.C || landed[spost - r.C])) {
 			ring_msg(&r, spost, 0, &off, &len);
 			if (!len) {
 				spost++;
@@ -214,6 +221,10 @@ static int ring(struct coll_comm *c, uint64_t count)
 		for (i = 0; i < nwc && !rc; i++) {
 			int is_recv = !!(wc[i].wr_id >> 63);
 
+			if (coll_is_token(&wc[i])) {
+				rc = coll_token_wc(c, &wc[i]);
+				continue;
+			}
 			m = wc[i].wr_id & ~(1ull << 63);
 			if (m >= r.K) {
 				snprintf(c->err, sizeof(c->err), "a completion for no message (wr_id %llx)",

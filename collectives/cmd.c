@@ -579,8 +579,16 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 		return fs_err_usage("unknown transport '%s' (built in: %s)", o->transport, xport_names());
 	if (xport_poll_mode_parse(o->poll, NULL))
 		return fs_err_usage("unknown --poll mode '%s': use busy, event or adaptive", o->poll);
-	if (o->max_bytes < o->min_bytes)
+	/* nccl-tests' defaults (32M); one of -b and -e alone is one size */
+	if (!o->min_bytes && !o->max_bytes)
+		o->min_bytes = o->max_bytes = 32u << 20;
+	else if (!o->max_bytes)
 		o->max_bytes = o->min_bytes;
+	else if (!o->min_bytes)
+		o->min_bytes = o->max_bytes;
+	if (o->max_bytes < o->min_bytes)
+		return fs_err_usage("-e %llu is below -b %llu: the sweep goes up from -b to -e",
+				    (unsigned long long)o->max_bytes, (unsigned long long)o->min_bytes);
 	if (o->factor < 1.0)
 		return fs_err_usage("--stepfactor must be at least 1 (got %g)", o->factor);
 	o->ndevices = count_list(&o->devices);
@@ -647,7 +655,7 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 {
 	struct coll_opts o = {
 		.kind = kind, .test = kind == COLL_ALLREDUCE ? "allreduce" : "alltoall",
-		.min_bytes = 32u << 20, .max_bytes = 32u << 20, .factor = 2, .warmup = 5, .iters = 20,
+		.factor = 2, .warmup = 5, .iters = 20,
 		.chunk = 1u << 20, .check = 1, .flows = 1, .tx_depth = 64, .tclass = -1,
 		.nranks = -1, .rank = -1, .gid_index = -1, .corrupt = -1, .port = COLL_DEFAULT_PORT,
 		.timeout_s = 30, .transport = "tcp", .poll = "event", .ctl_fd = -1,
@@ -674,8 +682,8 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		OPT_STRING('A', "algo", &o.algo_name, "NAME", kind == COLL_ALLREDUCE ?
 			   "algorithm: ring (default) or rhd (recursive halving-doubling)" :
 			   "algorithm: pairwise (default) or direct (every peer at once)"),
-		OPT_SIZE('b', "minbytes", &o.min_bytes, "SIZE", "smallest size, e.g. 1M (default 32M)", 4, 1ll << 34),
-		OPT_SIZE('e', "maxbytes", &o.max_bytes, "SIZE", "largest size (default 32M, or -b when that is larger)", 4, 1ll << 34),
+		OPT_SIZE('b', "minbytes", &o.min_bytes, "SIZE", "smallest size, e.g. 1M (default: -e, else 32M)", 4, 1ll << 34),
+		OPT_SIZE('e', "maxbytes", &o.max_bytes, "SIZE", "largest size (default: -b, else 32M)", 4, 1ll << 34),
 		OPT_NUMBER('f', "stepfactor", &o.factor, "F", "multiply the size by F from -b to -e (default 2)"),
 		OPT_COUNT('w', "warmup", &o.warmup, "N", "untimed iterations per size (default 5)", 0, 0),
 		OPT_COUNT('i', "iters", &o.iters, "N", "timed iterations per size (default 20)", 1, 0),

@@ -92,11 +92,14 @@ struct coll_comm {
 	int *fds;
 	/* not root: the socket to the root */
 	int ctl;
-	/* buffers: send | recv | staging, each `cap` bytes, one region */
+	/* buffers: send | recv | staging, each `cap` bytes, then the
+	 * tokens' COLL_TOKEN_AREA bytes; one region */
 	uint8_t *mem;
-	size_t cap;
+	size_t cap, memlen;
 	struct xport_mr mr;
 	uint8_t *sendbuf, *recvbuf, *stage;
+	int tokens;			/* the transport has XPORT_CAP_RNR: use them */
+	int *ready;			/* by rank: its "ready" tokens not yet used */
 	/* per run */
 	uint64_t msgs_posted;		/* for wr ids */
 	int corrupt_now;		/* testing: spoil the next received chunk */
@@ -125,6 +128,27 @@ const char *coll_rank_str(const struct coll_comm *c, int r, char *buf, size_t le
 /* Does rank `me` talk to rank `peer` in this algorithm? */
 int coll_needs_peer(const struct coll_opts *o, int n, int pos_me, int pos_peer);
 
+/* The readiness handshake (xfer.c).  An RC SEND that reaches a peer before
+ * it posted the matching RECV is refused (RNR NAK) and retried after the
+ * responder's RNR timer - and everything sent behind it is resent - so at
+ * every step a rank faster than its peer would pay that timer.  Instead a
+ * receiver, once the first window of RECVs of a transfer is posted, sends
+ * the sender a token on the connection's last flow (index --flows), and a
+ * sender starts a transfer only with a token from its receiver in hand.
+ * Every connection keeps COLL_TOKENS RECVs posted on that flow; a token that
+ * arrives early (the peer is a step ahead) is counted in c->ready.  Only on
+ * transports with XPORT_CAP_RNR (verbs): on tcp a SEND waits in the socket
+ * for its RECV, and a token would only add a message to every step. */
+#define COLL_TOKENS 2
+#define COLL_TOKEN_AREA 64
+int coll_tokens_init(struct coll_comm *c);
+int coll_token_send(struct coll_comm *c, int peer);
+/* A completion of the token flow (coll_is_token): count it, re-post. */
+int coll_is_token(const struct xport_wc *wc);
+int coll_token_wc(struct coll_comm *c, const struct xport_wc *wc);
+/* Take a token of `peer`, if one is there: 1 taken, 0 none yet. */
+int coll_token_take(struct coll_comm *c, int peer);
+
 /* Data path helpers (xfer.c). */
 struct coll_xfer {
 	struct coll_comm *c;
@@ -133,6 +157,7 @@ struct coll_xfer {
 	uint8_t *buf;			/* sendbuf/recvbuf/stage */
 	uint8_t *reduce_into;		/* recv: add (float) into here when it arrives */
 	uint64_t chunks, posted, done;
+	int ready;			/* recv: token sent; send: token taken */
 };
 /* Run a set of sends and receives to completion: post in chunk order up
  * to the queue depth, reduce arrivals.  0 or -exit code (reason in c->err). */

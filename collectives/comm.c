@@ -569,6 +569,11 @@ static struct xport_params xparams(const struct coll_comm *c, const char *addr)
 	};
 
 	xport_poll_mode_parse(o->poll, &p.poll_mode);	/* checked at the command line */
+	/* verbs sends from its GID's address: only a --bind given here names
+	 * one (and must be the device's: transport/verbs.c); the address the
+	 * root saw this rank from (or loopback) is no rail */
+	if (!o->bind && !strcmp(o->transport, "verbs"))
+		p.bind_addr = NULL;
 	return p;
 }
 
@@ -583,19 +588,21 @@ static int open_data(struct coll_comm *c)
 	rc = xport_open(c->o->transport, &p, &c->x, err, sizeof(err));
 	if (rc)
 		return fs_err_env("rank %d: %s", c->rank, err);
+	c->tokens = !!(c->x->ops->caps & XPORT_CAP_RNR);
 	c->cap = (size_t)((c->o->max_bytes + 63) & ~(uint64_t)63);
-	c->mem = xport_alloc(c->x, 3 * c->cap);
+	c->memlen = 3 * c->cap + COLL_TOKEN_AREA;
+	c->mem = xport_alloc(c->x, c->memlen);
 	if (!c->mem)
 		return fs_err_env("rank %d: cannot allocate %zu bytes of buffers (3 x --max-bytes)",
-				  c->rank, 3 * c->cap);
-	memset(c->mem, 0, 3 * c->cap);
+				  c->rank, c->memlen);
+	memset(c->mem, 0, c->memlen);
 	c->sendbuf = c->mem;
 	c->recvbuf = c->mem + c->cap;
 	c->stage = c->mem + 2 * c->cap;
-	rc = xport_mr_reg(c->x, c->mem, 3 * c->cap, XPORT_ACCESS_REMOTE, &c->mr);
+	rc = xport_mr_reg(c->x, c->mem, c->memlen, XPORT_ACCESS_REMOTE, &c->mr);
 	if (rc)
 		return fs_err_env("rank %d: cannot register %zu bytes of buffers: %s", c->rank,
-				  3 * c->cap, xport_errmsg(c->x));
+				  c->memlen, xport_errmsg(c->x));
 	return 0;
 }
 
@@ -610,7 +617,8 @@ static int exchange_blobs(struct coll_comm *c, json_t **peer_blobs)
 	for (i = 0; i < n; i++) {
 		if (c->gpos_of[i] < 0 || !coll_needs_peer(c->o, c->gn, c->gpos, c->gpos_of[i]))
 			continue;
-		rc = xport_conn_new(c->x, c->o->flows, c->rank < i ? XPORT_ROLE_ACTIVE : XPORT_ROLE_PASSIVE,
+		/* the flows, and one more for the readiness tokens (xfer.c) */
+		rc = xport_conn_new(c->x, c->o->flows + c->tokens, c->rank < i ? XPORT_ROLE_ACTIVE : XPORT_ROLE_PASSIVE,
 				    &c->conn[i]);
 		if (rc) {
 			json_decref(mine);
@@ -818,6 +826,8 @@ int coll_comm_open(struct coll_comm *c, struct coll_opts *o, int lfd, const int 
 		rc = exchange_blobs(c, &peer_blobs);
 	if (!rc)
 		rc = connect_peers(c, peer_blobs);
+	if (!rc && (rc = coll_tokens_init(c)))	/* before the barrier: no token comes earlier */
+		rc = fs_err_env("rank %d: %s", c->rank, c->err);
 	json_decref(peer_blobs);
 	if (rc) {
 		char msg[300];
@@ -862,10 +872,11 @@ void coll_comm_close(struct coll_comm *c)
 	if (c->mr.priv || c->mr.addr)
 		xport_mr_dereg(c->x, &c->mr);
 	if (c->mem)
-		xport_free(c->x, c->mem, 3 * c->cap);
+		xport_free(c->x, c->mem, c->memlen);
 	if (c->x)
 		xport_close(c->x);
 	json_decref(c->ranks);
+	free(c->ready);
 	free(c->order);
 	free(c->pos_of);
 	free(c->gorder);

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/clock.h"
@@ -22,6 +23,7 @@
 #include "coll.h"
 
 #define WR_RECV (1ull << 63)
+#define WR_TOKEN (1ull << 62)
 #define WR_XFER_SHIFT 40
 
 static void reduce_f32(float *restrict d, const float *restrict s, size_t n)
@@ -59,6 +61,68 @@ int coll_post(struct coll_comm *c, int peer, int is_recv, uint64_t wr_id, const 
 		return rc == -ENOTCONN ? -FS_EXIT_PEER : -FS_EXIT_ENV;
 	}
 	return 0;
+}
+
+/* ---- the readiness handshake (see coll.h) ---- */
+
+static int token_post_recv(struct coll_comm *c, int peer)
+{
+	return coll_post(c, peer, 1, WR_RECV | WR_TOKEN | (uint64_t)peer, c->mem + 3 * c->cap, 8,
+			 c->o->flows);
+}
+
+int coll_tokens_init(struct coll_comm *c)
+{
+	int i, k, rc;
+
+	c->ready = calloc((size_t)c->nranks, sizeof(*c->ready));
+	if (!c->ready)
+		return -FS_EXIT_ENV;
+	for (i = 0; c->tokens && i < c->nranks; i++)
+		for (k = 0; c->conn[i] && k < COLL_TOKENS; k++)
+			if ((rc = token_post_recv(c, i)))
+				return rc;
+	return 0;
+}
+
+int coll_token_send(struct coll_comm *c, int peer)
+{
+	if (!c->tokens)
+		return 0;
+	return coll_post(c, peer, 0, WR_TOKEN | (uint64_t)peer, c->mem + 3 * c->cap + 8, 8,
+			 c->o->flows);
+}
+
+int coll_is_token(const struct xport_wc *wc)
+{
+	return !!(wc->wr_id & WR_TOKEN);
+}
+
+int coll_token_wc(struct coll_comm *c, const struct xport_wc *wc)
+{
+	int is_recv = !!(wc->wr_id & WR_RECV), peer = (int)(wc->wr_id & 0xffffffffu);
+
+	if (peer >= c->nranks || !c->conn[peer]) {
+		snprintf(c->err, sizeof(c->err), "a token completion for no peer (wr_id %llx)",
+			 (unsigned long long)wc->wr_id);
+		return -FS_EXIT_ENV;
+	}
+	if (wc->status != XPORT_WC_OK)
+		return coll_wc_error(c, wc, is_recv, peer);
+	if (!is_recv)
+		return 0;
+	c->ready[peer]++;
+	return token_post_recv(c, peer);
+}
+
+int coll_token_take(struct coll_comm *c, int peer)
+{
+	if (!c->tokens)
+		return 1;
+	if (!c->ready[peer])
+		return 0;
+	c->ready[peer]--;
+	return 1;
 }
 
 static int post_chunk(struct coll_comm *c, struct coll_xfer *t, int idx, int is_recv)
@@ -106,9 +170,15 @@ void coll_flush(struct coll_comm *c)
 	 * those acks leave, and this rank may go on to wait on the control
 	 * channel.  Nothing is outstanding now, so these polls reap nothing. */
 	if (c->x->ops->caps & XPORT_CAP_SOFTWARE)
-		for (i = 0; i < 2; i++)
-			if (xport_poll(c->x, wc, 16, 0) < 0)
+		for (i = 0; i < 2; i++) {
+			int n = xport_poll(c->x, wc, 16, 0), k;
+
+			if (n < 0)
 				break;
+			for (k = 0; k < n; k++)	/* only tokens can be here */
+				if (coll_is_token(&wc[k]))
+					coll_token_wc(c, &wc[k]);
+		}
 }
 
 static int arrived(struct coll_comm *c, struct coll_xfer *t, const struct xport_wc *wc)
@@ -148,6 +218,11 @@ int coll_run_xfers(struct coll_comm *c, struct coll_xfer *send, int nsend,
 		   struct coll_xfer *recv, int nrecv)
 {
 	uint64_t chunk = c->o->chunk, depth = (uint64_t)c->o->tx_depth, total = 0, finished = 0;
+	/* with XPORT_CAP_RNR, twice as many RECVs posted as SENDs may be
+	 * outstanding: a sender whose message completed may post the next
+	 * before the receiver has reaped that RECV and posted another (verbs
+	 * QPs have room for 2 x --tx-depth + 8) */
+	uint64_t rwin = c->tokens ? 2 * depth : depth;
 	uint64_t last = clock_ns();
 	struct xport_wc wc[64];
 	int i, rc, n;
@@ -157,17 +232,27 @@ int coll_run_xfers(struct coll_comm *c, struct coll_xfer *send, int nsend,
 
 		t->chunks = (t->len + chunk - 1) / chunk;
 		t->posted = t->done = 0;
+		t->ready = 0;
 		total += t->chunks;
 	}
 	while (finished < total) {
-		for (i = 0; i < nrecv; i++)
-			while (recv[i].posted < recv[i].chunks && recv[i].posted - recv[i].done < depth)
+		for (i = 0; i < nrecv; i++) {
+			while (recv[i].posted < recv[i].chunks && recv[i].posted - recv[i].done < rwin)
 				if ((rc = post_chunk(c, &recv[i], i, 1)))
 					return rc;
-		for (i = 0; i < nsend; i++)
+			if (!recv[i].ready && recv[i].chunks) {	/* the sender may start */
+				if ((rc = coll_token_send(c, recv[i].peer)))
+					return rc;
+				recv[i].ready = 1;
+			}
+		}
+		for (i = 0; i < nsend; i++) {
+			if (!send[i].ready && !(send[i].ready = coll_token_take(c, send[i].peer)))
+				continue;	/* the receiver is not ready yet */
 			while (send[i].posted < send[i].chunks && send[i].posted - send[i].done < depth)
 				if ((rc = post_chunk(c, &send[i], i, 0)))
 					return rc;
+		}
 		n = xport_poll(c->x, wc, 64, 100);
 		if (n < 0) {
 			snprintf(c->err, sizeof(c->err), "polling for completions: %s", xport_errmsg(c->x));
@@ -192,6 +277,11 @@ int coll_run_xfers(struct coll_comm *c, struct coll_xfer *send, int nsend,
 			int idx = (int)((wc[i].wr_id & ~WR_RECV) >> WR_XFER_SHIFT);
 			struct coll_xfer *t;
 
+			if (coll_is_token(&wc[i])) {
+				if ((rc = coll_token_wc(c, &wc[i])))
+					return rc;
+				continue;
+			}
 			if ((is_recv && idx >= nrecv) || (!is_recv && idx >= nsend)) {
 				snprintf(c->err, sizeof(c->err), "a completion for no transfer (wr_id %llx)",
 					 (unsigned long long)wc[i].wr_id);

@@ -126,11 +126,11 @@ int plan_is_group(const struct plan_phase *ph)
 }
 
 /* The sizes of a collective phase, as `fabscope allreduce` makes them:
- * from minbytes (default 32M) by stepfactor (default 2) up to maxbytes
- * (default 32M, and at least minbytes), at most 64 of them. */
+ * from minbytes by stepfactor (default 2) up to maxbytes; one of them alone
+ * is one size, neither is 32M; at most 64 of them. */
 static int coll_sizes(const struct plan_phase *ph, uint64_t *sizes, int max)
 {
-	uint64_t lo = 32u << 20, hi = 32u << 20;
+	uint64_t lo = 0, hi = 0;
 	double f = 2, s;
 	const char *v;
 	int n = 0;
@@ -141,6 +141,12 @@ static int coll_sizes(const struct plan_phase *ph, uint64_t *sizes, int max)
 		units_parse_size(v, &hi);
 	if ((v = plan_opt(ph, "stepfactor", NULL)))
 		f = strtod(v, NULL);
+	if (!lo && !hi)
+		lo = hi = 32u << 20;
+	else if (!hi)
+		hi = lo;
+	else if (!lo)
+		lo = hi;
 	if (hi < lo)
 		hi = lo;
 	for (s = (double)lo; s <= (double)hi && n < max; s *= f) {

@@ -69,6 +69,9 @@ enum xport_role {
 #define XPORT_CAP_ONESIDED	(1u << 0)	/* WRITE/READ without peer CPU */
 #define XPORT_CAP_SPORT		(1u << 1)	/* chooses each flow's source port */
 #define XPORT_CAP_SOFTWARE	(1u << 2)	/* progress only inside xport_poll */
+#define XPORT_CAP_RNR		(1u << 3)	/* a SEND that finds no RECV posted is refused
+						   and resent after a timer (RC RNR NAK), with
+						   all sent behind it: callers avoid it */
 
 #define XPORT_ACCESS_REMOTE	(1u << 0)	/* peer may write/read it */
 

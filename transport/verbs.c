@@ -5,7 +5,8 @@
  * Device choice (params.device): a device name ("mlx5_3"), a netdev name
  * ("ens1f0"), or an IP address; without it, the device whose GID table holds
  * params.bind_addr, else the first device with an active port.  GID choice:
- * params.gid_index when given, else the RoCEv2 GID of the chosen IP address,
+ * params.gid_index when given, else the RoCEv2 GID of the chosen IP address
+ * (a RoCE device named together with params.bind_addr must have its GID),
  * else the first RoCEv2 IPv4 GID of the port, else GID 0 (InfiniBand).
  * Path MTU: the smaller active MTU of both ports unless params.mtu says.
  *
@@ -276,6 +277,18 @@ static int pick_gid(struct xport *x, int gidx)
 		return 0;
 	}
 	n = ibv_query_gid_table(v->ctx, e, VB_MAX_GIDS, 0);
+	if (x->params.bind_addr && looks_like_ip(x->params.bind_addr) &&
+	    v->pattr.link_layer == IBV_LINK_LAYER_ETHERNET) {
+		/* a device named, and an address: the address's GID, or they do not
+		 * belong together (its traffic would leave from another address
+		 * than the one the caller - and its records - name) */
+		for (k = 0; k < n; k++)
+			if (e[k].port_num == v->port && e[k].gid_type == IBV_GID_TYPE_ROCE_V2 &&
+			    gid_has_ip(&e[k].gid, x->params.bind_addr))
+				goto found;
+		return xport_fail(x, EADDRNOTAVAIL, "%s port %d has no RoCEv2 GID for %s: that address is on another device; pair each device with its own address (see 'fabscope devices')",
+				  v->dev, v->port, x->params.bind_addr);
+	}
 	for (k = 0; k < n; k++)	/* first RoCEv2 IPv4 GID of our port */
 		if (e[k].port_num == v->port && e[k].gid_type == IBV_GID_TYPE_ROCE_V2 &&
 		    vb_gid_is_v4(&e[k].gid))
@@ -877,7 +890,7 @@ static int vb_flow_info(struct xport_conn *c, int flow, json_t *info)
 
 const struct xport_ops xport_verbs_ops = {
 	.name = "verbs",
-	.caps = XPORT_CAP_ONESIDED | XPORT_CAP_SPORT,
+	.caps = XPORT_CAP_ONESIDED | XPORT_CAP_SPORT | XPORT_CAP_RNR,
 	.open = vb_open,
 	.close = vb_close,
 	.mr_reg = vb_mr_reg,
