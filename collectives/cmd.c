@@ -480,7 +480,7 @@ static int launch_local(struct coll_opts *o)
 	}
 	o->rank = 0;
 	{
-		char nsb[256];
+		static char nsb[256];	/* o->node may point into it for the whole run */
 		const char *ns = pick(&o->netns, 0, nsb, sizeof(nsb));
 
 		if (ns) {
