@@ -43,7 +43,7 @@
 #include "render.h"
 #include "report.h"
 
-static struct check *new_check(struct check **v, int *n, const char *name)
+struct check *report_check_new(struct check **v, int *n, const char *name)
 {
 	struct check *c;
 
@@ -55,8 +55,7 @@ static struct check *new_check(struct check **v, int *n, const char *name)
 	return c;
 }
 
-static void fail_who(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail_who(struct check *c, const char *fmt, ...)
+void report_check_fail(struct check *c, const char *fmt, ...)
 {
 	size_t len = strlen(c->who);
 	va_list ap;
@@ -214,7 +213,7 @@ static void pfc_checks(struct report *rep, int storm, double max_paused)
 	double worst = NAN;
 
 	if (storm) {
-		c = new_check(&rep->checks, &rep->nchecks, "no PFC storm, every port and priority");
+		c = report_check_new(&rep->checks, &rep->nchecks, "no PFC storm, every port and priority");
 		snprintf(c->limit, sizeof(c->limit), "none");
 		for (ri = 0; ri < rep->nruns; ri++)
 			for (i = 0; i < rep->runs[ri].npfc; i++) {
@@ -235,16 +234,16 @@ static void pfc_checks(struct report *rep, int storm, double max_paused)
 					storms++;
 					report_secs(p->storm_at, buf, sizeof(buf));
 					if (isnan(p->storm_at))
-						fail_who(c, "%s%s %s prio %d %s", run_prefix(rep, ri, pre, sizeof(pre)),
+						report_check_fail(c, "%s%s %s prio %d %s", run_prefix(rep, ri, pre, sizeof(pre)),
 							 pf->node, pf->iface, p->prio, p->storm);
 					else
-						fail_who(c, "%s%s %s prio %d %s (from %s s)", run_prefix(rep, ri, pre, sizeof(pre)),
+						report_check_fail(c, "%s%s %s prio %d %s (from %s s)", run_prefix(rep, ri, pre, sizeof(pre)),
 							 pf->node, pf->iface, p->prio, p->storm, buf);
 				}
 				if (pf->storm && !named) {	/* the port's word, no priority named */
 					c->total++;
 					storms++;
-					fail_who(c, "%s%s %s", run_prefix(rep, ri, pre, sizeof(pre)), pf->node, pf->iface);
+					report_check_fail(c, "%s%s %s", run_prefix(rep, ri, pre, sizeof(pre)), pf->node, pf->iface);
 				}
 			}
 		if (storms)
@@ -259,7 +258,7 @@ static void pfc_checks(struct report *rep, int storm, double max_paused)
 	unknown = 0;
 	report_pct(max_paused, buf, sizeof(buf));
 	snprintf(pre, sizeof(pre), "PFC paused <= %s of an interval, every port, priority and direction", buf);
-	c = new_check(&rep->checks, &rep->nchecks, pre);
+	c = report_check_new(&rep->checks, &rep->nchecks, pre);
 	snprintf(c->limit, sizeof(c->limit), "%s", buf);
 	for (ri = 0; ri < rep->nruns; ri++)
 		for (i = 0; i < rep->runs[ri].npfc; i++) {
@@ -278,7 +277,7 @@ static void pfc_checks(struct report *rep, int storm, double max_paused)
 						worst = v;
 					if (v > max_paused) {
 						report_pct(v, buf, sizeof(buf));
-						fail_who(c, "%s%s %s prio %d %s (%s%s)", run_prefix(rep, ri, pre, sizeof(pre)),
+						report_check_fail(c, "%s%s %s prio %d %s (%s%s)", run_prefix(rep, ri, pre, sizeof(pre)),
 							 pf->node, pf->iface, pf->p[j].prio, dir[d], buf,
 							 pf->p[j].estimated ? " est." : "");
 					}
@@ -323,7 +322,7 @@ int report_thresholds(struct report *rep, const char *path)
 			snprintf(buf, sizeof(buf), "bw >= %.3g x line rate, every pair", frac);
 		else
 			snprintf(buf, sizeof(buf), "bw >= %.3g Gb/s, every pair", min_gbps);
-		c = new_check(&rep->checks, &rep->nchecks, buf);
+		c = report_check_new(&rep->checks, &rep->nchecks, buf);
 		if (!isnan(frac) && !isnan(line))
 			snprintf(c->limit, sizeof(c->limit), "%.4g Gb/s", frac * line);
 		else if (!isnan(frac))
@@ -349,7 +348,7 @@ int report_thresholds(struct report *rep, const char *path)
 						if (g->p[i].v < worst)
 							worst = g->p[i].v;
 						if (!(g->p[i].v >= lim))
-							fail_who(c, "%s%s%s-%s rail %d (%.3g)", rep->nruns > 1 ? rep->runs[ri].name : "",
+							report_check_fail(c, "%s%s%s-%s rail %d (%.3g)", rep->nruns > 1 ? rep->runs[ri].name : "",
 								 rep->nruns > 1 ? ": " : "", g->p[i].src, g->p[i].dst, g->rail, g->p[i].v);
 					}
 				}
@@ -369,7 +368,7 @@ int report_thresholds(struct report *rep, const char *path)
 			if (isnan(lim[w]))
 				continue;
 			snprintf(buf, sizeof(buf), "latency %s <= %.4g us, every pair", name[w], lim[w]);
-			c = new_check(&rep->checks, &rep->nchecks, buf);
+			c = report_check_new(&rep->checks, &rep->nchecks, buf);
 			snprintf(c->limit, sizeof(c->limit), "%.4g us", lim[w]);
 			for (ri = 0; ri < rep->nruns; ri++)
 				for (gi = 0; gi < rep->runs[ri].ng; gi++) {
@@ -386,7 +385,7 @@ int report_thresholds(struct report *rep, const char *path)
 						if (v > worst)
 							worst = v;
 						if (v > lim[w])
-							fail_who(c, "%s-%s rail %d (%.3g)", g->p[i].src, g->p[i].dst, g->rail, v);
+							report_check_fail(c, "%s-%s rail %d (%.3g)", g->p[i].src, g->p[i].dst, g->rail, v);
 					}
 				}
 			if (isfinite(worst))
@@ -407,7 +406,7 @@ int report_thresholds(struct report *rep, const char *path)
 			if (isnan(lim))
 				continue;
 			snprintf(buf, sizeof(buf), "%s <= %.0f", what[w], lim);
-			c = new_check(&rep->checks, &rep->nchecks, buf);
+			c = report_check_new(&rep->checks, &rep->nchecks, buf);
 			snprintf(c->limit, sizeof(c->limit), "%.0f", lim);
 			for (ri = 0; ri < rep->nruns; ri++) {
 				const struct rrun *r = &rep->runs[ri];
@@ -417,7 +416,7 @@ int report_thresholds(struct report *rep, const char *path)
 				if (v > worst)
 					worst = v;
 				if (v > lim)
-					fail_who(c, "%s (%d)", r->name, v);
+					report_check_fail(c, "%s (%d)", r->name, v);
 			}
 			snprintf(c->worst, sizeof(c->worst), "%d", worst);
 		}
@@ -450,14 +449,14 @@ void report_baseline(struct report *rep)
 			report_lane(g->rail, g->plane, lane, sizeof(lane));
 			snprintf(name, sizeof(name), "%.80s%s%.60s %s %s median", rep->nruns > 1 ? rep->runs[ri].name : "",
 				 rep->nruns > 1 ? ": " : "", g->phase, g->test, lane);
-			c = new_check(&rep->regs, &rep->nregs, name);
+			c = report_check_new(&rep->regs, &rep->nregs, name);
 			delta = (g->median - b->median) / b->median;
 			snprintf(c->limit, sizeof(c->limit), "%.4g %s", b->median, report_unit(g->test));
 			snprintf(c->worst, sizeof(c->worst), "%.4g %s (%+.1f%%)", g->median, report_unit(g->test),
 				 100 * delta);
 			c->total = 1;
 			if (is_bw ? delta < -rep->tolerance : delta > rep->tolerance)
-				fail_who(c, "%s %s by %.1f%% (tolerance %.0f%%)", is_bw ? "down" : "up", lane,
+				report_check_fail(c, "%s %s by %.1f%% (tolerance %.0f%%)", is_bw ? "down" : "up", lane,
 					 100 * fabs(delta), 100 * rep->tolerance);
 		}
 }

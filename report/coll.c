@@ -880,37 +880,7 @@ void report_coll_exposition(const struct report *rep, struct report_buf *b)
 
 static struct check *check_new(struct report *rep, const char *name)
 {
-	struct check *c;
-
-	rep->checks = realloc(rep->checks, (size_t)(rep->nchecks + 1) * sizeof(*rep->checks));
-	c = &rep->checks[rep->nchecks++];
-	memset(c, 0, sizeof(*c));
-	snprintf(c->name, sizeof(c->name), "%s", name);
-	c->pass = 1;
-	return c;
-}
-
-/* one more failing, named among the first few (checks.c does the same) */
-static void check_fail(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check_fail(struct check *c, const char *fmt, ...)
-{
-	size_t len = strlen(c->who);
-	va_list ap;
-
-	c->failing++;
-	c->pass = 0;
-	if (c->failing > 6) {
-		if (c->failing == 7 && len + 6 < sizeof(c->who))
-			strcat(c->who, ", ...");
-		return;
-	}
-	if (len && len + 2 < sizeof(c->who)) {
-		strcat(c->who, ", ");
-		len += 2;
-	}
-	va_start(ap, fmt);
-	vsnprintf(c->who + len, sizeof(c->who) - len, fmt, ap);
-	va_end(ap);
+	return report_check_new(&rep->checks, &rep->nchecks, name);
 }
 
 static void busbw_check(struct report *rep, const struct coll_set *cs, const char *test, double lim)
@@ -939,7 +909,7 @@ static void busbw_check(struct report *rep, const struct coll_set *cs, const cha
 		if (p->busbw < lim) {
 			series_name(rep, cs, s, buf, sizeof(buf));
 			size_str(p->size, sz, sizeof(sz));
-			check_fail(c, "%s at %s (%.3g)", buf, sz, p->busbw);
+			report_check_fail(c, "%s at %s (%.3g)", buf, sz, p->busbw);
 		}
 	}
 	gbps(worst, sz, sizeof(sz));
@@ -976,7 +946,7 @@ int report_coll_checks(struct report *rep, double allreduce_min, double alltoall
 				if (p->wrong > 0) {
 					series_name(rep, &cs, s, buf, sizeof(buf));
 					size_str(p->size, sz, sizeof(sz));
-					check_fail(c, "%s at %s (%lld wrong)", buf, sz, p->wrong);
+					report_check_fail(c, "%s at %s (%lld wrong)", buf, sz, p->wrong);
 				}
 			}
 		}

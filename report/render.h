@@ -97,4 +97,9 @@ int report_coll_checks(struct report *rep, double allreduce_min, double alltoall
  */
 int report_coll_plots(struct report *rep, const char *dir);
 
+/* checks.c: a new check (passing until told otherwise) in *v, and one more
+ * failing thing named among the first few. */
+struct check *report_check_new(struct check **v, int *n, const char *name);
+void report_check_fail(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif
