@@ -8,6 +8,7 @@
 
 #include "../core/error.h"
 #include "../core/units.h"
+#include "../transport/transport.h"
 #include "plan.h"
 
 static const char *const kind_names[] = {
@@ -346,7 +347,7 @@ static int coll_check_values(const char *path, const struct plan_phase *ph)
 			break;
 		}
 		default:
-			if (!strcmp(key, "poll") && strcmp(v, "busy") && strcmp(v, "event") && strcmp(v, "adaptive"))
+			if (!strcmp(key, "poll") && xport_poll_mode_parse(v, NULL))
 				what = tab[k].what;
 			if (!strcmp(key, "algo") && ph->kind == PLAN_ALLREDUCE && strcmp(v, "ring") && strcmp(v, "rhd"))
 				what = "ring or rhd (recursive halving-doubling) for kind = allreduce";
