@@ -169,7 +169,7 @@ int coll_run_xfers(struct coll_comm *c, struct coll_xfer *send, int nsend,
 int coll_post(struct coll_comm *c, int peer, int is_recv, uint64_t wr_id, const uint8_t *buf,
 	      uint64_t len, int flow);
 int coll_wc_error(struct coll_comm *c, const struct xport_wc *wc, int is_recv, int peer);
-void coll_reduce(uint8_t *dst, const uint8_t *src, uint64_t len);	/* float32 += */
+void coll_reduce(uint8_t *dst, const uint8_t *a, const uint8_t *b, uint64_t len);	/* float32 dst = a + b */
 void coll_spoil(struct coll_comm *c, uint8_t *p, uint64_t len);	/* --corrupt */
 void coll_flush(struct coll_comm *c);	/* let a software transport's acks out */
 

@@ -26,14 +26,6 @@
 #define WR_TOKEN (1ull << 62)
 #define WR_XFER_SHIFT 40
 
-static void reduce_f32(float *restrict d, const float *restrict s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		d[i] += s[i];
-}
-
 static uint64_t chunk_len(const struct coll_xfer *t, uint64_t k, uint64_t chunk)
 {
 	uint64_t left = t->len - k * chunk;
@@ -145,9 +137,14 @@ void coll_spoil(struct coll_comm *c, uint8_t *p, uint64_t len)
 	}
 }
 
-void coll_reduce(uint8_t *dst, const uint8_t *src, uint64_t len)
+void coll_reduce(uint8_t *dst, const uint8_t *a, const uint8_t *b, uint64_t len)
 {
-	reduce_f32((float *)dst, (const float *)src, len / 4);
+	float *d = (float *)dst;
+	const float *x = (const float *)a, *restrict y = (const float *)b;
+	uint64_t i, n = len / 4;
+
+	for (i = 0; i < n; i++)	/* dst may be a: element by element, that is fine */
+		d[i] = x[i] + y[i];
 }
 
 int coll_wc_error(struct coll_comm *c, const struct xport_wc *wc, int is_recv, int peer)
@@ -194,7 +191,7 @@ static int arrived(struct coll_comm *c, struct coll_xfer *t, const struct xport_
 	}
 	coll_spoil(c, t->buf + off, len);
 	if (t->reduce_into)
-		reduce_f32((float *)(t->reduce_into + off), (const float *)(t->buf + off), len / 4);
+		coll_reduce(t->reduce_into + off, t->reduce_into + off, t->buf + off, len);
 	return 0;
 }
 
