@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/coll-bench.sh - fabscope allreduce/alltoall against Open MPI's, same hosts, same run
 #
-#   bench/coll-bench.sh [-r RATE] [-b MIN] [-e MAX] [-f FACTOR] [-w WARMUP] [-i ITERS] [--mpi-only]
+#   bench/coll-bench.sh [-r RATE] [-b MIN] [-e MAX] [-f FACTOR] [-w WARMUP] [-i ITERS] [-L LARGE] [--mpi-only]
 #                                                       (run by `make bench`; needs root)
 #
 # Test bed: 4 hosts of a ci/netns-fabric leaf-spine (-G 4 -H 1 -R 1 -S 2: one NIC per host, each
@@ -27,8 +27,10 @@
 # calls, then ITERS (default 5) timed ones; both tools get the same numbers.  busbw (Gbit/s) =
 # algbw * 2(n-1)/n for allreduce, algbw * (n-1)/n for alltoall: in a link-bound run it
 # approaches RATE.  Ratios are fabscope / MPI (higher is better for fabscope), against both MPI
-# runs.  Also printed: the ring all-reduce's busbw at the largest size as a fraction of RATE,
-# and how busy the machine's CPUs were during each tool's runs (both cores, everything on the
+# runs.  Also printed: the ring all-reduce's busbw as a fraction of RATE at the largest size
+# and at every size from LARGE on (default 16M: at 500mbit such a call moves 24 MB per rank,
+# some 0.4 s, so its start and end - pipeline fill and drain - are a few per cent of it), the
+# lowest of them, and how busy the machine's CPUs were during each tool's runs (both cores, everything on the
 # machine: Open MPI's ranks poll for progress, and 4 ranks + the veth forwarding share the
 # cores, so a run can be CPU-bound before it is link-bound; then the fraction is below 1).
 # --mpi-only measures Open MPI alone (checks the bed and the MPI side without a fabscope).
@@ -41,7 +43,7 @@
 set -euo pipefail
 
 prog=coll-bench
-usage()   { echo "$prog: $* (usage: bench/coll-bench.sh [-r RATE] [-b MIN] [-e MAX] [-f FACTOR] [-w WARMUP] [-i ITERS] [--mpi-only])" >&2; exit 2; }
+usage()   { echo "$prog: $* (usage: bench/coll-bench.sh [-r RATE] [-b MIN] [-e MAX] [-f FACTOR] [-w WARMUP] [-i ITERS] [-L LARGE] [--mpi-only])" >&2; exit 2; }
 envfail() { echo "$prog: $*" >&2; exit 3; }
 fail()    { echo "$prog: $*" >&2; exit 4; }
 
@@ -49,7 +51,7 @@ srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
 FABSCOPE=${FABSCOPE:-$srcdir/fabscope}
 fabric=$srcdir/ci/netns-fabric
 sshd_bed=$srcdir/ci/sshd-netns
-RATE=500mbit MIN=1M MAX=64M FACTOR=2 WARMUP=2 ITERS=5 mpi_only=0
+RATE=500mbit MIN=1M MAX=64M FACTOR=2 WARMUP=2 ITERS=5 LARGE=16M mpi_only=0
 size_re='^[1-9][0-9]*[KMG]?$'
 while (($#)); do
 	case $1 in
@@ -59,6 +61,7 @@ while (($#)); do
 	-f) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] && (($2 >= 2)) || usage "-f needs a factor of 2 or more"; FACTOR=$2; shift ;;
 	-w) [[ ${2:-} =~ ^[0-9]+$ ]] || usage "-w needs a number of warm-up iterations"; WARMUP=$2; shift ;;
 	-i) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "-i needs a number of iterations (1 or more)"; ITERS=$2; shift ;;
+	-L) [[ ${2:-} =~ $size_re ]] || usage "-L needs a size such as 16M"; LARGE=$2; shift ;;
 	--mpi-only) mpi_only=1 ;;
 	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 	*) usage "unknown argument '$1'" ;;
@@ -73,7 +76,7 @@ bytes() { # 64M -> 67108864
 	esac
 	echo $((${v%[KMG]} * m))
 }
-min_b=$(bytes "$MIN") max_b=$(bytes "$MAX")
+min_b=$(bytes "$MIN") max_b=$(bytes "$MAX") large_b=$(bytes "$LARGE")
 ((min_b <= max_b)) || usage "-b $MIN is larger than -e $MAX"
 ((max_b <= 1024 * 1024 * 1024)) || usage "-e $MAX: at most 1G (two buffers of it per rank, 4 ranks on this host)"
 rate_bps=${RATE%bit}
@@ -278,7 +281,7 @@ ompi=$(mpirun --version 2>/dev/null | sed -n '1s/.*) //p')
 
 jq -s --arg time "$now" --argjson version "$version" --arg ompi "$ompi" --arg rate "$RATE" \
 	--argjson bps "$rate_bps" --argjson w "$WARMUP" --argjson i "$ITERS" --argjson cpus "$(nproc)" \
-	--arg load "$load" --arg placement "${mpirun_base[*]//$work/\$WORK}" '
+	--argjson large "$large_b" --arg load "$load" --arg placement "${mpirun_base[*]//$work/\$WORK}" '
 	def busbw(tool; op; alg; size): first(.[] | select(.tool == tool and .op == op and
 		(tool == "fabscope" or .algorithm == alg)) | .records[] | select(.size == size) | .busbw_gbps) // null;
 	def ratio(a; b): if a == null or b == null or b == 0 then null else a / b end;
@@ -307,6 +310,9 @@ jq -s --arg time "$now" --argjson version "$version" --arg ompi "$ompi" --arg ra
 		   mpi_ring: ratio($c.mpi_alg_busbw_gbps; $bps / 1e9),
 		   mpi_default: ratio($c.mpi_default_busbw_gbps; $bps / 1e9),
 		   fabscope_ring: ratio($c.fabscope_busbw_gbps; $bps / 1e9)} end)
+	| .large_fractions = [.comparison[] | select(.op == "allreduce" and .size >= $large)
+		| {size, mpi_ring: ratio(.mpi_alg_busbw_gbps; $bps / 1e9),
+		   fabscope_ring: ratio(.fabscope_busbw_gbps; $bps / 1e9)}]
 	' "$runs" >"$work/coll-bench.json" || fail "cannot put the results together (jq failed)"
 cp "$work/coll-bench.json" "$out_dir/coll-bench.json"
 
@@ -337,6 +343,10 @@ cp "$work/coll-bench.json" "$out_dir/coll-bench.json"
 		def f: if . == null then "n/a" else . * 100 | round | "\(.)%" end;
 		(.link_fraction | select(. != null)
 		 | "ring all-reduce busbw at \(.size / 1048576 * 1000 | round / 1000)M / link rate \(.rate_gbps) Gbit/s: MPI ring \(.mpi_ring | f), fabscope ring \(.fabscope_ring | f) (MPI default: \(.mpi_default | f))"),
+		(select(.large_fractions | length > 0)
+		 | "ring all-reduce busbw / link rate at every size from \(.large_fractions[0].size / 1048576 * 1000 | round / 1000)M: " +
+		   ([.large_fractions[] | "\(.size / 1048576 * 1000 | round / 1000)M \(.fabscope_ring | f)"] | join(", ")) +
+		   "; lowest \([.large_fractions[].fabscope_ring // 0] | min | f) (MPI ring: lowest \([.large_fractions[].mpi_ring // 0] | min | f))"),
 		"CPU busy during the runs (all \(.testbed.cpus) CPUs, whole machine): " +
 		([.runs[] | "\(.tool) \(.op) \(.algorithm) \(.cpu_busy * 100 | round)%"] | join(", ")),
 		"load average before: \(.testbed.load_average_before); wrong elements: \(.wrong)",
