@@ -359,6 +359,17 @@ static int coll_check_values(const char *path, const struct plan_phase *ph)
 		if (what)
 			return perr(path, ph->kv[i].line, "%s '%s' of [%s]: give %s", key, v, ph->name, what);
 	}
+	/* as -b and -e: the sweep goes up from minbytes to maxbytes */
+	{
+		const char *lo_v = plan_opt(ph, "minbytes", NULL), *hi_v = plan_opt(ph, "maxbytes", NULL);
+		uint64_t lo, hi;
+
+		if (lo_v && hi_v && !units_parse_size(lo_v, &lo) && !units_parse_size(hi_v, &hi) && hi < lo)
+			for (i = ph->nkv - 1; i >= 0; i--)
+				if (!strcmp(ph->kv[i].key, "maxbytes"))
+					return perr(path, ph->kv[i].line, "maxbytes '%s' of [%s] is below minbytes '%s': "
+						    "the sweep goes up from minbytes to maxbytes", hi_v, ph->name, lo_v);
+	}
 	return 0;
 }
 

@@ -132,6 +132,7 @@ test_expect_success $P 'bad plans: keys of the other kind, a test, bad values: e
 	bad_run "[global]\nalgo = rhd\n[a]\nkind = alltoall\n" "bad.ini:2" "algo" "rhd" "[a]" &&
 	bad_run "[a]\nkind = allreduce\niters = 0\n" "bad.ini:3" "iters" &&
 	bad_run "[a]\nkind = allreduce\nmaxbytes = 1Q\n" "bad.ini:3" "maxbytes" &&
+	bad_run "[global]\nminbytes = 4M\n[a]\nkind = allreduce\nmaxbytes = 1M\n" "bad.ini:5" "maxbytes" "below minbytes" &&
 	bad_run "[a]\nkind = allreduce\nflows = 65\n" "bad.ini:3" "flows" "1 to 64" &&
 	bad_run "[a]\nkind = allreduce\npoll = spin\n" "bad.ini:3" "poll" "busy" &&
 	bad_run "[a]\nkind = allreduce\ntransport = carrier-pigeon\n" "transport" "carrier-pigeon" "[a]" &&
