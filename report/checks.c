@@ -30,7 +30,8 @@
  * pair (or run) is outside its limit, and names the first few of them.
  * A baseline (--baseline DIR) compares the median of every phase, test and
  * lane with the same one in DIR: bandwidth down, or latency up, by more
- * than the tolerance is a regression.
+ * than the tolerance is a regression; collectives compare their mean busbw
+ * per lane (coll.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -459,4 +460,5 @@ void report_baseline(struct report *rep)
 				report_check_fail(c, "%s %s by %.1f%% (tolerance %.0f%%)", is_bw ? "down" : "up", lane,
 					 100 * fabs(delta), 100 * rep->tolerance);
 		}
+	report_coll_baseline(rep);
 }

@@ -34,8 +34,9 @@ static const char report_about[] =
 	"[allreduce] and [alltoall] min_busbw_gbps (every lane's busbw at its largest size).\n"
 	"Every pair, port and run is checked; the report has a PASS/FAIL table naming what failed.\n"
 	"Collectives' data is checked with or without thresholds: wrong elements fail.\n"
-	"--baseline DIR compares every phase, test and rail median with that earlier run:\n"
-	"bandwidth down or latency up by more than --tolerance is a regression.\n"
+	"--baseline DIR compares every phase, test and rail median with that earlier run, and\n"
+	"every collective lane's mean busbw over the sizes both measured: bandwidth down or\n"
+	"latency up by more than --tolerance is a regression.\n"
 	"\n"
 	"Exit codes: 0 all checks passed (or none given), 1 a threshold failed, a median\n"
 	"regressed or a collective returned wrong data, 2 usage, 3 a directory or file cannot\n"
@@ -104,7 +105,7 @@ int cmd_report(int argc, const char **argv)
 		OPT_GROUP("Checks"),
 		OPT_STRING(0, "thresholds", &thresholds, "FILE", "acceptance thresholds: a PASS/FAIL table; exit 1 on a FAIL"),
 		OPT_STRING(0, "baseline", &baseline, "DIR", "an earlier results directory to compare with; exit 1 on a regression"),
-		OPT_STRING(0, "tolerance", &tol_s, "PERCENT", "how much worse than the baseline a median may be (default 10)"),
+		OPT_STRING(0, "tolerance", &tol_s, "PERCENT", "how much worse than the baseline a figure may be (default 10)"),
 		OPT_GROUP("Publishing"),
 		OPT_STRING(0, "push", &push_url, "URL", "push the summary's metrics to a Prometheus Pushgateway, e.g. http://pgw:9091"),
 		OPT_STRING(0, "job", &job, "NAME", "the Pushgateway job label (default fabscope)"),
@@ -213,7 +214,7 @@ int cmd_report(int argc, const char **argv)
 			printf("acceptance: %s (%d of %d checks failed)\n", failed ? "FAIL" : "PASS", failed,
 			       rep.nchecks);
 		if (rep.have_base)
-			printf("baseline %s: %s (%d of %d medians regressed)\n", rep.base.dir,
+			printf("baseline %s: %s (%d of %d figures regressed)\n", rep.base.dir,
 			       regressed ? "REGRESSED" : "no regression", regressed, rep.nregs);
 		/* the local report is written: now publish, and let a failure say so */
 		if (!rc && (push_url || webhook)) {

@@ -967,6 +967,77 @@ int report_coll_checks(struct report *rep, double allreduce_min, double alltoall
 	return added;
 }
 
+/* the series of base with s's collective, phase and lane (by name: the sets differ), or NULL */
+static const struct coll_series *base_series(const struct coll_set *cs, const struct coll_series *s,
+					     const struct coll_set *base)
+{
+	const struct coll_key *k = &cs->key[s->coll];
+	int i;
+
+	for (i = 0; i < base->n; i++) {
+		const struct coll_series *b = &base->s[i];
+		const struct coll_key *bk = &base->key[b->coll];
+
+		if (!strcmp(bk->test, k->test) && !strcmp(bk->algo, k->algo) &&
+		    !strcmp(bk->transport, k->transport) && !strcmp(base->phase[b->phase], cs->phase[s->phase]) &&
+		    !strcmp(b->lane, s->lane))
+			return b;
+	}
+	return NULL;
+}
+
+void report_coll_baseline(struct report *rep)
+{
+	struct coll_set cs, base;
+	int i, j;
+
+	coll_build(rep->runs, rep->nruns, &cs);
+	coll_build(&rep->base, 1, &base);
+	for (i = 0; i < cs.n; i++) {
+		const struct coll_series *s = &cs.s[i], *b;
+		double now = 0, was = 0, worst = INFINITY, worst_size = 0, delta;
+		char name[300], sz[32];
+		struct check *c;
+		int n = 0;
+
+		if (rails_there(&cs, s) || !(b = base_series(&cs, s, &base)))
+			continue;	/* the sum of rails: its rails say it */
+		/* nccl-tests' footer, the mean busbw, over the sizes both runs measured */
+		for (j = 0; j < s->npt; j++) {
+			const struct coll_pt *p = &s->pt[j], *q = pt_at(b, p->size);
+
+			if (!q || !(p->busbw >= 0) || !(q->busbw > 0))
+				continue;
+			now += p->busbw;
+			was += q->busbw;
+			n++;
+			if (p->busbw / q->busbw < worst) {
+				worst = p->busbw / q->busbw;
+				worst_size = p->size;
+			}
+		}
+		if (!n)
+			continue;
+		now /= n;
+		was /= n;
+		series_name(rep, &cs, s, name, sizeof(name));
+		snprintf(name + strlen(name), sizeof(name) - strlen(name), " mean busbw over %d size%s", n,
+			 n > 1 ? "s" : "");
+		c = report_check_new(&rep->regs, &rep->nregs, name);
+		delta = (now - was) / was;
+		snprintf(c->limit, sizeof(c->limit), "%.4g Gb/s", was);
+		snprintf(c->worst, sizeof(c->worst), "%.4g Gb/s (%+.1f%%)", now, 100 * delta);
+		c->total = 1;
+		if (delta < -rep->tolerance) {
+			size_str(worst_size, sz, sizeof(sz));
+			report_check_fail(c, "down by %.1f%% (tolerance %.0f%%), most at %s (%+.1f%%)", 100 * -delta,
+					  100 * rep->tolerance, sz, 100 * (worst - 1));
+		}
+	}
+	coll_free(&base);
+	coll_free(&cs);
+}
+
 /* ---- plots ---- */
 
 static void file_safe(const char *in, char *out, size_t len)

@@ -210,9 +210,9 @@ void report_md(struct report *rep, FILE *f)
 		int nr = nregressions(rep);
 
 		fprintf(f, "## Against the baseline: %s\n\n", nr ? "REGRESSED" : "no regression");
-		fprintf(f, "Baseline `%s` (run %s), tolerance %.0f%%: %d of %d medians regressed.\n\n",
+		fprintf(f, "Baseline `%s` (run %s), tolerance %.0f%%: %d of %d figures regressed.\n\n",
 			rep->base.dir, rs(&rep->base, "id", "-"), 100 * rep->tolerance, nr, rep->nregs);
-		fprintf(f, "| median | baseline | now | result | note |\n|---|---|---|---|---|\n");
+		fprintf(f, "| figure | baseline | now | result | note |\n|---|---|---|---|---|\n");
 		for (i = 0; i < rep->nregs; i++) {
 			fputs("| ", f);
 			report_md_cell(f, rep->regs[i].name);
@@ -517,7 +517,7 @@ void report_html(struct report *rep, FILE *f)
 		fprintf(f, "<h2>Against the baseline</h2>\n<p><span class=\"verdict %s\">%s</span> baseline ",
 			nr ? "fail" : "pass", nr ? "REGRESSED" : "no regression");
 		report_html_escape(f, rep->base.dir);
-		fprintf(f, ", tolerance %.0f%%: %d of %d medians regressed</p>\n", 100 * rep->tolerance, nr, rep->nregs);
+		fprintf(f, ", tolerance %.0f%%: %d of %d figures regressed</p>\n", 100 * rep->tolerance, nr, rep->nregs);
 		html_checks(f, rep->regs, rep->nregs, "ok", "REGRESSION");
 	}
 
@@ -782,7 +782,7 @@ char *report_exposition(struct report *rep)
 		}
 	}
 	if (rep->have_base)
-		report_bput(&b, "# HELP fabscope_baseline_regressions medians worse than the baseline beyond the tolerance\n"
+		report_bput(&b, "# HELP fabscope_baseline_regressions figures worse than the baseline beyond the tolerance\n"
 				"# TYPE fabscope_baseline_regressions gauge\nfabscope_baseline_regressions %d\n",
 			    nregressions(rep));
 	return b.s;

@@ -91,6 +91,13 @@ void report_coll_exposition(const struct report *rep, struct report_buf *b);
  */
 int report_coll_checks(struct report *rep, double allreduce_min, double alltoall_min);
 /*
+ * --baseline: per collective, phase and lane found in both, the mean busbw
+ * over the sizes both measured (nccl-tests' footer) against the baseline's;
+ * down by more than the tolerance is a regression in rep->regs, naming the
+ * size that fell the most.
+ */
+void report_coll_baseline(struct report *rep);
+/*
  * After report_plots succeeded: a plot of busbw against size per test,
  * algorithm and transport (plots/coll.gp) into dir, added to rep->svg.
  * 0, or -1 with the reason in rep->plots_note.

@@ -125,10 +125,10 @@ test_expect_success $P 'a per-rail line rate: rail 1 judged against its own spee
 
 test_expect_success $P 'baseline: a median worse than the tolerance is a regression (exit 1)' '
 	fs_expect 1 report ecmp --baseline spray -o b1 --no-plots &&
-	grep -q "^baseline spray: REGRESSED (1 of 3 medians regressed)$" out &&
+	grep -q "^baseline spray: REGRESSED (1 of 3 figures regressed)$" out &&
 	grep -qF "| pw bw rail 1 median | 0.21 Gb/s | 0.105 Gb/s (-50.0%) | **REGRESSION** | down rail 1 by 50.0% (tolerance 10%) |" b1/report.md &&
 	fs_expect 0 report spray --baseline ecmp -o b2 --no-plots &&
-	grep -q "^baseline ecmp: no regression (0 of 3 medians regressed)$" out &&
+	grep -q "^baseline ecmp: no regression (0 of 3 figures regressed)$" out &&
 	fs_expect 0 report ecmp --baseline spray --tolerance 60 -o b3 --no-plots &&
 	jq -e ".baseline.pass == true and .baseline.tolerance == 0.6" b3/summary.json >/dev/null
 '
@@ -316,6 +316,18 @@ test_expect_success $P 'collectives: two labelled multi-rail runs (lb=ecmp, rail
 	test_grep "<h2>Collectives</h2>" coll/report.html &&
 	test_grep "<p><b>lb=ecmp, phase coll, rail 1</b>: 2 ranks on h1</p>" coll/report.html &&
 	test_grep "<li><b>phase coll, rail 1</b>: at 1M, lb=spray is best with 7.924 Gb/s busbw; lb=ecmp 3.981 (0.50 x)</li>" coll/report.html
+'
+
+test_expect_success $P 'collectives against a baseline: a lane whose mean busbw fell is a regression, exit 1' '
+	fs_expect 1 report coll-ecmp --baseline coll-spray -o cb1 --no-plots &&
+	test_grep "^baseline coll-spray: REGRESSED (1 of 2 figures regressed)$" out &&
+	test_grep -F "| allreduce ring, phase coll, rail 1 mean busbw over 5 sizes | " cb1/report.md &&
+	test_grep -F "down by 48.7% (tolerance 10%), most at 1M (-49.8%)" cb1/report.md &&
+	test_grep -F "| allreduce ring, phase coll, rail 0 mean busbw over 5 sizes | " cb1/report.md &&
+	! grep -F "alltoall" cb1/report.md | grep -q "mean busbw" &&
+	jq -e ".baseline.pass == false" cb1/summary.json >/dev/null &&
+	fs_expect 0 report coll-spray --baseline coll-ecmp -o cb2 --no-plots &&
+	test_grep "^baseline coll-ecmp: no regression (0 of 2 figures regressed)$" out
 '
 
 test_expect_success $P 'collectives: records of standalone runs, as measured (rhd; alltoall unchecked)' '
