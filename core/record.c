@@ -77,7 +77,11 @@ json_t *record_get(json_t *rec, const char *path)
 			return NULL;
 		memcpy(key, path, n);
 		key[n] = 0;
-		rec = json_object_get(rec, key);
+		if (json_is_array(rec))	/* "endpoints.0.rail": an index, digits only */
+			rec = n && n < 10 && strspn(key, "0123456789") == n ?
+			      json_array_get(rec, strtoul(key, NULL, 10)) : NULL;
+		else
+			rec = json_object_get(rec, key);
 		path += n;
 		if (*path == '.')
 			path++;

@@ -35,7 +35,8 @@ json_t *record_lat_us(const struct stats *s);
  * records from a template. */
 json_t *record_derive(json_t *tmpl, const char *scope);
 
-/* Accessors by dotted path ("metrics.bw_gbps"); NULL when absent. */
+/* Accessors by dotted path ("metrics.bw_gbps"; in an array a segment is an
+ * index: "endpoints.0.rail"); NULL when absent. */
 json_t *record_get(json_t *rec, const char *path);
 double record_num(json_t *rec, const char *path, double dflt);
 const char *record_str(json_t *rec, const char *path, const char *dflt);

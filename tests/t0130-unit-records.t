@@ -34,9 +34,9 @@ test_expect_success TEST_TOOL,JQ 'record_new then fields: nested objects made on
 	       .msg_size_bytes == 2 and .labels.lb == \"ecmp\" and .test == \"lat\"" rec
 '
 
-test_expect_success TEST_TOOL 'record_get, record_num, record_str by dotted path' '
+test_expect_success TEST_TOOL 'record_get, record_num, record_str by dotted path, array indexes' '
 	"$TEST_TOOL" get "{\"a\":{\"b\":1.5,\"c\":\"s\",\"i\":7},\"d\":[1]}" \
-		a.b a.c a.i d a.x x.y a.b.c a..b >actual &&
+		a.b a.c a.i d a.x x.y a.b.c a..b d.0 d.1 d.x d.-1 d. >actual &&
 	cat >expect <<-\EOF &&
 	a.b 1.5 num=1.5 str=(none)
 	a.c "s" num=-1 str=s
@@ -46,6 +46,11 @@ test_expect_success TEST_TOOL 'record_get, record_num, record_str by dotted path
 	x.y (absent) num=-1 str=(none)
 	a.b.c (absent) num=-1 str=(none)
 	a..b (absent) num=-1 str=(none)
+	d.0 1 num=1 str=(none)
+	d.1 (absent) num=-1 str=(none)
+	d.x (absent) num=-1 str=(none)
+	d.-1 (absent) num=-1 str=(none)
+	d. [1] num=-1 str=(none)
 	EOF
 	test_cmp expect actual
 '
