@@ -11,8 +11,10 @@
  * A barrier follows, so no rank sends before every peer is ready to
  * receive (an RC QP must be at RTR before the first packet reaches it).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -606,6 +608,32 @@ static int open_data(struct coll_comm *c)
 	return 0;
 }
 
+/* What a rank's transport blobs say of its end of the data path, into its
+ * entry of the root's rank table (the records' endpoints): a RoCE rank's
+ * device and GID, and the GID's IPv4 address as its "addr" - the address the
+ * traffic carries, where the control connection's may be 127.0.0.1.  Blobs
+ * come from the ranks: only well-formed values are taken. */
+static void note_data_end(struct coll_comm *c, int rank, json_t *blobs)
+{
+	json_t *e = json_array_get(c->ranks, (size_t)rank), *b;
+	const char *key, *dev, *gid;
+	struct in6_addr a6;
+	char v4[INET_ADDRSTRLEN];
+
+	json_object_foreach(blobs, key, b) {
+		dev = json_string_value(json_object_get(b, "device"));
+		gid = json_string_value(json_object_get(b, "gid"));
+		if (!e || !gid || inet_pton(AF_INET6, gid, &a6) != 1)
+			continue;
+		json_object_set_new(e, "gid", json_string(gid));
+		if (dev && strlen(dev) < 64 && strspn(dev, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == strlen(dev))
+			json_object_set_new(e, "device", json_string(dev));
+		if (IN6_IS_ADDR_V4MAPPED(&a6) && inet_ntop(AF_INET, &a6.s6_addr[12], v4, sizeof(v4)))
+			json_object_set_new(e, "addr", json_string(v4));
+		return;
+	}
+}
+
 /* Make a connection per needed peer and hand their blobs to the root. */
 static int exchange_blobs(struct coll_comm *c, json_t **peer_blobs)
 {
@@ -649,6 +677,8 @@ static int exchange_blobs(struct coll_comm *c, json_t **peer_blobs)
 		}
 		json_decref(msgs[0]);
 		msgs[0] = json_pack("{s:o}", "blobs", mine);
+		for (i = 0; i < n; i++)
+			note_data_end(c, i, json_object_get(msgs[i], "blobs"));
 		/* to each rank j: {"i": blob i made for j} */
 		for (j = 0; j < n && !rc; j++) {
 			json_t *out = json_object();

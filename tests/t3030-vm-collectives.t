@@ -133,6 +133,16 @@ test_expect_success VM 'a device given with another device'"'"'s address: exit 3
 	! grep -v "has no RoCEv2 GID" "$R/swapped.err"
 '
 
+test_expect_success VM,JQ 'no --bind: each endpoint is its device, its RoCEv2 GID and that GID'"'"'s address' '
+	ran nobind &&
+	jq -e "length == 1 and (.[0].endpoints | length == 3 and
+	       all(.[]; .device == \"rxe\(.rank + 1)\" and .gid == \"::ffff:10.1.0.\(.rank + 1)\" and
+		       .ip == \"10.1.0.\(.rank + 1)\"))" "$R/nobind.out" >/dev/null || {
+		jq -c ".[0].endpoints" "$R/nobind.out"
+		return 1
+	}
+'
+
 test_expect_success VM,JQ,TCPDUMP 'the wire: the ring of the record, each rank sending from its own address to the next' '
 	ran wire-ring &&
 	jq -e "all(.[]; .metrics.wrong == 0)" "$R/wire-ring.out" >/dev/null &&

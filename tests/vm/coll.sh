@@ -11,6 +11,7 @@
 #        nodes): the size sweep SWEEP, sizes that do not divide by N, 16 KiB chunks
 #   bad-ALGO         5 ranks, one element spoiled on its way to rank 3 (--corrupt 3)
 #   flows2 flows3    5 ranks, two (three) QPs per peer and a shallow queue
+#   nobind           3 ranks given devices but no addresses: the endpoints they record
 #   wire-ring wire-direct   4 ranks while tcpdump listens on br0 (the switch): which node
 #        sent RoCEv2 packets to which (NAME.wire: "SRC DST UDP-LENGTH" per packet)
 # Under qemu TCG every program started costs 50-100 ms: nothing here forks in a loop.
@@ -75,6 +76,12 @@ coll flows3 5 alltoall -A direct -q 3 --tx-depth 1 -b 4 -e 1000000 -f 9.3 --chun
 timeout 100 "$F" allreduce -n 2 -t verbs --device rxe1,rxe2 --bind 10.1.0.2,10.1.0.1 -b 64K -w 0 -i 1 \
 	--qp-timeout 18 --timeout 30 --json >"$T/swapped.out" 2>"$T/swapped.err"
 echo $? >"$T/swapped.rc"
+
+# no --bind: the ranks meet over loopback; the records must still name each rank's device,
+# GID and the GID's address (the data path's), not the control connection's 127.0.0.1
+timeout 100 "$F" allreduce -n 3 -t verbs --device rxe1,rxe2,rxe3 -b 64K -w 0 -i 1 \
+	--qp-timeout 18 --timeout 30 --json >"$T/nobind.out" 2>"$T/nobind.err"
+echo $? >"$T/nobind.rc"
 
 # the wire: who sends RoCEv2 to whom, seen on the bridge every node's traffic crosses
 wire() { # NAME ARGS...
