@@ -159,6 +159,8 @@ int flow_table_init(struct flow_table *t, int max_flows);
 void flow_table_release(struct flow_table *t);
 /* Account one dissected packet seen at time t (seconds). */
 void flow_add(struct flow_table *t, const struct pkt *k, double t_s);
+/* The same from its brief (dissect.h): what flow_add() does after pkt_brief_of() */
+void flow_add_brief(struct flow_table *t, const struct pkt_brief *k, double t_s);
 /* After the last packet: pair flows with their reverse. */
 void flow_finish(struct flow_table *t);
 
