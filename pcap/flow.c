@@ -47,7 +47,16 @@ static int key_eq(const struct flow_key *a, const struct flow_key *b)
 
 int flow_table_init(struct flow_table *t, int max_flows)
 {
+	unsigned op;
+
 	memset(t, 0, sizeof(*t));
+	for (op = 0; op < 256; op++) {
+		t->op_is[op] = (uint8_t)((roce_is_request(op) ? FLOW_OP_REQ : 0) |
+					 (roce_is_response(op) ? FLOW_OP_RESP : 0) |
+					 (roce_is_read_response(op) ? FLOW_OP_READ_RESP : 0) |
+					 (roce_is_ack(op) ? FLOW_OP_ACK : 0) | (roce_has_payload(op) ? FLOW_OP_DATA : 0));
+		t->op_pos[op] = (uint8_t)roce_position(op);
+	}
 	t->max = max_flows > 0 ? max_flows : 1;
 	t->nslots = 1;
 	while (t->nslots < (size_t)t->max * 2 && t->nslots < (1u << 22))
@@ -383,7 +392,7 @@ void flow_add_brief(struct flow_table *t, const struct pkt_brief *k, double ts)
 {
 	struct flow_key key;
 	struct flow *f;
-	unsigned op, i;
+	unsigned op, i, is;
 
 	t->pkts++;
 	t->bytes += k->wirelen;
@@ -450,33 +459,34 @@ void flow_add_brief(struct flow_table *t, const struct pkt_brief *k, double ts)
 		event(f->cnp_ev, &f->ncnp_ev, ts - t->first, k->psn, 0);
 		return;
 	}
-	if (roce_is_request(op)) {
+	is = t->op_is[op];
+	if (is & FLOW_OP_REQ) {
 		uint32_t slack = 0;
-		enum roce_position pos = roce_position(op);
+		enum roce_position pos = t->op_pos[op];
 
 		f->requests++;
-		if ((k->layers & PKT_BIT(PKT_L_RETH)) && !roce_has_payload(op) && k->dma_len)
+		if ((k->layers & PKT_BIT(PKT_L_RETH)) && !(is & FLOW_OP_DATA) && k->dma_len)
 			slack = (uint32_t)(((uint64_t)k->dma_len + 255) / 256 - 1);	/* a READ: its responses' PSNs */
 		if (slack > FLOW_WINDOW)
 			slack = FLOW_WINDOW;	/* (2 GiB READs at 256 B: beyond the window anyway) */
 		if ((pos == ROCE_POS_FIRST || pos == ROCE_POS_MIDDLE) && k->payload_len > f->mtu_seen)
 			f->mtu_seen = (uint32_t)k->payload_len;
 		psn_track(f, f->reverse >= 0 ? t->v[f->reverse] : NULL, k->psn, ts - t->first, slack, PSN_REQUEST);
-		if (f->transport == ROCE_RC && (k->ackreq || slack || !roce_has_payload(op)))
+		if (f->transport == ROCE_RC && (k->ackreq || slack || !(is & FLOW_OP_DATA)))
 			pend_add(f, k->psn, ts);
 		return;
 	}
-	if (!roce_is_response(op))
+	if (!(is & FLOW_OP_RESP))
 		return;
 	f->responses++;
-	if (roce_is_read_response(op)) {
+	if (is & FLOW_OP_READ_RESP) {
 		f->read_resps++;
-		enum roce_position pos = roce_position(op);
+		enum roce_position pos = t->op_pos[op];
 
 		psn_track(f, NULL, k->psn, ts - t->first, 0, pos == ROCE_POS_FIRST || pos == ROCE_POS_ONLY ?
 			  PSN_RESPONSE_NEW : PSN_RESPONSE);
 	}
-	if (roce_is_ack(op))
+	if (is & FLOW_OP_ACK)
 		f->acks++;
 	if ((k->layers & PKT_BIT(PKT_L_AETH))) {
 		enum roce_aeth_kind ak = roce_aeth_kind(k->syndrome);
