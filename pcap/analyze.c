@@ -45,7 +45,7 @@ static const char pcap_about[] =
 
 struct aopts {
 	const char *filter, *host, *qpstr, *plot;
-	int qp, json, all, port, max_flows, verbose;
+	int qp, json, all, port, max_flows, verbose, threads;
 	double link_gbps;
 };
 
@@ -495,16 +495,16 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 	return 0;
 }
 
-static int host_match(const struct pkt *k, const uint8_t *host, int v6)
+static int host_match(const struct pkt_brief *k, const uint8_t *host, int v6)
 {
-	if (!k->ip.version || (k->ip.version == 6) != v6)
+	if (!k->ip_version || (k->ip_version == 6) != v6)
 		return 0;
-	return !memcmp(k->ip.src, host, v6 ? 16 : 4) || !memcmp(k->ip.dst, host, v6 ? 16 : 4);
+	return !memcmp(k->src, host, v6 ? 16 : 4) || !memcmp(k->dst, host, v6 ? 16 : 4);
 }
 
 int cmd_pcap(int argc, const char **argv)
 {
-	struct aopts o = { .qp = -1, .max_flows = 65536 };
+	struct aopts o = { .qp = -1, .max_flows = 65536, .threads = 2 };
 	struct opt tab[] = {
 		OPT_GROUP("Selection"),
 		OPT_STRING(0, "qp", &o.qpstr, "QPN", "only this QP's flows, either direction (0x11 or 17)"),
@@ -514,6 +514,7 @@ int cmd_pcap(int argc, const char **argv)
 		OPT_GROUP("Analysis"),
 		OPT_NUMBER(0, "link-speed", &o.link_gbps, "GBPS", "the link's speed in Gb/s: PFC quanta as time"),
 		OPT_INT(0, "max-flows", &o.max_flows, "N", "QP flows tracked at most (default 65536; a few KiB each)", 1, 16777216),
+		OPT_INT(0, "threads", &o.threads, "N", "2 (default): a second thread reads a pcap file ahead; 1: one thread", 1, 2),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o.json, "one JSON object (schema fabscope.pcap/1)"),
 		OPT_BOOL(0, "flows", &o.all, "text: the flow table too (default: with --qp or up to 64 flows)"),
@@ -561,7 +562,7 @@ int cmd_pcap(int argc, const char **argv)
 			return FS_EXIT_USAGE;
 		}
 	}
-	if (reader_open(&rd, file)) {
+	if (reader_open(&rd, file, o.threads)) {
 		fs_err_usage("cannot read '%s' as a capture: %s", file, rd.err);
 		return FS_EXIT_USAGE;
 	}
@@ -591,6 +592,7 @@ int cmd_pcap(int argc, const char **argv)
 	po.roce_port = (uint16_t)o.port;
 	for (;;) {
 		struct pkt k;
+		struct pkt_brief b;
 		double ts;
 
 		rc = reader_next(&rd, &hdr, &bytes);
@@ -604,11 +606,14 @@ int cmd_pcap(int argc, const char **argv)
 		}
 		if (have_prog && !pcap_offline_filter(&prog, &hdr, bytes))
 			continue;
-		pkt_dissect_opts(bytes, hdr.caplen, hdr.len, linktype, &po, &k);
-		if (o.host && !pkt_has(&k, PKT_L_MACCTL) && !host_match(&k, host, host_v6))
+		if (!pkt_brief_fast(bytes, hdr.caplen, hdr.len, linktype, &po, &b)) {
+			pkt_dissect_opts(bytes, hdr.caplen, hdr.len, linktype, &po, &k);
+			pkt_brief_of(&k, &b);	/* (b.mac points into k) */
+		}
+		if (o.host && !b.mac && !host_match(&b, host, host_v6))
 			continue;
 		ts = (double)hdr.ts.tv_sec + (double)hdr.ts.tv_usec / (nano ? 1e9 : 1e6);
-		flow_add(&t, &k, ts);
+		flow_add_brief(&t, &b, ts);
 	}
 	flow_finish(&t);
 	for (i = 0; i < t.n; i++)

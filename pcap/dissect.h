@@ -260,6 +260,38 @@ static inline int pkt_has(const struct pkt *k, enum pkt_layer l)
 	return !!(k->layers & PKT_BIT(l));
 }
 
+/*
+ * What the flow table (flow.h) takes of a packet, in one small struct.
+ * pkt_brief_of() makes it from a dissected packet; pkt_brief_fast() makes
+ * it straight from the bytes of the common packet - Ethernet without tags,
+ * IPv4 without options or fragments, UDP to the RoCE port, every length
+ * consistent, a defined opcode with its headers all captured - and
+ * declines (returns 0) anything else, which is then dissected whole.  For
+ * a packet it takes, its brief is the one pkt_brief_of() makes of the
+ * dissection (tests/helper/dissect-check.c holds it to that); it exists
+ * because a struct pkt is large and the common packet needs little of it.
+ */
+struct pkt_brief {
+	size_t wirelen;
+	unsigned layers, flags;	/* as in struct pkt */
+	int truncated;
+	enum pkt_layer cut;
+	int ip_version;		/* 4, 6; 0 without IP */
+	uint8_t src[16], dst[16];	/* IPv4 in the first 4 bytes, the rest 0 */
+	uint8_t ecn;
+	uint16_t sport;
+	uint8_t opcode, ackreq;	/* BTH */
+	uint32_t dqpn, psn;
+	size_t payload_len;
+	uint32_t dma_len;	/* RETH */
+	uint8_t syndrome;	/* AETH */
+	const struct macctl *mac;	/* PKT_L_MACCTL: the struct pkt's; NULL otherwise */
+};
+
+void pkt_brief_of(const struct pkt *k, struct pkt_brief *b);
+int pkt_brief_fast(const uint8_t *p, size_t caplen, size_t wirelen, int linktype,
+		   const struct pkt_opts *opts, struct pkt_brief *b);
+
 /* The link types pkt_dissect() knows: 1, else 0 */
 int pkt_linktype_known(int linktype);
 /* "EN10MB", "LINUX_SLL", "LINUX_SLL2", "RAW", "IPV4", "IPV6"; NULL unknown */

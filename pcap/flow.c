@@ -47,7 +47,16 @@ static int key_eq(const struct flow_key *a, const struct flow_key *b)
 
 int flow_table_init(struct flow_table *t, int max_flows)
 {
+	unsigned op;
+
 	memset(t, 0, sizeof(*t));
+	for (op = 0; op < 256; op++) {
+		t->op_is[op] = (uint8_t)((roce_is_request(op) ? FLOW_OP_REQ : 0) |
+					 (roce_is_response(op) ? FLOW_OP_RESP : 0) |
+					 (roce_is_read_response(op) ? FLOW_OP_READ_RESP : 0) |
+					 (roce_is_ack(op) ? FLOW_OP_ACK : 0) | (roce_has_payload(op) ? FLOW_OP_DATA : 0));
+		t->op_pos[op] = (uint8_t)roce_position(op);
+	}
 	t->max = max_flows > 0 ? max_flows : 1;
 	t->nslots = 1;
 	while (t->nslots < (size_t)t->max * 2 && t->nslots < (1u << 22))
@@ -316,12 +325,12 @@ static void pair(struct flow *a, struct flow *b)
 
 static void timeline_add(struct flow *f, double ts, uint64_t bytes)
 {
-	double off = ts - f->t0;
+	double off = ts - f->t0, at;
 	size_t b;
 
 	if (off < 0)
 		off = 0;
-	while (off / f->bucket_w >= FLOW_BUCKETS) {	/* twice as wide: merge pairs */
+	while ((at = off / f->bucket_w) >= FLOW_BUCKETS) {	/* twice as wide: merge pairs */
 		int i;
 
 		for (i = 0; i < FLOW_BUCKETS / 2; i++)
@@ -329,7 +338,7 @@ static void timeline_add(struct flow *f, double ts, uint64_t bytes)
 		memset(f->timeline + FLOW_BUCKETS / 2, 0, sizeof(f->timeline) / 2);
 		f->bucket_w *= 2;
 	}
-	b = (size_t)(off / f->bucket_w);
+	b = (size_t)at;
 	f->timeline[b < FLOW_BUCKETS ? b : FLOW_BUCKETS - 1] += bytes;
 }
 
@@ -379,12 +388,11 @@ static void pfc_add(struct flow_table *t, const struct macctl *m, double ts)
 	t->pfc.last = ts;
 }
 
-void flow_add(struct flow_table *t, const struct pkt *k, double ts)
+void flow_add_brief(struct flow_table *t, const struct pkt_brief *k, double ts)
 {
-	const struct roce_bth *b = &k->roce.bth;
 	struct flow_key key;
 	struct flow *f;
-	unsigned op, i;
+	unsigned op, i, is;
 
 	t->pkts++;
 	t->bytes += k->wirelen;
@@ -401,11 +409,11 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 		t->truncated++;
 		t->cut[k->cut < PKT_L_MAX ? k->cut : 0]++;
 	}
-	if (pkt_has(k, PKT_L_MACCTL)) {
-		pfc_add(t, &k->mac, ts - t->first);
+	if (k->mac) {
+		pfc_add(t, k->mac, ts - t->first);
 		return;
 	}
-	if (!pkt_has(k, PKT_L_BTH)) {
+	if (!(k->layers & PKT_BIT(PKT_L_BTH))) {
 		if (!k->truncated)
 			t->other++;
 		return;
@@ -413,84 +421,85 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 	t->roce++;
 	t->roce_bytes += k->wirelen;
 	memset(&key, 0, sizeof(key));
-	memcpy(key.src, k->ip.src, 16);
-	memcpy(key.dst, k->ip.dst, 16);
-	key.v6 = k->ip.version == 6;
-	key.dqpn = b->dqpn;
+	memcpy(key.src, k->src, 16);
+	memcpy(key.dst, k->dst, 16);
+	key.v6 = k->ip_version == 6;
+	key.dqpn = k->dqpn;
 	f = flow_get(t, &key, ts);
 	if (!f) {
 		t->overflow_pkts++;
 		return;
 	}
-	op = b->opcode;
+	op = k->opcode;
 	if (!f->pkts)
 		f->transport = (int)roce_transport(op);
 	f->pkts++;
 	f->bytes += k->wirelen;
-	f->payload += k->roce.payload_len;
+	f->payload += k->payload_len;
 	f->last = ts;
 	f->ops[op]++;
 	timeline_add(f, ts, k->wirelen);
-	if (k->ip.ecn == 3)
+	if (k->ecn == 3)
 		f->ce++;
-	else if (k->ip.ecn)
+	else if (k->ecn)
 		f->ect++;
-	if (f->pkts > 1 && k->udp.sport != f->last_sport)
+	if (f->pkts > 1 && k->sport != f->last_sport)
 		f->sport_changes++;	/* a new port, or back to an earlier one */
-	f->last_sport = k->udp.sport;
-	for (i = 0; i < (unsigned)f->nsports && f->sports[i] != k->udp.sport; i++)
+	f->last_sport = k->sport;
+	for (i = 0; i < (unsigned)f->nsports && f->sports[i] != k->sport; i++)
 		;
 	if (i == (unsigned)f->nsports) {
 		if (f->nsports < FLOW_SPORTS)
-			f->sports[f->nsports++] = k->udp.sport;
+			f->sports[f->nsports++] = k->sport;
 		else
 			f->sports_more = 1;
 	}
 	if (op == ROCE_OP_CNP) {
 		f->cnps++;
-		event(f->cnp_ev, &f->ncnp_ev, ts - t->first, b->psn, 0);
+		event(f->cnp_ev, &f->ncnp_ev, ts - t->first, k->psn, 0);
 		return;
 	}
-	if (roce_is_request(op)) {
+	is = t->op_is[op];
+	if (is & FLOW_OP_REQ) {
 		uint32_t slack = 0;
-		enum roce_position pos = roce_position(op);
+		enum roce_position pos = t->op_pos[op];
 
 		f->requests++;
-		if (pkt_has(k, PKT_L_RETH) && !roce_has_payload(op) && k->roce.dma_len)
-			slack = (uint32_t)(((uint64_t)k->roce.dma_len + 255) / 256 - 1);	/* a READ: its responses' PSNs */
+		if ((k->layers & PKT_BIT(PKT_L_RETH)) && !(is & FLOW_OP_DATA) && k->dma_len)
+			slack = (uint32_t)(((uint64_t)k->dma_len + 255) / 256 - 1);	/* a READ: its responses' PSNs */
 		if (slack > FLOW_WINDOW)
 			slack = FLOW_WINDOW;	/* (2 GiB READs at 256 B: beyond the window anyway) */
-		if ((pos == ROCE_POS_FIRST || pos == ROCE_POS_MIDDLE) && k->roce.payload_len > f->mtu_seen)
-			f->mtu_seen = (uint32_t)k->roce.payload_len;
-		psn_track(f, f->reverse >= 0 ? t->v[f->reverse] : NULL, b->psn, ts - t->first, slack, PSN_REQUEST);
-		if (f->transport == ROCE_RC && (b->ackreq || slack || !roce_has_payload(op)))
-			pend_add(f, b->psn, ts);
+		if ((pos == ROCE_POS_FIRST || pos == ROCE_POS_MIDDLE) && k->payload_len > f->mtu_seen)
+			f->mtu_seen = (uint32_t)k->payload_len;
+		psn_track(f, f->reverse >= 0 ? t->v[f->reverse] : NULL, k->psn, ts - t->first, slack, PSN_REQUEST);
+		if (f->transport == ROCE_RC && (k->ackreq || slack || !(is & FLOW_OP_DATA)))
+			pend_add(f, k->psn, ts);
 		return;
 	}
-	if (!roce_is_response(op))
+	if (!(is & FLOW_OP_RESP))
 		return;
 	f->responses++;
-	if (roce_is_read_response(op)) {
+	if (is & FLOW_OP_READ_RESP) {
 		f->read_resps++;
-		enum roce_position pos = roce_position(op);
+		enum roce_position pos = t->op_pos[op];
 
-		psn_track(f, NULL, b->psn, ts - t->first, 0, pos == ROCE_POS_FIRST || pos == ROCE_POS_ONLY ?
+		psn_track(f, NULL, k->psn, ts - t->first, 0, pos == ROCE_POS_FIRST || pos == ROCE_POS_ONLY ?
 			  PSN_RESPONSE_NEW : PSN_RESPONSE);
 	}
-	if (roce_is_ack(op))
+	if (is & FLOW_OP_ACK)
 		f->acks++;
-	if (pkt_has(k, PKT_L_AETH)) {
-		enum roce_aeth_kind ak = roce_aeth_kind(k->roce.syndrome);
-		unsigned v = roce_aeth_value(k->roce.syndrome);
+	if ((k->layers & PKT_BIT(PKT_L_AETH))) {
+		enum roce_aeth_kind ak = roce_aeth_kind(k->syndrome);
+		unsigned v = roce_aeth_value(k->syndrome);
 
 		if (ak == ROCE_AETH_NAK) {
 			f->naks[v % FLOW_NAK_CODES]++;
 			if (v == ROCE_NAK_PSN_SEQ) {
 				f->have_seq_nak = 1;
-				f->seq_nak_psn = b->psn;
+				f->seq_nak_psn = k->psn;
 				if (f->reverse < 0 && f->pair_tried != t->n) {	/* pair now: resends must
 											 * be told from late packets */
-					struct flow *q = find_requester(t, f, b->psn);
+					struct flow *q = find_requester(t, f, k->psn);
 
 					if (q)
 						pair(f, q);
@@ -498,10 +507,10 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 						f->pair_tried = t->n;
 				}
 			}
-			event(f->nak_ev, &f->nnak_ev, ts - t->first, b->psn, (uint8_t)v);
+			event(f->nak_ev, &f->nnak_ev, ts - t->first, k->psn, (uint8_t)v);
 		} else if (ak == ROCE_AETH_RNR) {
 			f->rnr++;
-			event(f->rnr_ev, &f->nrnr_ev, ts - t->first, b->psn, (uint8_t)v);
+			event(f->rnr_ev, &f->nrnr_ev, ts - t->first, k->psn, (uint8_t)v);
 		} else if (ak == ROCE_AETH_ACK) {
 			f->acks_plain++;
 		}
@@ -510,7 +519,7 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 	}
 	/* what this answers: the paired request flow, found at the first answer */
 	if (f->reverse < 0 && f->pair_tried != t->n) {	/* again only when flows came */
-		struct flow *q = find_requester(t, f, b->psn);
+		struct flow *q = find_requester(t, f, k->psn);
 
 		if (q)
 			pair(f, q);
@@ -518,7 +527,15 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 			f->pair_tried = t->n;
 	}
 	if (f->reverse >= 0)
-		pend_ack(t->v[f->reverse], b->psn, ts);
+		pend_ack(t->v[f->reverse], k->psn, ts);
+}
+
+void flow_add(struct flow_table *t, const struct pkt *k, double ts)
+{
+	struct pkt_brief b;
+
+	pkt_brief_of(k, &b);
+	flow_add_brief(t, &b, ts);
 }
 
 /* flows ordered by (v6, src, dst): the ones between two hosts one way are a run */

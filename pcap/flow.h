@@ -56,7 +56,12 @@
 #define FLOW_BUCKETS 64
 #define FLOW_NAK_CODES 32
 #define FLOW_LAT_BUCKETS 256	/* 8 per power of two of nanoseconds */
-#define FLOW_EVENTS 8		/* first events of each kind kept with time and PSN */
+#define FLOW_EVENTS 8
+#define FLOW_OP_REQ 1		/* roce_is_request() */
+#define FLOW_OP_RESP 2		/* roce_is_response() */
+#define FLOW_OP_READ_RESP 4	/* roce_is_read_response() */
+#define FLOW_OP_ACK 8		/* roce_is_ack() */
+#define FLOW_OP_DATA 16		/* roce_has_payload() */		/* first events of each kind kept with time and PSN */
 
 struct flow_key {
 	uint8_t src[16], dst[16];
@@ -138,6 +143,9 @@ struct flow_pfc {
 };
 
 struct flow_table {
+	/* per opcode, what the roce_ functions of dissect.h say (FLOW_OP_ bits, position):
+	 * a table lookup instead of a call each, for every packet */
+	uint8_t op_is[256], op_pos[256];
 	struct flow **slot;	/* hash buckets */
 	size_t nslots;
 	struct flow **v;	/* in order of appearance */
@@ -159,6 +167,8 @@ int flow_table_init(struct flow_table *t, int max_flows);
 void flow_table_release(struct flow_table *t);
 /* Account one dissected packet seen at time t (seconds). */
 void flow_add(struct flow_table *t, const struct pkt *k, double t_s);
+/* The same from its brief (dissect.h): what flow_add() does after pkt_brief_of() */
+void flow_add_brief(struct flow_table *t, const struct pkt_brief *k, double t_s);
 /* After the last packet: pair flows with their reverse. */
 void flow_finish(struct flow_table *t);
 

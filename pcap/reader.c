@@ -10,8 +10,9 @@
 
 #define PCAP_MAGIC_US 0xa1b2c3d4u
 #define PCAP_MAGIC_NS 0xa1b23c4du
-#define REC_MAX (1u << 20)	/* a record longer than this is not a packet (snap lengths: 256 KiB) */
-#define BUF_SIZE ((size_t)8 << 20)	/* read() this much at a time, records parsed in place */
+#define LEAD (16 + (size_t)READER_REC_MAX)	/* room in front of a chunk for a record begun before it */
+
+_Static_assert(READER_CHUNK >= LEAD, "a record must fit in two chunks");
 
 static uint32_t get32(const struct reader *r, size_t off)
 {
@@ -21,48 +22,122 @@ static uint32_t get32(const struct reader *r, size_t off)
 	return r->swapped ? __builtin_bswap32(v) : v;
 }
 
-/* More of the file into the buffer: what is left of it moved to its front. */
-static int refill(struct reader *r)
+/* A chunk of the file: full, or short at its end or at a failed read. */
+static void fill_chunk(int fd, struct reader_chunk *c)
 {
-	size_t left = r->size - r->off;
+	uint8_t *data = c->mem + LEAD;
 	ssize_t n;
 
-	memmove(r->buf, r->buf + r->off, left);
-	r->size = left;
-	r->off = 0;
-	while (r->size < BUF_SIZE) {
-		n = read(r->fd, r->buf + r->size, BUF_SIZE - r->size);
+	c->len = 0;
+	c->eof = c->err = 0;
+	while (c->len < READER_CHUNK) {
+		n = read(fd, data + c->len, READER_CHUNK - c->len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			snprintf(r->err, sizeof(r->err), "reading: %s", strerror(errno));
-			return -1;
+			c->err = errno;
+			return;
 		}
 		if (!n) {
-			r->eof = 1;
-			break;
+			c->eof = 1;
+			return;
 		}
-		r->size += (size_t)n;
+		c->len += (size_t)n;
 	}
-	r->map = r->buf;
-	return 0;
 }
 
-static int open_mapped(struct reader *r, const char *path)
+/* The threaded reader: chunks filled ahead of the parser, as long as the ring has room. */
+static void *read_ahead(void *arg)
+{
+	struct reader *r = arg;
+
+	for (;;) {
+		struct reader_chunk *c;
+		int last;
+
+		pthread_mutex_lock(&r->mu);
+		while (!r->stop && r->filled >= r->used + READER_CHUNKS)
+			pthread_cond_wait(&r->cond, &r->mu);
+		if (r->stop) {
+			pthread_mutex_unlock(&r->mu);
+			return NULL;
+		}
+		c = &r->chunk[r->filled % READER_CHUNKS];
+		pthread_mutex_unlock(&r->mu);
+		fill_chunk(r->fd, c);	/* the parser does not touch it until filled says so */
+		last = c->eof || c->err;
+		pthread_mutex_lock(&r->mu);
+		r->filled++;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->mu);
+		if (last)
+			return NULL;
+	}
+}
+
+/*
+ * On to the next chunk, what is left of this one (the start of a record)
+ * copied in front of it; then this one goes back to the ring.
+ */
+static void next_chunk(struct reader *r)
+{
+	size_t left = r->size - r->off;
+	struct reader_chunk *c = &r->chunk[(r->used + 1) % READER_CHUNKS];
+
+	if (r->threaded) {
+		pthread_mutex_lock(&r->mu);
+		while (r->filled < r->used + 2)
+			pthread_cond_wait(&r->cond, &r->mu);
+		pthread_mutex_unlock(&r->mu);
+	} else {
+		fill_chunk(r->fd, c);
+		r->filled++;
+	}
+	memcpy(c->mem + LEAD - left, r->map + r->off, left);
+	r->map = c->mem + LEAD - left;
+	r->size = left + c->len;
+	r->off = 0;
+	r->eof = c->eof || c->err;
+	r->rerr = c->err;
+	if (r->threaded) {
+		pthread_mutex_lock(&r->mu);
+		r->used++;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->mu);
+	} else {
+		r->used++;
+	}
+}
+
+static void free_chunks(struct reader *r)
+{
+	int i;
+
+	for (i = 0; i < READER_CHUNKS; i++) {
+		free(r->chunk[i].mem);
+		r->chunk[i].mem = NULL;
+	}
+}
+
+static int open_mapped(struct reader *r, const char *path, int threads)
 {
 	uint32_t magic;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), i;
 
 	if (fd < 0)
 		return -1;
-	r->buf = malloc(BUF_SIZE);
-	if (!r->buf) {
-		close(fd);
-		return -1;
-	}
 	r->fd = fd;
+	for (i = 0; i < READER_CHUNKS; i++)
+		if (!(r->chunk[i].mem = malloc(LEAD + READER_CHUNK)))
+			goto not_ours;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	if (refill(r) || r->size < 24)
+	fill_chunk(fd, &r->chunk[0]);
+	r->filled = 1;
+	r->map = r->chunk[0].mem + LEAD;
+	r->size = r->chunk[0].len;
+	r->eof = r->chunk[0].eof || r->chunk[0].err;
+	r->rerr = r->chunk[0].err;
+	if (r->size < 24)
 		goto not_ours;
 	memcpy(&magic, r->map, 4);
 	if (magic == PCAP_MAGIC_US || magic == PCAP_MAGIC_NS) {
@@ -78,24 +153,34 @@ static int open_mapped(struct reader *r, const char *path)
 	r->linktype = (int)(get32(r, 20) & 0x03ffffff);	/* the low bits: FCS length above */
 	r->off = 24;
 	r->mapped = 1;
+	if (threads > 1 && !r->eof) {
+		pthread_mutex_init(&r->mu, NULL);
+		pthread_cond_init(&r->cond, NULL);
+		r->threaded = !pthread_create(&r->thread, NULL, read_ahead, r);
+		if (!r->threaded) {	/* one thread, then */
+			pthread_cond_destroy(&r->cond);
+			pthread_mutex_destroy(&r->mu);
+		}
+	}
 	return 0;
 not_ours:
 	close(fd);
-	free(r->buf);
-	r->buf = NULL;
+	free_chunks(r);
 	r->map = NULL;
 	r->fd = -1;
 	r->size = r->off = 0;
+	r->filled = 0;
+	r->eof = r->rerr = 0;
 	r->err[0] = 0;
 	return -1;
 }
 
-int reader_open(struct reader *r, const char *path)
+int reader_open(struct reader *r, const char *path, int threads)
 {
 	char eb[PCAP_ERRBUF_SIZE] = "";
 
 	memset(r, 0, sizeof(*r));
-	if (!open_mapped(r, path))
+	if (!open_mapped(r, path, threads))
 		return 0;
 	r->fp = fopen(path, "rb");
 	if (!r->fp) {
@@ -119,28 +204,37 @@ int reader_open(struct reader *r, const char *path)
 int reader_next(struct reader *r, struct pcap_pkthdr *hdr, const uint8_t **data)
 {
 	if (r->mapped) {
-		uint32_t cap, len;
+		uint32_t cap = 0, len;
+		size_t left;
 
-		if (r->size - r->off < 16 + REC_MAX && !r->eof && refill(r))
-			return -1;
-		if (r->off == r->size)
-			return 0;
-		if (r->size - r->off < 16) {
-			snprintf(r->err, sizeof(r->err), "a record header cut after %zu of 16 bytes",
-				 r->size - r->off);
+		for (;;) {	/* a whole record, or the end */
+			left = r->size - r->off;
+			if (left >= 16) {
+				cap = get32(r, r->off + 8);
+				if (cap > READER_REC_MAX) {
+					snprintf(r->err, sizeof(r->err), "a record of %u bytes: not a packet", cap);
+					return -1;
+				}
+				if (left - 16 >= cap)
+					break;
+			}
+			if (!r->eof) {
+				next_chunk(r);
+				continue;
+			}
+			if (r->rerr) {
+				snprintf(r->err, sizeof(r->err), "reading: %s", strerror(r->rerr));
+				return -1;
+			}
+			if (!left)
+				return 0;
+			if (left < 16)
+				snprintf(r->err, sizeof(r->err), "a record header cut after %zu of 16 bytes", left);
+			else
+				snprintf(r->err, sizeof(r->err), "a record of %u bytes cut after %zu", cap, left - 16);
 			return -1;
 		}
-		cap = get32(r, r->off + 8);
 		len = get32(r, r->off + 12);
-		if (cap > REC_MAX) {
-			snprintf(r->err, sizeof(r->err), "a record of %u bytes: not a packet", cap);
-			return -1;
-		}
-		if (r->size - r->off - 16 < cap) {
-			snprintf(r->err, sizeof(r->err), "a record of %u bytes cut after %zu", cap,
-				 r->size - r->off - 16);
-			return -1;
-		}
 		hdr->ts.tv_sec = (time_t)get32(r, r->off);
 		hdr->ts.tv_usec = (suseconds_t)get32(r, r->off + 4);
 		hdr->caplen = cap;
@@ -177,9 +271,18 @@ pcap_t *reader_pcap(struct reader *r)
 
 void reader_close(struct reader *r)
 {
+	if (r->threaded) {
+		pthread_mutex_lock(&r->mu);
+		r->stop = 1;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->thread, NULL);
+		pthread_cond_destroy(&r->cond);
+		pthread_mutex_destroy(&r->mu);
+	}
 	if (r->mapped && r->fd >= 0)
 		close(r->fd);
-	free(r->buf);
+	free_chunks(r);
 	if (r->h)
 		pcap_close(r->h);	/* closes r->fp too */
 	memset(r, 0, sizeof(*r));

@@ -241,6 +241,28 @@ static const char *check_roce(const struct pkt_opts *opts, const struct pkt *k)
 	return NULL;
 }
 
+/* pkt_brief_fast(), when it takes the packet, says what pkt_brief_of() says of k */
+static const char *check_brief(const uint8_t *p, size_t caplen, size_t wirelen, int linktype,
+			       const struct pkt_opts *opts, const struct pkt *k)
+{
+	struct pkt_brief f, b;
+
+	if (!pkt_brief_fast(p, caplen, wirelen, linktype, opts, &f))
+		return NULL;
+	pkt_brief_of(k, &b);
+	if (f.wirelen != b.wirelen || f.layers != b.layers || f.flags != b.flags || f.truncated != b.truncated ||
+	    f.cut != b.cut || f.ip_version != b.ip_version || memcmp(f.src, b.src, 16) || memcmp(f.dst, b.dst, 16))
+		FAIL("brief: the fast path's layers 0x%x flags 0x%x, the dissector's 0x%x 0x%x (or the addresses)",
+		     f.layers, f.flags, b.layers, b.flags);
+	if (f.ecn != b.ecn || f.sport != b.sport || f.opcode != b.opcode || f.ackreq != b.ackreq ||
+	    f.dqpn != b.dqpn || f.psn != b.psn || f.payload_len != b.payload_len || f.dma_len != b.dma_len ||
+	    f.syndrome != b.syndrome || f.mac != b.mac)
+		FAIL("brief: the fast path's opcode 0x%02x QP 0x%06x PSN 0x%06x payload %zu, the dissector's "
+		     "0x%02x 0x%06x 0x%06x %zu (or ECN, port, AckReq, RETH, AETH)", f.opcode, f.dqpn, f.psn,
+		     f.payload_len, b.opcode, b.dqpn, b.psn, b.payload_len);
+	return NULL;
+}
+
 const char *dissect_check(const uint8_t *p, size_t caplen, size_t wirelen, int linktype,
 			  const struct pkt_opts *opts, int rc, const struct pkt *k)
 {
@@ -276,7 +298,7 @@ const char *dissect_check(const uint8_t *p, size_t caplen, size_t wirelen, int l
 			FAIL("used %zu of %zu", k->used, k->caplen);
 	}
 	if ((why = check_link(linktype, k)) || (why = check_ip(linktype, k)) ||
-	    (why = check_roce(opts, k)))
+	    (why = check_roce(opts, k)) || (why = check_brief(p, caplen, wirelen, linktype, opts, k)))
 		return why;
 	return NULL;
 }
