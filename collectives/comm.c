@@ -626,7 +626,8 @@ static void note_data_end(struct coll_comm *c, int rank, json_t *blobs)
 		if (!e || !gid || inet_pton(AF_INET6, gid, &a6) != 1)
 			continue;
 		json_object_set_new(e, "gid", json_string(gid));
-		if (dev && strlen(dev) < 64 && strspn(dev, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == strlen(dev))
+		if (dev && strlen(dev) < 64 &&
+		    strspn(dev, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == strlen(dev))
 			json_object_set_new(e, "device", json_string(dev));
 		if (IN6_IS_ADDR_V4MAPPED(&a6) && inet_ntop(AF_INET, &a6.s6_addr[12], v4, sizeof(v4)))
 			json_object_set_new(e, "addr", json_string(v4));
