@@ -31,7 +31,7 @@
 #include <pcap/pcap.h>
 
 #define READER_REC_MAX (1u << 20)	/* a record longer than this is not a packet */
-#define READER_CHUNK ((size_t)2 << 20)	/* read() this much at a time (at least 16 + READER_REC_MAX) */
+#define READER_CHUNK ((size_t)256 << 10)	/* read() this much at a time: a chunk stays in the cache */
 #define READER_CHUNKS 4			/* chunks in the ring: the one parsed, the ones read ahead */
 
 struct reader_chunk {
@@ -47,6 +47,7 @@ struct reader {
 	size_t size, off;
 	int fd, eof, rerr;	/* rerr: the read error after the last byte of map */
 	struct reader_chunk chunk[READER_CHUNKS];
+	unsigned nchunks;	/* in use: READER_CHUNKS threaded, 2 in one thread */
 	unsigned long filled, used;	/* chunks filled, chunks done with (the current one is not) */
 	int threaded, stop;
 	pthread_t thread;
