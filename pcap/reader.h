@@ -2,8 +2,9 @@
 /*
  * Reading a capture file packet by packet, fast.  A classic pcap file
  * (either byte order, microsecond or nanosecond timestamps) is read in
- * chunks of READER_CHUNK bytes into a ring of READER_CHUNKS buffers and
- * its records walked in place: no copy per packet, no call per packet into
+ * chunks of READER_CHUNK bytes into a ring of buffers (two; READER_CHUNKS
+ * with threads > 1) and its records walked in place: no copy per packet,
+ * no call per packet into
  * libpcap, and the memory of the ring whatever the size of the file
  * (mapping the file instead measured slower here: a TLB miss per page
  * under virtualization costs more than the kernel's copy).  With threads
