@@ -12,7 +12,11 @@
 #define PCAP_MAGIC_NS 0xa1b23c4du
 #define LEAD (16 + (size_t)READER_REC_MAX)	/* room in front of a chunk for a record begun before it */
 
-_Static_assert(READER_CHUNK >= LEAD, "a record must fit in two chunks");
+/*
+ * A chunk's record begun before it fits in front of it whatever the chunk's
+ * size: reader_next() moves on while what is left is under 16 bytes or
+ * under a record of at most READER_REC_MAX, so under LEAD bytes.
+ */
 
 static uint32_t get32(const struct reader *r, size_t off)
 {
@@ -56,13 +60,13 @@ static void *read_ahead(void *arg)
 		int last;
 
 		pthread_mutex_lock(&r->mu);
-		while (!r->stop && r->filled >= r->used + READER_CHUNKS)
+		while (!r->stop && r->filled >= r->used + r->nchunks)
 			pthread_cond_wait(&r->cond, &r->mu);
 		if (r->stop) {
 			pthread_mutex_unlock(&r->mu);
 			return NULL;
 		}
-		c = &r->chunk[r->filled % READER_CHUNKS];
+		c = &r->chunk[r->filled % r->nchunks];
 		pthread_mutex_unlock(&r->mu);
 		fill_chunk(r->fd, c);	/* the parser does not touch it until filled says so */
 		last = c->eof || c->err;
@@ -82,7 +86,7 @@ static void *read_ahead(void *arg)
 static void next_chunk(struct reader *r)
 {
 	size_t left = r->size - r->off;
-	struct reader_chunk *c = &r->chunk[(r->used + 1) % READER_CHUNKS];
+	struct reader_chunk *c = &r->chunk[(r->used + 1) % r->nchunks];
 
 	if (r->threaded) {
 		pthread_mutex_lock(&r->mu);
@@ -127,7 +131,8 @@ static int open_mapped(struct reader *r, const char *path, int threads)
 	if (fd < 0)
 		return -1;
 	r->fd = fd;
-	for (i = 0; i < READER_CHUNKS; i++)
+	r->nchunks = threads > 1 ? READER_CHUNKS : 2;
+	for (i = 0; i < (int)r->nchunks; i++)
 		if (!(r->chunk[i].mem = malloc(LEAD + READER_CHUNK)))
 			goto not_ours;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);

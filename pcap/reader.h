@@ -2,8 +2,9 @@
 /*
  * Reading a capture file packet by packet, fast.  A classic pcap file
  * (either byte order, microsecond or nanosecond timestamps) is read in
- * chunks of READER_CHUNK bytes into a ring of READER_CHUNKS buffers and
- * its records walked in place: no copy per packet, no call per packet into
+ * chunks of READER_CHUNK bytes into a ring of buffers (two; READER_CHUNKS
+ * with threads > 1) and its records walked in place: no copy per packet,
+ * no call per packet into
  * libpcap, and the memory of the ring whatever the size of the file
  * (mapping the file instead measured slower here: a TLB miss per page
  * under virtualization costs more than the kernel's copy).  With threads
@@ -31,7 +32,7 @@
 #include <pcap/pcap.h>
 
 #define READER_REC_MAX (1u << 20)	/* a record longer than this is not a packet */
-#define READER_CHUNK ((size_t)2 << 20)	/* read() this much at a time (at least 16 + READER_REC_MAX) */
+#define READER_CHUNK ((size_t)256 << 10)	/* read() this much at a time: a chunk stays in the cache */
 #define READER_CHUNKS 4			/* chunks in the ring: the one parsed, the ones read ahead */
 
 struct reader_chunk {
@@ -47,6 +48,7 @@ struct reader {
 	size_t size, off;
 	int fd, eof, rerr;	/* rerr: the read error after the last byte of map */
 	struct reader_chunk chunk[READER_CHUNKS];
+	unsigned nchunks;	/* in use: READER_CHUNKS threaded, 2 in one thread */
 	unsigned long filled, used;	/* chunks filled, chunks done with (the current one is not) */
 	int threaded, stop;
 	pthread_t thread;

@@ -4,6 +4,7 @@
  * HTTP(S) with libcurl: bounded attempts, retries with backoff, one-line
  * errors (push.h).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +21,75 @@
 
 #define RESP_MAX 4096		/* what is kept of an answer's body */
 #define RESP_LINE_MAX 200	/* what of its first line goes into an error */
+
+/*
+ * libcurl, loaded the first time a URL is checked or a push made, not when
+ * fabscope starts: linked, it and the thirty libraries it needs took
+ * about 20 ms of every run's start-up, whatever the command.
+ */
+static struct {
+	__typeof__(curl_global_init) *global_init;
+	__typeof__(curl_easy_init) *easy_init;
+	__typeof__(curl_easy_setopt) *easy_setopt;
+	__typeof__(curl_easy_perform) *easy_perform;
+	__typeof__(curl_easy_getinfo) *easy_getinfo;
+	__typeof__(curl_easy_strerror) *easy_strerror;
+	__typeof__(curl_easy_cleanup) *easy_cleanup;
+	__typeof__(curl_slist_append) *slist_append;
+	__typeof__(curl_slist_free_all) *slist_free_all;
+	__typeof__(curl_free) *free;
+	__typeof__(curl_url) *url;
+	__typeof__(curl_url_set) *url_set;
+	__typeof__(curl_url_get) *url_get;
+	__typeof__(curl_url_cleanup) *url_cleanup;
+	__typeof__(curl_url_strerror) *url_strerror;
+} cu;
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc = CURLE_FAILED_INIT;
+static char curl_why[160] = "not loaded";
+
+static void curl_load(void)
+{
+	void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(curl_why, sizeof(curl_why), "%s", dlerror());
+		return;
+	}
+#define CURL_SYM(n) \
+	do { \
+		if (!(*(void **)&cu.n = dlsym(h, "curl_" #n))) { \
+			snprintf(curl_why, sizeof(curl_why), "libcurl.so.4 has no curl_" #n); \
+			return; \
+		} \
+	} while (0)
+	CURL_SYM(global_init);
+	CURL_SYM(easy_init);
+	CURL_SYM(easy_setopt);
+	CURL_SYM(easy_perform);
+	CURL_SYM(easy_getinfo);
+	CURL_SYM(easy_strerror);
+	CURL_SYM(easy_cleanup);
+	CURL_SYM(slist_append);
+	CURL_SYM(slist_free_all);
+	CURL_SYM(free);
+	CURL_SYM(url);
+	CURL_SYM(url_set);
+	CURL_SYM(url_get);
+	CURL_SYM(url_cleanup);
+	CURL_SYM(url_strerror);
+#undef CURL_SYM
+	curl_init_rc = cu.global_init(CURL_GLOBAL_DEFAULT);
+	if (curl_init_rc != CURLE_OK)
+		snprintf(curl_why, sizeof(curl_why), "%s", cu.easy_strerror(curl_init_rc));
+}
+
+/* 0 with libcurl loaded and set up, else -1 with curl_why saying why */
+static int curl_ready(void)
+{
+	pthread_once(&curl_once, curl_load);
+	return curl_init_rc == CURLE_OK ? 0 : -1;
+}
 
 /* ---- exposition helpers ---- */
 
@@ -180,23 +250,27 @@ static int check_url(const char *url, const char *what, int no_query)
 		why = "it holds white space";
 		goto bad;
 	}
-	u = curl_url();
+	if (curl_ready()) {
+		rc = fs_err_env("libcurl cannot be set up (%s); cannot check '%s'", curl_why, shown);
+		goto out;
+	}
+	u = cu.url();
 	if (!u) {
 		rc = fs_err_env("out of memory");
 		goto out;
 	}
-	uc = curl_url_set(u, CURLUPART_URL, url, 0);
+	uc = cu.url_set(u, CURLUPART_URL, url, 0);
 	if (uc) {
-		why = curl_url_strerror(uc);
-	} else if (curl_url_get(u, CURLUPART_HOST, &host, 0) || !host || !*host) {
+		why = cu.url_strerror(uc);
+	} else if (cu.url_get(u, CURLUPART_HOST, &host, 0) || !host || !*host) {
 		why = "it has no host";
-	} else if (no_query && (!curl_url_get(u, CURLUPART_QUERY, &part, 0) ||
-				!curl_url_get(u, CURLUPART_FRAGMENT, &part, 0))) {
+	} else if (no_query && (!cu.url_get(u, CURLUPART_QUERY, &part, 0) ||
+				!cu.url_get(u, CURLUPART_FRAGMENT, &part, 0))) {
 		why = "a base URL takes no query or fragment";
 	}
-	curl_free(host);
-	curl_free(part);
-	curl_url_cleanup(u);
+	cu.free(host);
+	cu.free(part);
+	cu.url_cleanup(u);
 bad:
 	if (why)
 		rc = fs_err_usage("'%s' is not a valid URL for the %s (%s); give one like %s",
@@ -249,14 +323,6 @@ static char *put_label(char *o, const char *name, const char *v)
 }
 
 /* ---- HTTP ---- */
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
-
-static void curl_init(void)
-{
-	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 struct resp {
 	char buf[RESP_MAX + 1];
@@ -390,7 +456,7 @@ struct target {
 	const char *content_type;
 };
 
-#define SETOPT(opt, val) do { if (curl_easy_setopt(h, opt, val) != CURLE_OK) goto setup_failed; } while (0)
+#define SETOPT(opt, val) do { if (cu.easy_setopt(h, opt, val) != CURLE_OK) goto setup_failed; } while (0)
 
 static int push_http(const struct target *t, const char *body, const struct push_opts *o)
 {
@@ -409,20 +475,18 @@ static int push_http(const struct target *t, const char *body, const struct push
 	long status = 0;
 	CURL *h;
 
-	pthread_once(&curl_once, curl_init);
-	if (curl_init_rc != CURLE_OK)
-		return fs_err_env("libcurl cannot be set up (%s); nothing was pushed to %s",
-				  curl_easy_strerror(curl_init_rc), t->shown);
-	h = curl_easy_init();
+	if (curl_ready())
+		return fs_err_env("libcurl cannot be set up (%s); nothing was pushed to %s", curl_why, t->shown);
+	h = cu.easy_init();
 	r = malloc(sizeof(*r));
 	if (!h || !r)
 		goto setup_failed;
 	snprintf(hdr, sizeof(hdr), "Content-Type: %s", t->content_type);
-	hl = curl_slist_append(headers, hdr);
+	hl = cu.slist_append(headers, hdr);
 	if (!hl)
 		goto setup_failed;
 	headers = hl;
-	hl = curl_slist_append(headers, "Expect:");	/* send the body at once, no 100-continue */
+	hl = cu.slist_append(headers, "Expect:");	/* send the body at once, no 100-continue */
 	if (!hl)
 		goto setup_failed;
 	headers = hl;
@@ -458,23 +522,23 @@ static int push_http(const struct target *t, const char *body, const struct push
 		r->len = 0;
 		r->buf[0] = 0;
 		status = 0;
-		cc = curl_easy_perform(h);
+		cc = cu.easy_perform(h);
 		if (cc == CURLE_ABORTED_BY_CALLBACK && net_stop)
 			goto interrupted;
 		if (cc == CURLE_OK) {
-			curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+			cu.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 			if (status >= 200 && status < 300)
 				goto done;
 			retry = status >= 500;
 			first_line(r, line, sizeof(line));
-			if (curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ctype) == CURLE_OK &&
+			if (cu.easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ctype) == CURLE_OK &&
 			    ctype && strcasestr(ctype, "html"))
 				line[0] = 0;	/* a web page says nothing on one line */
 			snprintf(reason, sizeof(reason), "HTTP %ld%s%s", status,
 				 *line ? ": " : "", line);
 		} else {
 			retry = curl_retryable(cc);
-			snprintf(reason, sizeof(reason), "%s", *errbuf ? errbuf : curl_easy_strerror(cc));
+			snprintf(reason, sizeof(reason), "%s", *errbuf ? errbuf : cu.easy_strerror(cc));
 		}
 		if (!retry || attempt == attempts)
 			break;
@@ -507,7 +571,7 @@ static int push_http(const struct target *t, const char *body, const struct push
 		} else if (status >= 300 && status < 400) {
 			char *to;
 
-			curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &loc);
+			cu.easy_getinfo(h, CURLINFO_REDIRECT_URL, &loc);
 			to = loc ? shown_url(loc) : NULL;
 			snprintf(hintbuf, sizeof(hintbuf),
 				 "redirects are not followed: give the URL it points to%s%.100s%s",
@@ -530,9 +594,9 @@ setup_failed:
 	rc = fs_err_env("libcurl cannot be set up for %s (out of memory?); nothing was pushed",
 			t->shown);
 done:
-	curl_slist_free_all(headers);
+	cu.slist_free_all(headers);
 	if (h)
-		curl_easy_cleanup(h);
+		cu.easy_cleanup(h);
 	free(r);
 	return rc;
 }
