@@ -50,16 +50,21 @@ static char curl_why[160] = "not loaded";
 
 static void curl_load(void)
 {
-	void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+	/* the OpenSSL build (Debian's libcurl4), else the GnuTLS or NSS one */
+	static const char *const names[] = { "libcurl.so.4", "libcurl-gnutls.so.4", "libcurl-nss.so.4" };
+	void *h = NULL;
+	size_t i;
 
+	for (i = 0; !h && i < sizeof(names) / sizeof(names[0]); i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		snprintf(curl_why, sizeof(curl_why), "%s", dlerror());
+		snprintf(curl_why, sizeof(curl_why), "no libcurl.so.4: install libcurl4");
 		return;
 	}
 #define CURL_SYM(n) \
 	do { \
 		if (!(*(void **)&cu.n = dlsym(h, "curl_" #n))) { \
-			snprintf(curl_why, sizeof(curl_why), "libcurl.so.4 has no curl_" #n); \
+			snprintf(curl_why, sizeof(curl_why), "the libcurl found has no curl_" #n); \
 			return; \
 		} \
 	} while (0)
