@@ -47,7 +47,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT('x', "gid-index", &o->gid_index, "N", "GID index (default: the RoCEv2 GID of the address)", 0, 255),
 		OPT_INT('m', "mtu", &o->mtu, "BYTES", "path MTU: 256, 512, 1024, 2048 or 4096 (default: the smaller active MTU of both ports)", 256, 4096),
 		OPT_INT(0, "sl", &o->sl, "N", "service level", 0, 15),
-		OPT_INT(0, "qp-timeout", &o->qp_timeout, "N", "local ACK timeout, 4.096 us << N (default 14: 67 ms, as perftest); larger for slow or lossy peers", 1, 31),
+		OPT_INT(0, "qp-timeout", &o->qp_timeout, "N", "local ACK timeout, 4.096 us << N (default 14: 67 ms, as perftest; 18 on Soft-RoCE); larger for slow or lossy peers", 1, 31),
 		OPT_INT(0, "flow-label", &o->flow_label_i, "N", "GRH flow label of flow 0, flow i gets N+i: the UDP source port on mlx5 (rxe ignores it)", 1, 0xFFFFF),
 		OPT_INT(0, "inline", &o->inline_size, "BYTES", "send messages up to this size inline (default: lat 236, as perftest; bw 0)", 0, 4096),
 		OPT_STRING(0, "poll", &o->poll, "MODE", "how to wait for completions: busy (spin), event (sleep), adaptive (spin 50 us, then sleep); default: event"),
@@ -789,7 +789,7 @@ void ptp_flow_facts(json_t *rec, json_t *info)
 		{ "qpn", "src", "qpn" }, { "dest_qpn", "dst", "qpn" },
 		{ "device", "src", "device" }, { "gid_index", "src", "gid_index" },
 		{ "flow_label", NULL, "flow_label" }, { "sport_source", NULL, "sport_source" },
-		{ "mtu", NULL, "path_mtu_bytes" },
+		{ "mtu", NULL, "path_mtu_bytes" }, { "qp_timeout", NULL, "qp_timeout" },
 	};
 	size_t i;
 

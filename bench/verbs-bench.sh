@@ -9,6 +9,8 @@
 #     fabscope bw -t verbs --op write|read|send   vs  ib_write_bw / ib_read_bw / ib_send_bw
 # lat: 2-byte ping-pong, busy polling (perftest's way):
 #     fabscope lat --op send|write --poll busy     vs  ib_send_lat / ib_write_lat
+# Both tools run with the same local ACK timeout, 18 (fabscope --qp-timeout, perftest -u; see
+# verbs-bench.guest for why not perftest's default 14).
 # qperf's rc_bw and rc_lat cannot run on RoCE here: qperf 0.4.11 moves its QPs to RTR
 # without a GRH (InfiniBand LID addressing), which rxe refuses ("failed to modify QP to
 # RTR: Invalid argument"), and with -cm1 its rdma_cm client does not bind a source address

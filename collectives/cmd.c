@@ -697,7 +697,7 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		OPT_INT(0, "ib-port", &o.ib_port, "N", "port of the device (default: the first active one)", 1, 255),
 		OPT_INT('x', "gid-index", &o.gid_index, "N", "GID index (default: the RoCEv2 GID of the address)", 0, 255),
 		OPT_INT('m', "mtu", &o.mtu, "BYTES", "path MTU (default: the smaller active MTU of both ports)", 256, 4096),
-		OPT_INT(0, "qp-timeout", &o.qp_timeout, "N", "local ACK timeout, 4.096 us << N (default 14)", 1, 31),
+		OPT_INT(0, "qp-timeout", &o.qp_timeout, "N", "local ACK timeout, 4.096 us << N (default 14; 18 on Soft-RoCE)", 1, 31),
 		OPT_STRING(0, "poll", &o.poll, "MODE", "wait for completions: busy, event (default) or adaptive"),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o.json, "print the records as one JSON array instead of a table"),

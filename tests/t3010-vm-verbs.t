@@ -52,6 +52,16 @@ for op in write read send; do
 	done
 done
 
+test_expect_success VM 'bw --op read, 1 MiB with 4 QPs, counted and timed; the rxe ACK timeout is 18' '
+	test "$(rc bw-read-1m-q4)" = 0 &&
+	agg bw-read-1m-q4 ".[0] | .op == \"read\" and .flows == 4 and .msg_size_bytes == 1048576 and
+		.metrics.msgs == 80 and .metrics.bw_gbps > 0" &&
+	jq -e "[.[] | select(.scope == \"flow\")] | length == 4 and all(.[]; .qp_timeout == 18)" \
+		"$R/bw-read-1m-q4.out" &&
+	test "$(rc bw-read-1m-q4-timed)" = 0 &&
+	agg bw-read-1m-q4-timed ".[0] | .flows == 4 and .metrics.msgs > 0 and .metrics.bw_gbps > 0"
+'
+
 test_expect_success VM 'bw: 1-byte messages, and every size from 2 B to 8 MiB' '
 	test "$(rc bw-1byte)" = 0 && agg bw-1byte ".[0] | .msg_size_bytes == 1 and .metrics.msgs == 500" &&
 	test "$(rc bw-sweep)" = 0 &&

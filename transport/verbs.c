@@ -572,6 +572,32 @@ static int vb_conn_blob(struct xport_conn *c, json_t *blob)
 	return 0;
 }
 
+/* Soft-RoCE (rdma_rxe) reports this vendor ID. */
+#define VB_RXE_VENDOR_ID 0xffffff
+
+/*
+ * The local ACK timeout, 4.096 us << N: params.qp_timeout when given, else
+ * 14 (67 ms, as perftest): a longer one (NCCL's 18) slows recovery from
+ * drops sharply.  On rxe, 18 (1.07 s): rxe is software (a few Gb/s at best,
+ * 0.1-0.5 under qemu) and its responder streams each READ response from
+ * one QP's task, so with several QPs reading MiBs a QP can wait longer than
+ * 67 ms for its next response packet.  A requester that times out resends
+ * its READ requests and the responder replays every response from the
+ * requested PSN on, which adds traffic and times out more QPs.  Measured in
+ * the qemu VM: with 14, READs of 1 MiB x 4 QPs and 64 KiB x 16 QPs set off
+ * hundreds of duplicate requests (rxe's duplicate_request counter) and never
+ * drained (2 of 2 and 1 of 1 runs); with 18, 15 of 15 READ runs of 1-16 QPs
+ * completed.  (rxe's completer, given a READ response it does not expect
+ * after such replays, can also move the QP to the error state without an
+ * error completion: only flushes follow.)
+ */
+static int vb_qp_timeout(const struct vb_x *v, const struct xport_params *p)
+{
+	if (p->qp_timeout)
+		return p->qp_timeout;
+	return v->dattr.vendor_id == VB_RXE_VENDOR_ID ? 18 : 14;
+}
+
 static enum ibv_mtu mtu_enum(int bytes)
 {
 	switch (bytes) {
@@ -648,9 +674,7 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 					  q->qp->qp_num, q->peer_qpn, gid_s, mtu, strerror(rc), rc);
 		memset(&a, 0, sizeof(a));
 		a.qp_state = IBV_QPS_RTS;
-		/* 4.096 us << 14 = 67 ms, as perftest: a longer one (NCCL's 18)
-		 * slows recovery from drops sharply; --qp-timeout for slow peers */
-		a.timeout = (uint8_t)(x->params.qp_timeout ? x->params.qp_timeout : 14);
+		a.timeout = (uint8_t)vb_qp_timeout(v, &x->params);
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.sq_psn = q->psn;
@@ -826,12 +850,21 @@ static int translate(struct xport *x, const struct ibv_wc *in, int n, struct xpo
 static int vb_poll(struct xport *x, struct xport_wc *wc, int max, int timeout_ms)
 {
 	struct vb_x *v = VX(x);
-	uint64_t now = clock_ns(), deadline = now + (uint64_t)timeout_ms * 1000000ull;
-	uint64_t spin_end = now + XPORT_SPIN_US * 1000ull;
+	uint64_t now, deadline, spin_end;
 	struct ibv_wc iwc[64];
 
 	if (max > 64)
 		max = 64;
+	if (timeout_ms <= 0) {	/* a look, no clock: callers that spin call this */
+		int n = ibv_poll_cq(v->cq, max, iwc);
+
+		if (n < 0)
+			return xport_fail(x, EIO, "cannot poll the completion queue of %s", v->dev);
+		return n ? translate(x, iwc, n, wc) : 0;
+	}
+	now = clock_ns();
+	deadline = now + (uint64_t)timeout_ms * 1000000ull;
+	spin_end = now + XPORT_SPIN_US * 1000ull;
 	for (;;) {
 		int n = ibv_poll_cq(v->cq, max, iwc);
 		struct pollfd p = { .fd = v->ch->fd, .events = POLLIN };
@@ -841,7 +874,7 @@ static int vb_poll(struct xport *x, struct xport_wc *wc, int max, int timeout_ms
 		if (n > 0)
 			return translate(x, iwc, n, wc);
 		now = clock_ns();
-		if (timeout_ms <= 0 || now >= deadline)
+		if (now >= deadline)
 			return 0;
 		if (x->params.poll_mode == XPORT_POLL_BUSY ||
 		    (x->params.poll_mode == XPORT_POLL_ADAPTIVE && now < spin_end))
@@ -880,6 +913,7 @@ static int vb_flow_info(struct xport_conn *c, int flow, json_t *info)
 	json_object_set_new(info, "dest_qpn", json_integer(q->peer_qpn));
 	json_object_set_new(info, "mtu", json_integer(VC(c)->mtu));
 	json_object_set_new(info, "flow_label", json_integer(q->flow_label));
+	json_object_set_new(info, "qp_timeout", json_integer(vb_qp_timeout(v, &c->x->params)));
 	if (v->roce) {
 		json_object_set_new(info, "sport", json_integer(q->sport));
 		json_object_set_new(info, "dport", json_integer(4791));
