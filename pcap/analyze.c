@@ -45,7 +45,7 @@ static const char pcap_about[] =
 
 struct aopts {
 	const char *filter, *host, *qpstr, *plot;
-	int qp, json, all, port, max_flows, verbose, threads;
+	int qp, json, all, port, max_flows, verbose;
 	double link_gbps;
 };
 
@@ -504,7 +504,7 @@ static int host_match(const struct pkt_brief *k, const uint8_t *host, int v6)
 
 int cmd_pcap(int argc, const char **argv)
 {
-	struct aopts o = { .qp = -1, .max_flows = 65536, .threads = 1 };
+	struct aopts o = { .qp = -1, .max_flows = 65536 };
 	struct opt tab[] = {
 		OPT_GROUP("Selection"),
 		OPT_STRING(0, "qp", &o.qpstr, "QPN", "only this QP's flows, either direction (0x11 or 17)"),
@@ -514,7 +514,6 @@ int cmd_pcap(int argc, const char **argv)
 		OPT_GROUP("Analysis"),
 		OPT_NUMBER(0, "link-speed", &o.link_gbps, "GBPS", "the link's speed in Gb/s: PFC quanta as time"),
 		OPT_INT(0, "max-flows", &o.max_flows, "N", "QP flows tracked at most (default 65536; a few KiB each)", 1, 16777216),
-		OPT_INT(0, "threads", &o.threads, "N", "1 (default): one thread; 2: a second one reads a pcap file ahead", 1, 2),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o.json, "one JSON object (schema fabscope.pcap/1)"),
 		OPT_BOOL(0, "flows", &o.all, "text: the flow table too (default: with --qp or up to 64 flows)"),
@@ -562,7 +561,7 @@ int cmd_pcap(int argc, const char **argv)
 			return FS_EXIT_USAGE;
 		}
 	}
-	if (reader_open(&rd, file, o.threads)) {
+	if (reader_open(&rd, file)) {
 		fs_err_usage("cannot read '%s' as a capture: %s", file, rd.err);
 		return FS_EXIT_USAGE;
 	}

@@ -50,67 +50,23 @@ static void fill_chunk(int fd, struct reader_chunk *c)
 	}
 }
 
-/* The threaded reader: chunks filled ahead of the parser, as long as the ring has room. */
-static void *read_ahead(void *arg)
-{
-	struct reader *r = arg;
-
-	for (;;) {
-		struct reader_chunk *c;
-		int last;
-
-		pthread_mutex_lock(&r->mu);
-		while (!r->stop && r->filled >= r->used + r->nchunks)
-			pthread_cond_wait(&r->cond, &r->mu);
-		if (r->stop) {
-			pthread_mutex_unlock(&r->mu);
-			return NULL;
-		}
-		c = &r->chunk[r->filled % r->nchunks];
-		pthread_mutex_unlock(&r->mu);
-		fill_chunk(r->fd, c);	/* the parser does not touch it until filled says so */
-		last = c->eof || c->err;
-		pthread_mutex_lock(&r->mu);
-		r->filled++;
-		pthread_cond_broadcast(&r->cond);
-		pthread_mutex_unlock(&r->mu);
-		if (last)
-			return NULL;
-	}
-}
-
 /*
  * On to the next chunk, what is left of this one (the start of a record)
- * copied in front of it; then this one goes back to the ring.
+ * copied in front of it.
  */
 static void next_chunk(struct reader *r)
 {
 	size_t left = r->size - r->off;
-	struct reader_chunk *c = &r->chunk[(r->used + 1) % r->nchunks];
+	struct reader_chunk *c = &r->chunk[(r->cur + 1) % READER_CHUNKS];
 
-	if (r->threaded) {
-		pthread_mutex_lock(&r->mu);
-		while (r->filled < r->used + 2)
-			pthread_cond_wait(&r->cond, &r->mu);
-		pthread_mutex_unlock(&r->mu);
-	} else {
-		fill_chunk(r->fd, c);
-		r->filled++;
-	}
+	fill_chunk(r->fd, c);
 	memcpy(c->mem + LEAD - left, r->map + r->off, left);
 	r->map = c->mem + LEAD - left;
 	r->size = left + c->len;
 	r->off = 0;
 	r->eof = c->eof || c->err;
 	r->rerr = c->err;
-	if (r->threaded) {
-		pthread_mutex_lock(&r->mu);
-		r->used++;
-		pthread_cond_broadcast(&r->cond);
-		pthread_mutex_unlock(&r->mu);
-	} else {
-		r->used++;
-	}
+	r->cur++;
 }
 
 static void free_chunks(struct reader *r)
@@ -123,7 +79,7 @@ static void free_chunks(struct reader *r)
 	}
 }
 
-static int open_mapped(struct reader *r, const char *path, int threads)
+static int open_mapped(struct reader *r, const char *path)
 {
 	uint32_t magic;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), i;
@@ -131,13 +87,11 @@ static int open_mapped(struct reader *r, const char *path, int threads)
 	if (fd < 0)
 		return -1;
 	r->fd = fd;
-	r->nchunks = threads > 1 ? READER_CHUNKS : 2;
-	for (i = 0; i < (int)r->nchunks; i++)
+	for (i = 0; i < READER_CHUNKS; i++)
 		if (!(r->chunk[i].mem = malloc(LEAD + READER_CHUNK)))
 			goto not_ours;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	fill_chunk(fd, &r->chunk[0]);
-	r->filled = 1;
 	r->map = r->chunk[0].mem + LEAD;
 	r->size = r->chunk[0].len;
 	r->eof = r->chunk[0].eof || r->chunk[0].err;
@@ -158,15 +112,6 @@ static int open_mapped(struct reader *r, const char *path, int threads)
 	r->linktype = (int)(get32(r, 20) & 0x03ffffff);	/* the low bits: FCS length above */
 	r->off = 24;
 	r->mapped = 1;
-	if (threads > 1 && !r->eof) {
-		pthread_mutex_init(&r->mu, NULL);
-		pthread_cond_init(&r->cond, NULL);
-		r->threaded = !pthread_create(&r->thread, NULL, read_ahead, r);
-		if (!r->threaded) {	/* one thread, then */
-			pthread_cond_destroy(&r->cond);
-			pthread_mutex_destroy(&r->mu);
-		}
-	}
 	return 0;
 not_ours:
 	close(fd);
@@ -174,18 +119,17 @@ not_ours:
 	r->map = NULL;
 	r->fd = -1;
 	r->size = r->off = 0;
-	r->filled = 0;
 	r->eof = r->rerr = 0;
 	r->err[0] = 0;
 	return -1;
 }
 
-int reader_open(struct reader *r, const char *path, int threads)
+int reader_open(struct reader *r, const char *path)
 {
 	char eb[PCAP_ERRBUF_SIZE] = "";
 
 	memset(r, 0, sizeof(*r));
-	if (!open_mapped(r, path, threads))
+	if (!open_mapped(r, path))
 		return 0;
 	r->fp = fopen(path, "rb");
 	if (!r->fp) {
@@ -276,15 +220,6 @@ pcap_t *reader_pcap(struct reader *r)
 
 void reader_close(struct reader *r)
 {
-	if (r->threaded) {
-		pthread_mutex_lock(&r->mu);
-		r->stop = 1;
-		pthread_cond_broadcast(&r->cond);
-		pthread_mutex_unlock(&r->mu);
-		pthread_join(r->thread, NULL);
-		pthread_cond_destroy(&r->cond);
-		pthread_mutex_destroy(&r->mu);
-	}
 	if (r->mapped && r->fd >= 0)
 		close(r->fd);
 	free_chunks(r);

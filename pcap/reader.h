@@ -2,19 +2,15 @@
 /*
  * Reading a capture file packet by packet, fast.  A classic pcap file
  * (either byte order, microsecond or nanosecond timestamps) is read in
- * chunks of READER_CHUNK bytes into a ring of buffers (two; READER_CHUNKS
- * with threads > 1) and its records walked in place: no copy per packet,
- * no call per packet into
- * libpcap, and the memory of the ring whatever the size of the file
- * (mapping the file instead measured slower here: a TLB miss per page
- * under virtualization costs more than the kernel's copy).  With threads
- * > 1 a thread of the reader's own does the read() calls, so the kernel's
- * copy of the next chunks overlaps the parsing of this one; the records
- * are walked by the caller's thread either way, from the same bytes, so
- * what reader_next() returns does not depend on it.  A record that runs
- * across two chunks is made whole by copying the first part in front of
- * the second.  Anything else (pcapng, compressed) goes through libpcap's
- * offline reader, in the caller's thread.  Every record header is checked
+ * chunks of READER_CHUNK bytes into two buffers in turn and its records
+ * walked in place: no copy per packet, no call per packet into libpcap,
+ * and the memory of two chunks whatever the size of the file (mapping the
+ * file instead measured slower here: a TLB miss per page under
+ * virtualization costs more than the kernel's copy; so did a second thread
+ * reading ahead, the chunks then crossing to the other core's cache).  A
+ * record that runs across two chunks is made whole by copying the first
+ * part in front of the second.  Anything else (pcapng, compressed) goes
+ * through libpcap's offline reader.  Every record header is checked
  * against the end of the data: a record that runs past the end of the
  * file (a capture cut short) ends the reading with an error message, after
  * every whole record before it; a record longer than 1 MiB is not a packet
@@ -28,12 +24,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <pthread.h>
 #include <pcap/pcap.h>
 
 #define READER_REC_MAX (1u << 20)	/* a record longer than this is not a packet */
 #define READER_CHUNK ((size_t)256 << 10)	/* read() this much at a time: a chunk stays in the cache */
-#define READER_CHUNKS 4			/* chunks in the ring: the one parsed, the ones read ahead */
+#define READER_CHUNKS 2			/* the one parsed, the next one */
 
 struct reader_chunk {
 	uint8_t *mem;		/* 16 + READER_REC_MAX bytes for a record's start, then the chunk */
@@ -48,12 +43,7 @@ struct reader {
 	size_t size, off;
 	int fd, eof, rerr;	/* rerr: the read error after the last byte of map */
 	struct reader_chunk chunk[READER_CHUNKS];
-	unsigned nchunks;	/* in use: READER_CHUNKS threaded, 2 in one thread */
-	unsigned long filled, used;	/* chunks filled, chunks done with (the current one is not) */
-	int threaded, stop;
-	pthread_t thread;
-	pthread_mutex_t mu;	/* filled, used and stop, with the threaded reader */
-	pthread_cond_t cond;
+	unsigned long cur;	/* chunks done with; chunk[cur % READER_CHUNKS] is walked */
 	int swapped;
 	uint32_t snaplen;
 	int nano;		/* timestamps' fractions are nanoseconds */
@@ -63,11 +53,8 @@ struct reader {
 	char err[PCAP_ERRBUF_SIZE + 64];
 };
 
-/*
- * 0, or -1 with r->err saying why the file is not a capture.  threads: 1
- * reads in the caller's thread, 2 or more in a thread of the reader's.
- */
-int reader_open(struct reader *r, const char *path, int threads);
+/* 0, or -1 with r->err saying why the file is not a capture. */
+int reader_open(struct reader *r, const char *path);
 /*
  * The next packet: 1 with *hdr (ts.tv_usec holds nanoseconds when r->nano)
  * and *data, 0 at the end, -1 when the file ends inside a record (r->err).
