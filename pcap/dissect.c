@@ -740,16 +740,6 @@ void pkt_brief_of(const struct pkt *k, struct pkt_brief *b)
 	b->mac = pkt_has(k, PKT_L_MACCTL) ? &k->mac : NULL;
 }
 
-static uint16_t be16_at(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be24_at(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
 /*
  * The common packet, each condition one under which pkt_dissect_opts()
  * would set no flag and stop nowhere: see dissect.h.  Offsets are fixed:
@@ -786,7 +776,7 @@ int pkt_brief_fast(const uint8_t *p, size_t caplen, size_t wirelen, int linktype
 		if (ext_len[l] > caplen - off)
 			return 0;	/* cut: the dissector says where */
 		if (l == PKT_L_RETH)
-			b->dma_len = (uint32_t)be16_at(p + off + 12) << 16 | be16_at(p + off + 14);
+			b->dma_len = be32_at(p + off + 12);
 		else if (l == PKT_L_AETH)
 			b->syndrome = p[off];
 		off += ext_len[l];

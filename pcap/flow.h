@@ -56,12 +56,12 @@
 #define FLOW_BUCKETS 64
 #define FLOW_NAK_CODES 32
 #define FLOW_LAT_BUCKETS 256	/* 8 per power of two of nanoseconds */
-#define FLOW_EVENTS 8
+#define FLOW_EVENTS 8		/* first events of each kind kept with time and PSN */
 #define FLOW_OP_REQ 1		/* roce_is_request() */
 #define FLOW_OP_RESP 2		/* roce_is_response() */
 #define FLOW_OP_READ_RESP 4	/* roce_is_read_response() */
 #define FLOW_OP_ACK 8		/* roce_is_ack() */
-#define FLOW_OP_DATA 16		/* roce_has_payload() */		/* first events of each kind kept with time and PSN */
+#define FLOW_OP_DATA 16		/* roce_has_payload() */
 
 struct flow_key {
 	uint8_t src[16], dst[16];

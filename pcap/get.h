@@ -24,6 +24,22 @@ struct get_cursor {
 	int bad;
 };
 
+/* Big-endian fields at p, which the caller has checked are there */
+static inline uint16_t be16_at(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t be24_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static inline uint32_t be32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 /* A cursor over len bytes at p (none when p is NULL) */
 static inline struct get_cursor get_cursor_init(const uint8_t *p, size_t len)
 {
@@ -62,21 +78,21 @@ static inline uint16_t get_be16(struct get_cursor *c)
 {
 	const uint8_t *q = get_take(c, 2);
 
-	return q ? (uint16_t)(q[0] << 8 | q[1]) : 0;
+	return q ? be16_at(q) : 0;
 }
 
 static inline uint32_t get_be24(struct get_cursor *c)
 {
 	const uint8_t *q = get_take(c, 3);
 
-	return q ? (uint32_t)q[0] << 16 | (uint32_t)q[1] << 8 | q[2] : 0;
+	return q ? be24_at(q) : 0;
 }
 
 static inline uint32_t get_be32(struct get_cursor *c)
 {
 	const uint8_t *q = get_take(c, 4);
 
-	return q ? (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3] : 0;
+	return q ? be32_at(q) : 0;
 }
 
 static inline uint64_t get_be64(struct get_cursor *c)
@@ -131,23 +147,17 @@ static inline uint8_t hdr_u8(struct get_cursor *c)
 
 static inline uint16_t hdr_be16(struct get_cursor *c)
 {
-	const uint8_t *q = hdr_take(c, 2);
-
-	return (uint16_t)(q[0] << 8 | q[1]);
+	return be16_at(hdr_take(c, 2));
 }
 
 static inline uint32_t hdr_be24(struct get_cursor *c)
 {
-	const uint8_t *q = hdr_take(c, 3);
-
-	return (uint32_t)q[0] << 16 | (uint32_t)q[1] << 8 | q[2];
+	return be24_at(hdr_take(c, 3));
 }
 
 static inline uint32_t hdr_be32(struct get_cursor *c)
 {
-	const uint8_t *q = hdr_take(c, 4);
-
-	return (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
+	return be32_at(hdr_take(c, 4));
 }
 
 static inline uint64_t hdr_be64(struct get_cursor *c)
