@@ -850,21 +850,11 @@ static int translate(struct xport *x, const struct ibv_wc *in, int n, struct xpo
 static int vb_poll(struct xport *x, struct xport_wc *wc, int max, int timeout_ms)
 {
 	struct vb_x *v = VX(x);
-	uint64_t now, deadline, spin_end;
+	uint64_t now, deadline = 0, spin_end = 0;
 	struct ibv_wc iwc[64];
 
 	if (max > 64)
 		max = 64;
-	if (timeout_ms <= 0) {	/* a look, no clock: callers that spin call this */
-		int n = ibv_poll_cq(v->cq, max, iwc);
-
-		if (n < 0)
-			return xport_fail(x, EIO, "cannot poll the completion queue of %s", v->dev);
-		return n ? translate(x, iwc, n, wc) : 0;
-	}
-	now = clock_ns();
-	deadline = now + (uint64_t)timeout_ms * 1000000ull;
-	spin_end = now + XPORT_SPIN_US * 1000ull;
 	for (;;) {
 		int n = ibv_poll_cq(v->cq, max, iwc);
 		struct pollfd p = { .fd = v->ch->fd, .events = POLLIN };
@@ -873,7 +863,13 @@ static int vb_poll(struct xport *x, struct xport_wc *wc, int max, int timeout_ms
 			return xport_fail(x, EIO, "cannot poll the completion queue of %s", v->dev);
 		if (n > 0)
 			return translate(x, iwc, n, wc);
+		if (timeout_ms <= 0)
+			return 0;	/* a look: callers that spin read no clock here */
 		now = clock_ns();
+		if (!deadline) {
+			deadline = now + (uint64_t)timeout_ms * 1000000ull;
+			spin_end = now + XPORT_SPIN_US * 1000ull;
+		}
 		if (now >= deadline)
 			return 0;
 		if (x->params.poll_mode == XPORT_POLL_BUSY ||
