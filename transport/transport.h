@@ -178,7 +178,8 @@ struct xport_conn {
 };
 
 /* Memory for buffers, on the device's NUMA node where the backend knows
- * it; page aligned.  Free with xport_free(x, p, len). */
+ * it; page aligned, and from 2 MiB on in whole 2 MiB asked to be backed by
+ * transparent huge pages (see transport.c).  Free with xport_free(x, p, len). */
 void *xport_alloc(struct xport *x, size_t len);
 void xport_free(struct xport *x, void *p, size_t len);
 

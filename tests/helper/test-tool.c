@@ -1350,6 +1350,7 @@ static const struct tool_cmd cmds[] = {
 	{ "wire-send", cmd_wire_send },
 	{ "wire-fuzz", cmd_wire_fuzz },
 	{ "tcp-fuzz", tool_tcp_fuzz },
+	{ "xport-alloc", tool_xport_alloc },
 	{ "fleet-fuzz", tool_fleet_fuzz },
 	{ "polar", tool_polar },
 	{ "plan-pairs", tool_plan },

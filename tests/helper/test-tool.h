@@ -37,6 +37,9 @@ int tool_polar(int argc, const char **argv);
 /* pfc-tool.c: probes/counters.c and probes/pfc.c (counter sources, PFC verdicts) */
 int tool_pfc(int argc, const char **argv);
 
+/* xport-tool.c: transport/transport.c's buffer allocator (xport-alloc) */
+int tool_xport_alloc(int argc, const char **argv);
+
 /* macctl-tool.c: pcap/macctl.c (macctl, macctl-fuzz) */
 int tool_macctl(int argc, const char **argv);
 /* pfcap-tool.c: probes/pfcap.c (pfc-inject, pfcap) */
