@@ -15,14 +15,20 @@
 # without a GRH (InfiniBand LID addressing), which rxe refuses ("failed to modify QP to
 # RTR: Invalid argument"), and with -cm1 its rdma_cm client does not bind a source address
 # ("unexpected event from RDMA CM: Event unreachable").  The script says so when it runs.
-# Every pair runs ROUNDS times (default 3), alternating, and the medians are compared: rxe
+# Every pair runs ROUNDS times (default 5), alternating, and the medians are compared: rxe
 # under qemu TCG is software on emulated CPUs, so single runs are noisy.  Ratios are
 # fabscope/peer: for bandwidth higher is better, for latency lower.  Absolute figures mean
 # nothing here (TCG); the ratios do.  Output: a table, and bench-out/verbs-bench.jsonl.
 set -euo pipefail
 srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-ROUNDS=3
-[[ ${1:-} == -r ]] && ROUNDS=$2
+ROUNDS=5
+case ${1:-} in
+'') ;;
+-r) [[ ${2:-} =~ ^[1-9][0-9]*$ && $# == 2 ]] ||
+	{ echo "verbs-bench: -r needs a number of rounds, 1 or more (usage: bench/verbs-bench.sh [-r ROUNDS])" >&2; exit 2; }
+	ROUNDS=$2 ;;
+*) echo "verbs-bench: unknown argument '$1' (usage: bench/verbs-bench.sh [-r ROUNDS])" >&2; exit 2 ;;
+esac
 out=$srcdir/bench-out
 mkdir -p "$out"
 tmp=$(mktemp -d /tmp/fabscope-verbs-bench.XXXXXX)
