@@ -15,6 +15,7 @@
  * With -b both sides send and each measures its own direction.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,6 +248,12 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 	uint64_t last_ctl = 0, last_progress, t_drain = 0, t_fin = 0;
 	uint64_t tmo = (uint64_t)c->timeout_ms * 1000000ull;
 	int rc = 0, sent_fin = 0, i, n;
+	/* The target of one-sided WRITEs or READs on a hardware transport has
+	 * no completions to wait for (its NIC serves the peer): it sleeps on the
+	 * control connection instead of polling, which with --poll busy would
+	 * spin a core away from the sender (or, on rxe, from the NIC itself). */
+	int idle = !sending && !(c->x->ops->caps & XPORT_CAP_SOFTWARE) &&
+		   (c->op == XPORT_OP_WRITE || c->op == XPORT_OP_READ);
 
 	*peer_fin = *my_fin = NULL;
 	s.f = calloc((size_t)o->flows, sizeof(*s.f));
@@ -286,7 +293,14 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 			sent_fin = 1;
 			t_fin = clock_ns();
 		}
-		n = xport_poll(c->x, wc, 64, s.sending && !s.done && !window_full ? 0 : 5);
+		if (idle) {	/* nothing to poll: wait for the peer's message */
+			struct pollfd pf = { .fd = c->ctl, .events = POLLIN };
+
+			poll(&pf, 1, sent_fin ? 100 : 5);
+			n = 0;
+		} else {
+			n = xport_poll(c->x, wc, 64, s.sending && !s.done && !window_full ? 0 : 5);
+		}
 		if (n < 0) {
 			rc = fs_err_env("polling completions: %s", xport_errmsg(c->x));
 			goto out;

@@ -75,6 +75,15 @@ test_expect_success VM 'bw -b: both directions and their sum; send with inline d
 	test "$(rc bw-imm)" = 0 && agg bw-imm ".[0].metrics.msgs == 600"
 '
 
+test_expect_success VM 'bw --poll busy: the target of one-sided WRITEs sleeps instead of spinning' '
+	test "$(rc bw-busy-write)" = 0 &&
+	agg bw-busy-write ".[0] | .metrics.msgs > 0 and .metrics.bw_gbps > 0" &&
+	read -r t0 t1 w0 w1 hz <"$R/bw-busy-server-cpu.txt" &&
+	wall=$(( (w1 - w0) * hz / 1000000000 )) &&
+	echo "server CPU: $((t1 - t0)) ticks in $wall ticks of the run" &&
+	test $wall -gt 0 && test $(( (t1 - t0) * 4 )) -lt $wall
+'
+
 test_expect_success VM 'lat: send and write ping-pong, ordered percentiles; a size sweep' '
 	for n in lat-send lat-write; do
 		test "$(rc $n)" = 0 &&

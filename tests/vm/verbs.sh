@@ -66,6 +66,12 @@ client bw-1byte bw $SRV -p 18600 -s 1 -n 500 --json
 client bw-sweep bw $SRV -p 18600 -a -n 8 --json
 client bw-bidir bw $SRV -p 18600 -b -q 2 -n 200 --json
 client bw-imm bw $SRV -p 18600 --op send -q 2 -s 4K -n 300 --inline 64 --json
+# --poll busy WRITEs for 2 s: the server, the target of one-sided WRITEs, has
+# nothing to poll and must sleep (its CPU time, in clock ticks, before and after)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+t0=$(cpu_ticks "${pids[0]}") w0=$(date +%s%N)
+client bw-busy-write bw $SRV -p 18600 --op write -s 64K -D 2 --poll busy --json
+echo "$t0 $(cpu_ticks "${pids[0]}") $w0 $(date +%s%N) $(getconf CLK_TCK)" >"$T/bw-busy-server-cpu.txt"
 # latency, both ops, percentiles
 client lat-send lat $SRV -p 18601 -n 2000 --json
 client lat-write lat $SRV -p 18601 -n 2000 --op write --json
