@@ -294,9 +294,7 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 			t_fin = clock_ns();
 		}
 		if (idle) {	/* nothing to poll: wait for the peer's message */
-			struct pollfd pf = { .fd = c->ctl, .events = POLLIN };
-
-			poll(&pf, 1, sent_fin ? 100 : 5);
+			net_wait(c->ctl, POLLIN, 100);
 			n = 0;
 		} else {
 			n = xport_poll(c->x, wc, 64, s.sending && !s.done && !window_full ? 0 : 5);
