@@ -145,4 +145,11 @@ test_expect_success $NETNS_PREREQS 'up again rebuilds (here unshaped); down is i
 	test_expect_exit 1 "$NETNS_PAIR" info -p $NETNS_PFX 2>err && one_line err
 '
 
+test_expect_success 'verbs-bench: a bad -r or an unknown argument is exit 2 with one line' '
+	test_expect_code 2 bash "$SRCDIR/bench/verbs-bench.sh" -r 0 2>err &&
+	test "$(wc -l <err)" = 1 && test_grep "rounds, 1 or more" err &&
+	test_expect_code 2 bash "$SRCDIR/bench/verbs-bench.sh" --fast 2>err &&
+	test "$(wc -l <err)" = 1 && test_grep "unknown argument" err
+'
+
 test_done
