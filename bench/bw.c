@@ -6,12 +6,18 @@
  * asks for a completion every --cq-mod messages; a completion means the
  * data is placed at the peer (see transport.h), so bytes are counted only
  * when delivered.  Each flow's window opens at a completion (the one that
- * ends its warm-up messages, or the first after the warm-up time) and
- * closes at its last completion, so both ends of the window sit on exact
- * delivered-byte boundaries.  The aggregate is all flows' bytes over the span
- * from the first window's opening to the last one's closing (a sum of the
- * per-flow rates would overstate it: flows that finish draining early leave
- * the link to the others).
+ * ends its warm-up messages, or the first after the warm-up time) and closes
+ * at a completion, so both ends sit on exact delivered-byte boundaries:
+ *  - a timed run (-D) closes it at the last completion before posting stops
+ *    (or, if none came in time, the first after).  Every window then lies
+ *    where all flows are sending, and the aggregate is the sum of the
+ *    per-flow rates.  The drain of the messages still in flight is left out:
+ *    flows finish it one after another, and the link is no longer full (as
+ *    perftest leaves out its last margin);
+ *  - a counted run (-n) closes it at the completion of its last message, and
+ *    the aggregate is all flows' bytes over the span from the first window's
+ *    opening to the last one's closing (a sum of rates would overstate it:
+ *    flows that finish early leave the link to the others).
  * With -b both sides send and each measures its own direction.
  */
 #include <errno.h>
@@ -32,6 +38,8 @@ struct bw_flow {
 	uint64_t last_signaled;	/* index of the last signaled message */
 	int state;		/* WARM, ARMED (opens at next completion), MEASURING */
 	uint64_t mark;		/* completed when the window opened */
+	uint64_t end;		/* completed when the window closed (so far) */
+	uint64_t wu;		/* the warm-up's last message (signaled; 0: none) */
 	uint64_t target;	/* -n: stop posting at this count (0: not yet known) */
 	uint64_t t_mark, t_last;
 	int fenced;		/* the zero-length signaled op that ends the run */
@@ -84,25 +92,36 @@ static int post_recvs(struct ptp_ctx *c)
 	return 0;
 }
 
-/* A completion arrived on flow f at time now: open its window if due
- * (timed runs; counted runs open theirs when posting, see post_some). */
+/* A completion arrived on flow f at time now: open its window if due (a
+ * counted run without warm-up opens it at its first post, see post_some). */
 static void flow_completed(const struct ptp_opts *o, struct bw_side *s,
 			   struct bw_flow *f, uint64_t upto, uint64_t now)
 {
 	if (upto > f->completed)
 		f->completed = upto;
-	f->t_last = now;
-	if (o->iters)
+	if (f->state == MEASURING) {
+		/* a timed run's window closes before the drain (see the top) */
+		if (o->iters || !s->t_stop || now < s->t_stop || f->end == f->mark) {
+			f->end = f->completed;
+			f->t_last = now;
+		}
 		return;
-	if (f->state == WARM && o->warmup_iters && f->completed >= o->warmup_iters)
-		f->state = ARMED;	/* the warm-up's last message is this one */
-	if (f->state != ARMED)
-		return;
+	}
+	if (o->iters) {
+		/* counted: the window opens as the warm-up's last message
+		 * completes, so it is not stretched by the warm-up's messages
+		 * still in flight, and holds exactly -n messages */
+		if (!f->wu || f->completed < f->wu)
+			return;
+	} else {
+		if (f->state == WARM && f->wu && f->completed >= f->wu)
+			f->state = ARMED;	/* the warm-up's last message is this one */
+		if (f->state != ARMED)
+			return;
+	}
 	f->state = MEASURING;
-	f->mark = f->completed;
-	f->t_mark = now;
-	if (o->iters)
-		f->target = f->mark + o->iters;
+	f->mark = f->end = f->completed;
+	f->t_mark = f->t_last = now;
 }
 
 /* Time-based warm-up: arm every flow once the warm-up time has passed. */
@@ -117,18 +136,26 @@ static void check_warm_time(const struct ptp_opts *o, struct bw_side *s)
 	s->armed = 1;
 	if (!o->iters)
 		s->t_stop = now + (uint64_t)(o->duration * 1e9);
-	for (i = 0; i < o->flows; i++)
-		if (s->f[i].state == WARM)
-			s->f[i].state = ARMED;
+	for (i = 0; i < o->flows; i++) {
+		struct bw_flow *f = &s->f[i];
+
+		if (f->state != WARM)
+			continue;
+		f->state = ARMED;
+		if (o->iters && f->posted) {	/* the next message ends the warm-up */
+			f->wu = f->posted + 1;
+			f->target = f->wu + o->iters;
+		}
+	}
 }
 
 static int stop_posting(const struct ptp_opts *o, const struct bw_side *s,
 			const struct bw_flow *f)
 {
+	if (o->iters)	/* counted: the target is known once the warm-up's end is */
+		return f->target && f->posted >= f->target;
 	if (f->state != MEASURING)	/* its window must open first */
 		return 0;
-	if (o->iters)
-		return f->posted >= f->target;
 	if (!s->t_stop && f->state == MEASURING)	/* count warm-up, timed run */
 		((struct bw_side *)s)->t_stop = f->t_mark + (uint64_t)(o->duration * 1e9);
 	return s->t_stop && clock_ns() >= s->t_stop;
@@ -147,17 +174,17 @@ static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
 		while (!stop_posting(o, s, f) && f->posted - f->completed < s->depth) {
 			uint64_t idx = f->posted + 1;
 
-			/* a counted run: the window opens as its first message is
-			 * posted and holds exactly -n messages (as perftest counts) */
-			if (o->iters && f->state != MEASURING &&
-			    (f->state == ARMED || (o->warmup_iters && f->posted == o->warmup_iters))) {
+			/* a counted run without warm-up: the window opens as its
+			 * first message is posted, nothing being in flight yet, and
+			 * holds exactly -n messages (as perftest counts) */
+			if (o->iters && f->state == ARMED && !f->wu) {
 				f->state = MEASURING;
-				f->mark = f->posted;
-				f->t_mark = clock_ns();
+				f->mark = f->end = f->posted;
+				f->t_mark = f->t_last = clock_ns();
 				f->target = f->mark + o->iters;
 			}
 			int sig = idx % s->cq_mod == 0 || idx == f->target ||
-				  idx == o->warmup_iters;
+				  idx == f->wu;
 			struct xport_wr wr = {
 				.op = c->op, .flow = i, .wr_id = idx,
 				.flags = sig ? XPORT_WR_SIGNALED : 0,
@@ -226,7 +253,7 @@ static json_t *side_json(const struct ptp_ctx *c, const struct bw_side *s, uint6
 
 	for (i = 0; s->sending && i < c->o->flows; i++) {
 		const struct bw_flow *f = &s->f[i];
-		uint64_t m = f->completed - f->mark;
+		uint64_t m = f->end - f->mark;
 
 		json_array_append_new(flows, json_pack("{s:I, s:I, s:f, s:f}",
 			"msgs", (json_int_t)m, "bytes", (json_int_t)(m * size),
@@ -259,6 +286,11 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 	s.f = calloc((size_t)o->flows, sizeof(*s.f));
 	if (!s.f)
 		return fs_err_env("out of memory");
+	for (i = 0; i < o->flows; i++) {
+		s.f[i].wu = (uint64_t)o->warmup_iters;
+		if (o->iters && s.f[i].wu)
+			s.f[i].target = s.f[i].wu + o->iters;
+	}
 	s.depth = (uint64_t)o->tx_depth;
 	if (s.depth * size > BW_MAX_INFLIGHT)
 		s.depth = BW_MAX_INFLIGHT / size ? BW_MAX_INFLIGHT / size : 1;
@@ -380,7 +412,7 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 		     int client_is_src, json_t *src_info, json_t *agg_both)
 {
 	json_t *flows = json_object_get(fin, "flows"), *v, *tmpl;
-	double t0 = 1e300, t1 = 0;
+	double t0 = 1e300, t1 = 0, sum_bw = 0, sum_rate = 0;
 	json_int_t tot_msgs = 0, tot_bytes = 0;
 	size_t i;
 
@@ -404,6 +436,10 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 		json_decref(r);
 		tot_msgs += m;
 		tot_bytes += b;
+		if (dur > 0) {
+			sum_bw += (double)b * 8 / dur / 1e9;
+			sum_rate += (double)m / dur / 1e6;
+		}
 		if (start < t0)
 			t0 = start;
 		if (start + dur > t1)
@@ -411,10 +447,16 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 	}
 	v = record_derive(tmpl, "aggregate");
 	t1 = t1 > t0 ? t1 - t0 : 0;	/* the span */
-	json_object_set_new(v, "metrics", json_pack("{s:f, s:f, s:I, s:I, s:f}",
-		"bw_gbps", t1 > 0 ? (double)tot_bytes * 8 / t1 / 1e9 : 0.0,
-		"msg_rate_mpps", t1 > 0 ? (double)tot_msgs / t1 / 1e6 : 0.0,
-		"bytes", tot_bytes, "msgs", tot_msgs, "duration_s", t1));
+	if (!c->o->iters) {	/* timed: the windows overlap, rates add up (see the top) */
+		json_object_set_new(v, "metrics", json_pack("{s:f, s:f, s:I, s:I, s:f}",
+			"bw_gbps", sum_bw, "msg_rate_mpps", sum_rate,
+			"bytes", tot_bytes, "msgs", tot_msgs, "duration_s", t1));
+	} else {
+		json_object_set_new(v, "metrics", json_pack("{s:f, s:f, s:I, s:I, s:f}",
+			"bw_gbps", t1 > 0 ? (double)tot_bytes * 8 / t1 / 1e9 : 0.0,
+			"msg_rate_mpps", t1 > 0 ? (double)tot_msgs / t1 / 1e6 : 0.0,
+			"bytes", tot_bytes, "msgs", tot_msgs, "duration_s", t1));
+	}
 	out_record(out, v);
 	if (agg_both) {
 		json_t *m = json_object_get(agg_both, "metrics");
