@@ -50,7 +50,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT(0, "qp-timeout", &o->qp_timeout, "N", "local ACK timeout, 4.096 us << N (default 14: 67 ms, as perftest; 18 on Soft-RoCE); larger for slow or lossy peers", 1, 31),
 		OPT_INT(0, "flow-label", &o->flow_label_i, "N", "GRH flow label of flow 0, flow i gets N+i: the UDP source port on mlx5 (rxe ignores it)", 1, 0xFFFFF),
 		OPT_INT(0, "inline", &o->inline_size, "BYTES", "send messages up to this size inline (default: lat 236, as perftest; bw 0)", 0, 4096),
-		OPT_STRING(0, "poll", &o->poll, "MODE", "how to wait for completions: busy (spin), event (sleep), adaptive (spin 50 us, then sleep); default: event"),
+		OPT_STRING(0, "poll", &o->poll, "MODE", "how to wait for completions: busy (spin), event (sleep), adaptive (spin 50 us, then sleep); default: event; a server given --poll keeps its own"),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o->json, "print the records as one JSON array instead of a table"),
 		OPT_STRING('o', "output", &o->output, "FILE", "also write the records to FILE as a JSON array, flushed record by record"),
@@ -121,8 +121,12 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 		o->inline_size = is_bw || strcmp(o->transport, "verbs") ? 0 : 236;
 	if (o->mtu && (o->mtu & (o->mtu - 1)))
 		return fs_err_usage("invalid MTU %d: use 256, 512, 1024, 2048 or 4096", o->mtu);
-	if (o->server)
-		return 0;	/* the client's parameters rule the session */
+	if (o->poll && xport_poll_mode_parse(o->poll, NULL))
+		return fs_err_usage("unknown --poll mode '%s': use busy, event or adaptive", o->poll);
+	if (o->server) {	/* the client's parameters rule the session ... */
+		o->server_poll = o->poll;	/* ... but for a --poll of its own */
+		return 0;
+	}
 	if (o->iters && o->duration)
 		return fs_err_usage("-n and -D exclude each other: give a count or a duration");
 	if (o->sweep && o->size)
@@ -143,8 +147,6 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 				    is_bw ? "write, send or read" : "send or write");
 	if (!o->poll)
 		o->poll = "event";
-	if (xport_poll_mode_parse(o->poll, NULL))
-		return fs_err_usage("unknown --poll mode '%s': use busy, event or adaptive", o->poll);
 	if (!is_bw && o->flows > 1)
 		return fs_err_usage("lat measures one flow at a time: drop -q");
 	if (!is_bw && o->bidir)
@@ -535,6 +537,12 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 	if (rc || (rc = ptp_recv(c, &m, "hello")))
 		return rc;
 	peer_node = json_string_value(json_object_get(m, "node"));
+	{	/* the server's poll mode, when it is not ours, goes in the records */
+		const char *pp = json_string_value(json_object_get(m, "poll"));
+
+		if (pp && !xport_poll_mode_parse(pp, NULL))
+			snprintf(c->peer_poll, sizeof(c->peer_poll), "%s", pp);
+	}
 	if (json_integer_value(json_object_get(m, "version")) != wire_version()) {
 		rc = fs_err_env("protocol version mismatch with %s: it speaks %lld, this side %d; run the same fabscope version on both ends",
 				name, (long long)json_integer_value(json_object_get(m, "version")),
@@ -658,11 +666,14 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 		rc = fs_err_usage("client %s: %s", name, why);
 		goto out_m;
 	}
+	if (o->server_poll)	/* how this node waits is its own business */
+		so.poll = o->server_poll;
 	if (record_labels(&o->labels, &c.labels, &proto))
 		c.labels = json_object();
-	rc = ptp_send(&c, json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", "hello",
+	rc = ptp_send(&c, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "type", "hello",
 				    "proto", PTP_PROTO, "version", wire_version(),
-				    "tool_version", FABSCOPE_VERSION, "node", node_name(o)));
+				    "tool_version", FABSCOPE_VERSION, "node", node_name(o),
+				    "poll", so.poll));
 	if (rc)
 		goto out_m;
 	/* data flows listen where the client reached us, unless --bind says */
@@ -778,6 +789,9 @@ json_t *ptp_record(struct ptp_ctx *c, uint64_t size, int client_is_src)
 		"warmup_iters", (json_int_t)o->warmup_iters, "warmup_s", o->warmup_s,
 		"tx_depth", o->tx_depth, "cq_mod", o->cq_mod, "post_list", o->post_list,
 		"poll", o->poll, "bidir", o->bidir));
+	if (!c->is_server && c->peer_poll[0] && strcmp(c->peer_poll, o->poll))
+		json_object_set_new(json_object_get(r, "params"), "server_poll",
+				    json_string(c->peer_poll));
 	json_object_set_new(r, "status", json_string("ok"));
 	return r;
 }

@@ -48,6 +48,7 @@ struct ptp_opts {
 	/* derived */
 	uint64_t warmup_iters;
 	double warmup_s;
+	const char *server_poll;	/* a server's own --poll (NULL: the client's) */
 };
 
 /* What the engines need while they run. */
@@ -67,6 +68,7 @@ struct ptp_ctx {
 	json_t *flows_info;		/* array of per-flow transport facts */
 	json_t *labels;
 	const char *peer_name;		/* "10.0.0.2:18520" for messages */
+	char peer_poll[16];		/* client: the server's poll mode */
 };
 
 /* Fill the option table entries common to bw and lat; returns the count. */

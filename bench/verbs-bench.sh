@@ -5,8 +5,9 @@
 #   bench/verbs-bench.sh [-r ROUNDS]
 #
 # In the VM (ci/rxe-vm -n 2): server side rxe1 (10.1.0.1), client side rxe2 (10.1.0.2).
-# bw: 64K and 1M messages, 1 and 4 QPs, 2 s each, both tools polling their CQs busily
-#     (perftest's default; its -e is not used):
+# bw: 64K and 1M messages, 1 and 4 QPs, 2 s each, both clients polling their CQs busily
+#     (perftest's default; its -e is not used); fabscope's server sleeps (its own --poll event:
+#     as the receiver of SENDs it only reposts receives), perftest's receiver spins:
 #     fabscope bw -t verbs --op write|read|send --poll busy  vs  ib_write_bw / ib_read_bw / ib_send_bw
 # lat: 2-byte ping-pong, busy polling (perftest's way):
 #     fabscope lat --op send|write --poll busy     vs  ib_send_lat / ib_write_lat

@@ -291,6 +291,16 @@ test_expect_success $P,PERL 'a server whose last client failed still exits 0 on 
 	test "$(cat term.rc)" = 0
 '
 
+test_expect_success $P 'a server given --poll keeps its own mode; the client'"'"'s records name it' '
+	ptp_server own.log bw $(ptp_port 7) --poll event --once &&
+	own_pid=$ptp_pid &&
+	fs_expect 0 bw 127.0.0.1 -p $(ptp_port 7) --poll busy -n 2000 -s 4K --json &&
+	jq -e "length > 0 and all(.[]; .params.poll == \"busy\" and .params.server_poll == \"event\")" out >/dev/null &&
+	{ wait $own_pid; echo $? >own.rc; } && ptp_reap $own_pid && test "$(cat own.rc)" = 0 &&
+	fs_expect 0 bw 127.0.0.1 -p $PORT_BW --poll busy -n 2000 -s 4K --json &&
+	jq -e "length > 0 and all(.[]; .params.poll == \"busy\" and (.params | has(\"server_poll\") | not))" out >/dev/null
+'
+
 test_expect_success $P 'the long-lived servers are still up at the end, and stop on SIGTERM with exit 0' '
 	server_alive $bw_pid bw.log &&
 	server_alive $lat_pid lat.log &&
