@@ -50,9 +50,15 @@ enum { WARM, ARMED, MEASURING };
 /* Bytes in flight per flow are capped: deep queues of huge messages only
  * make the end of a timed run drain for long (8 MiB is still 16 times the
  * bandwidth-delay product of a 400 Gb/s link with a 10 us round trip).
+ * READs get up to BW_READ_INFLIGHT over all flows: a READ's data leaves the
+ * responder only after its request has crossed, and a responder that works
+ * through one READ after another (rxe: one QP's READs in turn on one CPU)
+ * stays busy only with many queued; with 1 MiB READs on rxe, 128 MiB in
+ * flight gave 1.2-1.7 times the rate of 8 MiB in 6 rounds out of 6.
  * Completions are asked for at least every BW_SIGNAL_BYTES so that windows
  * open and close on fine-grained boundaries. */
 #define BW_MAX_INFLIGHT (8u << 20)
+#define BW_READ_INFLIGHT (128u << 20)
 #define BW_SIGNAL_BYTES (256u << 10)
 
 struct bw_side {		/* what one side measured for one size */
@@ -273,7 +279,7 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 	struct bw_side s = { .sending = sending };
 	struct xport_wc wc[64];
 	uint64_t last_ctl = 0, last_progress, t_drain = 0, t_fin = 0;
-	uint64_t tmo = (uint64_t)c->timeout_ms * 1000000ull;
+	uint64_t tmo = (uint64_t)c->timeout_ms * 1000000ull, cap = BW_MAX_INFLIGHT;
 	int rc = 0, sent_fin = 0, i, n;
 	/* The target of one-sided WRITEs or READs on a hardware transport has
 	 * no completions to wait for (its NIC serves the peer): it sleeps on the
@@ -292,8 +298,10 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 			s.f[i].target = s.f[i].wu + o->iters;
 	}
 	s.depth = (uint64_t)o->tx_depth;
-	if (s.depth * size > BW_MAX_INFLIGHT)
-		s.depth = BW_MAX_INFLIGHT / size ? BW_MAX_INFLIGHT / size : 1;
+	if (c->op == XPORT_OP_READ && BW_READ_INFLIGHT / (uint64_t)o->flows > cap)
+		cap = BW_READ_INFLIGHT / (uint64_t)o->flows;
+	if (s.depth * size > cap)
+		s.depth = cap / size ? cap / size : 1;
 	s.cq_mod = (uint64_t)o->cq_mod;
 	if (s.cq_mod > (s.depth + 1) / 2)
 		s.cq_mod = (s.depth + 1) / 2;
