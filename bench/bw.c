@@ -5,16 +5,19 @@
  * The sender keeps up to --tx-depth messages outstanding on every flow and
  * asks for a completion every --cq-mod messages; a completion means the
  * data is placed at the peer (see transport.h), so bytes are counted only
- * when delivered.  Each flow's window opens at a completion (the one that
- * ends its warm-up messages, or the first after the warm-up time) and closes
- * at a completion, so both ends sit on exact delivered-byte boundaries:
- *  - a timed run (-D) closes it at the last completion before posting stops
+ * when delivered.
+ *  - a timed run (-D) opens each flow's window at a completion (the one that
+ *    ends its warm-up messages, or the first after the warm-up time), so
+ *    both ends sit on exact delivered-byte boundaries, and closes it at the
+ *    last completion before posting stops
  *    (or, if none came in time, the first after).  Every window then lies
  *    where all flows are sending, and the aggregate is the sum of the
  *    per-flow rates.  The drain of the messages still in flight is left out:
  *    flows finish it one after another, and the link is no longer full (as
  *    perftest leaves out its last margin);
- *  - a counted run (-n) closes it at the completion of its last message, and
+ *  - a counted run (-n) lets its warm-up complete, opens the window as it
+ *    posts its first measured message into an empty pipe (as perftest
+ *    counts), closes it at the completion of its last message, and
  *    the aggregate is all flows' bytes over the span from the first window's
  *    opening to the last one's closing (a sum of rates would overstate it:
  *    flows that finish early leave the link to the others).
@@ -99,7 +102,7 @@ static int post_recvs(struct ptp_ctx *c)
 }
 
 /* A completion arrived on flow f at time now: open its window if due (a
- * counted run without warm-up opens it at its first post, see post_some). */
+ * counted run opens it at its first measured post, see post_some). */
 static void flow_completed(const struct ptp_opts *o, struct bw_side *s,
 			   struct bw_flow *f, uint64_t upto, uint64_t now)
 {
@@ -113,18 +116,12 @@ static void flow_completed(const struct ptp_opts *o, struct bw_side *s,
 		}
 		return;
 	}
-	if (o->iters) {
-		/* counted: the window opens as the warm-up's last message
-		 * completes, so it is not stretched by the warm-up's messages
-		 * still in flight, and holds exactly -n messages */
-		if (!f->wu || f->completed < f->wu)
-			return;
-	} else {
-		if (f->state == WARM && f->wu && f->completed >= f->wu)
-			f->state = ARMED;	/* the warm-up's last message is this one */
-		if (f->state != ARMED)
-			return;
-	}
+	if (o->iters)
+		return;
+	if (f->state == WARM && f->wu && f->completed >= f->wu)
+		f->state = ARMED;	/* the warm-up's last message is this one */
+	if (f->state != ARMED)
+		return;
 	f->state = MEASURING;
 	f->mark = f->end = f->completed;
 	f->t_mark = f->t_last = now;
@@ -155,6 +152,14 @@ static void check_warm_time(const struct ptp_opts *o, struct bw_side *s)
 	}
 }
 
+/* A counted run whose warm-up is all posted: it waits for it to complete
+ * before it posts its first measured message (see post_some). */
+static int warmup_draining(const struct ptp_opts *o, const struct bw_flow *f)
+{
+	return o->iters && f->state != MEASURING && f->wu && f->posted >= f->wu &&
+	       f->completed < f->wu;
+}
+
 static int stop_posting(const struct ptp_opts *o, const struct bw_side *s,
 			const struct bw_flow *f)
 {
@@ -180,10 +185,16 @@ static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
 		while (!stop_posting(o, s, f) && f->posted - f->completed < s->depth) {
 			uint64_t idx = f->posted + 1;
 
-			/* a counted run without warm-up: the window opens as its
-			 * first message is posted, nothing being in flight yet, and
-			 * holds exactly -n messages (as perftest counts) */
-			if (o->iters && f->state == ARMED && !f->wu) {
+			/* a counted run: the window opens as its first measured
+			 * message is posted and holds exactly -n messages (as
+			 * perftest counts).  The warm-up's messages complete first:
+			 * still in flight, they would stretch the window (and a
+			 * window opened at a completion could share its poll, and
+			 * so its time, with the last one) */
+			if (warmup_draining(o, f))
+				break;
+			if (o->iters && f->state != MEASURING &&
+			    (f->wu ? f->posted >= f->wu : f->state == ARMED)) {
 				f->state = MEASURING;
 				f->mark = f->end = f->posted;
 				f->t_mark = f->t_last = clock_ns();
@@ -205,7 +216,7 @@ static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
 			if (sig)
 				f->last_signaled = idx;
 			if (nl < o->post_list && !stop_posting(o, s, f) &&
-			    f->posted - f->completed < s->depth)
+			    f->posted - f->completed < s->depth && !warmup_draining(o, f))
 				continue;	/* the list grows */
 			rc = xport_post_list(c->conn, list, nl);
 			nl = 0;
@@ -322,7 +333,8 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 			if (!t_drain && all_stopped(o, &s))
 				t_drain = clock_ns();	/* only completions to come */
 			for (i = 0; i < o->flows; i++)
-				if (s.f[i].posted - s.f[i].completed < s.depth)
+				if (s.f[i].posted - s.f[i].completed < s.depth &&
+				    !warmup_draining(o, &s.f[i]))
 					window_full = 0;
 		}
 		if ((!s.sending || s.done) && !sent_fin) {
