@@ -145,10 +145,8 @@ static void check_warm_time(const struct ptp_opts *o, struct bw_side *s)
 		if (f->state != WARM)
 			continue;
 		f->state = ARMED;
-		if (o->iters && f->posted) {	/* the next message ends the warm-up */
+		if (o->iters && f->posted)	/* the next message ends the warm-up */
 			f->wu = f->posted + 1;
-			f->target = f->wu + o->iters;
-		}
 	}
 }
 
@@ -163,7 +161,7 @@ static int warmup_draining(const struct ptp_opts *o, const struct bw_flow *f)
 static int stop_posting(const struct ptp_opts *o, const struct bw_side *s,
 			const struct bw_flow *f)
 {
-	if (o->iters)	/* counted: the target is known once the warm-up's end is */
+	if (o->iters)	/* counted: the target is set as the window opens */
 		return f->target && f->posted >= f->target;
 	if (f->state != MEASURING)	/* its window must open first */
 		return 0;
@@ -303,11 +301,8 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 	s.f = calloc((size_t)o->flows, sizeof(*s.f));
 	if (!s.f)
 		return fs_err_env("out of memory");
-	for (i = 0; i < o->flows; i++) {
+	for (i = 0; i < o->flows; i++)
 		s.f[i].wu = (uint64_t)o->warmup_iters;
-		if (o->iters && s.f[i].wu)
-			s.f[i].target = s.f[i].wu + o->iters;
-	}
 	s.depth = (uint64_t)o->tx_depth;
 	if (c->op == XPORT_OP_READ && BW_READ_INFLIGHT / (uint64_t)o->flows > cap)
 		cap = BW_READ_INFLIGHT / (uint64_t)o->flows;
@@ -432,7 +427,7 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 		     int client_is_src, json_t *src_info, json_t *agg_both)
 {
 	json_t *flows = json_object_get(fin, "flows"), *v, *tmpl;
-	double t0 = 1e300, t1 = 0, sum_bw = 0, sum_rate = 0;
+	double t0 = 1e300, t1 = 0, agg_bw = 0, agg_rate = 0;
 	json_int_t tot_msgs = 0, tot_bytes = 0;
 	size_t i;
 
@@ -457,8 +452,8 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 		tot_msgs += m;
 		tot_bytes += b;
 		if (dur > 0) {
-			sum_bw += (double)b * 8 / dur / 1e9;
-			sum_rate += (double)m / dur / 1e6;
+			agg_bw += (double)b * 8 / dur / 1e9;
+			agg_rate += (double)m / dur / 1e6;
 		}
 		if (start < t0)
 			t0 = start;
@@ -467,16 +462,13 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 	}
 	v = record_derive(tmpl, "aggregate");
 	t1 = t1 > t0 ? t1 - t0 : 0;	/* the span */
-	if (!c->o->iters) {	/* timed: the windows overlap, rates add up (see the top) */
-		json_object_set_new(v, "metrics", json_pack("{s:f, s:f, s:I, s:I, s:f}",
-			"bw_gbps", sum_bw, "msg_rate_mpps", sum_rate,
-			"bytes", tot_bytes, "msgs", tot_msgs, "duration_s", t1));
-	} else {
-		json_object_set_new(v, "metrics", json_pack("{s:f, s:f, s:I, s:I, s:f}",
-			"bw_gbps", t1 > 0 ? (double)tot_bytes * 8 / t1 / 1e9 : 0.0,
-			"msg_rate_mpps", t1 > 0 ? (double)tot_msgs / t1 / 1e6 : 0.0,
-			"bytes", tot_bytes, "msgs", tot_msgs, "duration_s", t1));
+	if (c->o->iters) {	/* counted: bytes over the span; timed: rates add up (see the top) */
+		agg_bw = t1 > 0 ? (double)tot_bytes * 8 / t1 / 1e9 : 0.0;
+		agg_rate = t1 > 0 ? (double)tot_msgs / t1 / 1e6 : 0.0;
 	}
+	json_object_set_new(v, "metrics", json_pack("{s:f, s:f, s:I, s:I, s:f}",
+		"bw_gbps", agg_bw, "msg_rate_mpps", agg_rate,
+		"bytes", tot_bytes, "msgs", tot_msgs, "duration_s", t1));
 	out_record(out, v);
 	if (agg_both) {
 		json_t *m = json_object_get(agg_both, "metrics");
