@@ -48,8 +48,11 @@ int coll_post(struct coll_comm *c, int peer, int is_recv, uint64_t wr_id, const 
 	int rc = xport_post(c->conn[peer], &wr);
 
 	if (rc) {
-		snprintf(c->err, sizeof(c->err), "cannot post a %s for rank %d: %s",
-			 is_recv ? "receive" : "send", peer, xport_errmsg(c->x));
+		char who[128];
+
+		snprintf(c->err, sizeof(c->err), "cannot post a %s for %s: %s",
+			 is_recv ? "receive" : "send", coll_rank_str(c, peer, who, sizeof(who)),
+			 xport_errmsg(c->x));
 		return rc == -ENOTCONN ? -FS_EXIT_PEER : -FS_EXIT_ENV;
 	}
 	return 0;

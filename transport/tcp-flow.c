@@ -160,7 +160,8 @@ static void flow_break(struct tcp_flow *f, enum xport_wc_status st,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	net_addr_str(&f->peer, peer, sizeof(peer));
-	xport_fail(x, ECONNRESET, "tcp flow %d to %s: %s", f->idx, peer, msg);
+	snprintf(f->why, sizeof(f->why), "tcp flow %d to %s: %s", f->idx, peer, msg);
+	xport_fail(x, ECONNRESET, "%s", f->why);
 	for (i = f->sq.head; i < f->sq.tail; i++) {
 		struct sqe *e = tcp_ring_at(&f->sq, i);
 
@@ -261,7 +262,7 @@ void tcp_flow_flush(struct tcp_flow *f)
 				}
 				return;
 			}
-			flow_break(f, XPORT_WC_CONN_LOST, "send failed: %s", strerror(errno));
+			flow_break(f, XPORT_WC_CONN_LOST, "connection lost: send failed: %s", strerror(errno));
 			return;
 		}
 		while (n > 0) {
@@ -538,7 +539,7 @@ void tcp_flow_read(struct tcp_flow *f, int block)
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN)
-			flow_break(f, XPORT_WC_CONN_LOST, "receive failed: %s", strerror(errno));
+			flow_break(f, XPORT_WC_CONN_LOST, "connection lost: receive failed: %s", strerror(errno));
 		break;
 	}
 	if (!f->broken && f->tx_i < f->sq.tail)	/* read responses to send */

@@ -338,8 +338,10 @@ static int tcp_post(struct xport_conn *c, const struct xport_wr *wr)
 	if (wr->flow < 0 || wr->flow >= c->nflows)
 		return xport_fail(c->x, EINVAL, "no flow %d", wr->flow);
 	f = &tc->flows[wr->flow];
-	if (f->broken || f->fd < 0)
-		return -ENOTCONN;
+	if (f->broken)
+		return xport_fail(c->x, ENOTCONN, "%s", f->why);
+	if (f->fd < 0)
+		return xport_fail(c->x, ENOTCONN, "tcp flow %d is not connected", wr->flow);
 	if (!wr->mr || wr->off > wr->mr->len || wr->len > wr->mr->len - wr->off)
 		return xport_fail(c->x, EINVAL, "work request outside its memory region");
 	buf = (const uint8_t *)wr->mr->addr + wr->off;

@@ -99,6 +99,7 @@ struct tcp_flow {
 	uint32_t dst_left;
 	struct rqe cur_rqe;
 	struct net_addr local, peer;
+	char why[256];		/* why the flow broke, for later posts */
 };
 
 struct tcp_mr {
