@@ -21,6 +21,9 @@
  *    the aggregate is all flows' bytes over the span from the first window's
  *    opening to the last one's closing (a sum of rates would overstate it:
  *    flows that finish early leave the link to the others).
+ * One pass of posting lasts about BW_POST_BUDGET_NS, then the loop polls: on
+ * a software transport a post does the transport's work, and completions
+ * must be seen near the time they happen for the windows' edges to mean it.
  * With -b both sides send and each measures its own direction.
  */
 #include <errno.h>
@@ -63,9 +66,18 @@ enum { WARM, ARMED, MEASURING };
 #define BW_MAX_INFLIGHT (8u << 20)
 #define BW_READ_INFLIGHT (128u << 20)
 #define BW_SIGNAL_BYTES (256u << 10)
+/* One post_some pass posts for at most about this long, then the loop polls.
+ * A software transport does its work inside the post (rxe runs the requester,
+ * and the packets' trip through the stack, in the poster's system call: 1 ms
+ * or more per 64 KiB post under TCG); filling every flow's window in one pass
+ * then took 0.5 s, and the completions of that time came in one poll, with
+ * one timestamp, which left a 2 s run's windows of no length. */
+#define BW_POST_BUDGET_NS 1000000ull
+#define BW_POST_CLOCK_EVERY 4		/* posts between looks at the clock */
 
 struct bw_side {		/* what one side measured for one size */
 	int sending, done, armed;
+	int next_flow;			/* where the next post_some starts */
 	uint64_t depth, cq_mod;		/* effective for this size */
 	uint64_t t_begin, t_stop;	/* t_stop: -D, stop posting then */
 	struct bw_flow *f;
@@ -173,14 +185,17 @@ static int stop_posting(const struct ptp_opts *o, const struct bw_side *s,
 static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
 {
 	const struct ptp_opts *o = c->o;
-	int i, rc, all_done = 1;
+	int i, k, rc, all_done = 1, posts = 0, spent = 0, first = s->next_flow;
+	uint64_t t0 = clock_ns();
 
-	for (i = 0; i < o->flows; i++) {
-		struct bw_flow *f = &s->f[i];
+	for (k = 0; k < o->flows; k++) {
+		struct bw_flow *f;
 		struct xport_wr list[XPORT_MAX_POST_LIST];
 		int nl = 0;
 
-		while (!stop_posting(o, s, f) && f->posted - f->completed < s->depth) {
+		i = (first + k) % o->flows;	/* flows take turns at going first */
+		f = &s->f[i];
+		while (!spent && !stop_posting(o, s, f) && f->posted - f->completed < s->depth) {
 			uint64_t idx = f->posted + 1;
 
 			/* a counted run: the window opens as its first measured
@@ -225,6 +240,11 @@ static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
 			if (rc)
 				return fs_err_env("cannot post %s on flow %d: %s",
 						  xport_op_name(c->op), i, xport_errmsg(c->x));
+			if (++posts % BW_POST_CLOCK_EVERY == 0 &&
+			    clock_ns() - t0 > BW_POST_BUDGET_NS) {
+				spent = 1;	/* poll now; the next pass starts after this flow */
+				s->next_flow = (i + 1) % o->flows;
+			}
 		}
 		if (stop_posting(o, s, f) && !f->fenced && f->last_signaled < f->posted) {
 			/* a zero-length signaled op: in-order delivery means its

@@ -17,13 +17,18 @@
 # without a GRH (InfiniBand LID addressing), which rxe refuses ("failed to modify QP to
 # RTR: Invalid argument"), and with -cm1 its rdma_cm client does not bind a source address
 # ("unexpected event from RDMA CM: Event unreachable").  The script says so when it runs.
-# Every pair runs ROUNDS times (default 5), alternating, and the medians are compared: rxe
-# under qemu TCG is software on emulated CPUs, so single runs are noisy.  Ratios are
-# fabscope/peer: for bandwidth higher is better, for latency lower.  Absolute figures mean
-# nothing here (TCG); the ratios do.  Output: a table, and bench-out/verbs-bench.jsonl.
+# Every pair runs ROUNDS times (default 7), each round both tools one after the other, which
+# goes first alternating.  rxe under qemu TCG is software on emulated CPUs, and this host's
+# speed swings in phases of tens of seconds that slow every run in them alike (0.26 Gb/s
+# runs, then a minute of 0.16 for both tools); so each round's two runs, adjacent in time,
+# are compared, and a row's ratio is the median of its rounds' ratios, shown with their
+# range.  Each tool's median figure is shown too.  Ratios are fabscope/peer: for bandwidth
+# higher is better, for latency lower.  Absolute figures mean nothing here (TCG); the
+# ratios do.  A round where a tool gave no figure is counted as failed, not compared.
+# Output: a table, and bench-out/verbs-bench.jsonl (every round's pair).
 set -euo pipefail
 srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-ROUNDS=5
+ROUNDS=7
 case ${1:-} in
 '') ;;
 -r) [[ ${2:-} =~ ^[1-9][0-9]*$ && $# == 2 ]] ||
@@ -40,11 +45,14 @@ trap 'rm -rf "$tmp"' EXIT
 	-- bash "$srcdir/bench/verbs-bench.guest" >"$tmp/vm.out" 2>"$tmp/vm.err" ||
 	{ echo "verbs-bench: the VM run failed:" >&2; tail -5 "$tmp/vm.err" >&2; exit 4; }
 cp "$tmp/verbs-bench.jsonl" "$out/verbs-bench.jsonl"
-echo "verbs-bench: Soft-RoCE (rxe) in qemu TCG, median of $ROUNDS rounds; ratio = fabscope/peer"
-printf '%-10s %5s %4s  %14s %14s %-12s %7s\n' test size qps fabscope peer peer-tool ratio
-jq -r '[.test, .size, .qps, .fabscope, .peer, .peer_tool, .ratio] | @tsv' "$out/verbs-bench.jsonl" |
-	while IFS=$'\t' read -r t s q f p tool r; do
-		printf '%-10s %5s %4s  %14s %14s %-12s %7s\n' "$t" "$s" "$q" "$f" "$p" "$tool" "$r"
+echo "verbs-bench: Soft-RoCE (rxe) in qemu TCG, $ROUNDS rounds; ratio = fabscope/peer, the median of the rounds' ratios"
+printf '%-10s %7s %4s  %10s %10s %-12s %7s  %-13s %s\n' test size qps fabscope peer peer-tool ratio range failed
+jq -r '[.test, .size, .qps, (.fabscope // "-" | tostring | .[0:8]), (.peer // "-" | tostring | .[0:8]),
+	.peer_tool, (.ratio // "-"), "\(.ratio_min // "-")-\(.ratio_max // "-")", .failed_rounds] | @tsv' \
+	"$out/verbs-bench.jsonl" |
+	while IFS=$'\t' read -r t s q f p tool r range fail; do
+		printf '%-10s %7s %4s  %10s %10s %-12s %7s  %-13s %s\n' "$t" "$s" "$q" "$f" "$p" "$tool" "$r" "$range" "$fail"
 	done
-echo "verbs-bench: bandwidth in Gb/s, latency p50 (fabscope) vs typical/median (perftest) in us"
+echo "verbs-bench: bandwidth in Gb/s, latency p50 (fabscope) vs typical/median (perftest) in us;" \
+	"fabscope and peer are each tool's median over the rounds"
 echo "verbs-bench: qperf rc_bw/rc_lat left out: qperf cannot connect RC QPs over RoCE (no GRH; see the script)"

@@ -61,6 +61,8 @@ for op in write read send; do
 done
 client bw-read-1m-q4 bw $SRV -p 18600 --op read -q 4 -s 1M -n 20 --json -v
 client bw-read-1m-q4-timed bw $SRV -p 18600 --op read -q 4 -s 1M -D 2 --json
+# a timed run over 4 QPs with a spinning client: rxe works inside the poster's system call
+client bw-write-q4-timed bw $SRV -p 18600 --op write -q 4 -s 64K -D 2 --poll busy --json
 # message sizes: 1 byte, then the sweep 2 B .. 8 MiB
 client bw-1byte bw $SRV -p 18600 -s 1 -n 500 --json
 client bw-sweep bw $SRV -p 18600 -a -n 8 --json
