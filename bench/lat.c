@@ -42,6 +42,7 @@ struct lat_run {
 	uint64_t size;
 	uint64_t sent;		/* messages sent */
 	uint64_t deadline;	/* wait limit for one answer */
+	int owed;		/* receives consumed and not yet reposted */
 };
 
 static int post_recv(struct ptp_ctx *c)
@@ -112,12 +113,7 @@ static int wait_one(struct lat_run *r, uint8_t tag, int check_ctl, int *stop)
 				got = 1;
 		}
 		if (c->op == XPORT_OP_SEND ? got : *watch == tag) {
-			if (got) {
-				int rc = post_recv(c);
-
-				if (rc)
-					return rc;
-			}
+			r->owed += got;	/* reposted off the critical path: see repost() */
 			return 1;
 		}
 		if (spin && turn % LAT_SPINS_PER_CHECK)
@@ -151,6 +147,23 @@ static int wait_one(struct lat_run *r, uint8_t tag, int check_ctl, int *stop)
 			return fs_err_peer("no answer from %s for %d s during the ping-pong",
 					   c->peer_name, c->timeout_ms / 1000);
 	}
+}
+
+/*
+ * Put back the receives that answers consumed.  Four stay posted (see
+ * lat_prepare) and only one message is in flight at a time, so a receive can
+ * wait until the answer is sent (server) or the round trip is timed (client):
+ * reposting is not part of the round trip.
+ */
+static int repost(struct lat_run *r)
+{
+	for (; r->owed > 0; r->owed--) {
+		int rc = post_recv(r->c);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 static uint8_t tag_of(uint64_t i)
@@ -188,6 +201,8 @@ static int lat_ping(struct ptp_ctx *c, uint64_t size, struct stats *st)
 		t1 = clock_ns();
 		if (measuring)
 			stats_add(st, (t1 - t0) / 2);
+		if ((rc = repost(&r)))
+			return rc;
 	}
 	rc = ptp_send(c, json_pack("{s:s, s:I}", "type", "finished", "pings", (json_int_t)i));
 	if (!rc) {	/* the server's answer: it has stopped using the flow */
@@ -215,7 +230,7 @@ static int lat_pong(struct ptp_ctx *c, uint64_t size)
 			return ptp_send(c, json_pack("{s:s, s:I}", "type", "finished",
 						     "pongs", (json_int_t)i));
 		rc = send_one(&r, tag_of(i));
-		if (rc)
+		if (rc || (rc = repost(&r)))
 			return rc;
 	}
 }
