@@ -8,8 +8,9 @@
  * when delivered.
  *  - a timed run (-D) opens each flow's window at a completion (the one that
  *    ends its warm-up messages, or the first after the warm-up time), so
- *    both ends sit on exact delivered-byte boundaries, and closes it at the
- *    last completion before posting stops
+ *    both ends sit on exact delivered-byte boundaries (completions read in
+ *    the same poll as the opening one share its time, and count as part of
+ *    the opening), and closes it at the last completion before posting stops
  *    (or, if none came in time, the first after).  Every window then lies
  *    where all flows are sending, and the aggregate is the sum of the
  *    per-flow rates.  The drain of the messages still in flight is left out:
@@ -121,6 +122,13 @@ static void flow_completed(const struct ptp_opts *o, struct bw_side *s,
 	if (upto > f->completed)
 		f->completed = upto;
 	if (f->state == MEASURING) {
+		/* a timed run's window opens at a completion: those polled with
+		 * it share its time and were delivered before it, so they belong
+		 * to the opening, not to the window */
+		if (!o->iters && now == f->t_mark) {
+			f->mark = f->end = f->completed;
+			return;
+		}
 		/* a timed run's window closes before the drain (see the top) */
 		if (o->iters || !s->t_stop || now < s->t_stop || f->end == f->mark) {
 			f->end = f->completed;

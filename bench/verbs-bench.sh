@@ -45,6 +45,8 @@ trap 'rm -rf "$tmp"' EXIT
 	-- bash "$srcdir/bench/verbs-bench.guest" >"$tmp/vm.out" 2>"$tmp/vm.err" ||
 	{ echo "verbs-bench: the VM run failed:" >&2; tail -5 "$tmp/vm.err" >&2; exit 4; }
 cp "$tmp/verbs-bench.jsonl" "$out/verbs-bench.jsonl"
+# what fabscope's clients said on stderr (nothing when every run went well)
+cp "$tmp/fabscope.err" "$out/verbs-bench-fabscope.err" 2>/dev/null || : >"$out/verbs-bench-fabscope.err"
 echo "verbs-bench: Soft-RoCE (rxe) in qemu TCG, $ROUNDS rounds; ratio = fabscope/peer, the median of the rounds' ratios"
 printf '%-10s %7s %4s  %10s %10s %-12s %7s  %-13s %s\n' test size qps fabscope peer peer-tool ratio range failed
 jq -r '[.test, .size, .qps, (.fabscope // "-" | tostring | .[0:8]), (.peer // "-" | tostring | .[0:8]),
@@ -55,4 +57,6 @@ jq -r '[.test, .size, .qps, (.fabscope // "-" | tostring | .[0:8]), (.peer // "-
 	done
 echo "verbs-bench: bandwidth in Gb/s, latency p50 (fabscope) vs typical/median (perftest) in us;" \
 	"fabscope and peer are each tool's median over the rounds"
+[ -s "$out/verbs-bench-fabscope.err" ] &&
+	echo "verbs-bench: fabscope's clients wrote to stderr: see bench-out/verbs-bench-fabscope.err"
 echo "verbs-bench: qperf rc_bw/rc_lat left out: qperf cannot connect RC QPs over RoCE (no GRH; see the script)"
