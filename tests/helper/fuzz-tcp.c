@@ -10,8 +10,9 @@
  * also posting its own sends and writes towards the raw peer.  Then the raw
  * peer closes.  Checks: no crash or sanitizer report; every completion has
  * a known status; every posted receive completes exactly once (delivered
- * or flushed); no receive reports more bytes than its buffer holds; and no
- * write lands outside the region (ASan watches its end).
+ * or flushed); no receive reports more bytes than its buffer holds; no
+ * write lands outside the region (ASan watches its end); and a post on the
+ * dead flow fails with -ENOTCONN and the flow's own reason.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -224,6 +225,24 @@ static int one_run(uint64_t *s, unsigned long it, long *broke)
 		if (rc >= 0 && left)
 			rc = fs_err(FS_EXIT_CHECK, "run %lu: %d receives never completed after the peer left",
 				     it, left);
+	}
+	if (rc >= 0) {	/* once the flow has died, a post says why, whatever was said since */
+		struct xport_wr wr = { .op = XPORT_OP_WRITE, .flags = XPORT_WR_SIGNALED,
+				       .wr_id = 100, .mr = &mr, .rmr = &peer_rmr };
+		uint64_t deadline = clock_ns() + 3000000000ull;
+		int prc;
+
+		do {
+			wr.flow = 5;
+			xport_post(c, &wr);	/* "no flow 5": another message in the way */
+			wr.flow = 0;
+			prc = xport_post(c, &wr);
+			if (!prc)	/* not noticed dead yet */
+				rc = reap(x, &r, 2);
+		} while (rc >= 0 && !prc && clock_ns() < deadline);
+		if (rc >= 0 && (prc != -ENOTCONN || strncmp(xport_errmsg(x), "tcp flow 0 to ", 14)))
+			rc = fs_err(FS_EXIT_CHECK, "run %lu: a post on the dead flow gave %d, \"%s\"",
+				    it, prc, xport_errmsg(x));
 	}
 out:
 	if (fd >= 0)
