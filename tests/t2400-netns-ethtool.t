@@ -8,7 +8,6 @@ without ethtool statistics, a missing interface and an over-long name are one-li
 
 NS=fs$$e
 P=ROOT,NETNS,TEST_TOOL,ETHTOOL
-test_lazy_prereq ETHTOOL 'command -v ethtool'
 test_require_in_ci ROOT NETNS TEST_TOOL ETHTOOL
 
 test_lazy_prereq SETPRIV 'command -v setpriv && id nobody'
