@@ -221,7 +221,8 @@ static int lat_pong(struct ptp_ctx *c, uint64_t size)
 	uint64_t i;
 	int rc, stop = 0;
 
-	memset(c->buf + c->area, 0, c->area);
+	/* the watched area was cleared before "ready" (lat_arm): a client's
+	 * first WRITE can land before we get here */
 	for (i = 0;; i++) {
 		rc = wait_one(&r, tag_of(i), 1, &stop);
 		if (rc < 0)
@@ -247,6 +248,16 @@ static int lat_prepare(struct ptp_ctx *c)
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+/* Server, before "ready": clear the byte the client's first WRITE sets.
+ * Cleared after "ready", it was lost when that WRITE landed first (the
+ * client then waited for an answer that never came). */
+static int lat_arm(struct ptp_ctx *c, uint64_t size)
+{
+	(void)size;
+	memset(c->buf + c->area, 0, c->area);
 	return 0;
 }
 
@@ -309,6 +320,7 @@ static const struct ptp_test lat_test = {
 	.usage = lat_usage,
 	.about = lat_about,
 	.prepare = lat_prepare,
+	.arm_size = lat_arm,
 	.serve_size = lat_serve_size,
 	.client = lat_client,
 };

@@ -583,6 +583,10 @@ static int serve_sizes(struct ptp_ctx *c, const struct ptp_test *t)
 {
 	json_t *m;
 	int rc = t->prepare(c);
+	/* for tests: hold the server this long after "ready", so that the
+	 * client's first message surely lands before the size's test starts */
+	const char *delay = getenv("FABSCOPE_TEST_READY_DELAY_MS");
+	int delay_ms = delay ? atoi(delay) : 0;
 
 	while (!rc) {
 		const char *type;
@@ -601,7 +605,11 @@ static int serve_sizes(struct ptp_ctx *c, const struct ptp_test *t)
 		json_decref(m);
 		if (rc)
 			return fs_err_peer("client %s: bad run request", c->peer_name);
+		if (t->arm_size && (rc = t->arm_size(c, (uint64_t)size)))
+			break;
 		rc = ptp_send(c, json_pack("{s:s}", "type", "ready"));
+		if (!rc && delay_ms > 0)
+			poll(NULL, 0, delay_ms);
 		if (!rc)
 			rc = t->serve_size(c, (uint64_t)size);
 	}

@@ -88,6 +88,9 @@ struct ptp_test {
 	const char *const *usage;
 	const char *about;
 	int (*prepare)(struct ptp_ctx *c);	/* both sides, once connected */
+	/* server, before it says "ready" for a size (may be NULL): the client
+	 * may write into our buffers the moment it hears "ready" */
+	int (*arm_size)(struct ptp_ctx *c, uint64_t size);
 	int (*serve_size)(struct ptp_ctx *c, uint64_t size);	/* server: one size */
 	int (*client)(struct ptp_opts *o, const char *host);	/* the whole client */
 };

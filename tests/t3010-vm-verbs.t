@@ -107,6 +107,11 @@ test_expect_success VM 'lat: send and write ping-pong, ordered percentiles; a si
 	test "$(rc lat-sweep)" = 0 && jq -e "length == 23" "$R/lat-sweep.out"
 '
 
+test_expect_success VM 'lat --op write: a first WRITE that lands before the server'"'"'s loop starts is answered' '
+	test "$(rc lat-write-held)" = 0 &&
+	jq -e "length == 23 and all(.[]; .op == \"write\" and .metrics.iters == 20)" "$R/lat-write-held.out"
+'
+
 # the source ports the records claim, and those on the wire
 wire_ports() { grep -oE "10\.1\.0\.2\.[0-9]+ > 10\.1\.0\.1\.4791" "$R/$1.txt" | cut -d. -f5 | cut -d" " -f1 | sort -u; }
 record_ports() { jq -r ".[] | select(.scope == \"flow\") | .src.port" "$R/$1.out" | sort -u; }

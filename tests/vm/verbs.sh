@@ -78,6 +78,14 @@ echo "$t0 $(cpu_ticks "${pids[0]}") $w0 $(date +%s%N) $(getconf CLK_TCK)" >"$T/b
 client lat-send lat $SRV -p 18601 -n 2000 --json
 client lat-write lat $SRV -p 18601 -n 2000 --op write --json
 client lat-sweep lat $SRV -p 18601 -a -n 20 --json
+# WRITE ping-pongs against a server held 300 ms after each "ready": the client's first WRITE
+# lands before the server starts the size's loop, and must not be wiped by it (it was, when
+# the server cleared its buffer after "ready": no answer, exit 4)
+FABSCOPE_TEST_READY_DELAY_MS=300 "$F" lat --server -t verbs -d rxe1 --bind $SRV -p 18604 \
+	--timeout 20 2>"$T/lat-held-server.log" &
+pids+=($!)
+wait_port 18604 || echo "the held lat server did not start" >>"$T/setup.err"
+client lat-write-held lat $SRV -p 18604 --op write -a -n 20 --json
 
 # the wire: UDP source port of each QP and the DSCP of --tclass, seen on n2;
 # once with the flow labels the kernel derives from the QP numbers, once
