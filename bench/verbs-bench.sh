@@ -48,12 +48,13 @@ cp "$tmp/verbs-bench.jsonl" "$out/verbs-bench.jsonl"
 # what fabscope's clients said on stderr (nothing when every run went well)
 cp "$tmp/fabscope.err" "$out/verbs-bench-fabscope.err" 2>/dev/null || : >"$out/verbs-bench-fabscope.err"
 echo "verbs-bench: Soft-RoCE (rxe) in qemu TCG, $ROUNDS rounds; ratio = fabscope/peer, the median of the rounds' ratios"
-printf '%-10s %7s %4s  %10s %10s %-12s %7s  %-13s %s\n' test size qps fabscope peer peer-tool ratio range failed
+printf '%-10s %7s %4s  %10s %10s %-12s %7s  %-13s %-5s %s\n' test size qps fabscope peer peer-tool ratio range won failed
 jq -r '[.test, .size, .qps, (.fabscope // "-" | tostring | .[0:8]), (.peer // "-" | tostring | .[0:8]),
-	.peer_tool, (.ratio // "-"), "\(.ratio_min // "-")-\(.ratio_max // "-")", .failed_rounds] | @tsv' \
+	.peer_tool, (.ratio // "-"), "\(.ratio_min // "-")-\(.ratio_max // "-")",
+	"\(.won)/\((.rounds | length) - .failed_rounds)", .failed_rounds] | @tsv' \
 	"$out/verbs-bench.jsonl" |
-	while IFS=$'\t' read -r t s q f p tool r range fail; do
-		printf '%-10s %7s %4s  %10s %10s %-12s %7s  %-13s %s\n' "$t" "$s" "$q" "$f" "$p" "$tool" "$r" "$range" "$fail"
+	while IFS=$'\t' read -r t s q f p tool r range won fail; do
+		printf '%-10s %7s %4s  %10s %10s %-12s %7s  %-13s %-5s %s\n' "$t" "$s" "$q" "$f" "$p" "$tool" "$r" "$range" "$won" "$fail"
 	done
 echo "verbs-bench: bandwidth in Gb/s, latency p50 (fabscope) vs typical/median (perftest) in us;" \
 	"fabscope and peer are each tool's median over the rounds"
