@@ -63,7 +63,10 @@ test_expect_success $P '20000 round trips: percentiles in order, average positiv
 	jq_assert lat1.json "2-byte messages (the lat default)" "all(.[]; .msg_size_bytes == 2)"
 '
 
-test_expect_success $P 'three runs agree: largest p50 <= 1.5 x smallest p50' '
+# the host's speed swings in phases that slow every run in them alike (a CI run gave p50s of
+# 3.17, 3.13 and 4.81 us, the third with its minimum shifted as much: 2.96 -> 4.24), so the
+# runs must agree within 2x; a measuring bug (a bimodal or runaway figure) is far outside that
+test_expect_success $P 'three runs agree: largest p50 <= 2 x smallest p50' '
 	lat_client lat2.json -n 20000 &&
 	lat_client lat3.json -n 20000 &&
 	check_lat_run lat2.json &&
@@ -71,7 +74,7 @@ test_expect_success $P 'three runs agree: largest p50 <= 1.5 x smallest p50' '
 	for f in lat1.json lat2.json lat3.json; do lat_p50 $f || return 1; done >p50s &&
 	cat p50s &&
 	awk "NR == 1 || \$1 < lo { lo = \$1 } NR == 1 || \$1 > hi { hi = \$1 }
-	     END { exit !(NR == 3 && lo > 0 && hi / lo <= 1.5) }" p50s
+	     END { exit !(NR == 3 && lo > 0 && hi / lo <= 2) }" p50s
 '
 
 test_expect_success $P 'a client killed with SIGKILL mid-run does not take the server down' '
