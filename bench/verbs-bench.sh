@@ -17,8 +17,9 @@
 # without a GRH (InfiniBand LID addressing), which rxe refuses ("failed to modify QP to
 # RTR: Invalid argument"), and with -cm1 its rdma_cm client does not bind a source address
 # ("unexpected event from RDMA CM: Event unreachable").  The script says so when it runs.
-# Every pair runs ROUNDS times (default 7), each round both tools one after the other, which
-# goes first alternating.  rxe under qemu TCG is software on emulated CPUs, and this host's
+# Every bandwidth pair runs ROUNDS times (default 7), every latency pair three times as many
+# (a run is short, and its p50 jumps in the host's slow phases), each round both tools one
+# after the other, which goes first alternating.  rxe under qemu TCG is software on emulated CPUs, and this host's
 # speed swings in phases of tens of seconds that slow every run in them alike (0.26 Gb/s
 # runs, then a minute of 0.16 for both tools); so each round's two runs, adjacent in time,
 # are compared, and a row's ratio is the median of its rounds' ratios, shown with their
@@ -47,7 +48,7 @@ trap 'rm -rf "$tmp"' EXIT
 cp "$tmp/verbs-bench.jsonl" "$out/verbs-bench.jsonl"
 # what fabscope's clients said on stderr (nothing when every run went well)
 cp "$tmp/fabscope.err" "$out/verbs-bench-fabscope.err" 2>/dev/null || : >"$out/verbs-bench-fabscope.err"
-echo "verbs-bench: Soft-RoCE (rxe) in qemu TCG, $ROUNDS rounds; ratio = fabscope/peer, the median of the rounds' ratios"
+echo "verbs-bench: Soft-RoCE (rxe) in qemu TCG, $ROUNDS rounds (latency $((3 * ROUNDS))); ratio = fabscope/peer, the median of the rounds' ratios"
 printf '%-10s %7s %4s  %10s %10s %-12s %7s  %-13s %-5s %s\n' test size qps fabscope peer peer-tool ratio range won failed
 jq -r '[.test, .size, .qps, (.fabscope // "-" | tostring | .[0:8]), (.peer // "-" | tostring | .[0:8]),
 	.peer_tool, (.ratio // "-"), "\(.ratio_min // "-")-\(.ratio_max // "-")",
