@@ -24,6 +24,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/net.h"
+#include "../core/units.h"
 #include "../core/wire.h"
 #include "coll.h"
 
@@ -799,7 +800,7 @@ int coll_comm_open(struct coll_comm *c, struct coll_opts *o, int lfd, const int 
 	c->rank = o->rank;
 	c->nranks = n;
 	c->ctl = -1;
-	c->timeout_ms = (int)(o->timeout_s * 1000);
+	c->timeout_ms = units_ms(o->timeout_s);
 	c->order = calloc((size_t)n, sizeof(int));
 	c->pos_of = calloc((size_t)n, sizeof(int));
 	if (is_root(c)) {

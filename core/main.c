@@ -82,7 +82,7 @@ int cmd_help(int argc, const char **argv)
 	const char *args[] = { NULL, "--help", NULL };
 	static char prog[64];
 
-	if (argc < 2) {
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		main_usage(stdout);
 		return 0;
 	}

@@ -44,6 +44,12 @@ static int bad_value(const struct opt *o, int as_short, const char *arg)
 	     o->type == OPT_T_SIZE) && o->max)
 		return fs_err_usage("invalid value '%s' for option '%s': expected %s from %lld to %lld",
 				    arg, name, what_expected(o), o->min, o->max);
+	if ((o->type == OPT_T_COUNT || o->type == OPT_T_SIZE) && o->min > 0)
+		return fs_err_usage("invalid value '%s' for option '%s': expected %s of at least %lld",
+				    arg, name, what_expected(o), o->min);
+	if (o->type == OPT_T_SECONDS)	/* units_parse_seconds' range */
+		return fs_err_usage("invalid value '%s' for option '%s': expected %s, %s and at most 1e7",
+				    arg, name, what_expected(o), o->min == 1 ? "0 or more" : "more than 0");
 	return fs_err_usage("invalid value '%s' for option '%s': expected %s",
 			    arg, name, what_expected(o));
 }
@@ -53,6 +59,19 @@ static int in_range(const struct opt *o, unsigned long long v)
 	if ((long long)v < o->min && o->min > 0)
 		return 0;
 	return !o->max || v <= (unsigned long long)o->max;
+}
+
+/* "0", "0.0", "0s", "0ms": zero, as units_parse_seconds writes a duration */
+static int zero_seconds(const char *arg)
+{
+	char *end;
+	double v;
+
+	if (!*arg || strpbrk(arg, "xX"))
+		return 0;
+	errno = 0;
+	v = strtod(arg, &end);
+	return !errno && end != arg && v == 0 && (!*end || !strcmp(end, "s") || !strcmp(end, "ms"));
 }
 
 static int set_value(const struct opt *o, int as_short, const char *arg)
@@ -87,7 +106,7 @@ static int set_value(const struct opt *o, int as_short, const char *arg)
 		*(uint64_t *)o->value = u;
 		return 0;
 	case OPT_T_SECONDS:
-		if (o->min == 1 && (!strcmp(arg, "0") || !strcmp(arg, "0s") || !strcmp(arg, "0ms"))) {
+		if (o->min == 1 && zero_seconds(arg)) {	/* OPT_SECONDS0: 0 is a value */
 			*(double *)o->value = 0;
 			return 0;
 		}
@@ -250,6 +269,33 @@ static int missing_arg(const struct opt *o, int as_short)
 	return fs_err_usage("option '%s' requires %s", name, what_expected(o));
 }
 
+/*
+ * The value of o is the next word, w: refuse one that is an option of this
+ * command ("--plot --json" is a forgotten value, not a file named --json).
+ * A value that begins with '-' can still be given as --name=VALUE or -xVALUE.
+ */
+static int value_is_option(const struct opt *opts, const struct opt *o, int as_short, const char *w)
+{
+	char name[64];
+	int known;
+
+	if (w[0] != '-' || !w[1])
+		return 0;
+	if (w[1] == '-')
+		known = !w[2] || !strcmp(w + 2, "help") ||
+			find_long(opts, w + 2, strcspn(w + 2, "=")) != NULL;
+	else
+		known = w[1] == 'h' || find_short(opts, w[1]) != NULL;
+	if (!known)
+		return 0;
+	opt_name(o, as_short, name, sizeof(name));
+	fs_err_usage("option '%s' requires %s, but the next word is the option '%s' "
+		     "(a value that begins with '-': write %s%s%s)", name, what_expected(o), w,
+		     o->long_name ? "--" : name, o->long_name ? o->long_name : "",
+		     o->long_name ? "=VALUE" : "VALUE");
+	return 1;
+}
+
 int opts_parse(int argc, const char **argv, const struct opt *opts,
 	       const char *const *usage, const char *about, int *nargs)
 {
@@ -288,6 +334,8 @@ int opts_parse(int argc, const char **argv, const struct opt *opts,
 			} else if (!val) {
 				if (i + 1 >= argc)
 					return missing_arg(o, 0);
+				if (value_is_option(opts, o, 0, argv[i + 1]))
+					return -FS_EXIT_USAGE;
 				val = argv[++i];
 			}
 			rc = set_value(o, 0, val);
@@ -310,6 +358,8 @@ int opts_parse(int argc, const char **argv, const struct opt *opts,
 				if (!val) {
 					if (i + 1 >= argc)
 						return missing_arg(o, 1);
+					if (value_is_option(opts, o, 1, argv[i + 1]))
+						return -FS_EXIT_USAGE;
 					val = argv[++i];
 				}
 				rc = set_value(o, 1, val);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +75,7 @@ int units_parse_seconds(const char *s, double *out)
 	char *end;
 	double v;
 
-	if (!s || !*s)
+	if (!s || !*s || strpbrk(s, "xX"))	/* strtod would take hex */
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
@@ -87,6 +89,13 @@ int units_parse_seconds(const char *s, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int units_ms(double s)
+{
+	double ms = ceil(s * 1000);
+
+	return ms < 1 ? 1 : ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
 void units_format_size(uint64_t v, char *buf, size_t len)

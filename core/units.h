@@ -16,6 +16,9 @@ int units_parse_size(const char *s, uint64_t *out);
 int units_parse_count(const char *s, uint64_t *out);
 /* Seconds as a decimal number, optional "s" or "ms" suffix; > 0. */
 int units_parse_seconds(const char *s, double *out);
+/* Seconds as a poll()/timeout in milliseconds: at least 1 (0 would not
+ * wait at all), at most INT_MAX (1e7 s would overflow an int). */
+int units_ms(double s);
 /* 65536 -> "64K", 3 -> "3", 1572864 -> "1536K" (exact, never rounded). */
 void units_format_size(uint64_t v, char *buf, size_t len);
 

@@ -66,6 +66,27 @@ test_expect_success TEST_TOOL 'every type: int range ends, count, size, seconds,
 	test_cmp expect actual
 '
 
+test_expect_success TEST_TOOL 'a value that is an option of the table is a forgotten value, not the value' '
+	test_expect_code 2 opt -t --quiet &&
+	usage_error "option ${sq}-t${sq} requires a value, but the next word is the option ${sq}--quiet${sq} (a value that begins with ${sq}-${sq}: write --string=VALUE)" &&
+	test_expect_code 2 opt --list -b &&
+	usage_error "option ${sq}--list${sq} requires a value, but the next word is the option ${sq}-b${sq} (a value that begins with ${sq}-${sq}: write --list=VALUE)" &&
+	test_expect_code 2 opt -o --help &&
+	usage_error "option ${sq}-o${sq} requires a value, but the next word is the option ${sq}--help${sq} (a value that begins with ${sq}-${sq}: write -oVALUE)" &&
+	test_expect_code 2 opt -i --count=5 &&
+	test_grep "the option .--count=5." err &&
+	opt --string=--quiet && value string --quiet &&
+	opt -t-b && value string -b &&
+	opt -t - && value string - &&
+	opt -t -z && value string -z &&
+	opt -i -5 && value int -5
+'
+
+test_expect_success TEST_TOOL 'seconds: hex is not a duration' '
+	test_expect_code 2 opt -D 0x10 &&
+	test_grep "invalid value .0x10. for option .-D." err
+'
+
 test_expect_success TEST_TOOL 'booleans: repeated, bundled, -v counts up' '
 	opt -b -b --quiet && value bool 1 && value quiet 1 &&
 	opt -bvv && value bool 1 && value verbose 2 &&
@@ -154,11 +175,11 @@ test_expect_success TEST_TOOL 'sizes, counts, seconds: junk and out of range are
 	test_expect_code 2 opt -s 0 &&
 	test_grep "invalid value .0. for option .-s." err &&
 	test_expect_code 2 opt --count=0 &&
-	usage_error "invalid value ${sq}0${sq} for option ${sq}--count${sq}: expected a count (e.g. 5000, 10K, 1M)" &&
+	usage_error "invalid value ${sq}0${sq} for option ${sq}--count${sq}: expected a count (e.g. 5000, 10K, 1M) of at least 1" &&
 	test_expect_code 2 opt --count=1KB &&
 	test_grep "invalid value .1KB. for option .--count." err &&
 	test_expect_code 2 opt --seconds=0 &&
-	usage_error "invalid value ${sq}0${sq} for option ${sq}--seconds${sq}: expected a number of seconds (e.g. 2, 0.5, 250ms)" &&
+	usage_error "invalid value ${sq}0${sq} for option ${sq}--seconds${sq}: expected a number of seconds (e.g. 2, 0.5, 250ms), more than 0 and at most 1e7" &&
 	test_expect_code 2 opt -D -1 &&
 	test_grep "invalid value .-1. for option .-D." err
 '

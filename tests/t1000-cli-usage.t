@@ -61,6 +61,12 @@ test_expect_success $P '--version and version: exit 0, one line "fabscope VERSIO
 	test_grep -E "^fabscope ${VERSION//./\\.} \(transports: tcp(, [a-z0-9]+)*\)$" v1
 '
 
+test_expect_success $P 'help --help and help -h: the usage, exit 0' '
+	fs_expect 0 help && mv out h0 &&
+	fs_expect 0 help --help && test_must_be_empty err && test_cmp h0 out &&
+	fs_expect 0 help -h && test_cmp h0 out
+'
+
 test_expect_success $P 'an unknown command: exit 2, "'\''nosuch'\'' is not a fabscope command", then the usage' '
 	fs_expect 2 nosuch &&
 	test_must_be_empty out &&
