@@ -41,6 +41,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT(0, "cq-mod", &o->cq_mod, "N", "ask for a completion every N messages (default 32)", 1, 65536),
 		OPT_INT(0, "post-list", &o->post_list, "N", "bw: post N messages per call (verbs: one chained list, one doorbell; default 1)", 1, XPORT_MAX_POST_LIST),
 		OPT_INT(0, "tclass", &o->tclass, "N", "traffic class (IP TOS byte; DSCP = N >> 2)", 0, 255),
+		OPT_STRING(0, "poll", &o->poll, "MODE", "how to wait for completions: busy (spin), event (sleep), adaptive (spin 50 us, then sleep); default: event; a server given --poll keeps its own"),
 		OPT_GROUP("Verbs (-t verbs)"),
 		OPT_STRING('d', "device", &o->device, "DEV", "RDMA device, its netdev, or an IP address of its GID table (default: the device of --bind, else the first active one)"),
 		OPT_INT(0, "ib-port", &o->ib_port, "N", "port of the device (default: the first active one)", 1, 255),
@@ -50,7 +51,6 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT(0, "qp-timeout", &o->qp_timeout, "N", "local ACK timeout, 4.096 us << N (default 14: 67 ms, as perftest; 18 on Soft-RoCE); larger for slow or lossy peers", 1, 31),
 		OPT_INT(0, "flow-label", &o->flow_label_i, "N", "GRH flow label of flow 0, flow i gets N+i: the UDP source port on mlx5 (rxe ignores it)", 1, 0xFFFFF),
 		OPT_INT(0, "inline", &o->inline_size, "BYTES", "send messages up to this size inline (default: lat 236, as perftest; bw 0)", 0, 4096),
-		OPT_STRING(0, "poll", &o->poll, "MODE", "how to wait for completions: busy (spin), event (sleep), adaptive (spin 50 us, then sleep); default: event; a server given --poll keeps its own"),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o->json, "print the records as one JSON array instead of a table"),
 		OPT_STRING('o', "output", &o->output, "FILE", "also write the records to FILE as a JSON array, flushed record by record"),
@@ -95,6 +95,16 @@ bad:
 			    o->warmup);
 }
 
+/* --op: 0, or -exit code with one line said */
+static int check_op(const struct ptp_opts *o, int is_bw)
+{
+	if (is_bw ? strcmp(o->op, "write") && strcmp(o->op, "send") && strcmp(o->op, "read")
+		  : strcmp(o->op, "write") && strcmp(o->op, "send"))
+		return fs_err_usage("unknown --op '%s': %s takes %s", o->op, o->test,
+				    is_bw ? "write, send or read" : "send or write");
+	return 0;
+}
+
 int ptp_finish_opts(struct ptp_opts *o, int nargs)
 {
 	int is_bw = !strcmp(o->test, "bw");
@@ -124,8 +134,19 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 	if (o->poll && xport_poll_mode_parse(o->poll, NULL))
 		return fs_err_usage("unknown --poll mode '%s': use busy, event or adaptive", o->poll);
 	if (o->server) {	/* the client's parameters rule the session ... */
+		json_t *l;
+		const char *bad;
+
 		o->server_poll = o->poll;	/* ... but for a --poll of its own */
-		return 0;
+		/* The test's options are the client's, and a server ignores its
+		 * own (a plan gives the same ones to both sides); a wrong value is
+		 * still an error, here as on a client. */
+		if (o->op && check_op(o, is_bw))
+			return -FS_EXIT_USAGE;
+		if (record_labels(&o->labels, &l, &bad))
+			return fs_err_usage(RECORD_LABEL_ERR, bad);
+		json_decref(l);
+		return parse_warmup(o);
 	}
 	if (o->iters && o->duration)
 		return fs_err_usage("-n and -D exclude each other: give a count or a duration");
@@ -141,10 +162,8 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 	}
 	if (!o->op)
 		o->op = is_bw ? "write" : "send";
-	if (is_bw ? strcmp(o->op, "write") && strcmp(o->op, "send") && strcmp(o->op, "read")
-		  : strcmp(o->op, "write") && strcmp(o->op, "send"))
-		return fs_err_usage("unknown --op '%s': %s takes %s", o->op, o->test,
-				    is_bw ? "write, send or read" : "send or write");
+	if (check_op(o, is_bw))
+		return -FS_EXIT_USAGE;
 	if (!o->poll)
 		o->poll = "event";
 	if (!is_bw && o->flows > 1)
@@ -164,6 +183,9 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 				    o->cq_mod, o->tx_depth);
 	if (o->sport && o->sport + o->flows - 1 > 65535)
 		return fs_err_usage("--sport %d with %d flows runs past port 65535", o->sport, o->flows);
+	if (o->flow_label_i && o->flow_label_i + o->flows - 1 > 0xFFFFF)	/* 0: rxe's own choice */
+		return fs_err_usage("--flow-label %d with %d flows runs past the largest label, %d",
+				    o->flow_label_i, o->flows, 0xFFFFF);
 	return parse_warmup(o);
 }
 
@@ -502,10 +524,10 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 	memset(c, 0, sizeof(*c));
 	c->o = o;
 	c->ctl = -1;
-	c->timeout_ms = (int)(o->timeout_s * 1000);
+	c->timeout_ms = units_ms(o->timeout_s);
 	net_stop_on_signals();	/* ^C ends the run cleanly, keeping the records */
 	if (record_labels(&o->labels, &c->labels, &bad))
-		return fs_err_usage("invalid --label '%s': expected KEY=VALUE with a key of 1 to 127 characters", bad);
+		return fs_err_usage(RECORD_LABEL_ERR, bad);
 	if (net_resolve(host, o->port, 0, &dst, err, sizeof(err)))
 		return fs_err_usage("cannot resolve host '%s': %s; check the name or give an IP address",
 				    host, err);
@@ -634,7 +656,7 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	c.o = &so;
 	c.is_server = 1;
 	c.ctl = fd;
-	c.timeout_ms = (int)(o->timeout_s * 1000);
+	c.timeout_ms = units_ms(o->timeout_s);
 	net_addr_str(peer, name, sizeof(name));
 	c.peer_name = strdup(name);
 	/* a client says hello at once: a silent connection must not hold the
@@ -642,7 +664,7 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	if (c.timeout_ms > 3000)
 		c.timeout_ms = 3000;
 	rc = ptp_recv(&c, &m, "hello");
-	c.timeout_ms = (int)(o->timeout_s * 1000);
+	c.timeout_ms = units_ms(o->timeout_s);
 	if (rc)
 		goto out;
 	if (json_unpack(m, "{s:s, s:I, s:s, s:o}", "proto", &proto, "version", &version,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "output.h"
 #include "record.h"
@@ -193,7 +194,11 @@ static void print_text(struct out *o, json_t *rec)
 
 int out_json_file(struct out *o, const char *path)
 {
-	o->jf = fopen(path, "w");
+	struct stat st;
+
+	/* for appending, so that opening it changes nothing yet */
+	o->jkeep = !stat(path, &st) && S_ISREG(st.st_mode);
+	o->jf = fopen(path, "a");
 	return o->jf ? 0 : -1;
 }
 
@@ -260,8 +265,14 @@ void out_record(struct out *o, json_t *rec)
 		print_text(o, rec);
 	o->nrec++;
 	fflush(o->f);
-	if (o->jf)
+	if (o->jf) {
+		if (!o->jn && o->jkeep) {	/* the last run's records go now */
+			int rc = ftruncate(fileno(o->jf), 0);
+
+			(void)rc;	/* it was a plain file when opened */
+		}
 		json_elem(o->jf, o->jn++, rec);
+	}
 }
 
 void out_finish(struct out *o)
@@ -270,7 +281,8 @@ void out_finish(struct out *o)
 		json_close(o->f, o->nrec);
 	fflush(o->f);
 	if (o->jf) {
-		json_close(o->jf, o->jn);
+		if (o->jn || !o->jkeep)
+			json_close(o->jf, o->jn);
 		fclose(o->jf);
 		o->jf = NULL;
 	}

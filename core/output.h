@@ -24,6 +24,7 @@ struct out {
 	const char *last_test;	/* text: header printed for this test */
 	FILE *jf;		/* --output: a JSON copy of every record */
 	int jn;
+	int jkeep;		/* jf was a file already: left as it was without a record */
 };
 
 /*
@@ -37,7 +38,9 @@ void out_sink_event(const char *key, json_t *value);
 
 void out_init(struct out *o, enum out_format fmt, FILE *f);
 /* Also write every record to path as a JSON array (fopen'd here, closed by
- * out_finish); -1 with errno set when it cannot be created. */
+ * out_finish); -1 with errno set when it cannot be created.  An existing
+ * file is emptied by the first record, not before: a run that fails before
+ * it has measured anything leaves the results of the last run in place. */
 int out_json_file(struct out *o, const char *path);
 void out_record(struct out *o, json_t *rec);
 /* A comment line in text mode ("# ..."); nothing in JSON mode. */

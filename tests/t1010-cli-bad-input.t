@@ -35,7 +35,7 @@ bad_input 2 'lat 127.0.0.1 -s abc' "invalid value 'abc' for option '-s'"
 # counts, durations, ports, timeouts
 bad_input 2 'bw 127.0.0.1 -n 0'       "invalid value '0' for option '-n'"
 bad_input 2 'bw 127.0.0.1 -n abc'     "invalid value 'abc' for option '-n'"
-bad_input 2 'lat 127.0.0.1 -n 0'      "invalid value '0' for option '-n'"
+bad_input 2 'lat 127.0.0.1 -n 0'      "invalid value '0' for option '-n'" "of at least 1"
 bad_input 2 'bw 127.0.0.1 -D -1'      "invalid value '-1' for option '-D'"
 bad_input 2 'bw 127.0.0.1 -D abc'     "invalid value 'abc' for option '-D'"
 bad_input 2 'bw 127.0.0.1 -D 0'       "invalid value '0' for option '-D'"
@@ -65,6 +65,46 @@ bad_input 2 'lat 127.0.0.1 -b'         "-b"
 bad_input 2 'bw 127.0.0.1 --label novalue' "'novalue'" "--label"
 bad_input 2 'bw 127.0.0.1 --cq-mod 64 --tx-depth 8' "--cq-mod" "--tx-depth"
 bad_input 2 'bw 127.0.0.1 --sport 65530 -q 10' "--sport"
+
+if "$FABSCOPE" version | grep -q verbs; then	# (checked before the device is looked for)
+	bad_input 2 'bw 127.0.0.1 -t verbs --flow-label 1048575 -q 4' "--flow-label" "largest label"
+fi
+bad_input 2 'bw 127.0.0.1 -D 0x10'     "invalid value '0x10' for option '-D'"
+bad_input 2 'bw 127.0.0.1 --timeout 1e9' "'1e9'" "at most 1e7"
+
+# a server ignores the test's options (the client's rule, and a plan gives both sides the
+# same ones), but a value that is wrong is still refused before it listens
+bad_input 2 'bw --server --op bogus'      "'bogus'" "--op"
+bad_input 2 'lat --server --op read'      "'read'" "--op"
+bad_input 2 'bw --server --warmup 10x'    "'10x'" "--warmup"
+bad_input 2 'bw --server --label nokv'    "'nokv'" "--label"
+
+# an option where a value should be: the option is named, not taken as the value
+bad_input 2 'bw 127.0.0.1 --node --json' "option '--node' requires" "the option '--json'" "--node=VALUE"
+bad_input 2 'bw 127.0.0.1 --bind -p 5'   "option '--bind' requires" "the option '-p'"
+bad_input 2 'bw 127.0.0.1 -o --json'     "option '-o' requires" "the option '--json'" "--output=VALUE"
+test_expect_success $P 'a value that begins with - is still taken with = (--node=-x)' '
+	fs_expect 4 bw 127.0.0.1 -p $PORT --node=-x --timeout 1 &&
+	! grep -q "requires" err
+'
+
+# -o FILE: a run that fails before it measures anything leaves the last run's records alone
+test_expect_success $P '-o FILE: a bad host or label does not empty an existing FILE' '
+	echo "[\"precious\"]" >keep.json &&
+	cp keep.json expect &&
+	fs_expect 2 bw no-such-host.invalid -p $PORT -o keep.json &&
+	test_cmp expect keep.json &&
+	fs_expect 2 lat 127.0.0.1 -p $PORT -o keep.json --label nokv &&
+	test_cmp expect keep.json &&
+	fs_expect 4 bw 127.0.0.1 -p $PORT -o keep.json --timeout 1 &&
+	test_cmp expect keep.json
+'
+test_expect_success $P '-o FILE: a new FILE of a failed run is an empty array' '
+	rm -f new.json &&
+	fs_expect 4 bw 127.0.0.1 -p $PORT -o new.json --timeout 1 &&
+	echo "[]" >expect &&
+	test_cmp expect new.json
+'
 
 # HOST: missing, one too many, or given to a server
 bad_input 2 'bw'                     "missing HOST"
