@@ -6,6 +6,7 @@
  * table, findings written for a human, and the PFC pauses per priority.
  * Times are seconds from the first packet of the capture.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -82,6 +83,37 @@ static int flow_selected(const struct flow_table *t, const struct flow *f, const
 	const struct flow *r = f->reverse >= 0 ? t->v[f->reverse] : NULL;
 
 	return o->qp < 0 || f->key.dqpn == (uint32_t)o->qp || (r && r->key.dqpn == (uint32_t)o->qp);
+}
+
+/*
+ * --qp names a QP that no flow of the capture has: say so, with the QPs it
+ * does have, rather than give that QP a clean bill of health.  1 when absent.
+ */
+static int qp_absent(const struct flow_table *t, const struct aopts *o, const char *file)
+{
+	char have[200] = "";
+	size_t used = 0;
+	int i, n = 0;
+
+	for (i = 0; i < t->n; i++)
+		if (flow_selected(t, t->v[i], o))
+			return 0;
+	for (i = 0; i < t->n; i++) {
+		int j, seen = 0;
+
+		for (j = 0; j < i && !seen; j++)	/* a QP once, though it has flows both ways */
+			seen = t->v[j]->key.dqpn == t->v[i]->key.dqpn;
+		if (seen)
+			continue;
+		if (n++ < 8 && used < sizeof(have))
+			used += (size_t)snprintf(have + used, sizeof(have) - used, "%s0x%06x",
+						 used ? ", " : "", t->v[i]->key.dqpn);
+	}
+	fs_err_usage("--qp 0x%06x: no RoCEv2 packet in '%s' is to or from that QP (%s%s%s)%s",
+		     (unsigned)o->qp, file, n ? "its QPs: " : "it has no RoCEv2 flow", have,
+		     n > 8 ? ", ..." : "",
+		     t->overflow_pkts ? "; flows beyond --max-flows were not tracked" : "");
+	return 1;
 }
 
 static void flow_name(const struct flow *f, char *buf, size_t len)
@@ -546,9 +578,13 @@ int cmd_pcap(int argc, const char **argv)
 		char *end;
 		unsigned long v;
 
+		/* decimal, or hex with 0x: never octal, so 000013 is 13, not 11 */
+		int hex = o.qpstr[0] == '0' && (o.qpstr[1] == 'x' || o.qpstr[1] == 'X');
+		const char *digits = o.qpstr + (hex ? 2 : 0);
+
 		errno = 0;
-		v = strtoul(o.qpstr, &end, 0);
-		if (errno || end == o.qpstr || *end || v > 0xffffff) {
+		v = strtoul(digits, &end, hex ? 16 : 10);
+		if (errno || !isxdigit((unsigned char)digits[0]) || *end || v > 0xffffff) {
 			fs_err_usage("--qp '%s' is not a QP number (24 bits: 0x11 or 17)", o.qpstr);
 			return FS_EXIT_USAGE;
 		}
@@ -615,6 +651,13 @@ int cmd_pcap(int argc, const char **argv)
 		flow_add_brief(&t, &b, ts);
 	}
 	flow_finish(&t);
+	if (o.qp >= 0 && qp_absent(&t, &o, file)) {
+		reader_close(&rd);
+		if (have_prog)
+			pcap_freecode(&prog);
+		flow_table_release(&t);
+		return FS_EXIT_USAGE;
+	}
 	for (i = 0; i < t.n; i++)
 		if (flow_selected(&t, t.v[i], &o))
 			flow_findings(&t, t.v[i], &fs);

@@ -134,7 +134,8 @@ int cmd_capture(int argc, const char **argv)
 	struct cstate st = { .o = &o };
 	struct live_opts lo = { .immediate = 1, .nano = 1 };
 	struct pcap_stat ps;
-	char filter[256];
+	char deflt[160];
+	const char *filter;	/* -f's, any length: pcap_compile takes it whole */
 	uint64_t t0, next_progress, buf = CAP_BUFFER;
 	int nargs, rc, nano = 0;
 
@@ -167,11 +168,12 @@ int cmd_capture(int argc, const char **argv)
 		fs_err_usage("bad --buffer '%s': a size from 64K to 2G", o.bufsz);
 		return FS_EXIT_USAGE;
 	}
-	if (o.filter)
-		snprintf(filter, sizeof(filter), "%s", o.filter);
-	else
-		snprintf(filter, sizeof(filter), "udp port %d or ether proto 0x8808 or "
+	filter = o.filter;
+	if (!filter) {
+		snprintf(deflt, sizeof(deflt), "udp port %d or ether proto 0x8808 or "
 			 "(vlan and (udp port %d or ether proto 0x8808))", o.port, o.port);
+		filter = deflt;
+	}
 	lo.snaplen = o.snaplen;
 	lo.buffer = (int)buf;
 	lo.promisc = o.promisc;

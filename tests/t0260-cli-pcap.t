@@ -159,6 +159,20 @@ test_expect_success $P '--qp, --host and --filter select; other traffic is count
 	j sel.pcap ".summary.packets == 4 and (.flows | length) == 0" "--filter=udp port 53"
 '
 
+test_expect_success $P '--qp: decimal or 0x hex, never octal; a QP not in the capture is an error' '
+	# 0x72 = 114; "000114" is 114 too (strtoul base 0 read it as octal 76)
+	j sel.pcap "(.flows | length) == 1 and .flows[0].qpn == \"0x000072\"" "--qp=114" &&
+	j sel.pcap "(.flows | length) == 1 and .flows[0].qpn == \"0x000072\"" "--qp=000114" &&
+	test_expect_exit 2 "$FABSCOPE" pcap sel.pcap --qp 0x99 >out 2>err &&
+	test_must_be_empty out &&
+	test $(wc -l <err) = 1 &&
+	test_grep "qp 0x000099: no RoCEv2 packet in .sel.pcap. is to or from that QP (its QPs: 0x000071, 0x000072)" err &&
+	test_expect_exit 2 "$FABSCOPE" pcap sel.pcap --qp 0x1000000 2>err &&
+	test_grep "is not a QP number" err &&
+	test_expect_exit 2 "$FABSCOPE" pcap sel.pcap --qp " 17" 2>err &&
+	test_expect_exit 2 "$FABSCOPE" pcap sel.pcap --qp 0x 2>err
+'
+
 test_expect_success $P 'packets cut inside a header: counted by layer, never read past' '
 	gen cut.pcap "rc write_first qpn=0x81 psn=1 len=1000 $W cut=40" \
 		"rc write_first qpn=0x81 psn=2 len=1000 $W cut=50" \

@@ -103,6 +103,18 @@ test_expect_success $P '-C and -W: a ring of the last files, each one whole' '
 	test_grep "100 packets .* into 8 files" c5.log
 '
 
+# a filter of over 300 characters whose last clause decides (it was cut to 255 once)
+test_expect_success $P '-f: a long filter is used whole' '
+	f=$(for i in $(seq 14); do printf "not host 10.77.0.%d and " $i; done) &&
+	f="${f}udp port 5000" &&
+	test ${#f} -gt 300 &&
+	cap c6.log -w c6.pcap -f "$f" -c 3 &&
+	udp 4 4791 && udp 3 5000 &&
+	done_in 20 &&
+	test $(count c6.pcap) = 3 &&
+	test $(tcpdump -nr c6.pcap "udp port 5000" 2>/dev/null | wc -l) = 3
+'
+
 test_expect_success $P 'errors: one line each, exit 3 for the environment and 2 for usage' '
 	test_expect_exit 3 inns "$FABSCOPE" capture -i nosuch0 -w x.pcap 2>e1 &&
 	test $(wc -l <e1) = 1 && test_grep "no interface .nosuch0." e1 &&
