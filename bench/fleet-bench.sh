@@ -86,7 +86,7 @@ jq -nc --arg time "$now" --argjson n "$AGENTS" --argjson j "$join_s" --argjson p
 awk -v n="$NODES" -v r="$RAILS" 'BEGIN {
 	for (i = 0; i < n; i++) {
 		printf "n%05d", i
-		for (k = 0; k < r; k++) printf " rail%d=10.%d.%d.%d", k, 100 + k, int(i / 256) % 256, i % 256 + 1
+		for (k = 0; k < r; k++) printf " rail%d=10.%d.%d.%d", k, 100 + k, int(i / 254) % 256, i % 254 + 1
 		print ""
 	} }' >"$work/big.hosts"
 cat >"$work/big.ini" <<EOF

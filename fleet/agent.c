@@ -12,6 +12,7 @@
  * that crashes takes nothing else with it.  Heartbeats go out every second
  * while jobs run; a coordinator silent for too long ends the agent (exit 4).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -30,6 +31,7 @@
 #include "../core/net.h"
 #include "../core/options.h"
 #include "../core/output.h"
+#include "../core/units.h"
 #include "../core/wire.h"
 #include "../collectives/coll.h"
 #include "fleet.h"
@@ -66,6 +68,7 @@ struct agent {
 static const char *const agent_usage[] = {
 	"fabscope agent --connect HOST:PORT [options]",
 	"fabscope agent --stdio [options]",
+	"fabscope agent --fd N [options]",
 	NULL,
 };
 
@@ -196,7 +199,7 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 		if (is_bool) {
 			const char *s = json_string_value(v);
 
-			if (!strcmp(s, "0") || !strcmp(s, "false") || !strcmp(s, "no"))
+			if (plan_bool(s) == 0)	/* (the coordinator's plan refused neither) */
 				continue;
 			snprintf(buf, sizeof(buf), "--%s", key);
 		} else {
@@ -559,6 +562,32 @@ static int clamp_ms(json_t *v, int dflt, json_int_t lo, json_int_t hi)
 	return (int)(x < lo ? lo : x > hi ? hi : x);
 }
 
+/* --rail K=IP or K/P=IP: 0, or -1 with one line said */
+static int parse_rail(const char *s, int *rail, int *plane, const char **ip)
+{
+	const char *eq = strchr(s, '=');
+	int used = 0;
+
+	*plane = 0;
+	if (!eq || !eq[1] ||
+	    !((sscanf(s, "%d/%d%n", rail, plane, &used) == 2 && s + used == eq) ||
+	      (sscanf(s, "%d%n", rail, &used) == 1 && s + used == eq && !(*plane = 0))) ||
+	    !isdigit((unsigned char)s[0])) {
+		fs_err_usage("--rail '%s': write K=IP or K/P=IP (rail K, plane P)", s);
+		return -1;
+	}
+	if (*rail >= PLAN_MAX_LANES || *plane > 7 || (strchr(s, '/') && !isdigit((unsigned char)strchr(s, '/')[1]))) {
+		fs_err_usage("--rail '%s': rails are 0 to %d, planes 0 to 7", s, PLAN_MAX_LANES - 1);
+		return -1;
+	}
+	*ip = eq + 1;
+	if (!plan_ip_ok(*ip)) {
+		fs_err_usage("--rail '%s': '%s' is not an IP address (the NIC's on that rail)", s, *ip);
+		return -1;
+	}
+	return 0;
+}
+
 static int handshake(struct agent *a, const struct opt_list *rails, const char *slot)
 {
 	char nonce[FLEET_NONCE_HEX + 1], mac[FLEET_NONCE_HEX + 1], host[256] = "";
@@ -598,18 +627,12 @@ static int handshake(struct agent *a, const struct opt_list *rails, const char *
 	fleet_mac(a->token, "agent", cnonce, nonce, mac);
 	gethostname(host, sizeof(host) - 1);
 	eps = json_array();
-	for (i = 0; i < rails->n; i++) {
-		int rail, plane = 0, used = 0;
-		const char *eq = strchr(rails->v[i], '=');
+	for (i = 0; i < rails->n; i++) {	/* (checked by cmd_agent) */
+		int rail, plane;
+		const char *ip;
 
-		if (!eq || !eq[1] ||
-		    !((sscanf(rails->v[i], "%d/%d%n", &rail, &plane, &used) == 2 && rails->v[i] + used == eq) ||
-		      (sscanf(rails->v[i], "%d%n", &rail, &used) == 1 && rails->v[i] + used == eq && !(plane = 0)))) {
-			json_decref(eps);
-			json_decref(m);
-			return fs_err_usage("--rail '%s': write K=IP or K/P=IP (rail K, plane P)", rails->v[i]);
-		}
-		json_array_append_new(eps, json_pack("{si,si,ss}", "rail", rail, "plane", plane, "ip", eq + 1));
+		parse_rail(rails->v[i], &rail, &plane, &ip);
+		json_array_append_new(eps, json_pack("{si,si,ss}", "rail", rail, "plane", plane, "ip", ip));
 	}
 	rc = send_msg(a, json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si,ss?,so}", "type", "register",
 				   "proto", FLEET_PROTO, "version", wire_version(),
@@ -759,7 +782,7 @@ static const char *default_name(void)
 int cmd_agent(int argc, const char **argv)
 {
 	const char *connect_to = NULL, *name = NULL, *token_file = NULL;
-	int fd = -1, stdio_mode = 0, verbose = 0, nargs, rc;
+	int fd = -1, stdio_mode = 0, verbose = 0, nargs, rc, i;
 	double timeout_s = 10;
 	struct opt_list rails = { 0 };
 	struct agent a = { .rfd = -1, .wfd = -1, .heartbeat_ms = FLEET_HEARTBEAT_MS,
@@ -794,10 +817,17 @@ int cmd_agent(int argc, const char **argv)
 		rc = fs_err_usage("unexpected argument '%s'", argv[0]);
 	else if (!!connect_to + stdio_mode + (fd >= 0) != 1)
 		rc = fs_err_usage("give exactly one of --connect HOST:PORT, --stdio, --fd N");
+	for (i = 0; !rc && i < rails.n; i++) {	/* before anything is started */
+		int rail, plane;
+		const char *ip;
+
+		if (parse_rail(rails.v[i], &rail, &plane, &ip))
+			rc = -FS_EXIT_USAGE;
+	}
 	if (rc)
 		goto out;
 	a.name = name ? name : default_name();
-	a.timeout_ms = (int)(timeout_s * 1000);
+	a.timeout_ms = units_ms(timeout_s);
 	if ((rc = fleet_token(token_file, &a.token)))
 		goto out;
 	signal(SIGPIPE, SIG_IGN);

@@ -238,7 +238,7 @@ static void on_register(struct coord *c, int ci, json_t *m)
 	fleet_mac(c->token, "coordinator", nonce, k->nonce, mac);
 	if (send_to(c, ci, json_pack("{ss,ss,ss,si,si}", "type", "welcome", "mac", mac, "node", name,
 				     "heartbeat_ms", FLEET_HEARTBEAT_MS,
-				     "silence_ms", (int)(c->agent_timeout * 1000)))) {
+				     "silence_ms", units_ms(c->agent_timeout)))) {
 		conn_gone(c, ci, "lost while joining");
 		return;
 	}
@@ -256,8 +256,13 @@ static void on_register(struct coord *c, int ci, json_t *m)
 				int rail = (int)json_integer_value(json_object_get(e, "rail"));
 				int plane = (int)json_integer_value(json_object_get(e, "plane"));
 
-				if (!ip || rail < 0 || rail >= PLAN_MAX_LANES || plane < 0 || plane > 7)
+				if (!ip || rail < 0 || rail >= PLAN_MAX_LANES || plane < 0 || plane > 7 ||
+				    !plan_ip_ok(ip)) {	/* (its --rail refuses these) */
+					fs_warn("agent %s: endpoint %d of its registration is not a rail 0-%d, "
+						"plane 0-7 and an IP address: left out", name, (int)i,
+						PLAN_MAX_LANES - 1);
 					continue;
+				}
 				n->ep = realloc(n->ep, (size_t)(n->nep + 1) * sizeof(*n->ep));
 				n->ep[n->nep].rail = rail;
 				n->ep[n->nep].plane = plane;
@@ -581,7 +586,7 @@ static double job_budget_s(const struct plan_phase *ph, int nranks)
 		units_parse_seconds(v, &t);
 	if (plan_opt(ph, "iters", NULL) && !plan_opt(ph, "duration", NULL))
 		d = 30;	/* a counted run: no duration to go by */
-	if (plan_opt(ph, "all", NULL))
+	if (plan_bool(plan_opt(ph, "all", NULL)) == 1)
 		d = 23 * (d > 1 ? d : 1);
 	if (ph->kind == PLAN_POLARIZATION) {	/* every entropy set is a run of its own */
 		int sets = atoi(plan_opt(ph, "sweep", "1"));
@@ -1251,23 +1256,37 @@ int coord_run_phases(struct coord *c)
 
 /* Every phase's options through the engines' own parser, before anything
  * starts: a bad value is a usage error naming the plan and the phase. */
-int coord_check_phases(struct coord *c)
+int coord_check_targets(const struct coord *c, int joined)
 {
-	int pi, t, i;
+	int pi, i;
 
-	ptp_check_only = 1;
 	for (pi = 0; pi < c->plan.nphases; pi++) {
-		struct plan_phase *ph = &c->plan.phases[pi];
+		const struct plan_phase *ph = &c->plan.phases[pi];
 
 		for (i = 0; ph->target && i < c->plan.nnodes; i++)
 			if (!strcmp(c->plan.nodes[i].name, ph->target))
 				break;
-		if (ph->target && i == c->plan.nnodes) {
-			ptp_check_only = 0;
-			return fs_err_usage("%s: target '%s' of [%s] is not a node of the plan (the first is '%s')",
+		if (ph->target && i == c->plan.nnodes)
+			return fs_err_usage("%s: target '%s' of [%s] is not %s (the first is '%s')",
 					    c->plan.path, ph->target, ph->name,
+					    joined ? "one of the agents that joined" : "a node of the plan",
 					    c->plan.nnodes ? c->plan.nodes[0].name : "none");
-		}
+	}
+	return 0;
+}
+
+int coord_check_phases(struct coord *c)
+{
+	int pi, t, i;
+
+	/* without a hostfile, agents started by slurm, mpirun or by hand
+	 * bring their names when they join: their targets are checked then */
+	if (c->plan.nnodes && (i = coord_check_targets(c, 0)))
+		return i;
+	ptp_check_only = 1;
+	for (pi = 0; pi < c->plan.nphases; pi++) {
+		struct plan_phase *ph = &c->plan.phases[pi];
+
 		for (t = 0; t < ph->ntests; t++) {
 			const char *argv[80];
 			char *bufs[70], prog[600];
@@ -1280,6 +1299,12 @@ int coord_check_phases(struct coord *c)
 					ptp_check_only = 0;
 					return fs_err_usage("%s: transport '%s' of [%s]: built in are %s", c->plan.path,
 							    tr, ph->name, xport_names());
+				}
+				if (strcmp(tr, "verbs") && (plan_opt(ph, "ib-port", NULL) || plan_opt(ph, "gid-index", NULL) ||
+							    plan_opt(ph, "mtu", NULL) || plan_opt(ph, "qp-timeout", NULL))) {
+					ptp_check_only = 0;	/* as the ranks would say */
+					return fs_err_usage("%s: [%s] runs over %s: ib-port, gid-index, mtu and "
+							    "qp-timeout are for transport = verbs", c->plan.path, ph->name, tr);
 				}
 				continue;
 			}
@@ -1298,7 +1323,7 @@ int coord_check_phases(struct coord *c)
 					snprintf(bufs[nb], len, "--%s", ph->kv[i].key);
 				else
 					snprintf(bufs[nb], len, "--%s=%s", ph->kv[i].key, ph->kv[i].val);
-				if (is_bool && (!strcmp(ph->kv[i].val, "0") || !strcmp(ph->kv[i].val, "false")))
+				if (is_bool && plan_bool(ph->kv[i].val) == 0)
 					free(bufs[nb]);
 				else
 					argv[argc++] = bufs[nb++];

@@ -76,7 +76,12 @@ int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer);
 
 /* coord.c */
 void coord_ensure_nodes(struct coord *c);
+/* Every phase's options, as its tests will see them; targets when the
+ * nodes' names are known.  0 or -exit code, with one line said. */
 int coord_check_phases(struct coord *c);
+/* Every phase's target is a node of the plan (joined: of the agents that
+ * joined, which name themselves when there is no hostfile). */
+int coord_check_targets(const struct coord *c, int joined);
 int coord_listen(struct coord *c);
 int coord_join(struct coord *c);
 int coord_run_phases(struct coord *c);

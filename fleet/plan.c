@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/error.h"
 #include "../core/units.h"
@@ -98,6 +100,21 @@ int plan_engine_key(const char *key, int *is_bool)
 			return 1;
 		}
 	return 0;
+}
+
+int plan_bool(const char *v)
+{
+	static const char *const yes[] = { "1", "true", "yes", "on", NULL };
+	static const char *const no[] = { "0", "false", "no", "off", NULL };
+	int i;
+
+	for (i = 0; v && yes[i]; i++)
+		if (!strcasecmp(v, yes[i]))
+			return 1;
+	for (i = 0; v && no[i]; i++)
+		if (!strcasecmp(v, no[i]))
+			return 0;
+	return -1;
 }
 
 static int in_list(const char *const *list, const char *s)
@@ -242,6 +259,40 @@ static int perr(const char *path, int line, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return fs_err_usage("%s:%d: %s", path, line, msg);
+}
+
+int plan_ip_ok(const char *s)
+{
+	unsigned char a[16];
+
+	return inet_pton(AF_INET, s, a) == 1 || inet_pton(AF_INET6, s, a) == 1;
+}
+
+/* an engine key's value, as far as the plan can tell: booleans */
+static int engine_value_ok(const char *path, int line, const char *k, const char *v)
+{
+	int is_bool = 0;
+
+	if (plan_engine_key(k, &is_bool) && is_bool && plan_bool(v) < 0)
+		return perr(path, line, "%s = '%s': write true or false (also yes/no, on/off, 1/0)", k, v);
+	return 0;
+}
+
+/* [global]'s numbers, checked where they are written (0, or perr's code) */
+static int global_value_ok(const char *path, int line, const char *k, const char *v)
+{
+	uint64_t n;
+	char *end;
+
+	if (!strcmp(k, "nodes") && (units_parse_count(v, &n) || !n || n > (1u << 20)))
+		return perr(path, line, "nodes '%s': give how many agents to wait for, from 1 to %u", v, 1u << 20);
+	if (!strcmp(k, "seed")) {
+		errno = 0;
+		strtoull(v, &end, 0);
+		if (errno || !*v || *end || *v == '-')
+			return perr(path, line, "seed '%s' is not a number (e.g. 1, or 0x5eed)", v);
+	}
+	return 0;
 }
 
 /* "0,2,5" -> rails */
@@ -406,9 +457,13 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 		const char *k = own[i].key, *val = own[i].val;
 		int line = own[i].line;
 
-		if (plan_engine_key(k, NULL))
+		if (plan_engine_key(k, NULL)) {
+			int rc = engine_value_ok(path, line, k, val);
+
+			if (rc)
+				return rc;
 			kv_add(&ph->kv, &ph->nkv, k, val, line);
-		else if (!strcmp(k, "kind"))
+		} else if (!strcmp(k, "kind"))
 			kind = val;
 		else if (!strcmp(k, "test")) {
 			test = val;
@@ -530,11 +585,11 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 	/* the time estimate of a round: the duration (bw's defaults: 2 s,
 	 * 1 s per size with all = 1, 23 sizes) and a second to connect */
 	{
-		double d = plan_opt(ph, "all", NULL) ? 1 : 2;
+		double d = plan_bool(plan_opt(ph, "all", NULL)) == 1 ? 1 : 2;
 
 		if ((v = plan_opt(ph, "duration", NULL)))
 			units_parse_seconds(v, &d);
-		ph->est_s = (plan_opt(ph, "all", NULL) ? 23 * d : d) + 1;
+		ph->est_s = (plan_bool(plan_opt(ph, "all", NULL)) == 1 ? 23 * d : d) + 1;
 	}
 	return 0;
 }
@@ -612,10 +667,14 @@ int plan_parse(struct plan *p, const char *path, const char *text)
 				break;
 			}
 			if (in_global) {
-				if (plan_engine_key(k, NULL))
+				if (plan_engine_key(k, NULL)) {
+					rc = engine_value_ok(path, lineno, k, v);
 					kv_add(&eng, &neng, k, v, lineno);
-				else if (in_list(global_keys, k))
+				}
+				else if (in_list(global_keys, k)) {
+					rc = global_value_ok(path, lineno, k, v);
 					kv_add(&p->global, &p->nglobal, k, v, lineno);
+				}
 				else if (in_list(phase_keys, k))
 					rc = perr(path, lineno, "'%s' belongs in a phase section, not in [global]", k);
 				else
@@ -793,6 +852,11 @@ int plan_hostfile(struct plan *p, const char *path, const char *text)
 				if (rail < 0 || rail >= PLAN_MAX_LANES || plane < 0 || plane > 7 || !*v) {
 					rc = fs_err_usage("%s:%d: %s=%s: rails are 0..%d, planes 0..7, and an address is needed",
 							  path, lineno, k, v, PLAN_MAX_LANES - 1);
+					break;
+				}
+				if (!plan_ip_ok(v)) {
+					rc = fs_err_usage("%s:%d: %s=%s: not an IP address (the NIC's, e.g. %s=10.100.1.1)",
+							  path, lineno, k, v, k);
 					break;
 				}
 				for (i = 0; i < n->nep; i++)

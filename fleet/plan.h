@@ -129,6 +129,10 @@ void plan_free(struct plan *p);
 int plan_node_add(struct plan *p, const char *name);
 /* 1 when key is an engine option (is_bool: a flag without a value). */
 int plan_engine_key(const char *key, int *is_bool);
+/* A NIC's address as hostfiles and agents' --rail give it: IPv4 or IPv6. */
+int plan_ip_ok(const char *s);
+/* A plan's boolean: 1 (1, true, yes, on), 0 (0, false, no, off, any case), -1 neither. */
+int plan_bool(const char *v);
 /* Does an engine option go to this engine?  engine: "bw", "lat",
  * "polarization" (the probe's client; its server is a bw server), "pfc",
  * "allreduce" or "alltoall". */

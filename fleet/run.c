@@ -337,8 +337,12 @@ int cmd_run(int argc, const char **argv)
 	if ((rc = opt_launcher_ok(launcher)))
 		return run_fail(&c, &labels, rc);
 	c.launcher = launcher;
-	if (!nodes && plan_global(&c.plan, "nodes", NULL))
-		nodes = atoi(plan_global(&c.plan, "nodes", "0"));
+	if (!nodes && plan_global(&c.plan, "nodes", NULL)) {
+		uint64_t n = 0;	/* checked when the plan was read */
+
+		units_parse_count(plan_global(&c.plan, "nodes", "0"), &n);
+		nodes = (int)n;
+	}
 	if (!token_file)
 		token_file = plan_global(&c.plan, "token-file", NULL);
 	if (!c.ssh_cmd)
@@ -372,35 +376,10 @@ int cmd_run(int argc, const char **argv)
 			return run_fail(&c, &labels, fs_err_usage("how many nodes? give a hostfile, "
 								  "or -n N (nodes = N in the plan)"));
 		c.expected = nodes;
-		if (!strcmp(launcher, "local") || dry)
-			plan_nodes_anon(&c.plan, nodes);
 	}
-	if (dry) {
-		rc = dry_run(&c);
-		plan_free(&c.plan);
-		opt_list_release(&labels);
-		return -rc;
-	}
+	/* the dry run too: what the real run would refuse, it refuses */
 	if ((rc = coord_check_phases(&c)))
 		goto out_plan;
-	/* the token */
-	c.token_file = token_file;
-	if (token_file || getenv("FABSCOPE_TOKEN")) {
-		if ((rc = fleet_token(token_file, &c.token)))
-			goto out_plan;
-	} else if (!strcmp(launcher, "external")) {
-		rc = fs_err_usage("agents started elsewhere need the token: give --token-file FILE or set FABSCOPE_TOKEN");
-		goto out_plan;
-	} else {	/* one for this run only; the launcher hands it on */
-		uint8_t raw[24];
-
-		c.token = malloc(2 * sizeof(raw) + 1);
-		if (hmac_random(raw, sizeof(raw))) {
-			rc = fs_err_env("no random numbers for a token (getrandom failed)");
-			goto out_plan;
-		}
-		hmac_hex(raw, sizeof(raw), c.token);
-	}
 	/* labels: the plan's, then the command line's (a resumed run's, then
 	 * the new command line's) */
 	c.labels = resume && json_is_object(json_object_get(c.res.run, "labels")) ?
@@ -426,11 +405,41 @@ int cmd_run(int argc, const char **argv)
 		const char *bad;
 
 		if (record_labels(&labels, &cl, &bad)) {
-			rc = fs_err_usage("--label '%s': write KEY=VALUE", bad);
+			rc = fs_err_usage(RECORD_LABEL_ERR, bad);
 			goto out_plan;
 		}
 		json_object_update(c.labels, cl);
 		json_decref(cl);
+	}
+	if (!c.plan.hostfile && (!strcmp(launcher, "local") || dry)) {
+		plan_nodes_anon(&c.plan, nodes);	/* node0, node1, ... */
+		if (!strcmp(launcher, "local") && (rc = coord_check_targets(&c, 0)))
+			goto out_plan;
+	}
+	if (dry) {
+		rc = dry_run(&c);
+		json_decref(c.labels);
+		plan_free(&c.plan);
+		opt_list_release(&labels);
+		return -rc;
+	}
+	/* the token */
+	c.token_file = token_file;
+	if (token_file || getenv("FABSCOPE_TOKEN")) {
+		if ((rc = fleet_token(token_file, &c.token)))
+			goto out_plan;
+	} else if (!strcmp(launcher, "external")) {
+		rc = fs_err_usage("agents started elsewhere need the token: give --token-file FILE or set FABSCOPE_TOKEN");
+		goto out_plan;
+	} else {	/* one for this run only; the launcher hands it on */
+		uint8_t raw[24];
+
+		c.token = malloc(2 * sizeof(raw) + 1);
+		if (hmac_random(raw, sizeof(raw))) {
+			rc = fs_err_env("no random numbers for a token (getrandom failed)");
+			goto out_plan;
+		}
+		hmac_hex(raw, sizeof(raw), c.token);
 	}
 	/* the results directory */
 	if (!resume) {
@@ -493,7 +502,8 @@ int cmd_run(int argc, const char **argv)
 	fs_info("%d of %d agents joined in %.1f s", c.expected - c.missing, c.expected,
 		(clock_ns() - c.run_start_ns) / 1e9);
 	results_save(&c.res);
-	rc = coord_run_phases(&c);
+	if (!(rc = coord_check_targets(&c, 1)))	/* the names of joined agents too */
+		rc = coord_run_phases(&c);
 out_agents:
 	{
 		json_t *bye = json_pack("{ss}", "type", "bye");

@@ -122,6 +122,11 @@ test_expect_success $P 'plan errors name the file, the line and the key' '
 	bad_plan "[a\n" "bad.ini:1" "section header" &&
 	bad_plan "[a]\nkind pairwise\n" "bad.ini:2" "key = value" &&
 	bad_plan "[global]\n" "no phases" &&
+	bad_plan "[global]\nnodes = -3\n[a]\nkind = ring\n" "bad.ini:2" "nodes" "-3" &&
+	bad_plan "[global]\nnodes = 4x\n[a]\nkind = ring\n" "bad.ini:2" "nodes" "4x" &&
+	bad_plan "[global]\nseed = abc\n[a]\nkind = ring\n" "bad.ini:2" "seed" "abc" &&
+	bad_plan "[global]\nall = maybe\n[a]\nkind = ring\n" "bad.ini:2" "all" "true or false" &&
+	bad_plan "[a]\nkind = pairwise\nbidirectional = sometimes\n" "bad.ini:3" "bidirectional" &&
 	printf "\0\n" >nul.ini && test_expect_exit 2 "$TEST_TOOL" plan-parse nul.ini 2>err &&
 	grep -q "not a text file" err
 '
@@ -136,6 +141,10 @@ test_expect_success $P 'hostfile errors: the line, and what a node line holds' '
 	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h3 2>err && grep -q "h3:1.*railx" err &&
 	printf "n1 rail99=1.1.1.1\n" >h4 &&
 	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h4 2>err && grep -q "h4:1" err &&
+	printf "n1 rail0=notanip\n" >h6 &&
+	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h6 2>err && grep -q "h6:1.*notanip.*not an IP address" err &&
+	printf "n1 rail0=fe80::1 rail1=10.0.0.1\n" >h7 &&
+	"$TEST_TOOL" plan-parse ok.ini h7 >/dev/null &&
 	printf "# nothing\n" >h5 &&
 	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h5 2>err && grep -q "no nodes" err
 '

@@ -11,6 +11,7 @@ test_require_in_ci FABSCOPE JQ
 P=FABSCOPE,JQ
 PORT=$(ptp_port 0)
 PORT2=$(ptp_port 1)
+PORT3=$(ptp_port 2)
 
 test_expect_success $P 'a 4-node plan on the local launcher: every job measured, exit 0' '
 	cat >plan.ini <<-\EOF &&
@@ -95,6 +96,31 @@ test_expect_success $P '--dry-run prints the schedule of every phase' '
 	grep -q "^\[1\] pw: pairwise bw,lat, 7 rounds on 1 lane, 21 jobs per test" out
 '
 
+test_expect_success $P '--dry-run refuses what the run would: bad values, labels, targets' '
+	fs_expect 2 run --dry-run bad3.ini -n 2 &&
+	ptp_one_error err "bad3.ini" "[a]" "12x" &&
+	fs_expect 2 run --dry-run plan.ini -n 2 --label nokv &&
+	ptp_one_error err "--label" "nokv" &&
+	# off is false: no sweep to clash with the size
+	printf "[global]\nall = off\n[a]\nkind = pairwise\nsize = 4K\n" >off.ini &&
+	fs_expect 0 run --dry-run off.ini -n 2 &&
+	printf "[global]\nall = yes\n[a]\nkind = pairwise\nsize = 4K\n" >on.ini &&
+	fs_expect 2 run --dry-run on.ini -n 2 &&
+	ptp_one_error err "-a" "-s" &&
+	# a target: the local launcher names its agents node0.., agents elsewhere name themselves
+	printf "[t]\nkind = incast\ntarget = gpu-7\n" >tgt.ini &&
+	fs_expect 2 run --dry-run tgt.ini -n 4 &&
+	ptp_one_error err "target" "gpu-7" "node0" &&
+	fs_expect 0 run --dry-run tgt.ini -n 4 --launcher external
+'
+
+test_expect_success $P 'agent --rail is checked before it connects: rail, plane, address' '
+	for r in 64=127.0.0.1 0/8=127.0.0.1 -1=127.0.0.1 0=foo 1=10.0.0.1/24 x=127.0.0.1 0=; do
+		fs_expect 2 agent --connect 127.0.0.1:1 --rail "$r" &&
+		ptp_one_error err "--rail" "$r" || return 1
+	done
+'
+
 test_expect_success $P 'external launcher: agents started by hand join with the token' '
 	echo "s3cret-token" >token && chmod 600 token &&
 	fleet_run_bg run.log plan.ini --launcher external -n 2 --listen 127.0.0.1:$PORT \
@@ -112,6 +138,20 @@ test_expect_success $P 'external launcher: agents started by hand join with the 
 	# the endpoints the agents reported: two rails, one pair each
 	test $(jsonl_count r2/results.jsonl ".status == \"ok\" and .phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\"") = 2 &&
 	test $(jsonl_count r2/results.jsonl ".phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\" and .src.rail == 1") = 1
+'
+
+test_expect_success $P 'external launcher: a target names an agent that joins by name' '
+	printf "[global]\nduration = 0.5\ntimeout = 3\n[in]\nkind = incast\ntest = bw\ntarget = ext-b\n" >tgt2.ini &&
+	fleet_run_bg run4t.log tgt2.ini --launcher external -n 3 --listen 127.0.0.1:$PORT3 \
+		--token-file token -o r4t --join-timeout 20 &&
+	ptp_wait_listen $PORT3 $fleet_pid &&
+	for n in ext-a ext-b ext-c; do
+		fleet_agent_bg $n.log --connect 127.0.0.1:$PORT3 --token-file token --name $n \
+			--rail 0=127.0.0.1 || return 1
+	done &&
+	fleet_wait $fleet_pid 60 && test $fleet_rc = 0 &&
+	jq -s -e "[.[] | select(.status == \"ok\" and .test == \"bw\" and .scope == \"aggregate\")] |
+		length == 2 and all(.dst.node == \"ext-b\")" r4t/results.jsonl >/dev/null
 '
 
 test_expect_success $P 'an agent with the wrong token is refused, and says so; the run goes on' '
