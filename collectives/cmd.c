@@ -343,7 +343,7 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 	int nsizes = sizes_of(o, sizes), i, rc, measured = 0;
 
 	if (record_labels(&o->labels, &labels, &bad))
-		return fs_err_usage("invalid --label '%s': expected KEY=VALUE", bad);
+		return fs_err_usage(RECORD_LABEL_ERR, bad);
 	out_init(&out, o->json ? OUT_JSON : OUT_TEXT, stdout);
 	if (o->rank == 0 && o->output && out_json_file(&out, o->output)) {
 		json_decref(labels);
@@ -575,8 +575,14 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 	else
 		return fs_err_usage("unknown --algo '%s' for %s: use %s", o->algo_name, o->test,
 				     kind == COLL_ALLREDUCE ? "ring or rhd" : "pairwise or direct");
-	if (!xport_find(o->transport))
-		return fs_err_usage("unknown transport '%s' (built in: %s)", o->transport, xport_names());
+	if (!xport_find(o->transport))	/* as bw says it */
+		return fs_err(strcmp(o->transport, "verbs") ? FS_EXIT_USAGE : FS_EXIT_ENV,
+			      "unknown transport '%s': this build has %s", o->transport, xport_names());
+	if (strcmp(o->transport, "verbs") && (count_list(&o->devices) || o->ib_port || o->gid_index >= 0 ||
+					      o->mtu || o->qp_timeout))
+		return fs_err_usage("--device, --ib-port, -x, -m and --qp-timeout are for -t verbs");
+	if (o->mtu && (o->mtu & (o->mtu - 1)))
+		return fs_err_usage("invalid MTU %d: use 256, 512, 1024, 2048 or 4096", o->mtu);
 	if (xport_poll_mode_parse(o->poll, NULL))
 		return fs_err_usage("unknown --poll mode '%s': use busy, event or adaptive", o->poll);
 	/* nccl-tests' defaults (32M); one of -b and -e alone is one size */
@@ -603,6 +609,14 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 				return fs_err_usage("invalid rail '%s' in --rail: expected numbers 0-1023", buf);
 		}
 	}
+	{	/* here, not once in every rank that -n starts */
+		json_t *l;
+		const char *bad;
+
+		if (record_labels(&o->labels, &l, &bad))
+			return fs_err_usage(RECORD_LABEL_ERR, bad);
+		json_decref(l);
+	}
 	user_rank = o->rank;
 	user_nranks = o->nranks;
 	if (o->local_n) {
@@ -618,10 +632,9 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 		from_env = 1;
 	if (user_nranks < 0 && !env_int(size_env, &o->nranks))
 		o->nranks = -1;
-	if (o->rank < 0 && o->nranks < 0) {
-		o->rank = 0;
-		o->nranks = 1;
-	}
+	if (o->rank < 0 && o->nranks < 0)	/* alone, a rank measures no fabric */
+		return fs_err_usage("how many ranks? give -n N to start N here, --rank R --nranks N to each, "
+				    "or run under mpirun or srun");
 	if (o->rank < 0 || o->nranks < 1)
 		return fs_err_usage("give both --rank and --nranks, run under mpirun or srun, or use -n N");
 	if (o->rank >= o->nranks)
@@ -696,7 +709,7 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		OPT_GROUP("Verbs (-t verbs)"),
 		OPT_INT(0, "ib-port", &o.ib_port, "N", "port of the device (default: the first active one)", 1, 255),
 		OPT_INT('x', "gid-index", &o.gid_index, "N", "GID index (default: the RoCEv2 GID of the address)", 0, 255),
-		OPT_INT('m', "mtu", &o.mtu, "BYTES", "path MTU (default: the smaller active MTU of both ports)", 256, 4096),
+		OPT_INT('m', "mtu", &o.mtu, "BYTES", "path MTU: 256, 512, 1024, 2048 or 4096 (default: the smaller active MTU of both ports)", 256, 4096),
 		OPT_INT(0, "qp-timeout", &o.qp_timeout, "N", "local ACK timeout, 4.096 us << N (default 14; 18 on Soft-RoCE)", 1, 31),
 		OPT_STRING(0, "poll", &o.poll, "MODE", "wait for completions: busy, event (default) or adaptive"),
 		OPT_GROUP("Output"),

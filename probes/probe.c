@@ -28,12 +28,19 @@
 #include "../core/options.h"
 #include "../core/output.h"
 #include "../core/record.h"
+#include "../core/units.h"
+#include "../transport/transport.h"
 #include "counters.h"
 #include "pfc.h"
 #include "pfcap.h"
 #include "polar.h"
 #include "probe.h"
 #include "trace.h"
+
+/* --label's a polarization probe passes on to its bw runs */
+#define POLAR_MAX_LABELS 32
+/* samples of one PFC probe: a day at the smallest --interval (0.01 s) is 8.64M */
+#define PFC_MAX_SAMPLES 10000000
 
 static const char *const polar_usage[] = {
 	"fabscope probe polarization HOST [options]",
@@ -66,6 +73,24 @@ struct child {
 };
 
 /* Fork `fabscope ARGV` (bw) with its records on a pipe (recs) or on our own sink. */
+/*
+ * The load's options, checked before anything starts: they go to a `fabscope
+ * bw` of our own, which would find them wrong only once sampling had begun.
+ * 0, or -exit code with one line said.
+ */
+static int load_opts_ok(const char *size, const char *transport)
+{
+	uint64_t v;
+
+	if (size && (units_parse_size(size, &v) || !v || v > (1ull << 30)))
+		return fs_err_usage("invalid value '%s' for option '-s': expected a size (e.g. 4096, 64K, 1M) "
+				    "from 1 to 1073741824", size);
+	if (transport && !xport_find(transport))
+		return fs_err(strcmp(transport, "verbs") ? FS_EXIT_USAGE : FS_EXIT_ENV,
+			      "unknown transport '%s': this build has %s", transport, xport_names());
+	return 0;
+}
+
 static int child_start(struct child *ch, const char **argv, int argc, int pipe_records, const char *prog)
 {
 	int out[2] = { -1, -1 };
@@ -399,6 +424,27 @@ static int polarization(int argc, const char **argv)
 		rc = fs_err_usage("--sport %d with %d flows x %d sets runs past port 65535", o.sport, o.flows, o.sweep);
 		goto out_opts;
 	}
+	if (o.flow_label && o.flow_label + o.flows * o.sweep - 1 > 0xFFFFF) {
+		rc = fs_err_usage("--flow-label %d with %d flows x %d sets runs past the largest label, %d",
+				  o.flow_label, o.flows, o.sweep, 0xFFFFF);
+		goto out_opts;
+	}
+	if ((rc = load_opts_ok(o.size, o.transport)))
+		goto out_opts;
+	{
+		json_t *l;
+		const char *bad;
+
+		if (record_labels(&o.labels, &l, &bad)) {
+			rc = fs_err_usage(RECORD_LABEL_ERR, bad);
+			goto out_opts;
+		}
+		json_decref(l);
+		if (o.labels.n > POLAR_MAX_LABELS) {
+			rc = fs_err_usage("%d labels: at most %d", o.labels.n, POLAR_MAX_LABELS);
+			goto out_opts;
+		}
+	}
 	out_init(&out, o.json ? OUT_JSON : OUT_TEXT, stdout);
 	if (o.output && out_json_file(&out, o.output)) {
 		rc = fs_err_env("cannot write '%s': %s", o.output, strerror(errno));
@@ -407,8 +453,8 @@ static int polarization(int argc, const char **argv)
 	res = calloc((size_t)o.sweep, sizeof(*res));
 	net_stop_on_signals();
 	for (s = 0; s < o.sweep && !net_stop; s++) {
-		const char *bargv[64];
-		char b[16][128], err[256];
+		const char *bargv[16 + POLAR_MAX_LABELS + 4];
+		char b[16 + POLAR_MAX_LABELS][128], err[256];
 		json_t *recs = json_array(), *rec, *agg = NULL;
 		struct polar_flow *f = calloc((size_t)o.flows, sizeof(*f));
 		int bargc = 0, nb = 0, n = 0, i, base = o.sport + s * o.flows, dport = 0;
@@ -436,7 +482,7 @@ static int polarization(int argc, const char **argv)
 			ARG("--tclass=%d", o.tclass);
 		if (o.node)
 			ARG("--node=%s", o.node);
-		for (i = 0; i < o.labels.n && nb < 16; i++)
+		for (i = 0; i < o.labels.n; i++)	/* (at most POLAR_MAX_LABELS) */
 			ARG("--label=%s", o.labels.v[i]);
 		bargv[bargc] = NULL;
 #undef ARG
@@ -997,7 +1043,14 @@ static int pfc_probe(int argc, const char **argv)
 		goto out;
 	}
 	if (record_labels(&o.labels, &labels, &bad)) {
-		rc = fs_err_usage("bad --label '%s': use KEY=VALUE", bad);
+		rc = fs_err_usage(RECORD_LABEL_ERR, bad);
+		goto out;
+	}
+	if ((rc = load_opts_ok(o.size, o.transport)))
+		goto out;
+	if ((o.before + o.during + o.after) / o.interval > PFC_MAX_SAMPLES) {
+		rc = fs_err_usage("%g s at --interval %g s is more than %d samples: sample less often or for less long",
+				  o.before + o.during + o.after, o.interval, PFC_MAX_SAMPLES);
 		goto out;
 	}
 	if (!o.ifname && !o.device) {

@@ -135,6 +135,13 @@ int cmd_report(int argc, const char **argv)
 		if (rc)
 			goto out;
 	}
+	if (formats.n && !has_format(&formats, "md") && !has_format(&formats, "html") &&
+	    !has_format(&formats, "json")) {
+		rc = fs_err_usage("--format names no format: give md, html or json (comma-separated)");
+		goto out;
+	}
+	if ((push_url || webhook) && (rc = push_check_urls(push_url, webhook)))
+		goto out;	/* before the work, not after it */
 	tolerance = strtod(tol_s, &end);
 	if (end == tol_s || (*end && strcmp(end, "%")) || !(tolerance >= 0 && tolerance <= 1000)) {
 		rc = fs_err_usage("--tolerance '%s': give a percentage from 0 to 1000", tol_s);

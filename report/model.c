@@ -512,5 +512,8 @@ void report_name_runs(struct report *rep)
 		}
 		if (*buf)
 			snprintf(r->name, sizeof(r->name), "%s", buf);
+		else if (rep->by)	/* named as without --by: say why */
+			fs_warn("--by %s: run %s has no label '%s': it keeps the name '%s'", rep->by,
+				r->dir, rep->by, r->name);
 	}
 }

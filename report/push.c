@@ -285,6 +285,17 @@ out:
 	return rc;
 }
 
+int push_check_urls(const char *gateway, const char *webhook)
+{
+	int rc = 0;
+
+	if (gateway)
+		rc = check_url(gateway, "Pushgateway", 1);
+	if (!rc && webhook)
+		rc = check_url(webhook, "webhook", 0);
+	return rc;
+}
+
 /* A label in the Pushgateway's path: "/NAME/PCT-ENCODED" or "/NAME@base64/B64URL". */
 static char *put_label(char *o, const char *name, const char *v)
 {

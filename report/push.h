@@ -72,6 +72,9 @@ int push_gateway(const char *base_url, const char *body, const struct push_opts 
  * instance are not used.  o may be NULL (every default).
  */
 int push_webhook(const char *url, const char *json_text, const struct push_opts *o);
+/* The URLs push_gateway and push_webhook would refuse (either may be NULL),
+ * refused before any work: 0, or a negative exit code with one line said. */
+int push_check_urls(const char *gateway, const char *webhook);
 
 /*
  * Prometheus text exposition helpers; the caller frees the result (NULL

@@ -167,7 +167,20 @@ test_expect_success $P 'bad options: one line, exit 2; a missing interface: one 
 	test $(wc -l <e5) = 1 && test_grep "nosuch0" e5 &&
 	test_expect_exit 3 "$FABSCOPE" probe pfc --bind 192.0.2.77 2>e6 &&
 	test_grep "no interface has the address 192.0.2.77" e6 &&
-	test_expect_exit 2 "$FABSCOPE" probe nosuch 2>e7 && test_grep "try polarization or pfc" e7
+	test_expect_exit 2 "$FABSCOPE" probe nosuch 2>e7 && test_grep "try polarization or pfc" e7 &&
+	# the load'"'"'s options are checked before sampling starts, not in its bw seconds later
+	test_expect_exit 2 "$FABSCOPE" probe pfc 127.0.0.1 -i eth2 --counters-root fx -s 10x 2>e8 &&
+	test $(wc -l <e8) = 1 && test_grep "invalid value .10x. for option .-s." e8 &&
+	! grep -q "sampling" e8 &&
+	test_expect_exit 2 "$FABSCOPE" probe pfc 127.0.0.1 -i eth2 --counters-root fx -t nosuch 2>e9 &&
+	test_grep "unknown transport .nosuch." e9 &&
+	test_expect_exit 2 "$FABSCOPE" probe pfc -i eth2 --counters-root fx --before 1e7 --after 1e7 \
+		-D 1e7 --interval 0.01 2>e10 &&
+	test_grep "more than 10000000 samples" e10 &&
+	test_expect_exit 2 "$FABSCOPE" probe polarization 127.0.0.1 -s 10x 2>e11 &&
+	test_grep "invalid value .10x. for option .-s." e11 &&
+	test_expect_exit 2 "$FABSCOPE" probe polarization 127.0.0.1 --label a=1 --label nokv 2>e12 &&
+	test_grep "invalid --label .nokv." e12
 '
 
 test_expect_success $P 'a dead target: the counters are kept, the load error said, exit 4' '

@@ -83,6 +83,8 @@ test_expect_success $P '--by names runs by one label; one run is named by its di
 	! test -e by/report.html && ! test -e by/summary.json &&
 	fs_expect 0 report ecmp -o one --no-plots --format md &&
 	grep -q "^| | ecmp |$" one/report.md &&
+	fs_expect 0 report ecmp spray --by nosuchlabel -o nolabel --no-plots --format md &&
+	test_grep "warning: --by nosuchlabel: run .*ecmp has no label .nosuchlabel." err &&
 	! grep -q "^## Comparison" one/report.md
 '
 
@@ -181,6 +183,14 @@ test_expect_success $P 'bad input: one line and exit 2 (or 3 when a file cannot 
 	ptp_one_error err "lots" &&
 	fs_expect 2 report ecmp --push ftp://x -o x --no-plots &&
 	ptp_one_error err "ftp://x" &&
+	! test -e x &&
+	fs_expect 2 report ecmp --webhook "http://h/a b" -o x --no-plots &&
+	ptp_one_error err "white space" &&
+	! test -e x &&
+	fs_expect 2 report ecmp --format "" -o x &&
+	ptp_one_error err "--format" "names no format" &&
+	fs_expect 2 report ecmp --format , -o x &&
+	! test -e x &&
 	touch afile &&
 	fs_expect 3 report ecmp -o afile/sub &&
 	ptp_one_error err "afile/sub"
