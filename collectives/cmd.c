@@ -578,9 +578,9 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 	if (!xport_find(o->transport))	/* as bw says it */
 		return fs_err(strcmp(o->transport, "verbs") ? FS_EXIT_USAGE : FS_EXIT_ENV,
 			      "unknown transport '%s': this build has %s", o->transport, xport_names());
-	if (strcmp(o->transport, "verbs") && (count_list(&o->devices) || o->ib_port || o->gid_index >= 0 ||
-					      o->mtu || o->qp_timeout))
-		return fs_err_usage("--device, --ib-port, -x, -m and --qp-timeout are for -t verbs");
+	/* (--device goes with tcp too: it gives each local rank its rail) */
+	if (strcmp(o->transport, "verbs") && (o->ib_port || o->gid_index >= 0 || o->mtu || o->qp_timeout))
+		return fs_err_usage("--ib-port, -x, -m and --qp-timeout are for -t verbs");
 	if (o->mtu && (o->mtu & (o->mtu - 1)))
 		return fs_err_usage("invalid MTU %d: use 256, 512, 1024, 2048 or 4096", o->mtu);
 	if (xport_poll_mode_parse(o->poll, NULL))

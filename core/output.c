@@ -194,12 +194,17 @@ static void print_text(struct out *o, json_t *rec)
 
 int out_json_file(struct out *o, const char *path)
 {
-	struct stat st;
+	struct stat st, out;
 
 	/* for appending, so that opening it changes nothing yet */
-	o->jkeep = !stat(path, &st) && S_ISREG(st.st_mode);
 	o->jf = fopen(path, "a");
-	return o->jf ? 0 : -1;
+	if (!o->jf)
+		return -1;
+	/* a file with records in it is kept until ours come; not one that is
+	 * our standard output too (-o /dev/stdout >file: the table is in it) */
+	o->jkeep = !fstat(fileno(o->jf), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		   !(!fstat(fileno(o->f), &out) && out.st_dev == st.st_dev && out.st_ino == st.st_ino);
+	return 0;
 }
 
 static void json_elem(FILE *f, int n, json_t *rec)

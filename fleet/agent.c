@@ -576,7 +576,8 @@ static int parse_rail(const char *s, int *rail, int *plane, const char **ip)
 		fs_err_usage("--rail '%s': write K=IP or K/P=IP (rail K, plane P)", s);
 		return -1;
 	}
-	if (*rail >= PLAN_MAX_LANES || *plane > 7 || (strchr(s, '/') && !isdigit((unsigned char)strchr(s, '/')[1]))) {
+	if (*rail < 0 || *rail >= PLAN_MAX_LANES || *plane < 0 || *plane > 7 ||	/* (< 0: %d overflowed) */
+	    (strchr(s, '/') && !isdigit((unsigned char)strchr(s, '/')[1]))) {
 		fs_err_usage("--rail '%s': rails are 0 to %d, planes 0 to 7", s, PLAN_MAX_LANES - 1);
 		return -1;
 	}

@@ -1213,6 +1213,10 @@ int coord_run_phases(struct coord *c)
 		uint64_t t0 = clock_ns();
 		json_t *pj;
 
+		if (ph->skip) {	/* (said when the agents had joined) */
+			free(idx);
+			continue;
+		}
 		for (li = 0; li < nl; li++) {
 			int rr = plan_rounds(ph, coord_lane_nodes(c, lanes[li], idx));
 
@@ -1256,17 +1260,22 @@ int coord_run_phases(struct coord *c)
 
 /* Every phase's options through the engines' own parser, before anything
  * starts: a bad value is a usage error naming the plan and the phase. */
-int coord_check_targets(const struct coord *c, int joined)
+int coord_check_targets(struct coord *c, int joined)
 {
 	int pi, i;
 
 	for (pi = 0; pi < c->plan.nphases; pi++) {
-		const struct plan_phase *ph = &c->plan.phases[pi];
+		struct plan_phase *ph = &c->plan.phases[pi];
 
 		for (i = 0; ph->target && i < c->plan.nnodes; i++)
 			if (!strcmp(c->plan.nodes[i].name, ph->target))
 				break;
-		if (ph->target && i == c->plan.nnodes)
+		if (ph->target && i == c->plan.nnodes && joined && c->missing) {
+			/* it may be one that did not join: the other phases run */
+			fs_warn("[%s]: its target '%s' is not one of the agents that joined "
+				"(%d did not): the phase is skipped", ph->name, ph->target, c->missing);
+			ph->skip = 1;
+		} else if (ph->target && i == c->plan.nnodes)
 			return fs_err_usage("%s: target '%s' of [%s] is not %s (the first is '%s')",
 					    c->plan.path, ph->target, ph->name,
 					    joined ? "one of the agents that joined" : "a node of the plan",

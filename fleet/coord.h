@@ -80,8 +80,9 @@ void coord_ensure_nodes(struct coord *c);
  * nodes' names are known.  0 or -exit code, with one line said. */
 int coord_check_phases(struct coord *c);
 /* Every phase's target is a node of the plan (joined: of the agents that
- * joined, which name themselves when there is no hostfile). */
-int coord_check_targets(const struct coord *c, int joined);
+ * joined, which name themselves when there is no hostfile; with agents
+ * missing, a phase whose target is not among them is skipped, said). */
+int coord_check_targets(struct coord *c, int joined);
 int coord_listen(struct coord *c);
 int coord_join(struct coord *c);
 int coord_run_phases(struct coord *c);

@@ -825,7 +825,7 @@ int plan_hostfile(struct plan *p, const char *path, const char *text)
 		n = &p->nodes[p->nnodes];
 		memset(n, 0, sizeof(*n));
 		w = strtok_r(s, " \t", &wsave);
-		if (strchr(w, '=')) {
+		if (strchr(w, '=') || w[0] == '-') {	/* (a name goes to the agent's --name) */
 			rc = fs_err_usage("%s:%d: a line starts with the node's name, not '%s'", path, lineno, w);
 			break;
 		}

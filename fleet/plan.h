@@ -94,6 +94,7 @@ struct plan_phase {
 	int rails[PLAN_MAX_LANES], nrails;	/* rails = 0,1: only these (default all) */
 	double est_s;		/* estimated seconds per round */
 	int line;
+	int skip;		/* its target did not join: not run */
 };
 
 struct plan {

@@ -98,7 +98,7 @@ static int qp_absent(const struct flow_table *t, const struct aopts *o, const ch
 	for (i = 0; i < t->n; i++)
 		if (flow_selected(t, t->v[i], o))
 			return 0;
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; i < t->n && n <= 8; i++) {	/* eight are named: then "..." */
 		int j, seen = 0;
 
 		for (j = 0; j < i && !seen; j++)	/* a QP once, though it has flows both ways */

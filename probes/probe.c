@@ -1046,8 +1046,8 @@ static int pfc_probe(int argc, const char **argv)
 		rc = fs_err_usage(RECORD_LABEL_ERR, bad);
 		goto out;
 	}
-	if ((rc = load_opts_ok(o.size, o.transport)))
-		goto out;
+	if ((run.host || o.serve) && (rc = load_opts_ok(o.size, o.transport)))
+		goto out;	/* (a monitor runs no load) */
 	if ((o.before + o.during + o.after) / o.interval > PFC_MAX_SAMPLES) {
 		rc = fs_err_usage("%g s at --interval %g s is more than %d samples: sample less often or for less long",
 				  o.before + o.during + o.after, o.interval, PFC_MAX_SAMPLES);

@@ -230,9 +230,10 @@ static char *shown_url(const char *url)
 
 /*
  * An http:// or https:// URL with a host, nothing else; with no_query, no
- * query or fragment either (a base to append a path to).
+ * query or fragment either (a base to append a path to).  early: before the
+ * report is written, where libcurl missing is not yet an error (the push says it).
  */
-static int check_url(const char *url, const char *what, int no_query)
+static int check_url(const char *url, const char *what, int no_query, int early)
 {
 	const char *example = no_query ? "http://HOST:9091" : "https://HOST/PATH";
 	char *shown, *host = NULL, *part = NULL;
@@ -255,8 +256,8 @@ static int check_url(const char *url, const char *what, int no_query)
 		why = "it holds white space";
 		goto bad;
 	}
-	if (curl_ready()) {
-		rc = fs_err_env("libcurl cannot be set up (%s); cannot check '%s'", curl_why, shown);
+	if (curl_ready()) {	/* early, before the report: the push says so after it */
+		rc = early ? 0 : fs_err_env("libcurl cannot be set up (%s); cannot check '%s'", curl_why, shown);
 		goto out;
 	}
 	u = cu.url();
@@ -290,9 +291,9 @@ int push_check_urls(const char *gateway, const char *webhook)
 	int rc = 0;
 
 	if (gateway)
-		rc = check_url(gateway, "Pushgateway", 1);
+		rc = check_url(gateway, "Pushgateway", 1, 1);
 	if (!rc && webhook)
-		rc = check_url(webhook, "webhook", 0);
+		rc = check_url(webhook, "webhook", 0, 1);
 	return rc;
 }
 
@@ -629,7 +630,7 @@ int push_gateway(const char *base_url, const char *body, const struct push_opts 
 	size_t blen;
 	int rc;
 
-	rc = check_url(base_url, "Pushgateway", 1);
+	rc = check_url(base_url, "Pushgateway", 1, 0);
 	if (rc)
 		return rc;
 	if (!o || !o->job || !*o->job || !body) {
@@ -680,7 +681,7 @@ int push_webhook(const char *url, const char *json_text, const struct push_opts 
 	char *shown;
 	int rc;
 
-	rc = check_url(url, "webhook", 0);
+	rc = check_url(url, "webhook", 0, 0);
 	if (rc)
 		return rc;
 	shown = shown_url(url);

@@ -141,6 +141,8 @@ test_expect_success $P 'hostfile errors: the line, and what a node line holds' '
 	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h3 2>err && grep -q "h3:1.*railx" err &&
 	printf "n1 rail99=1.1.1.1\n" >h4 &&
 	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h4 2>err && grep -q "h4:1" err &&
+	printf -- "-v rail0=1.1.1.1\n" >h8 &&
+	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h8 2>err && grep -q "h8:1.*node.s name" err &&
 	printf "n1 rail0=notanip\n" >h6 &&
 	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h6 2>err && grep -q "h6:1.*notanip.*not an IP address" err &&
 	printf "n1 rail0=fe80::1 rail1=10.0.0.1\n" >h7 &&

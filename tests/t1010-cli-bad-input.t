@@ -99,11 +99,14 @@ test_expect_success $P '-o FILE: a bad host or label does not empty an existing 
 	fs_expect 4 bw 127.0.0.1 -p $PORT -o keep.json --timeout 1 &&
 	test_cmp expect keep.json
 '
-test_expect_success $P '-o FILE: a new FILE of a failed run is an empty array' '
+test_expect_success $P '-o FILE: a new or empty FILE of a failed run is an empty array' '
 	rm -f new.json &&
 	fs_expect 4 bw 127.0.0.1 -p $PORT -o new.json --timeout 1 &&
 	echo "[]" >expect &&
-	test_cmp expect new.json
+	test_cmp expect new.json &&
+	: >empty.json &&
+	fs_expect 4 bw 127.0.0.1 -p $PORT -o empty.json --timeout 1 &&
+	test_cmp expect empty.json
 '
 
 # HOST: missing, one too many, or given to a server

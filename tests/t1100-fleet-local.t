@@ -12,6 +12,7 @@ P=FABSCOPE,JQ
 PORT=$(ptp_port 0)
 PORT2=$(ptp_port 1)
 PORT3=$(ptp_port 2)
+PORT4=$(ptp_port 3)
 
 test_expect_success $P 'a 4-node plan on the local launcher: every job measured, exit 0' '
 	cat >plan.ini <<-\EOF &&
@@ -115,7 +116,8 @@ test_expect_success $P '--dry-run refuses what the run would: bad values, labels
 '
 
 test_expect_success $P 'agent --rail is checked before it connects: rail, plane, address' '
-	for r in 64=127.0.0.1 0/8=127.0.0.1 -1=127.0.0.1 0=foo 1=10.0.0.1/24 x=127.0.0.1 0=; do
+	for r in 64=127.0.0.1 0/8=127.0.0.1 -1=127.0.0.1 0=foo 1=10.0.0.1/24 x=127.0.0.1 0= \
+		 4294967295=127.0.0.1 0/4294967295=127.0.0.1; do
 		fs_expect 2 agent --connect 127.0.0.1:1 --rail "$r" &&
 		ptp_one_error err "--rail" "$r" || return 1
 	done
@@ -152,6 +154,21 @@ test_expect_success $P 'external launcher: a target names an agent that joins by
 	fleet_wait $fleet_pid 60 && test $fleet_rc = 0 &&
 	jq -s -e "[.[] | select(.status == \"ok\" and .test == \"bw\" and .scope == \"aggregate\")] |
 		length == 2 and all(.dst.node == \"ext-b\")" r4t/results.jsonl >/dev/null
+'
+
+test_expect_success $P 'external launcher: a target that did not join skips its phase, not the run' '
+	printf "[global]\nduration = 0.5\ntimeout = 3\n[in]\nkind = incast\ntest = bw\ntarget = ext-z\n[pw]\nkind = pairwise\ntest = bw\n" >tgt3.ini &&
+	fleet_run_bg run5t.log tgt3.ini --launcher external -n 3 --listen 127.0.0.1:$PORT4 \
+		--token-file token -o r5t --join-timeout 4 &&
+	ptp_wait_listen $PORT4 $fleet_pid &&
+	for n in ext-a ext-b; do
+		fleet_agent_bg $n-5.log --connect 127.0.0.1:$PORT4 --token-file token --name $n \
+			--rail 0=127.0.0.1 || return 1
+	done &&
+	fleet_wait $fleet_pid 60 && test $fleet_rc = 4 &&
+	test_grep "\[in\]: its target .ext-z. is not one of the agents that joined (1 did not): the phase is skipped" run5t.log &&
+	test $(jsonl_count r5t/results.jsonl ".status == \"ok\" and .phase == \"pw\" and .scope == \"aggregate\"") = 1 &&
+	test $(jsonl_count r5t/results.jsonl ".phase == \"in\"") = 0
 '
 
 test_expect_success $P 'an agent with the wrong token is refused, and says so; the run goes on' '
