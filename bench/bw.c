@@ -420,14 +420,14 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 			}
 			rc = 0;
 			if (s.sending && !s.done && now - last_progress > tmo) {
-				rc = fs_err_peer("no progress for %d s: %s stopped acknowledging data",
-						 c->timeout_ms / 1000, c->peer_name);
+				rc = fs_err_peer("no progress for %g s: %s stopped acknowledging data",
+						 c->timeout_ms / 1000.0, c->peer_name);
 				goto out;
 			}
 			/* a trickle of completions must not stretch a run forever */
 			if (s.sending && !s.done && t_drain && now - t_drain > 2 * tmo) {
-				rc = fs_err_peer("the last messages to %s did not complete within %d s of the run's end; the link or the peer is stalling",
-						 c->peer_name, 2 * c->timeout_ms / 1000);
+				rc = fs_err_peer("the last messages to %s did not complete within %g s of the run's end; the link or the peer is stalling",
+						 c->peer_name, 2 * c->timeout_ms / 1000.0);
 				goto out;
 			}
 			if (sent_fin && !*peer_fin &&

@@ -144,8 +144,8 @@ static int wait_one(struct lat_run *r, uint8_t tag, int check_ctl, int *stop)
 			}
 		}
 		if (clock_ns() > r->deadline)
-			return fs_err_peer("no answer from %s for %d s during the ping-pong",
-					   c->peer_name, c->timeout_ms / 1000);
+			return fs_err_peer("no answer from %s for %g s during the ping-pong",
+					   c->peer_name, c->timeout_ms / 1000.0);
 	}
 }
 

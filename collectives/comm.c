@@ -149,9 +149,9 @@ static int root_collect(struct coll_comm *c, json_t **msgs, const char *expect)
 		if (ms <= 0) {
 			for (i = 1; i < n && msgs[i]; i++)
 				;
-			rc = fs_err_peer("%s did not send '%s' within %d s: it hangs or its host is "
+			rc = fs_err_peer("%s did not send '%s' within %g s: it hangs or its host is "
 					 "overloaded (raise --timeout)", coll_rank_str(c, i, who, sizeof(who)),
-					 expect, c->timeout_ms / 1000);
+					 expect, c->timeout_ms / 1000.0);
 			break;
 		}
 		for (i = 1; i < n; i++) {
@@ -277,9 +277,9 @@ static int dial_root(struct coll_comm *c)
 		if (net_stop)
 			return -FS_EXIT_INTERRUPTED;
 		if (clock_ms_left(deadline) <= 0)
-			return fs_err_peer("rank %d: cannot reach the root at %s:%d within %d s (%s); "
+			return fs_err_peer("rank %d: cannot reach the root at %s:%d within %g s (%s); "
 					   "is rank 0 running there?", c->rank, host, port,
-					   c->timeout_ms / 1000, strerror(-fd));
+					   c->timeout_ms / 1000.0, strerror(-fd));
 		usleep(100000);
 	}
 	c->ctl = fd;
@@ -816,9 +816,9 @@ int coll_comm_open(struct coll_comm *c, struct coll_opts *o, int lfd, const int 
 			c->fds[i] = net_accept(lfd, c->timeout_ms, NULL);
 			if (c->fds[i] < 0) {
 				c->fds[i] = -1;
-				rc = fs_err_peer("rank 0: %d of %d ranks joined within %d s; start the others "
+				rc = fs_err_peer("rank 0: %d of %d ranks joined within %g s; start the others "
 						 "with --root pointing here (or raise --timeout)", i, n,
-						 c->timeout_ms / 1000);
+						 c->timeout_ms / 1000.0);
 				coll_abort(c, -rc, "not every rank joined in time");
 				return rc;
 			}

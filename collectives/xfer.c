@@ -264,9 +264,9 @@ int coll_run_xfers(struct coll_comm *c, struct coll_xfer *send, int nsend,
 			if (clock_ns() - last > (uint64_t)c->timeout_ms * 1000000ull) {
 				char who[200];
 
-				snprintf(c->err, sizeof(c->err), "no progress for %d s waiting for data %s: a peer "
+				snprintf(c->err, sizeof(c->err), "no progress for %g s waiting for data %s: a peer "
 					 "hangs or its link is down (raise --timeout for slow links)",
-					 c->timeout_ms / 1000, pending_peers(send, nsend, recv, nrecv, who, sizeof(who)));
+					 c->timeout_ms / 1000.0, pending_peers(send, nsend, recv, nrecv, who, sizeof(who)));
 				return -FS_EXIT_PEER;
 			}
 			continue;
