@@ -698,8 +698,7 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	}
 	if (o->server_poll)	/* how this node waits is its own business */
 		so.poll = o->server_poll;
-	if (record_labels(&o->labels, &c.labels, &proto))
-		c.labels = json_object();
+	record_labels(&o->labels, &c.labels, &proto);	/* (checked by ptp_finish_opts) */
 	rc = ptp_send(&c, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "type", "hello",
 				    "proto", PTP_PROTO, "version", wire_version(),
 				    "tool_version", FABSCOPE_VERSION, "node", node_name(o),

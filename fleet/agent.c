@@ -562,40 +562,34 @@ static int clamp_ms(json_t *v, int dflt, json_int_t lo, json_int_t hi)
 	return (int)(x < lo ? lo : x > hi ? hi : x);
 }
 
-/* --rail K=IP or K/P=IP: 0, or -1 with one line said */
-static int parse_rail(const char *s, int *rail, int *plane, const char **ip)
+/* --rail K=IP or K/P=IP, added to eps as the registration carries it: 0,
+ * or -exit code with one line said */
+static int add_rail(const char *s, json_t *eps)
 {
 	const char *eq = strchr(s, '=');
-	int used = 0;
+	int rail, plane = 0, used = 0;
 
-	*plane = 0;
 	if (!eq || !eq[1] ||
-	    !((sscanf(s, "%d/%d%n", rail, plane, &used) == 2 && s + used == eq) ||
-	      (sscanf(s, "%d%n", rail, &used) == 1 && s + used == eq && !(*plane = 0))) ||
-	    !isdigit((unsigned char)s[0])) {
-		fs_err_usage("--rail '%s': write K=IP or K/P=IP (rail K, plane P)", s);
-		return -1;
-	}
-	if (*rail < 0 || *rail >= PLAN_MAX_LANES || *plane < 0 || *plane > 7 ||	/* (< 0: %d overflowed) */
-	    (strchr(s, '/') && !isdigit((unsigned char)strchr(s, '/')[1]))) {
-		fs_err_usage("--rail '%s': rails are 0 to %d, planes 0 to 7", s, PLAN_MAX_LANES - 1);
-		return -1;
-	}
-	*ip = eq + 1;
-	if (!plan_ip_ok(*ip)) {
-		fs_err_usage("--rail '%s': '%s' is not an IP address (the NIC's on that rail)", s, *ip);
-		return -1;
-	}
+	    !((sscanf(s, "%d/%d%n", &rail, &plane, &used) == 2 && s + used == eq) ||
+	      (sscanf(s, "%d%n", &rail, &used) == 1 && s + used == eq && !(plane = 0))) ||
+	    !isdigit((unsigned char)s[0]))
+		return fs_err_usage("--rail '%s': write K=IP or K/P=IP (rail K, plane P)", s);
+	if (!plan_lane_ok(rail, plane) ||	/* (< 0: %d overflowed) */
+	    (strchr(s, '/') && !isdigit((unsigned char)strchr(s, '/')[1])))
+		return fs_err_usage("--rail '%s': rails are 0 to %d, planes 0 to 7", s, PLAN_MAX_LANES - 1);
+	if (!plan_ip_ok(eq + 1))
+		return fs_err_usage("--rail '%s': '%s' is not an IP address (the NIC's on that rail)", s, eq + 1);
+	json_array_append_new(eps, json_pack("{si,si,ss}", "rail", rail, "plane", plane, "ip", eq + 1));
 	return 0;
 }
 
-static int handshake(struct agent *a, const struct opt_list *rails, const char *slot)
+static int handshake(struct agent *a, json_t *eps, const char *slot)
 {
 	char nonce[FLEET_NONCE_HEX + 1], mac[FLEET_NONCE_HEX + 1], host[256] = "";
 	char cnonce[FLEET_NONCE_HEX + 1];
 	const char *proto, *cn;
-	json_t *m = NULL, *eps;
-	int rc, version, i;
+	json_t *m = NULL;
+	int rc, version;
 
 	rc = wire_recv(a->rfd, &m, FLEET_MAX_MSG, a->timeout_ms);
 	if (rc)
@@ -627,15 +621,7 @@ static int handshake(struct agent *a, const struct opt_list *rails, const char *
 	}
 	fleet_mac(a->token, "agent", cnonce, nonce, mac);
 	gethostname(host, sizeof(host) - 1);
-	eps = json_array();
-	for (i = 0; i < rails->n; i++) {	/* (checked by cmd_agent) */
-		int rail, plane;
-		const char *ip;
-
-		parse_rail(rails->v[i], &rail, &plane, &ip);
-		json_array_append_new(eps, json_pack("{si,si,ss}", "rail", rail, "plane", plane, "ip", ip));
-	}
-	rc = send_msg(a, json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si,ss?,so}", "type", "register",
+	rc = send_msg(a, json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si,ss?,sO}", "type", "register",
 				   "proto", FLEET_PROTO, "version", wire_version(),
 				   "tool_version", FABSCOPE_VERSION, "nonce", nonce, "mac", mac,
 				   "node", a->name, "host", host, "pid", (int)getpid(), "slot", slot,
@@ -786,6 +772,7 @@ int cmd_agent(int argc, const char **argv)
 	int fd = -1, stdio_mode = 0, verbose = 0, nargs, rc, i;
 	double timeout_s = 10;
 	struct opt_list rails = { 0 };
+	json_t *eps = json_array();	/* --rail's, for the registration */
 	struct agent a = { .rfd = -1, .wfd = -1, .heartbeat_ms = FLEET_HEARTBEAT_MS,
 			   .silence_ms = FLEET_SILENCE_MS };
 	const char *slot;
@@ -818,13 +805,8 @@ int cmd_agent(int argc, const char **argv)
 		rc = fs_err_usage("unexpected argument '%s'", argv[0]);
 	else if (!!connect_to + stdio_mode + (fd >= 0) != 1)
 		rc = fs_err_usage("give exactly one of --connect HOST:PORT, --stdio, --fd N");
-	for (i = 0; !rc && i < rails.n; i++) {	/* before anything is started */
-		int rail, plane;
-		const char *ip;
-
-		if (parse_rail(rails.v[i], &rail, &plane, &ip))
-			rc = -FS_EXIT_USAGE;
-	}
+	for (i = 0; !rc && i < rails.n; i++)	/* before anything is started */
+		rc = add_rail(rails.v[i], eps);
 	if (rc)
 		goto out;
 	a.name = name ? name : default_name();
@@ -863,11 +845,12 @@ int cmd_agent(int argc, const char **argv)
 	net_set_nonblock(a.rfd, 1);
 	net_set_nonblock(a.wfd, 1);
 	slot = getenv("FABSCOPE_SLOT");
-	rc = handshake(&a, &rails, slot);
+	rc = handshake(&a, eps, slot);
 	if (!rc)
 		rc = agent_loop(&a);
 out:
 	free(a.token);
+	json_decref(eps);
 	opt_list_release(&rails);
 	return rc < 0 ? -rc : rc;
 }

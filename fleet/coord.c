@@ -256,8 +256,7 @@ static void on_register(struct coord *c, int ci, json_t *m)
 				int rail = (int)json_integer_value(json_object_get(e, "rail"));
 				int plane = (int)json_integer_value(json_object_get(e, "plane"));
 
-				if (!ip || rail < 0 || rail >= PLAN_MAX_LANES || plane < 0 || plane > 7 ||
-				    !plan_ip_ok(ip)) {	/* (its --rail refuses these) */
+				if (!ip || !plan_lane_ok(rail, plane) || !plan_ip_ok(ip)) {	/* (its --rail refuses these) */
 					fs_warn("agent %s: endpoint %d of its registration is not a rail 0-%d, "
 						"plane 0-7 and an IP address: left out", name, (int)i,
 						PLAN_MAX_LANES - 1);

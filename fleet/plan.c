@@ -261,6 +261,11 @@ static int perr(const char *path, int line, const char *fmt, ...)
 	return fs_err_usage("%s:%d: %s", path, line, msg);
 }
 
+int plan_lane_ok(int rail, int plane)
+{
+	return rail >= 0 && rail < PLAN_MAX_LANES && plane >= 0 && plane <= 7;
+}
+
 int plan_ip_ok(const char *s)
 {
 	unsigned char a[16];
@@ -278,20 +283,30 @@ static int engine_value_ok(const char *path, int line, const char *k, const char
 	return 0;
 }
 
+/* a seed, [global]'s or a phase's: decimal or 0x hex; 0 or -1 */
+static int seed_parse(const char *v, uint64_t *out)
+{
+	unsigned long long x;
+	char *end;
+
+	errno = 0;
+	x = strtoull(v, &end, 0);
+	if (errno || !*v || *end || *v == '-')
+		return -1;
+	if (out)
+		*out = x;
+	return 0;
+}
+
 /* [global]'s numbers, checked where they are written (0, or perr's code) */
 static int global_value_ok(const char *path, int line, const char *k, const char *v)
 {
 	uint64_t n;
-	char *end;
 
 	if (!strcmp(k, "nodes") && (units_parse_count(v, &n) || !n || n > (1u << 20)))
 		return perr(path, line, "nodes '%s': give how many agents to wait for, from 1 to %u", v, 1u << 20);
-	if (!strcmp(k, "seed")) {
-		errno = 0;
-		strtoull(v, &end, 0);
-		if (errno || !*v || *end || *v == '-')
-			return perr(path, line, "seed '%s' is not a number (e.g. 1, or 0x5eed)", v);
-	}
+	if (!strcmp(k, "seed") && seed_parse(v, NULL))
+		return perr(path, line, "seed '%s' is not a number (e.g. 1, or 0x5eed)", v);
 	return 0;
 }
 
@@ -452,7 +467,7 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 	for (i = 0; i < neng; i++)
 		kv_add(&ph->kv, &ph->nkv, eng[i].key, eng[i].val, eng[i].line);
 	ph->count = 4;
-	ph->seed = strtoull(plan_global(p, "seed", "1"), NULL, 0);
+	seed_parse(plan_global(p, "seed", "1"), &ph->seed);	/* (checked at its line) */
 	for (i = 0; i < nown; i++) {
 		const char *k = own[i].key, *val = own[i].val;
 		int line = own[i].line;
@@ -475,10 +490,7 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 				return perr(path, line, "count '%s' of [%s]: give a number of rounds from 1 to 100000", val, ph->name);
 			ph->count = (int)c;
 		} else if (!strcmp(k, "seed")) {
-			char *end;
-
-			ph->seed = strtoull(val, &end, 0);
-			if (*end || !*val)
+			if (seed_parse(val, &ph->seed))
 				return perr(path, line, "seed '%s' of [%s] is not a number", val, ph->name);
 		} else if (!strcmp(k, "parallel")) {
 			uint64_t c;
@@ -585,11 +597,12 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 	/* the time estimate of a round: the duration (bw's defaults: 2 s,
 	 * 1 s per size with all = 1, 23 sizes) and a second to connect */
 	{
-		double d = plan_bool(plan_opt(ph, "all", NULL)) == 1 ? 1 : 2;
+		int all = plan_bool(plan_opt(ph, "all", NULL)) == 1;
+		double d = all ? 1 : 2;
 
 		if ((v = plan_opt(ph, "duration", NULL)))
 			units_parse_seconds(v, &d);
-		ph->est_s = (plan_bool(plan_opt(ph, "all", NULL)) == 1 ? 23 * d : d) + 1;
+		ph->est_s = (all ? 23 * d : d) + 1;
 	}
 	return 0;
 }
@@ -849,7 +862,7 @@ int plan_hostfile(struct plan *p, const char *path, const char *text)
 				   (plane = 0, sscanf(k, "rail%d%n", &rail, &used) == 1 && !k[used])) {
 				int i;
 
-				if (rail < 0 || rail >= PLAN_MAX_LANES || plane < 0 || plane > 7 || !*v) {
+				if (!plan_lane_ok(rail, plane) || !*v) {
 					rc = fs_err_usage("%s:%d: %s=%s: rails are 0..%d, planes 0..7, and an address is needed",
 							  path, lineno, k, v, PLAN_MAX_LANES - 1);
 					break;

@@ -130,7 +130,9 @@ void plan_free(struct plan *p);
 int plan_node_add(struct plan *p, const char *name);
 /* 1 when key is an engine option (is_bool: a flag without a value). */
 int plan_engine_key(const char *key, int *is_bool);
-/* A NIC's address as hostfiles and agents' --rail give it: IPv4 or IPv6. */
+/* An endpoint as hostfiles and agents' --rail give it: rail 0 to
+ * PLAN_MAX_LANES - 1 and plane 0 to 7; the NIC's address, IPv4 or IPv6. */
+int plan_lane_ok(int rail, int plane);
 int plan_ip_ok(const char *s);
 /* A plan's boolean: 1 (1, true, yes, on), 0 (0, false, no, off, any case), -1 neither. */
 int plan_bool(const char *v);
