@@ -121,8 +121,7 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 	if (!o->transport)
 		o->transport = "tcp";
 	if (!xport_find(o->transport))
-		return fs_err(strcmp(o->transport, "verbs") ? FS_EXIT_USAGE : FS_EXIT_ENV,
-			      "unknown transport '%s': this build has %s", o->transport, xport_names());
+		return xport_check(o->transport);
 	if (strcmp(o->transport, "verbs") &&
 	    (o->device || o->ib_port || o->gid_index >= 0 || o->mtu || o->sl ||
 	     o->flow_label_i || o->inline_size >= 0 || o->qp_timeout))

@@ -575,9 +575,8 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 	else
 		return fs_err_usage("unknown --algo '%s' for %s: use %s", o->algo_name, o->test,
 				     kind == COLL_ALLREDUCE ? "ring or rhd" : "pairwise or direct");
-	if (!xport_find(o->transport))	/* as bw says it */
-		return fs_err(strcmp(o->transport, "verbs") ? FS_EXIT_USAGE : FS_EXIT_ENV,
-			      "unknown transport '%s': this build has %s", o->transport, xport_names());
+	if (!xport_find(o->transport))
+		return xport_check(o->transport);
 	/* (--device goes with tcp too: it gives each local rank its rail) */
 	if (strcmp(o->transport, "verbs") && (o->ib_port || o->gid_index >= 0 || o->mtu || o->qp_timeout))
 		return fs_err_usage("--ib-port, -x, -m and --qp-timeout are for -t verbs");

@@ -28,7 +28,6 @@
 #include "../core/options.h"
 #include "../core/output.h"
 #include "../core/record.h"
-#include "../core/units.h"
 #include "../transport/transport.h"
 #include "counters.h"
 #include "pfc.h"
@@ -62,7 +61,8 @@ static const char polar_about[] =
 struct popts {
 	int flows, sport, sweep, paths, json, verbose, flow_label, trace;
 	double link_rate, duration, timeout;
-	const char *transport, *bind, *size, *node, *output, *device;
+	const char *transport, *bind, *node, *output, *device;
+	uint64_t size;
 	int port, tclass;
 	struct opt_list labels;
 };
@@ -73,24 +73,6 @@ struct child {
 };
 
 /* Fork `fabscope ARGV` (bw) with its records on a pipe (recs) or on our own sink. */
-/*
- * The load's options, checked before anything starts: they go to a `fabscope
- * bw` of our own, which would find them wrong only once sampling had begun.
- * 0, or -exit code with one line said.
- */
-static int load_opts_ok(const char *size, const char *transport)
-{
-	uint64_t v;
-
-	if (size && (units_parse_size(size, &v) || !v || v > (1ull << 30)))
-		return fs_err_usage("invalid value '%s' for option '-s': expected a size (e.g. 4096, 64K, 1M) "
-				    "from 1 to 1073741824", size);
-	if (transport && !xport_find(transport))
-		return fs_err(strcmp(transport, "verbs") ? FS_EXIT_USAGE : FS_EXIT_ENV,
-			      "unknown transport '%s': this build has %s", transport, xport_names());
-	return 0;
-}
-
 static int child_start(struct child *ch, const char **argv, int argc, int pipe_records, const char *prog)
 {
 	int out[2] = { -1, -1 };
@@ -389,7 +371,7 @@ static int polarization(int argc, const char **argv)
 		OPT_NUMBER(0, "link-rate", &o.link_rate, "GBPS", "capacity of one path in Gb/s (default: the fastest flow's rate)"),
 		OPT_BOOL(0, "trace", &o.trace, "after each set, trace every flow's path with TCP SYNs of its own 5-tuple (root): names the links that carried the most flows"),
 		OPT_SECONDS('D', "duration", &o.duration, "SECONDS", "measure each set this long (default 3)"),
-		OPT_STRING('s', "size", &o.size, "SIZE", "message size (default 64K)"),
+		OPT_SIZE('s', "size", &o.size, "SIZE", "message size (default 64K)", 1, 1ll << 30),
 		OPT_GROUP("Connection"),
 		OPT_INT('p', "port", &o.port, "PORT", "the bw server's control port (default 18520)", 1, 65535),
 		OPT_STRING(0, "bind", &o.bind, "ADDR", "local address (selects the rail)"),
@@ -429,7 +411,7 @@ static int polarization(int argc, const char **argv)
 				  o.flow_label, o.flows, o.sweep, 0xFFFFF);
 		goto out_opts;
 	}
-	if ((rc = load_opts_ok(o.size, o.transport)))
+	if (o.transport && (rc = xport_check(o.transport)))	/* not seconds later, in the bw */
 		goto out_opts;
 	{
 		json_t *l;
@@ -467,7 +449,7 @@ static int polarization(int argc, const char **argv)
 		ARG("--flows=%d", o.flows);
 		ARG("--duration=%g", o.duration);
 		ARG("--timeout=%g", o.timeout);
-		ARG("--size=%s", o.size ? o.size : "64K");
+		ARG("--size=%llu", (unsigned long long)(o.size ? o.size : 65536));
 		ARG("--tx-depth=16");	/* 1 MiB in flight per flow: slow flows drain fast */
 		ARG("--transport=%s", o.transport ? o.transport : "tcp");
 		if (o.transport && !strcmp(o.transport, "verbs"))
@@ -589,7 +571,8 @@ static const char pfc_about[] =
 	"when the port was measured, whatever the verdict; thresholds belong to 'fabscope report'.";
 
 struct fopts {
-	const char *ifname, *device, *bind, *root, *driver, *transport, *size, *node, *output;
+	const char *ifname, *device, *bind, *root, *driver, *transport, *node, *output;
+	uint64_t size;
 	int ib_port, capture, json, verbose, flows, port, tclass, prio, serve, storm_intervals;
 	int quanta;
 	double interval, before, during, after, link_rate, timeout, storm_fraction;
@@ -649,7 +632,7 @@ static int pfc_start_load(struct pfc_run *r)
 	ARG("--flows=%d", o->flows);
 	ARG("--duration=%g", o->during);
 	ARG("--timeout=%g", o->timeout);
-	ARG("--size=%s", o->size ? o->size : "64K");
+	ARG("--size=%llu", (unsigned long long)(o->size ? o->size : 65536));
 	ARG("--transport=%s", o->transport ? o->transport : "tcp");
 	if (o->bind)
 		ARG("--bind=%s", o->bind);
@@ -985,7 +968,7 @@ static int pfc_probe(int argc, const char **argv)
 		OPT_GROUP("Load"),
 		OPT_BOOL(0, "serve", &o.serve, "be the incast target: run the bw server the senders use"),
 		OPT_INT('q', "flows", &o.flows, "K", "flows from this sender (default 4)", 1, 1024),
-		OPT_STRING('s', "size", &o.size, "SIZE", "message size (default 64K)"),
+		OPT_SIZE('s', "size", &o.size, "SIZE", "message size (default 64K)", 1, 1ll << 30),
 		OPT_STRING('t', "transport", &o.transport, "NAME", "tcp (default) or verbs"),
 		OPT_INT('p', "port", &o.port, "PORT", "the bw server's control port (default 18520; --serve 0: any free one)", 0, 65535),
 		OPT_INT(0, "tclass", &o.tclass, "N", "traffic class of the load: the IP TOS byte, DSCP x 4", 0, 255),
@@ -1046,7 +1029,7 @@ static int pfc_probe(int argc, const char **argv)
 		rc = fs_err_usage(RECORD_LABEL_ERR, bad);
 		goto out;
 	}
-	if ((run.host || o.serve) && (rc = load_opts_ok(o.size, o.transport)))
+	if ((run.host || o.serve) && o.transport && (rc = xport_check(o.transport)))
 		goto out;	/* (a monitor runs no load) */
 	if ((o.before + o.during + o.after) / o.interval > PFC_MAX_SAMPLES) {
 		rc = fs_err_usage("%g s at --interval %g s is more than %d samples: sample less often or for less long",

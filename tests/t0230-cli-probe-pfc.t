@@ -180,7 +180,11 @@ test_expect_success $P 'bad options: one line, exit 2; a missing interface: one 
 	test_expect_exit 2 "$FABSCOPE" probe polarization 127.0.0.1 -s 10x 2>e11 &&
 	test_grep "invalid value .10x. for option .-s." e11 &&
 	test_expect_exit 2 "$FABSCOPE" probe polarization 127.0.0.1 --label a=1 --label nokv 2>e12 &&
-	test_grep "invalid --label .nokv." e12
+	test_grep "invalid --label .nokv." e12 &&
+	test_expect_exit 2 "$FABSCOPE" probe polarization 127.0.0.1 $(for i in $(seq 33); do echo --label k$i=v; done) 2>e13 &&
+	test $(wc -l <e13) = 1 && test_grep "33 labels: at most 32" e13 &&
+	test_expect_exit 2 "$FABSCOPE" probe polarization 127.0.0.1 --flow-label 1048570 -q 4 --sweep 2 2>e14 &&
+	test $(wc -l <e14) = 1 && test_grep "flow-label 1048570 with 4 flows x 2 sets runs past the largest label" e14
 '
 
 test_expect_success $P 'a dead target: the counters are kept, the load error said, exit 4' '

@@ -112,7 +112,11 @@ test_expect_success $P '--dry-run refuses what the run would: bad values, labels
 	printf "[t]\nkind = incast\ntarget = gpu-7\n" >tgt.ini &&
 	fs_expect 2 run --dry-run tgt.ini -n 4 &&
 	ptp_one_error err "target" "gpu-7" "node0" &&
-	fs_expect 0 run --dry-run tgt.ini -n 4 --launcher external
+	fs_expect 0 run --dry-run tgt.ini -n 4 --launcher external &&
+	# a collective over tcp with a verbs-only key: refused as its ranks would
+	printf "[c]\nkind = allreduce\nmtu = 1024\n" >cmtu.ini &&
+	fs_expect 2 run --dry-run cmtu.ini -n 2 &&
+	ptp_one_error err "cmtu.ini" "[c]" "mtu" "transport = verbs"
 '
 
 test_expect_success $P 'agent --rail is checked before it connects: rail, plane, address' '

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../core/error.h"
 #include "transport.h"
 
 static const struct xport_ops *const backends[] = {
@@ -40,6 +41,16 @@ const char *xport_names(void)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
 				      i ? ", " : "", backends[i]->name);
 	return buf;
+}
+
+int xport_check(const char *name)
+{
+	if (xport_find(name))
+		return 0;
+	/* verbs is a real transport this build lacks (no rdma-core): the
+	 * environment's doing; any other name is a typo */
+	return fs_err(strcmp(name, "verbs") ? FS_EXIT_USAGE : FS_EXIT_ENV,
+		      "unknown transport '%s': this build has %s", name, xport_names());
 }
 
 int xport_fail(struct xport *x, int err_no, const char *fmt, ...)

@@ -191,6 +191,9 @@ extern const struct xport_ops xport_verbs_ops;
 const struct xport_ops *xport_find(const char *name);
 /* Comma-separated names of the backends built in. */
 const char *xport_names(void);
+/* 0 when name is built in; else one line said and -2 (a typo) or -3 (verbs,
+ * in a build without rdma-core), as a command returns it. */
+int xport_check(const char *name);
 
 int xport_open(const char *name, const struct xport_params *p, struct xport **out,
 	       char *err, size_t errlen);
