@@ -1420,8 +1420,7 @@ int coord_join(struct coord *c)
 
 			snprintf(name, sizeof(name), "agent%d", c->plan.nnodes);
 			plan_node_add(&c->plan, name);
-			coord_ensure_nodes(c);
-			c->node_why[c->plan.nnodes - 1] = strdup("did not join");
+			coord_ensure_nodes(c);	/* (the loop below says why) */
 		}
 	for (i = 0; i < c->plan.nnodes; i++)
 		if (c->node_conn[i] < 0) {
