@@ -772,7 +772,7 @@ int cmd_agent(int argc, const char **argv)
 	int fd = -1, stdio_mode = 0, verbose = 0, nargs, rc, i;
 	double timeout_s = 10;
 	struct opt_list rails = { 0 };
-	json_t *eps = json_array();	/* --rail's, for the registration */
+	json_t *eps = NULL;	/* --rail's, for the registration */
 	struct agent a = { .rfd = -1, .wfd = -1, .heartbeat_ms = FLEET_HEARTBEAT_MS,
 			   .silence_ms = FLEET_SILENCE_MS };
 	const char *slot;
@@ -798,13 +798,16 @@ int cmd_agent(int argc, const char **argv)
 		"it (3).";
 
 	rc = opts_parse(argc, argv, tab, agent_usage, about, &nargs);
-	if (rc)
-		return rc == OPTS_HELP ? 0 : -rc;
+	if (rc) {	/* (out: frees what --rail collected) */
+		rc = rc == OPTS_HELP ? 0 : rc;
+		goto out;
+	}
 	fs_set_verbosity(verbose);
 	if (nargs)
 		rc = fs_err_usage("unexpected argument '%s'", argv[0]);
 	else if (!!connect_to + stdio_mode + (fd >= 0) != 1)
 		rc = fs_err_usage("give exactly one of --connect HOST:PORT, --stdio, --fd N");
+	eps = json_array();
 	for (i = 0; !rc && i < rails.n; i++)	/* before anything is started */
 		rc = add_rail(rails.v[i], eps);
 	if (rc)
