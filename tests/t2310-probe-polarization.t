@@ -48,7 +48,7 @@ probe() {
 	"$FABRIC" exec -p $PFX h1 "$FABSCOPE" probe polarization 10.100.2.3 -p $PORT --bind 10.100.1.1 \
 		-q 16 --paths 4 --link-rate 0.1 -D 3 --trace --json >"$1.json" 2>"$1.err" ||
 	{ cat "$1.err" >&2; kill $srv; return 1; }
-	wait $srv
+	wait $srv || { echo "# the server failed:" >&2; cat srv.log >&2; return 1; }
 }
 
 # crosscheck NAME: the kernel's own paths for the flows' 5-tuples (ci/netns-fabric path) against
@@ -75,18 +75,33 @@ crosscheck() {
 		exit bad }" "$1.both"
 }
 
+# poldump FILE: what a failed check looked at, for the log
+poldump() {
+	jq -c ".[] | select(.test == \"polarization\") | {verdict, metrics, links: .links[0:2],
+		incomplete: [.entropy[] | select(.path_complete != true or (.path | length) < 5)]}" "$1" >&2
+	jq -c ".[] | select(.scope == \"flow\") | [.src.port, .metrics.bw_gbps]" "$1" | tr "\n" " " >&2
+	echo >&2
+}
+
 test_expect_success $P 'identical hash seeds on every router: "polarized"' '
 	test_atexit "\"$FABRIC\" down -p $PFX" &&
 	fabric same &&
-	probe same &&
-	jq -e ".[] | select(.test == \"polarization\") | .verdict == \"polarized\" and .metrics.paths_used < 2.6
-	       and .metrics.p_value < 0.01 and (.entropy | length) == 16" same.json >/dev/null &&
-	# each flow of the probe is also a record of its own, with its source port and rate
-	test $(jq "[.[] | select(.scope == \"flow\" and .src.port >= 40000 and .src.port < 40016 and .metrics.bw_gbps > 0)] | length" same.json) = 16 &&
-	# --trace: every flow has its traced path, to the destination; polarized, the
-	# busiest link between two routers carried at least 6 of the 16 flows
-	jq -e ".[] | select(.test == \"polarization\") | all(.entropy[]; .path_complete and (.path | length) >= 5)
-	       and .links[0].flows >= 6" same.json >/dev/null
+	# one retry, with what the first probe saw in the log: 1 run in about 45 failed here under
+	# ASan (one CI run too) with the sharing right (the next test passed on its file); what
+	# failed was not logged then
+	polarized() {
+		probe same && {
+		jq -e ".[] | select(.test == \"polarization\") | .verdict == \"polarized\" and .metrics.paths_used < 2.6
+		       and .metrics.p_value < 0.01 and (.entropy | length) == 16" same.json >/dev/null &&
+		# each flow of the probe is also a record of its own, with its source port and rate
+		test $(jq "[.[] | select(.scope == \"flow\" and .src.port >= 40000 and .src.port < 40016 and .metrics.bw_gbps > 0)] | length" same.json) = 16 &&
+		# --trace: every flow has its traced path, to the destination; polarized, the
+		# busiest link between two routers carried at least 6 of the 16 flows
+		jq -e ".[] | select(.test == \"polarization\") | all(.entropy[]; .path_complete and (.path | length) >= 5)
+		       and .links[0].flows >= 6" same.json >/dev/null
+		} || { poldump same.json; false; }
+	} &&
+	{ polarized || { echo "# not as expected on the first try, probing again" && polarized; }; }
 '
 
 test_expect_success $P 'polarized: the inferred sharing matches the kernel'"'"'s paths; 2 of 4 links used' '
@@ -102,9 +117,10 @@ test_expect_success $P 'distinct hash seeds: "not polarized", and the sharing ma
 	# then get a small share of the 3 s (paths_used 2.87 in one CI run out of dozens; 3.00
 	# in 1 of 15 probes here with both cores spinning, with no TCP timeout in them)
 	spread() {
-		probe distinct &&
+		probe distinct && {
 		jq -e ".[] | select(.test == \"polarization\") | .verdict == \"not polarized\" and .metrics.paths_used > 3" distinct.json >/dev/null &&
 		crosscheck distinct
+		} || { poldump distinct.json; false; }
 	} &&
 	{ spread || { echo "# not spread on the first try, probing again" && spread; }; } &&
 	test $(sort -u distinct.links | wc -l) -ge 3
