@@ -39,9 +39,10 @@ static const char report_about[] =
 	"latency up by more than --tolerance is a regression.\n"
 	"\n"
 	"Exit codes: 0 all checks passed (or none given), 1 a threshold failed, a median\n"
-	"regressed or a collective returned wrong data, 2 usage, 3 a directory or file cannot\n"
-	"be read or written, 4 the report was written but --push or --webhook failed (a failed\n"
-	"check still gives 1).";
+	"regressed or a collective returned wrong data, 2 usage (a path that is not there, or is\n"
+	"not a results directory), 3 a directory or file that is there cannot be read, or the\n"
+	"report cannot be written, 4 the report was written but --push or --webhook failed (a\n"
+	"failed check still gives 1).";
 
 static int write_file(const char *path, void (*fn)(struct report *, FILE *), struct report *rep,
 		      const char *text)

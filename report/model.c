@@ -344,10 +344,16 @@ int report_load_run(struct rrun *r, const char *dir)
 	r->dir = strdup(dir);
 	r->polar = json_array();
 	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
+	/* a path that is not there is a wrong argument (2); one that is there
+	 * but cannot be read, the environment's doing (3) */
+	if (stat(dir, &st) && errno != ENOENT && errno != ENOTDIR)
+		return fs_err_env("cannot read '%s': %s", dir, strerror(errno));
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return fs_err_usage("'%s' is not a results directory (give what 'fabscope run -o' wrote)", dir);
 	if (stat(path, &st))
-		return fs_err_usage("'%s' has no results.jsonl: is it a results directory of 'fabscope run'?", dir);
+		return errno == ENOENT ?
+		       fs_err_usage("'%s' has no results.jsonl: is it a results directory of 'fabscope run'?", dir) :
+		       fs_err_env("cannot read '%s': %s", path, strerror(errno));
 	r->records = results_load_all(dir, &torn);
 	if (!r->records)
 		return fs_err_env("cannot read %s: %s", path, strerror(errno));
