@@ -146,4 +146,41 @@ test_expect_success $P 'a bad value is reported whatever the other options, and 
 	ptp_one_error err "invalid value '\''12x'\'' for option '\''-s'\''"
 '
 
+# devices --rail-map: the file is read before the devices are looked for, so its errors are
+# the same on a machine without RDMA (the VM tier, t3010, applies a good map to real ports)
+if "$FABSCOPE" version | grep -q verbs; then
+	test_expect_success $P 'devices --rail-map: a bad line is exit 2, FILE:LINE and what is wrong' '
+		printf "# rails\nmlx5_0 rail=0\nmlx5_1/x rail=1\n" >port.map &&
+		fs_expect 2 devices --rail-map port.map &&
+		ptp_one_error err "port.map:3" "bad port '\''x'\''" "1 to 255" &&
+		printf "mlx5_0/0 rail=0\n" >port0.map &&
+		fs_expect 2 devices --rail-map port0.map &&
+		ptp_one_error err "port0.map:1" "bad port '\''0'\''" &&
+		printf "mlx5_0 rail=two\n" >rail.map &&
+		fs_expect 2 devices --rail-map rail.map &&
+		ptp_one_error err "rail.map:1" "'\''rail=two'\''" "DEVICE[/PORT] rail=N [plane=N]" &&
+		printf "mlx5_0 plane=1\n" >norail.map &&
+		fs_expect 2 devices --rail-map norail.map &&
+		ptp_one_error err "norail.map:1" "no rail=" "mlx5_0"
+	'
+	test_expect_success $P 'devices: a rail map that is not there is exit 2; $FABSCOPE_RAIL_MAP is named' '
+		fs_expect 2 devices --rail-map nosuch.map &&
+		ptp_one_error err "cannot read rail map" "nosuch.map" "No such file" &&
+		FABSCOPE_RAIL_MAP=nosuch.map fs_expect 2 devices &&
+		ptp_one_error err "nosuch.map" "FABSCOPE_RAIL_MAP"
+	'
+	test_expect_success $P 'devices: a rail map of comments only is said to be empty (rails inferred)' '
+		printf "# nothing yet\n\n" >empty.map &&
+		{ "$FABSCOPE" devices --rail-map empty.map >out 2>err; true; } &&
+		test_grep "rail map empty.map has no lines: rails and planes are inferred" err
+	'
+	test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'
+	test_expect_success $P,SETPRIV 'devices: a rail map that is there but cannot be read is exit 3' '
+		printf "mlx5_0 rail=0\n" >locked.map && chmod 600 locked.map &&
+		test_expect_exit 3 setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$FABSCOPE" devices --rail-map "$PWD/locked.map" 2>err &&
+		ptp_one_error err "locked.map" "Permission denied"
+	'
+fi
+
 test_done

@@ -40,6 +40,23 @@ test_expect_success VM 'devices: 4 rxe devices, active, RoCE v2 GIDs with their 
 	grep -q "^rxe1 " "$R/devices-text.out"
 '
 
+test_expect_success VM 'devices --rail-map: rails and planes from the file; what it leaves out, or names and is not here, is warned' '
+	test "$(rc devices-map)" = 0 &&
+	jq -e ".rail_map | startswith(\"from \") and endswith(\"rails.map\")" "$R/devices-map.out" &&
+	for want in "rxe1 7 0" "rxe2 6 1" "rxe3 5 0" "rxe4 -1 -1"; do
+		set -- $want &&
+		jq -e --arg d $1 --argjson r $2 --argjson p $3 \
+			".devices[] | select(.device == \$d) | .ports[0] | .rail == \$r and .plane == \$p" \
+			"$R/devices-map.out" || return 1
+	done &&
+	test "$(wc -l <"$R/devices-map.err")" = 2 &&
+	grep -q "rxe4 port 1 is not in the rail map" "$R/devices-map.err" &&
+	grep -q "rails.map:5: no device .nosuch0. here" "$R/devices-map.err" &&
+	# $FABSCOPE_RAIL_MAP does the same, and the text output says where the rails came from
+	test "$(rc devices-map-env)" = 0 &&
+	grep -q "^# rails and planes: from .*rails.map" "$R/devices-map-env.out"
+'
+
 for op in write read send; do
 	for q in 1 4 16; do
 		test_expect_success VM "bw --op $op with $q QPs: exact counts, one record per QP" '

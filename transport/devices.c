@@ -41,6 +41,7 @@ struct dev_ent {
 struct rail_map {
 	char dev[64];
 	int port, rail, plane;	/* port 0: every port */
+	int line, used;		/* its line in the file; whether a port here matched it */
 };
 
 static const char *const devices_usage[] = {
@@ -96,7 +97,7 @@ static int by_pci(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int read_map(const char *path, struct rail_map **out, int *n)
+static int read_map(const char *path, int from_env, struct rail_map **out, int *n)
 {
 	FILE *f = fopen(path, "r");
 	char line[512];
@@ -104,8 +105,10 @@ static int read_map(const char *path, struct rail_map **out, int *n)
 
 	*out = NULL;
 	*n = 0;
-	if (!f)
-		return fs_err_usage("cannot read rail map '%s': %s", path, strerror(errno));
+	if (!f)	/* not there: a wrong argument (2); there but unreadable: 3 */
+		return fs_err(errno == ENOENT || errno == ENOTDIR ? FS_EXIT_USAGE : FS_EXIT_ENV,
+			      "cannot read rail map '%s'%s: %s", path,
+			      from_env ? " (named by $FABSCOPE_RAIL_MAP)" : "", strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		struct rail_map m = { .port = 0, .rail = -1, .plane = -1 };
 		char *tok, *save = NULL, *p = strchr(line, '#');
@@ -117,10 +120,22 @@ static int read_map(const char *path, struct rail_map **out, int *n)
 		tok = strtok_r(line, " \t\r\n", &save);
 		if (!tok)
 			continue;
+		m.line = lineno;
 		p = strchr(tok, '/');
 		if (p) {
+			char *end;
+			long v;
+
 			*p = 0;
-			m.port = atoi(p + 1);
+			errno = 0;
+			v = strtol(p + 1, &end, 10);
+			if (errno || end == p + 1 || *end || v < 1 || v > 255) {
+				fclose(f);
+				free(*out);
+				return fs_err_usage("%s:%d: bad port '%s' of '%s': a port number, 1 to 255",
+						    path, lineno, p + 1, tok);
+			}
+			m.port = (int)v;
 		}
 		snprintf(m.dev, sizeof(m.dev), "%s", tok);
 		while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
@@ -246,8 +261,8 @@ static void print_text(json_t *all)
 
 int cmd_devices(int argc, const char **argv)
 {
-	const char *map_path = getenv("FABSCOPE_RAIL_MAP");
-	int json = 0, nargs, rc, n = 0, i, nmap = 0;
+	const char *env_map = getenv("FABSCOPE_RAIL_MAP"), *map_path = env_map;
+	int json = 0, nargs, rc, n = 0, i, k, nmap = 0;
 	const struct opt opts[] = {
 		OPT_BOOL(0, "json", &json, "print one JSON object instead of text"),
 		OPT_STRING(0, "rail-map", &map_path, "FILE", "rail and plane of each device/port: lines 'DEVICE[/PORT] rail=N [plane=N]' (default: $FABSCOPE_RAIL_MAP, else inferred)"),
@@ -264,8 +279,10 @@ int cmd_devices(int argc, const char **argv)
 		return rc == OPTS_HELP ? 0 : -rc;
 	if (nargs)
 		return -fs_err_usage("devices takes no arguments");
-	if (map_path && *map_path && (rc = read_map(map_path, &map, &nmap)))
+	if (map_path && *map_path && (rc = read_map(map_path, map_path == env_map, &map, &nmap)))
 		return -rc;
+	if (map_path && *map_path && !nmap)
+		fs_warn("the rail map %s has no lines: rails and planes are inferred", map_path);
 	list = vb_device_list(&n, src, sizeof(src));
 	if (!list) {
 		free(map);
@@ -322,7 +339,7 @@ int cmd_devices(int argc, const char **argv)
 			      "fw_ver", da.fw_ver, "ports_total", da.phys_port_cnt, "ports", ports);
 		for (p = 1; p <= da.phys_port_cnt; p++) {
 			json_t *pj = port_json(ctx, ents[i].name, p);
-			int rail = i, plane = p - 1, k;
+			int rail = i, plane = p - 1;
 
 			if (!pj)
 				continue;
@@ -332,7 +349,11 @@ int cmd_devices(int argc, const char **argv)
 					if (!strcmp(map[k].dev, ents[i].name) && (!map[k].port || map[k].port == p)) {
 						rail = map[k].rail;
 						plane = map[k].plane >= 0 ? map[k].plane : p - 1;
+						map[k].used = 1;
 					}
+				if (rail < 0)
+					fs_warn("%s port %d is not in the rail map %s: rail and plane -1",
+						ents[i].name, p, map_path);
 			}
 			json_object_set_new(pj, "rail", json_integer(rail));
 			json_object_set_new(pj, "plane", json_integer(plane));
@@ -349,6 +370,10 @@ int cmd_devices(int argc, const char **argv)
 	} else {
 		print_text(all);
 	}
+	for (k = 0; k < nmap; k++)
+		if (!map[k].used)
+			fs_warn("%s:%d: no device '%s'%s here: the line is not used", map_path, map[k].line,
+				map[k].dev, map[k].port ? " with that port" : "");
 	json_decref(all);
 	free(ents);
 	free(map);

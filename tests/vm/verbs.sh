@@ -44,6 +44,10 @@ wait_port() {
 
 run devices "$F" devices --json
 run devices-text "$F" devices
+# a rail map: by device, by device/port with a plane, a device left out, one that is not here
+printf '# rails\nrxe1 rail=7\nrxe2/1 rail=6 plane=1\nrxe3 rail=5 plane=0\nnosuch0 rail=9\n' >"$T/rails.map"
+run devices-map "$F" devices --json --rail-map "$T/rails.map"
+FABSCOPE_RAIL_MAP="$T/rails.map" run devices-map-env "$F" devices
 
 "$F" bw --server -t verbs -d rxe1 --bind $SRV -p 18600 --timeout 20 2>"$T/bw-server.log" &
 pids+=($!)
