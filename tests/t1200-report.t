@@ -199,11 +199,17 @@ test_expect_success $P 'bad input: one line and exit 2 (or 3 when a file cannot 
 # a path that is not there is a wrong argument (2, above); one that is there but that this user
 # cannot read is the environment (3), with the system's reason
 test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'
+[ "$(id -u)" = 0 ] && test_require_in_ci SETPRIV
+# as_nobody CMD...: CMD as user nobody, its stderr in ./err
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@" 2>err; }
 test_expect_success $P,SETPRIV 'a results directory that is there but cannot be read: one line, exit 3' '
 	cp -r ecmp locked && chmod 700 locked &&
-	test_expect_exit 3 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$FABSCOPE" report locked -o /nonexistent/x --no-plots 2>err &&
-	ptp_one_error err "cannot read" "locked" "Permission denied"
+	test_expect_exit 3 as_nobody "$FABSCOPE" report locked -o /nonexistent/x --no-plots &&
+	ptp_one_error err "cannot read" "locked/results.jsonl" "Permission denied" &&
+	# the directory itself, in one that nobody may enter
+	mkdir closed && cp -r ecmp closed/run && chmod 700 closed &&
+	test_expect_exit 3 as_nobody "$FABSCOPE" report closed/run -o /nonexistent/x --no-plots &&
+	ptp_one_error err "cannot read '\''closed/run'\''" "Permission denied"
 '
 
 test_expect_success $P 'PFC: a storm on h3 and ECN first on h1 against a calm run: the golden Markdown and JSON' '

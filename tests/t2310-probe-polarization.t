@@ -47,7 +47,7 @@ probe() {
 	test_wait_for 10 listening &&
 	"$FABRIC" exec -p $PFX h1 "$FABSCOPE" probe polarization 10.100.2.3 -p $PORT --bind 10.100.1.1 \
 		-q 16 --paths 4 --link-rate 0.1 -D 3 --trace --json >"$1.json" 2>"$1.err" ||
-	{ cat "$1.err" >&2; kill $srv; return 1; }
+	{ cat "$1.err" >&2; kill $srv; wait $srv; return 1; }
 	wait $srv || { echo "# the server failed:" >&2; cat srv.log >&2; return 1; }
 }
 

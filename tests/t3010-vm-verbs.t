@@ -49,12 +49,17 @@ test_expect_success VM 'devices --rail-map: rails and planes from the file; what
 			".devices[] | select(.device == \$d) | .ports[0] | .rail == \$r and .plane == \$p" \
 			"$R/devices-map.out" || return 1
 	done &&
-	test "$(wc -l <"$R/devices-map.err")" = 2 &&
+	cat "$R/devices-map.err" &&
+	test "$(wc -l <"$R/devices-map.err")" = 4 &&
 	grep -q "rxe4 port 1 is not in the rail map" "$R/devices-map.err" &&
-	grep -q "rails.map:5: no device .nosuch0. here" "$R/devices-map.err" &&
+	grep -q "rails.map:4: every port of .rxe2. has a line of its own: the line is not used" "$R/devices-map.err" &&
+	grep -q "rails.map:6: .rxe1. has no port 2" "$R/devices-map.err" &&
+	grep -q "rails.map:7: no device .nosuch0. here" "$R/devices-map.err" &&
 	# $FABSCOPE_RAIL_MAP does the same, and the text output says where the rails came from
 	test "$(rc devices-map-env)" = 0 &&
-	grep -q "^# rails and planes: from .*rails.map" "$R/devices-map-env.out"
+	grep -q "^# rails and planes: from .*rails.map" "$R/devices-map-env.out" &&
+	grep -A1 "^rxe2 " "$R/devices-map-env.out" | grep -q "rail 6  plane 1" &&
+	cmp "$R/devices-map.err" "$R/devices-map-env.err"
 '
 
 for op in write read send; do

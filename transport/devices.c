@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/builtin.h"
@@ -42,7 +43,25 @@ struct rail_map {
 	char dev[64];
 	int port, rail, plane;	/* port 0: every port */
 	int line, used;		/* its line in the file; whether a port here matched it */
+	int dev_here;		/* a device of that name is here */
 };
+
+/* The line for port p of dev: its own line, else the device's; NULL: none. */
+static struct rail_map *map_line(struct rail_map *map, int n, const char *dev, int p)
+{
+	struct rail_map *any = NULL;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		if (strcmp(map[k].dev, dev))
+			continue;
+		if (map[k].port == p)
+			return &map[k];
+		if (!map[k].port)
+			any = &map[k];
+	}
+	return any;
+}
 
 static const char *const devices_usage[] = {
 	"fabscope devices [--json] [--rail-map FILE]",
@@ -97,79 +116,124 @@ static int by_pci(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Decimal digits only (no sign, space or hex), lo to hi; -1 otherwise. */
+static long map_num(const char *s, long lo, long hi)
+{
+	long v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+		if (v > hi)
+			return -1;
+	}
+	return v < lo ? -1 : v;
+}
+
+/* The map file: lines 'DEVICE[/PORT] rail=N [plane=N]', '#' comments.
+ * Anything else is refused with FILE:LINE, nothing is guessed. */
 static int read_map(const char *path, int from_env, struct rail_map **out, int *n)
 {
+	const char *env = from_env ? " (named by $FABSCOPE_RAIL_MAP)" : "";
 	FILE *f = fopen(path, "r");
-	char line[512];
-	int lineno = 0;
+	char line[512], why[200] = "";
+	struct stat st;
+	int lineno = 0, k;
 
 	*out = NULL;
 	*n = 0;
 	if (!f)	/* not there: a wrong argument (2); there but unreadable: 3 */
 		return fs_err(errno == ENOENT || errno == ENOTDIR ? FS_EXIT_USAGE : FS_EXIT_ENV,
-			      "cannot read rail map '%s'%s: %s", path,
-			      from_env ? " (named by $FABSCOPE_RAIL_MAP)" : "", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
+			      "cannot read rail map '%s'%s: %s", path, env, strerror(errno));
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return fs_err_usage("rail map '%s'%s is a directory: give the map file", path, env);
+	}
+	while (!why[0] && fgets(line, sizeof(line), f)) {
 		struct rail_map m = { .port = 0, .rail = -1, .plane = -1 };
-		char *tok, *save = NULL, *p = strchr(line, '#');
+		size_t len = strlen(line);
+		char *tok, *save = NULL, *p;
 		struct rail_map *nm;
 
 		lineno++;
-		if (p)
+		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f)) {
+			snprintf(why, sizeof(why), "the line is longer than %d characters",
+				 (int)sizeof(line) - 2);
+			break;
+		}
+		if ((p = strchr(line, '#')))
 			*p = 0;
 		tok = strtok_r(line, " \t\r\n", &save);
 		if (!tok)
 			continue;
 		m.line = lineno;
-		p = strchr(tok, '/');
-		if (p) {
-			char *end;
-			long v;
-
-			*p = 0;
-			errno = 0;
-			v = strtol(p + 1, &end, 10);
-			if (errno || end == p + 1 || *end || v < 1 || v > 255) {
-				fclose(f);
-				free(*out);
-				return fs_err_usage("%s:%d: bad port '%s' of '%s': a port number, 1 to 255",
-						    path, lineno, p + 1, tok);
+		if ((p = strchr(tok, '/'))) {
+			*p++ = 0;
+			if ((m.port = (int)map_num(p, 1, 255)) < 0) {
+				snprintf(why, sizeof(why), "bad port '%.20s' of '%.64s': a port number, 1 to 255",
+					 p, tok);
+				break;
 			}
-			m.port = (int)v;
+		}
+		if (!*tok) {
+			snprintf(why, sizeof(why), "no device name before '/%d'", m.port);
+			break;
+		}
+		if (strlen(tok) >= sizeof(m.dev)) {
+			snprintf(why, sizeof(why), "device name '%.64s...' is longer than %d characters",
+				 tok, (int)sizeof(m.dev) - 1);
+			break;
 		}
 		snprintf(m.dev, sizeof(m.dev), "%s", tok);
-		while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
-			char *end;
-			long v;
+		while (!why[0] && (tok = strtok_r(NULL, " \t\r\n", &save))) {
+			int *slot = !strncmp(tok, "rail=", 5) ? &m.rail :
+				    !strncmp(tok, "plane=", 6) ? &m.plane : NULL;
+			long v = slot ? map_num(strchr(tok, '=') + 1, 0, 4095) : -1;
 
-			if (!strncmp(tok, "rail=", 5))
-				v = strtol(tok + 5, &end, 10), m.rail = (int)v;
-			else if (!strncmp(tok, "plane=", 6))
-				v = strtol(tok + 6, &end, 10), m.plane = (int)v;
+			if (slot && *slot >= 0)
+				snprintf(why, sizeof(why), "'%.20s' given twice", tok);
+			else if (v < 0)
+				snprintf(why, sizeof(why), "cannot read '%.40s': expected DEVICE[/PORT] rail=N "
+					 "[plane=N], N from 0 to 4095", tok);
 			else
-				end = tok, v = -1;
-			if (*end || v < 0 || v > 4095) {
-				fclose(f);
-				free(*out);
-				return fs_err_usage("%s:%d: cannot read '%s': expected DEVICE[/PORT] rail=N [plane=N]",
-						    path, lineno, tok);
-			}
+				*slot = (int)v;
 		}
-		if (m.rail < 0) {
-			fclose(f);
-			free(*out);
-			return fs_err_usage("%s:%d: no rail= for '%s'", path, lineno, m.dev);
-		}
+		if (!why[0] && m.rail < 0)
+			snprintf(why, sizeof(why), "no rail= for '%s'", m.dev);
+		for (k = 0; !why[0] && k < *n; k++)
+			if (!strcmp((*out)[k].dev, m.dev) && (*out)[k].port == m.port)
+				snprintf(why, sizeof(why), "'%s%s%.0d' is mapped already, at line %d", m.dev,
+					 m.port ? "/" : "", m.port, (*out)[k].line);
+		if (why[0])
+			break;
 		nm = realloc(*out, (size_t)(*n + 1) * sizeof(*nm));
 		if (!nm) {
 			fclose(f);
 			free(*out);
+			*out = NULL;
 			return fs_err_env("out of memory");
 		}
 		*out = nm;
 		nm[(*n)++] = m;
 	}
+	if (!why[0] && ferror(f)) {
+		int e = errno;
+
+		fclose(f);
+		free(*out);
+		*out = NULL;
+		return fs_err_env("cannot read rail map '%s'%s: %s", path, env, strerror(e));
+	}
 	fclose(f);
+	if (why[0]) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return fs_err_usage("%s:%d: %s%s", path, lineno, why, env);
+	}
 	return 0;
 }
 
@@ -316,8 +380,14 @@ int cmd_devices(int argc, const char **argv)
 		ssize_t ln;
 		int p;
 
+		for (k = 0; k < nmap; k++)	/* its lines name a device that is here */
+			if (!strcmp(map[k].dev, ents[i].name))
+				map[k].dev_here = 1;
 		if (!ctx || ibv_query_device(ctx, &da)) {
 			fs_warn("cannot open %s: %s", ents[i].name, strerror(errno));
+			for (k = 0; k < nmap; k++)	/* (their ports cannot be told) */
+				if (!strcmp(map[k].dev, ents[i].name))
+					map[k].used = 1;
 			if (ctx)
 				ibv_close_device(ctx);
 			continue;
@@ -341,17 +411,19 @@ int cmd_devices(int argc, const char **argv)
 			json_t *pj = port_json(ctx, ents[i].name, p);
 			int rail = i, plane = p - 1;
 
-			if (!pj)
+			if (!pj) {	/* (said why) */
+				if (nmap && map_line(map, nmap, ents[i].name, p))
+					map_line(map, nmap, ents[i].name, p)->used = 1;
 				continue;
+			}
 			if (nmap) {
-				rail = plane = -1;
-				for (k = 0; k < nmap; k++)
-					if (!strcmp(map[k].dev, ents[i].name) && (!map[k].port || map[k].port == p)) {
-						rail = map[k].rail;
-						plane = map[k].plane >= 0 ? map[k].plane : p - 1;
-						map[k].used = 1;
-					}
-				if (rail < 0)
+				struct rail_map *m = map_line(map, nmap, ents[i].name, p);
+
+				rail = m ? m->rail : -1;
+				plane = !m ? -1 : m->plane >= 0 ? m->plane : p - 1;
+				if (m)
+					m->used = 1;
+				else
 					fs_warn("%s port %d is not in the rail map %s: rail and plane -1",
 						ents[i].name, p, map_path);
 			}
@@ -370,10 +442,19 @@ int cmd_devices(int argc, const char **argv)
 	} else {
 		print_text(all);
 	}
-	for (k = 0; k < nmap; k++)
-		if (!map[k].used)
-			fs_warn("%s:%d: no device '%s'%s here: the line is not used", map_path, map[k].line,
-				map[k].dev, map[k].port ? " with that port" : "");
+	for (k = 0; k < nmap; k++) {
+		if (map[k].used)
+			continue;
+		if (!map[k].dev_here)
+			fs_warn("%s:%d: no device '%s' here: the line is not used", map_path, map[k].line,
+				map[k].dev);
+		else if (map[k].port)
+			fs_warn("%s:%d: '%s' has no port %d: the line is not used", map_path, map[k].line,
+				map[k].dev, map[k].port);
+		else
+			fs_warn("%s:%d: every port of '%s' has a line of its own: the line is not used",
+				map_path, map[k].line, map[k].dev);
+	}
 	json_decref(all);
 	free(ents);
 	free(map);

@@ -44,8 +44,10 @@ wait_port() {
 
 run devices "$F" devices --json
 run devices-text "$F" devices
-# a rail map: by device, by device/port with a plane, a device left out, one that is not here
-printf '# rails\nrxe1 rail=7\nrxe2/1 rail=6 plane=1\nrxe3 rail=5 plane=0\nnosuch0 rail=9\n' >"$T/rails.map"
+# a rail map: by device; by device/port with a plane, which wins over the device's line after
+# it; a port that is not there; a device left out; a device that is not here
+printf '# rails\nrxe1 rail=7\nrxe2/1 rail=6 plane=1\nrxe2 rail=2\nrxe3 rail=5 plane=0\nrxe1/2 rail=8\nnosuch0 rail=9\n' \
+	>"$T/rails.map"
 run devices-map "$F" devices --json --rail-map "$T/rails.map"
 FABSCOPE_RAIL_MAP="$T/rails.map" run devices-map-env "$F" devices
 
