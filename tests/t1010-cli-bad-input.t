@@ -149,35 +149,24 @@ test_expect_success $P 'a bad value is reported whatever the other options, and 
 # devices --rail-map: the file is read before the devices are looked for, so its errors are
 # the same on a machine without RDMA (the VM tier, t3010, applies a good map to real ports)
 if "$FABSCOPE" version | grep -q verbs; then
+	# bad_map FILE CONTENT WORDS...: a map of CONTENT (printf's format) is exit 2, one line of WORDS
+	bad_map() {
+		printf "$2" >"$1" &&
+		fs_expect 2 devices --rail-map "$1" &&
+		ptp_one_error err "${@:3}"
+	}
 	test_expect_success $P 'devices --rail-map: a bad line is exit 2, FILE:LINE and what is wrong' '
-		printf "# rails\nmlx5_0 rail=0\nmlx5_1/x rail=1\n" >port.map &&
-		fs_expect 2 devices --rail-map port.map &&
-		ptp_one_error err "port.map:3" "bad port '\''x'\''" "1 to 255" &&
-		printf "mlx5_0/0 rail=0\n" >port0.map &&
-		fs_expect 2 devices --rail-map port0.map &&
-		ptp_one_error err "port0.map:1" "bad port '\''0'\''" &&
-		printf "mlx5_0 rail=two\n" >rail.map &&
-		fs_expect 2 devices --rail-map rail.map &&
-		ptp_one_error err "rail.map:1" "'\''rail=two'\''" "DEVICE[/PORT] rail=N [plane=N]" &&
-		printf "mlx5_0 plane=1\n" >norail.map &&
-		fs_expect 2 devices --rail-map norail.map &&
-		ptp_one_error err "norail.map:1" "no rail=" "mlx5_0" &&
-		printf "mlx5_0 rail=\n" >empty-rail.map &&
-		fs_expect 2 devices --rail-map empty-rail.map &&
-		ptp_one_error err "empty-rail.map:1" "'\''rail='\''" "0 to 4095" &&
-		printf "mlx5_0 rail=1 rail=2\n" >twice.map &&
-		fs_expect 2 devices --rail-map twice.map &&
-		ptp_one_error err "twice.map:1" "'\''rail=2'\'' given twice" &&
-		printf "mlx5_0/1 rail=1\nmlx5_0 rail=2\nmlx5_0/1 rail=3\n" >dup.map &&
-		fs_expect 2 devices --rail-map dup.map &&
-		ptp_one_error err "dup.map:3" "'\''mlx5_0/1'\'' is mapped already, at line 1" &&
-		printf "/1 rail=1\n" >nodev.map &&
-		fs_expect 2 devices --rail-map nodev.map &&
-		ptp_one_error err "nodev.map:1" "no device name" &&
+		bad_map port.map "# rails\nmlx5_0 rail=0\nmlx5_1/x rail=1\n" "port.map:3" "bad port '\''x'\''" "1 to 255" &&
+		bad_map port0.map "mlx5_0/0 rail=0\n" "port0.map:1" "bad port '\''0'\''" &&
+		bad_map rail.map "mlx5_0 rail=two\n" "rail.map:1" "'\''rail=two'\''" "DEVICE[/PORT] rail=N [plane=N]" &&
+		bad_map norail.map "mlx5_0 plane=1\n" "norail.map:1" "no rail=" "mlx5_0" &&
+		bad_map empty-rail.map "mlx5_0 rail=\n" "empty-rail.map:1" "'\''rail='\''" "0 to 4095" &&
+		bad_map twice.map "mlx5_0 rail=1 rail=2\n" "twice.map:1" "'\''rail=2'\'' given twice" &&
+		bad_map dup.map "mlx5_0/1 rail=1\nmlx5_0 rail=2\nmlx5_0/1 rail=3\n" \
+			"dup.map:3" "'\''mlx5_0/1'\'' is mapped already, at line 1" &&
+		bad_map nodev.map "/1 rail=1\n" "nodev.map:1" "no device name" &&
 		# a long line is refused, not split (its tail would be read as a line of its own)
-		{ printf "# %0600d mlx5_0 rail=3\n" 0 && echo "mlx5_0 rail=1"; } >long.map &&
-		fs_expect 2 devices --rail-map long.map &&
-		ptp_one_error err "long.map:1" "longer than 510 characters" &&
+		bad_map long.map "# %0600d mlx5_0 rail=3\nmlx5_0 rail=1\n" "long.map:1" "longer than 510 characters" &&
 		mkdir map.d &&
 		fs_expect 2 devices --rail-map map.d &&
 		ptp_one_error err "map.d" "is a directory"
