@@ -378,16 +378,16 @@ int cmd_devices(int argc, const char **argv)
 		json_t *d, *ports;
 		char drv[64] = "", path[256], link[512];
 		ssize_t ln;
-		int p;
+		int p, bad = !ctx || ibv_query_device(ctx, &da);
 
-		for (k = 0; k < nmap; k++)	/* its lines name a device that is here */
-			if (!strcmp(map[k].dev, ents[i].name))
-				map[k].dev_here = 1;
-		if (!ctx || ibv_query_device(ctx, &da)) {
+		if (bad)
 			fs_warn("cannot open %s: %s", ents[i].name, strerror(errno));
-			for (k = 0; k < nmap; k++)	/* (their ports cannot be told) */
-				if (!strcmp(map[k].dev, ents[i].name))
-					map[k].used = 1;
+		for (k = 0; k < nmap; k++)	/* its lines name a device that is here */
+			if (!strcmp(map[k].dev, ents[i].name)) {
+				map[k].dev_here = 1;
+				map[k].used |= bad;	/* (its ports cannot be told) */
+			}
+		if (bad) {
 			if (ctx)
 				ibv_close_device(ctx);
 			continue;
@@ -409,21 +409,17 @@ int cmd_devices(int argc, const char **argv)
 			      "fw_ver", da.fw_ver, "ports_total", da.phys_port_cnt, "ports", ports);
 		for (p = 1; p <= da.phys_port_cnt; p++) {
 			json_t *pj = port_json(ctx, ents[i].name, p);
+			struct rail_map *m = nmap ? map_line(map, nmap, ents[i].name, p) : NULL;
 			int rail = i, plane = p - 1;
 
-			if (!pj) {	/* (said why) */
-				if (nmap && map_line(map, nmap, ents[i].name, p))
-					map_line(map, nmap, ents[i].name, p)->used = 1;
+			if (m)	/* (also by a port that cannot be queried: port_json said why) */
+				m->used = 1;
+			if (!pj)
 				continue;
-			}
 			if (nmap) {
-				struct rail_map *m = map_line(map, nmap, ents[i].name, p);
-
 				rail = m ? m->rail : -1;
 				plane = !m ? -1 : m->plane >= 0 ? m->plane : p - 1;
-				if (m)
-					m->used = 1;
-				else
+				if (!m)
 					fs_warn("%s port %d is not in the rail map %s: rail and plane -1",
 						ents[i].name, p, map_path);
 			}
