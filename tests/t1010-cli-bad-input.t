@@ -160,7 +160,9 @@ if "$FABSCOPE" version | grep -q verbs; then
 		bad_map port0.map "mlx5_0/0 rail=0\n" "port0.map:1" "bad port '\''0'\''" &&
 		bad_map rail.map "mlx5_0 rail=two\n" "rail.map:1" "'\''rail=two'\''" "DEVICE[/PORT] rail=N [plane=N]" &&
 		bad_map norail.map "mlx5_0 plane=1\n" "norail.map:1" "no rail=" "mlx5_0" &&
-		bad_map empty-rail.map "mlx5_0 rail=\n" "empty-rail.map:1" "'\''rail='\''" "0 to 4095" &&
+		bad_map empty-rail.map "mlx5_0 rail=\n" "empty-rail.map:1" "'\''rail='\''" "rail 0 to 63 and plane 0 to 7" &&
+		bad_map rail64.map "mlx5_0 rail=64\n" "rail64.map:1" "'\''rail=64'\''" "rail 0 to 63" &&
+		bad_map plane8.map "mlx5_0 rail=63 plane=8\n" "plane8.map:1" "'\''plane=8'\''" "plane 0 to 7" &&
 		bad_map twice.map "mlx5_0 rail=1 rail=2\n" "twice.map:1" "'\''rail=2'\'' given twice" &&
 		bad_map dup.map "mlx5_0/1 rail=1\nmlx5_0 rail=2\nmlx5_0/1 rail=3\n" \
 			"dup.map:3" "'\''mlx5_0/1'\'' is mapped already, at line 1" &&

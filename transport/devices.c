@@ -24,6 +24,7 @@
 #include "../core/builtin.h"
 #include "../core/error.h"
 #include "../core/options.h"
+#include "../fleet/plan.h"
 
 #ifdef HAVE_VERBS
 #include <arpa/inet.h>
@@ -191,13 +192,16 @@ static int read_map(const char *path, int from_env, struct rail_map **out, int *
 		while (!why[0] && (tok = strtok_r(NULL, " \t\r\n", &save))) {
 			int *slot = !strncmp(tok, "rail=", 5) ? &m.rail :
 				    !strncmp(tok, "plane=", 6) ? &m.plane : NULL;
-			long v = slot ? map_num(strchr(tok, '=') + 1, 0, 4095) : -1;
+			/* the ranges of hostfiles and agent --rail (plan_lane_ok) */
+			long v = slot ? map_num(strchr(tok, '=') + 1, 0, slot == &m.rail ?
+						PLAN_MAX_LANES - 1 : 7) : -1;
 
 			if (slot && *slot >= 0)
 				snprintf(why, sizeof(why), "'%.20s' given twice", tok);
 			else if (v < 0)
 				snprintf(why, sizeof(why), "cannot read '%.40s': expected DEVICE[/PORT] rail=N "
-					 "[plane=N], N from 0 to 4095", tok);
+					 "[plane=N], rail 0 to %d and plane 0 to 7 (as in hostfiles)", tok,
+					 PLAN_MAX_LANES - 1);
 			else
 				*slot = (int)v;
 		}
@@ -378,14 +382,15 @@ int cmd_devices(int argc, const char **argv)
 		json_t *d, *ports;
 		char drv[64] = "", path[256], link[512];
 		ssize_t ln;
-		int p, bad = !ctx || ibv_query_device(ctx, &da);
+		int p, bad = ctx ? ibv_query_device(ctx, &da) : errno ? errno : ENODEV;
 
-		if (bad)
-			fs_warn("cannot open %s: %s", ents[i].name, strerror(errno));
+		if (bad)	/* (ibv_query_device returns the errno value) */
+			fs_warn("cannot %s %s: %s", ctx ? "query" : "open", ents[i].name,
+				strerror(bad > 0 ? bad : EIO));
 		for (k = 0; k < nmap; k++)	/* its lines name a device that is here */
 			if (!strcmp(map[k].dev, ents[i].name)) {
 				map[k].dev_here = 1;
-				map[k].used |= bad;	/* (its ports cannot be told) */
+				map[k].used |= !!bad;	/* (its ports cannot be told) */
 			}
 		if (bad) {
 			if (ctx)

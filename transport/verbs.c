@@ -355,8 +355,8 @@ static int vb_open(struct xport *x)
 		vb_close(x);
 		return xport_fail(x, rc, "cannot open RDMA device %s: %s", v->dev, strerror(rc));
 	}
-	if (ibv_query_device(v->ctx, &v->dattr)) {
-		rc = errno;
+	if ((rc = ibv_query_device(v->ctx, &v->dattr))) {	/* returns the errno value */
+		rc = rc > 0 ? rc : EIO;
 		vb_close(x);
 		return xport_fail(x, rc, "cannot query RDMA device: %s", strerror(rc));
 	}
