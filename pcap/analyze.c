@@ -598,6 +598,8 @@ int cmd_pcap(int argc, const char **argv)
 		}
 	}
 	if (reader_open(&rd, file)) {
+		if (rd.env)	/* there, but not ours to read */
+			return -fs_err_env("cannot open '%s': %s", file, rd.err);
 		fs_err_usage("cannot read '%s' as a capture: %s", file, rd.err);
 		return FS_EXIT_USAGE;
 	}

@@ -133,7 +133,10 @@ int reader_open(struct reader *r, const char *path)
 		return 0;
 	r->fp = fopen(path, "rb");
 	if (!r->fp) {
-		snprintf(r->err, sizeof(r->err), "%s", strerror(errno));
+		int e = errno;
+
+		snprintf(r->err, sizeof(r->err), "%s", strerror(e));
+		r->env = e != ENOENT && e != ENOTDIR && e != EISDIR && e != ENAMETOOLONG && e != ELOOP;
 		return -1;
 	}
 	setvbuf(r->fp, NULL, _IOFBF, 1 << 20);

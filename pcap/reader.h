@@ -51,9 +51,11 @@ struct reader {
 	pcap_t *h;		/* libpcap's reader, or a dead handle for filters */
 	FILE *fp;
 	char err[PCAP_ERRBUF_SIZE + 64];
+	int env;		/* reader_open failed on the system's side (permission, I/O) */
 };
 
-/* 0, or -1 with r->err saying why the file is not a capture. */
+/* 0, or -1 with r->err saying why the file is not a capture (r->env: why it
+ * could not be opened: permission, I/O; not a missing path or a directory). */
 int reader_open(struct reader *r, const char *path);
 /*
  * The next packet: 1 with *hdr (ts.tv_usec holds nanoseconds when r->nano)

@@ -4,7 +4,8 @@ table and its findings - a PSN gap answered by a NAK and a go-back-N resend acro
 PSN wrap, packets lost and never resent, late packets, READ requests whose responses take PSNs,
 request-to-acknowledge latency, RNR NAKs, fatal NAKs, CE marks and CNPs, PFC and PAUSE frames;
 VLAN tags, IPv6, cooked and raw link types; --qp, --host, --filter; packets cut inside headers
-and a file cut inside a packet are reported, never read past; bad files are one line, exit 2.
+and a file cut inside a packet are reported, never read past; bad files are one line, exit 2
+(3 for one this user may not read).
 Where tshark is installed its per-packet view of the same files agrees'
 . "$(dirname "$0")/test-lib.sh"
 
@@ -203,6 +204,18 @@ test_expect_success $P 'bad input: one line, exit 2' '
 	test_grep "filter .udp port banana." e3 &&
 	test_expect_exit 2 "$FABSCOPE" pcap whole.pcap --host 10.0.0 2>e4 &&
 	test_expect_exit 2 "$FABSCOPE" pcap 2>e5 && test_grep "missing FILE" e5
+'
+
+# a capture that is there but that this user cannot read is the environment (3), with the
+# system's reason; a path that is not there stays a wrong argument (2, above)
+test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'
+[ "$(id -u)" = 0 ] && test_require_in_ci SETPRIV
+test_expect_success $P,SETPRIV 'a capture that cannot be read: one line, exit 3' '
+	cp whole.pcap locked.pcap && chmod 600 locked.pcap &&
+	test_expect_exit 3 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$FABSCOPE" pcap locked.pcap >out 2>err &&
+	test $(wc -l <err) = 1 && test_grep "cannot open .locked.pcap.: Permission denied" err &&
+	test_must_be_empty out
 '
 
 test_expect_success $P,GNUPLOT '--plot: the busiest flows and the PFC frames over time, an SVG' '
