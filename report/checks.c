@@ -27,7 +27,8 @@
  * not counted, and the check says how many were not.  Collectives' data is
  * checked whenever there are any (coll.c), with or without this file.
  * Each check is applied to every run of the report; a check fails when any
- * pair (or run) is outside its limit, and names the first few of them.
+ * pair (or run) is outside its limit, and names the first few of them, or
+ * when no record at all is there for it to check.
  * A baseline (--baseline DIR) compares the median of every phase, test and
  * lane with the same one in DIR: bandwidth down, or latency up, by more
  * than the tolerance is a regression; collectives compare their mean busbw
@@ -75,6 +76,18 @@ void report_check_fail(struct check *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(c->who + len, sizeof(c->who) - len, fmt, ap);
 	va_end(ap);
+}
+
+void report_check_empty(struct check *c)
+{
+	/* a gate with nothing behind it is not passed: no record for a check
+	 * (the tests never ran, or every one failed) fails it */
+	if (c->total)
+		return;
+	c->pass = 0;
+	if (!c->worst[0])
+		snprintf(c->worst, sizeof(c->worst), "n/a");
+	snprintf(c->who, sizeof(c->who), "nothing measured: no record gives this check a value");
 }
 
 struct tkv {
@@ -294,7 +307,7 @@ static void pfc_checks(struct report *rep, int storm, double max_paused)
 int report_thresholds(struct report *rep, const char *path)
 {
 	struct tkv *t;
-	int n, rc = read_thresholds(path, &t, &n), ri, gi, i;
+	int n, rc = read_thresholds(path, &t, &n), ri, gi, i, first = rep->nchecks;
 	double line = NAN, frac, min_gbps, p50, p99, ar_min, a2a_min;
 	char buf[160];
 
@@ -428,6 +441,8 @@ int report_thresholds(struct report *rep, const char *path)
 	free(t);
 	if (!rep->nchecks && isnan(ar_min) && isnan(a2a_min))
 		return fs_err_usage("%s: no thresholds in it (see 'fabscope report --help')", path);
+	for (i = first; i < rep->nchecks; i++)
+		report_check_empty(&rep->checks[i]);
 	report_coll_checks(rep, ar_min, a2a_min);
 	return 0;
 }

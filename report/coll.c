@@ -916,6 +916,7 @@ static void busbw_check(struct report *rep, const struct coll_set *cs, const cha
 	snprintf(c->worst, sizeof(c->worst), "%s%s", sz, isnan(worst) ? "" : " Gb/s");
 	if (unknown)
 		snprintf(c->worst + strlen(c->worst), sizeof(c->worst) - strlen(c->worst), " (%d unknown)", unknown);
+	report_check_empty(c);
 }
 
 int report_coll_checks(struct report *rep, double allreduce_min, double alltoall_min)

@@ -108,5 +108,7 @@ int report_coll_plots(struct report *rep, const char *dir);
  * failing thing named among the first few. */
 struct check *report_check_new(struct check **v, int *n, const char *name);
 void report_check_fail(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A check with nothing to check (total 0) fails, saying so. */
+void report_check_empty(struct check *c);
 
 #endif

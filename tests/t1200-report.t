@@ -117,7 +117,13 @@ test_expect_success $P 'thresholds: PASS exits 0; FAIL exits 1 and names every f
 	grep -qF "| latency p99 <= 5 us, every pair | 5 us | 9.5 us | 1 of 6 | **FAIL** | h1-h4 rail 0 (9.5) |" t2/report.md &&
 	grep -qF "| suspects <= 0 | 0 | 1 | 1 of 1 | **FAIL** | ecmp (1) |" t2/report.md &&
 	jq -e ".acceptance.pass == false and ([.acceptance.checks[] | select(.pass)] | length) == 1" t2/summary.json >/dev/null &&
-	grep -q "class=\"verdict fail\">FAIL" t2/report.html
+	grep -q "class=\"verdict fail\">FAIL" t2/report.html &&
+	# a run that measured nothing does not pass a gate
+	mkdir none && : >none/results.jsonl &&
+	fs_expect 1 report none -o t4 --no-plots --thresholds pass.ini &&
+	grep -q "^acceptance: FAIL (2 of 2 checks failed)$" out &&
+	grep -qF "| bw >= 0.9 x line rate, every pair | 0.18 Gb/s | n/a | 0 of 0 | **FAIL** | nothing measured: no record gives this check a value |" t4/report.md &&
+	jq -e ".acceptance.pass == false" t4/summary.json >/dev/null
 '
 
 test_expect_success $P 'a per-rail line rate: rail 1 judged against its own speed' '
@@ -323,7 +329,8 @@ test_expect_success $P 'PFC: records with nulls, wrong types and parts missing r
 	printf "[pfc]\nstorm = fail\nmax_paused = 0.5\n" >odd.ini &&
 	fs_expect 1 report pfc-odd -o odd2 --no-plots --thresholds odd.ini &&
 	grep -qF "| no PFC storm, every port and priority | none | 1 storm | 1 of 1 | **FAIL** | h5 eth5 prio 0 rx+tx |" odd2/report.md &&
-	grep -qF "| PFC paused <= 50 % of an interval, every port, priority and direction | 50 % | n/a (4 unknown) | 0 of 0 | **PASS** | - |" odd2/report.md
+	# nothing the check could judge: not a pass
+	grep -qF "| PFC paused <= 50 % of an interval, every port, priority and direction | 50 % | n/a (4 unknown) | 0 of 0 | **FAIL** | nothing measured: no record gives this check a value |" odd2/report.md
 '
 
 test_expect_success $P 'collectives: two labelled multi-rail runs (lb=ecmp, rail 1 slow; lb=spray): the golden Markdown and JSON' '
@@ -398,11 +405,15 @@ test_expect_success $P 'collectives: wrong data (--corrupt) fails the report, na
 '
 
 test_expect_success $P 'collectives: [allreduce] and [alltoall] min_busbw_gbps, per lane at the largest size' '
+	printf "[allreduce]\nmin_busbw_gbps = 5\n" >ar.ini &&
+	fs_expect 0 report coll-spray -o ct0 --no-plots --thresholds ar.ini &&
+	test_grep "^acceptance: PASS (0 of 2 checks failed)$" out &&
+	test_grep -F "| allreduce busbw >= 5 Gb/s, every lane at its largest size | 5 Gb/s | 7.924 Gb/s | 0 of 2 | **PASS** | - |" ct0/report.md &&
+	# coll-spray ran no alltoall: a gate with nothing behind it fails
 	printf "[allreduce]\nmin_busbw_gbps = 5\n[alltoall]\nmin_busbw_gbps = 1\n" >coll.ini &&
-	fs_expect 0 report coll-spray -o ct1 --no-plots --thresholds coll.ini &&
-	test_grep "^acceptance: PASS (0 of 3 checks failed)$" out &&
-	test_grep -F "| allreduce busbw >= 5 Gb/s, every lane at its largest size | 5 Gb/s | 7.924 Gb/s | 0 of 2 | **PASS** | - |" ct1/report.md &&
-	test_grep -F "| alltoall busbw >= 1 Gb/s, every lane at its largest size | 1 Gb/s | n/a | 0 of 0 | **PASS** | - |" ct1/report.md &&
+	fs_expect 1 report coll-spray -o ct1 --no-plots --thresholds coll.ini &&
+	test_grep "^acceptance: FAIL (1 of 3 checks failed)$" out &&
+	test_grep -F "| alltoall busbw >= 1 Gb/s, every lane at its largest size | 1 Gb/s | n/a | 0 of 0 | **FAIL** | nothing measured: no record gives this check a value |" ct1/report.md &&
 	fs_expect 1 report coll-ecmp coll-spray -o ct2 --no-plots --thresholds coll.ini &&
 	test_grep "^acceptance: FAIL (1 of 3 checks failed)$" out &&
 	test_grep -F "| allreduce busbw >= 5 Gb/s, every lane at its largest size | 5 Gb/s | 3.981 Gb/s | 1 of 4 | **FAIL** | lb=ecmp: allreduce ring, phase coll, rail 1 at 1M (3.98) |" ct2/report.md &&
