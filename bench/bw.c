@@ -548,7 +548,7 @@ static int bw_client(struct ptp_opts *o, const char *host)
 	struct ptp_ctx c;
 	struct out out;
 	uint64_t sizes[32];
-	int n, i, rc;
+	int n, i, rc, wrc;
 
 	memset(&c, 0, sizeof(c));
 	c.ctl = -1;
@@ -600,7 +600,8 @@ static int bw_client(struct ptp_opts *o, const char *host)
 	if (!rc)
 		ptp_send(&c, json_pack("{s:s}", "type", "bye"));
 done:
-	out_finish(&out);
+	if ((wrc = out_finish(&out)) && !rc)
+		rc = wrc;
 	ptp_close(&c);
 	return rc;
 }

@@ -272,7 +272,7 @@ static int lat_client(struct ptp_opts *o, const char *host)
 	struct stats st;
 	struct out out;
 	uint64_t sizes[32];
-	int n, i, rc;
+	int n, i, rc, wrc;
 
 	if (stats_init(&st))
 		return fs_err_env("out of memory");
@@ -309,7 +309,8 @@ static int lat_client(struct ptp_opts *o, const char *host)
 	if (!rc)
 		ptp_send(&c, json_pack("{s:s}", "type", "bye"));
 done:
-	out_finish(&out);
+	if ((wrc = out_finish(&out)) && !rc)
+		rc = wrc;
 	ptp_close(&c);
 	stats_release(&st);
 	return rc;

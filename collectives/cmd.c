@@ -340,7 +340,7 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 	double *times = NULL, busbw_sum = 0;
 	json_t *labels = NULL;
 	const char *bad = NULL;
-	int nsizes = sizes_of(o, sizes), i, rc, measured = 0;
+	int nsizes = sizes_of(o, sizes), i, rc, wrc, measured = 0;
 
 	if (record_labels(&o->labels, &labels, &bad))
 		return fs_err_usage(RECORD_LABEL_ERR, bad);
@@ -396,7 +396,8 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 				    busbw_sum / measured / 8, busbw_sum / measured, measured,
 				    measured > 1 ? "s" : "");
 		}
-		out_finish(&out);
+		if ((wrc = out_finish(&out)) && !rc)
+			rc = wrc;
 		if (!rc && wrong_all)
 			rc = fs_err(FS_EXIT_CHECK, "%llu wrong element%s: the data check failed (a rank, its "
 				    "NIC or the fabric corrupted data; see the #wrong column)",

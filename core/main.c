@@ -3,12 +3,16 @@
  * fabscope: benchmarks and diagnostics for RDMA/RoCE fabrics of AI clusters.
  * main() dispatches to one command from a flat table, by exact name.
  */
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "error.h"
+#include "output.h"
 #include "version.h"
 #include "../collectives/coll.h"
 #include "../fleet/fleet.h"
@@ -102,6 +106,32 @@ int cmd_help(int argc, const char **argv)
 	return c->fn(2, args);
 }
 
+/*
+ * What the command wrote to standard output must have reached it: a full
+ * disk or a failing file is one line and exit 3 (when the command had
+ * nothing worse to say).  A reader that went away (EPIPE: `| head`) chose
+ * to read no more, and is not an error.
+ */
+static int stdout_done(int rc)
+{
+	int e;
+
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout))
+		return rc;
+	e = errno ? errno : out_stdout_errno;
+	if (!e) {	/* a failure stdio did not keep: is it a pipe nobody reads? */
+		struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+		if (poll(&p, 1, 0) == 1 && (p.revents & POLLERR))
+			e = EPIPE;
+	}
+	if (e == EPIPE)
+		return rc;
+	fs_err_env("cannot write standard output: %s", e ? strerror(e) : "a write failed");
+	return rc ? rc : FS_EXIT_ENV;
+}
+
 int main(int argc, const char **argv)
 {
 	const struct cmd *c;
@@ -113,9 +143,9 @@ int main(int argc, const char **argv)
 		return FS_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return cmd_help(1, argv);
+		return stdout_done(cmd_help(1, argv));
 	if (!strcmp(argv[1], "--version"))
-		return cmd_version(1, argv);
+		return stdout_done(cmd_version(1, argv));
 	c = find_cmd(argv[1]);
 	if (!c) {
 		if (argv[1][0] == '-')
@@ -127,5 +157,5 @@ int main(int argc, const char **argv)
 	}
 	snprintf(prog, sizeof(prog), "fabscope %s", c->name);
 	fs_set_progname(prog);
-	return c->fn(argc - 1, argv + 1);
+	return stdout_done(c->fn(argc - 1, argv + 1));
 }

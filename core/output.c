@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "error.h"
 #include "output.h"
 #include "record.h"
 #include "units.h"
@@ -22,6 +23,15 @@ struct out_col {
 };
 
 /* bw: bandwidth column is chosen at run time (MB/s or Gb/s) */
+
+int out_stdout_errno;
+
+/* fflush, noting standard output's first failure for main (stdio forgets it) */
+static void flush(FILE *f)
+{
+	if (fflush(f) == EOF && f == stdout && !out_stdout_errno)
+		out_stdout_errno = errno ? errno : EIO;
+}
 static const struct out_col bw_cols[] = {
 	{ "size", "msg_size_bytes", COL_SIZE, 8, 0, 1 },
 	{ "dir", "dir", COL_STR, 5, 0, 1 },
@@ -92,7 +102,7 @@ void out_comment(struct out *o, const char *fmt, ...)
 	vfprintf(o->f, fmt, ap);
 	va_end(ap);
 	fputc('\n', o->f);
-	fflush(o->f);
+	flush(o->f);
 }
 
 static const char *col_head(const struct out *o, const struct out_col *c)
@@ -166,8 +176,8 @@ static void print_text(struct out *o, json_t *rec)
 			tail = tables[i].tail;
 			name = tables[i].test;
 		}
-	if (!strcmp(test, "pfc"))
-		return;	/* the probe writes its own summary */
+	if (!strcmp(test, "pfc") || !strcmp(test, "polarization"))
+		return;	/* the probes write their own summaries */
 	if (!cols) {	/* a test without a table: fall back to its JSON */
 		char *s = json_dumps(rec, JSON_COMPACT);
 
@@ -200,6 +210,8 @@ int out_json_file(struct out *o, const char *path)
 	o->jf = fopen(path, "a");
 	if (!o->jf)
 		return -1;
+	o->jpath = path;
+	o->jerr = 0;
 	/* a file with records in it is kept until ours come; not one that is
 	 * our standard output too (-o /dev/stdout >file: the table is in it) */
 	o->jkeep = !fstat(fileno(o->jf), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
@@ -214,13 +226,13 @@ static void json_elem(FILE *f, int n, json_t *rec)
 	fputs(n ? ",\n" : "[\n", f);
 	fputs(s ? s : "{}", f);
 	free(s);
-	fflush(f);
+	flush(f);
 }
 
 static void json_close(FILE *f, int n)
 {
 	fputs(n ? "\n]\n" : "[]\n", f);
-	fflush(f);
+	flush(f);
 }
 
 int out_sink_fd = -1;
@@ -269,26 +281,39 @@ void out_record(struct out *o, json_t *rec)
 	else
 		print_text(o, rec);
 	o->nrec++;
-	fflush(o->f);
+	flush(o->f);
 	if (o->jf) {
 		if (!o->jn && o->jkeep) {	/* the last run's records go now */
 			int rc = ftruncate(fileno(o->jf), 0);
 
 			(void)rc;	/* it was a plain file when opened */
 		}
+		errno = 0;
 		json_elem(o->jf, o->jn++, rec);
+		if (ferror(o->jf) && !o->jerr)	/* (json_elem flushed it) */
+			o->jerr = errno ? errno : EIO;
 	}
 }
 
-void out_finish(struct out *o)
+int out_finish(struct out *o)
 {
+	int rc = 0;
+
 	if (o->fmt == OUT_JSON)
 		json_close(o->f, o->nrec);
-	fflush(o->f);
+	flush(o->f);	/* (standard output's errors: main's to say) */
 	if (o->jf) {
+		errno = 0;
 		if (o->jn || !o->jkeep)
 			json_close(o->jf, o->jn);
-		fclose(o->jf);
+		if (ferror(o->jf) && !o->jerr)
+			o->jerr = errno ? errno : EIO;
+		if (fclose(o->jf) && !o->jerr)
+			o->jerr = errno ? errno : EIO;
 		o->jf = NULL;
+		if (o->jerr)	/* what was measured is on standard output still */
+			rc = fs_err_env("cannot write '%s': %s", o->jpath ? o->jpath : "the --output file",
+					strerror(o->jerr));
 	}
+	return rc;
 }

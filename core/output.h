@@ -25,6 +25,8 @@ struct out {
 	FILE *jf;		/* --output: a JSON copy of every record */
 	int jn;
 	int jkeep;		/* jf was a file already: left as it was without a record */
+	const char *jpath;	/* its path, for messages */
+	int jerr;		/* the first error writing jf (errno), or 0 */
 };
 
 /*
@@ -33,6 +35,8 @@ struct out {
  * child process that runs a job, to carry the records to its coordinator.
  */
 extern int out_sink_fd;
+/* The first error (errno) flushing standard output here, or 0: main says it. */
+extern int out_stdout_errno;
 /* One JSON line {KEY: value} to out_sink_fd, when it is set (steals value). */
 void out_sink_event(const char *key, json_t *value);
 
@@ -46,6 +50,8 @@ void out_record(struct out *o, json_t *rec);
 /* A comment line in text mode ("# ..."); nothing in JSON mode. */
 void out_comment(struct out *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void out_finish(struct out *o);
+/* Close the JSON array(s): 0, or -FS_EXIT_ENV with one line said when the
+ * --output file could not be written (standard output: main checks it). */
+int out_finish(struct out *o);
 
 #endif

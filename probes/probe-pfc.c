@@ -475,7 +475,7 @@ int probe_pfc(int argc, const char **argv)
 	struct counters *c = NULL;
 	struct ctr_opts co = { 0 };
 	struct out out;
-	int nargs, rc, samples, niv = 0, out_open = 0, load_rc = 0;
+	int nargs, rc, wrc, samples, niv = 0, out_open = 0, load_rc = 0;
 	char ifbuf[64], sources[512];
 	const char *role, *bad;
 	json_t *labels = NULL, *lrecs = json_array();
@@ -658,8 +658,8 @@ out:
 	if (run.cap)
 		pfcap_stop(run.cap, NULL);
 	free(run.caps);
-	if (out_open)
-		out_finish(&out);
+	if (out_open && (wrc = out_finish(&out)) && !rc)
+		rc = wrc;
 	if (net_stop && !rc)
 		rc = -FS_EXIT_INTERRUPTED;
 	free(iv);

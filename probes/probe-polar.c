@@ -235,7 +235,7 @@ int probe_polarization(int argc, const char **argv)
 	};
 	struct polar_result *res = NULL;
 	struct out out;
-	int nargs, rc, s, best = 0;
+	int nargs, rc, wrc, s, best = 0;
 	const char *host;
 
 	fs_set_progname("fabscope probe polarization");
@@ -379,7 +379,8 @@ int probe_polarization(int argc, const char **argv)
 			    res[best].used);
 		json_decref(pr);
 	}
-	out_finish(&out);
+	if ((wrc = out_finish(&out)) && !rc)
+		rc = wrc;
 	if (net_stop && !rc)
 		rc = -FS_EXIT_INTERRUPTED;
 out_opts:

@@ -154,6 +154,21 @@ test_expect_success $P 'a sender with 300 flows: every record of the load read, 
 	jq -e ".[0].metrics.load_gbps > 0 and .[0].load_error == null and .[0].params.flows == 300" q300.json
 '
 
+# the text of probe polarization: the flows' table and the verdict, no record dumped as JSON
+test_expect_success $P 'probe polarization on loopback, text: the table and the verdict, no JSON line' '
+	"$FABSCOPE" bw --server -p $((PORT + 2)) --bind 127.0.0.1 >srvp.log 2>&1 &
+	spp=$! &&
+	test_wait_for 10 eval "ss -ltnH \"sport = :$((PORT + 2))\" | grep -q ." &&
+	"$FABSCOPE" probe polarization 127.0.0.1 -p $((PORT + 2)) -q 2 -D 0.5 --paths 2 --sweep 2 \
+		>polar.txt 2>polar.err;
+	rc=$? && kill $spp && wait $spp; test $rc = 0 &&
+	test_grep "^# set 1 (entropy from 40000): " polar.txt &&
+	test_grep "^# set 2 (entropy from 40002): " polar.txt &&
+	test_grep "^# 2 sets, mean " polar.txt &&
+	test_grep "c2s .*sum" polar.txt &&
+	! grep -n "^[[{]" polar.txt
+'
+
 test_expect_success $P 'bad options: one line, exit 2; a missing interface: one line, exit 3' '
 	test_expect_exit 2 "$FABSCOPE" probe pfc 2>e1 &&
 	test_grep "which port?" e1 && test $(wc -l <e1) = 1 &&

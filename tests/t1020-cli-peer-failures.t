@@ -137,6 +137,29 @@ test_expect_success $P 'bw client to a lat server: exit 2, one line naming both 
 	ptp_one_error err "'\''bw'\''" "'\''lat'\''"
 '
 
+# Results that cannot be written are an error, not a quiet exit 0; a reader that left is not.
+test_lazy_prereq DEV_FULL 'test -w /dev/full'
+test_expect_success $P,DEV_FULL 'an --output file that cannot be written: exit 3, one line, the table kept' '
+	fs_expect 3 bw 127.0.0.1 -p $PORT_BW -n 100 -o /dev/full &&
+	ptp_one_error err "cannot write '\''/dev/full'\''" "No space left on device" &&
+	test_grep "c2s .*sum" out &&
+	fs_expect 3 lat 127.0.0.1 -p $PORT_LAT -n 100 -o /dev/full &&
+	ptp_one_error err "cannot write '\''/dev/full'\''" "No space left on device"
+'
+test_expect_success $P,DEV_FULL 'standard output that cannot be written: exit 3, one line' '
+	timeout 20 "$FABSCOPE" bw 127.0.0.1 -p $PORT_BW -n 100 --json >/dev/full 2>err;
+	test $? = 3 &&
+	ptp_one_error err "cannot write standard output" "No space left on device" &&
+	test_expect_exit 3 "$FABSCOPE" help bw >/dev/full 2>err &&
+	ptp_one_error err "cannot write standard output"
+'
+test_expect_success $P,PERL 'a standard output nobody reads any more (EPIPE): exit 0, nothing said' '
+	# a pipe whose read end is closed before fabscope starts: its first write fails
+	timeout 20 perl -e '\''pipe(R, W) or die; close R; open(STDOUT, ">&", \*W) or die; exec @ARGV'\'' \
+		"$FABSCOPE" bw 127.0.0.1 -p $PORT_BW -n 100 2>err &&
+	test_must_be_empty err
+'
+
 test_expect_success $P 'both servers survive the wrong-test clients and serve the right ones' '
 	server_alive $bw_pid bw.log &&
 	server_alive $lat_pid lat.log &&
