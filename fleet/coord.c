@@ -543,6 +543,7 @@ static void job_finish(struct coord *c, struct cjob *j, const char *why)
 			cancel(c, j->client, job_id(c, j, 1));
 	}
 	j->state = J_FIN;
+	results_job_finished(&c->res, j->key);	/* (its records are in: --resume skips it) */
 	if (j->m)
 		fs_log(1, "%s: finished, %d record%s", j->key, j->nrec, j->nrec == 1 ? "" : "s");
 	c->jobs_done++;
@@ -1023,6 +1024,10 @@ static void progress(struct coord *c, int final)
 		if (final)
 			fputc('\n', stderr);
 		fflush(stderr);
+	} else if (final == 2) {	/* interrupted (or stopped) in the round */
+		fprintf(stderr, "fabscope run: [%d/%d] %s: round %d/%d stopped, %d of %d jobs finished, "
+			"%d failed so far\n", c->phase_i + 1, c->nphases, c->phase_name, c->round_i + 1,
+			c->nrounds, c->jobs_done, c->njobs, c->failed_jobs);
 	} else if (final) {
 		fprintf(stderr, "fabscope run: [%d/%d] %s: round %d/%d done, %d jobs, %d failed so far, ETA %s\n",
 			c->phase_i + 1, c->nphases, c->phase_name, c->round_i + 1, c->nrounds, c->njobs,
@@ -1240,7 +1245,7 @@ int coord_run_phases(struct coord *c)
 					double took = (clock_ns() - rt0) / 1e9;
 
 					c->est_left_s = (c->nrounds - c->round_i - 1) * took + est[pi + 1];
-					progress(c, 1);
+					progress(c, rc ? 2 : 1);
 				}
 			}
 		pj = json_pack("{ss,ss,si,sf}", "name", ph->name, "kind", plan_kind_name(ph->kind),

@@ -262,7 +262,14 @@ test_expect_success $P '--resume drops a torn last line and re-measures its job'
 	fs_expect 0 run --resume r7 &&
 	jsonl_ok r7/results.jsonl &&
 	grep -q "torn" err &&
-	test $(wc -l <r7/results.jsonl) -ge $(wc -l <r1/results.jsonl)
+	test $(wc -l <r7/results.jsonl) -ge $(wc -l <r1/results.jsonl) &&
+	# a line that is no record, in the middle: said where, left as it is
+	mkdir r7b && cp r1/run.json r1/jobs.done r7b/ &&
+	{ head -n 1 r1/results.jsonl && echo "not a record" && tail -n +2 r1/results.jsonl; } >r7b/results.jsonl &&
+	fs_expect 0 run --resume r7b &&
+	test_grep "1 line(s) that are not records, the first at line 2: left as they are" err &&
+	! grep -q "torn" err &&
+	test "$(sed -n 2p r7b/results.jsonl)" = "not a record"
 '
 
 test_expect_success $P 'parallel = 1 runs the tests of a round one after another' '

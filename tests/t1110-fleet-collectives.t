@@ -3,7 +3,8 @@ test_description='fabscope run with allreduce and alltoall phases on loopback (l
 per lane one group job of every node on it, rank 0 listening and the others joining it, all
 lanes at once; records from rank 0 with every rank endpoint, the run labels and the lane;
 --dry-run shows each lane ranks; bad keys refused (exit 2, one line); an agent killed
-mid-phase fails the job naming it (exit 4); wrong data, doctored or live, fails the check
+mid-phase fails the job naming it (exit 4); one interrupted half-way runs again whole on
+--resume; wrong data, doctored or live, fails the check
 (exit 1); the
 analysis names a slow lane'
 . "$(dirname "$0")/test-lib.sh"
@@ -179,6 +180,40 @@ test_expect_success $P 'an agent killed mid-phase: the job fails naming it, the 
 	grep -q "agent(s) missing" run4.log &&
 	# the ranks of the group were stopped: none is left
 	for p in $ranks; do test_wait_for 10 eval "! kill -0 $p 2>/dev/null" || exit 1; done
+'
+
+# a collective's records stream size by size: one stopped half-way has not finished, and
+# --resume must run it again whole, not count its first sizes as the job
+test_expect_success $P 'a collective interrupted after its first sizes: --resume runs it again whole' '
+	cat >sweep.ini <<-\EOF &&
+	[ar]
+	kind = allreduce
+	minbytes = 256K
+	maxbytes = 64M
+	iters = 40
+	EOF
+	fleet_run_bg run8.log sweep.ini -n 4 -o r8 &&
+	fleet_records_wait r8/results.jsonl 2 60 &&
+	kill -INT $fleet_pid &&
+	fleet_wait $fleet_pid 60 && test $fleet_rc = 130 &&
+	jsonl_ok r8/results.jsonl &&
+	before=$(wc -l <r8/results.jsonl) &&
+	test $before -ge 2 && test $before -lt 9 &&
+	test_grep "round 1/1 stopped, 0 of 1 jobs finished" run8.log &&
+	test_must_be_empty r8/jobs.done &&
+	FS_TIMEOUT=300 fs_expect 0 run --resume r8 &&
+	test_grep "$before record(s) of jobs that did not finish moved to results.partial.jsonl" err &&
+	# every size once, from the run that finished; the first run'"'"'s sizes kept aside
+	test $(jq -r "select(.phase == \"ar\" and .status == \"ok\") | .msg_size_bytes" r8/results.jsonl |
+		sort -u | wc -l) = 9 &&
+	test $(wc -l <r8/results.jsonl) = 9 &&
+	test $(wc -l <r8/results.partial.jsonl) = $before &&
+	test_grep "^results: r8 (9 records)$" out &&
+	test "$(cat r8/jobs.done)" = "ar/allreduce/r1/rail0/4-ranks" &&
+	# resumed again: nothing left to run, nothing moved
+	fs_expect 0 run --resume r8 &&
+	! grep -q "moved to results.partial" err &&
+	test $(wc -l <r8/results.jsonl) = 9
 '
 
 test_expect_success $P 'wrong data in a collective fails the check: exit 1 and a failed line naming the lane' '
