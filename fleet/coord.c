@@ -1396,11 +1396,13 @@ int coord_listen(struct coord *c)
 int coord_join(struct coord *c)
 {
 	uint64_t deadline = clock_ns() + (uint64_t)(c->join_timeout * 1e9), last_say = clock_ns();
-	int rc = 0, i;
+	int rc = 0, i, joined = 0, gone = 0, status = 0, listener = launch_uses_listener(c->launcher);
+	char why[300];
 
 	for (;;) {
-		int joined = 0, pending = 0;
+		int pending = 0;
 
+		joined = 0;
 		for (i = 0; i < c->plan.nnodes; i++)
 			joined += c->node_conn[i] >= 0;
 		for (i = 0; i < c->nconns; i++)
@@ -1408,7 +1410,10 @@ int coord_join(struct coord *c)
 		if (joined >= c->expected)
 			break;
 		/* local/ssh: every connection made has registered or died */
-		if (!launch_uses_listener(c->launcher) && !pending)
+		if (!listener && !pending)
+			break;
+		/* srun, mpirun: gone, and with them the agents that had not connected */
+		if (listener && (gone = launch_exited(c, &status)))
 			break;
 		if (clock_ns() > deadline)
 			break;
@@ -1427,12 +1432,26 @@ int coord_join(struct coord *c)
 			plan_node_add(&c->plan, name);
 			coord_ensure_nodes(c);	/* (the loop below says why) */
 		}
+	if (!joined) {	/* nothing to run a phase on: say why once, not per job */
+		if (gone)
+			return fs_err_env("no agent joined: %s exited%s%.0d before any did (its messages are above); "
+					  "check --launcher-args and that it can start '%s agent'", launch_program(c),
+					  status ? " with status " : "", status, c->agent_cmd ? c->agent_cmd : c->self);
+		if (!listener && launch_exited(c, &status) && (status == 126 || status == 127))
+			return fs_err_env("no agent joined: %s could not be run (its message is above)",
+					  !strcmp(c->launcher, "ssh") ? "ssh" : "the agent");
+		snprintf(why, sizeof(why), "%s", c->node_why[0] ? c->node_why[0] :
+			 listener ? "did not connect within --join-timeout" : "did not register");
+		return fs_err_peer("no agent joined, nothing to run: %s (of %d): %s", c->plan.nodes[0].name,
+				   c->plan.nnodes, why);
+	}
 	for (i = 0; i < c->plan.nnodes; i++)
 		if (c->node_conn[i] < 0) {
-			char why[300];
-
 			if (c->node_why[i])
 				snprintf(why, sizeof(why), "did not join: %s", c->node_why[i]);
+			else if (gone)
+				snprintf(why, sizeof(why), "did not join: %s exited%s%.0d first", launch_program(c),
+					 status ? " with status " : "", status);
 			else
 				snprintf(why, sizeof(why), "did not join within %.0f s", c->join_timeout);
 			free(c->node_why[i]);

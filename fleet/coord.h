@@ -67,6 +67,11 @@ struct coord {
 int launch_agents(struct coord *c);
 /* Wait for (and if need be stop) the launcher processes, at the end. */
 void launch_reap(struct coord *c, int force);
+/* Have all the launcher processes exited (reaped here)?  *status: the first
+ * non-zero exit status seen (128 + signal), left as it was when none. */
+int launch_exited(struct coord *c, int *status);
+/* The program a launcher runs ("srun", "mpirun", "ssh"), for messages. */
+const char *launch_program(const struct coord *c);
 /* Is NAME a launcher? */
 int launch_known(const char *name);
 /* Does the launcher's agent connect in over TCP? */

@@ -228,6 +228,32 @@ int launch_agents(struct coord *c)
 	return launch_connecting(c);
 }
 
+int launch_exited(struct coord *c, int *status)
+{
+	int i, left = 0;
+
+	for (i = 0; i < c->npids; i++) {
+		int st;
+
+		if (c->pids[i] <= 0)
+			continue;
+		if (waitpid(c->pids[i], &st, WNOHANG) != c->pids[i]) {
+			left++;
+			continue;
+		}
+		c->pids[i] = 0;
+		if (!*status)
+			*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	return c->npids && !left;
+}
+
+const char *launch_program(const struct coord *c)
+{
+	return !strcmp(c->launcher, "slurm") ? "srun" : !strcmp(c->launcher, "mpi") ? "mpirun" :
+	       !strcmp(c->launcher, "ssh") ? "ssh" : c->launcher;
+}
+
 void launch_reap(struct coord *c, int force)
 {
 	uint64_t deadline = clock_ns() + (force ? 0 : 5000000000ull);

@@ -197,6 +197,20 @@ test_expect_success $P 'an agent with the wrong token is refused, and says so; t
 	jq -e "[.nodes[].name] | sort == [\"good-a\", \"good-b\"]" r3/run.json >/dev/null
 '
 
+# when no agent joins there is nothing to run: one line why, before any phase, not a failed
+# record for every job
+test_expect_success $P 'no agent joins: one line, no phase run; a launcher that cannot run is exit 3' '
+	printf "n1 rail0=10.0.0.1 netns=fabscope-nosuch1\nn2 rail0=10.0.0.2 netns=fabscope-nosuch2\n" >bad-hosts &&
+	fs_expect 4 run plan.ini --hostfile bad-hosts -o rnj1 &&
+	test_grep "no agent joined, nothing to run: n1 (of 2): its agent ended before joining" err &&
+	test $(grep -c "^fabscope run: " err) = 1 &&
+	test_must_be_empty rnj1/results.jsonl &&
+	jq -e ".status == \"failed\" and ([.nodes[] | select(.status == \"missing\")] | length) == 2" rnj1/run.json >/dev/null &&
+	fs_expect 3 run plan.ini --launcher ssh --ssh /nonexistent/ssh --hostfile bad-hosts -o rnj2 &&
+	test_grep "^fabscope run: no agent joined: ssh could not be run (its message is above)$" err &&
+	test_must_be_empty rnj2/results.jsonl
+'
+
 test_expect_success $P 'an agent killed mid-phase is missing; the run finishes with exit 4' '
 	cat >long.ini <<-\EOF &&
 	[global]

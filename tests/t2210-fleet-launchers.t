@@ -68,6 +68,16 @@ test_expect_success MPIRUN,FABSCOPE,JQ 'mpi: mpirun starts the agents, they conn
 	jq -e "[.nodes[].name] | sort == [\"$(hostname):0\", \"$(hostname):1\", \"$(hostname):2\"]" mpi-run/run.json >/dev/null
 '
 
+# mpirun that exits at once (an option it does not know): the run says so and stops then, not
+# after --join-timeout (300 s here, past the timeout of 60 the command runs under)
+test_expect_success MPIRUN,FABSCOPE,JQ 'mpi: a launcher that exits before any agent joined: exit 3, one line, at once' '
+	test_expect_exit 3 timeout 60 "$FABSCOPE" run plan.ini --launcher mpi -n 3 --listen 127.0.0.1 \
+		--launcher-args "--fabscope-no-such-option" --join-timeout 300 -o mpi-bad >out 2>err &&
+	test_grep "^fabscope run: no agent joined: mpirun exited with status [0-9]* before any did" err &&
+	test $(grep -c "^fabscope run: " err) = 1 &&
+	jq -e ".status == \"failed\"" mpi-bad/run.json >/dev/null
+'
+
 test_expect_success ROOT,SLURM,FABSCOPE,JQ 'slurm: srun on a single-node cluster starts the agents' '
 	test_atexit "\"$SLURM\" down \"$TRASH_DIRECTORY/slurm\"" &&
 	"$SLURM" up "$TRASH_DIRECTORY/slurm" &&
