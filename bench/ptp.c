@@ -532,6 +532,13 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 				    host, err);
 	if (o->bind && net_resolve(o->bind, 0, 1, &src, err, sizeof(err)))
 		return fs_err_usage("cannot use --bind '%s': %s", o->bind, err);
+	if (o->bind && src.ss.ss_family != dst.ss.ss_family)
+		return fs_err_usage("--bind '%s' is an IPv%c address and '%s' IPv%c: give both of one family",
+				    o->bind, src.ss.ss_family == AF_INET6 ? '6' : '4', host,
+				    dst.ss.ss_family == AF_INET6 ? '6' : '4');
+	if (o->bind && (rc = net_can_bind(&src)))	/* not the peer's failure: ours */
+		return fs_err_env("cannot use --bind '%s': %s", o->bind, rc == -EADDRNOTAVAIL ?
+				  "no interface here has that address" : strerror(-rc));
 	net_addr_str(&dst, name, sizeof(name));
 	c->peer_name = strdup(name);
 	n = ptp_sizes(o, sizes, 32);

@@ -163,6 +163,20 @@ int net_connect(const struct net_addr *dst, const struct net_addr *src,
 	return fd;
 }
 
+int net_can_bind(const struct net_addr *a)
+{
+	struct net_addr any = *a;
+	int fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	net_addr_set_port(&any, 0);
+	if (bind(fd, (const struct sockaddr *)&any.ss, any.len) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
 int net_listen(const struct net_addr *a, int backlog)
 {
 	int fd, one = 1, rc;

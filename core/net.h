@@ -43,6 +43,9 @@ void net_addr_set_port(struct net_addr *a, int port);
  * with SO_REUSEADDR.  Returns a non-blocking fd or -errno. */
 int net_connect(const struct net_addr *dst, const struct net_addr *src,
 		int timeout_ms);
+/* Can a socket here take a's address (any port)?  0 or -errno
+ * (-EADDRNOTAVAIL: no interface has it). */
+int net_can_bind(const struct net_addr *a);
 /* Listening socket (SO_REUSEADDR), non-blocking; fd or -errno. */
 int net_listen(const struct net_addr *a, int backlog);
 /* Accept with a timeout; non-blocking fd or -errno. */

@@ -160,6 +160,15 @@ test_expect_success $P,PERL 'a standard output nobody reads any more (EPIPE): ex
 	test_must_be_empty err
 '
 
+# a --bind this host cannot use is ours to fix, not the peer's failure (exit 4 before)
+test_expect_success $P 'client --bind: an address no interface has is exit 3, another family exit 2' '
+	fs_expect 3 bw 127.0.0.1 -p $PORT_BW -n 10 --bind 192.0.2.99 &&
+	ptp_one_error err "cannot use --bind '\''192.0.2.99'\''" "no interface here has that address" &&
+	fs_expect 2 lat 127.0.0.1 -p $PORT_LAT -n 10 --bind ::1 &&
+	ptp_one_error err "--bind '\''::1'\'' is an IPv6 address" "IPv4" "one family" &&
+	normal_run bw $PORT_BW
+'
+
 test_expect_success $P 'both servers survive the wrong-test clients and serve the right ones' '
 	server_alive $bw_pid bw.log &&
 	server_alive $lat_pid lat.log &&
