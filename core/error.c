@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -46,6 +48,18 @@ int fs_err(int code, const char *fmt, ...)
 	rc = fs_verr(code, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+int fs_err_read(const char *what, const char *path, int err)
+{
+	/* the path is wrong: not there, not a file (a usage error); there but
+	 * not ours to read (permission, I/O): the environment */
+	int usage = err == ENOENT || err == ENOTDIR || err == EISDIR || err == ENAMETOOLONG ||
+		    err == ELOOP || err == EILSEQ;
+
+	return fs_err(usage ? FS_EXIT_USAGE : FS_EXIT_ENV, "cannot read %s%s'%s': %s", what ? what : "",
+		      what ? " " : "", path, err == EILSEQ ? "it is not a text file" :
+		      err == EISDIR ? "it is a directory" : strerror(err ? err : EIO));
 }
 
 void fs_warn(const char *fmt, ...)

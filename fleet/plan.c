@@ -734,15 +734,18 @@ static char *slurp(const char *path)
 			}
 			buf = nb;
 		}
+		errno = 0;
 		n = fread(buf + len, 1, cap - len - 1, f);
 		len += n;
 		if (n == 0)
 			break;
 	}
-	if (ferror(f)) {
+	if (ferror(f)) {	/* (EISDIR for a directory) */
+		int e = errno ? errno : EIO;
+
 		free(buf);
 		fclose(f);
-		errno = EIO;
+		errno = e;
 		return NULL;
 	}
 	fclose(f);
@@ -762,8 +765,7 @@ int plan_load(struct plan *p, const char *path)
 
 	memset(p, 0, sizeof(*p));
 	if (!text)
-		return fs_err_usage("cannot read plan '%s': %s", path,
-				    errno == EILSEQ ? "it is not a text file" : strerror(errno));
+		return fs_err_read("plan", path, errno);
 	rc = plan_parse(p, path, text);
 	free(text);
 	return rc;
@@ -809,8 +811,7 @@ int plan_hostfile(struct plan *p, const char *path, const char *text)
 	if (!text) {
 		own = slurp(path);
 		if (!own)
-			return fs_err_usage("cannot read hostfile '%s': %s", path,
-					    errno == EILSEQ ? "it is not a text file" : strerror(errno));
+			return fs_err_read("hostfile", path, errno);
 		text = own;
 	}
 	free(p->hostfile);

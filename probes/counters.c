@@ -650,7 +650,7 @@ int ctr_snapshot_read(const char *path, struct ctr_snapshot *s)
 	memset(s, 0, sizeof(*s));
 	f = fopen(path, "re");
 	if (!f)
-		return fs_err_usage("unable to open '%s': %s", path, strerror(errno));
+		return fs_err_read("counter snapshot", path, errno);
 	while (fgets(line, sizeof(line), f)) {
 		size_t len = strlen(line);
 		char *key = line, *val;

@@ -123,7 +123,7 @@ static int read_thresholds(const char *path, struct tkv **out, int *n)
 	*out = NULL;
 	*n = 0;
 	if (!f)
-		return fs_err_usage("cannot read thresholds '%s': %s", path, strerror(errno));
+		return fs_err_read("thresholds", path, errno);
 	while (fgets(line, sizeof(line), f)) {
 		char *s, *eq, *end, *c;
 		char full[128];
@@ -162,6 +162,14 @@ static int read_thresholds(const char *path, struct tkv **out, int *n)
 			rc = fs_err_usage("%s:%d: unknown threshold '%s'; see 'fabscope report --help'", path, lineno, full);
 			break;
 		}
+		for (i = 0; i < *n; i++)	/* one value a key: which would win is a guess */
+			if (!strcmp((*out)[i].sec, sec) && !strcmp((*out)[i].key, s))
+				break;
+		if (i < *n) {
+			rc = fs_err_usage("%s:%d: '%s' is given already, at line %d", path, lineno, full,
+					  (*out)[i].line);
+			break;
+		}
 		*out = realloc(*out, (size_t)(*n + 1) * sizeof(**out));
 		snprintf((*out)[*n].sec, sizeof((*out)[*n].sec), "%s", sec);
 		snprintf((*out)[*n].key, sizeof((*out)[*n].key), "%s", s);
@@ -186,8 +194,20 @@ static int read_thresholds(const char *path, struct tkv **out, int *n)
 					    path, lineno, trim(eq + 1));
 			break;
 		}
+		if (!strcmp(full, "bw.min_fraction") && (*out)[*n].v > 1) {	/* no pair beats the line */
+			rc = fs_err_usage("%s:%d: min_fraction = %s: give a fraction of the line rate, 0 to 1",
+					    path, lineno, trim(eq + 1));
+			break;
+		}
+		if (!strcmp(sec, "run") && (*out)[*n].v != floor((*out)[*n].v)) {
+			rc = fs_err_usage("%s:%d: %s = %s: give a whole number (a count)", path, lineno, s,
+					  trim(eq + 1));
+			break;
+		}
 		(*n)++;
 	}
+	if (!rc && ferror(f))	/* (a directory: EISDIR) */
+		rc = fs_err_read("thresholds", path, errno);
 	fclose(f);
 	if (rc) {
 		free(*out);
@@ -440,7 +460,9 @@ int report_thresholds(struct report *rep, const char *path)
 	a2a_min = tget(t, n, "alltoall", "min_busbw_gbps", NAN);
 	free(t);
 	if (!rep->nchecks && isnan(ar_min) && isnan(a2a_min))
-		return fs_err_usage("%s: no thresholds in it (see 'fabscope report --help')", path);
+		return fs_err_usage(!isnan(line) || n ? "%s: no check in it: line rates (line_rate_gbps, railN) "
+				    "need min_fraction to judge by (see 'fabscope report --help')" :
+				    "%s: no thresholds in it (see 'fabscope report --help')", path);
 	for (i = first; i < rep->nchecks; i++)
 		report_check_empty(&rep->checks[i]);
 	report_coll_checks(rep, ar_min, a2a_min);

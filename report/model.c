@@ -360,7 +360,15 @@ int report_load_run(struct rrun *r, const char *dir)
 	if (torn)
 		fs_warn("%s: %ld line(s) that are not records were skipped", path, torn);
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	r->run = json_load_file(path, 0, NULL);
+	{	/* not there: the records alone; there but not readable: exit 3 */
+		FILE *f = fopen(path, "r");
+
+		if (!f && errno != ENOENT)
+			return fs_err_read(NULL, path, errno);
+		r->run = f ? json_loadf(f, 0, NULL) : NULL;
+		if (f)
+			fclose(f);
+	}
 	if (!json_is_object(r->run)) {
 		json_decref(r->run);
 		r->run = json_object();

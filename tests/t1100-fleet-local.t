@@ -86,7 +86,25 @@ test_expect_success $P 'bad plans: one line naming the file, the line and the ke
 	printf "h1 rail0=127.0.0.1\nh1 rail0=127.0.0.1\n" >dup.hosts &&
 	fs_expect 2 run plan.ini --hostfile dup.hosts -o x8 &&
 	ptp_one_error err "dup.hosts" "h1" "twice" &&
-	! test -e x1 && ! test -e x3 && ! test -e x8
+	fs_expect 2 run . -n 2 -o x9 &&
+	ptp_one_error err "cannot read plan '\''.'\''" "it is a directory" &&
+	fs_expect 2 run plan.ini --hostfile . -o x10 &&
+	ptp_one_error err "cannot read hostfile '\''.'\''" "it is a directory" &&
+	! test -e x1 && ! test -e x3 && ! test -e x8 && ! test -e x9 && ! test -e x10
+'
+
+# there, but not this user's to read: the environment (3), not a bad argument
+test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'
+[ "$(id -u)" = 0 ] && test_require_in_ci SETPRIV
+test_expect_success $P,SETPRIV 'a plan or hostfile that cannot be read: one line, exit 3' '
+	cp plan.ini locked.ini && chmod 600 locked.ini &&
+	test_expect_exit 3 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$FABSCOPE" run --dry-run locked.ini -n 2 2>err &&
+	ptp_one_error err "cannot read plan '\''locked.ini'\''" "Permission denied" &&
+	printf "h1 rail0=127.0.0.1\nh2 rail0=127.0.0.1\n" >locked.hosts && chmod 600 locked.hosts &&
+	test_expect_exit 3 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$FABSCOPE" run --dry-run plan.ini --hostfile locked.hosts 2>err &&
+	ptp_one_error err "cannot read hostfile '\''locked.hosts'\''" "Permission denied"
 '
 
 test_expect_success $P '--dry-run prints the schedule of every phase' '

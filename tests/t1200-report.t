@@ -183,6 +183,20 @@ test_expect_success $P 'bad input: one line and exit 2 (or 3 when a file cannot 
 	printf "[bw]\nmin_fraction = 0.9\n" >noline.ini &&
 	fs_expect 2 report ecmp --thresholds noline.ini -o x &&
 	ptp_one_error err "line_rate_gbps" &&
+	printf "[bw]\nmin_gbps = 1\n[lat]\np50_us_max = 5\n[bw]\nmin_gbps = 2\n" >twice.ini &&
+	fs_expect 2 report ecmp --thresholds twice.ini -o x &&
+	ptp_one_error err "twice.ini:6" "bw.min_gbps" "given already, at line 2" &&
+	printf "[bw]\nline_rate_gbps = 1\nmin_fraction = 1.5\n" >frac.ini &&
+	fs_expect 2 report ecmp --thresholds frac.ini -o x &&
+	ptp_one_error err "frac.ini:3" "0 to 1" &&
+	printf "[run]\nmax_missing = 1.5\n" >count.ini &&
+	fs_expect 2 report ecmp --thresholds count.ini -o x &&
+	ptp_one_error err "count.ini:2" "whole number" &&
+	printf "[bw]\nrail3 = 100\n" >rate.ini &&
+	fs_expect 2 report ecmp --thresholds rate.ini -o x &&
+	ptp_one_error err "no check in it" "min_fraction" &&
+	fs_expect 2 report ecmp --thresholds . -o x &&
+	ptp_one_error err "cannot read thresholds '\''.'\''" "it is a directory" &&
 	fs_expect 2 report ecmp --format pdf &&
 	ptp_one_error err "pdf" &&
 	fs_expect 2 report ecmp --tolerance lots &&
@@ -215,7 +229,14 @@ test_expect_success $P,SETPRIV 'a results directory that is there but cannot be 
 	# the directory itself, in one that nobody may enter
 	mkdir closed && cp -r ecmp closed/run && chmod 700 closed &&
 	test_expect_exit 3 as_nobody "$FABSCOPE" report closed/run -o /nonexistent/x --no-plots &&
-	ptp_one_error err "cannot read '\''closed/run'\''" "Permission denied"
+	ptp_one_error err "cannot read '\''closed/run'\''" "Permission denied" &&
+	# its run.json, and a thresholds file (a missing run.json is only a warning, above)
+	cp -r ecmp rjlocked && chmod 600 rjlocked/run.json &&
+	test_expect_exit 3 as_nobody "$FABSCOPE" report rjlocked -o /nonexistent/x --no-plots &&
+	ptp_one_error err "cannot read '\''rjlocked/run.json'\''" "Permission denied" &&
+	printf "[bw]\nmin_gbps = 1\n" >th-locked.ini && chmod 600 th-locked.ini &&
+	test_expect_exit 3 as_nobody "$FABSCOPE" report ecmp -o /nonexistent/x --no-plots --thresholds th-locked.ini &&
+	ptp_one_error err "cannot read thresholds '\''th-locked.ini'\''" "Permission denied"
 '
 
 test_expect_success $P 'PFC: a storm on h3 and ECN first on h1 against a calm run: the golden Markdown and JSON' '
