@@ -61,8 +61,8 @@ uint64_t coll_count(const struct coll_opts *o, uint64_t bytes, int n)
 
 double coll_bus_factor(enum coll_kind k, int n)
 {
-	if (n < 2)
-		return 1.0;
+	if (n < 1)
+		return 0;	/* (one rank: 0, nothing crosses the fabric) */
 	return k == COLL_ALLREDUCE ? 2.0 * (n - 1) / n : (double)(n - 1) / n;
 }
 

@@ -597,6 +597,19 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 				    (unsigned long long)o->max_bytes, (unsigned long long)o->min_bytes);
 	if (o->factor < 1.0)
 		return fs_err_usage("--stepfactor must be at least 1 (got %g)", o->factor);
+	if (o->max_bytes > o->min_bytes) {	/* the sweep must get to -e, within MAX_SIZES sizes */
+		double v = (double)o->min_bytes;
+		int k = 1;
+
+		if (o->factor == 1.0)
+			return fs_err_usage("--stepfactor 1 never gets from -b to -e: give a factor over 1, "
+					    "or one size (-b alone)");
+		while ((v *= o->factor) <= (double)o->max_bytes && k <= MAX_SIZES)
+			k++;
+		if (k > MAX_SIZES)
+			return fs_err_usage("-b to -e by --stepfactor %g is over %d sizes: give a larger factor",
+					    o->factor, MAX_SIZES);
+	}
 	o->ndevices = count_list(&o->devices);
 	{
 		char buf[64], *end;

@@ -286,15 +286,22 @@ static int dial_root(struct coll_comm *c)
 	return 0;
 }
 
+/* This rank's node: --node, else the host name, else "?" */
+static void node_name(const struct coll_opts *o, char *host, size_t len)
+{
+	memset(host, 0, len);
+	if (o->node)
+		snprintf(host, len, "%s", o->node);
+	else if (gethostname(host, len - 1))
+		snprintf(host, len, "?");
+}
+
 static json_t *hello_json(struct coll_comm *c, const char *addr)
 {
 	const struct coll_opts *o = c->o;
-	char host[256] = "";
+	char host[256];
 
-	if (o->node)
-		snprintf(host, sizeof(host), "%s", o->node);
-	else if (gethostname(host, sizeof(host) - 1))
-		snprintf(host, sizeof(host), "?");
+	node_name(o, host, sizeof(host));
 	return json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:i, s:s?, s:o, s:i}", "type", "hello",
 			 "proto", COLL_PROTO, "version", wire_version(), "rank", c->rank,
 			 "nranks", c->nranks, "node", host, "rail", o->rail, "addr", addr,
@@ -834,8 +841,11 @@ int coll_comm_open(struct coll_comm *c, struct coll_opts *o, int lfd, const int 
 			}
 		}
 		rc = n > 1 ? root_hello(c, self_addr) : 0;
-		if (n == 1) {
-			c->ranks = json_pack("[{s:i, s:s, s:i, s:s}]", "rank", 0, "node", o->node ? o->node : "?",
+		if (n == 1) {	/* alone: its own name, as its hello would give it */
+			char host[256];
+
+			node_name(o, host, sizeof(host));
+			c->ranks = json_pack("[{s:i, s:s, s:i, s:s}]", "rank", 0, "node", host,
 					     "rail", o->rail, "addr", self_addr);
 			c->order[0] = 0;
 		}

@@ -188,7 +188,8 @@ test_expect_success 'rank 0 alone waits --timeout for the others, then exit 4 na
 test_expect_success 'usage errors: exit 2, one line each' '
 	for args in "-n 2 -A tree" "-n 2 --rank 1" "--rank 2 --nranks 2" "--rank 1 --nranks 2" \
 		    "-n 2 -t nosuch" "-n 2 -f 0.5" "-n 2 extra" "-n 2 --corrupt 5" "-n 2 --poll spin" "-n 2 --rail 0,x" \
-		    "-n 2 -m 1024" "-n 2 -x 3 -t tcp" "-n 2 --qp-timeout 18" "-n 4 --label nokv" "" "-b 1K"; do
+		    "-n 2 -m 1024" "-n 2 -x 3 -t tcp" "-n 2 --qp-timeout 18" "-n 4 --label nokv" "" "-b 1K" \
+		    "-n 2 -f 1 -b 4K -e 8K" "-n 2 -f 1.01 -b 4K -e 8M"; do
 		test_expect_exit 2 "$FABSCOPE" allreduce $args 2>err &&
 		test $(wc -l <err) = 1 || { echo "for: $args"; cat err; return 1; }
 	done &&
@@ -196,6 +197,11 @@ test_expect_success 'usage errors: exit 2, one line each' '
 	test_grep "pairwise or direct" err &&
 	test_expect_exit 2 "$FABSCOPE" allreduce -b 1K 2>err &&
 	test_grep "how many ranks" err &&
+	# a sweep that cannot reach -e is refused, not cut short
+	test_expect_exit 2 "$FABSCOPE" allreduce -n 2 -f 1 -b 4K -e 8K 2>err &&
+	test_grep "stepfactor 1 never gets from -b to -e" err &&
+	test_expect_exit 2 "$FABSCOPE" allreduce -n 2 -f 1.01 -b 4K -e 8M 2>err &&
+	test_grep "over 64 sizes" err &&
 	if "$FABSCOPE" version | grep -q verbs; then	# (checked before any device is opened)
 		test_expect_exit 2 "$FABSCOPE" allreduce -n 2 -t verbs -m 1000 2>err &&
 		test_grep "invalid MTU 1000" err
