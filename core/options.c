@@ -254,9 +254,69 @@ static const struct opt *find_short(const struct opt *opts, int c)
 	return NULL;
 }
 
-static int unknown(const char *const *usage, const char *what)
+/* Edit distance of a and b (insert, delete, replace, swap two neighbours),
+ * both shorter than 64 bytes, else a large number. */
+static int distance(const char *a, const char *b)
 {
-	fs_err_usage("unknown option '%s'", what);
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	int d[64][64];
+
+	if (la >= 64 || lb >= 64)
+		return 1000;
+	for (i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+/* The long option that name most likely meant: the only one it begins, or
+ * the one within two edits (and under half its length) of it; NULL. */
+static const char *suggest(const struct opt *opts, const char *name)
+{
+	const struct opt *o;
+	const char *best = NULL, *prefixed = NULL;
+	int bd = 3, nprefixed = 0;
+	size_t len = strlen(name);
+
+	for (o = opts; o->type != OPT_T_END; o++) {
+		int dd;
+
+		if (!o->long_name)
+			continue;
+		if (len >= 2 && !strncmp(o->long_name, name, len)) {
+			prefixed = o->long_name;
+			nprefixed++;
+		}
+		dd = distance(name, o->long_name);
+		if (dd < bd && 2 * (size_t)dd < len) {
+			bd = dd;
+			best = o->long_name;
+		}
+	}
+	return nprefixed == 1 ? prefixed : best;
+}
+
+static int unknown(const struct opt *opts, const char *const *usage, const char *what)
+{
+	const char *s = what[1] == '-' ? suggest(opts, what + 2) : NULL;
+
+	if (s)
+		fs_err_usage("unknown option '%s'; did you mean '--%s'?", what, s);
+	else
+		fs_err_usage("unknown option '%s'", what);
 	opts_usage_short(usage);
 	return -FS_EXIT_USAGE;
 }
@@ -326,7 +386,7 @@ int opts_parse(int argc, const char **argv, const struct opt *opts,
 				char what[96];
 
 				snprintf(what, sizeof(what), "--%.*s", (int)len, name);
-				return unknown(usage, what);
+				return unknown(opts, usage, what);
 			}
 			if (!takes_arg(o)) {
 				if (val)
@@ -350,7 +410,7 @@ int opts_parse(int argc, const char **argv, const struct opt *opts,
 			if (!o) {
 				char what[3] = { '-', *p, 0 };
 
-				return unknown(usage, what);
+				return unknown(opts, usage, what);
 			}
 			if (takes_arg(o)) {
 				const char *val = p[1] ? p + 1 : NULL;

@@ -130,10 +130,15 @@ test_expect_success TEST_TOOL 'unknown long option: exit 2, named, then the usag
 	EOF
 	test_cmp expect err &&
 	test_must_be_empty out &&
+	# no abbreviations: a likely meaning is suggested, not taken
 	test_expect_code 2 opt --in=3 &&
-	usage_error "unknown option ${sq}--in${sq}" &&
+	usage_error "unknown option ${sq}--in${sq}; did you mean ${sq}--int${sq}?" &&
 	test_expect_code 2 opt --Int=3 &&
-	usage_error "unknown option ${sq}--Int${sq}"
+	usage_error "unknown option ${sq}--Int${sq}; did you mean ${sq}--int${sq}?" &&
+	test_expect_code 2 opt --strnig=x &&
+	usage_error "unknown option ${sq}--strnig${sq}; did you mean ${sq}--string${sq}?" &&
+	test_expect_code 2 opt --unbound=3 &&
+	usage_error "unknown option ${sq}--unbound${sq}; did you mean ${sq}--unbounded${sq}?"
 '
 
 test_expect_success TEST_TOOL 'unknown short option, alone or in a bundle: exit 2, named' '
