@@ -527,6 +527,8 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 	net_stop_on_signals();	/* ^C ends the run cleanly, keeping the records */
 	if (record_labels(&o->labels, &c->labels, &bad))
 		return fs_err_usage(RECORD_LABEL_ERR, bad);
+	if (!*host)	/* (getaddrinfo would take it for this host) */
+		return fs_err_usage("HOST is empty: give the server's name or address");
 	if (net_resolve(host, o->port, 0, &dst, err, sizeof(err)))
 		return fs_err_usage("cannot resolve host '%s': %s; check the name or give an IP address",
 				    host, err);

@@ -32,7 +32,12 @@ int record_labels(const struct opt_list *l, json_t **out, const char **bad)
 		}
 		memcpy(key, l->v[i], (size_t)(eq - l->v[i]));
 		key[eq - l->v[i]] = 0;
-		json_object_set_new(o, key, json_string(eq + 1));
+		/* (jansson takes UTF-8 only: a key or value that is not was dropped) */
+		if (json_object_set_new(o, key, json_string(eq + 1))) {
+			*bad = l->v[i];
+			json_decref(o);
+			return -1;
+		}
 	}
 	*out = o;
 	return 0;

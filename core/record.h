@@ -30,7 +30,7 @@ json_t *record_new(const char *test);
 /* "k=v" strings into {"k": "v"}; -1 on one without '=' (err names it). */
 int record_labels(const struct opt_list *l, json_t **out, const char **bad);
 /* What every command says of a bad --label (its one %s: the label) */
-#define RECORD_LABEL_ERR "invalid --label '%s': expected KEY=VALUE with a key of 1 to 127 characters"
+#define RECORD_LABEL_ERR "invalid --label '%s': expected KEY=VALUE in UTF-8, with a key of 1 to 127 characters"
 /* Latency statistics of nanosecond samples, in microseconds. */
 json_t *record_lat_us(const struct stats *s);
 /* A deep copy of a record with the given scope; used to derive per-flow

@@ -843,6 +843,10 @@ int cmd_agent(int argc, const char **argv)
 		a.wfd = dup(1);
 		dup2(2, 1);	/* nothing else may write into the protocol */
 	} else {
+		if (fcntl(fd, F_GETFD) < 0) {	/* not inherited: a wrong number, not a peer's failure */
+			rc = fs_err_usage("--fd %d: no such open file descriptor (the local launcher passes 3)", fd);
+			goto out;
+		}
 		a.rfd = a.wfd = fd;
 	}
 	net_set_nonblock(a.rfd, 1);

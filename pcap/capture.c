@@ -76,8 +76,14 @@ static int open_file(struct cstate *st)
 	else
 		snprintf(name, sizeof(name), "%s", st->o->file);
 	st->d = pcap_dump_open(st->h, name);
-	if (!st->d)
-		return fs_err_env("cannot write '%s': %s", name, pcap_geterr(st->h));
+	if (!st->d) {	/* (libpcap's message begins with the path: said once) */
+		const char *why = pcap_geterr(st->h);
+		size_t n = strlen(name);
+
+		if (!strncmp(why, name, n) && !strncmp(why + n, ": ", 2))
+			why += n + 2;
+		return fs_err_env("cannot write '%s': %s", name, why);
+	}
 	st->file_bytes = 24;	/* the file header */
 	if (st->file_limit && st->o->files > 0 && st->fileno >= st->o->files) {
 		file_name(st->o, st->fileno - st->o->files, name, sizeof(name));

@@ -41,7 +41,7 @@ static const char pfc_about[] =
 	"frames per second each way (rx: the peer or switch paused us; tx: we paused it), the\n"
 	"fraction of each interval paused (from the driver's pause-duration counters, else\n"
 	"estimated from frames x quanta at the link rate, and said so), PFC storms (paused over\n"
-	"99 %% of an interval for 3 intervals in a row, as switch PFC watchdogs judge), and\n"
+	"99 % of an interval for 3 intervals in a row, as switch PFC watchdogs judge), and\n"
 	"whether ECN marks or CNPs rose before the first pause: congestion control (DCQCN) should\n"
 	"slow the senders before the lossless fallback fires.\n"
 	"With HOST (a 'fabscope bw --server' on the incast target) this node is one of the senders:\n"

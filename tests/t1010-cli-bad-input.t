@@ -63,6 +63,12 @@ bad_input 2 'bw --server --poll nope' "'nope'" "--poll"
 bad_input 2 'lat 127.0.0.1 -q 2'       "-q"
 bad_input 2 'lat 127.0.0.1 -b'         "-b"
 bad_input 2 'bw 127.0.0.1 --label novalue' "'novalue'" "--label"
+test_expect_success $P 'a label that is not UTF-8 is refused, not dropped; an empty HOST is refused' '
+	fs_expect 2 bw 127.0.0.1 -p 9 --label "$(printf "k=\377\376")" &&
+	ptp_one_error err "invalid --label" "in UTF-8" &&
+	fs_expect 2 bw "" -p 9 &&
+	ptp_one_error err "HOST is empty"
+'
 bad_input 2 'bw 127.0.0.1 --cq-mod 64 --tx-depth 8' "--cq-mod" "--tx-depth"
 bad_input 2 'bw 127.0.0.1 --sport 65530 -q 10' "--sport"
 

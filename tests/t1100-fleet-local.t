@@ -142,7 +142,10 @@ test_expect_success $P 'agent --rail is checked before it connects: rail, plane,
 		 4294967295=127.0.0.1 0/4294967295=127.0.0.1; do
 		fs_expect 2 agent --connect 127.0.0.1:1 --rail "$r" &&
 		ptp_one_error err "--rail" "$r" || return 1
-	done
+	done &&
+	# a descriptor that was not inherited is a wrong argument, not a coordinator gone
+	FABSCOPE_TOKEN=t fs_expect 2 agent --fd 99 &&
+	ptp_one_error err "--fd 99" "no such open file descriptor"
 '
 
 test_expect_success $P 'external launcher: agents started by hand join with the token' '
