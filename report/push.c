@@ -450,7 +450,7 @@ static const char *curl_hint(CURLcode cc, int timeout_ms, char *buf, size_t len)
 	case CURLE_COULDNT_RESOLVE_PROXY:
 		return "check the host name (and the proxy variables)";
 	case CURLE_OPERATION_TIMEDOUT:
-		snprintf(buf, len, "check that it is up and answering, or give it more than %d ms",
+		snprintf(buf, len, "check that it is up and answering (it had %d ms for each try)",
 			 timeout_ms);
 		return buf;
 	case CURLE_PEER_FAILED_VERIFICATION:

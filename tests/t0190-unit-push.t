@@ -286,7 +286,7 @@ test_expect_success $P,PERL 'a silent endpoint: exit 4, timed out, within timeou
 	silent_pid=$ptp_pid &&
 	push --timeout=500 --retries=1 --backoff=100 gateway http://127.0.0.1:$PORT_SILENT j <m1 &&
 	expect_rc 4 &&
-	one_line "after 2 attempts" "timed out" "or give it more than 500 ms" &&
+	one_line "after 2 attempts" "timed out" "it had 500 ms for each try" &&
 	secs_between 1.0 6
 '
 

@@ -81,6 +81,16 @@ test_expect_success $P 'an unknown option before the command: exit 2, "unknown o
 	test_grep "^usage: fabscope " err
 '
 
+test_expect_success $P 'help probe PROBE is that probe'"'"'s help; help with a word too many is exit 2' '
+	fs_expect 0 help probe pfc && mv out hp1 &&
+	fs_expect 0 probe pfc --help && test_cmp hp1 out &&
+	test_grep "^usage: fabscope probe pfc" hp1 &&
+	fs_expect 2 help probe nosuch &&
+	ptp_one_error err "no such probe" &&
+	fs_expect 2 help bw extra &&
+	ptp_one_error err "fabscope help: " "'"'"'extra'"'"' is one too many"
+'
+
 for cmd in bw lat; do
 	test_expect_success $P "help $cmd, $cmd --help and $cmd -h: exit 0, the same text" '
 		fs_expect 0 help '$cmd' && mv out h1 && test_must_be_empty err &&
