@@ -1296,6 +1296,19 @@ int coord_check_phases(struct coord *c)
 	 * bring their names when they join: their targets are checked then */
 	if (c->plan.nnodes && (i = coord_check_targets(c, 0)))
 		return i;
+	for (pi = 0; c->plan.nnodes && pi < c->plan.nphases; pi++) {	/* rails no node has */
+		const struct plan_phase *ph = &c->plan.phases[pi];
+		int r, n, e, has;
+
+		for (r = 0; r < ph->nrails; r++) {
+			for (n = 0, has = 0; n < c->plan.nnodes && !has; n++)
+				for (e = 0; e < c->plan.nodes[n].nep; e++)
+					has |= c->plan.nodes[n].ep[e].rail == ph->rails[r];
+			if (!has)
+				fs_warn("%s: [%s] rails: no node has rail %d: it is not tested", c->plan.path,
+					ph->name, ph->rails[r]);
+		}
+	}
 	ptp_check_only = 1;
 	for (pi = 0; pi < c->plan.nphases; pi++) {
 		struct plan_phase *ph = &c->plan.phases[pi];

@@ -228,6 +228,17 @@ static int kv_add(struct plan_kv **kv, int *n, const char *k, const char *v, int
 	return 0;
 }
 
+/* The line of key in kv, or 0 */
+static int kv_line(const struct plan_kv *kv, int n, const char *key)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return kv[i].line;
+	return 0;
+}
+
 static const char *kv_get(const struct plan_kv *kv, int n, const char *key, const char *dflt)
 {
 	int i;
@@ -677,6 +688,15 @@ int plan_parse(struct plan *p, const char *path, const char *text)
 
 			if (!*k) {
 				rc = perr(path, lineno, "a value without a key");
+				break;
+			}
+			/* a key once a section: which of two would win is a guess */
+			if (in_global)
+				i = kv_line(eng, neng, k) + kv_line(p->global, p->nglobal, k);
+			else
+				i = cur ? kv_line(cur->kv, cur->nkv, k) : 0;
+			if (i) {
+				rc = perr(path, lineno, "'%s' is given already in this section, at line %d", k, i);
 				break;
 			}
 			if (in_global) {

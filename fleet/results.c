@@ -43,6 +43,12 @@ int results_create(struct results *r, const char *dir)
 	r->fd = r->jfd = -1;
 	if (mkdir(dir, 0777) && errno != EEXIST)
 		return fs_err_env("cannot create results directory '%s': %s", dir, strerror(errno));
+	{
+		struct stat st;
+
+		if (!stat(dir, &st) && !S_ISDIR(st.st_mode))
+			return fs_err_usage("results directory '%s' is a file: give a directory (a new one)", dir);
+	}
 	if (!dir_is_empty(dir))
 		return fs_err_usage("results directory '%s' is not empty: give a new one, or finish that run with --resume %s",
 				    dir, dir);

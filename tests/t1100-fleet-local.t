@@ -86,11 +86,27 @@ test_expect_success $P 'bad plans: one line naming the file, the line and the ke
 	printf "h1 rail0=127.0.0.1\nh1 rail0=127.0.0.1\n" >dup.hosts &&
 	fs_expect 2 run plan.ini --hostfile dup.hosts -o x8 &&
 	ptp_one_error err "dup.hosts" "h1" "twice" &&
+	printf "[global]\nduration = 1\nduration = 2\n[a]\nkind = pairwise\n" >twice1.ini &&
+	fs_expect 2 run twice1.ini -n 2 -o x11 &&
+	ptp_one_error err "twice1.ini:3" "duration" "given already in this section, at line 2" &&
+	printf "[a]\nkind = pairwise\nsize = 4K\nsize = 8K\n" >twice2.ini &&
+	fs_expect 2 run twice2.ini -n 2 -o x12 &&
+	ptp_one_error err "twice2.ini:4" "size" "at line 3" &&
+	# a phase may still override [global]
+	printf "[global]\nduration = 1\n[a]\nkind = pairwise\nduration = 2\n" >over.ini &&
+	fs_expect 0 run --dry-run over.ini -n 2 &&
+	: >afile && fs_expect 2 run plan.ini -n 2 -o afile &&
+	ptp_one_error err "results directory '\''afile'\'' is a file" &&
 	fs_expect 2 run . -n 2 -o x9 &&
 	ptp_one_error err "cannot read plan '\''.'\''" "it is a directory" &&
 	fs_expect 2 run plan.ini --hostfile . -o x10 &&
 	ptp_one_error err "cannot read hostfile '\''.'\''" "it is a directory" &&
-	! test -e x1 && ! test -e x3 && ! test -e x8 && ! test -e x9 && ! test -e x10
+	! test -e x1 && ! test -e x3 && ! test -e x8 && ! test -e x9 && ! test -e x10 && ! test -e x11 &&
+	# rails no node has: said, not a silent phase of nothing
+	printf "h1 rail0=127.0.0.1\nh2 rail0=127.0.0.1\n" >two.hosts &&
+	printf "[a]\nkind = pairwise\nrails = 0,5\n" >rail5.ini &&
+	fs_expect 0 run --dry-run rail5.ini --hostfile two.hosts &&
+	test_grep "warning: rail5.ini: \[a\] rails: no node has rail 5: it is not tested" err
 '
 
 # there, but not this user's to read: the environment (3), not a bad argument
