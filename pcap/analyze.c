@@ -536,7 +536,7 @@ static int host_match(const struct pkt_brief *k, const uint8_t *host, int v6)
 
 int cmd_pcap(int argc, const char **argv)
 {
-	struct aopts o = { .qp = -1, .max_flows = 65536 };
+	struct aopts o = { .qp = -1, .max_flows = 65536, .link_gbps = NAN };
 	struct opt tab[] = {
 		OPT_GROUP("Selection"),
 		OPT_STRING(0, "qp", &o.qpstr, "QPN", "only this QP's flows, either direction (0x11 or 17)"),
@@ -562,6 +562,7 @@ int cmd_pcap(int argc, const char **argv)
 	struct reader rd;
 	uint8_t host[16] = { 0 };
 	int host_v6 = 0, nargs, rc, linktype, have_prog = 0, i, nano;
+	unsigned long long host_hits = 0, host_seen = 0;
 	const char *file, *read_error = NULL;
 
 	fs_set_progname("fabscope pcap");
@@ -589,6 +590,10 @@ int cmd_pcap(int argc, const char **argv)
 			return FS_EXIT_USAGE;
 		}
 		o.qp = (int)v;
+	}
+	if (!isnan(o.link_gbps) && !(o.link_gbps > 0 && o.link_gbps <= 1e6)) {
+		fs_err_usage("--link-speed %g: give the link's speed in Gb/s, e.g. 100 or 400", o.link_gbps);
+		return FS_EXIT_USAGE;
 	}
 	if (o.host) {
 		host_v6 = strchr(o.host, ':') != NULL;
@@ -647,12 +652,25 @@ int cmd_pcap(int argc, const char **argv)
 			pkt_dissect_opts(bytes, hdr.caplen, hdr.len, linktype, &po, &k);
 			pkt_brief_of(&k, &b);	/* (b.mac points into k) */
 		}
-		if (o.host && !b.mac && !host_match(&b, host, host_v6))
-			continue;
+		if (o.host && !b.mac) {	/* (PFC frames stay) */
+			if (!host_match(&b, host, host_v6)) {
+				host_seen++;
+				continue;
+			}
+			host_hits++;
+		}
 		ts = (double)hdr.ts.tv_sec + (double)hdr.ts.tv_usec / (nano ? 1e9 : 1e6);
 		flow_add_brief(&t, &b, ts);
 	}
 	flow_finish(&t);
+	if (o.host && !host_hits && host_seen) {	/* like --qp: a selection of nothing is a wrong argument */
+		fs_err_usage("--host %s: no packet in '%s' is from or to that address", o.host, file);
+		reader_close(&rd);
+		if (have_prog)
+			pcap_freecode(&prog);
+		flow_table_release(&t);
+		return FS_EXIT_USAGE;
+	}
 	if (o.qp >= 0 && qp_absent(&t, &o, file)) {
 		reader_close(&rd);
 		if (have_prog)

@@ -157,7 +157,13 @@ test_expect_success $P '--qp, --host and --filter select; other traffic is count
 	j sel.pcap ".summary.roce_packets == 5 and .summary.other_packets == 4 and (.flows | length) == 2" &&
 	j sel.pcap "(.flows | length) == 1 and .flows[0].qpn == \"0x000072\"" "--qp=0x72" &&
 	j sel.pcap "(.flows | length) == 1 and .flows[0].qpn == \"0x000071\"" "--host=10.0.0.2" &&
-	j sel.pcap ".summary.packets == 4 and (.flows | length) == 0" "--filter=udp port 53"
+	j sel.pcap ".summary.packets == 4 and (.flows | length) == 0" "--filter=udp port 53" &&
+	# an address no packet has: a wrong argument, as a QP not there is, not a clean verdict
+	test_expect_exit 2 "$FABSCOPE" pcap sel.pcap --host 10.9.9.9 >out 2>err &&
+	test_must_be_empty out && test $(wc -l <err) = 1 &&
+	test_grep "host 10.9.9.9: no packet in .sel.pcap. is from or to that address" err &&
+	test_expect_exit 2 "$FABSCOPE" pcap sel.pcap --link-speed 0 2>err &&
+	test $(wc -l <err) = 1 && test_grep "link-speed 0: give the link.s speed" err
 '
 
 test_expect_success $P '--qp: decimal or 0x hex, never octal; a QP not in the capture is an error' '
