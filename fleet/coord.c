@@ -1450,7 +1450,13 @@ int coord_join(struct coord *c)
 			return fs_err_env("no agent joined: %s exited%s%.0d before any did (its messages are above); "
 					  "check --launcher-args and that it can start '%s agent'", launch_program(c),
 					  status ? " with status " : "", status, c->agent_cmd ? c->agent_cmd : c->self);
-		if (!listener && launch_exited(c, &status) && (status == 126 || status == 127))
+		if (!listener) {	/* their connections are gone: the processes end, a moment after */
+			uint64_t until = clock_ns() + 2000000000ull;
+
+			while (!(gone = launch_exited(c, &status)) && clock_ns() < until)
+				usleep(20000);
+		}
+		if (!listener && gone && (status == 126 || status == 127))
 			return fs_err_env("no agent joined: %s could not be run (its message is above)",
 					  !strcmp(c->launcher, "ssh") ? "ssh" : "the agent");
 		snprintf(why, sizeof(why), "%s", c->node_why[0] ? c->node_why[0] :
