@@ -201,9 +201,12 @@ static json_t *pfc_record(const struct fopts *o, const char *role, const char *h
 	json_object_set_new(rec, "sources", json_string(sources));
 	if (labels)
 		json_object_set(rec, "labels", labels);
-	json_object_set_new(rec, "params", json_pack("{sf,sf,sf,sf,so,si,si,si,si,sf,si}",
+	json_object_set_new(rec, "params", json_pack("{sf,sf,sf,sf,so,so,so,si,si,sf,si}",
 		"interval_s", o->interval, "before_s", o->before, "during_s", o->during, "after_s", o->after,
-		"link_gbps", num_or_null(link_gbps > 0 ? link_gbps : NAN), "tclass", o->tclass, "prio", watch,
+		"link_gbps", num_or_null(link_gbps > 0 ? link_gbps : NAN),
+		/* not given, not known: null, as the man page has unknown numbers */
+		"tclass", o->tclass >= 0 ? json_integer(o->tclass) : json_null(),
+		"prio", watch >= 0 ? json_integer(watch) : json_null(),
 		"flows", host ? o->flows : 0, "quanta", pp->quanta, "storm_fraction", pp->storm_fraction,
 		"storm_intervals", pp->storm_intervals));
 	if (host)

@@ -91,6 +91,8 @@ test_expect_success $P 'a PFC storm: the peer pauses us through the load, detect
 	# quiet before the load: the first interval was not paused
 	jq -e ".[0].timeline.prio[\"3\"].rx_paused[0] == 0" storm.json &&
 	jq -e ".[0].timeline.phase | index(\"during\") == 2" storm.json &&
+	# no --tclass, no --prio: unknown, so null (not -1)
+	jq -e ".[0].params | .tclass == null and .prio == null" storm.json &&
 	test_grep "PFC STORM: paused by the peer" storm.txt &&
 	test_grep "^# verdict: storm" storm.txt
 '
