@@ -26,6 +26,9 @@
 # range.  Each tool's median figure is shown too.  Ratios are fabscope/peer: for bandwidth
 # higher is better, for latency lower.  Absolute figures mean nothing here (TCG); the
 # ratios do.  A round where a tool gave no figure is counted as failed, not compared.
+# The aa: rows are an A/A control: ib_write_bw and ib_read_bw against themselves (1 MiB, 1 QP,
+# the rows where both tools sit at rxe's per-QP ceiling), same rounds, ratio = run 1 / run 2:
+# how far from 1.0 two equal tools land in the same run.
 # Output: a table, and bench-out/verbs-bench.jsonl (every round's pair).
 set -euo pipefail
 srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -49,16 +52,19 @@ cp "$tmp/verbs-bench.jsonl" "$out/verbs-bench.jsonl"
 # what fabscope's clients said on stderr (nothing when every run went well)
 cp "$tmp/fabscope.err" "$out/verbs-bench-fabscope.err" 2>/dev/null || : >"$out/verbs-bench-fabscope.err"
 echo "verbs-bench: Soft-RoCE (rxe) in qemu TCG, $ROUNDS rounds (latency $((3 * ROUNDS))); ratio = fabscope/peer, the median of the rounds' ratios"
-printf '%-10s %7s %4s  %10s %10s %-12s %7s  %-13s %-5s %s\n' test size qps fabscope peer peer-tool ratio range won failed
+printf '%-12s %7s %4s  %10s %10s %-12s %7s  %-13s %-5s %s\n' test size qps fabscope peer peer-tool ratio range won failed
 jq -r '[.test, .size, .qps, (.fabscope // "-" | tostring | .[0:8]), (.peer // "-" | tostring | .[0:8]),
 	.peer_tool, (.ratio // "-"), "\(.ratio_min // "-")-\(.ratio_max // "-")",
 	"\(.won)/\((.rounds | length) - .failed_rounds)", .failed_rounds] | @tsv' \
 	"$out/verbs-bench.jsonl" |
 	while IFS=$'\t' read -r t s q f p tool r range won fail; do
-		printf '%-10s %7s %4s  %10s %10s %-12s %7s  %-13s %-5s %s\n' "$t" "$s" "$q" "$f" "$p" "$tool" "$r" "$range" "$won" "$fail"
+		printf '%-12s %7s %4s  %10s %10s %-12s %7s  %-13s %-5s %s\n' "$t" "$s" "$q" "$f" "$p" "$tool" "$r" "$range" "$won" "$fail"
 	done
 echo "verbs-bench: bandwidth in Gb/s, latency p50 (fabscope) vs typical/median (perftest) in us;" \
 	"fabscope and peer are each tool's median over the rounds"
+grep -q '"aa:' "$out/verbs-bench.jsonl" &&
+	echo "verbs-bench: aa: rows are the A/A control, perftest against itself (its first run in the fabscope" \
+		"column): the spread of a tie"
 [ -s "$out/verbs-bench-fabscope.err" ] &&
 	echo "verbs-bench: fabscope's clients wrote to stderr: see bench-out/verbs-bench-fabscope.err"
 echo "verbs-bench: qperf rc_bw/rc_lat left out: qperf cannot connect RC QPs over RoCE (no GRH; see the script)"

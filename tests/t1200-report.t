@@ -177,24 +177,20 @@ test_expect_success $P 'bad input: one line and exit 2 (or 3 when a file cannot 
 	mkdir empty &&
 	fs_expect 2 report empty &&
 	ptp_one_error err "empty" "results.jsonl" &&
-	printf "[bw]\nmin_speed = 3\n" >bad.ini &&
-	fs_expect 2 report ecmp --thresholds bad.ini -o x &&
-	ptp_one_error err "bad.ini:2" "min_speed" &&
-	printf "[bw]\nmin_fraction = 0.9\n" >noline.ini &&
-	fs_expect 2 report ecmp --thresholds noline.ini -o x &&
-	ptp_one_error err "line_rate_gbps" &&
-	printf "[bw]\nmin_gbps = 1\n[lat]\np50_us_max = 5\n[bw]\nmin_gbps = 2\n" >twice.ini &&
-	fs_expect 2 report ecmp --thresholds twice.ini -o x &&
-	ptp_one_error err "twice.ini:6" "bw.min_gbps" "given already, at line 2" &&
-	printf "[bw]\nline_rate_gbps = 1\nmin_fraction = 1.5\n" >frac.ini &&
-	fs_expect 2 report ecmp --thresholds frac.ini -o x &&
-	ptp_one_error err "frac.ini:3" "0 to 1" &&
-	printf "[run]\nmax_missing = 1.5\n" >count.ini &&
-	fs_expect 2 report ecmp --thresholds count.ini -o x &&
-	ptp_one_error err "count.ini:2" "whole number" &&
-	printf "[bw]\nrail3 = 100\n" >rate.ini &&
-	fs_expect 2 report ecmp --thresholds rate.ini -o x &&
-	ptp_one_error err "no check in it" "min_fraction" &&
+	# bad_th FILE CONTENT WORDS...: thresholds of CONTENT (a printf format): exit 2, one line of WORDS
+	bad_th() {
+		local f=$1
+		printf "$2" >"$f" && shift 2 &&
+		fs_expect 2 report ecmp --thresholds "$f" -o x &&
+		ptp_one_error err "$@"
+	} &&
+	bad_th bad.ini "[bw]\nmin_speed = 3\n" "bad.ini:2" "min_speed" &&
+	bad_th noline.ini "[bw]\nmin_fraction = 0.9\n" "line_rate_gbps" &&
+	bad_th twice.ini "[bw]\nmin_gbps = 1\n[lat]\np50_us_max = 5\n[bw]\nmin_gbps = 2\n" \
+		"twice.ini:6" "bw.min_gbps" "given already, at line 2" &&
+	bad_th frac.ini "[bw]\nline_rate_gbps = 1\nmin_fraction = 1.5\n" "frac.ini:3" "0 to 1" &&
+	bad_th count.ini "[run]\nmax_missing = 1.5\n" "count.ini:2" "whole number" &&
+	bad_th rate.ini "[bw]\nrail3 = 100\n" "no check in it" "min_fraction" &&
 	fs_expect 2 report ecmp --thresholds . -o x &&
 	ptp_one_error err "cannot read thresholds '\''.'\''" "it is a directory" &&
 	fs_expect 2 report ecmp --format pdf &&
