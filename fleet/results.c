@@ -171,7 +171,7 @@ static long set_aside(const char *dir, const json_t *finished, long *kept)
 		goto done;
 	}
 	out = fopen(tmp, "w");
-	part = fopen(pp, "a");
+	part = fopen(pp, "a");	/* (appended to: an earlier --resume's records stay) */
 	if (!out || !part) {
 		rc = -errno;
 		goto done;
@@ -209,11 +209,8 @@ done:
 		fclose(out);
 	if (part)
 		fclose(part);
-	if (rc <= 0) {
+	if (rc <= 0)
 		unlink(tmp);
-		if (!moved)	/* (an empty partial file says nothing) */
-			unlink(pp);
-	}
 	free(line);
 	free(p);
 	free(tmp);
@@ -245,7 +242,15 @@ int results_resume(struct results *r, const char *dir)
 	if (rc && rc != -ENOENT)
 		return fs_err_env("cannot read '%s/results.jsonl': %s", dir, strerror(-rc));
 	if (finished) {	/* the jobs that finished; the others run again */
-		long m = set_aside(dir, finished, &kept);
+		const char *key;
+		json_t *v;
+		long m = 0;
+
+		json_object_foreach(r->done, key, v)	/* a job with records that did not finish? */
+			if (!json_object_get(finished, key)) {
+				m = set_aside(dir, finished, &kept);
+				break;
+			}
 
 		json_decref(r->done);
 		r->done = finished;

@@ -213,7 +213,8 @@ test_expect_success $P 'a collective interrupted after its first sizes: --resume
 	# resumed again: nothing left to run, nothing moved
 	fs_expect 0 run --resume r8 &&
 	! grep -q "moved to results.partial" err &&
-	test $(wc -l <r8/results.jsonl) = 9
+	test $(wc -l <r8/results.jsonl) = 9 &&
+	test $(wc -l <r8/results.partial.jsonl) = $before
 '
 
 test_expect_success $P 'wrong data in a collective fails the check: exit 1 and a failed line naming the lane' '
