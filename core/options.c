@@ -35,23 +35,39 @@ static const char *what_expected(const struct opt *o)
 	}
 }
 
+static const struct opts_origin *origin;
+
+void opts_set_origin(const struct opts_origin *o)
+{
+	origin = o;
+}
+
 static int bad_value(const struct opt *o, int as_short, const char *arg)
 {
-	char name[64];
+	char name[64], expected[256];
+	const char *where;
 
 	opt_name(o, as_short, name, sizeof(name));
 	if ((o->type == OPT_T_INT || o->type == OPT_T_COUNT ||
 	     o->type == OPT_T_SIZE) && o->max)
-		return fs_err_usage("invalid value '%s' for option '%s': expected %s from %lld to %lld",
-				    arg, name, what_expected(o), o->min, o->max);
-	if ((o->type == OPT_T_COUNT || o->type == OPT_T_SIZE) && o->min > 0)
-		return fs_err_usage("invalid value '%s' for option '%s': expected %s of at least %lld",
-				    arg, name, what_expected(o), o->min);
-	if (o->type == OPT_T_SECONDS)	/* units_parse_seconds' range */
-		return fs_err_usage("invalid value '%s' for option '%s': expected %s, %s and at most 1e7",
-				    arg, name, what_expected(o), o->min == 1 ? "0 or more" : "more than 0");
-	return fs_err_usage("invalid value '%s' for option '%s': expected %s",
-			    arg, name, what_expected(o));
+		snprintf(expected, sizeof(expected), "%s from %lld to %lld", what_expected(o), o->min, o->max);
+	else if ((o->type == OPT_T_COUNT || o->type == OPT_T_SIZE) && o->min > 0)
+		snprintf(expected, sizeof(expected), "%s of at least %lld", what_expected(o), o->min);
+	else if (o->type == OPT_T_SECONDS)	/* units_parse_seconds' range */
+		snprintf(expected, sizeof(expected), "%s, %s and at most 1e7", what_expected(o),
+			 o->min == 1 ? "0 or more" : "more than 0");
+	else
+		snprintf(expected, sizeof(expected), "%s", what_expected(o));
+	if (origin && o->long_name && (where = origin->where(o->long_name, arg, origin->ctx))) {
+		const char *prog = fs_progname();
+		int rc;
+
+		fs_set_progname(origin->prog);
+		rc = fs_err_usage("%s: give %s", where, expected);
+		fs_set_progname(prog);
+		return rc;
+	}
+	return fs_err_usage("invalid value '%s' for option '%s': expected %s", arg, name, expected);
 }
 
 static int in_range(const struct opt *o, unsigned long long v)

@@ -73,6 +73,20 @@ struct opt {
 int opts_parse(int argc, const char **argv, const struct opt *opts,
 	       const char *const *usage, const char *about, int *nargs);
 
+/*
+ * Option values written in a file rather than on the command line (a plan's
+ * keys, handed to a command as --key=value): where(long_name, value, ctx)
+ * says where the value was written, e.g. "plan.ini:5: size '1Q' of [bw]", or
+ * NULL when it was not.  A bad value is then reported as "PROG: WHERE: give
+ * EXPECTED", PROG standing for the command's own name meanwhile.  NULL: none.
+ */
+struct opts_origin {
+	const char *(*where)(const char *long_name, const char *value, void *ctx);
+	void *ctx;
+	const char *prog;
+};
+void opts_set_origin(const struct opts_origin *o);
+
 /* Full help (usage, about, every option) to stdout. */
 void opts_help(const struct opt *opts, const char *const *usage,
 	       const char *about);

@@ -1288,6 +1288,27 @@ int coord_check_targets(struct coord *c, int joined)
 	return 0;
 }
 
+/* opts_origin for a phase's engine options: the line the value was written on */
+struct value_origin {
+	const char *path;
+	const struct plan_phase *ph;
+	char buf[1200];
+};
+
+static const char *value_where(const char *key, const char *val, void *ctx)
+{
+	struct value_origin *vo = ctx;
+	int i;
+
+	for (i = 0; i < vo->ph->nkv; i++)	/* in argv's order: the first such is the one refused */
+		if (!strcmp(vo->ph->kv[i].key, key) && !strcmp(vo->ph->kv[i].val, val)) {
+			snprintf(vo->buf, sizeof(vo->buf), "%s:%d: %s '%s' of [%s]", vo->path,
+				 vo->ph->kv[i].line, key, val, vo->ph->name);
+			return vo->buf;
+		}
+	return NULL;
+}
+
 int coord_check_phases(struct coord *c)
 {
 	int pi, t, i;
@@ -1316,6 +1337,8 @@ int coord_check_phases(struct coord *c)
 		for (t = 0; t < ph->ntests; t++) {
 			const char *argv[80];
 			char *bufs[70], prog[600];
+			struct value_origin vo;
+			struct opts_origin origin = { value_where, &vo, "fabscope run" };
 			int argc = 0, nb = 0, rc, is_bool;
 
 			if (plan_is_group(ph)) {	/* plan.c checked the values; the transport is left */
@@ -1357,7 +1380,11 @@ int coord_check_phases(struct coord *c)
 			argv[argc] = NULL;
 			snprintf(prog, sizeof(prog), "fabscope run: %s [%s]", c->plan.path, ph->name);
 			fs_set_progname(prog);
+			vo.path = c->plan.path;
+			vo.ph = ph;
+			opts_set_origin(&origin);
 			rc = !strcmp(ph->tests[t], "bw") ? cmd_bw(argc, argv) : cmd_lat(argc, argv);
+			opts_set_origin(NULL);
 			fs_set_progname("fabscope run");
 			for (i = 0; i < nb; i++)
 				free(bufs[i]);

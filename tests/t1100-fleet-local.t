@@ -72,7 +72,7 @@ test_expect_success $P 'bad plans: one line naming the file, the line and the ke
 	ptp_one_error err "bad2.ini:1" "fullmesh" &&
 	printf "[a]\nkind = pairwise\nsize = 12x\n" >bad3.ini &&
 	fs_expect 2 run bad3.ini -n 2 -o x3 &&
-	ptp_one_error err "bad3.ini" "[a]" "12x" &&
+	ptp_one_error err "bad3.ini:3:" "[a]" "12x" &&
 	printf "[a]\nkind = pairwise\n[global]\nduration = 1\n" >bad4.ini &&
 	fs_expect 2 run bad4.ini -n 2 -o x4 &&
 	ptp_one_error err "bad4.ini:3" "[global]" &&
@@ -133,7 +133,12 @@ test_expect_success $P '--dry-run prints the schedule of every phase' '
 
 test_expect_success $P '--dry-run refuses what the run would: bad values, labels, targets' '
 	fs_expect 2 run --dry-run bad3.ini -n 2 &&
-	ptp_one_error err "bad3.ini" "[a]" "12x" &&
+	ptp_one_error err "bad3.ini:3: size" "12x" "of [a]" "give a size" &&
+	# the line the value was written on, also in [global] (a phase inherits it)
+	printf "[global]\nduration = 0\n[a]\nkind = pairwise\nsize = 4K\n" >badg.ini &&
+	fs_expect 2 run --dry-run badg.ini -n 2 &&
+	ptp_one_error err "badg.ini:2: duration" "of [a]" "give a number of seconds" &&
+	! grep -q -e "--duration" err &&
 	fs_expect 2 run --dry-run plan.ini -n 2 --label nokv &&
 	ptp_one_error err "--label" "nokv" &&
 	# off is false: no sweep to clash with the size
