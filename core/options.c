@@ -141,6 +141,12 @@ static int set_value(const struct opt *o, int as_short, const char *arg)
 		return 0;
 	}
 	case OPT_T_STRING:
+		if (o->min && !*arg) {	/* OPT_FILE: "" is no file */
+			char name[64];
+
+			opt_name(o, as_short, name, sizeof(name));
+			return fs_err_usage("option '%s' takes a path (%s), not an empty string", name, o->argh);
+		}
 		*(const char **)o->value = arg;
 		return 0;
 	case OPT_T_LIST: {

@@ -41,7 +41,8 @@ struct opt {
 	void *value;
 	const char *argh;	/* placeholder in --help, e.g. "SIZE" */
 	const char *help;
-	long long min, max;	/* range for OPT_T_INT, COUNT and SIZE (max 0: none) */
+	long long min, max;	/* range for OPT_T_INT, COUNT and SIZE (max 0: none);
+				 * OPT_T_STRING: min 1, not empty (OPT_FILE) */
 };
 
 #define OPT_END()                     { OPT_T_END, 0, NULL, NULL, NULL, NULL, 0, 0 }
@@ -56,6 +57,8 @@ struct opt {
 /* seconds, where 0 is a meaningful value ("none") */
 #define OPT_SECONDS0(s, l, v, a, h)   { OPT_T_SECONDS, (s), (l), (v), (a), (h), 1, 0 }
 #define OPT_STRING(s, l, v, a, h)     { OPT_T_STRING, (s), (l), (v), (a), (h), 0, 0 }
+/* a string that names a file or directory: an empty one is refused */
+#define OPT_FILE(s, l, v, a, h)       { OPT_T_STRING, (s), (l), (v), (a), (h), 1, 0 }
 #define OPT_LIST(s, l, v, a, h)       { OPT_T_LIST, (s), (l), (v), (a), (h), 0, 0 }
 
 /* Returned by opts_parse when --help was printed: the command returns 0. */

@@ -784,7 +784,7 @@ int cmd_agent(int argc, const char **argv)
 		OPT_GROUP("Identity"),
 		OPT_STRING(0, "name", &name, "NAME", "this node's name (default: $FABSCOPE_NODE, else the host name, with the local rank under srun/mpirun when there are several per host)"),
 		OPT_LIST(0, "rail", &rails, "K=IP", "endpoint of rail K (K/P=IP: rail K, plane P) when the hostfile does not give it (repeatable)"),
-		OPT_STRING(0, "token-file", &token_file, "FILE", "the shared secret (default: $FABSCOPE_TOKEN)"),
+		OPT_FILE(0, "token-file", &token_file, "FILE", "the shared secret (default: $FABSCOPE_TOKEN)"),
 		OPT_SECONDS(0, "timeout", &timeout_s, "SECONDS", "give up on a silent coordinator while joining (default 10)"),
 		OPT_VERBOSE(&verbose),
 		OPT_END(),

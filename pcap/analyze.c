@@ -549,7 +549,7 @@ int cmd_pcap(int argc, const char **argv)
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o.json, "one JSON object (schema fabscope.pcap/1)"),
 		OPT_BOOL(0, "flows", &o.all, "text: the flow table too (default: with --qp or up to 64 flows)"),
-		OPT_STRING(0, "plot", &o.plot, "SVG", "draw the 8 busiest flows' Gb/s and the PFC frames over time (gnuplot)"),
+		OPT_FILE(0, "plot", &o.plot, "SVG", "draw the 8 busiest flows' Gb/s and the PFC frames over time (gnuplot)"),
 		OPT_VERBOSE(&o.verbose),
 		OPT_END(),
 	};

@@ -123,7 +123,7 @@ int cmd_capture(int argc, const char **argv)
 	struct opt tab[] = {
 		OPT_GROUP("Capture"),
 		OPT_STRING('i', "interface", &o.ifname, "IF", "the interface to capture on (required)"),
-		OPT_STRING('w', "write", &o.file, "FILE", "the pcap file to write (required)"),
+		OPT_FILE('w', "write", &o.file, "FILE", "the pcap file to write (required)"),
 		OPT_INT('s', "snaplen", &o.snaplen, "BYTES", "bytes kept of each packet (default 256: the headers)", 64, 262144),
 		OPT_INT(0, "port", &o.port, "PORT", "the RoCEv2 UDP port (default 4791)", 1, 65535),
 		OPT_STRING('f', "filter", &o.filter, "BPF", "capture what this filter passes instead (pcap-filter(7) syntax)"),

@@ -228,7 +228,7 @@ int probe_polarization(int argc, const char **argv)
 		OPT_STRING(0, "node", &o.node, "NAME", "this node's name in records"),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o.json, "print the records as one JSON array"),
-		OPT_STRING('o', "output", &o.output, "FILE", "also write the records to FILE (JSON array)"),
+		OPT_FILE('o', "output", &o.output, "FILE", "also write the records to FILE (JSON array)"),
 		OPT_LIST(0, "label", &o.labels, "K=V", "label every record (repeatable)"),
 		OPT_VERBOSE(&o.verbose),
 		OPT_END(),

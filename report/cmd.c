@@ -99,13 +99,13 @@ int cmd_report(int argc, const char **argv)
 	struct report rep;
 	struct opt tab[] = {
 		OPT_GROUP("Output"),
-		OPT_STRING('o', "output", &out_dir, "DIR", "where the report goes (default: DIR/report for one run, ./fabscope-report for several)"),
+		OPT_FILE('o', "output", &out_dir, "DIR", "where the report goes (default: DIR/report for one run, ./fabscope-report for several)"),
 		OPT_LIST(0, "format", &formats, "LIST", "md, html, json, comma-separated (default: all three)"),
 		OPT_BOOL(0, "no-plots", &no_plots, "do not run gnuplot"),
 		OPT_STRING(0, "by", &by, "KEY", "name the runs by this label (default: the labels that differ)"),
 		OPT_GROUP("Checks"),
-		OPT_STRING(0, "thresholds", &thresholds, "FILE", "acceptance thresholds: a PASS/FAIL table; exit 1 on a FAIL"),
-		OPT_STRING(0, "baseline", &baseline, "DIR", "an earlier results directory to compare with; exit 1 on a regression"),
+		OPT_FILE(0, "thresholds", &thresholds, "FILE", "acceptance thresholds: a PASS/FAIL table; exit 1 on a FAIL"),
+		OPT_FILE(0, "baseline", &baseline, "DIR", "an earlier results directory to compare with; exit 1 on a regression"),
 		OPT_STRING(0, "tolerance", &tol_s, "PERCENT", "how much worse than the baseline a figure may be (default 10)"),
 		OPT_GROUP("Publishing"),
 		OPT_STRING(0, "push", &push_url, "URL", "push the summary's metrics to a Prometheus Pushgateway, e.g. http://pgw:9091"),

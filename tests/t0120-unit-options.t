@@ -50,6 +50,13 @@ test_expect_success TEST_TOOL 'values: -x VAL, -xVAL, --long VAL, --long=VAL' '
 	opt -ofile && value o file
 '
 
+test_expect_success TEST_TOOL 'a path option refuses an empty string, a plain string takes it' '
+	test_expect_code 2 opt -o "" &&
+	usage_error "option ${sq}-o${sq} takes a path (FILE), not an empty string" &&
+	test $(wc -l <err) = 1 &&
+	opt -t "" && value string ""
+'
+
 test_expect_success TEST_TOOL 'every type: int range ends, count, size, seconds, list' '
 	opt -i -5 && value int -5 &&
 	opt --int=100 && value int 100 &&

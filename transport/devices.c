@@ -333,7 +333,7 @@ int cmd_devices(int argc, const char **argv)
 	int json = 0, nargs, rc, n = 0, i, k, nmap = 0;
 	const struct opt opts[] = {
 		OPT_BOOL(0, "json", &json, "print one JSON object instead of text"),
-		OPT_STRING(0, "rail-map", &map_path, "FILE", "rail and plane of each device/port: lines 'DEVICE[/PORT] rail=N [plane=N]' (default: $FABSCOPE_RAIL_MAP, else inferred)"),
+		OPT_FILE(0, "rail-map", &map_path, "FILE", "rail and plane of each device/port: lines 'DEVICE[/PORT] rail=N [plane=N]' (default: $FABSCOPE_RAIL_MAP, else inferred)"),
 		OPT_END(),
 	};
 	struct ibv_device **list;

@@ -566,7 +566,7 @@ static int cmd_options(int argc, const char **argv)
 		OPT_SECONDS('D', "seconds", &secs, "SECONDS", "a duration, e.g. 2, 0.5, 250ms"),
 		OPT_STRING('t', "string", &str, "TEXT", "a string"),
 		OPT_LIST('l', "list", &list, "ITEM", "a string that may be given again and again, each kept in order; this help text is long enough to be wrapped"),
-		OPT_STRING('o', NULL, &out, "FILE", "an option with a short name only"),
+		OPT_FILE('o', NULL, &out, "FILE", "an option with a short name only"),
 		OPT_END(),
 	};
 	static const char *const usage[] = {
