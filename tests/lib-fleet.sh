@@ -49,6 +49,17 @@ fleet_agents() {
 	done
 }
 
+# fleet_pgrep_here PATTERN: the processes whose command line matches PATTERN
+# (pgrep -f) and that run in this directory, so that the agents of another
+# test file running at the same time (same names: node0..) are not counted
+fleet_pgrep_here() {
+	local p
+	for p in $(pgrep -f -- "$1"); do
+		[[ $(readlink "/proc/$p/cwd" 2>/dev/null) == "$PWD" ]] && echo "$p"
+	done
+	return 0
+}
+
 jsonl_ok() {
 	local n=0 line
 	while IFS= read -r line || [[ -n $line ]]; do

@@ -277,7 +277,7 @@ test_expect_success $P 'an agent killed mid-phase is missing; the run finishes w
 	grep -q "agent $vname is missing" run4.log &&
 	grep -q "agent(s) missing" run4.log &&
 	# its jobs (processes forked from it, with its command line) died with it
-	test_wait_for 5 eval "! pgrep -f -- \"agent --fd=3 --name $vname\\\$\" >/dev/null"
+	test_wait_for 5 eval "test -z \"\$(fleet_pgrep_here \"agent --fd=3 --name $vname\\\$\")\""
 '
 
 test_expect_success $P 'a hung agent (stopped) is missing after --agent-timeout; exit 4' '
