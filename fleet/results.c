@@ -96,6 +96,8 @@ static int scan(const char *dir, json_t *recs, json_t *done, struct scan_info *s
 		lineno++;
 		if (line[n - 1] != '\n') {	/* cut short: only the last line can be */
 			si->torn = 1;
+			if (!si->bad)
+				si->first_bad = lineno;
 			break;
 		}
 		rec = json_loadb(line, (size_t)n, 0, NULL);
@@ -404,7 +406,7 @@ void results_close(struct results *r)
 	r->fd = r->jfd = -1;
 }
 
-json_t *results_load_all(const char *dir, long *torn)
+json_t *results_load_all(const char *dir, long *skipped, long *first_skipped)
 {
 	json_t *recs = json_array();
 	struct scan_info si;
@@ -413,6 +415,8 @@ json_t *results_load_all(const char *dir, long *torn)
 		json_decref(recs);
 		return NULL;
 	}
-	*torn = si.torn + si.bad;
+	*skipped = si.torn + si.bad;
+	if (first_skipped)
+		*first_skipped = si.first_bad;
 	return recs;
 }

@@ -51,7 +51,8 @@ int results_job_finished(struct results *r, const char *key);
 int results_sync(struct results *r);
 int results_job_done(const struct results *r, const char *key);
 void results_close(struct results *r);
-/* Every record of results.jsonl, in order (for the analysis). */
-json_t *results_load_all(const char *dir, long *torn);
+/* Every record of results.jsonl, in order (for the analysis); *skipped: how
+ * many lines are not records, *first_skipped (may be NULL): the first's number. */
+json_t *results_load_all(const char *dir, long *skipped, long *first_skipped);
 
 #endif

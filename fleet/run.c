@@ -525,7 +525,7 @@ out_agents:
 		long torn = 0;
 		char ended[40];
 
-		records = results_load_all(c.res.dir, &torn);
+		records = results_load_all(c.res.dir, &torn, NULL);
 		suspects = analyze_suspects(records, ANALYZE_LOW_FRAC);
 		/* of every record, so that a resumed run still fails its check */
 		wrong_recs = analyze_wrong(records, &wrong_elems);

@@ -331,11 +331,39 @@ static int pfc_cmp(const void *a, const void *b)
 	return x->seq - y->seq;
 }
 
+/*
+ * Records of another schema (a newer fabscope's "fabscope.record/2") may mean
+ * other things by the same fields: they are left out, with one warning.
+ * Records without a schema (written by hand) are read.
+ */
+static void drop_foreign(json_t *recs, const char *path)
+{
+	char *first = NULL;
+	long n = 0;
+	size_t i = 0;
+
+	while (i < json_array_size(recs)) {
+		const char *s = json_string_value(json_object_get(json_array_get(recs, i), "schema"));
+
+		if (!s || !strcmp(s, RECORD_SCHEMA)) {
+			i++;
+			continue;
+		}
+		if (!n++)
+			first = strdup(s);
+		json_array_remove(recs, i);
+	}
+	if (n)
+		fs_warn("%s: %ld record(s) of schema '%.60s' left out: this fabscope reads %s (a newer "
+			"fabscope wrote them?)", path, n, first ? first : "?", RECORD_SCHEMA);
+	free(first);
+}
+
 int report_load_run(struct rrun *r, const char *dir)
 {
 	char path[4096];
 	struct stat st;
-	long torn = 0;
+	long torn = 0, first_torn = 0;
 	size_t k;
 	json_t *rec;
 	int i;
@@ -354,11 +382,13 @@ int report_load_run(struct rrun *r, const char *dir)
 		return errno == ENOENT ?
 		       fs_err_usage("'%s' has no results.jsonl: is it a results directory of 'fabscope run'?", dir) :
 		       fs_err_env("cannot read '%s': %s", path, strerror(errno));
-	r->records = results_load_all(dir, &torn);
+	r->records = results_load_all(dir, &torn, &first_torn);
 	if (!r->records)
 		return fs_err_env("cannot read %s: %s", path, strerror(errno));
 	if (torn)
-		fs_warn("%s: %ld line(s) that are not records were skipped", path, torn);
+		fs_warn("%s: %ld line(s) that are not records were skipped, the first at line %ld",
+			path, torn, first_torn);
+	drop_foreign(r->records, path);
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	{	/* not there: the records alone; there but not readable: exit 3 */
 		FILE *f = fopen(path, "r");

@@ -212,6 +212,21 @@ test_expect_success $P 'bad input: one line and exit 2 (or 3 when a file cannot 
 	ptp_one_error err "afile/sub"
 '
 
+test_expect_success $P 'lines that are not records and records of another schema: left out, with the line and the schema' '
+	mkfabric foreign "{\"lb\":\"ecmp\"}" none 0.19 0.19 &&
+	sed -i "3s/.*/not json/" foreign/results.jsonl &&
+	bwrec foreign pw 0 h1 h2 4242 &&
+	sed -i "\$s/record\/1/record\/2/" foreign/results.jsonl &&
+	echo "{\"schema\":\"fabscope.record/2\"}" >>foreign/results.jsonl &&
+	fs_expect 0 report foreign -o foreignrep --no-plots &&
+	test $(grep -c "warning" err) = 2 &&
+	test_grep "foreign/results.jsonl: 1 line(s) that are not records were skipped, the first at line 3" err &&
+	test_grep "2 record(s) of schema .fabscope.record/2. left out: this fabscope reads fabscope.record/1" err &&
+	# the 4242 Gb/s of the newer schema is not in the report
+	! grep -q 4242 foreignrep/report.md foreignrep/summary.json &&
+	grep -q "0.19" foreignrep/report.md
+'
+
 # a path that is not there is a wrong argument (2, above); one that is there but that this user
 # cannot read is the environment (3), with the system's reason
 test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'

@@ -123,7 +123,7 @@ static int analyze_cmd(int argc, const char **argv)
 	dir = strdup(argv[1]);
 	slash = dir;
 	(void)slash;
-	recs = results_load_all(dir, &torn);
+	recs = results_load_all(dir, &torn, NULL);
 	free(dir);
 	if (!recs) {
 		fprintf(stderr, "test-tool analyze: cannot read %s/results.jsonl\n", argv[1]);
