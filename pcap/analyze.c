@@ -467,7 +467,7 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 {
 	char tdir[4096], why[512], fdat[1100], pdat[1100], vars[8192], names[1024] = "", pnames[256] = "";
 	char q[4][1500];
-	int top[8], ntop = 0, i, j, p, npfc = 0;
+	int top[8], ntop = 0, i, j, p, npfc = 0, rc;
 	FILE *f;
 
 	if (strlen(svg) > 1000 || strlen(file) > 600)
@@ -484,6 +484,10 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 				ntop++;
 		}
 	}
+	/* the SVG's own path first: an error names it, not the data files beside it */
+	if (!(f = fopen(svg, "w")))
+		return fs_err_env("no plot: cannot write '%s': %s", svg, strerror(errno));
+	fclose(f);
 	snprintf(fdat, sizeof(fdat), "%s.flows.dat", svg);
 	snprintf(pdat, sizeof(pdat), "%s.pfc.dat", svg);
 	if (!(f = fopen(fdat, "w")))
@@ -500,8 +504,12 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 			 flow_addr(fl->key.src, fl->key.v6, s, sizeof(s)), flow_addr(fl->key.dst, fl->key.v6, d, sizeof(d)));
 	}
 	fclose(f);
-	if (!(f = fopen(pdat, "w")))
-		return fs_err_env("no plot: cannot write '%s': %s", pdat, strerror(errno));
+	if (!(f = fopen(pdat, "w"))) {
+		int e = errno;
+
+		unlink(fdat);
+		return fs_err_env("no plot: cannot write '%s': %s", pdat, strerror(e));
+	}
 	for (p = 0; p < 8; p++) {
 		size_t used = strlen(pnames);
 
@@ -520,11 +528,10 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 	snprintf(vars, sizeof(vars), "flows='%s'; nflows=%d; names='%s'; pfc='%s'; npfc=%d; pnames='%s'; "
 		 "xmax=%.9g; outfile='%s'; title='%s: the busiest QP flows and PFC pauses'", q[0], ntop, names, q[1],
 		 npfc, pnames, t->pkts ? t->last - t->first : 0.0, q[2], q[3]);
-	if (report_gnuplot(tdir, "pcap.gp", vars, svg, why, sizeof(why)))
-		return fs_err_env("no plot: %s", why);
+	rc = report_gnuplot(tdir, "pcap.gp", vars, svg, why, sizeof(why));
 	unlink(fdat);
 	unlink(pdat);
-	return 0;
+	return rc ? fs_err_env("no plot: %s", why) : 0;
 }
 
 static int host_match(const struct pkt_brief *k, const uint8_t *host, int v6)

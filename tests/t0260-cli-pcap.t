@@ -234,7 +234,12 @@ test_expect_success $P,GNUPLOT '--plot: the busiest flows and the PFC frames ove
 	test_grep "no PFC or PAUSE frames" sel.svg &&
 	test_expect_exit 3 env FABSCOPE_PLOTS=/nonexistent "$FABSCOPE" pcap cong.pcap --plot x.svg >x.out 2>x.err &&
 	test_grep "no plot: the gnuplot templates are not found" x.err &&
-	test_grep "findings" x.out
+	test_grep "findings" x.out &&
+	# a folder that is not there: the error names the SVG, the analysis is printed
+	test_expect_exit 3 "$FABSCOPE" pcap cong.pcap --plot nodir/y.svg >y.out 2>y.err &&
+	test $(wc -l <y.err) = 1 &&
+	test_grep "no plot: cannot write .nodir/y.svg.: No such file" y.err &&
+	test_grep "findings" y.out
 '
 
 # swap FILE OUT: the same capture written big-endian (every header field byte-swapped)
