@@ -14,9 +14,12 @@
  *   --rank R --nranks N  the same, by hand
  * Per-rank lists (--device, --bind, --netns) are indexed by the rank's
  * local index on its node (local launcher: the rank; mpirun/srun: the local
- * rank), so `-n 8 --device mlx5_0,...,mlx5_7` is one rank per rail.
+ * rank), so `-n 8 -t verbs --device mlx5_0,...,mlx5_7` is one rank per
+ * rail (over tcp, --bind and --rail say it).
  *
  * Only rank 0 prints: one line (or record) per size as it is measured.
+ * Errors come from the rank that saw them; under -n, where the ranks share
+ * one stderr, a rank does not repeat an error another rank sent it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -433,6 +436,7 @@ static int launch_local(struct coll_opts *o)
 	pid_t *pids = calloc((size_t)n, sizeof(pid_t)), parent = getpid();
 	char buf[256];
 
+	o->local = 1;
 	for (i = 1; i < n; i++) {
 		int sv[2];
 
@@ -545,6 +549,36 @@ static int count_list(const struct opt_list *l)
 	return n;
 }
 
+/* The options of the Verbs group given with another transport: refused,
+ * by name, as `fabscope bw` refuses them. */
+static int verbs_only(const struct coll_opts *o)
+{
+	const char *given[5], *const devices_hint =
+		"; over tcp, --bind gives each rank its address and --rail its rail";
+	char list[128];
+	size_t len = 0;
+	int n = 0, i;
+
+	if (o->devices.n)
+		given[n++] = "--device";
+	if (o->ib_port)
+		given[n++] = "--ib-port";
+	if (o->gid_index >= 0)
+		given[n++] = "--gid-index";
+	if (o->mtu)
+		given[n++] = "--mtu";
+	if (o->qp_timeout)
+		given[n++] = "--qp-timeout";
+	if (!n)
+		return 0;
+	list[0] = 0;
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", !i ? "" : i < n - 1 ? ", " :
+					" and ", given[i]);
+	return fs_err_usage("%s %s for -t verbs, not -t %s%s", list, n > 1 ? "are" : "is", o->transport,
+			    o->devices.n ? devices_hint : "");
+}
+
 /* After parsing: check, find the ranks, run.  0 or -exit code. */
 static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chunk)
 {
@@ -578,9 +612,8 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 				     kind == COLL_ALLREDUCE ? "ring or rhd" : "pairwise or direct");
 	if (!xport_find(o->transport))
 		return xport_check(o->transport);
-	/* (--device goes with tcp too: it gives each local rank its rail) */
-	if (strcmp(o->transport, "verbs") && (o->ib_port || o->gid_index >= 0 || o->mtu || o->qp_timeout))
-		return fs_err_usage("--ib-port, -x, -m and --qp-timeout are for -t verbs");
+	if (strcmp(o->transport, "verbs") && (rc = verbs_only(o)))
+		return rc;
 	if (o->mtu && (o->mtu & (o->mtu - 1)))
 		return fs_err_usage("invalid MTU %d: use 256, 512, 1024, 2048 or 4096", o->mtu);
 	if (xport_poll_mode_parse(o->poll, NULL))
@@ -701,7 +734,7 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		OPT_LIST(0, "bind", &o.binds, "ADDR,...", "local address per local rank: its data connections use it (selects the rail)"),
 		OPT_LIST(0, "netns", &o.netns, "NS,...", "-n: run rank i in network namespace NS number i (test beds)"),
 		OPT_INT('p', "port", &o.port, "PORT", "rank 0's control port when --root names none (0: any free port)", 0, 65535),
-		OPT_SECONDS(0, "timeout", &o.timeout_s, "SECONDS", "give up on a rank silent this long, at start-up or mid-transfer (default 30)"),
+		OPT_SECONDS(0, "timeout", &o.timeout_s, "SECONDS", "give up when the ranks have not all met this long after starting, or a rank is silent this long mid-run (default 30)"),
 		OPT_INT(0, "ctl-fd", &ctl_fd, "FD", "(internal) the control socket a launcher handed down", 0, 65535),
 		OPT_GROUP("Test"),
 		OPT_STRING('t', "transport", &o.transport, "NAME", "transport: tcp (default) or verbs"),

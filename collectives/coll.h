@@ -59,6 +59,8 @@ struct coll_opts {
 	int check, flows, tx_depth, tclass, json, verbose, multi_rail;
 	int nranks, rank;		/* rank -1: not given */
 	int local_n;			/* -n: the local launcher starts this many ranks */
+	int local;			/* the ranks are -n's processes, their stderr one (cmd.c): a
+					 * rank does not repeat what another one has said */
 	int rail, gid_index, ib_port, mtu, qp_timeout, corrupt;
 	int port;
 	double timeout_s;
@@ -88,10 +90,15 @@ struct coll_comm {
 	struct xport *x;
 	struct xport_conn **conn;	/* by rank; NULL: no connection */
 	int timeout_ms;
+	/* start-up (clock_ns): the end of the one --timeout a rank waits for the
+	 * root (connect, hello, welcome) and the root for the ranks (join,
+	 * hello); 0 afterwards, when each wait has a --timeout of its own */
+	uint64_t startup_end;
 	/* root only: one control socket per rank (-1 for itself) */
 	int *fds;
-	/* not root: the socket to the root */
-	int ctl;
+	/* not root: the socket to the root; ctl_gone: it went silent or
+	 * broke, so no "bye" will come on it */
+	int ctl, ctl_gone;
 	/* buffers: send | recv | staging, each `cap` bytes, then the
 	 * tokens' COLL_TOKEN_AREA bytes; one region */
 	uint8_t *mem;

@@ -100,25 +100,49 @@ static int send_own(int fd, json_t *m, int timeout_ms)
 	return rc;
 }
 
+/* The end of a control wait that starts now: the start-up's deadline while
+ * the ranks meet, else --timeout from now. */
+static uint64_t wait_end(const struct coll_comm *c)
+{
+	return c->startup_end ? c->startup_end : clock_ns() + (uint64_t)c->timeout_ms * 1000000ull;
+}
+
+/* An "error" message from the other side of a control connection: its exit
+ * code, and its text printed - except between -n's ranks, where the rank
+ * that failed has said why on the same stderr already (cmd.c). */
+static int peer_error(const struct coll_comm *c, json_t *m, const char *who)
+{
+	const char *msg = json_string_value(json_object_get(m, "message"));
+	int code = (int)json_integer_value(json_object_get(m, "exit"));
+
+	code = code > 0 && code < 128 ? code : FS_EXIT_PEER;
+	if (c->o->local)
+		return -code;
+	return fs_err(code, "%s: %s", who, msg ? msg : "the run was aborted");
+}
+
 /* Non-root: one message from the root, of type `expect` (an "error" from
  * the root ends the run). */
 static int ctl_recv(struct coll_comm *c, json_t **out, const char *expect)
 {
 	json_t *m;
 	const char *type;
-	int rc = wire_recv(c->ctl, &m, COLL_MAX_MSG, c->timeout_ms);
+	char who[32];
+	int rc = wire_recv(c->ctl, &m, COLL_MAX_MSG, clock_ms_left(wait_end(c)));
 
-	if (rc)
+	if (rc) {
+		c->ctl_gone = 1;	/* nothing more will come: no bye to wait for */
+		if (rc == -ETIMEDOUT)
+			return fs_err_peer("rank %d: the root (rank 0) sent no '%s' within %g s (--timeout): it "
+					   "hangs, or waits for a rank that did not start", c->rank, expect,
+					   c->timeout_ms / 1000.0);
 		return fs_err_peer("rank %d: the root (rank 0) %s while waiting for '%s'",
-				   c->rank, rc == -ETIMEDOUT ? "was silent too long" : wire_strerror(rc),
-				   expect);
+				   c->rank, wire_strerror(rc), expect);
+	}
 	type = json_string_value(json_object_get(m, "type"));
 	if (type && !strcmp(type, "error")) {
-		const char *msg = json_string_value(json_object_get(m, "message"));
-		int code = (int)json_integer_value(json_object_get(m, "exit"));
-
-		rc = fs_err(code > 0 && code < 128 ? code : FS_EXIT_PEER, "rank %d: %s", c->rank,
-			    msg ? msg : "the run was aborted");
+		snprintf(who, sizeof(who), "rank %d", c->rank);
+		rc = peer_error(c, m, who);
 		json_decref(m);
 		return rc;
 	}
@@ -131,6 +155,29 @@ static int ctl_recv(struct coll_comm *c, json_t **out, const char *expect)
 	return 0;
 }
 
+/* Non-root: a send to the root failed.  The root may have ended the run
+ * and gone, its reason already here: then that is the error. */
+static int ctl_send_failed(struct coll_comm *c)
+{
+	json_t *m;
+	int rc;
+
+	c->ctl_gone = 1;
+	while (!wire_recv(c->ctl, &m, COLL_MAX_MSG, 0)) {
+		const char *type = json_string_value(json_object_get(m, "type"));
+		char who[32];
+
+		if (type && !strcmp(type, "error")) {
+			snprintf(who, sizeof(who), "rank %d", c->rank);
+			rc = peer_error(c, m, who);
+			json_decref(m);
+			return rc;
+		}
+		json_decref(m);
+	}
+	return fs_err_peer("rank %d: cannot talk to the root", c->rank);
+}
+
 /* Root: one message of type `expect` from every other rank, read from all
  * at once (an error from any rank ends the wait at once). */
 static int root_collect(struct coll_comm *c, json_t **msgs, const char *expect)
@@ -138,7 +185,7 @@ static int root_collect(struct coll_comm *c, json_t **msgs, const char *expect)
 	int n = c->nranks, left = n - 1, i, rc;
 	struct wire_rd *rd = calloc((size_t)n, sizeof(*rd));
 	struct pollfd *pf = calloc((size_t)n, sizeof(*pf));
-	uint64_t deadline = clock_ns() + (uint64_t)c->timeout_ms * 1000000ull;
+	uint64_t deadline = wait_end(c);
 	char who[128];
 
 	for (i = 0; i < n; i++)
@@ -185,11 +232,7 @@ static int root_collect(struct coll_comm *c, json_t **msgs, const char *expect)
 			}
 			type = json_string_value(json_object_get(m, "type"));
 			if (type && !strcmp(type, "error")) {
-				const char *msg = json_string_value(json_object_get(m, "message"));
-				int code = (int)json_integer_value(json_object_get(m, "exit"));
-
-				rc = fs_err(code > 0 && code < 128 ? code : FS_EXIT_PEER, "%s: %s",
-					    coll_rank_str(c, i, who, sizeof(who)), msg ? msg : "failed");
+				rc = peer_error(c, m, coll_rank_str(c, i, who, sizeof(who)));
 				json_decref(m);
 				break;
 			}
@@ -249,13 +292,12 @@ void coll_abort(struct coll_comm *c, int code, const char *msg)
 }
 
 /* Connect to the root, retrying while it is not up yet (mpirun and srun
- * start every rank at once). */
+ * start every rank at once), until the start-up's deadline. */
 static int dial_root(struct coll_comm *c)
 {
 	const struct coll_opts *o = c->o;
 	char host[300], err[256];
 	const char *colon = strrchr(o->root, ':');
-	uint64_t deadline = clock_ns() + (uint64_t)c->timeout_ms * 1000000ull;
 	struct net_addr a;
 	int port = o->port, fd;
 
@@ -271,12 +313,14 @@ static int dial_root(struct coll_comm *c)
 	if (net_resolve(host, port, 0, &a, err, sizeof(err)))
 		return fs_err_usage("cannot resolve the root '%s': %s", o->root, err);
 	for (;;) {
-		fd = net_connect(&a, NULL, 1000);
+		int left = clock_ms_left(c->startup_end);
+
+		fd = net_connect(&a, NULL, left < 1000 ? left + 1 : 1000);
 		if (fd >= 0)
 			break;
 		if (net_stop)
 			return -FS_EXIT_INTERRUPTED;
-		if (clock_ms_left(deadline) <= 0)
+		if (clock_ms_left(c->startup_end) <= 0)
 			return fs_err_peer("rank %d: cannot reach the root at %s:%d within %g s (%s); "
 					   "is rank 0 running there?", c->rank, host, port,
 					   c->timeout_ms / 1000.0, strerror(-fd));
@@ -504,8 +548,8 @@ static int rank_hello(struct coll_comm *c, const char *self_addr)
 	json_t *m, *order, *ranks;
 	int rc, i;
 
-	if (send_own(c->ctl, hello_json(c, self_addr), c->timeout_ms) < 0)
-		return fs_err_peer("rank %d: cannot talk to the root", c->rank);
+	if (send_own(c->ctl, hello_json(c, self_addr), clock_ms_left(wait_end(c))) < 0)
+		return ctl_send_failed(c);
 	rc = ctl_recv(c, &m, "welcome");
 	if (rc)
 		return rc;
@@ -666,7 +710,7 @@ static int exchange_blobs(struct coll_comm *c, json_t **peer_blobs)
 	}
 	if (!is_root(c)) {
 		if (send_own(c->ctl, json_pack("{s:s, s:o}", "type", "blobs", "blobs", mine), c->timeout_ms))
-			return fs_err_peer("rank %d: cannot talk to the root", c->rank);
+			return ctl_send_failed(c);
 		rc = ctl_recv(c, &m, "blobs");
 		if (rc)
 			return rc;
@@ -753,7 +797,7 @@ int coll_barrier(struct coll_comm *c)
 		return 0;
 	if (!is_root(c)) {
 		if (send_own(c->ctl, json_pack("{s:s}", "type", "ready"), c->timeout_ms))
-			return fs_err_peer("rank %d: cannot talk to the root", c->rank);
+			return ctl_send_failed(c);
 		rc = ctl_recv(c, &m, "go");
 		json_decref(rc ? NULL : m);
 		return rc;
@@ -778,7 +822,7 @@ int coll_gather_result(struct coll_comm *c, double time_us, uint64_t wrong, doub
 	if (!is_root(c)) {
 		if (send_own(c->ctl, json_pack("{s:s, s:f, s:I}", "type", "result", "time_us", time_us,
 					       "wrong", (json_int_t)wrong), c->timeout_ms))
-			return fs_err_peer("rank %d: cannot talk to the root", c->rank);
+			return ctl_send_failed(c);
 		return 0;
 	}
 	msgs = calloc((size_t)c->nranks, sizeof(*msgs));
@@ -808,6 +852,8 @@ int coll_comm_open(struct coll_comm *c, struct coll_opts *o, int lfd, const int 
 	c->nranks = n;
 	c->ctl = -1;
 	c->timeout_ms = units_ms(o->timeout_s);
+	/* one --timeout for the whole meeting, not one per step of it */
+	c->startup_end = clock_ns() + (uint64_t)c->timeout_ms * 1000000ull;
 	c->order = calloc((size_t)n, sizeof(int));
 	c->pos_of = calloc((size_t)n, sizeof(int));
 	if (is_root(c)) {
@@ -820,7 +866,7 @@ int coll_comm_open(struct coll_comm *c, struct coll_opts *o, int lfd, const int 
 				net_set_nonblock(c->fds[i], 1);
 				continue;
 			}
-			c->fds[i] = net_accept(lfd, c->timeout_ms, NULL);
+			c->fds[i] = net_accept(lfd, clock_ms_left(c->startup_end), NULL);
 			if (c->fds[i] < 0) {
 				c->fds[i] = -1;
 				rc = fs_err_peer("rank 0: %d of %d ranks joined within %g s; start the others "
@@ -860,6 +906,7 @@ int coll_comm_open(struct coll_comm *c, struct coll_opts *o, int lfd, const int 
 		if (!rc)
 			rc = rank_hello(c, self_addr);
 	}
+	c->startup_end = 0;
 	if (rc)
 		return rc;
 	set_groups(c);
@@ -900,8 +947,9 @@ void coll_comm_close(struct coll_comm *c)
 	if (c->ctl >= 0) {
 		json_t *m;
 
-		/* wait for the root's bye, so a rank never outlives its results */
-		if (!wire_recv(c->ctl, &m, COLL_MAX_MSG, c->timeout_ms))
+		/* wait for the root's bye, so a rank never outlives its results
+		 * (not from a root that went silent: that was --timeout already) */
+		if (!c->ctl_gone && !wire_recv(c->ctl, &m, COLL_MAX_MSG, c->timeout_ms))
 			json_decref(m);
 		close(c->ctl);
 	}

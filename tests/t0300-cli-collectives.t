@@ -3,8 +3,13 @@ test_description='fabscope allreduce and alltoall over TCP on this host: every e
 1 to 8 ranks and sizes that do not divide, both algorithms each, a corrupted element caught,
 nccl-tests formulas, ranks started by hand and by mpirun, rail order, and the failure paths'
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-ptp.sh"
 
 test_lazy_prereq MPIRUN 'command -v mpirun'
+# the silent root is a perl listener (lib-ptp.sh)
+test_lazy_prereq PERL 'command -v perl && perl -MIO::Socket::INET -e 1'
+# a --bind address that is not here fails to bind (not so with ip_nonlocal_bind)
+test_lazy_prereq NO_NONLOCAL_BIND '! grep -qx 1 /proc/sys/net/ipv4/ip_nonlocal_bind'
 
 # the records of a --json run: every one correct, and as many as expected
 # all_right FILE NSIZES
@@ -211,6 +216,53 @@ test_expect_success 'usage errors: exit 2, one line each' '
 		test_expect_exit 2 "$FABSCOPE" allreduce -n 2 -t verbs -m 1000 2>err &&
 		test_grep "invalid MTU 1000" err
 	fi
+'
+
+test_expect_success 'verbs options with tcp: exit 2, one line naming them, before any rank starts' '
+	test_expect_exit 2 "$FABSCOPE" allreduce -n 2 --device mlx5_0 2>err-dev &&
+	test $(wc -l <err-dev) = 1 &&
+	test_grep "^fabscope allreduce: --device is for -t verbs, not -t tcp; over tcp, --bind" err-dev &&
+	test_expect_exit 2 "$FABSCOPE" alltoall -n 2 -t tcp --gid-index 3 -m 1024 2>err-gid &&
+	test $(wc -l <err-gid) = 1 &&
+	test_grep "^fabscope alltoall: --gid-index and --mtu are for -t verbs, not -t tcp$" err-gid &&
+	# a rank started by hand says so at once, not after looking for its root
+	test_expect_exit 2 "$FABSCOPE" allreduce --rank 1 --nranks 2 --root 127.0.0.1:1 \
+		--device mlx5_0,mlx5_1 --ib-port 1 --qp-timeout 14 2>err-hand &&
+	test $(wc -l <err-hand) = 1 &&
+	test_grep "^fabscope allreduce: --device, --ib-port and --qp-timeout are for -t verbs" err-hand
+'
+
+PORT_SILENT=$(ptp_port 0)	# accepts, never answers
+
+test_expect_success PERL 'a root that accepts and never answers: exit 4, one line naming the one --timeout' '
+	ptp_silent_listener silent-root.log $PORT_SILENT &&
+	test_expect_exit 4 "$FABSCOPE" allreduce --rank 1 --nranks 2 --root 127.0.0.1:$PORT_SILENT \
+		--timeout 1 2>err-silent &&
+	cat err-silent &&
+	test $(wc -l <err-silent) = 1 &&
+	test_grep "rank 1: the root (rank 0) sent no .welcome. within 1 s (--timeout)" err-silent
+'
+
+test_expect_success '-n: each rank says its own failure once; no rank repeats what another sent it' '
+	test_expect_exit 3 "$FABSCOPE" allreduce -n 3 --netns fs-t0300-no-such-ns -b 4K --timeout 5 \
+		>/dev/null 2>err-ns &&
+	cat err-ns &&
+	test $(wc -l <err-ns) = 3 &&
+	for r in 0 1 2; do
+		test $(grep -c "^fabscope allreduce: rank $r: cannot enter network namespace .fs-t0300-no-such-ns." err-ns) = 1 ||
+			return 1
+	done &&
+	# a run that goes well says nothing
+	"$FABSCOPE" alltoall -n 3 -b 4K -w 1 -i 2 >/dev/null 2>err-quiet &&
+	test_must_be_empty err-quiet
+'
+
+test_expect_success NO_NONLOCAL_BIND '-n: a data address that is not here: the ranks that bind it say so, once each' '
+	test_expect_exit 3 "$FABSCOPE" allreduce -n 4 --bind 192.0.2.1 -b 4K --timeout 5 >/dev/null 2>err-bind &&
+	cat err-bind &&
+	test $(wc -l <err-bind) = 3 &&
+	test $(grep -c "cannot listen for data flows on 192.0.2.1" err-bind) = 3 &&
+	test $(sort err-bind | uniq -d | wc -l) = 0
 '
 
 test_done
