@@ -255,10 +255,16 @@ static int recv_checked(struct ptp_ctx *c, json_t *m, json_t **msg, const char *
 	return 0;
 }
 
-int ptp_recv(struct ptp_ctx *c, json_t **msg, const char *expect)
+/*
+ * The first message of a session (first != 0) is where a peer that is no
+ * fabscope peer shows: another service's greeting or error page, or nothing
+ * at all from a server busy with another client.  Say so, and what to do.
+ */
+static int recv_msg(struct ptp_ctx *c, json_t **msg, const char *expect, int first)
 {
+	char what[128];
 	json_t *m;
-	int rc = wire_recv(c->ctl, &m, WIRE_MAX_MSG, c->timeout_ms);
+	int rc = wire_recv_what(c->ctl, &m, WIRE_MAX_MSG, c->timeout_ms, what, sizeof(what));
 
 	*msg = NULL;
 	if (rc == -ECONNRESET)
@@ -266,10 +272,26 @@ int ptp_recv(struct ptp_ctx *c, json_t **msg, const char *expect)
 				   peer_role(c), c->peer_name);
 	if (rc == -EINTR)
 		return fs_err(FS_EXIT_INTERRUPTED, "interrupted");
+	if (first && (rc == -EMSGSIZE || rc == -EPROTO)) {
+		if (c->is_server)
+			return fs_err_peer("client %s sent something that is not a fabscope control message (%s); not a fabscope client? closed its connection",
+					   c->peer_name, what);
+		return fs_err_peer("server %s sent something that is not a fabscope control message (%s); is %d another service's port? run 'fabscope %s --server -p %d' there",
+				   c->peer_name, what, c->o->port, c->o->test, c->o->port);
+	}
+	if (first && rc == -ETIMEDOUT && !c->is_server)
+		return fs_err_peer("server %s accepted the connection but did not answer within %g s: busy with another test (an older fabscope server serves one client at a time without saying so), or not a fabscope server; retry later, or check the port",
+				   c->peer_name, c->o->timeout_s);
 	if (rc)
-		return fs_err_peer("control connection to %s %s: %s", peer_role(c),
-				   c->peer_name, wire_strerror(rc));
+		return fs_err_peer("control connection to %s %s: %s%s%s%s", peer_role(c),
+				   c->peer_name, wire_strerror(rc), what[0] ? " (" : "", what,
+				   what[0] ? ")" : "");
 	return recv_checked(c, m, msg, expect);
+}
+
+int ptp_recv(struct ptp_ctx *c, json_t **msg, const char *expect)
+{
+	return recv_msg(c, msg, expect, 0);
 }
 
 int ptp_try_recv(struct ptp_ctx *c, json_t **msg)
@@ -284,7 +306,7 @@ int ptp_try_recv(struct ptp_ctx *c, json_t **msg)
 	return rc ? rc : 1;
 }
 
-static int send_error(int fd, int code, const char *why)
+int ptp_send_error(int fd, int code, const char *why)
 {
 	json_t *m = json_pack("{s:s, s:s, s:i}", "type", "error", "message", why, "exit", code);
 	int rc = wire_send(fd, m, 2000);
@@ -465,7 +487,7 @@ static int connect_transport(struct ptp_ctx *c)
 			return rc;
 		rc = xport_conn_new(c->x, o->flows, XPORT_ROLE_PASSIVE, &c->conn);
 		if (rc) {
-			send_error(c->ctl, FS_EXIT_ENV, xport_errmsg(c->x));
+			ptp_send_error(c->ctl, FS_EXIT_ENV, xport_errmsg(c->x));
 			json_decref(m);
 			return fs_err_env("%s", xport_errmsg(c->x));
 		}
@@ -564,7 +586,7 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 				   "version", wire_version(), "tool_version", FABSCOPE_VERSION,
 				   "test", o->test, "node", node_name(o),
 				   "params", params_json(o)));
-	if (rc || (rc = ptp_recv(c, &m, "hello")))
+	if (rc || (rc = recv_msg(c, &m, "hello", 1)))
 		return rc;
 	peer_node = json_string_value(json_object_get(m, "node"));
 	{	/* the server's poll mode, when it is not ours, goes in the records */
@@ -647,7 +669,7 @@ static int serve_sizes(struct ptp_ctx *c, const struct ptp_test *t)
 }
 
 static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
-		     const struct ptp_test *t)
+		     const struct ptp_test *t, struct ptp_busy *busy)
 {
 	struct ptp_opts so = *o;	/* the client's parameters go here */
 	struct ptp_ctx c;
@@ -671,13 +693,13 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	 * server (which serves one client at a time) for the whole timeout */
 	if (c.timeout_ms > 3000)
 		c.timeout_ms = 3000;
-	rc = ptp_recv(&c, &m, "hello");
+	rc = recv_msg(&c, &m, "hello", 1);
 	c.timeout_ms = units_ms(o->timeout_s);
 	if (rc)
 		goto out;
 	if (json_unpack(m, "{s:s, s:I, s:s, s:o}", "proto", &proto, "version", &version,
 			"test", &test, "params", &params) || strcmp(proto, PTP_PROTO)) {
-		send_error(fd, FS_EXIT_PEER, "malformed hello");
+		ptp_send_error(fd, FS_EXIT_PEER, "malformed hello");
 		rc = fs_err_peer("client %s: malformed hello; is it a fabscope client?", name);
 		goto out_m;
 	}
@@ -685,14 +707,14 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	if (version != wire_version()) {
 		snprintf(why, sizeof(why), "protocol version mismatch: server speaks %d, client %lld; run the same fabscope version on both ends",
 			 wire_version(), (long long)version);
-		send_error(fd, FS_EXIT_ENV, why);
+		ptp_send_error(fd, FS_EXIT_ENV, why);
 		rc = fs_err_env("client %s: %s", name, why);
 		goto out_m;
 	}
 	if (strcmp(test, o->test)) {
 		snprintf(why, sizeof(why), "this server runs '%s', the client asked for '%s'; start 'fabscope %s --server'",
 			 o->test, test, test);
-		send_error(fd, FS_EXIT_USAGE, why);
+		ptp_send_error(fd, FS_EXIT_USAGE, why);
 		rc = fs_err_usage("client %s: %s", name, why);
 		goto out_m;
 	}
@@ -700,7 +722,7 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	    max_size(json_object_get(params, "sizes"), &maxsize)) {
 		if (!why[0])
 			snprintf(why, sizeof(why), "malformed message sizes");
-		send_error(fd, FS_EXIT_USAGE, why);
+		ptp_send_error(fd, FS_EXIT_USAGE, why);
 		rc = fs_err_usage("client %s: %s", name, why);
 		goto out_m;
 	}
@@ -713,6 +735,7 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 				    "poll", so.poll));
 	if (rc)
 		goto out_m;
+	ptp_busy_start(busy, name, cnode, &so);
 	/* data flows listen where the client reached us, unless --bind says */
 	net_local_addr(fd, &local);
 	net_addr_host(&local, bind, sizeof(bind));
@@ -728,6 +751,7 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	if (!rc)
 		fs_info("client %s: done", name);
 out_m:
+	ptp_busy_stop(busy);	/* before the teardown: the next client may be here */
 	json_decref(m);
 out:
 	ptp_close(&c);	/* closes fd */
@@ -738,7 +762,8 @@ int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 {
 	struct net_addr a;
 	char err[256], name[NET_ADDRSTRLEN];
-	int lfd, rc = 0;
+	struct net_addr next_peer;
+	int lfd, rc = 0, next_fd = -1;
 
 	net_stop_on_signals();
 	if (net_resolve(o->bind, o->port, 1, &a, err, sizeof(err)))
@@ -766,20 +791,30 @@ int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 	out_sink_event("listening", json_integer(net_addr_port(&a)));
 	fs_info("%s server listening on %s (%s)", o->test, name, o->transport);
 	while (!net_stop) {
+		struct ptp_busy busy = { .lfd = lfd, .once = o->once, .next_fd = -1 };
 		struct net_addr peer;
-		int fd = net_accept(lfd, 500, &peer);
+		int fd = next_fd;
 
+		if (fd >= 0)	/* came as the last session ended */
+			peer = next_peer;
+		else
+			fd = net_accept(lfd, 500, &peer);
+		next_fd = -1;
 		if (fd == -ETIMEDOUT || fd == -EINTR)
 			continue;
 		if (fd < 0) {
 			rc = fs_err_env("accept on %s: %s", name, strerror(-fd));
 			break;
 		}
-		rc = serve_one(o, fd, &peer, t);
+		rc = serve_one(o, fd, &peer, t, &busy);
+		next_fd = busy.next_fd;
+		next_peer = busy.next_peer;
 		if (o->once)
 			break;
 		rc = 0;	/* a client's failure is not the server's */
 	}
+	if (next_fd >= 0)
+		close(next_fd);
 	close(lfd);
 	if (net_stop && !o->once)
 		fs_info("stopped");

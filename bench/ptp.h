@@ -6,7 +6,7 @@
  * format of core/wire.h:
  *
  *   client -> server  hello   {proto, version, tool_version, test, params}
- *   server -> client  hello   {proto, version, node} | error {message}
+ *   server -> client  hello   {proto, version, node} | error {message, exit}
  *   client -> server  setup   {blob, region}      (transport connection)
  *   server -> client  setup   {blob, region}
  *   per message size:
@@ -17,15 +17,21 @@
  *
  * The server serves one client after another until stopped; whatever a
  * client does (dies, sends junk, stalls) ends only that client's session.
+ * A client that connects while another's session runs gets, instead of the
+ * hello, error {message: "busy: serving HOST:PORT (node) since ...", exit: 4}
+ * within 0.5 s, and the client prints "server ... refused: busy: ...".
  */
 #ifndef FS_PTP_H
 #define FS_PTP_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "../core/options.h"
 #include "../core/output.h"
+#include "../core/net.h"
 #include "../transport/transport.h"
 
 #define PTP_PROTO "fabscope-ptp"
@@ -119,5 +125,31 @@ void ptp_flow_facts(json_t *rec, json_t *sender_info);
 /* Turn a completion error into one line and an exit code. */
 int ptp_wc_error(struct ptp_ctx *c, const struct xport_wc *wc);
 
+/* The protocol's error reply {type: error, message, exit} on fd: 0 or -errno. */
+int ptp_send_error(int fd, int code, const char *why);
+
+/*
+ * ptp-busy.c: while a session runs, a thread answers other clients that
+ * connect to the listening socket lfd with error {message: "busy: ..."}.
+ * Set lfd, once and next_fd = -1; ptp_busy_start() after the hello (without
+ * a thread, as when it cannot start, clients queue), ptp_busy_stop() at the
+ * session's end: a client that came as it ended is then in next_fd/next_peer.
+ */
+struct ptp_busy {
+	int lfd, once;
+	int grace_ms;
+	int stop[2];			/* a pipe: written to end the thread ... */
+	int stopping;			/* ... after this is set */
+	pthread_t thread;
+	int running;
+	char client[NET_ADDRSTRLEN + 80];	/* "127.0.0.1:40000 (node1)" */
+	char test[64];			/* "a bw test, tcp write" */
+	time_t since;
+	int next_fd;			/* a connection handed over, or -1 */
+	struct net_addr next_peer;
+};
+void ptp_busy_start(struct ptp_busy *b, const char *client, const char *node,
+		    const struct ptp_opts *so);
+void ptp_busy_stop(struct ptp_busy *b);
 
 #endif

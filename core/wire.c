@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "net.h"
@@ -56,7 +58,53 @@ static int parse_body(const char *buf, size_t len, json_t **msg)
 	return 0;
 }
 
-int wire_recv(int fd, json_t **msg, size_t max, int timeout_ms)
+/* How many of p[0..n) are printable ASCII, from the start */
+static size_t text_prefix(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && p[i] >= 0x20 && p[i] < 0x7f; i++)
+		;
+	return i;
+}
+
+/* "it began '...'" when p starts with 4 or more printable bytes: 1, else 0 */
+static int say_text(const uint8_t *p, size_t n, char *what, size_t len)
+{
+	size_t t = text_prefix(p, n);
+
+	if (t < 4)
+		return 0;
+	if (t > WIRE_WHAT_TEXT)
+		t = WIRE_WHAT_TEXT;
+	snprintf(what, len, "it began '%.*s'", (int)t, (const char *)p);
+	return 1;
+}
+
+/* Describe a header that is no message: its bytes, and what is readable at
+ * once after them (without waiting: the error is certain already). */
+static void say_bad_header(int fd, const uint8_t hdr[4], size_t hlen, size_t max,
+			   char *what, size_t len)
+{
+	uint8_t p[WIRE_WHAT_TEXT];
+	size_t n = 4;
+	ssize_t r;
+
+	memcpy(p, hdr, 4);
+	if (text_prefix(p, 4) == 4) {
+		r = recv(fd, p + 4, sizeof(p) - 4, MSG_DONTWAIT);
+		n += r > 0 ? (size_t)r : 0;
+	}
+	if (say_text(p, n, what, len))
+		return;
+	if (!hlen)
+		snprintf(what, len, "an empty message");
+	else
+		snprintf(what, len, "its length field says %zu bytes, over the %zu-byte limit",
+			 hlen, max);
+}
+
+int wire_recv_what(int fd, json_t **msg, size_t max, int timeout_ms, char *what, size_t wlen)
 {
 	uint8_t hdr[4];
 	size_t len;
@@ -64,13 +112,18 @@ int wire_recv(int fd, json_t **msg, size_t max, int timeout_ms)
 	int rc;
 
 	*msg = NULL;
+	if (what && wlen)
+		what[0] = 0;
 	rc = net_read_full(fd, hdr, 4, timeout_ms);
 	if (rc)
 		return rc;
 	len = (size_t)hdr[0] << 24 | (size_t)hdr[1] << 16 |
 	      (size_t)hdr[2] << 8 | hdr[3];
-	if (!len || len > max)
+	if (!len || len > max) {
+		if (what && wlen)
+			say_bad_header(fd, hdr, len, max, what, wlen);
 		return -EMSGSIZE;
+	}
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
@@ -80,8 +133,15 @@ int wire_recv(int fd, json_t **msg, size_t max, int timeout_ms)
 		return rc;
 	}
 	rc = parse_body(buf, len, msg);
+	if (rc && what && wlen && !say_text((const uint8_t *)buf, len, what, wlen))
+		snprintf(what, wlen, "a body that is not a JSON object");
 	free(buf);
 	return rc;
+}
+
+int wire_recv(int fd, json_t **msg, size_t max, int timeout_ms)
+{
+	return wire_recv_what(fd, msg, max, timeout_ms, NULL, 0);
 }
 
 void wire_rd_free(struct wire_rd *r)

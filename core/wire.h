@@ -20,6 +20,17 @@
 int wire_send(int fd, json_t *msg, int timeout_ms);
 int wire_recv(int fd, json_t **msg, size_t max, int timeout_ms);
 /*
+ * wire_recv() that, when the bytes that came are no message of this format
+ * (-EMSGSIZE, -EPROTO), also says in what[len] how they looked, for an error
+ * line: "it began 'SSH-2.0-OpenSSH_9.6'" when they start as text (another
+ * service's greeting or error page; what is readable at once is shown, up to
+ * WIRE_WHAT_TEXT bytes), else "its length field says 4294967295 bytes, over
+ * the 1048576-byte limit", "an empty message" or "a body that is not a JSON
+ * object".  On any other return what is "".
+ */
+#define WIRE_WHAT_TEXT 40
+int wire_recv_what(int fd, json_t **msg, size_t max, int timeout_ms, char *what, size_t len);
+/*
  * Incremental reading for event loops (the coordinator serves many agents
  * from one poll()): wire_read_some() reads what a non-blocking fd has and
  * returns 1 with *msg when a whole message arrived, 0 when more bytes are

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 test_description='fabscope bw and lat when the peer fails, on loopback: refused, silent,
-another protocol version, the wrong test, killed mid-run, garbage on the control port.  The
-client exits 4 (peer), 3 (version) or 2 (wrong test) with one line; a server outlives its
-clients; --json output stays valid JSON'
+another protocol version, the wrong test, not a fabscope server, a server busy with another
+client, killed mid-run, garbage on the control port.  The client exits 4 (peer), 3 (version)
+or 2 (wrong test) with one line; a server outlives its clients; --json output stays valid JSON'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 
@@ -17,7 +17,7 @@ PORT_NONE=$(ptp_port 0)		# nothing ever listens here
 PORT_SILENT=$(ptp_port 1)	# accepts, never answers
 PORT_BW=$(ptp_port 2)		# a bw server that lives through the whole script
 PORT_LAT=$(ptp_port 3)		# a lat server that lives through the whole script
-PORT_V99=$(ptp_port 4)		# servers speaking protocol version 99
+PORT_V99=$(ptp_port 4)		# servers speaking protocol version 99, then fake servers
 PORT_VICTIM=$(ptp_port 5)	# servers killed in the middle of a run
 
 # A short normal run: the server it talks to is alive and serving.
@@ -84,15 +84,19 @@ test_expect_success $P,PERL 'set up: a listener that accepts and never answers' 
 	silent_pid=$ptp_pid
 '
 
-test_expect_success $P,PERL 'bw --json to a silent peer with --timeout 1: exit 4 within 5 s, timed out, stdout valid JSON' '
+# silent after accepting: a busy older fabscope server, or another service waiting for more
+silent_words() { ptp_one_error err "server 127.0.0.1:$PORT_SILENT accepted the connection" \
+	"did not answer within 1 s" "busy with another test" "not a fabscope server"; }
+
+test_expect_success $P,PERL 'bw --json to a silent peer with --timeout 1: exit 4 within 5 s, no answer within 1 s, stdout valid JSON' '
 	FS_TIMEOUT=5 fs_expect 4 bw 127.0.0.1 -p $PORT_SILENT --timeout 1 --json &&
-	ptp_one_error err "timed out" &&
+	silent_words &&
 	jq -e "type == \"array\"" out
 '
 
-test_expect_success $P,PERL 'lat to a silent peer with --timeout 1: exit 4 within 5 s, timed out' '
+test_expect_success $P,PERL 'lat to a silent peer with --timeout 1: exit 4 within 5 s, no answer within 1 s' '
 	FS_TIMEOUT=5 fs_expect 4 lat 127.0.0.1 -p $PORT_SILENT --timeout 1 &&
-	ptp_one_error err "timed out"
+	silent_words
 '
 
 test_expect_success $P 'client with protocol version 99, server with 1: exit 3, "protocol version mismatch"' '
@@ -125,6 +129,74 @@ test_expect_success $P 'server with version 99, normal client: the client exits 
 	ptp_one_error err "protocol version mismatch" &&
 	server_alive $v99_pid v99.log &&
 	ptp_reap $v99_pid
+'
+
+# fake_server LOG PORT FILE [reply]: a listener on 127.0.0.1:PORT that sends FILE's bytes to
+# each client at once (a greeting, as SSH does) or, with "reply", after the first bytes the
+# client sends (an answer, as HTTP does); then reads until the client closes (15 s at most)
+fake_server() {
+	ptp_spawn "$1" perl -MIO::Socket::INET -e '
+		my ($port, $file, $mode) = @ARGV;
+		open(my $f, "<:raw", $file) or die "$file: $!\n";
+		local $/; my $data = <$f>;
+		my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $port,
+			Listen => 16, ReuseAddr => 1, Proto => "tcp") or die "listen: $!\n";
+		local $SIG{ALRM} = sub { die "a client stayed 15 s\n" };
+		while (my $c = $s->accept) {
+			binmode $c;
+			alarm 15;
+			sysread($c, my $hello, 65536) if $mode eq "reply";
+			syswrite($c, $data);
+			1 while sysread($c, my $buf, 65536);
+			alarm 0;
+			close $c;
+		}
+	' "$2" "$3" "${4:-greet}" &&
+	ptp_wait_listen "$2" "$ptp_pid" || { cat "$1" >&2; return 1; }
+}
+
+# not_fabscope CMD: the client CMD to the fake server on PORT_V99 exits 4 with one line saying
+# it is no fabscope server there, what came, and how to start one; then WORDS
+not_fabscope() {
+	local cmd=$1
+	shift
+	FS_TIMEOUT=5 fs_expect 4 "$cmd" 127.0.0.1 -p $PORT_V99 --timeout 3 --json &&
+	ptp_one_error err "server 127.0.0.1:$PORT_V99 sent something that is not a fabscope control message" \
+		"is $PORT_V99 another service" "fabscope $cmd --server -p $PORT_V99" "$@" &&
+	jq -e "type == \"array\"" out
+}
+
+test_expect_success $P,PERL 'bw and lat to an SSH-like server (a greeting first): exit 4, not a fabscope server, what it sent' '
+	printf "SSH-2.0-OpenSSH_9.6p1 Debian-4\r\n" >ssh.txt &&
+	fake_server fake.log $PORT_V99 ssh.txt &&
+	fake_pid=$ptp_pid &&
+	not_fabscope bw "SSH-2.0-OpenSSH_9.6p1 Debian-4" &&
+	not_fabscope lat "SSH-2.0-OpenSSH_9.6p1 Debian-4" &&
+	ptp_reap $fake_pid
+'
+
+test_expect_success $P,PERL 'bw to an HTTP-like server (an error page in answer): exit 4, not a fabscope server, what it sent' '
+	printf "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" >http.txt &&
+	fake_server fake.log $PORT_V99 http.txt reply &&
+	fake_pid=$ptp_pid &&
+	not_fabscope bw "HTTP/1.1 400 Bad Request" &&
+	ptp_reap $fake_pid
+'
+
+test_expect_success $P,PERL 'lat to a peer that answers an absurd length: exit 4, not a fabscope server, the length said' '
+	printf "\377\377\377\377" >absurd.bin &&
+	fake_server fake.log $PORT_V99 absurd.bin reply &&
+	fake_pid=$ptp_pid &&
+	not_fabscope lat "4294967295 bytes" &&
+	ptp_reap $fake_pid
+'
+
+test_expect_success $P,PERL 'bw to a peer that answers a framed body that is not JSON: exit 4, not a fabscope server' '
+	printf "\0\0\0\003\001\002\003" >notjson.bin &&
+	fake_server fake.log $PORT_V99 notjson.bin reply &&
+	fake_pid=$ptp_pid &&
+	not_fabscope bw "not a JSON object" &&
+	ptp_reap $fake_pid
 '
 
 test_expect_success $P 'lat client to a bw server: exit 2, one line naming both tests' '
@@ -279,6 +351,32 @@ test_expect_success $P,PERL 'garbage on the bw control port: a huge length prefi
 	normal_run bw $PORT_BW
 '
 
+test_expect_success $P,PERL 'an HTTP request on the bw control port: one server line naming the client and what it sent' '
+	since=$(wc -l <bw.log) &&
+	printf "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n" >get.txt &&
+	send_raw $PORT_BW get.txt >reply.bin &&
+	test_must_be_empty reply.bin &&
+	test_wait_for 5 new_log_has $since "not a fabscope control message" bw.log &&
+	tail -n +$((since + 1)) bw.log >bw.log.new &&
+	echo "the server said:" && cat bw.log.new &&
+	test $(grep -c . bw.log.new) = 1 &&
+	ptp_has_words_ "server log" "$(cat bw.log.new)" "client 127.0.0.1:" \
+		"sent something that is not a fabscope control message" "GET / HTTP/1.1" &&
+	server_alive $bw_pid bw.log &&
+	normal_run bw $PORT_BW
+'
+
+test_expect_success $P,PERL 'a huge length prefix on the lat control port: the server line says so, serves on' '
+	since=$(wc -l <lat.log) &&
+	send_raw $PORT_LAT huge.bin >reply.bin &&
+	test_wait_for 5 new_log_has $since "not a fabscope control message" lat.log &&
+	tail -n +$((since + 1)) lat.log >lat.log.new &&
+	test $(grep -c . lat.log.new) = 1 &&
+	ptp_has_words_ "server log" "$(cat lat.log.new)" "client 127.0.0.1:" "4294967295 bytes" &&
+	server_alive $lat_pid lat.log &&
+	normal_run lat $PORT_LAT
+'
+
 test_expect_success $P,PERL 'a framed but bogus hello (wrong proto): an error reply, the server survives' '
 	printf "%s" "{\"type\":\"hello\",\"proto\":\"nope\",\"version\":1}" >bogus.json &&
 	frame bogus.json >bogus.bin &&
@@ -331,6 +429,99 @@ test_expect_success $P 'a server given --poll keeps its own mode; the client'"'"
 	{ wait $own_pid; echo $? >own.rc; } && ptp_reap $own_pid && test "$(cat own.rc)" = 0 &&
 	fs_expect 0 bw 127.0.0.1 -p $PORT_BW --poll busy -n 2000 -s 4K --json &&
 	jq -e "length > 0 and all(.[]; .params.poll == \"busy\" and (.params | has(\"server_poll\") | not))" out >/dev/null
+'
+
+# A server serves one client at a time; while it does, another client is told so at once.
+# busy_second CMD SERVERPID SERVERLOG PORT: a CMD client with -D 3 to the server (its stdout in
+# long.json, stderr in long.err); once the server logs that session, a second client with
+# --timeout 5 must exit 4 with one line "refused: busy: serving ..." (stderr in err), refused
+# before the first session is done; the first must then finish with exit 0 and good records
+busy_second() {
+	local cmd=$1 spid=$2 slog=$3 port=$4 lpid since t0 ms
+	since=$(wc -l <"$slog") &&
+	{ timeout 20 "$FABSCOPE" "$cmd" 127.0.0.1 -p "$port" -D 3 --json >long.json 2>long.err & } &&
+	lpid=$! &&
+	test_atexit "test_kill_pid $lpid" &&
+	test_wait_for 5 new_log_has $since "client .*: tcp " "$slog" &&
+	t0=$(date +%s%N) &&
+	FS_TIMEOUT=10 fs_expect 4 "$cmd" 127.0.0.1 -p "$port" --timeout 5 &&
+	ms=$((($(date +%s%N) - t0) / 1000000)) &&
+	echo "the second client took $ms ms; it said:" && cat err &&
+	ptp_one_error err "server 127.0.0.1:$port refused: busy: serving 127.0.0.1:" "since" \
+		"a $cmd test, tcp" &&
+	kill -0 $lpid &&
+	{ wait $lpid; echo $? >long.rc; } &&
+	ptp_reap $lpid &&
+	echo "the first client exited $(cat long.rc)" && cat long.err &&
+	test "$(cat long.rc)" = 0 &&
+	test_must_be_empty long.err &&
+	jq -e "length > 0 and all(.[]; .status == \"ok\")" long.json >/dev/null &&
+	tail -n +$((since + 1)) "$slog" >"$slog.new" &&
+	echo "the server said:" && cat "$slog.new" &&
+	test $(lines_matching "refused: busy serving 127.0.0.1:" "$slog.new") = 1 &&
+	test $(lines_matching ": done" "$slog.new") = 1 &&
+	# refused while the first session ran, not after it (then it would have been served)
+	test $(grep -n "refused: busy" "$slog.new" | cut -d: -f1) -lt $(grep -n ": done" "$slog.new" | cut -d: -f1)
+}
+
+test_expect_success $P 'bw: a second client while one runs hears at once that the server is busy (exit 4); the first is undisturbed' '
+	busy_second bw $bw_pid bw.log $PORT_BW &&
+	server_alive $bw_pid bw.log &&
+	normal_run bw $PORT_BW
+'
+
+test_expect_success $P 'lat: a second client while one runs hears at once that the server is busy (exit 4); the first is undisturbed' '
+	busy_second lat $lat_pid lat.log $PORT_LAT &&
+	server_alive $lat_pid lat.log &&
+	normal_run lat $PORT_LAT
+'
+
+test_expect_success $P 'clients one right after another are all served, never told busy' '
+	since=$(wc -l <bw.log) &&
+	for i in 1 2 3 4 5 6; do
+		fs_expect 0 bw 127.0.0.1 -p $PORT_BW -n 200 -s 4K || return 1
+	done &&
+	tail -n +$((since + 1)) bw.log >bw.log.new &&
+	test_grep ! busy bw.log.new &&
+	test $(lines_matching ": done" bw.log.new) = 6
+'
+
+test_expect_success $P 'a client that comes as a session ends is handed on and served, not refused' '
+	# a grace of 10 s (default 0.5 s) stands for a session that ends within the grace
+	FABSCOPE_TEST_BUSY_GRACE_MS=10000 ptp_server grace.log bw $PORT_V99 &&
+	grace_pid=$ptp_pid &&
+	{ timeout 20 "$FABSCOPE" bw 127.0.0.1 -p $PORT_V99 -D 2 --json >first.json 2>first.err & } &&
+	first_pid=$! &&
+	test_atexit "test_kill_pid $first_pid" &&
+	ptp_wait_log 5 "client .*: tcp " grace.log &&
+	fs_expect 0 bw 127.0.0.1 -p $PORT_V99 -n 2000 -s 4K --json &&
+	{ wait $first_pid; echo $? >first.rc; } &&
+	ptp_reap $first_pid &&
+	test "$(cat first.rc)" = 0 &&
+	jq -e "length > 0 and all(.[]; .status == \"ok\")" out >/dev/null &&
+	echo "the server said:" && cat grace.log &&
+	test_grep ! busy grace.log &&
+	test $(lines_matching ": done" grace.log) = 2 &&
+	server_alive $grace_pid grace.log &&
+	ptp_reap $grace_pid
+'
+
+test_expect_success $P 'a --once server tells a second client it is busy at once, then exits 0 after the first' '
+	ptp_server once.log lat $PORT_V99 --once &&
+	once_pid=$ptp_pid &&
+	{ timeout 20 "$FABSCOPE" lat 127.0.0.1 -p $PORT_V99 -D 2 --json >first.json 2>first.err & } &&
+	first_pid=$! &&
+	test_atexit "test_kill_pid $first_pid" &&
+	ptp_wait_log 5 "client .*: tcp " once.log &&
+	FS_TIMEOUT=5 fs_expect 4 lat 127.0.0.1 -p $PORT_V99 --timeout 3 &&
+	ptp_one_error err "refused: busy: serving 127.0.0.1:" "a lat test" &&
+	{ wait $first_pid; echo $? >first.rc; } &&
+	ptp_reap $first_pid &&
+	test "$(cat first.rc)" = 0 &&
+	{ wait $once_pid; echo $? >once.rc; } &&
+	ptp_reap $once_pid &&
+	echo "server exit code: $(cat once.rc)" && cat once.log &&
+	test "$(cat once.rc)" = 0
 '
 
 test_expect_success $P 'the long-lived servers are still up at the end, and stop on SIGTERM with exit 0' '
