@@ -212,6 +212,8 @@ test_expect_success 'usage errors: exit 2, one line each' '
 	test_grep "stepfactor 1 never gets from -b to -e" err &&
 	test_expect_exit 2 "$FABSCOPE" allreduce -n 2 -f 1.01 -b 4K -e 8M 2>err &&
 	test_grep "over 64 sizes" err &&
+	test_expect_exit 2 "$FABSCOPE" alltoall -n 2 -o "" 2>err &&
+	test_grep "option .-o. takes a path (FILE), not an empty string" err &&
 	if "$FABSCOPE" version | grep -q verbs; then	# (checked before any device is opened)
 		test_expect_exit 2 "$FABSCOPE" allreduce -n 2 -t verbs -m 1000 2>err &&
 		test_grep "invalid MTU 1000" err

@@ -42,6 +42,8 @@ bad_input 2 'bw 127.0.0.1 -D 0'       "invalid value '0' for option '-D'"
 bad_input 2 'bw 127.0.0.1 -q 0'       "invalid value '0' for option '-q'"
 bad_input 2 'bw 127.0.0.1 -q 5000'    "invalid value '5000' for option '-q'"
 bad_input 2 'bw 127.0.0.1 -p 70000'   "invalid value '70000' for option '-p'"
+bad_input 2 'bw 127.0.0.1 --output='  "option '--output' takes a path (FILE), not an empty string"
+bad_input 2 'lat 127.0.0.1 --output=' "option '--output' takes a path (FILE), not an empty string"
 test_expect_success $P 'fabscope bw 127.0.0.1 --port 0: exit 2, one line (port 0 is for a server)' '
 	fs_expect 2 bw 127.0.0.1 --port 0 &&
 	test_must_be_empty out &&
