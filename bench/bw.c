@@ -452,13 +452,16 @@ out:
 	return rc;
 }
 
+/* Fewer messages than this in a flow's timed window: its rate is warned rough */
+#define BW_FEW_MSGS 10
+
 /* Records of one direction from a "finished" message. */
 static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t size,
 		     int client_is_src, json_t *src_info, json_t *agg_both)
 {
 	json_t *flows = json_object_get(fin, "flows"), *v, *tmpl;
 	double t0 = 1e300, t1 = 0, agg_bw = 0, agg_rate = 0;
-	json_int_t tot_msgs = 0, tot_bytes = 0;
+	json_int_t tot_msgs = 0, tot_bytes = 0, fewest = -1;
 	size_t i;
 
 	if (!json_array_size(flows))
@@ -481,6 +484,8 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 		json_decref(r);
 		tot_msgs += m;
 		tot_bytes += b;
+		if (fewest < 0 || m < fewest)
+			fewest = m;
 		if (dur > 0) {
 			agg_bw += (double)b * 8 / dur / 1e9;
 			agg_rate += (double)m / dur / 1e6;
@@ -490,6 +495,11 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 		if (start + dur > t1)
 			t1 = start + dur;
 	}
+	/* a timed window too short for the messages: a rate of a few of them */
+	if (!c->o->iters && fewest < BW_FEW_MSGS)
+		fs_warn("%llu-byte messages: a flow completed only %lld in its timed window (-D %g); its "
+			"rate is rough: give a longer -D", (unsigned long long)size, (long long)fewest,
+			c->o->duration);
 	v = record_derive(tmpl, "aggregate");
 	t1 = t1 > t0 ? t1 - t0 : 0;	/* the span */
 	if (c->o->iters) {	/* counted: bytes over the span; timed: rates add up (see the top) */

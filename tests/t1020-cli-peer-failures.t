@@ -524,6 +524,17 @@ test_expect_success $P 'a --once server tells a second client it is busy at once
 	test "$(cat once.rc)" = 0
 '
 
+test_expect_success $P 'bw: a timed window too short for the messages gives the figure with a warning' '
+	# ten 1 MiB messages in 0.1 ms would be 840 Gb/s: no host times that many
+	fs_expect 0 bw 127.0.0.1 -p $PORT_BW -D 0.0001 -s 1M --json &&
+	ptp_one_error err "warning: 1048576-byte messages: a flow completed only" \
+		"in its timed window (-D 0.0001)" "give a longer -D" &&
+	jq -e "any(.[]; .scope == \"aggregate\" and .status == \"ok\")" out >/dev/null &&
+	# a window that holds enough says nothing
+	fs_expect 0 bw 127.0.0.1 -p $PORT_BW -D 0.5 -s 4K --json &&
+	test_must_be_empty err
+'
+
 test_expect_success $P 'the long-lived servers are still up at the end, and stop on SIGTERM with exit 0' '
 	server_alive $bw_pid bw.log &&
 	server_alive $lat_pid lat.log &&
