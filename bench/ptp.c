@@ -67,6 +67,21 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 	return n - 1;	/* without the end marker */
 }
 
+/*
+ * A value of --KEY that is none of its choices, one line: where a plan wrote
+ * it when it did ("plan.ini:5: poll 'spin' of [bw]: ADVICE", see
+ * opts_set_origin), else "BEFORE<value>AFTER: ADVICE".
+ */
+static int bad_choice(const char *key, const char *val, const char *before, const char *after,
+		      const char *advice)
+{
+	const char *where = opts_where(key, val);
+
+	if (where)
+		return opts_err_at(where, "%s", advice);
+	return fs_err_usage("%s%s%s: %s", before, val, after, advice);
+}
+
 static int parse_warmup(struct ptp_opts *o)
 {
 	size_t n;
@@ -91,8 +106,8 @@ static int parse_warmup(struct ptp_opts *o)
 	o->warmup_iters = v;
 	return 0;
 bad:
-	return fs_err_usage("invalid value '%s' for option '--warmup': expected messages (e.g. 100) or seconds (e.g. 0.5s)",
-			    o->warmup);
+	return bad_choice("warmup", o->warmup, "invalid value '", "' for option '--warmup'",
+			  "expected messages (e.g. 100) or seconds (e.g. 0.5s)");
 }
 
 /* --op: 0, or -exit code with one line said */
@@ -100,8 +115,8 @@ static int check_op(const struct ptp_opts *o, int is_bw)
 {
 	if (is_bw ? strcmp(o->op, "write") && strcmp(o->op, "send") && strcmp(o->op, "read")
 		  : strcmp(o->op, "write") && strcmp(o->op, "send"))
-		return fs_err_usage("unknown --op '%s': %s takes %s", o->op, o->test,
-				    is_bw ? "write, send or read" : "send or write");
+		return bad_choice("op", o->op, "unknown --op '", "'", is_bw ? "bw takes write, send or read" :
+				  "lat takes send or write");
 	return 0;
 }
 
@@ -128,10 +143,14 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 		return fs_err_usage("-d, --ib-port, -x, -m, --sl, --flow-label, --inline and --qp-timeout are for -t verbs");
 	if (o->inline_size < 0)	/* small pings go inline, as perftest's lat tests */
 		o->inline_size = is_bw || strcmp(o->transport, "verbs") ? 0 : 236;
-	if (o->mtu && (o->mtu & (o->mtu - 1)))
-		return fs_err_usage("invalid MTU %d: use 256, 512, 1024, 2048 or 4096", o->mtu);
+	if (o->mtu && (o->mtu & (o->mtu - 1))) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%d", o->mtu);
+		return bad_choice("mtu", v, "invalid MTU ", "", "use 256, 512, 1024, 2048 or 4096");
+	}
 	if (o->poll && xport_poll_mode_parse(o->poll, NULL))
-		return fs_err_usage("unknown --poll mode '%s': use busy, event or adaptive", o->poll);
+		return bad_choice("poll", o->poll, "unknown --poll mode '", "'", "use busy, event or adaptive");
 	if (o->server) {	/* the client's parameters rule the session ... */
 		json_t *l;
 		const char *bad;

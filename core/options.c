@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,27 @@ void opts_set_origin(const struct opts_origin *o)
 	origin = o;
 }
 
+const char *opts_where(const char *long_name, const char *value)
+{
+	return origin && long_name && value ? origin->where(long_name, value, origin->ctx) : NULL;
+}
+
+int opts_err_at(const char *where, const char *fmt, ...)
+{
+	const char *prog = fs_progname();
+	char msg[512];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fs_set_progname(origin ? origin->prog : prog);
+	rc = fs_err_usage("%s: %s", where, msg);
+	fs_set_progname(prog);
+	return rc;
+}
+
 static int bad_value(const struct opt *o, int as_short, const char *arg)
 {
 	char name[64], expected[256];
@@ -58,15 +80,8 @@ static int bad_value(const struct opt *o, int as_short, const char *arg)
 			 o->min == 1 ? "0 or more" : "more than 0");
 	else
 		snprintf(expected, sizeof(expected), "%s", what_expected(o));
-	if (origin && o->long_name && (where = origin->where(o->long_name, arg, origin->ctx))) {
-		const char *prog = fs_progname();
-		int rc;
-
-		fs_set_progname(origin->prog);
-		rc = fs_err_usage("%s: give %s", where, expected);
-		fs_set_progname(prog);
-		return rc;
-	}
+	if ((where = opts_where(o->long_name, arg)))
+		return opts_err_at(where, "give %s", expected);
 	return fs_err_usage("invalid value '%s' for option '%s': expected %s", arg, name, expected);
 }
 

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "error.h"
+
 enum opt_type {
 	OPT_T_END,
 	OPT_T_GROUP,	/* a heading in --help */
@@ -89,6 +91,10 @@ struct opts_origin {
 	const char *prog;
 };
 void opts_set_origin(const struct opts_origin *o);
+/* Where --long_name's value was written, when it was (else NULL) ... */
+const char *opts_where(const char *long_name, const char *value);
+/* ... and a usage error said there: "PROG: WHERE: what fmt says" (exit 2). */
+int opts_err_at(const char *where, const char *fmt, ...) FS_PRINTF(2, 3);
 
 /* Full help (usage, about, every option) to stdout. */
 void opts_help(const struct opt *opts, const char *const *usage,

@@ -139,6 +139,9 @@ test_expect_success $P '--dry-run refuses what the run would: bad values, labels
 	fs_expect 2 run --dry-run badg.ini -n 2 &&
 	ptp_one_error err "badg.ini:2: duration" "of [a]" "give a number of seconds" &&
 	! grep -q -e "--duration" err &&
+	printf "[a]\nkind = pairwise\n\npoll = spin\n" >badpoll.ini &&
+	fs_expect 2 run --dry-run badpoll.ini -n 2 &&
+	ptp_one_error err "badpoll.ini:4: poll" "spin" "of [a]" "use busy, event or adaptive" &&
 	fs_expect 2 run --dry-run plan.ini -n 2 --label nokv &&
 	ptp_one_error err "--label" "nokv" &&
 	# off is false: no sweep to clash with the size
