@@ -86,7 +86,9 @@ CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/bw.c bench/lat.c
-FLEET_SRC := fleet/plan.c fleet/auth.c fleet/agent.c fleet/coord.c fleet/launch.c fleet/results.c fleet/analyze.c fleet/run.c
+FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.c fleet/auth.c fleet/agent.c \
+	     fleet/coord.c fleet/coord-job.c fleet/coord-phase.c fleet/coord-check.c fleet/launch.c fleet/results.c \
+	     fleet/analyze.c fleet/run.c
 REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/polar.c report/pfc.c report/coll.c report/cmd.c
 PROBES_SRC := probes/polar.c probes/probe.c probes/probe-polar.c probes/probe-pfc.c probes/trace.c \
 	      probes/counters.c probes/pfc.c probes/pfcap.c

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The coordinator's state, shared by coord.c and launch.c. */
+/* The coordinator's state, shared by coord*.c and launch.c. */
 #ifndef FS_COORD_H
 #define FS_COORD_H
 
@@ -79,7 +79,7 @@ int launch_uses_listener(const char *name);
 /* A connection object for fd (authentication starts at once). */
 int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer);
 
-/* coord.c */
+/* coord.c, coord-check.c, coord-phase.c, coord-job.c */
 void coord_ensure_nodes(struct coord *c);
 /* Every phase's options, as its tests will see them; targets when the
  * nodes' names are known.  0 or -exit code, with one line said. */

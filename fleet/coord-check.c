@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The coordinator's checks before a run: every phase's target is a node,
+ * and every phase's options pass the engines' own parser.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bench/ptp.h"
+#include "../core/builtin.h"
+#include "../core/error.h"
+#include "../core/options.h"
+#include "../transport/transport.h"
+#include "coord.h"
+
+/* Every phase's options through the engines' own parser, before anything
+ * starts: a bad value is a usage error naming the plan and the phase. */
+int coord_check_targets(struct coord *c, int joined)
+{
+	int pi, i;
+
+	for (pi = 0; pi < c->plan.nphases; pi++) {
+		struct plan_phase *ph = &c->plan.phases[pi];
+
+		for (i = 0; ph->target && i < c->plan.nnodes; i++)
+			if (!strcmp(c->plan.nodes[i].name, ph->target))
+				break;
+		if (ph->target && i == c->plan.nnodes && joined && c->missing) {
+			/* it may be one that did not join: the other phases run */
+			fs_warn("[%s]: its target '%s' is not one of the agents that joined "
+				"(%d did not): the phase is skipped", ph->name, ph->target, c->missing);
+			ph->skip = 1;
+		} else if (ph->target && i == c->plan.nnodes)
+			return fs_err_usage("%s: target '%s' of [%s] is not %s (the first is '%s')",
+					    c->plan.path, ph->target, ph->name,
+					    joined ? "one of the agents that joined" : "a node of the plan",
+					    c->plan.nnodes ? c->plan.nodes[0].name : "none");
+	}
+	return 0;
+}
+
+/* opts_origin for a phase's engine options: the line the value was written on */
+struct value_origin {
+	const char *path;
+	const struct plan_phase *ph;
+	char buf[1200];
+};
+
+static const char *value_where(const char *key, const char *val, void *ctx)
+{
+	struct value_origin *vo = ctx;
+	int i;
+
+	for (i = 0; i < vo->ph->nkv; i++)	/* in argv's order: the first such is the one refused */
+		if (!strcmp(vo->ph->kv[i].key, key) && !strcmp(vo->ph->kv[i].val, val)) {
+			snprintf(vo->buf, sizeof(vo->buf), "%s:%d: %s '%s' of [%s]", vo->path,
+				 vo->ph->kv[i].line, key, val, vo->ph->name);
+			return vo->buf;
+		}
+	return NULL;
+}
+
+int coord_check_phases(struct coord *c)
+{
+	int pi, t, i;
+
+	/* without a hostfile, agents started by slurm, mpirun or by hand
+	 * bring their names when they join: their targets are checked then */
+	if (c->plan.nnodes && (i = coord_check_targets(c, 0)))
+		return i;
+	for (pi = 0; c->plan.nnodes && pi < c->plan.nphases; pi++) {	/* rails no node has */
+		const struct plan_phase *ph = &c->plan.phases[pi];
+		int r, n, e, has;
+
+		for (r = 0; r < ph->nrails; r++) {
+			for (n = 0, has = 0; n < c->plan.nnodes && !has; n++)
+				for (e = 0; e < c->plan.nodes[n].nep; e++)
+					has |= c->plan.nodes[n].ep[e].rail == ph->rails[r];
+			if (!has)
+				fs_warn("%s: [%s] rails: no node has rail %d: it is not tested", c->plan.path,
+					ph->name, ph->rails[r]);
+		}
+	}
+	ptp_check_only = 1;
+	for (pi = 0; pi < c->plan.nphases; pi++) {
+		struct plan_phase *ph = &c->plan.phases[pi];
+
+		for (t = 0; t < ph->ntests; t++) {
+			const char *argv[80];
+			char *bufs[70], prog[600];
+			struct value_origin vo;
+			struct opts_origin origin = { value_where, &vo, "fabscope run" };
+			int argc = 0, nb = 0, rc, is_bool;
+
+			if (plan_is_group(ph)) {	/* plan.c checked the values; the transport is left */
+				const char *tr = plan_opt(ph, "transport", "tcp");
+
+				if (!xport_find(tr)) {
+					ptp_check_only = 0;
+					return fs_err_usage("%s: transport '%s' of [%s]: built in are %s", c->plan.path,
+							    tr, ph->name, xport_names());
+				}
+				if (strcmp(tr, "verbs") && (plan_opt(ph, "ib-port", NULL) || plan_opt(ph, "gid-index", NULL) ||
+							    plan_opt(ph, "mtu", NULL) || plan_opt(ph, "qp-timeout", NULL))) {
+					ptp_check_only = 0;	/* as the ranks would say */
+					return fs_err_usage("%s: [%s] runs over %s: ib-port, gid-index, mtu and "
+							    "qp-timeout are for transport = verbs", c->plan.path, ph->name, tr);
+				}
+				continue;
+			}
+			if (ph->kind == PLAN_PING || ph->kind == PLAN_POLARIZATION || ph->kind == PLAN_PFC)
+				continue;	/* (the probe checks its options when it runs) */
+			argv[argc++] = ph->tests[t];
+			argv[argc++] = "127.0.0.1";
+			for (i = 0; i < ph->nkv && nb < 60; i++) {
+				size_t len = strlen(ph->kv[i].key) + strlen(ph->kv[i].val) + 4;
+
+				if (!plan_key_for(ph->kv[i].key, ph->tests[t]))
+					continue;	/* [global]'s default for other kinds */
+				plan_engine_key(ph->kv[i].key, &is_bool);
+				bufs[nb] = malloc(len);
+				if (is_bool)
+					snprintf(bufs[nb], len, "--%s", ph->kv[i].key);
+				else
+					snprintf(bufs[nb], len, "--%s=%s", ph->kv[i].key, ph->kv[i].val);
+				if (is_bool && plan_bool(ph->kv[i].val) == 0)
+					free(bufs[nb]);
+				else
+					argv[argc++] = bufs[nb++];
+			}
+			argv[argc] = NULL;
+			snprintf(prog, sizeof(prog), "fabscope run: %s [%s]", c->plan.path, ph->name);
+			fs_set_progname(prog);
+			vo.path = c->plan.path;
+			vo.ph = ph;
+			opts_set_origin(&origin);
+			rc = !strcmp(ph->tests[t], "bw") ? cmd_bw(argc, argv) : cmd_lat(argc, argv);
+			opts_set_origin(NULL);
+			fs_set_progname("fabscope run");
+			for (i = 0; i < nb; i++)
+				free(bufs[i]);
+			if (rc) {
+				ptp_check_only = 0;
+				return -rc;
+			}
+		}
+	}
+	ptp_check_only = 0;
+	return 0;
+}

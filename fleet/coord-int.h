@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The coordinator's insides, shared by its parts and no other file:
+ * coord.c (the agents' connections, the event loop), coord-job.c (jobs)
+ * and coord-phase.c (rounds, phases, progress).
+ */
+#ifndef FS_COORD_INT_H
+#define FS_COORD_INT_H
+
+#include "coord.h"
+
+/* A member of a group job: rank i of the collective. */
+struct cmember {
+	int node;
+	int started, done, exit;
+	char *err;		/* its error, when it failed */
+};
+
+struct cjob {
+	char key[256];
+	const char *test;
+	int client, server;	/* a pair (group jobs: client = rank 0's node, server = -1) */
+	struct cmember *m;	/* a group job's members by rank, else NULL */
+	int nm;
+	struct plan_lane lane;
+	const struct plan_phase *ph;
+	int round;
+	int state;		/* 0 not started, 1 waiting to listen, 2 running, 3 finished */
+	int srv_done, cli_done, srv_exit, cli_exit, nrec;
+	int sampler;		/* pfc: the server that samples the target's port */
+	double wrong;		/* a group: wrong elements in rank 0's records */
+	char err[512];		/* a pair: the client's error, else the server's; a group: the
+				 * first error of a rank other than 0 */
+	char err0[512];		/* a group: rank 0's error */
+	double budget_s;
+	uint64_t deadline_ns, grace_ns;
+};
+
+enum { J_IDLE, J_LISTEN, J_RUN, J_FIN };
+
+/* coord.c */
+/* Send msg (taken) to the agent of connection ci: 0, or -1 (it is gone,
+ * or the send failed). */
+int coord_send_to(struct coord *c, int ci, json_t *msg);
+/* The agent of connection ci is gone (why): its node is missing and its
+ * jobs fail. */
+void coord_conn_gone(struct coord *c, int ci, const char *why);
+/* One turn of the event loop, waiting up to timeout_ms: new connections,
+ * messages, silences, pings, the jobs' deadlines.  0, or
+ * -FS_EXIT_INTERRUPTED once the run is stopped. */
+int coord_poll(struct coord *c, int timeout_ms);
+
+/* coord-job.c */
+/* The id of member of job j (see struct coord). */
+long coord_job_id(const struct coord *c, const struct cjob *j, int member);
+/* Free the jobs of the last round. */
+void coord_jobs_clear(struct coord *c);
+/* A job's key ("phase/test/rROUND/LANE/a>b", or ".../a" without b): its
+ * name in records, messages and --resume. */
+void coord_job_key(char *buf, size_t len, const struct plan_phase *ph, const char *test, int round,
+	     struct plan_lane l, const char *a, const char *b);
+/* Start a job: its server (a group: rank 0), which then listens. */
+void coord_job_start(struct coord *c, struct cjob *j);
+/* A job is over: failed when why is given (an error record), else as its
+ * members reported; what still runs of it is cancelled. */
+void coord_job_finish(struct coord *c, struct cjob *j, const char *why);
+/* Fail every unfinished job that has node (missing: why). */
+void coord_fail_jobs_of(struct coord *c, int node, const char *why);
+/* A message from the registered agent of connection ci. */
+void coord_on_agent_msg(struct coord *c, int ci, json_t *m);
+
+/* coord-phase.c */
+/* The progress line (final: 1 the round is done, 2 it was stopped). */
+void coord_progress(struct coord *c, int final);
+
+#endif

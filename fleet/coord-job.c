@@ -1,0 +1,594 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The coordinator's jobs (see coord.c): their ids and keys, what their
+ * records carry, starting them, the agents' messages about them, and
+ * finishing them (a failed one gets an error record).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/clock.h"
+#include "../core/error.h"
+#include "../core/record.h"
+#include "../core/units.h"
+#include "../collectives/coll.h"
+#include "coord-int.h"
+
+long coord_job_id(const struct coord *c, const struct cjob *j, int member)
+{
+	return c->id_base + c->id_stride * (long)(j - c->jobs) + member;
+}
+
+/* The job of an id of this round and its member (see struct coord), or -1. */
+static int job_of(struct coord *c, long id, int *member)
+{
+	long rel;
+
+	if (id < c->id_base || c->id_stride < 2)	/* (before subtracting: an agent's id may be LONG_MIN) */
+		return -1;
+	rel = id - c->id_base;
+	if (rel / c->id_stride >= c->njobs)
+		return -1;
+	*member = (int)(rel % c->id_stride);
+	return (int)(rel / c->id_stride);
+}
+
+static int job_has_node(const struct cjob *j, int node)
+{
+	int k;
+
+	if (!j->m)
+		return j->client == node || j->server == node;
+	for (k = 0; k < j->nm; k++)
+		if (j->m[k].node == node)
+			return 1;
+	return 0;
+}
+
+void coord_jobs_clear(struct coord *c)
+{
+	int i;
+
+	for (i = 0; i < c->njobs; i++) {
+		int k;
+
+		for (k = 0; c->jobs[i].m && k < c->jobs[i].nm; k++)
+			free(c->jobs[i].m[k].err);
+		free(c->jobs[i].m);
+	}
+	free(c->jobs);
+	c->jobs = NULL;
+	c->njobs = 0;
+}
+
+void coord_lane_name(struct plan_lane l, char *buf, size_t len)
+{
+	if (l.plane)
+		snprintf(buf, len, "rail %d plane %d", l.rail, l.plane);
+	else
+		snprintf(buf, len, "rail %d", l.rail);
+}
+
+void coord_job_key(char *buf, size_t len, const struct plan_phase *ph, const char *test, int round,
+	     struct plan_lane l, const char *a, const char *b)
+{
+	char lane[32];
+
+	if (l.plane)
+		snprintf(lane, sizeof(lane), "rail%d.%d", l.rail, l.plane);
+	else
+		snprintf(lane, sizeof(lane), "rail%d", l.rail);
+	if (b)
+		snprintf(buf, len, "%s/%s/r%d/%s/%s>%s", ph->name, test, round + 1, lane, a, b);
+	else
+		snprintf(buf, len, "%s/%s/r%d/%s/%s", ph->name, test, round + 1, lane, a);
+}
+
+static void endpoint_of(struct coord *c, json_t *ep, int node, struct plan_lane l)
+{
+	const struct plan_endpoint *e = plan_node_ep(&c->plan.nodes[node], l);
+
+	json_object_set_new(ep, "node", json_string(c->plan.nodes[node].name));
+	if (e && !json_object_get(ep, "ip"))
+		json_object_set_new(ep, "ip", json_string(e->ip));
+	json_object_set_new(ep, "rail", json_integer(l.rail));
+	json_object_set_new(ep, "plane", json_integer(l.plane));
+}
+
+/* A group's record: its lane, and every rank's endpoint (the collective's
+ * own list, {rank, pos, node, rail, ip}, gains the plane; an error record
+ * gets the members').  No src or dst: a collective has no one direction. */
+static void stamp_group(struct coord *c, json_t *rec, const struct cjob *j)
+{
+	json_t *eps = json_object_get(rec, "endpoints"), *e;
+	size_t i;
+	int k;
+
+	json_object_set_new(rec, "rail", json_integer(j->lane.rail));
+	json_object_set_new(rec, "plane", json_integer(j->lane.plane));
+	if (!json_object_get(rec, "ranks"))
+		json_object_set_new(rec, "ranks", json_integer(j->nm));
+	if (!json_is_array(eps)) {
+		eps = json_array();
+		json_object_set_new(rec, "endpoints", eps);
+		for (k = 0; k < j->nm; k++) {
+			e = json_pack("{si}", "rank", k);
+			endpoint_of(c, e, j->m[k].node, j->lane);
+			json_array_append_new(eps, e);
+		}
+		return;
+	}
+	json_array_foreach(eps, i, e)
+		if (json_is_object(e) && !json_object_get(e, "plane"))
+			json_object_set_new(e, "plane", json_integer(j->lane.plane));
+}
+
+/* What every record of the run carries. */
+static void stamp(struct coord *c, json_t *rec, const struct cjob *j)
+{
+	json_t *labels = json_object_get(rec, "labels"), *src, *dst;
+
+	if (!json_is_object(labels)) {
+		labels = json_object();
+		json_object_set_new(rec, "labels", labels);
+	}
+	json_object_update_missing(labels, c->labels);
+	json_object_set_new(rec, "run", json_string(c->run_id));
+	json_object_set_new(rec, "phase", json_string(j->ph->name));
+	json_object_set_new(rec, "kind", json_string(plan_kind_name(j->ph->kind)));
+	json_object_set_new(rec, "round", json_integer(j->round + 1));
+	json_object_set_new(rec, "job", json_string(j->key));
+	if (j->m) {
+		stamp_group(c, rec, j);
+		return;
+	}
+	src = json_object_get(rec, "src");
+	dst = json_object_get(rec, "dst");
+	if (!json_is_object(src))
+		json_object_set_new(rec, "src", src = json_object());
+	if (!json_is_object(dst) && j->server >= 0)
+		json_object_set_new(rec, "dst", dst = json_object());
+	if (j->server >= 0) {
+		/* which end is which: records of the s2c direction, and the pfc
+		 * probe's target (which samples its own port), swap them */
+		int swap = !strcmp(record_str(rec, "dir", "c2s"), "s2c") ||
+			   !strcmp(record_str(rec, "role", ""), "target");
+
+		endpoint_of(c, src, swap ? j->server : j->client, j->lane);
+		endpoint_of(c, dst, swap ? j->client : j->server, j->lane);
+		if (!strcmp(record_str(rec, "role", ""), "target")) {
+			char key[300];
+
+			/* the target's own port: no peer, and a job key of its own */
+			json_object_del(rec, "dst");
+			snprintf(key, sizeof(key), "%s:target", j->key);
+			json_object_set_new(rec, "job", json_string(key));
+		}
+	} else {
+		endpoint_of(c, src, j->client, j->lane);
+	}
+}
+
+static void job_error_record(struct coord *c, struct cjob *j, const char *why)
+{
+	json_t *rec = record_new(j->test);
+
+	json_object_set_new(rec, "status", json_string("error"));
+	json_object_set_new(rec, "error", json_string(why));
+	json_object_set_new(rec, "transport", json_string(plan_opt(j->ph, "transport", "tcp")));
+	stamp(c, rec, j);
+	results_append(&c->res, rec);
+	json_decref(rec);
+}
+
+static void cancel(struct coord *c, int node, long id)
+{
+	int ci = node >= 0 ? c->node_conn[node] : -1;
+
+	if (ci >= 0)
+		coord_send_to(c, ci, json_pack("{ss,sI}", "type", "cancel", "id", (json_int_t)id));
+}
+
+/* Did a group job fail, all its members' reports in (or given up on)?
+ * Rank 0 speaks for the collective: its exit 1 with wrong elements in its
+ * records is a failed data check (the records say so; the run's exit code
+ * is 1), not a failed job.  Any other non-zero exit fails the job, with
+ * rank 0's error (the root sees every rank and names the one at fault),
+ * else the first error another rank reported (the others, cut off, blame
+ * rank 0); each names its node.  So does a rank 0 that ended without a
+ * record. */
+static int group_failed(const struct coord *c, const struct cjob *j, char *msg, size_t len)
+{
+	int k;
+
+	for (k = 0; k < j->nm; k++) {
+		const struct cmember *m = &j->m[k];
+
+		if (!m->done || !m->exit || (!k && m->exit == FS_EXIT_CHECK && j->wrong > 0))
+			continue;
+		if (j->err0[0]) {
+			int r;
+
+			snprintf(msg, len, "%s", j->err0);
+			/* and what the rank it names said itself ("rank 3 (h3 rail 1)") */
+			for (r = 1; r < j->nm; r++) {
+				char who[32];
+
+				snprintf(who, sizeof(who), "rank %d (", r);
+				if (j->m[r].err && strstr(j->err0, who)) {
+					size_t used = strlen(msg);
+
+					snprintf(msg + used, len - used, "; %s", j->m[r].err);
+					break;
+				}
+			}
+		} else if (j->err[0])
+			snprintf(msg, len, "%s", j->err);
+		else
+			snprintf(msg, len, "%s (rank %d) exited with status %d", c->plan.nodes[m->node].name, k,
+				 m->exit);
+		return 1;
+	}
+	if (!j->nrec) {
+		snprintf(msg, len, "no record from rank 0 (%s)", c->plan.nodes[j->m[0].node].name);
+		return 1;
+	}
+	return 0;
+}
+
+void coord_job_finish(struct coord *c, struct cjob *j, const char *why)
+{
+	char msg[700];
+	int k;
+
+	if (j->state == J_FIN)
+		return;
+	if (!why && j->m && group_failed(c, j, msg, sizeof(msg)))
+		why = msg;
+	else if (!why && j->cli_done && j->cli_exit) {
+		snprintf(msg, sizeof(msg), "%s", j->err[0] ? j->err : "the client failed");
+		why = msg;
+	}
+	if (why) {
+		job_error_record(c, j, why);
+		c->failed_jobs++;
+		fs_warn("%s: %s", j->key, why);
+	} else if (j->wrong > 0) {
+		fs_warn("%s: %.0f wrong element%s: the data check failed (a rank, its NIC or the fabric "
+			"corrupted data; see the records' metrics.wrong)", j->key, j->wrong, j->wrong == 1 ? "" : "s");
+	}
+	if (j->m) {	/* every member still running */
+		for (k = 0; k < j->nm; k++)
+			if (j->m[k].started && !j->m[k].done)
+				cancel(c, j->m[k].node, coord_job_id(c, j, k));
+	} else if (j->state == J_LISTEN || j->state == J_RUN) {
+		if (!j->srv_done && j->server >= 0)
+			cancel(c, j->server, coord_job_id(c, j, 0));
+		if (!j->cli_done && j->state == J_RUN && j->server >= 0)
+			cancel(c, j->client, coord_job_id(c, j, 1));
+	}
+	j->state = J_FIN;
+	results_job_finished(&c->res, j->key);	/* (its records are in: --resume skips it) */
+	if (j->m)
+		fs_log(1, "%s: finished, %d record%s", j->key, j->nrec, j->nrec == 1 ? "" : "s");
+	c->jobs_done++;
+	coord_progress(c, 0);
+}
+
+void coord_fail_jobs_of(struct coord *c, int node, const char *why)
+{
+	int i;
+
+	for (i = 0; i < c->njobs; i++) {
+		struct cjob *j = &c->jobs[i];
+		char msg[600];
+
+		if (j->state == J_FIN || !job_has_node(j, node))
+			continue;
+		snprintf(msg, sizeof(msg), "agent %s missing: %s", c->plan.nodes[node].name, why);
+		coord_job_finish(c, j, msg);
+	}
+}
+
+/* Seconds a job may take before it is called hung (nranks: a group's). */
+static double job_budget_s(const struct plan_phase *ph, int nranks)
+{
+	double d = 2, t = 10;
+	const char *v;
+
+	if (plan_is_group(ph)) {
+		/* the collectives' own time-out (default 30 s) bounds each of
+		 * their waits; the data at a floor of 1 Gb/s a rank and 1 ms a
+		 * message step, twice over */
+		t = 30;
+		if ((v = plan_opt(ph, "timeout", NULL)))
+			units_parse_seconds(v, &t);
+		return 2 * plan_coll_seconds(ph, nranks, 1, 1e-3) + 3 * t + 10;
+	}
+	if ((v = plan_opt(ph, "duration", NULL)))
+		units_parse_seconds(v, &d);
+	if ((v = plan_opt(ph, "timeout", NULL)))
+		units_parse_seconds(v, &t);
+	if (plan_opt(ph, "iters", NULL) && !plan_opt(ph, "duration", NULL))
+		d = 30;	/* a counted run: no duration to go by */
+	if (plan_bool(plan_opt(ph, "all", NULL)) == 1)
+		d = 23 * (d > 1 ? d : 1);
+	if (ph->kind == PLAN_POLARIZATION) {	/* every entropy set is a run of its own */
+		int sets = atoi(plan_opt(ph, "sweep", "1"));
+
+		d = (plan_opt(ph, "duration", NULL) ? d : 3) * (sets > 0 ? sets : 1);
+	}
+	if (ph->kind == PLAN_PFC)	/* before, the load, after */
+		d = ph->est_s;
+	return d * 1.5 + 3 * t + 10;
+}
+
+static json_t *job_opts(const struct plan_phase *ph)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < ph->nkv; i++)	/* later keys override earlier ones */
+		json_object_set_new(o, ph->kv[i].key, json_string(ph->kv[i].val));
+	return o;
+}
+
+/* Send a job message to node's agent; 0, or -1 (the message is gone). */
+static int send_job(struct coord *c, int node, json_t *m)
+{
+	int ci = c->node_conn[node];
+
+	if (ci < 0) {
+		json_decref(m);
+		return -1;
+	}
+	return coord_send_to(c, ci, m);
+}
+
+/* The agent's deadline for a member started now: what is left of the
+ * job's, and 5 s to report. */
+static json_int_t deadline_ms(const struct cjob *j)
+{
+	uint64_t now = clock_ns();
+
+	return (json_int_t)((j->deadline_ns > now ? (j->deadline_ns - now) / 1000000 : 0) + 5000);
+}
+
+/* Start member k of a group: rank 0 listens on a free port (role server),
+ * the others are pointed at host:port (role client).  0 or -1. */
+static int group_send(struct coord *c, struct cjob *j, int k, const char *host, int port)
+{
+	int node = j->m[k].node;
+	const struct plan_endpoint *e = plan_node_ep(&c->plan.nodes[node], j->lane);
+	json_t *m;
+
+	m = json_pack("{ss,sI,ss,ss,so,ss,ss,si,si,si,sI}", "type", "job", "id", (json_int_t)coord_job_id(c, j, k),
+		      "test", j->test, "role", k ? "client" : "server", "opts", job_opts(j->ph),
+		      "bind", e->ip, "node", c->plan.nodes[node].name, "rank", k, "nranks", j->nm,
+		      "rail", j->lane.rail, "deadline_ms", deadline_ms(j));
+	if (k) {
+		json_object_set_new(m, "host", json_string(host));
+		json_object_set_new(m, "port", json_integer(port));
+	}
+	if (send_job(c, node, m))
+		return -1;
+	j->m[k].started = 1;
+	return 0;
+}
+
+void coord_job_start(struct coord *c, struct cjob *j)
+{
+	json_t *m;
+	int srv = j->m ? j->m[0].node : j->server;
+	const struct plan_endpoint *e = plan_node_ep(&c->plan.nodes[srv], j->lane);
+
+	j->budget_s = job_budget_s(j->ph, j->nm);
+	j->deadline_ns = clock_ns() + (uint64_t)(j->budget_s * 1e9);
+	j->state = J_LISTEN;
+	if (j->m) {
+		fs_log(1, "%s: started, rank 0 on %s, %d ranks", j->key, c->plan.nodes[srv].name, j->nm);
+		if (j->nm > COLL_MAX_RANKS) {
+			char msg[300];
+
+			snprintf(msg, sizeof(msg), "%d nodes on this lane: a collective takes at most %d ranks "
+				 "(run it on a part of the nodes: a smaller hostfile)", j->nm, COLL_MAX_RANKS);
+			coord_job_finish(c, j, msg);
+			return;
+		}
+		if (group_send(c, j, 0, NULL, 0)) {
+			char msg[400];
+
+			snprintf(msg, sizeof(msg), "cannot reach the agent of %s (rank 0)", c->plan.nodes[srv].name);
+			coord_job_finish(c, j, msg);
+		}
+		return;
+	}
+	m = json_pack("{ss,sI,ss,ss,so,ss,ss,sI}", "type", "job", "id", (json_int_t)coord_job_id(c, j, 0),
+		      "test", j->test, "role", "server", "opts", job_opts(j->ph), "bind", e->ip,
+		      "node", c->plan.nodes[j->server].name, "deadline_ms", deadline_ms(j));
+	if (j->ph->kind == PLAN_PFC)	/* one sampler of the target's port: its first server */
+		json_object_set_new(m, "sample", json_boolean(j->sampler));
+	if (send_job(c, j->server, m))
+		coord_job_finish(c, j, "cannot reach the server's agent");
+}
+
+static void on_listening(struct coord *c, struct cjob *j, int port)
+{
+	const struct plan_endpoint *se, *ce;
+	int k;
+
+	if (j->state != J_LISTEN)
+		return;
+	j->state = J_RUN;
+	if (j->m) {	/* rank 0 is ready: every other rank, pointed at it */
+		se = plan_node_ep(&c->plan.nodes[j->m[0].node], j->lane);
+		for (k = 1; k < j->nm; k++)
+			if (group_send(c, j, k, se->ip, port)) {
+				char msg[400];
+
+				snprintf(msg, sizeof(msg), "cannot reach the agent of %s (rank %d)",
+					 c->plan.nodes[j->m[k].node].name, k);
+				coord_job_finish(c, j, msg);
+				return;
+			}
+		return;
+	}
+	se = plan_node_ep(&c->plan.nodes[j->server], j->lane);
+	ce = plan_node_ep(&c->plan.nodes[j->client], j->lane);
+	if (send_job(c, j->client, json_pack("{ss,sI,ss,ss,so,ss,ss,si,ss,sI}", "type", "job",
+					     "id", (json_int_t)coord_job_id(c, j, 1),
+					     "test", j->test, "role", "client", "opts", job_opts(j->ph),
+					     "bind", ce->ip, "host", se->ip, "port", port,
+					     "node", c->plan.nodes[j->client].name,
+					     "deadline_ms", deadline_ms(j))))
+		coord_job_finish(c, j, "cannot reach the client's agent");
+}
+
+/* A message about member k of a group job. */
+static void on_group_msg(struct coord *c, struct cjob *j, int k, const char *type, json_t *m)
+{
+	struct cmember *mb = &j->m[k];
+
+	if (!strcmp(type, "listening") && !k) {
+		json_t *port = json_object_get(m, "port");
+
+		if (json_is_integer(port))
+			on_listening(c, j, (int)json_integer_value(port));
+	} else if (!strcmp(type, "record") && !k && j->state != J_FIN) {
+		/* only rank 0 measures the collective: one record per size */
+		json_t *rec = json_object_get(m, "record");
+
+		if (json_is_object(rec)) {
+			double w = record_num(rec, "metrics.wrong", 0);
+
+			if (w > 0)
+				j->wrong += w;
+			stamp(c, rec, j);
+			results_append(&c->res, rec);
+			j->nrec++;
+		}
+	} else if (!strcmp(type, "done") && !mb->done) {
+		const char *err = json_string_value(json_object_get(m, "error"));
+		int code = (int)json_integer_value(json_object_get(m, "exit")), all = 1, i;
+
+		mb->done = 1;
+		mb->exit = code;
+		fs_log(1, "%s: %s (rank %d) exited with status %d%s%s", j->key, c->plan.nodes[mb->node].name, k,
+		       code, err && *err ? ": " : "", err ? err : "");
+		if (code && err && *err && !k && !(code == FS_EXIT_CHECK && j->wrong > 0))
+			snprintf(j->err0, sizeof(j->err0), "%s (rank 0): %s", c->plan.nodes[mb->node].name, err);
+		else if (code && err && *err && k) {
+			char e[sizeof(j->err)];
+
+			snprintf(e, sizeof(e), "%s (rank %d): %s", c->plan.nodes[mb->node].name, k, err);
+			mb->err = strdup(e);
+			if (!j->err[0])
+				snprintf(j->err, sizeof(j->err), "%s", e);
+		}
+		for (i = 0; i < j->nm; i++)
+			all &= j->m[i].done || !j->m[i].started;
+		if (j->state == J_LISTEN && !k)
+			coord_job_finish(c, j, j->err0[0] ? j->err0 : "rank 0 ended before it listened");
+		else if (all && j->state == J_RUN)
+			coord_job_finish(c, j, NULL);
+		else if ((!k || code) && !j->grace_ns)
+			/* rank 0 is done (the others end once it says bye), or a
+			 * rank failed (the others will notice): a little while
+			 * for the rest to report */
+			j->grace_ns = clock_ns() + 3000000000ull;
+	}
+}
+
+void coord_on_agent_msg(struct coord *c, int ci, json_t *m)
+{
+	const char *type = json_string_value(json_object_get(m, "type"));
+	long id = (long)json_integer_value(json_object_get(m, "id"));
+	int is_client, ji, k;
+	struct cjob *j;
+
+	if (!type)
+		return;
+	if (!strcmp(type, "heartbeat") || !strcmp(type, "pong")) {
+		json_t *t = json_object_get(m, "t");
+
+		if (!strcmp(type, "pong") && json_is_integer(t) && json_integer_value(t) > 0 && c->njobs) {
+			/* a ping phase's answer: t is the send time */
+			ji = job_of(c, (long)json_integer_value(json_object_get(m, "id")), &is_client);
+			if (ji >= 0 && is_client == 1 && c->jobs[ji].ph->kind == PLAN_PING &&
+			    c->jobs[ji].state == J_RUN && c->jobs[ji].client == c->conns[ci].node) {
+				json_t *rec = record_new("ping");
+				double rtt = (clock_ns() - (uint64_t)json_integer_value(t)) / 1e3;
+
+				j = &c->jobs[ji];
+				json_object_set_new(rec, "transport", json_string("control"));
+				json_object_set_new(rec, "metrics", json_pack("{sf}", "rtt_us", rtt));
+				json_object_set_new(rec, "status", json_string("ok"));
+				stamp(c, rec, j);
+				results_append(&c->res, rec);
+				json_decref(rec);
+				j->nrec++;
+				coord_job_finish(c, j, NULL);
+			}
+		}
+		return;
+	}
+	if (!strcmp(type, "error")) {
+		const char *msg = json_string_value(json_object_get(m, "message"));
+
+		fs_warn("agent %s: %s", c->plan.nodes[c->conns[ci].node].name, msg ? msg : "error");
+		return;
+	}
+	ji = job_of(c, id, &k);
+	if (ji < 0)
+		return;	/* a job of an earlier round, cancelled */
+	j = &c->jobs[ji];
+	if (j->m) {
+		if (k < j->nm && c->conns[ci].node == j->m[k].node)
+			on_group_msg(c, j, k, type, m);
+		return;
+	}
+	if (k > 1)
+		return;
+	is_client = k;
+	if (c->conns[ci].node != (is_client ? j->client : j->server))
+		return;	/* not that agent's job: ignore */
+	if (!strcmp(type, "listening") && !is_client) {
+		json_t *port = json_object_get(m, "port");
+
+		if (json_is_integer(port))
+			on_listening(c, j, (int)json_integer_value(port));
+	} else if (!strcmp(type, "record") && j->state != J_FIN &&
+		   (is_client || (j->ph->kind == PLAN_PFC &&	/* the target samples its port too */
+				  !strcmp(record_str(json_object_get(m, "record"), "test", ""), "pfc")))) {
+		json_t *rec = json_object_get(m, "record");
+
+		if (json_is_object(rec)) {
+			stamp(c, rec, j);
+			results_append(&c->res, rec);
+			j->nrec++;
+		}
+	} else if (!strcmp(type, "done")) {
+		const char *err = json_string_value(json_object_get(m, "error"));
+		int code = (int)json_integer_value(json_object_get(m, "exit"));
+
+		if (err && *err && (!j->err[0] || is_client))
+			snprintf(j->err, sizeof(j->err), "%s: %s",
+				 c->plan.nodes[is_client ? j->client : j->server].name, err);
+		if (is_client) {
+			j->cli_done = 1;
+			j->cli_exit = code;
+			if (j->srv_done)
+				coord_job_finish(c, j, NULL);
+			else
+				j->grace_ns = clock_ns() + 3000000000ull;
+		} else {
+			j->srv_done = 1;
+			j->srv_exit = code;
+			if (j->state == J_LISTEN)
+				coord_job_finish(c, j, j->err[0] ? j->err : "the server ended before it listened");
+			else if (j->cli_done)
+				coord_job_finish(c, j, NULL);
+		}
+	}
+}

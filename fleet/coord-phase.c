@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The coordinator's rounds and phases (see coord.c): the jobs of a round
+ * on every lane, run at most parallel= at once; the phases in turn, with
+ * their time estimate; the progress line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/clock.h"
+#include "../core/error.h"
+#include "coord-int.h"
+
+/* ---- progress ---- */
+
+static void fmt_eta(double s, char *buf, size_t len)
+{
+	if (s < 0)
+		s = 0;
+	if (s >= 3600)
+		snprintf(buf, len, "%d:%02d:%02d", (int)s / 3600, (int)s / 60 % 60, (int)s % 60);
+	else
+		snprintf(buf, len, "%d:%02d", (int)s / 60, (int)s % 60);
+}
+
+void coord_progress(struct coord *c, int final)
+{
+	char eta[32];
+
+	if (!c->phase_name)
+		return;
+	fmt_eta(c->est_left_s, eta, sizeof(eta));
+	if (c->tty) {
+		fprintf(stderr, "\r\033[K[%d/%d] %s: round %d/%d, %d/%d jobs, ETA %s", c->phase_i + 1,
+			c->nphases, c->phase_name, c->round_i + 1, c->nrounds, c->jobs_done, c->njobs, eta);
+		if (final)
+			fputc('\n', stderr);
+		fflush(stderr);
+	} else if (final == 2) {	/* interrupted (or stopped) in the round */
+		fprintf(stderr, "fabscope run: [%d/%d] %s: round %d/%d stopped, %d of %d jobs finished, "
+			"%d failed so far\n", c->phase_i + 1, c->nphases, c->phase_name, c->round_i + 1,
+			c->nrounds, c->jobs_done, c->njobs, c->failed_jobs);
+	} else if (final) {
+		fprintf(stderr, "fabscope run: [%d/%d] %s: round %d/%d done, %d jobs, %d failed so far, ETA %s\n",
+			c->phase_i + 1, c->nphases, c->phase_name, c->round_i + 1, c->nrounds, c->njobs,
+			c->failed_jobs, eta);
+	}
+}
+
+/* ---- phases ---- */
+
+/* Nodes that have lane l, in plan order. */
+int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out)
+{
+	int i, n = 0;
+
+	for (i = 0; i < c->plan.nnodes; i++)
+		if (plan_node_ep(&c->plan.nodes[i], l))
+			out[n++] = i;
+	return n;
+}
+
+static int run_round(struct coord *c, struct plan_phase *ph, const char *test, int r)
+{
+	struct plan_lane lanes[PLAN_MAX_LANES];
+	int nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES), li, i, rc = 0;
+	int *idx = malloc((size_t)c->plan.nnodes * sizeof(int));
+	struct plan_pair *pairs = malloc((size_t)(2 * c->plan.nnodes + 2) * sizeof(*pairs));
+
+	/* ids of this round start past the last round's */
+	c->id_base += (c->id_stride > 2 ? c->id_stride : 2) * ((long)c->njobs + 1);
+	coord_jobs_clear(c);
+	c->id_stride = 2;
+	c->jobs_done = 0;
+	if (ph->kind == PLAN_PING)
+		nl = 1;
+	for (li = 0; li < nl; li++) {
+		int n, np, target = 0;
+
+		if (plan_is_group(ph)) {	/* one job: every node of the lane, a rank each */
+			struct cjob *j;
+
+			n = coord_lane_nodes(c, lanes[li], idx);
+			if (n < 2) {
+				char lane[32];
+
+				coord_lane_name(lanes[li], lane, sizeof(lane));
+				fs_info("%s: %s has %s: no %s on it", ph->name, lane,
+					n ? "one node only" : "no node", test);
+				continue;
+			}
+			c->jobs = realloc(c->jobs, (size_t)(c->njobs + 1) * sizeof(*c->jobs));
+			j = &c->jobs[c->njobs];
+			memset(j, 0, sizeof(*j));
+			j->test = test;
+			j->client = idx[0];
+			j->server = -1;
+			j->lane = lanes[li];
+			j->ph = ph;
+			j->round = r;
+			{
+				char ranks[32];
+
+				snprintf(ranks, sizeof(ranks), "%d-ranks", n);
+				coord_job_key(j->key, sizeof(j->key), ph, test, r, lanes[li], ranks, NULL);
+			}
+			if (results_job_done(&c->res, j->key))
+				continue;	/* --resume: measured already */
+			j->m = calloc((size_t)n, sizeof(*j->m));
+			j->nm = n;
+			for (i = 0; i < n; i++)
+				j->m[i].node = idx[i];
+			if (n > c->id_stride)
+				c->id_stride = n;
+			c->njobs++;
+			continue;
+		}
+		if (ph->kind == PLAN_PING) {
+			n = c->plan.nnodes;
+			for (i = 0; i < n; i++)
+				idx[i] = i;
+			np = n;
+			for (i = 0; i < n; i++)
+				pairs[i].client = i, pairs[i].server = -1;
+			lanes[0].rail = lanes[0].plane = 0;
+		} else {
+			n = coord_lane_nodes(c, lanes[li], idx);
+			if (r >= plan_rounds(ph, n))
+				continue;
+			if (ph->target) {
+				for (i = 0; i < n; i++)
+					if (!strcmp(c->plan.nodes[idx[i]].name, ph->target))
+						target = i;
+			}
+			np = plan_round_pairs(ph, n, r, target, pairs);
+		}
+		c->jobs = realloc(c->jobs, (size_t)(c->njobs + np) * sizeof(*c->jobs));
+		for (i = 0; i < np; i++) {
+			struct cjob *j = &c->jobs[c->njobs];
+			int cl = idx[pairs[i].client], sv = pairs[i].server >= 0 ? idx[pairs[i].server] : -1;
+
+			memset(j, 0, sizeof(*j));
+			j->test = test;
+			j->client = cl;
+			j->server = sv;
+			j->lane = lanes[li];
+			j->ph = ph;
+			j->round = r;
+			coord_job_key(j->key, sizeof(j->key), ph, test, r, lanes[li], c->plan.nodes[cl].name,
+				sv >= 0 ? c->plan.nodes[sv].name : NULL);
+			if (results_job_done(&c->res, j->key))
+				continue;	/* --resume: measured already */
+			j->sampler = !i;	/* the pairs of an incast round share the server */
+			c->njobs++;
+		}
+	}
+	free(idx);
+	free(pairs);
+	if (!c->njobs)
+		return 0;
+	coord_progress(c, 0);
+	for (;;) {	/* start the jobs, at most ph->parallel at once, until all are done */
+		int left = 0, running = 0;
+
+		for (i = 0; i < c->njobs; i++) {
+			left += c->jobs[i].state != J_FIN;
+			running += c->jobs[i].state == J_LISTEN || c->jobs[i].state == J_RUN;
+		}
+		for (i = 0; i < c->njobs && (!ph->parallel || running < ph->parallel); i++) {
+			struct cjob *j = &c->jobs[i];
+			int missing, k;
+
+			if (j->state != J_IDLE)
+				continue;
+			missing = c->node_conn[j->client] < 0 ? j->client :
+				  j->server >= 0 && c->node_conn[j->server] < 0 ? j->server : -1;
+			for (k = 0; j->m && k < j->nm && missing < 0; k++)
+				if (c->node_conn[j->m[k].node] < 0)
+					missing = j->m[k].node;
+			if (missing >= 0) {
+				char msg[600];
+
+				snprintf(msg, sizeof(msg), "agent %s missing: %s", c->plan.nodes[missing].name,
+					 c->node_why[missing] ? c->node_why[missing] : "not connected");
+				j->state = J_RUN;	/* so that the record is written */
+				coord_job_finish(c, j, msg);
+				continue;
+			}
+			running++;
+			if (ph->kind == PLAN_PING) {
+				j->state = J_RUN;
+				j->budget_s = c->agent_timeout;
+				j->deadline_ns = clock_ns() + (uint64_t)(c->agent_timeout * 1e9);
+				if (coord_send_to(c, c->node_conn[j->client],
+					    json_pack("{ss,sI,sI}", "type", "ping", "id", (json_int_t)coord_job_id(c, j, 1),
+						      "t", (json_int_t)clock_ns())))
+					coord_conn_gone(c, c->node_conn[j->client], "its connection broke");
+				continue;
+			}
+			coord_job_start(c, j);
+		}
+		if (!left)
+			break;
+		if ((rc = coord_poll(c, 100)))
+			break;
+	}
+	results_sync(&c->res);
+	return rc;
+}
+
+int coord_run_phases(struct coord *c)
+{
+	int pi, rc = 0;
+	json_t *phases = json_object_get(c->res.run, "phases");
+	double *est = calloc((size_t)c->plan.nphases + 1, sizeof(*est));
+
+	c->nphases = c->plan.nphases;
+	for (pi = c->plan.nphases - 1; pi >= 0; pi--) {	/* est[pi]: phases pi.. */
+		struct plan_phase *ph = &c->plan.phases[pi];
+
+		est[pi] = est[pi + 1] + ph->est_s * ph->ntests * plan_rounds(ph, c->plan.nnodes);
+	}
+	c->est_left_s = est[0];
+	for (pi = 0; pi < c->plan.nphases && !rc; pi++) {
+		struct plan_phase *ph = &c->plan.phases[pi];
+		struct plan_lane lanes[PLAN_MAX_LANES];
+		int nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES), t, r, li, maxr = 0;
+		int *idx = malloc((size_t)c->plan.nnodes * sizeof(int));
+		uint64_t t0 = clock_ns();
+		json_t *pj;
+
+		if (ph->skip) {	/* (said when the agents had joined) */
+			free(idx);
+			continue;
+		}
+		for (li = 0; li < nl; li++) {
+			int rr = plan_rounds(ph, coord_lane_nodes(c, lanes[li], idx));
+
+			if (rr > maxr)
+				maxr = rr;
+		}
+		free(idx);
+		if (ph->kind == PLAN_PING)
+			maxr = 1;
+		c->phase_i = pi;
+		c->phase_name = ph->name;
+		c->nrounds = maxr * ph->ntests;
+		if (!maxr)
+			fs_warn("phase %s: fewer than 2 nodes on every lane: nothing to run", ph->name);
+		for (t = 0; t < ph->ntests && !rc; t++)
+			for (r = 0; r < maxr && !rc; r++) {
+				uint64_t rt0 = clock_ns();
+
+				c->round_i = t * maxr + r;
+				rc = run_round(c, ph, ph->tests[t], r);
+				if (c->njobs) {	/* the rounds left, at the pace of this one */
+					double took = (clock_ns() - rt0) / 1e9;
+
+					c->est_left_s = (c->nrounds - c->round_i - 1) * took + est[pi + 1];
+					coord_progress(c, rc ? 2 : 1);
+				}
+			}
+		pj = json_pack("{ss,ss,si,sf}", "name", ph->name, "kind", plan_kind_name(ph->kind),
+			       "rounds", c->nrounds, "seconds", (clock_ns() - t0) / 1e9);
+		json_object_set_new(pj, "status", json_string(rc ? "interrupted" : "done"));
+		json_array_append_new(phases, pj);
+		results_save(&c->res);
+	}
+	c->phase_name = NULL;
+	coord_jobs_clear(c);
+	free(est);
+	return rc;
+}

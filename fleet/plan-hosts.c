@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The hostfile and the plan's nodes: reading a hostfile, anonymous nodes
+ * and those agents bring, finding a node by name, a node's endpoints.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "plan-int.h"
+
+int plan_lane_ok(int rail, int plane)
+{
+	return rail >= 0 && rail < PLAN_MAX_LANES && plane >= 0 && plane <= 7;
+}
+
+int plan_ip_ok(const char *s)
+{
+	unsigned char a[16];
+
+	return inet_pton(AF_INET, s, a) == 1 || inet_pton(AF_INET6, s, a) == 1;
+}
+
+static const struct plan *sort_plan;
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(sort_plan->nodes[*(const int *)a].name, sort_plan->nodes[*(const int *)b].name);
+}
+
+/* p->by_name: node indices sorted by name; returns 1 + the index of a
+ * duplicate name, or 0 */
+static int build_index(struct plan *p)
+{
+	int i;
+
+	free(p->by_name);
+	p->by_name = malloc((size_t)(p->nnodes ? p->nnodes : 1) * sizeof(int));
+	for (i = 0; i < p->nnodes; i++)
+		p->by_name[i] = i;
+	sort_plan = p;
+	qsort(p->by_name, (size_t)p->nnodes, sizeof(int), name_cmp);
+	for (i = 1; i < p->nnodes; i++)
+		if (!strcmp(p->nodes[p->by_name[i - 1]].name, p->nodes[p->by_name[i]].name))
+			return 1 + p->by_name[i];
+	return 0;
+}
+
+static int ep_cmp(const void *a, const void *b)
+{
+	const struct plan_endpoint *x = a, *y = b;
+
+	return x->rail != y->rail ? x->rail - y->rail : x->plane - y->plane;
+}
+
+int plan_hostfile(struct plan *p, const char *path, const char *text)
+{
+	char *own = NULL, *dup, *line, *save = NULL;
+	int lineno = 0, rc = 0, cap = 0;
+
+	if (!text) {
+		own = plan_slurp(path);
+		if (!own)
+			return fs_err_read("hostfile", path, errno);
+		text = own;
+	}
+	free(p->hostfile);
+	free(p->hostfile_text);
+	p->hostfile = strdup(path);
+	p->hostfile_text = strdup(text);
+	dup = strdup(text);
+	for (line = dup; line && !rc; line = save) {
+		char *nl = strchr(line, '\n'), *s, *w, *wsave = NULL;
+		struct plan_node *n;
+
+		save = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
+		lineno++;
+		if ((s = strchr(line, '#')))
+			*s = 0;
+		s = plan_trim(line);
+		if (!*s)
+			continue;
+		if (p->nnodes == cap) {
+			cap = cap ? cap * 2 : 64;
+			p->nodes = realloc(p->nodes, (size_t)cap * sizeof(*p->nodes));
+		}
+		n = &p->nodes[p->nnodes];
+		memset(n, 0, sizeof(*n));
+		w = strtok_r(s, " \t", &wsave);
+		if (strchr(w, '=') || w[0] == '-') {	/* (a name goes to the agent's --name) */
+			rc = fs_err_usage("%s:%d: a line starts with the node's name, not '%s'", path, lineno, w);
+			break;
+		}
+		n->name = strdup(w);
+		p->nnodes++;
+		while (!rc && (w = strtok_r(NULL, " \t", &wsave))) {
+			char *eq = strchr(w, '='), *k = w, *v;
+			int rail, plane = 0, used = 0;
+
+			if (!eq) {
+				rc = fs_err_usage("%s:%d: '%s' is not key=value", path, lineno, w);
+				break;
+			}
+			*eq = 0;
+			v = eq + 1;
+			if (!strcmp(k, "netns")) {
+				n->netns = strdup(v);
+			} else if (!strcmp(k, "ssh")) {
+				n->ssh = strdup(v);
+			} else if ((sscanf(k, "rail%d/%d%n", &rail, &plane, &used) == 2 && !k[used]) ||
+				   (plane = 0, sscanf(k, "rail%d%n", &rail, &used) == 1 && !k[used])) {
+				int i;
+
+				if (!plan_lane_ok(rail, plane) || !*v) {
+					rc = fs_err_usage("%s:%d: %s=%s: rails are 0..%d, planes 0..7, and an address is needed",
+							  path, lineno, k, v, PLAN_MAX_LANES - 1);
+					break;
+				}
+				if (!plan_ip_ok(v)) {
+					rc = fs_err_usage("%s:%d: %s=%s: not an IP address (the NIC's, e.g. %s=10.100.1.1)",
+							  path, lineno, k, v, k);
+					break;
+				}
+				for (i = 0; i < n->nep; i++)
+					if (n->ep[i].rail == rail && n->ep[i].plane == plane)
+						break;
+				if (i < n->nep) {
+					rc = fs_err_usage("%s:%d: %s given twice for %s", path, lineno, k, n->name);
+					break;
+				}
+				n->ep = realloc(n->ep, (size_t)(n->nep + 1) * sizeof(*n->ep));
+				n->ep[n->nep].rail = rail;
+				n->ep[n->nep].plane = plane;
+				n->ep[n->nep].ip = strdup(v);
+				n->nep++;
+			} else {
+				rc = fs_err_usage("%s:%d: unknown key '%s': a node has netns=, ssh=, railK= and railK/P=",
+						  path, lineno, k);
+			}
+		}
+		if (!rc && n->nep > 1)
+			qsort(n->ep, (size_t)n->nep, sizeof(*n->ep), ep_cmp);
+	}
+	free(dup);
+	free(own);
+	if (!rc && !p->nnodes)
+		rc = fs_err_usage("%s: no nodes: write one node per line, e.g. 'h1 rail0=10.0.0.1'", path);
+	if (!rc && (rc = build_index(p)) > 0)
+		rc = fs_err_usage("%s: node '%s' is listed twice", path, p->nodes[rc - 1].name);
+	return rc;
+}
+
+int plan_nodes_anon(struct plan *p, int n)
+{
+	int i;
+
+	p->nodes = calloc((size_t)n, sizeof(*p->nodes));
+	p->nnodes = n;
+	for (i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "node%d", i);
+		p->nodes[i].name = strdup(name);
+	}
+	return build_index(p) ? -1 : 0;
+}
+
+int plan_node_add(struct plan *p, const char *name)
+{
+	struct plan_node *nn;
+
+	if (plan_node_index(p, name) >= 0)
+		return -1;
+	nn = realloc(p->nodes, (size_t)(p->nnodes + 1) * sizeof(*nn));
+	if (!nn)
+		return -1;
+	p->nodes = nn;
+	memset(&nn[p->nnodes], 0, sizeof(*nn));
+	nn[p->nnodes].name = strdup(name);
+	p->nnodes++;
+	build_index(p);
+	return p->nnodes - 1;
+}
+
+int plan_node_index(const struct plan *p, const char *name)
+{
+	int lo = 0, hi = p->nnodes - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2, c = strcmp(p->nodes[p->by_name[mid]].name, name);
+
+		if (!c)
+			return p->by_name[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+const struct plan_endpoint *plan_node_ep(const struct plan_node *n, struct plan_lane l)
+{
+	int i;
+
+	for (i = 0; i < n->nep; i++)
+		if (n->ep[i].rail == l.rail && n->ep[i].plane == l.plane)
+			return &n->ep[i];
+	return NULL;
+}

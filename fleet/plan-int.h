@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What the parts of the plan code share, and no other file: plan-keys.c
+ * (the keys a plan may set), plan.c (the plan file), plan-hosts.c (the
+ * hostfile and the nodes) and plan-sched.c (lanes, rounds, pairs).
+ */
+#ifndef FS_PLAN_INT_H
+#define FS_PLAN_INT_H
+
+#include "plan.h"
+
+/* plan-keys.c: the kinds' names, by enum plan_kind */
+extern const char *const plan_kind_names[];
+/* Engine keys only the probes take (polarization's; pfc's), and those of
+ * kind = pfc; NULL-terminated, as are the others. */
+extern const char *const plan_probe_only[];
+extern const char *const plan_pfc_keys[];
+extern const char *const plan_pfc_only[];
+/* Engine keys the collectives take, and those only they take. */
+extern const char *const plan_coll_keys[];
+extern const char *const plan_coll_only[];
+/* plan_coll_keys, as a message lists them */
+#define COLL_KEYS_TEXT "algo, minbytes, maxbytes, stepfactor, warmup, iters, chunk, flows, tx-depth, " \
+	"tclass, no-check, transport, timeout, ib-port, gid-index, mtu, qp-timeout, poll, corrupt"
+/* Is s one of the NULL-terminated list? */
+int plan_in_list(const char *const *list, const char *s);
+
+/* plan.c: s without its leading and trailing white space (s is cut short). */
+char *plan_trim(char *s);
+/* A whole text file, NUL-terminated (malloc'ed), or NULL with errno set
+ * (EILSEQ: it holds a NUL byte). */
+char *plan_slurp(const char *path);
+
+#endif
