@@ -89,9 +89,11 @@ BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.c fleet/auth.c fleet/agent.c \
 	     fleet/coord.c fleet/coord-job.c fleet/coord-phase.c fleet/coord-check.c fleet/launch.c fleet/results.c \
 	     fleet/analyze.c fleet/run.c
-REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/polar.c report/pfc.c report/coll.c report/cmd.c
+REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/polar.c report/pfc.c report/coll.c report/coll-render.c \
+	      report/coll-export.c report/coll-checks.c report/coll-plot.c report/cmd.c
 PROBES_SRC := probes/polar.c probes/probe.c probes/probe-polar.c probes/probe-pfc.c probes/trace.c \
-	      probes/counters.c probes/pfc.c probes/pfcap.c
+	      probes/counters.c probes/counters-names.c probes/counters-ethtool.c probes/counters-snap.c \
+	      probes/pfc.c probes/pfcap.c
 COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collectives/alltoall.c \
 	    collectives/cmd.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c

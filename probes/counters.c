@@ -1,207 +1,27 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* NIC and RDMA counter sources and their name maps: see counters.h. */
+/*
+ * NIC and RDMA counter sources behind one handle (see counters.h), and the
+ * small helpers the counters' files share (counters-int.h).
+ */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <net/if.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/ethtool.h>
-#include <linux/sockios.h>
 
 #include "../core/error.h"
-#include "counters.h"
-
-/* ---- metric names ---- */
-
-static const char *const prio_names[CTR_PRIO_METRICS] = {
-	[CTR_RX_PAUSE] = "rx_pause",
-	[CTR_TX_PAUSE] = "tx_pause",
-	[CTR_RX_PAUSE_US] = "rx_pause_us",
-	[CTR_TX_PAUSE_US] = "tx_pause_us",
-	[CTR_RX_DISCARDS] = "rx_discards",
-};
-
-static const char *const port_names[CTR_PORT_METRICS] = {
-	[CTR_ECN_MARKED] = "ecn_marked",
-	[CTR_CNP_SENT] = "cnp_sent",
-	[CTR_CNP_HANDLED] = "cnp_handled",
-	[CTR_OUT_OF_SEQUENCE] = "out_of_sequence",
-	[CTR_PACKET_SEQ_ERR] = "packet_seq_err",
-	[CTR_STORM_WARN] = "storm_warning",
-	[CTR_STORM_ERROR] = "storm_error",
-	[CTR_RX_DISCARDS_PHY] = "rx_discards_phy",
-	[CTR_XMIT_WAIT] = "xmit_wait",
-	[CTR_XMIT_DISCARDS] = "xmit_discards",
-};
-
-const char *ctr_metric_name(int idx, char *buf, size_t len)
-{
-	int p = CTR_PRIOS * CTR_PRIO_METRICS;
-
-	if (idx < 0 || idx >= CTR_NMETRICS)
-		snprintf(buf, len, "?");
-	else if (idx < p)
-		snprintf(buf, len, "prio%d.%s", idx / CTR_PRIO_METRICS,
-			 prio_names[idx % CTR_PRIO_METRICS]);
-	else
-		snprintf(buf, len, "port.%s", port_names[idx - p]);
-	return buf;
-}
-
-int ctr_metric_parse(const char *name)
-{
-	int i;
-
-	if (!strncmp(name, "prio", 4) && name[4] >= '0' && name[4] < '0' + CTR_PRIOS &&
-	    name[5] == '.') {
-		for (i = 0; i < CTR_PRIO_METRICS; i++)
-			if (!strcmp(name + 6, prio_names[i]))
-				return ctr_prio_idx(name[4] - '0', (enum ctr_prio_metric)i);
-		return -1;
-	}
-	if (!strncmp(name, "port.", 5))
-		for (i = 0; i < CTR_PORT_METRICS; i++)
-			if (!strcmp(name + 5, port_names[i]))
-				return ctr_port_idx((enum ctr_port_metric)i);
-	return -1;
-}
-
-/* ---- name maps ---- */
-
-/*
- * A raw name, "%p" standing for one priority digit 0-7; prio: metric is an
- * enum ctr_prio_metric (else an enum ctr_port_metric).
- */
-struct ctr_name {
-	const char *pat;
-	int prio;
-	int metric;
-};
-
-#define PRIO(pat, m) { pat, 1, m }
-#define PORT(pat, m) { pat, 0, m }
-
-/* mlx5_core ethtool -S: Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst */
-static const struct ctr_name mlx5_ethtool[] = {
-	PRIO("rx_prio%p_pause", CTR_RX_PAUSE),
-	PRIO("tx_prio%p_pause", CTR_TX_PAUSE),
-	PRIO("rx_prio%p_pause_duration", CTR_RX_PAUSE_US),	/* microseconds */
-	PRIO("tx_prio%p_pause_duration", CTR_TX_PAUSE_US),
-	PRIO("rx_prio%p_discards", CTR_RX_DISCARDS),
-	PORT("tx_pause_storm_warning_events", CTR_STORM_WARN),
-	PORT("tx_pause_storm_error_events", CTR_STORM_ERROR),
-	PORT("rx_discards_phy", CTR_RX_DISCARDS_PHY),
-	{ NULL, 0, 0 }
-};
-
-/* mlx5_ib ports/N/hw_counters (the q counters and the congestion counters) */
-static const struct ctr_name mlx5_hw[] = {
-	PORT("np_ecn_marked_roce_packets", CTR_ECN_MARKED),
-	PORT("np_cnp_sent", CTR_CNP_SENT),
-	PORT("rp_cnp_handled", CTR_CNP_HANDLED),
-	PORT("out_of_sequence", CTR_OUT_OF_SEQUENCE),
-	PORT("packet_seq_err", CTR_PACKET_SEQ_ERR),
-	{ NULL, 0, 0 }
-};
-
-/* rdma_rxe (soft-RoCE) hw_counters: rxe_hw_counters.c; out_of_sequence before 4.19 */
-static const struct ctr_name rxe_hw[] = {
-	PORT("out_of_seq_request", CTR_OUT_OF_SEQUENCE),
-	PORT("out_of_sequence", CTR_OUT_OF_SEQUENCE),
-	PORT("rcvd_seq_err", CTR_PACKET_SEQ_ERR),
-	{ NULL, 0, 0 }
-};
-
-/* InfiniBand PMA port counters: the same names for every driver */
-static const struct ctr_name ib_port[] = {
-	PORT("port_xmit_wait", CTR_XMIT_WAIT),
-	PORT("port_xmit_discards", CTR_XMIT_DISCARDS),
-	{ NULL, 0, 0 }
-};
-
-struct ctr_map {
-	const char *name;
-	const char *const *drivers;	/* netdev and PCI driver names, NULL-terminated */
-	const char *rdma_prefix;	/* RDMA device names this driver gives */
-	const struct ctr_name *ethtool, *hw;
-};
-
-static const char *const mlx5_drivers[] = { "mlx5_core", "mlx5e_rep", "mlx5_ib", NULL };
-static const char *const rxe_drivers[] = { "rdma_rxe", "rxe", NULL };
-
-static const struct ctr_map maps[] = {
-	{ "mlx5", mlx5_drivers, "mlx5_", mlx5_ethtool, mlx5_hw },
-	{ "rxe", rxe_drivers, "rxe", NULL, rxe_hw },
-};
-
-#define NMAPS (sizeof(maps) / sizeof(maps[0]))
-
-static const struct ctr_map *map_by_driver(const char *driver)
-{
-	size_t i, j;
-
-	for (i = 0; i < NMAPS; i++) {
-		if (!strcmp(maps[i].name, driver))
-			return &maps[i];
-		for (j = 0; maps[i].drivers[j]; j++)
-			if (!strcmp(maps[i].drivers[j], driver))
-				return &maps[i];
-	}
-	return NULL;
-}
-
-static const struct ctr_map *map_by_rdma_name(const char *dev)
-{
-	size_t i;
-
-	for (i = 0; i < NMAPS; i++)
-		if (!strncmp(dev, maps[i].rdma_prefix, strlen(maps[i].rdma_prefix)))
-			return &maps[i];
-	return NULL;
-}
-
-/* The priority matched (0 for a name without one), or -1. */
-static int name_match(const char *pat, const char *name)
-{
-	const char *ph = strstr(pat, "%p");
-	size_t pre;
-
-	if (!ph)
-		return strcmp(pat, name) ? -1 : 0;
-	pre = (size_t)(ph - pat);
-	if (strncmp(pat, name, pre))
-		return -1;
-	if (name[pre] < '0' || name[pre] >= '0' + CTR_PRIOS)
-		return -1;
-	return strcmp(ph + 2, name + pre + 1) ? -1 : name[pre] - '0';
-}
-
-/* The metric index a raw name maps to in tbl (NULL: none), or -1. */
-static int map_name(const struct ctr_name *tbl, const char *name)
-{
-	int p;
-
-	for (; tbl && tbl->pat; tbl++) {
-		p = name_match(tbl->pat, name);
-		if (p < 0)
-			continue;
-		return tbl->prio ? ctr_prio_idx(p, (enum ctr_prio_metric)tbl->metric) :
-				   ctr_port_idx((enum ctr_port_metric)tbl->metric);
-	}
-	return -1;
-}
+#include "counters-int.h"
 
 /* ---- small helpers ---- */
 
@@ -221,7 +41,7 @@ static int pathf(char *buf, size_t len, const char *fmt, ...)
 }
 
 /* A device or interface name that is safe in a path: 1..max-1 bytes, no '/' */
-static int check_name(const char *what, const char *s, size_t max)
+int ctr_check_name(const char *what, const char *s, size_t max)
 {
 	size_t n = strnlen(s, max);
 	const char *p;
@@ -238,7 +58,7 @@ static int check_name(const char *what, const char *s, size_t max)
 }
 
 /* Strict decimal u64, surrounding blanks allowed; 0 or -1. */
-static int parse_u64(const char *s, uint64_t *out)
+int ctr_parse_u64(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -262,7 +82,7 @@ static int parse_u64(const char *s, uint64_t *out)
 }
 
 /* Printable copy of at most 40 bytes of s, for messages */
-static const char *shown(const char *s, char *buf, size_t len)
+const char *ctr_shown(const char *s, char *buf, size_t len)
 {
 	size_t i;
 
@@ -317,404 +137,6 @@ static int is_dir(const char *path)
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-/* ---- raw ethtool statistics ---- */
-
-void ctr_raw_release(struct ctr_raw *r)
-{
-	free(r->name);
-	free(r->val);
-	r->name = NULL;
-	r->val = NULL;
-	r->n = 0;
-}
-
-static int raw_alloc(struct ctr_raw *r, size_t n)
-{
-	r->name = calloc(n ? n : 1, sizeof(*r->name));
-	r->val = calloc(n ? n : 1, sizeof(*r->val));
-	r->n = 0;
-	if (!r->name || !r->val) {
-		ctr_raw_release(r);
-		return fs_err_env("out of memory");
-	}
-	return 0;
-}
-
-static int eth_socket(void)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0 && errno == EAFNOSUPPORT)
-		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	return fd;
-}
-
-/* SIOCETHTOOL with data; 0 or -errno */
-static int eth_ioctl(int fd, const char *ifname, void *data)
-{
-	struct ifreq ifr;
-
-	memset(&ifr, 0, sizeof(ifr));
-	memcpy(ifr.ifr_name, ifname, strlen(ifname) + 1);	/* checked < IFNAMSIZ */
-	ifr.ifr_data = data;
-	return ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
-}
-
-static int eth_fail(const char *ifname, const char *what, int err)
-{
-	if (err == -ENODEV)
-		return fs_err_env("no interface '%s' in this network namespace", ifname);
-	if (err == -EOPNOTSUPP)
-		return fs_err_env("'%s' has no ethtool statistics (its driver gives none)", ifname);
-	return fs_err_env("ethtool %s of '%s': %s", what, ifname, strerror(-err));
-}
-
-/* The size of the ETH_SS_STATS string set: > 0, or a negative exit code */
-static int eth_count(int fd, const char *ifname)
-{
-	uint64_t buf[(sizeof(struct ethtool_sset_info) + sizeof(uint32_t) + 7) / 8];
-	struct ethtool_sset_info *si = (struct ethtool_sset_info *)buf;
-	int rc;
-
-	memset(buf, 0, sizeof(buf));
-	si->cmd = ETHTOOL_GSSET_INFO;
-	si->sset_mask = 1ull << ETH_SS_STATS;
-	rc = eth_ioctl(fd, ifname, si);
-	if (rc)
-		return eth_fail(ifname, "string set size", rc);
-	if (!(si->sset_mask & (1ull << ETH_SS_STATS)) || !si->data[0])
-		return fs_err_env("'%s' has no ethtool statistics (its driver gives none)", ifname);
-	if (si->data[0] > CTR_MAX_STATS)
-		return fs_err_env("'%s' counts %u ethtool statistics, more than %d",
-				  ifname, si->data[0], CTR_MAX_STATS);
-	return (int)si->data[0];
-}
-
-/*
- * The kernel writes as many entries as the driver counts now, whatever len
- * or n_stats we pass: room for growth between GSSET_INFO and the read.
- */
-static size_t eth_room(size_t n)
-{
-	return 2 * n + 256;
-}
-
-/* Names into r (allocated); 1 when the count changed meanwhile */
-static int eth_strings(int fd, const char *ifname, size_t n, struct ctr_raw *r)
-{
-	size_t room = eth_room(n), i;
-	struct ethtool_gstrings *gs;
-	int rc;
-
-	gs = calloc(1, sizeof(*gs) + room * ETH_GSTRING_LEN);
-	if (!gs)
-		return fs_err_env("out of memory");
-	gs->cmd = ETHTOOL_GSTRINGS;
-	gs->string_set = ETH_SS_STATS;
-	gs->len = (uint32_t)n;
-	rc = eth_ioctl(fd, ifname, gs);
-	if (rc) {
-		free(gs);
-		return eth_fail(ifname, "statistics names", rc);
-	}
-	if (gs->len != n) {
-		free(gs);
-		return 1;
-	}
-	rc = raw_alloc(r, n);
-	if (rc) {
-		free(gs);
-		return rc;
-	}
-	for (i = 0; i < n; i++) {
-		const char *s = (const char *)gs->data + i * ETH_GSTRING_LEN;
-		size_t len = strnlen(s, ETH_GSTRING_LEN);
-
-		if (len >= CTR_NAME_MAX)
-			len = CTR_NAME_MAX - 1;
-		memcpy(r->name[i], s, len);
-		r->name[i][len] = 0;
-	}
-	r->n = n;
-	free(gs);
-	return 0;
-}
-
-/* n values into vals; 1 when the count changed meanwhile */
-static int eth_values(int fd, const char *ifname, size_t n, uint64_t *vals)
-{
-	size_t room = eth_room(n);
-	struct ethtool_stats *st;
-	int rc;
-
-	st = calloc(1, sizeof(*st) + room * sizeof(uint64_t));
-	if (!st)
-		return fs_err_env("out of memory");
-	st->cmd = ETHTOOL_GSTATS;
-	st->n_stats = (uint32_t)n;
-	rc = eth_ioctl(fd, ifname, st);
-	if (rc) {
-		free(st);
-		return eth_fail(ifname, "statistics", rc);
-	}
-	if (st->n_stats != n) {
-		free(st);
-		return 1;
-	}
-	memcpy(vals, st->data, n * sizeof(uint64_t));
-	free(st);
-	return 0;
-}
-
-/* Names (and values when vals_too) of ifname, retried while the count moves */
-static int eth_read_all(int fd, const char *ifname, struct ctr_raw *out, int vals_too)
-{
-	int tries, rc = 0, n;
-
-	for (tries = 0; tries < 3; tries++) {
-		n = eth_count(fd, ifname);
-		if (n < 0)
-			return n;
-		rc = eth_strings(fd, ifname, (size_t)n, out);
-		if (rc < 0)
-			return rc;
-		if (rc)
-			continue;
-		if (!vals_too)
-			return 0;
-		rc = eth_values(fd, ifname, (size_t)n, out->val);
-		if (rc < 0) {
-			ctr_raw_release(out);
-			return rc;
-		}
-		if (!rc)
-			return 0;
-		ctr_raw_release(out);
-	}
-	return fs_err_env("the ethtool statistics of '%s' keep changing in number", ifname);
-}
-
-int ctr_ethtool_stats(const char *ifname, struct ctr_raw *out)
-{
-	int fd, rc;
-
-	memset(out, 0, sizeof(*out));
-	rc = check_name("interface", ifname, IFNAMSIZ);
-	if (rc)
-		return rc;
-	fd = eth_socket();
-	if (fd < 0)
-		return fs_err_env("socket for the ethtool ioctl: %s", strerror(errno));
-	rc = eth_read_all(fd, ifname, out, 1);
-	close(fd);
-	return rc;
-}
-
-/* ETHTOOL_GDRVINFO's driver name; 0 or -errno, silently */
-static int eth_driver(int fd, const char *ifname, char *buf, size_t len)
-{
-	struct ethtool_drvinfo di;
-	size_t n;
-	int rc;
-
-	memset(&di, 0, sizeof(di));
-	di.cmd = ETHTOOL_GDRVINFO;
-	rc = eth_ioctl(fd, ifname, &di);
-	if (rc)
-		return rc;
-	n = strnlen(di.driver, sizeof(di.driver));
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, di.driver, n);
-	buf[n] = 0;
-	return 0;
-}
-
-int ctr_ethtool_driver(const char *ifname, char *buf, size_t len)
-{
-	int fd, rc;
-
-	rc = check_name("interface", ifname, IFNAMSIZ);
-	if (rc)
-		return rc;
-	fd = eth_socket();
-	if (fd < 0)
-		return fs_err_env("socket for the ethtool ioctl: %s", strerror(errno));
-	rc = eth_driver(fd, ifname, buf, len);
-	close(fd);
-	return rc ? eth_fail(ifname, "driver information", rc) : 0;
-}
-
-int ctr_ethtool_fixture(const char *path, struct ctr_raw *out)
-{
-	size_t alloc = 0;
-	unsigned long lineno = 0;
-	char line[256], tmp[48];
-	FILE *f;
-	int rc = 0;
-
-	memset(out, 0, sizeof(*out));
-	f = fopen(path, "re");
-	if (!f)
-		return fs_err_env("unable to open '%s': %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *colon, *end;
-		size_t len = strlen(line);
-		uint64_t v;
-
-		lineno++;
-		if (len && line[len - 1] == '\n')
-			line[--len] = 0;
-		else if (!feof(f)) {
-			rc = fs_err_usage("%s:%lu: line too long", path, lineno);
-			goto out;
-		}
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || *s == '#' || !strcmp(s, "NIC statistics:"))
-			continue;
-		colon = strrchr(s, ':');
-		if (!colon) {
-			rc = fs_err_usage("%s:%lu: malformed line '%s' (want 'name: value')",
-					  path, lineno, shown(s, tmp, sizeof(tmp)));
-			goto out;
-		}
-		end = colon;
-		while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
-			end--;
-		*end = 0;
-		if (!*s || (size_t)(end - s) >= CTR_NAME_MAX) {
-			rc = fs_err_usage("%s:%lu: counter name '%s' empty or over %d bytes",
-					  path, lineno, shown(s, tmp, sizeof(tmp)), CTR_NAME_MAX - 1);
-			goto out;
-		}
-		if (parse_u64(colon + 1, &v)) {
-			rc = fs_err_usage("%s:%lu: value of '%s' is not an unsigned 64-bit integer: '%s'",
-					  path, lineno, s, shown(colon + 1, tmp, sizeof(tmp)));
-			goto out;
-		}
-		if (out->n == alloc) {
-			size_t na = alloc ? 2 * alloc : 64;
-			char (*nn)[CTR_NAME_MAX];
-			uint64_t *nv;
-
-			if (na > CTR_MAX_STATS) {
-				rc = fs_err_usage("%s: more than %d counters", path, CTR_MAX_STATS);
-				goto out;
-			}
-			nn = realloc(out->name, na * sizeof(*nn));
-			if (nn)
-				out->name = nn;
-			nv = realloc(out->val, na * sizeof(*nv));
-			if (nv)
-				out->val = nv;
-			if (!nn || !nv) {
-				rc = fs_err_env("out of memory");
-				goto out;
-			}
-			alloc = na;
-		}
-		memcpy(out->name[out->n], s, (size_t)(end - s) + 1);
-		out->val[out->n++] = v;
-	}
-	if (ferror(f))
-		rc = fs_err_env("unable to read '%s': %s", path, strerror(errno));
-out:
-	fclose(f);
-	if (rc)
-		ctr_raw_release(out);
-	return rc;
-}
-
-/* ---- snapshot files ---- */
-
-int ctr_snapshot_write(FILE *f, const struct ctr_snapshot *s)
-{
-	char name[48];
-	int i;
-
-	fprintf(f, "fabscope-counters 1\ntime %.9f\n", s->t);
-	for (i = 0; i < CTR_NMETRICS; i++)
-		if (s->have[i])
-			fprintf(f, "%s %" PRIu64 "\n", ctr_metric_name(i, name, sizeof(name)), s->v[i]);
-	return ferror(f) ? -FS_EXIT_ENV : 0;
-}
-
-int ctr_snapshot_read(const char *path, struct ctr_snapshot *s)
-{
-	unsigned long lineno = 0;
-	char line[256], tmp[48];
-	int version = 0, have_time = 0, rc = 0;
-	FILE *f;
-
-	memset(s, 0, sizeof(*s));
-	f = fopen(path, "re");
-	if (!f)
-		return fs_err_read("counter snapshot", path, errno);
-	while (fgets(line, sizeof(line), f)) {
-		size_t len = strlen(line);
-		char *key = line, *val;
-		int idx;
-
-		lineno++;
-		if (len && line[len - 1] == '\n')
-			line[--len] = 0;
-		else if (!feof(f)) {
-			rc = fs_err_usage("%s:%lu: line too long", path, lineno);
-			goto out;
-		}
-		if (!len || line[0] == '#')
-			continue;
-		val = strchr(line, ' ');
-		if (!val) {
-			rc = fs_err_usage("%s:%lu: malformed line '%s' (want 'name value')",
-					  path, lineno, shown(line, tmp, sizeof(tmp)));
-			goto out;
-		}
-		*val++ = 0;
-		if (!version) {
-			if (strcmp(key, "fabscope-counters") || strcmp(val, "1")) {
-				rc = fs_err_usage("%s: not a counter snapshot (version 1)", path);
-				goto out;
-			}
-			version = 1;
-			continue;
-		}
-		if (!strcmp(key, "time")) {
-			char *end;
-
-			errno = 0;
-			s->t = strtod(val, &end);
-			if (errno || end == val || *end || !(s->t >= 0)) {
-				rc = fs_err_usage("%s:%lu: bad time '%s'", path, lineno,
-						  shown(val, tmp, sizeof(tmp)));
-				goto out;
-			}
-			have_time = 1;
-			continue;
-		}
-		idx = ctr_metric_parse(key);
-		if (idx < 0) {
-			rc = fs_err_usage("%s:%lu: unknown metric '%s'", path, lineno,
-					  shown(key, tmp, sizeof(tmp)));
-			goto out;
-		}
-		if (s->have[idx] || parse_u64(val, &s->v[idx])) {
-			rc = fs_err_usage("%s:%lu: %s of '%s'", path, lineno,
-					  s->have[idx] ? "second value" : "bad value",
-					  shown(key, tmp, sizeof(tmp)));
-			goto out;
-		}
-		s->have[idx] = 1;
-	}
-	if (!version || !have_time)
-		rc = fs_err_usage("%s: %s", path, !version ? "empty, not a counter snapshot" :
-				  "no time line");
-out:
-	fclose(f);
-	return rc;
-}
-
 /* ---- sources ---- */
 
 enum src_kind { SRC_ETHTOOL, SRC_ETHTOOL_FILE, SRC_HW, SRC_PORT };
@@ -749,7 +171,7 @@ struct counters {
 static const struct ctr_name *src_table(const struct ctr_src *s)
 {
 	if (s->kind == SRC_PORT)
-		return ib_port;
+		return ctr_ib_port;
 	if (!s->map)
 		return NULL;
 	return s->kind == SRC_HW ? s->map->hw : s->map->ethtool;
@@ -767,7 +189,7 @@ static int src_map_raw(struct ctr_src *s, const struct ctr_raw *r)
 	s->nent = 0;
 	s->nraw = r->n;
 	for (i = 0; i < r->n; i++) {
-		int m = map_name(tbl, r->name[i]);
+		int m = ctr_map_name(tbl, r->name[i]);
 		struct src_entry *ne;
 
 		if (m < 0 || seen[m])
@@ -796,7 +218,7 @@ static void put(struct ctr_snapshot *snap, int m, uint64_t v)
 static int ethtool_live_load(struct ctr_src *s)
 {
 	struct ctr_raw r;
-	int rc = eth_read_all(s->fd, s->ifname, &r, 0);
+	int rc = ctr_eth_read_all(s->fd, s->ifname, &r, 0);
 
 	if (rc)
 		return rc;
@@ -815,7 +237,7 @@ static int ethtool_live_read(struct ctr_src *s, struct ctr_snapshot *snap)
 	int rc, tries;
 
 	for (tries = 0; tries < 3; tries++) {
-		rc = eth_values(s->fd, s->ifname, s->nraw, s->vals);
+		rc = ctr_eth_values(s->fd, s->ifname, s->nraw, s->vals);
 		if (rc < 0)
 			return rc;
 		if (!rc)
@@ -905,9 +327,9 @@ static int dir_read(struct ctr_src *s, struct ctr_snapshot *snap)
 		if (n < 0)
 			continue;	/* sysfs refuses counters a port lacks (EINVAL, EIO) */
 		buf[n] = 0;
-		if (n == (ssize_t)sizeof(buf) - 1 || parse_u64(buf, &v))
+		if (n == (ssize_t)sizeof(buf) - 1 || ctr_parse_u64(buf, &v))
 			return fs_err(FS_EXIT_USAGE, "'%s' holds '%s', not an unsigned 64-bit integer",
-				      path, shown(buf, tmp, sizeof(tmp)));
+				      path, ctr_shown(buf, tmp, sizeof(tmp)));
 		put(snap, s->ent[i].metric, v);
 	}
 	return 0;
@@ -938,7 +360,7 @@ void counters_free(struct counters *c)
 static int pick_map(const struct ctr_opts *o, struct ctr_src *s, const char *rdma_dev)
 {
 	if (o->driver) {
-		s->map = map_by_driver(o->driver);
+		s->map = ctr_map_by_driver(o->driver);
 		if (!s->map)
 			return fs_err_usage("no counter name map for driver '%s' (known: mlx5, rxe)",
 					    o->driver);
@@ -946,9 +368,9 @@ static int pick_map(const struct ctr_opts *o, struct ctr_src *s, const char *rdm
 			snprintf(s->driver, sizeof(s->driver), "%s", o->driver);
 		return 0;
 	}
-	s->map = s->driver[0] ? map_by_driver(s->driver) : NULL;
+	s->map = s->driver[0] ? ctr_map_by_driver(s->driver) : NULL;
 	if (!s->map && rdma_dev)
-		s->map = map_by_rdma_name(rdma_dev);
+		s->map = ctr_map_by_rdma_name(rdma_dev);
 	return 0;
 }
 
@@ -963,7 +385,7 @@ static int open_ethtool(struct counters *c, const struct ctr_opts *o, int explic
 	snprintf(s->label, sizeof(s->label), "ethtool %s", c->ifname);
 	if (!c->root[0]) {
 		s->kind = SRC_ETHTOOL;
-		s->fd = eth_socket();
+		s->fd = ctr_eth_socket();
 		if (s->fd < 0)
 			return fs_err_env("socket for the ethtool ioctl: %s", strerror(errno));
 		if (!explicit) {	/* quietly: a device found, maybe without statistics */
@@ -972,12 +394,12 @@ static int open_ethtool(struct counters *c, const struct ctr_opts *o, int explic
 
 			si->cmd = ETHTOOL_GSSET_INFO;
 			si->sset_mask = 1ull << ETH_SS_STATS;
-			if (eth_ioctl(s->fd, s->ifname, si) || !si->sset_mask || !si->data[0]) {
+			if (ctr_eth_ioctl(s->fd, s->ifname, si) || !si->sset_mask || !si->data[0]) {
 				src_release(s);
 				return 0;
 			}
 		}
-		if (eth_driver(s->fd, s->ifname, s->driver, sizeof(s->driver)))
+		if (ctr_eth_driver(s->fd, s->ifname, s->driver, sizeof(s->driver)))
 			s->driver[0] = 0;	/* the string set read says why */
 		rc = pick_map(o, s, NULL);
 		if (!rc)
@@ -1087,8 +509,8 @@ int counters_open(struct counters **out, const struct ctr_opts *o)
 		return fs_err_usage("name an interface or an RDMA device for the counters");
 	if (port < 1 || port > 255)
 		return fs_err_usage("invalid RDMA port %d", port);
-	if ((o->ifname && (rc = check_name("interface", o->ifname, IFNAMSIZ))) ||
-	    (o->rdma_dev && (rc = check_name("RDMA device", o->rdma_dev, 64))))
+	if ((o->ifname && (rc = ctr_check_name("interface", o->ifname, IFNAMSIZ))) ||
+	    (o->rdma_dev && (rc = ctr_check_name("RDMA device", o->rdma_dev, 64))))
 		return rc;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -1132,7 +554,7 @@ int counters_open(struct counters **out, const struct ctr_opts *o)
 			if (!pathf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports/%d/gid_attrs/ndevs/0",
 				   c->root, dev, port) &&
 			    !read_line(path, nd, sizeof(nd)) && strlen(nd) < IFNAMSIZ &&
-			    !check_name("interface", nd, IFNAMSIZ))
+			    !ctr_check_name("interface", nd, IFNAMSIZ))
 				snprintf(c->ifname, sizeof(c->ifname), "%s", nd);
 		}
 	} else {
@@ -1212,7 +634,7 @@ double counters_link_gbps(const struct counters *c)
 
 	if (!c->ifname[0] ||
 	    pathf(path, sizeof(path), "%s/sys/class/net/%s/speed", c->root, c->ifname) ||
-	    read_line(path, buf, sizeof(buf)) || parse_u64(buf, &mbps) || !mbps ||
+	    read_line(path, buf, sizeof(buf)) || ctr_parse_u64(buf, &mbps) || !mbps ||
 	    mbps > 100000000)
 		return 0;	/* "-1" or unreadable when the link is down */
 	return (double)mbps / 1000;

@@ -18,21 +18,21 @@
  *   storm = fail              ; a PFC storm on any port and priority fails (default off)
  *   max_paused = 0.5          ; no priority paused, either way, for more than half an interval
  *   [allreduce]
- *   min_busbw_gbps = 350      ; every lane's busbw at its largest size (coll.c)
+ *   min_busbw_gbps = 350      ; every lane's busbw at its largest size (coll*.c)
  *   [alltoall]
  *   min_busbw_gbps = 300
  *
  * The PFC checks read the PFC probe's ports: a paused fraction the probe
  * did not know (no pause durations, no link speed to estimate them) is
  * not counted, and the check says how many were not.  Collectives' data is
- * checked whenever there are any (coll.c), with or without this file.
+ * checked whenever there are any (coll*.c), with or without this file.
  * Each check is applied to every run of the report; a check fails when any
  * pair (or run) is outside its limit, and names the first few of them, or
  * when no record at all is there for it to check.
  * A baseline (--baseline DIR) compares the median of every phase, test and
  * lane with the same one in DIR: bandwidth down, or latency up, by more
  * than the tolerance is a regression; collectives compare their mean busbw
- * per lane (coll.c).
+ * per lane (coll*.c).
  */
 #include <ctype.h>
 #include <errno.h>

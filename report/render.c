@@ -9,7 +9,7 @@
  *   hash polarization - PFC pauses - suspects - plots - pairwise matrices -
  *   missing agents and failed tests
  *
- * The collectives section, in every rendering, is in coll.c, the hash
+ * The collectives section, in every rendering, is in coll*.c, the hash
  * polarization section in polar.c, and the PFC pauses section in pfc.c
  * (render.h).
  */

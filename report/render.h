@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Inside the report's renderings: what render.c, polar.c, pfc.c and coll.c
+ * Inside the report's renderings: what render.c, polar.c, pfc.c and coll*.c
  * share.  render.c walks the sections (report.h: report_md, report_html,
  * report_json, report_exposition); polar.c renders the hash polarization
- * section for each, pfc.c the PFC pauses section, coll.c the collectives
+ * section for each, pfc.c the PFC pauses section, coll*.c the collectives
  * section (and their checks and plot, for checks.c and cmd.c).
  */
 #ifndef FS_REPORT_RENDER_H
@@ -62,7 +62,7 @@ json_t *report_pfc_json(const struct rrun *r);
 void report_pfc_exposition(const struct report *rep, struct report_buf *b);
 
 /*
- * coll.c: the collectives section (records of allreduce and alltoall).
+ * coll*.c: the collectives section (records of allreduce and alltoall).
  * report_md_coll and report_html_coll write nothing, report_coll_json
  * returns NULL and report_coll_exposition appends nothing when there are
  * no such records.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-test_description='probes/counters.c and probes/pfc.c (test-tool pfc): counter sources read from
+test_description='probes/counters*.c and probes/pfc.c (test-tool pfc): counter sources read from
 fixture trees laid out like a real mlx5 host (sysfs hw_counters and counters, the ethtool names,
 the driver links), values changed by the test between snapshots: the name map (unknown names
 ignored), pause rates, paused fractions (measured and estimated), storms and near-storms, ECN

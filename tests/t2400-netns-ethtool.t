@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-test_description='probes/counters.c on a real driver: the ethtool statistics of a veth pair in a
+test_description='probes/counters*.c on a real driver: the ethtool statistics of a veth pair in a
 namespace of our own, read through the SIOCETHTOOL ioctl (string set size, names, values), are
 those `ethtool -S` prints, for one and for several queues, unprivileged too; a counter moves
 when packets cross; the sampler survives the string set changing size under it; a device

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * test-tool pfc: probes/counters.c and probes/pfc.c (tests/t0210-unit-pfc.t,
+ * test-tool pfc: probes/counters*.c and probes/pfc.c (tests/t0210-unit-pfc.t,
  * tests/t2400-netns-ethtool.t).
  *
  *   pfc ethtool IFNAME [--driver]   the raw ethtool statistics through the

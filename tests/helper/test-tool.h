@@ -34,7 +34,7 @@ int tool_trace(int argc, const char **argv);
 /* polar-tool.c: probes/polar.c */
 int tool_polar(int argc, const char **argv);
 
-/* pfc-tool.c: probes/counters.c and probes/pfc.c (counter sources, PFC verdicts) */
+/* pfc-tool.c: probes/counters*.c and probes/pfc.c (counter sources, PFC verdicts) */
 int tool_pfc(int argc, const char **argv);
 
 /* xport-tool.c: transport/transport.c's buffer allocator (xport-alloc) */
