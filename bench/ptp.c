@@ -36,7 +36,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_SECONDS('D', "duration", &o->duration, "SECONDS", "measure for this long per size instead of -n (bw default: 2, with -a: 1)"),
 		OPT_STRING(0, "warmup", &o->warmup, "N|Ns", "warm-up before measuring: N messages per flow, or N seconds with an 's' (default: a tenth of the run)"),
 		OPT_BOOL('b', "bidirectional", &o->bidir, "traffic both ways at once (bw)"),
-		OPT_INT(0, "sport", &o->sport, "BASE", "source port of flow 0; flow i uses BASE+i (ECMP entropy); default: any", 1, 65535),
+		OPT_INT(0, "sport", &o->sport, "BASE", "source port of flow 0; flow i uses BASE+i (ECMP entropy); verbs: 49152-65535 (any on mlx5), both ends of a flow; default: any", 1, 65535),
 		OPT_INT(0, "tx-depth", &o->tx_depth, "N", "messages outstanding per flow (default 128)", 1, 65536),
 		OPT_INT(0, "cq-mod", &o->cq_mod, "N", "ask for a completion every N messages (default 32)", 1, 65536),
 		OPT_INT(0, "post-list", &o->post_list, "N", "bw: post N messages per call (verbs: one chained list, one doorbell; default 1)", 1, XPORT_MAX_POST_LIST),
@@ -49,7 +49,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT('m', "mtu", &o->mtu, "BYTES", "path MTU: 256, 512, 1024, 2048 or 4096 (default: the smaller active MTU of both ports)", 256, 4096),
 		OPT_INT(0, "sl", &o->sl, "N", "service level", 0, 15),
 		OPT_INT(0, "qp-timeout", &o->qp_timeout, "N", "local ACK timeout, 4.096 us << N (default 14: 67 ms, as perftest; 18 on Soft-RoCE); larger for slow or lossy peers", 1, 31),
-		OPT_INT(0, "flow-label", &o->flow_label_i, "N", "GRH flow label of flow 0, flow i gets N+i: the UDP source port on mlx5 (rxe ignores it)", 1, 0xFFFFF),
+		OPT_INT(0, "flow-label", &o->flow_label_i, "N", "GRH flow label of flow 0, flow i gets N+i; on RoCE v2 it sets the UDP source port (or give --sport)", 1, 0xFFFFF),
 		OPT_INT(0, "inline", &o->inline_size, "BYTES", "send messages up to this size inline (default: lat 236, as perftest; bw 0)", 0, 4096),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o->json, "print the records as one JSON array instead of a table"),
@@ -201,6 +201,8 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 				    o->cq_mod, o->tx_depth);
 	if (o->sport && o->sport + o->flows - 1 > 65535)
 		return fs_err_usage("--sport %d with %d flows runs past port 65535", o->sport, o->flows);
+	if (o->sport && o->flow_label_i)
+		return fs_err_usage("--sport and --flow-label both choose the UDP source ports: give one of them");
 	if (o->flow_label_i && o->flow_label_i + o->flows - 1 > 0xFFFFF)	/* 0: rxe's own choice */
 		return fs_err_usage("--flow-label %d with %d flows runs past the largest label, %d",
 				    o->flow_label_i, o->flows, 0xFFFFF);
@@ -355,21 +357,22 @@ static json_t *params_json(const struct ptp_opts *o)
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, json_integer((json_int_t)sizes[i]));
-	return json_pack("{s:s, s:s, s:o, s:i, s:I, s:f, s:I, s:f, s:b, s:i, s:i, s:s, s:i, s:i, s:i, s:i, s:i}",
+	/* (one format per key: json_pack ignores values the format has no place for) */
+	return json_pack("{s:s, s:s, s:o, s:i, s:I, s:f, s:I, s:f, s:b, s:i, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",
 			 "transport", o->transport, "op", o->op, "sizes", a,
 			 "flows", o->flows, "iters", (json_int_t)o->iters,
 			 "duration_s", o->duration, "warmup_iters", (json_int_t)o->warmup_iters,
 			 "warmup_s", o->warmup_s, "bidir", o->bidir, "tx_depth", o->tx_depth,
 			 "cq_mod", o->cq_mod, "poll", o->poll, "tclass", o->tclass,
 			 "mtu", o->mtu, "sl", o->sl, "flow_label", o->flow_label_i,
-			 "post_list", o->post_list, "qp_timeout", o->qp_timeout);
+			 "post_list", o->post_list, "qp_timeout", o->qp_timeout, "sport", o->sport);
 }
 
 /* The server adopts the client's test parameters. */
 static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 {
 	const char *transport, *op, *poll;
-	json_int_t flows, iters, wi, depth, cqm, tclass, mtu = 0, sl = 0, fl = 0, pl = 1, qto = 0;
+	json_int_t flows, iters, wi, depth, cqm, tclass, mtu = 0, sl = 0, fl = 0, pl = 1, qto = 0, sport = 0;
 	double dur, ws;
 	int bidir;
 	json_t *sizes;
@@ -383,9 +386,10 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 	    depth < 1 || depth > 65536 || cqm < 1 || cqm > depth || iters < 0 ||
 	    wi < 0 || dur < 0 || ws < 0 || dur > 1e6 || ws > 1e6 ||
 	    tclass < -1 || tclass > 255 ||
-	    json_unpack(p, "{s?I, s?I, s?I, s?I, s?I}", "mtu", &mtu, "sl", &sl, "flow_label", &fl,
-			"post_list", &pl, "qp_timeout", &qto) ||
+	    json_unpack(p, "{s?I, s?I, s?I, s?I, s?I, s?I}", "mtu", &mtu, "sl", &sl, "flow_label", &fl,
+			"post_list", &pl, "qp_timeout", &qto, "sport", &sport) ||
 	    mtu < 0 || mtu > 4096 || sl < 0 || sl > 15 || fl < 0 || fl > 0xFFFFF || qto < 0 || qto > 31 ||
+	    sport < 0 || sport + flows - 1 > 65535 || (sport && fl) ||
 	    pl < 1 || pl > XPORT_MAX_POST_LIST) {
 		snprintf(why, len, "malformed or out-of-range test parameters");
 		return -1;
@@ -419,6 +423,7 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 	o->sl = (int)sl;
 	o->qp_timeout = (int)qto;
 	o->flow_label_i = (int)fl;
+	o->sport = (int)sport;
 	return 0;
 }
 
@@ -444,7 +449,9 @@ static struct xport_params xport_params_of(const struct ptp_ctx *c, const char *
 	const struct ptp_opts *o = c->o;
 	struct xport_params p = {
 		.bind_addr = bind,
-		.sport_base = c->is_server ? 0 : o->sport,
+		/* a server's (passive) TCP flows take no source port; its QPs do:
+		 * both ends of flow i use port sport + i (see transport/verbs.c) */
+		.sport_base = o->sport,
 		.tclass = o->tclass,
 		.device = o->device,
 		.ib_port = o->ib_port,
@@ -795,6 +802,7 @@ int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 		o->poll = o->poll ? o->poll : "event";
 		o->tx_depth = o->tx_depth ? o->tx_depth : 128;
 		p = xport_params_of(&probe, o->bind);
+		p.sport_base = 0;	/* the clients' choice, checked with each */
 		if (xport_open(o->transport, &p, &x, err, sizeof(err)))
 			return fs_err_env("%s", err);
 		xport_close(x);

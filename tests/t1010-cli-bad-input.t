@@ -76,6 +76,7 @@ bad_input 2 'bw 127.0.0.1 --sport 65530 -q 10' "--sport"
 
 if "$FABSCOPE" version | grep -q verbs; then	# (checked before the device is looked for)
 	bad_input 2 'bw 127.0.0.1 -t verbs --flow-label 1048575 -q 4' "--flow-label" "largest label"
+	bad_input 2 'bw 127.0.0.1 -t verbs --sport 50000 --flow-label 7' "--sport and --flow-label" "give one"
 fi
 bad_input 2 'bw 127.0.0.1 -D 0x10'     "invalid value '0x10' for option '-D'"
 bad_input 2 'bw 127.0.0.1 --timeout 1e9' "'1e9'" "at most 1e7"

@@ -153,6 +153,35 @@ test_expect_success VM 'the wire: --flow-label N gives flow i the port of flow l
 	test_cmp expect recorded && test_cmp expect wire
 '
 
+# the UDP source ports of the packets from HOST in a capture_both capture
+wire_ports_from() { grep -oE "$2\.[0-9]+ > [0-9.]+\.4791" "$R/$1.txt" | sed -E "s/^$2\.([0-9]+) .*/\1/" | sort -u; }
+
+test_expect_success VM 'the wire: --sport BASE gives flow i the port BASE+i, at both ends (WRITEs and ACKs)' '
+	test "$(rc pcap-sport)" = 0 &&
+	seq 50000 50003 >expect &&
+	record_ports pcap-sport >recorded && test_cmp expect recorded &&
+	wire_ports_from pcap-sport 10.1.0.2 >wire && test_cmp expect wire &&
+	wire_ports_from pcap-sport 10.1.0.1 >wire-back && test_cmp expect wire-back &&
+	jq -e "[.[] | select(.scope == \"flow\")] | length == 4 and
+		all(.[]; .sport_source == \"--sport, through the flow label\" and .flow_label == .src.port - 49152)" \
+		"$R/pcap-sport.out"
+'
+
+test_expect_success VM 'the wire: --sport 49152 with READs: the requests and the responses keep the ports' '
+	test "$(rc pcap-sport-read)" = 0 &&
+	printf "49152\n49153\n" >expect &&
+	record_ports pcap-sport-read >recorded && test_cmp expect recorded &&
+	wire_ports_from pcap-sport-read 10.1.0.2 >wire && test_cmp expect wire &&
+	wire_ports_from pcap-sport-read 10.1.0.1 >wire-back && test_cmp expect wire-back &&
+	jq -e "[.[] | select(.scope == \"flow\") | .flow_label] == [16385, 1]" "$R/pcap-sport-read.out"
+'
+
+test_expect_success VM 'a --sport no flow label gives, on a device that is no mlx5: exit 3, one line' '
+	test "$(rc err-sport)" = 3 &&
+	one_line err-sport "rxe2 cannot give a QP the UDP source port 4000" &&
+	one_line err-sport "give --sport 49152 or more"
+'
+
 test_expect_success VM 'the wire: --tclass appears as the IP TOS byte (DSCP = tclass >> 2)' '
 	grep -q "IP (tos 0x60" "$R/pcap-qpn.txt" && ! grep "IP (tos" "$R/pcap-qpn.txt" | grep -qv "tos 0x60" &&
 	grep -q "IP (tos 0xb8" "$R/pcap-fl.txt" && ! grep "IP (tos" "$R/pcap-fl.txt" | grep -qv "tos 0xb8"

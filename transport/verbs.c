@@ -14,14 +14,22 @@
  * convention (rxe since Linux 5.18, mlx5 and others) derive the port from
  * the GRH flow label with rdma_flow_label_to_udp_sport(); with a flow label
  * of 0 the flow label comes from both QP numbers (rdma_calc_flow_label()).
- * So --flow-label gives each flow the port of our choosing.  Each flow's
- * record carries its QP numbers, flow label and port, and where the port
- * comes from; tests/t3010 checks the ports against a capture.
+ * So --flow-label gives each flow the port of our choosing, and --sport
+ * (params.sport_base) the port itself: a port P of 49152..65535 is the image
+ * of the flow label P & 0x3fff (see sport_flow_label).  Ports below 49152 no
+ * flow label gives; mlx5 sets any port with mlx5dv_modify_qp_udp_sport(),
+ * which is used for those where the device is an mlx5 one and the installed
+ * libmlx5 has the call (looked up with dlopen: fabscope needs no libmlx5 to
+ * start, and runs on every provider).  Both ends of flow i use the port:
+ * the server's QP sends the ACKs and READ responses.  Each flow's record
+ * carries its QP numbers, flow label and port, and where the port comes
+ * from; tests/t3010 checks the ports against a capture.
  *
  * Errors are one line with the device, port, GID or QP they concern; the
  * bench maps open/connect failures to exit code 3 (environment).
  */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <net/if.h>
@@ -33,6 +41,10 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#if __has_include(<infiniband/mlx5dv.h>)
+#include <infiniband/mlx5dv.h>
+#define VB_HAVE_MLX5DV_H 1
+#endif
 
 #include "../core/clock.h"
 #include "../core/error.h"
@@ -40,6 +52,11 @@
 #include "verbs.h"
 
 #define VB_MAX_GIDS 256
+
+/* The UDP source ports a RoCE v2 flow label can give (IB_ROCE_UDP_ENCAP_VALID_PORT_MIN..) */
+#define VB_FL_SPORT_MIN 0xC000
+
+typedef int vb_set_sport_fn(struct ibv_qp *qp, uint16_t port);
 
 struct vb_qp {
 	struct ibv_qp *qp;
@@ -62,6 +79,7 @@ struct vb_x {
 	struct ibv_gid_entry gid;
 	char dev[64], netdev[IF_NAMESIZE], ip[INET6_ADDRSTRLEN];
 	int numa, roce, armed, err_seen;
+	vb_set_sport_fn *set_sport;	/* mlx5dv_modify_qp_udp_sport, where there is one */
 	int cq_size, cq_need;
 	struct vb_qp **qps;	/* every QP, to find a completion's flow */
 	int nqps;
@@ -304,6 +322,63 @@ found:
 	return 0;
 }
 
+/* ---- UDP source ports ---- */
+
+/* The flow label that rdma_flow_label_to_udp_sport() turns into port
+ * (49152..65535): its low 14 bits, and for 49152 itself (low bits 0, and a
+ * flow label of 0 means none) 0x4001, whose high bit cancels its low one. */
+static uint32_t sport_flow_label(int port)
+{
+	uint32_t lo = (uint32_t)port & 0x3fff;
+
+	return lo ? lo : (1u << 14) | 1;
+}
+
+#ifdef VB_HAVE_MLX5DV_H	/* our own types, checked against the header where there is one */
+_Static_assert(__builtin_types_compatible_p(__typeof__(mlx5dv_modify_qp_udp_sport), vb_set_sport_fn),
+	       "mlx5dv_modify_qp_udp_sport");
+#endif
+
+/*
+ * The capability to set any UDP source port: mlx5dv_modify_qp_udp_sport()
+ * where dev is an mlx5 device (mlx5dv_is_supported) and the installed
+ * libmlx5 has the call (rdma-core 34 and later), else NULL.  libmlx5 is
+ * loaded here, when a port below 49152 asks for it, not linked: libibverbs
+ * has it loaded already where there are mlx5 devices.
+ */
+static vb_set_sport_fn *mlx5_set_sport(struct ibv_device *dev)
+{
+	static void *h;
+	_Bool (*is_mlx5)(struct ibv_device *);
+	vb_set_sport_fn *fn;
+
+	if (!h && !(h = dlopen("libmlx5.so.1", RTLD_NOW | RTLD_LOCAL)))
+		return NULL;
+	*(void **)&is_mlx5 = dlsym(h, "mlx5dv_is_supported");
+	*(void **)&fn = dlsym(h, "mlx5dv_modify_qp_udp_sport");
+	return is_mlx5 && fn && is_mlx5(dev) ? fn : NULL;
+}
+
+/* Can this port and GID give flow i the source port sport_base + i? */
+static int check_sport(struct xport *x)
+{
+	struct vb_x *v = VX(x);
+	int base = x->params.sport_base;
+
+	if (x->params.flow_label)
+		return xport_fail(x, EINVAL, "--sport and --flow-label both choose the UDP source ports: give one of them");
+	if (!v->roce)
+		return xport_fail(x, EINVAL, "%s port %d is InfiniBand: its packets have no UDP source port to set; drop --sport",
+				  v->dev, v->port);
+	if (v->gid.gid_type != IBV_GID_TYPE_ROCE_V2)
+		return xport_fail(x, EINVAL, "GID index %d of %s is RoCE v1, whose packets have no UDP header; for --sport choose a RoCE v2 GID with -x (see 'fabscope devices')",
+				  v->gid_index, v->dev);
+	if (base < VB_FL_SPORT_MIN && !v->set_sport)
+		return xport_fail(x, EINVAL, "%s cannot give a QP the UDP source port %d: RoCE v2 takes the port from the flow label, %d-65535 (mlx5 devices set any port); give --sport %d or more",
+				  v->dev, base, VB_FL_SPORT_MIN, VB_FL_SPORT_MIN);
+	return 0;
+}
+
 /* ---- open / close ---- */
 
 static void vb_close(struct xport *x)
@@ -348,6 +423,8 @@ static int vb_open(struct xport *x)
 		return rc;
 	}
 	snprintf(v->dev, sizeof(v->dev), "%s", ibv_get_device_name(list[dev_i]));
+	if (x->params.sport_base && x->params.sport_base < VB_FL_SPORT_MIN)
+		v->set_sport = mlx5_set_sport(list[dev_i]);
 	v->ctx = ibv_open_device(list[dev_i]);
 	ibv_free_device_list(list);
 	if (!v->ctx) {
@@ -383,6 +460,10 @@ static int vb_open(struct xport *x)
 		return rc;
 	}
 	v->roce = v->pattr.link_layer == IBV_LINK_LAYER_ETHERNET;
+	if (x->params.sport_base && (rc = check_sport(x))) {
+		vb_close(x);
+		return rc;
+	}
 	v->numa = sysfs_int(v->dev, "device/numa_node", -1);
 	vb_gid_ip(&v->gid.gid, v->ip, sizeof(v->ip));
 	if (v->gid.ndev_ifindex)
@@ -620,7 +701,7 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 	const char *gtype = json_string_value(json_object_get(peer, "gid_type"));
 	json_int_t lid = json_integer_value(json_object_get(peer, "lid"));
 	json_int_t pmtu = json_integer_value(json_object_get(peer, "mtu"));
-	int mine = 128 << v->pattr.active_mtu, mtu, i, rc;
+	int mine = 128 << v->pattr.active_mtu, mtu, i, rc, want;
 	union ibv_gid dgid;
 
 	if (json_array_size(qpns) != (size_t)c->nflows || json_array_size(psns) != (size_t)c->nflows ||
@@ -658,7 +739,9 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 		if (rqpn <= 0 || rqpn > 0xffffff)
 			return xport_fail(x, EPROTO, "the peer's connection blob has a bad QP number");
 		q->peer_qpn = (uint32_t)rqpn;
-		q->flow_label = x->params.flow_label ? (x->params.flow_label + (uint32_t)i) & 0xFFFFF : 0;
+		want = x->params.sport_base ? x->params.sport_base + i : 0;
+		q->flow_label = x->params.flow_label ? (x->params.flow_label + (uint32_t)i) & 0xFFFFF :
+				want >= VB_FL_SPORT_MIN ? sport_flow_label(want) : 0;
 		if (a.ah_attr.is_global) {
 			a.ah_attr.grh.dgid = dgid;
 			a.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
@@ -684,12 +767,19 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 		if (rc)
 			return xport_fail(x, rc, "cannot move QP 0x%06x to RTS: %s (errno %d)",
 					  q->qp->qp_num, strerror(rc), rc);
-		if (!v->roce) {
+		if (want && want < VB_FL_SPORT_MIN) {	/* check_sport: v->set_sport is there */
+			rc = v->set_sport(q->qp, (uint16_t)want);
+			if (rc)
+				return xport_fail(x, rc > 0 ? rc : EIO, "cannot set the UDP source port of QP 0x%06x to %d (mlx5dv_modify_qp_udp_sport): %s; give --sport %d or more (set through the flow label)",
+						  q->qp->qp_num, want, strerror(rc > 0 ? rc : EIO), VB_FL_SPORT_MIN);
+			q->sport = want;
+			q->sport_source = "--sport, set with mlx5dv_modify_qp_udp_sport";
+		} else if (!v->roce) {
 			q->sport = 0;
 			q->sport_source = "none (InfiniBand)";
 		} else if (q->flow_label) {
 			q->sport = fl_sport(q->flow_label);
-			q->sport_source = "flow label";
+			q->sport_source = want ? "--sport, through the flow label" : "flow label";
 		} else {
 			q->sport = fl_sport(calc_flow_label(q->qp->qp_num, q->peer_qpn));
 			q->sport_source = "flow label from both QP numbers (no --flow-label)";

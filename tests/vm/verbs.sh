@@ -112,12 +112,32 @@ capture() { # NAME CLIENT-ARGS...
 }
 capture pcap-qpn -q 4 -s 4K -n 200 --tclass 96
 capture pcap-fl -q 4 -s 4K -n 200 --flow-label 1000 --tclass 184
+# --sport: the ports themselves, on both ends of each flow (the server's QPs send the ACKs
+# and the READ responses), so this capture takes both directions; 49152 is the one port
+# whose flow label needs a high bit (0x4001)
+capture_both() { # NAME CLIENT-ARGS...
+	local name=$1 tpid
+	shift
+	tcpdump -i n2 -nn -U -w "$T/$name.pcap" 'udp dst port 4791' 2>"$T/$name-tcpdump.err" &
+	tpid=$!
+	sleep 1
+	client "$name" bw $SRV -p 18600 "$@" --json
+	sleep 1
+	kill -INT $tpid
+	wait $tpid
+	tcpdump -r "$T/$name.pcap" -nn 2>/dev/null >"$T/$name.txt"
+	rm -f "$T/$name.pcap"
+}
+capture_both pcap-sport -q 4 -s 4K -n 200 --sport 50000
+capture_both pcap-sport-read --op read -q 2 -s 64K -n 50 --sport 49152
 
 # errors that can be provoked here
 run err-nodev "$F" bw $SRV -p 18600 -t verbs -d nosuch0
 client err-gid bw $SRV -p 18600 -x 200 -n 10
 client err-gid-empty bw $SRV -p 18600 -x 5 -n 10
 client err-family bw $SRV -p 18600 -x 0 -n 10 # IPv6 link-local, IPv4 on the server
+# a port no flow label gives, on a device that is no mlx5
+client err-sport bw $SRV -p 18600 --sport 4000 -n 10
 grep . /sys/class/infiniband/rxe2/ports/1/gid_attrs/types/* >"$T/gid-types.txt" 2>&1
 ip link set n3 down
 sleep 1
