@@ -230,6 +230,7 @@ static int post_some(struct ptp_ctx *c, struct bw_side *s, uint64_t size)
 				.flags = sig ? XPORT_WR_SIGNALED : 0,
 				.mr = &c->mr, .len = (uint32_t)size,
 				.rmr = &c->peer_rmr, .roff = c->area,
+				.imm = (uint32_t)idx,	/* (write_imm) */
 			};
 
 			if (c->op == XPORT_OP_READ)
@@ -532,13 +533,16 @@ static enum xport_op op_of(const char *op)
 		return XPORT_OP_SEND;
 	if (!strcmp(op, "read"))
 		return XPORT_OP_READ;
+	if (!strcmp(op, "write_imm"))
+		return XPORT_OP_WRITE_IMM;
 	return XPORT_OP_WRITE;
 }
 
 static int bw_session_prepare(struct ptp_ctx *c)
 {
 	c->op = op_of(c->o->op);
-	if (c->op == XPORT_OP_SEND && (c->is_server || c->o->bidir))
+	/* a SEND, and a WRITE with immediate, each consume a receive at the peer */
+	if ((c->op == XPORT_OP_SEND || c->op == XPORT_OP_WRITE_IMM) && (c->is_server || c->o->bidir))
 		return post_recvs(c);
 	return 0;
 }

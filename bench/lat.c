@@ -7,11 +7,18 @@
  * --op write: each side writes into the other's buffer and watches the
  * last byte of its own buffer change (perftest's write_lat); nothing
  * completes at the receiver, so this mode always spins.
- * Latency is reported one-way, as round trip / 2, like perftest and qperf.
+ * --op read: the client READs from the server's buffer and waits for the
+ * completion (perftest's read_lat); the server's transport serves it, the
+ * server's program only waits for the end, and the client tells it, every
+ * second or so, that it is still there.
+ * Latency is reported one-way, as round trip / 2, like perftest and qperf;
+ * a READ's whole, request to data back (a READ is one operation, as
+ * perftest reports it).
  * Samples go into the histogram of core/stats.h (bounded memory, 0.2 %
  * percentile error bound).
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,8 +41,13 @@ static const char *const lat_usage[] = {
 
 static const char lat_about[] =
 	"Measure point-to-point latency by ping-pong: min, percentiles (p50, p90, p99,\n"
-	"p99.9), max, mean and standard deviation, one-way (round trip / 2).  Start\n"
-	"'fabscope lat --server' on one node and 'fabscope lat HOST' on the other.";
+	"p99.9), max, mean and standard deviation, one-way (round trip / 2; --op read: the\n"
+	"READ's whole time).  Start 'fabscope lat --server' on one node and\n"
+	"'fabscope lat HOST' on the other.";
+
+/* A READ client tells its server it is there this often (the server has no
+ * completions to see it by) */
+#define LAT_READ_ALIVE_NS 1000000000ull
 
 struct lat_run {
 	struct ptp_ctx *c;
@@ -66,8 +78,12 @@ static int send_one(struct lat_run *r, uint8_t tag)
 	int rc;
 
 	r->sent++;
-	if (r->sent % LAT_SIGNAL_EVERY == 0)
-		wr.flags = XPORT_WR_SIGNALED;
+	if (r->sent % LAT_SIGNAL_EVERY == 0 || c->op == XPORT_OP_READ)
+		wr.flags = XPORT_WR_SIGNALED;	/* a READ's completion is the answer */
+	if (c->op == XPORT_OP_READ) {	/* the peer's first area into our second */
+		wr.off = c->area;
+		wr.roff = 0;
+	}
 	c->buf[r->size - 1] = tag;	/* write: the byte the peer watches */
 	rc = xport_post(c->conn, &wr);
 	if (rc == -ENOTCONN)
@@ -80,8 +96,9 @@ static int send_one(struct lat_run *r, uint8_t tag)
 }
 
 /*
- * Wait for the peer's next message: a RECV completion (send) or the tag in
- * the last byte of our target area (write).  Returns 1 when it came, 0 when
+ * Wait for the peer's next message: a RECV completion (send), the tag in
+ * the last byte of our target area (write), our READ's completion (read).
+ * Returns 1 when it came, 0 when
  * `*stop` was set by a control message first, or -exit code.
  */
 static int wait_one(struct lat_run *r, uint8_t tag, int check_ctl, int *stop)
@@ -111,8 +128,13 @@ static int wait_one(struct lat_run *r, uint8_t tag, int check_ctl, int *stop)
 				return ptp_wc_error(c, &wc[i]);
 			if (wc[i].op == XPORT_OP_RECV)
 				got = 1;
+			else if (wc[i].op == XPORT_OP_READ)
+				got = 2;
 		}
-		if (c->op == XPORT_OP_SEND ? got : *watch == tag) {
+		if (c->op == XPORT_OP_SEND ? got == 1 : c->op == XPORT_OP_READ ? got == 2 :
+		    *watch == tag) {
+			if (got == 2)
+				got = 0;	/* no receive to put back */
 			r->owed += got;	/* reposted off the critical path: see repost() */
 			return 1;
 		}
@@ -176,7 +198,7 @@ static int lat_ping(struct ptp_ctx *c, uint64_t size, struct stats *st)
 {
 	const struct ptp_opts *o = c->o;
 	struct lat_run r = { .c = c, .size = size };
-	uint64_t i, t_begin = clock_ns(), warm_end_ns, end_ns = 0;
+	uint64_t i, t_begin = clock_ns(), warm_end_ns, end_ns = 0, alive = t_begin;
 	int rc, stop = 0, measuring = 0;
 
 	memset(c->buf + c->area, 0, c->area);
@@ -200,9 +222,15 @@ static int lat_ping(struct ptp_ctx *c, uint64_t size, struct stats *st)
 			return rc;
 		t1 = clock_ns();
 		if (measuring)
-			stats_add(st, (t1 - t0) / 2);
+			stats_add(st, c->op == XPORT_OP_READ ? t1 - t0 : (t1 - t0) / 2);
 		if ((rc = repost(&r)))
 			return rc;
+		if (c->op == XPORT_OP_READ && t1 - alive > LAT_READ_ALIVE_NS) {
+			alive = t1;
+			rc = ptp_send(c, json_pack("{s:s, s:I}", "type", "alive", "pings", (json_int_t)i));
+			if (rc)
+				return rc;
+		}
 	}
 	rc = ptp_send(c, json_pack("{s:s, s:I}", "type", "finished", "pings", (json_int_t)i));
 	if (!rc) {	/* the server's answer: it has stopped using the flow */
@@ -214,6 +242,51 @@ static int lat_ping(struct ptp_ctx *c, uint64_t size, struct stats *st)
 	return rc;
 }
 
+/*
+ * Server of READs: the transport answers them (the NIC; tcp inside
+ * xport_poll, which this keeps calling), so this side only waits for the
+ * client's "finished", and for its "alive" at least every --timeout.
+ */
+static int lat_serve_reads(struct ptp_ctx *c)
+{
+	int soft = c->x->ops->caps & XPORT_CAP_SOFTWARE;
+	uint64_t last = clock_ns(), tmo = (uint64_t)c->timeout_ms * 1000000ull;
+	struct xport_wc wc[16];
+
+	for (;;) {
+		json_t *m;
+		const char *t;
+		int rc, n = 0;
+
+		if (soft)
+			n = xport_poll(c->x, wc, 16, 1);
+		else
+			net_wait(c->ctl, POLLIN, 100);
+		if (n < 0)
+			return fs_err_env("polling completions: %s", xport_errmsg(c->x));
+		if (net_stop)
+			return fs_err(FS_EXIT_INTERRUPTED, "interrupted");
+		rc = ptp_try_recv(c, &m);
+		if (rc < 0)
+			return rc;
+		if (!rc) {
+			if (clock_ns() - last > tmo + LAT_READ_ALIVE_NS)
+				return fs_err_peer("client %s said nothing for %g s during the READs",
+						   c->peer_name, c->timeout_ms / 1000.0);
+			continue;
+		}
+		last = clock_ns();
+		t = json_string_value(json_object_get(m, "type"));
+		rc = t ? !strcmp(t, "finished") ? 1 : !strcmp(t, "alive") ? 0 : -1 : -1;
+		json_decref(m);
+		if (rc < 0)
+			return fs_err_peer("%s sent an unexpected control message", c->peer_name);
+		if (rc)
+			return ptp_send(c, json_pack("{s:s, s:I}", "type", "finished", "pongs",
+						     (json_int_t)0));
+	}
+}
+
 /* Server: answer every ping until the client says it has finished. */
 static int lat_pong(struct ptp_ctx *c, uint64_t size)
 {
@@ -221,6 +294,8 @@ static int lat_pong(struct ptp_ctx *c, uint64_t size)
 	uint64_t i;
 	int rc, stop = 0;
 
+	if (c->op == XPORT_OP_READ)
+		return lat_serve_reads(c);
 	/* the watched area was cleared before "ready" (lat_arm): a client's
 	 * first WRITE can land before we get here */
 	for (i = 0;; i++) {
@@ -240,7 +315,8 @@ static int lat_prepare(struct ptp_ctx *c)
 {
 	int i, rc;
 
-	c->op = strcmp(c->o->op, "write") ? XPORT_OP_SEND : XPORT_OP_WRITE;
+	c->op = !strcmp(c->o->op, "write") ? XPORT_OP_WRITE :
+		!strcmp(c->o->op, "read") ? XPORT_OP_READ : XPORT_OP_SEND;
 	if (c->op != XPORT_OP_SEND)
 		return 0;
 	for (i = 0; i < 4; i++) {
@@ -301,6 +377,7 @@ static int lat_client(struct ptp_opts *o, const char *host)
 			break;
 		r = ptp_record(&c, sizes[i], 1);
 		json_object_set_new(r, "scope", json_string("aggregate"));
+		ptp_flow_facts(r, json_array_get(c.flows_info, 0));	/* its one flow's ports, QPs */
 		json_object_set_new(r, "metrics", json_pack("{s:o, s:I}",
 			"lat_us", record_lat_us(&st), "iters", (json_int_t)st.n));
 		out_record(&out, r);

@@ -28,7 +28,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_STRING(0, "node", &o->node, "NAME", "this node's name in records (default: the host name)"),
 		OPT_GROUP("Test"),
 		OPT_STRING('t', "transport", &o->transport, "NAME", "transport: tcp (default) or verbs"),
-		OPT_STRING(0, "op", &o->op, "OP", "operation: bw: write (default), send, read; lat: send (default), write"),
+		OPT_STRING(0, "op", &o->op, "OP", "operation: bw: write (default), send, read, write_imm; lat: send (default), write, read"),
 		OPT_SIZE('s', "size", &o->size, "SIZE", "message size, e.g. 4096, 64K, 1M (default: bw 64K, lat 2)", 1, 1ll << 30),
 		OPT_BOOL('a', "all", &o->sweep, "sweep message sizes from 2 B to 8 MiB in powers of two"),
 		OPT_INT('q', "flows", &o->flows, "N", "flows (TCP connections or QPs) per test (default 1)", 1, PTP_MAX_FLOWS),
@@ -43,7 +43,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT(0, "tclass", &o->tclass, "N", "traffic class (IP TOS byte; DSCP = N >> 2)", 0, 255),
 		OPT_STRING(0, "poll", &o->poll, "MODE", "how to wait for completions: busy (spin), event (sleep), adaptive (spin 50 us, then sleep); default: event; a server given --poll keeps its own"),
 		OPT_GROUP("Verbs (-t verbs)"),
-		OPT_STRING('d', "device", &o->device, "DEV", "RDMA device, its netdev, or an IP address of its GID table (default: the device of --bind, else the first active one)"),
+		OPT_STRING('d', "device", &o->device, "DEV", "RDMA device, its netdev, or an IP address of its GID table (default: the device of --bind, else the one of the address the route to HOST leaves from, else the first active one)"),
 		OPT_INT(0, "ib-port", &o->ib_port, "N", "port of the device (default: the first active one)", 1, 255),
 		OPT_INT('x', "gid-index", &o->gid_index, "N", "GID index (default: the RoCEv2 GID of the address)", 0, 255),
 		OPT_INT('m', "mtu", &o->mtu, "BYTES", "path MTU: 256, 512, 1024, 2048 or 4096 (default: the smaller active MTU of both ports)", 256, 4096),
@@ -113,10 +113,10 @@ bad:
 /* --op: 0, or -exit code with one line said */
 static int check_op(const struct ptp_opts *o, int is_bw)
 {
-	if (is_bw ? strcmp(o->op, "write") && strcmp(o->op, "send") && strcmp(o->op, "read")
-		  : strcmp(o->op, "write") && strcmp(o->op, "send"))
-		return bad_choice("op", o->op, "unknown --op '", "'", is_bw ? "bw takes write, send or read" :
-				  "lat takes send or write");
+	if (strcmp(o->op, "write") && strcmp(o->op, "send") && strcmp(o->op, "read") &&
+	    (!is_bw || strcmp(o->op, "write_imm")))
+		return bad_choice("op", o->op, "unknown --op '", "'", is_bw ? "bw takes write, send, read or write_imm" :
+				  "lat takes send, write or read");
 	return 0;
 }
 
@@ -358,14 +358,15 @@ static json_t *params_json(const struct ptp_opts *o)
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, json_integer((json_int_t)sizes[i]));
 	/* (one format per key: json_pack ignores values the format has no place for) */
-	return json_pack("{s:s, s:s, s:o, s:i, s:I, s:f, s:I, s:f, s:b, s:i, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",
+	return json_pack("{s:s, s:s, s:o, s:i, s:I, s:f, s:I, s:f, s:b, s:i, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",
 			 "transport", o->transport, "op", o->op, "sizes", a,
 			 "flows", o->flows, "iters", (json_int_t)o->iters,
 			 "duration_s", o->duration, "warmup_iters", (json_int_t)o->warmup_iters,
 			 "warmup_s", o->warmup_s, "bidir", o->bidir, "tx_depth", o->tx_depth,
 			 "cq_mod", o->cq_mod, "poll", o->poll, "tclass", o->tclass,
 			 "mtu", o->mtu, "sl", o->sl, "flow_label", o->flow_label_i,
-			 "post_list", o->post_list, "qp_timeout", o->qp_timeout, "sport", o->sport);
+			 "post_list", o->post_list, "qp_timeout", o->qp_timeout, "sport", o->sport,
+			 "inline", o->inline_size);
 }
 
 /* The server adopts the client's test parameters. */
@@ -373,6 +374,7 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 {
 	const char *transport, *op, *poll;
 	json_int_t flows, iters, wi, depth, cqm, tclass, mtu = 0, sl = 0, fl = 0, pl = 1, qto = 0, sport = 0;
+	json_int_t inl = o->inline_size;	/* a client without the key: the server's default */
 	double dur, ws;
 	int bidir;
 	json_t *sizes;
@@ -386,15 +388,17 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 	    depth < 1 || depth > 65536 || cqm < 1 || cqm > depth || iters < 0 ||
 	    wi < 0 || dur < 0 || ws < 0 || dur > 1e6 || ws > 1e6 ||
 	    tclass < -1 || tclass > 255 ||
-	    json_unpack(p, "{s?I, s?I, s?I, s?I, s?I, s?I}", "mtu", &mtu, "sl", &sl, "flow_label", &fl,
-			"post_list", &pl, "qp_timeout", &qto, "sport", &sport) ||
+	    json_unpack(p, "{s?I, s?I, s?I, s?I, s?I, s?I, s?I}", "mtu", &mtu, "sl", &sl, "flow_label", &fl,
+			"post_list", &pl, "qp_timeout", &qto, "sport", &sport, "inline", &inl) ||
+	    inl < 0 || inl > 4096 ||
 	    mtu < 0 || mtu > 4096 || sl < 0 || sl > 15 || fl < 0 || fl > 0xFFFFF || qto < 0 || qto > 31 ||
 	    sport < 0 || sport + flows - 1 > 65535 || (sport && fl) ||
 	    pl < 1 || pl > XPORT_MAX_POST_LIST) {
 		snprintf(why, len, "malformed or out-of-range test parameters");
 		return -1;
 	}
-	if (strcmp(op, "write") && strcmp(op, "send") && strcmp(op, "read")) {
+	if (strcmp(op, "write") && strcmp(op, "send") && strcmp(op, "read") &&
+	    (strcmp(o->test, "bw") || strcmp(op, "write_imm"))) {
 		snprintf(why, len, "unknown operation '%s'", op);
 		return -1;
 	}
@@ -424,6 +428,7 @@ static int params_adopt(struct ptp_opts *o, json_t *p, char *why, size_t len)
 	o->qp_timeout = (int)qto;
 	o->flow_label_i = (int)fl;
 	o->sport = (int)sport;
+	o->inline_size = (int)inl;
 	return 0;
 }
 
@@ -454,6 +459,7 @@ static struct xport_params xport_params_of(const struct ptp_ctx *c, const char *
 		.sport_base = o->sport,
 		.tclass = o->tclass,
 		.device = o->device,
+		.route_addr = c->route_src[0] ? c->route_src : NULL,
 		.ib_port = o->ib_port,
 		.gid_index = o->gid_index,
 		.mtu = o->mtu,
@@ -469,6 +475,24 @@ static struct xport_params xport_params_of(const struct ptp_ctx *c, const char *
 	return p;
 }
 
+/*
+ * A failure of this side's transport, one line: said here, and a server
+ * sends it to its client too, whose run fails with it (and its exit code)
+ * instead of "went away" when the control connection closes.
+ */
+static int FS_PRINTF(3, 4) xport_trouble(struct ptp_ctx *c, int code, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->is_server)
+		ptp_send_error(c->ctl, code, msg);
+	return fs_err(code, "%s", msg);
+}
+
 /* Open the transport and register the buffers: all that can fail locally,
  * done before any peer is involved. */
 static int open_transport(struct ptp_ctx *c, uint64_t maxsize, const char *bind)
@@ -479,15 +503,15 @@ static int open_transport(struct ptp_ctx *c, uint64_t maxsize, const char *bind)
 
 	rc = xport_open(c->o->transport, &p, &c->x, err, sizeof(err));
 	if (rc)
-		return fs_err_env("%s", err);
+		return xport_trouble(c, FS_EXIT_ENV, "%s", err);
 	c->area = (size_t)maxsize;
 	c->buf = xport_alloc(c->x, 2 * c->area);	/* on the NIC's NUMA node */
 	if (!c->buf)
-		return fs_err_env("cannot allocate %zu bytes of buffers", 2 * c->area);
+		return xport_trouble(c, FS_EXIT_ENV, "cannot allocate %zu bytes of buffers", 2 * c->area);
 	memset(c->buf, 0xa5, 2 * c->area);
 	rc = xport_mr_reg(c->x, c->buf, 2 * c->area, XPORT_ACCESS_REMOTE, &c->mr);
 	if (rc)
-		return fs_err_env("cannot register buffers: %s", xport_errmsg(c->x));
+		return xport_trouble(c, FS_EXIT_ENV, "cannot register buffers: %s", xport_errmsg(c->x));
 	return 0;
 }
 
@@ -513,9 +537,8 @@ static int connect_transport(struct ptp_ctx *c)
 			return rc;
 		rc = xport_conn_new(c->x, o->flows, XPORT_ROLE_PASSIVE, &c->conn);
 		if (rc) {
-			ptp_send_error(c->ctl, FS_EXIT_ENV, xport_errmsg(c->x));
 			json_decref(m);
-			return fs_err_env("%s", xport_errmsg(c->x));
+			return xport_trouble(c, FS_EXIT_ENV, "%s", xport_errmsg(c->x));
 		}
 		blob = xport_conn_blob(c->conn);
 		rc = ptp_send(c, json_pack("{s:s, s:o, s:o}", "type", "setup", "blob", blob,
@@ -530,15 +553,15 @@ static int connect_transport(struct ptp_ctx *c)
 	if (!peer_blob || xport_rmr_parse(region, &c->peer_rmr) ||
 	    c->peer_rmr.len < 2 * c->area) {
 		json_decref(m);
-		return fs_err_peer("%s sent a malformed setup message", c->peer_name);
+		return xport_trouble(c, FS_EXIT_PEER, "%s sent a malformed setup message", c->peer_name);
 	}
 	rc = xport_conn_connect(c->conn, peer_blob);
 	json_decref(m);
 	if (rc)
-		return fs_err(rc == -EADDRINUSE ? FS_EXIT_USAGE :
-			      rc == -EPROTO || rc == -ETIMEDOUT || rc == -ECONNREFUSED ||
-			      rc == -ECONNRESET || rc == -EHOSTUNREACH || rc == -ENETUNREACH ?
-			      FS_EXIT_PEER : FS_EXIT_ENV, "%s", xport_errmsg(c->x));
+		return xport_trouble(c, rc == -EADDRINUSE ? FS_EXIT_USAGE :
+				     rc == -EPROTO || rc == -ETIMEDOUT || rc == -ECONNREFUSED ||
+				     rc == -ECONNRESET || rc == -EHOSTUNREACH || rc == -ENETUNREACH ?
+				     FS_EXIT_PEER : FS_EXIT_ENV, "%s", xport_errmsg(c->x));
 	c->flows_info = json_array();
 	for (i = 0; i < o->flows; i++) {
 		json_t *fi = json_object();
@@ -593,6 +616,12 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 	c->peer_name = strdup(name);
 	n = ptp_sizes(o, sizes, 32);
 	maxsize = sizes[n - 1];
+	if (!o->bind) {	/* the device of the rail that reaches HOST (verbs, without -d) */
+		struct net_addr rs;
+
+		if (!net_route_src(&dst, &rs))
+			net_addr_host(&rs, c->route_src, sizeof(c->route_src));
+	}
 	rc = open_transport(c, maxsize, o->bind);	/* local trouble first */
 	if (rc)
 		return rc;
@@ -888,6 +917,11 @@ json_t *ptp_record(struct ptp_ctx *c, uint64_t size, int client_is_src)
 		"warmup_iters", (json_int_t)o->warmup_iters, "warmup_s", o->warmup_s,
 		"tx_depth", o->tx_depth, "cq_mod", o->cq_mod, "post_list", o->post_list,
 		"poll", o->poll, "bidir", o->bidir));
+	/* what was asked for the wire; null: the default (the flows' facts say what came) */
+	json_object_set_new(json_object_get(r, "params"), "tclass",
+			    o->tclass >= 0 ? json_integer(o->tclass) : json_null());
+	json_object_set_new(json_object_get(r, "params"), "sport",
+			    o->sport ? json_integer(o->sport) : json_null());
 	if (!c->is_server && c->peer_poll[0] && strcmp(c->peer_poll, o->poll))
 		json_object_set_new(json_object_get(r, "params"), "server_poll",
 				    json_string(c->peer_poll));
@@ -900,7 +934,8 @@ void ptp_flow_facts(json_t *rec, json_t *info)
 	static const struct { const char *from, *where, *to; } map[] = {
 		{ "sport", "src", "port" }, { "dport", "dst", "port" },
 		{ "qpn", "src", "qpn" }, { "dest_qpn", "dst", "qpn" },
-		{ "device", "src", "device" }, { "gid_index", "src", "gid_index" },
+		{ "device", "src", "device" }, { "ib_port", "src", "ib_port" },
+		{ "netdev", "src", "netdev" }, { "gid_index", "src", "gid_index" },
 		{ "flow_label", NULL, "flow_label" }, { "sport_source", NULL, "sport_source" },
 		{ "mtu", NULL, "path_mtu_bytes" }, { "qp_timeout", NULL, "qp_timeout" },
 	};

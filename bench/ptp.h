@@ -75,6 +75,7 @@ struct ptp_ctx {
 	json_t *labels;
 	const char *peer_name;		/* "10.0.0.2:18520" for messages */
 	char peer_poll[16];		/* client: the server's poll mode */
+	char route_src[64];		/* client without --bind: where the route to HOST leaves */
 };
 
 /* Fill the option table entries common to bw and lat; returns the count. */

@@ -280,3 +280,15 @@ int net_peer_addr(int fd, struct net_addr *a)
 	a->len = sizeof(a->ss);
 	return getpeername(fd, (struct sockaddr *)&a->ss, &a->len) < 0 ? -errno : 0;
 }
+
+int net_route_src(const struct net_addr *dst, struct net_addr *src)
+{
+	int fd = socket(dst->ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = connect(fd, (const struct sockaddr *)&dst->ss, dst->len) < 0 ? -errno :
+	     net_local_addr(fd, src);
+	close(fd);
+	return rc;
+}

@@ -59,5 +59,8 @@ int net_write_full(int fd, const void *buf, size_t len, int timeout_ms);
 int net_set_nonblock(int fd, int on);
 int net_local_addr(int fd, struct net_addr *a);
 int net_peer_addr(int fd, struct net_addr *a);
+/* The local address the route to dst leaves from (a UDP socket connected,
+ * nothing sent); 0 or -errno (-ENETUNREACH: no route). */
+int net_route_src(const struct net_addr *dst, struct net_addr *src);
 
 #endif

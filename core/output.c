@@ -188,6 +188,8 @@ static void print_text(struct out *o, json_t *rec)
 	if (!o->last_test || strcmp(o->last_test, test)) {
 		for (c = cols; c->path; c++)
 			fprintf(o->f, " %*s", c->width, col_head(o, c));
+		if (!strcmp(test, "lat") && !strcmp(record_str(rec, "op", ""), "read"))
+			tail = "  [us, READ: request to data back, whole]";
 		fprintf(o->f, "%s\n", tail ? tail : "");
 		o->last_test = name;
 	}

@@ -19,6 +19,7 @@ PORT_BW=$(ptp_port 2)		# a bw server that lives through the whole script
 PORT_LAT=$(ptp_port 3)		# a lat server that lives through the whole script
 PORT_V99=$(ptp_port 4)		# servers speaking protocol version 99, then fake servers
 PORT_VICTIM=$(ptp_port 5)	# servers killed in the middle of a run
+PORT_READ=$(ptp_port 6)		# a lat server of READs whose client stops
 
 # A short normal run: the server it talks to is alive and serving.
 normal_run() { # bw|lat PORT
@@ -69,6 +70,19 @@ test_expect_success $P 'set up: a bw and a lat server on loopback' '
 	lat_pid=$ptp_pid &&
 	normal_run bw $PORT_BW &&
 	normal_run lat $PORT_LAT
+'
+
+test_expect_success $P 'every op on tcp: bw write, send, read, write_imm; lat send, write, read' '
+	for op in write send read write_imm; do
+		fs_expect 0 bw 127.0.0.1 -p $PORT_BW --op $op -q 2 -n 300 -s 4K --json &&
+		jq -e --arg op $op "[.[] | select(.scope == \"aggregate\")] | length == 1 and
+			(.[0] | .op == \$op and .metrics.msgs == 600)" out || return 1
+	done &&
+	for op in send write read; do
+		fs_expect 0 lat 127.0.0.1 -p $PORT_LAT --op $op -n 500 --json &&
+		jq -e --arg op $op ".[0] | .op == \$op and .metrics.iters == 500 and (.src.port | type) == \"number\"" out ||
+		return 1
+	done
 '
 
 for cmd in bw lat; do
@@ -333,6 +347,29 @@ test_expect_success $P 'lat client killed mid-run: the server logs one line, liv
 	server_alive $lat_pid lat.log &&
 	normal_run lat $PORT_LAT &&
 	server_alive $lat_pid lat.log
+'
+
+# A READ server has no completions to see its client by: the client says "alive" about every
+# second, and a server that hears nothing for --timeout gives up
+test_expect_success $P 'lat --op read, client stopped mid-run: the server gives up after --timeout, one line, serves on' '
+	ptp_server read.log lat $PORT_READ --timeout 1 &&
+	read_pid=$ptp_pid &&
+	since=$(wc -l <read.log) &&
+	{ "$FABSCOPE" lat 127.0.0.1 -p $PORT_READ --op read -D 20 --timeout 1 --json >stopped.json 2>stopped.err & } &&
+	cpid=$! &&
+	test_atexit "kill -CONT $cpid 2>/dev/null; test_kill_pid $cpid" &&
+	test_wait_for 5 new_log_has $since "client .*: tcp read" read.log &&
+	sleep 1.5 &&
+	kill -STOP $cpid &&
+	test_wait_for 6 new_log_has $since "said nothing for 1 s during the READs" read.log &&
+	kill -CONT $cpid &&
+	{ wait $cpid; test $? = 4; } &&
+	ptp_reap $cpid &&
+	cat stopped.err &&
+	server_alive $read_pid read.log &&
+	fs_expect 0 lat 127.0.0.1 -p $PORT_READ --op read -n 2000 --json &&
+	jq -e ".[0] | .op == \"read\" and .metrics.iters == 2000 and .metrics.lat_us.p50 > 0" out &&
+	ptp_reap $read_pid	# (its port serves again below)
 '
 
 test_expect_success $P,PERL 'garbage on the bw control port: 100 random bytes, the server survives' '

@@ -24,7 +24,8 @@ fl_sport() { echo $(( ((($1 & 0x3fff) ^ (($1 & 0xFC000) >> 14)) | 0xC000) )); }
 test_expect_success VM 'boot the VM with 4 rxe nodes and run the verbs checks' '
 	"$SRCDIR/ci/rxe-vm" -n 4 -t 900 -o "$R" -e FABSCOPE="$FABSCOPE" -- \
 		bash "$SRCDIR/tests/vm/verbs.sh" >vm.out 2>vm.err &&
-	test -f "$R/finished"
+	test -f "$R/finished" &&
+	echo "the slowest checks (seconds):" && sort -k2 -n -r "$R/times.txt" | head -12
 '
 
 test_expect_success VM 'devices: 4 rxe devices, active, RoCE v2 GIDs with their addresses, rails inferred' '
@@ -62,7 +63,7 @@ test_expect_success VM 'devices --rail-map: rails and planes from the file; what
 	cmp "$R/devices-map.err" "$R/devices-map-env.err"
 '
 
-for op in write read send; do
+for op in write read send write_imm; do
 	for q in 1 4 16; do
 		test_expect_success VM "bw --op $op with $q QPs: exact counts, one record per QP" '
 			test "$(rc bw-'$op'-q'$q')" = 0 &&
@@ -105,10 +106,27 @@ test_expect_success VM 'bw: 1-byte messages, and every size from 2 B to 8 MiB' '
 		all(.[]; .metrics.msgs == 8 and .metrics.bw_gbps > 0)"
 '
 
-test_expect_success VM 'bw -b: both directions and their sum; send with inline data' '
-	test "$(rc bw-bidir)" = 0 &&
-	agg bw-bidir "([.[].dir] | sort) == [\"both\", \"c2s\", \"s2c\"] and all(.[]; .metrics.bw_gbps > 0)" &&
-	test "$(rc bw-imm)" = 0 && agg bw-imm ".[0].metrics.msgs == 600"
+test_expect_success VM 'bw: READs of every size from 2 B to 8 MiB' '
+	test "$(rc bw-sweep-read)" = 0 &&
+	agg bw-sweep-read "length == 23 and all(.[]; .op == \"read\" and .metrics.msgs == 4 and .metrics.bw_gbps > 0)"
+'
+
+test_expect_success VM 'bw -b: both directions and their sum, WRITEs and SENDs; send with inline data' '
+	for n in bw-bidir bw-bidir-send; do
+		test "$(rc $n)" = 0 &&
+		agg $n "([.[].dir] | sort) == [\"both\", \"c2s\", \"s2c\"] and all(.[]; .metrics.bw_gbps > 0)" ||
+		return 1
+	done &&
+	agg bw-bidir-send "all(.[]; .op == \"send\")" &&
+	test "$(rc bw-imm)" = 0 && agg bw-imm ".[0].metrics.msgs == 600 and .[0].msg_size_bytes == 64"
+'
+
+test_expect_success VM 'bw: post lists of 8 with a completion every 16, adaptive polling; -m 512' '
+	test "$(rc bw-post-list)" = 0 &&
+	agg bw-post-list ".[0] | .metrics.msgs == 800 and .params.post_list == 8 and .params.cq_mod == 16 and
+		.params.poll == \"adaptive\"" &&
+	test "$(rc bw-mtu)" = 0 &&
+	jq -e "[.[] | select(.scope == \"flow\")] | length == 1 and .[0].path_mtu_bytes == 512" "$R/bw-mtu.out"
 '
 
 test_expect_success VM 'bw --poll busy: the target of one-sided WRITEs sleeps instead of spinning' '
@@ -120,8 +138,9 @@ test_expect_success VM 'bw --poll busy: the target of one-sided WRITEs sleeps in
 	test $wall -gt 0 && test $(( (t1 - t0) * 4 )) -lt $wall
 '
 
-test_expect_success VM 'lat: send and write ping-pong, ordered percentiles; a size sweep' '
-	for n in lat-send lat-write; do
+test_expect_success VM 'lat: send and write ping-pong and READs, ordered percentiles; a size sweep' '
+	jq -e ".[0].op == \"read\"" "$R/lat-read.out" &&
+	for n in lat-send lat-write lat-read; do
 		test "$(rc $n)" = 0 &&
 		jq -e ".[0].metrics | .iters == 2000 and (.lat_us | .min > 0 and .min <= .p50 and .p50 <= .p90 and
 			.p90 <= .p99 and .p99 <= .p999 and .p999 <= .max and .avg > 0)" "$R/$n.out" || return 1
@@ -129,12 +148,49 @@ test_expect_success VM 'lat: send and write ping-pong, ordered percentiles; a si
 	test "$(rc lat-sweep)" = 0 && jq -e "length == 23" "$R/lat-sweep.out"
 '
 
+test_expect_success VM 'lat records carry their flow: QP numbers, UDP source port and where it comes from' '
+	for n in lat-send lat-write lat-read; do
+		jq -e ".[0] | (.src.qpn | type) == \"number\" and (.dst.qpn | type) == \"number\" and
+			.src.port >= 49152 and .dst.port == 4791 and .src.device == \"rxe2\" and
+			(.sport_source | length) > 0 and .path_mtu_bytes == 1024" "$R/$n.out" || return 1
+	done
+'
+
 test_expect_success VM 'lat --op write: a first WRITE that lands before the server'"'"'s loop starts is answered' '
 	test "$(rc lat-write-held)" = 0 &&
 	jq -e "length == 23 and all(.[]; .op == \"write\" and .metrics.iters == 20)" "$R/lat-write-held.out"
 '
 
-# the source ports the records claim, and those on the wire
+# the source ports the records claim, and those on the wire; and per QP: each flow's
+# (source, UDP source port, destination QP) as tshark decodes the packets (.qps files)
+qp_hex() { printf "0x%06x" "$1"; }
+# check_qps NAME [both]: the packets from each flow's source to its destination QP carry the
+# flow's port, and no packet from there has a (port, QP) pair no flow claims (a READ's records
+# have the server as source); with a both=1 capture the packets the other way, to each flow's
+# source QP, carry the port too
+check_qps() {
+	test -s "$R/$1.qps" || { echo "$1: tshark decoded nothing: $(cat "$R/$1-tshark.err")"; return 1; }
+	jq -r ".[] | select(.scope == \"flow\") | \"\(.src.ip) \(.src.port) \(.dst.qpn) \(.dst.ip) \(.src.qpn)\"" \
+		"$R/$1.out" >flows &&
+	test -s flows &&
+	: >expect-fwd && : >expect-back &&
+	while read -r sip port dqpn dip sqpn; do
+		echo "$sip $port $(qp_hex $dqpn)" >>expect-fwd &&
+		echo "$dip $port $(qp_hex $sqpn)" >>expect-back || return 1
+	done <flows &&
+	read -r sip _ <flows && read -r _ _ _ dip _ <flows &&
+	sort -u expect-fwd >expect && grep "^$sip " "$R/$1.qps" >got &&
+	test_cmp expect got &&
+	if [ "${2:-}" = both ]; then
+		sort -u expect-back >expect && grep "^$dip " "$R/$1.qps" >got &&
+		test_cmp expect got
+	fi
+}
+
+test_expect_success VM 'the wire, per QP: each QP'"'"'s packets carry the source port its record says' '
+	check_qps pcap-qpn && check_qps pcap-fl && check_qps pcap-sport both && check_qps pcap-sport-read both
+'
+
 wire_ports() { grep -oE "10\.1\.0\.2\.[0-9]+ > 10\.1\.0\.1\.4791" "$R/$1.txt" | cut -d. -f5 | cut -d" " -f1 | sort -u; }
 record_ports() { jq -r ".[] | select(.scope == \"flow\") | .src.port" "$R/$1.out" | sort -u; }
 
@@ -153,7 +209,7 @@ test_expect_success VM 'the wire: --flow-label N gives flow i the port of flow l
 	test_cmp expect recorded && test_cmp expect wire
 '
 
-# the UDP source ports of the packets from HOST in a capture_both capture
+# the UDP source ports of the packets from HOST in a both=1 capture
 wire_ports_from() { grep -oE "$2\.[0-9]+ > [0-9.]+\.4791" "$R/$1.txt" | sed -E "s/^$2\.([0-9]+) .*/\1/" | sort -u; }
 
 test_expect_success VM 'the wire: --sport BASE gives flow i the port BASE+i, at both ends (WRITEs and ACKs)' '
@@ -185,6 +241,31 @@ test_expect_success VM 'a --sport no flow label gives, on a device that is no ml
 test_expect_success VM 'the wire: --tclass appears as the IP TOS byte (DSCP = tclass >> 2)' '
 	grep -q "IP (tos 0x60" "$R/pcap-qpn.txt" && ! grep "IP (tos" "$R/pcap-qpn.txt" | grep -qv "tos 0x60" &&
 	grep -q "IP (tos 0xb8" "$R/pcap-fl.txt" && ! grep "IP (tos" "$R/pcap-fl.txt" | grep -qv "tos 0xb8"
+'
+
+test_expect_success VM 'the device: by netdev, by address, by --bind alone, by the route to HOST' '
+	for want in "sel-netdev rxe2 10.1.0.2" "sel-ip rxe2 10.1.0.2" "sel-bind rxe4 10.1.0.4" \
+		    "sel-route rxe4 10.1.0.4"; do
+		set -- $want &&
+		test "$(rc $1)" = 0 &&
+		jq -e --arg d $2 --arg ip $3 ".[] | select(.scope == \"flow\") | .src.device == \$d and .src.ip == \$ip and
+			.src.gid_index == 1" "$R/$1.out" || { cat "$R/$1.err"; return 1; }
+	done
+'
+
+test_expect_success VM '--ib-port: a port the netdev is not on, a port the device does not have: exit 3, one line' '
+	test "$(rc err-ibport)" = 3 && one_line err-ibport "netdev '"'"'n2'"'"' is on port 1 of rxe2, not on port 2 (--ib-port)" &&
+	test "$(rc err-ibport-dev)" = 3 && one_line err-ibport-dev "rxe2 has no port 2"
+'
+
+test_expect_success VM 'more inline data than the device takes: exit 3, one line naming --inline' '
+	test "$(rc err-inline)" = 3 && one_line err-inline "try a smaller --inline"
+'
+
+test_expect_success VM 'the server'"'"'s locked-memory limit too low: the client is told, exit 3, one line' '
+	test "$(rc err-memlock-server)" = 3 &&
+	one_line err-memlock-server "server 10.1.0.1:18605 refused: cannot register buffers" &&
+	one_line err-memlock-server "ulimit -l"
 '
 
 test_expect_success VM 'unknown device: exit 3, one line naming it and the devices there are' '

@@ -88,6 +88,8 @@ enum xport_poll_mode {
 struct xport_params {
 	const char *bind_addr;	/* local address (rail selection); NULL: any */
 	const char *device;	/* verbs: device name, netdev name or IP address */
+	const char *route_addr;	/* verbs, without device and bind_addr: the address the route
+				   to the peer leaves from; a device with its RoCEv2 GID is the default */
 	int ib_port;		/* verbs: port number; 0: the first active one */
 	int gid_index;		/* verbs: GID index; -1: the RoCEv2 GID of the address */
 	int mtu;		/* verbs: path MTU in bytes; 0: min of both ports */

@@ -177,33 +177,51 @@ static const char *gid_type_name(uint32_t t)
 	return "?";
 }
 
-/* Look for a device/port/GID matching what (a name, netdev or IP). */
-static int find_by_gid(struct ibv_device **list, int n, const char *ip,
-		       const char *netdev, int *dev_i, int *port, int *gidx)
+/*
+ * Look for a device, port and GID: of address ip (a RoCEv2 GID with it), or
+ * of netdev (a GID of that netdev: its RoCEv2 IPv4 one, else a RoCEv2 one,
+ * else any; a VLAN or macvlan sibling's GIDs on the same port are not its),
+ * on port want_port unless that is 0.  0 when found, else -1.
+ */
+static int find_by_gid(struct ibv_device **list, int n, const char *ip, const char *netdev,
+		       int want_port, int *dev_i, int *port, int *gidx)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
 		struct ibv_context *ctx = ibv_open_device(list[i]);
 		struct ibv_gid_entry e[VB_MAX_GIDS];
-		ssize_t k, ne;
+		ssize_t k, ne, best = -1;
+		int rank = 0;
 
 		if (!ctx)
 			continue;
 		ne = ibv_query_gid_table(ctx, e, VB_MAX_GIDS, 0);
 		ibv_close_device(ctx);
 		for (k = 0; k < ne; k++) {
+			int v2 = e[k].gid_type == IBV_GID_TYPE_ROCE_V2, r = 0;
 			char nd[IF_NAMESIZE] = "";
 
-			if (e[k].ndev_ifindex)
-				if_indextoname(e[k].ndev_ifindex, nd);
-			if ((ip && gid_has_ip(&e[k].gid, ip) && e[k].gid_type == IBV_GID_TYPE_ROCE_V2) ||
-			    (netdev && !strcmp(nd, netdev))) {
-				*dev_i = i;
-				*port = (int)e[k].port_num;
-				*gidx = ip ? (int)e[k].gid_index : -1;
-				return 0;
+			if (want_port && (int)e[k].port_num != want_port)
+				continue;
+			if (ip) {
+				r = v2 && gid_has_ip(&e[k].gid, ip) ? 3 : 0;
+			} else {
+				if (e[k].ndev_ifindex)
+					if_indextoname(e[k].ndev_ifindex, nd);
+				if (!strcmp(nd, netdev))
+					r = v2 ? 2 + vb_gid_is_v4(&e[k].gid) : 1;
 			}
+			if (r > rank) {
+				rank = r;
+				best = k;
+			}
+		}
+		if (best >= 0) {
+			*dev_i = i;
+			*port = (int)e[best].port_num;
+			*gidx = (int)e[best].gid_index;
+			return 0;
 		}
 	}
 	return -1;
@@ -216,13 +234,47 @@ static int looks_like_ip(const char *s)
 	return s && (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1);
 }
 
+/* The first active port of dev (want: that one only, when not 0), or 0. */
+static int first_active_port(struct ibv_device *dev, int want)
+{
+	struct ibv_context *ctx = ibv_open_device(dev);
+	struct ibv_device_attr da;
+	int p, found = 0;
+
+	if (!ctx)
+		return 0;
+	if (!ibv_query_device(ctx, &da))
+		for (p = 1; p <= da.phys_port_cnt && !found; p++) {
+			struct ibv_port_attr pa;
+
+			if ((!want || want == p) && !ibv_query_port(ctx, (uint8_t)p, &pa) &&
+			    pa.state == IBV_PORT_ACTIVE)
+				found = p;
+		}
+	ibv_close_device(ctx);
+	return found;
+}
+
+/* find_by_gid() for what the caller named (what: "netdev 'X'", "address X"):
+ * found on another port than --ib-port asks for is an error of its own */
+static int find_named(struct xport *x, struct ibv_device **list, int n, const char *ip,
+		      const char *netdev, const char *what, int *dev_i, int *port, int *gidx)
+{
+	if (!find_by_gid(list, n, ip, netdev, x->params.ib_port, dev_i, port, gidx))
+		return 0;
+	if (x->params.ib_port && !find_by_gid(list, n, ip, netdev, 0, dev_i, port, gidx))
+		return xport_fail(x, ENODEV, "%s is on port %d of %s, not on port %d (--ib-port); drop --ib-port or name another device",
+				  what, *port, ibv_get_device_name(list[*dev_i]), x->params.ib_port);
+	return -1;
+}
+
 static int pick_device(struct xport *x, struct ibv_device **list, int n,
 		       int *dev_i, int *port, int *gidx)
 {
 	const char *want = x->params.device, *ip = NULL;
-	char names[256] = "";
+	char names[256] = "", what[128];
 	size_t used = 0;
-	int i;
+	int i, rc;
 
 	*port = x->params.ib_port;
 	*gidx = -1;
@@ -230,10 +282,13 @@ static int pick_device(struct xport *x, struct ibv_device **list, int n,
 		for (i = 0; i < n; i++)
 			if (!strcmp(ibv_get_device_name(list[i]), want)) {
 				*dev_i = i;
+				if (!*port)	/* none active: port 1, which open says is down */
+					*port = first_active_port(list[i], 0);
 				return 0;
 			}
-		if (!find_by_gid(list, n, NULL, want, dev_i, port, gidx))
-			return 0;	/* it was a netdev */
+		snprintf(what, sizeof(what), "netdev '%s'", want);
+		if (!(rc = find_named(x, list, n, NULL, want, what, dev_i, port, gidx)) || rc != -1)
+			return rc;	/* it was a netdev (or one on another port) */
 		for (i = 0; i < n; i++)
 			used += (size_t)snprintf(names + used, used < sizeof(names) ? sizeof(names) - used : 0,
 						 "%s%s", i ? ", " : "", ibv_get_device_name(list[i]));
@@ -242,27 +297,20 @@ static int pick_device(struct xport *x, struct ibv_device **list, int n,
 	}
 	ip = want ? want : x->params.bind_addr;
 	if (ip) {
-		if (!find_by_gid(list, n, ip, NULL, dev_i, port, gidx))
-			return 0;
+		snprintf(what, sizeof(what), "address %s", ip);
+		if (!(rc = find_named(x, list, n, ip, NULL, what, dev_i, port, gidx)) || rc != -1)
+			return rc;
 		return xport_fail(x, ENODEV, "no RDMA device has a RoCEv2 GID for address %s; see 'fabscope devices'",
 				  ip);
 	}
-	for (i = 0; i < n; i++) {	/* the first device with an active port */
-		struct ibv_context *ctx = ibv_open_device(list[i]);
-		struct ibv_device_attr da;
-		int p, found = 0;
+	/* nothing named: the device of the address the route to the peer leaves
+	 * from (the rail that reaches it), else the first with an active port */
+	if (x->params.route_addr &&
+	    !find_by_gid(list, n, x->params.route_addr, NULL, *port, dev_i, port, gidx))
+		return 0;
+	for (i = 0; i < n; i++) {
+		int found = first_active_port(list[i], *port);
 
-		if (!ctx)
-			continue;
-		if (!ibv_query_device(ctx, &da))
-			for (p = 1; p <= da.phys_port_cnt && !found; p++) {
-				struct ibv_port_attr pa;
-
-				if (!ibv_query_port(ctx, (uint8_t)p, &pa) && pa.state == IBV_PORT_ACTIVE &&
-				    (!*port || *port == p))
-					found = p;
-			}
-		ibv_close_device(ctx);
 		if (found) {
 			*dev_i = i;
 			*port = found;
@@ -428,9 +476,9 @@ static int vb_open(struct xport *x)
 	v->ctx = ibv_open_device(list[dev_i]);
 	ibv_free_device_list(list);
 	if (!v->ctx) {
-		rc = errno;
-		vb_close(x);
-		return xport_fail(x, rc, "cannot open RDMA device %s: %s", v->dev, strerror(rc));
+		rc = xport_fail(x, errno, "cannot open RDMA device %s: %s", v->dev, strerror(errno));
+		vb_close(x);	/* (frees v: the message is made first) */
+		return rc;
 	}
 	if ((rc = ibv_query_device(v->ctx, &v->dattr))) {	/* returns the errno value */
 		rc = rc > 0 ? rc : EIO;
@@ -473,10 +521,10 @@ static int vb_open(struct xport *x)
 	v->cq_size = v->dattr.max_cqe < 16384 ? v->dattr.max_cqe : 16384;
 	v->cq = v->ch ? ibv_create_cq(v->ctx, v->cq_size, NULL, v->ch, 0) : NULL;
 	if (!v->cq) {
-		rc = errno;
+		rc = xport_fail(x, errno, "cannot set up %s (protection domain, completion queue): %s",
+				v->dev, strerror(errno));
 		vb_close(x);
-		return xport_fail(x, rc, "cannot set up %s (protection domain, completion queue): %s",
-				  x->err, strerror(rc));
+		return rc;
 	}
 	return 0;
 }
@@ -614,6 +662,9 @@ static int vb_conn_new(struct xport_conn *c)
 		q->qp = ibv_create_qp(v->pd, &ia);
 		if (!q->qp) {
 			rc = errno;
+			if (rc == EINVAL && ia.cap.max_inline_data)	/* irdma takes 101 bytes, some none */
+				return xport_fail(x, rc, "cannot create QP %d of %d on %s: %s; with %u bytes of inline data (--inline; lat's default is 236): try a smaller --inline, or 0",
+						  i + 1, c->nflows, v->dev, strerror(rc), ia.cap.max_inline_data);
 			return xport_fail(x, rc, "cannot create QP %d of %d on %s: %s", i + 1, c->nflows,
 					  v->dev, strerror(rc));
 		}

@@ -14,10 +14,11 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; cp -r "$T"/. "$OUT"
 
 # run NAME CMD...: run a check with a time limit, keep its output and status
 run() {
-	local name=$1
+	local name=$1 t0=$SECONDS
 	shift
 	timeout 150 "$@" >"$T/$name.out" 2>"$T/$name.err"
 	echo $? >"$T/$name.rc"
+	echo "$name $((SECONDS - t0))" >>"$T/times.txt"	# seconds per check, for trimming
 }
 
 # client NAME ARGS...: a verbs client on node 2 towards the server on node 1.
@@ -60,7 +61,7 @@ wait_port 18600 && wait_port 18601 || echo "servers did not start" >"$T/setup.er
 # every op with 1, 4 and 16 QPs, 64 KiB messages; and READs of 1 MiB with 4
 # QPs: with the 67 ms ACK timeout these two READ cases (64 KiB x 16 QPs,
 # 1 MiB x 4 QPs) stalled or broke QPs (see client above)
-for op in write read send; do
+for op in write read send write_imm; do
 	for q in 1 4 16; do
 		client "bw-$op-q$q" bw $SRV -p 18600 --op $op -q $q -s 64K -n 100 --json -v
 	done
@@ -72,8 +73,13 @@ client bw-write-q4-timed bw $SRV -p 18600 --op write -q 4 -s 64K -D 2 --poll bus
 # message sizes: 1 byte, then the sweep 2 B .. 8 MiB
 client bw-1byte bw $SRV -p 18600 -s 1 -n 500 --json
 client bw-sweep bw $SRV -p 18600 -a -n 8 --json
+client bw-sweep-read bw $SRV -p 18600 --op read -a -n 4 --json
 client bw-bidir bw $SRV -p 18600 -b -q 2 -n 200 --json
-client bw-imm bw $SRV -p 18600 --op send -q 2 -s 4K -n 300 --inline 64 --json
+client bw-bidir-send bw $SRV -p 18600 -b --op send -q 2 -n 200 --json
+client bw-imm bw $SRV -p 18600 --op send -q 2 -s 64 -n 300 --inline 64 --json
+# post lists, CQ moderation, adaptive polling, a path MTU below the ports'
+client bw-post-list bw $SRV -p 18600 -q 2 -s 4K -n 400 --post-list 8 --cq-mod 16 --poll adaptive --json
+client bw-mtu bw $SRV -p 18600 -s 64K -n 50 -m 512 --json
 # --poll busy WRITEs for 2 s: the server, the target of one-sided WRITEs, has
 # nothing to poll and must sleep (its CPU time, in clock ticks, before and after)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -84,6 +90,7 @@ echo "$t0 $(cpu_ticks "${pids[0]}") $w0 $(date +%s%N) $(getconf CLK_TCK)" >"$T/b
 client lat-send lat $SRV -p 18601 -n 2000 --json
 client lat-write lat $SRV -p 18601 -n 2000 --op write --json
 client lat-sweep lat $SRV -p 18601 -a -n 20 --json
+client lat-read lat $SRV -p 18601 -n 2000 --op read --json
 # WRITE ping-pongs against a server held 300 ms after each "ready": the client's first WRITE
 # lands before the server starts the size's loop, and must not be wiped by it (it was, when
 # the server cleared its buffer after "ready": no answer, exit 4)
@@ -96,11 +103,12 @@ client lat-write-held lat $SRV -p 18604 --op write -a -n 20 --json
 # the wire: UDP source port of each QP and the DSCP of --tclass, seen on n2;
 # once with the flow labels the kernel derives from the QP numbers, once
 # with ours (--flow-label)
+# (the packets from node 2; with both=1 in its environment, both directions)
 capture() { # NAME CLIENT-ARGS...
-	local name=$1 tpid
+	local name=$1 tpid filter='udp dst port 4791 and src host 10.1.0.2'
 	shift
-	tcpdump -i n2 -nn -U -w "$T/$name.pcap" 'udp dst port 4791 and src host 10.1.0.2' \
-		2>"$T/$name-tcpdump.err" &
+	[ "${both:-}" = 1 ] && filter='udp dst port 4791'
+	tcpdump -i n2 -nn -U -w "$T/$name.pcap" "$filter" 2>"$T/$name-tcpdump.err" &
 	tpid=$!
 	sleep 1
 	client "$name" bw $SRV -p 18600 "$@" --json
@@ -108,6 +116,11 @@ capture() { # NAME CLIENT-ARGS...
 	kill -INT $tpid
 	wait $tpid
 	tcpdump -r "$T/$name.pcap" -nn -v 2>/dev/null >"$T/$name.txt"
+	local t0=$SECONDS
+	# each packet's source, UDP source port and destination QP, as tshark decodes the BTH
+	tshark -r "$T/$name.pcap" -Y infiniband.bth -T fields -E separator=' ' -e ip.src \
+		-e udp.srcport -e infiniband.bth.destqp 2>"$T/$name-tshark.err" | sort -u >"$T/$name.qps"
+	echo "$name-tshark $((SECONDS - t0))" >>"$T/times.txt"
 	rm -f "$T/$name.pcap"
 }
 capture pcap-qpn -q 4 -s 4K -n 200 --tclass 96
@@ -115,24 +128,28 @@ capture pcap-fl -q 4 -s 4K -n 200 --flow-label 1000 --tclass 184
 # --sport: the ports themselves, on both ends of each flow (the server's QPs send the ACKs
 # and the READ responses), so this capture takes both directions; 49152 is the one port
 # whose flow label needs a high bit (0x4001)
-capture_both() { # NAME CLIENT-ARGS...
-	local name=$1 tpid
-	shift
-	tcpdump -i n2 -nn -U -w "$T/$name.pcap" 'udp dst port 4791' 2>"$T/$name-tcpdump.err" &
-	tpid=$!
-	sleep 1
-	client "$name" bw $SRV -p 18600 "$@" --json
-	sleep 1
-	kill -INT $tpid
-	wait $tpid
-	tcpdump -r "$T/$name.pcap" -nn 2>/dev/null >"$T/$name.txt"
-	rm -f "$T/$name.pcap"
-}
-capture_both pcap-sport -q 4 -s 4K -n 200 --sport 50000
-capture_both pcap-sport-read --op read -q 2 -s 64K -n 50 --sport 49152
+both=1 capture pcap-sport -q 4 -s 4K -n 200 --sport 50000
+both=1 capture pcap-sport-read --op read -q 2 -s 64K -n 50 --sport 49152
+
+# the device: by netdev, by address, by --bind alone, and by the route to HOST (a server on
+# rxe3, and a rule that sends unbound traffic to 10.1.0.3 out of n4 from 10.1.0.4: the
+# device is rxe4, where the first active one is rxe1); --ib-port that the netdev is not on
+"$F" bw --server -t verbs -d rxe3 --bind 10.1.0.3 -p 18606 --timeout 20 2>"$T/bw3-server.log" &
+pids+=($!)
+wait_port 18606 || echo "the rxe3 server did not start" >>"$T/setup.err"
+run sel-netdev "$F" bw $SRV -p 18600 -t verbs -d n2 -n 10 --json
+run sel-ip "$F" bw $SRV -p 18600 -t verbs -d 10.1.0.2 -n 10 --json
+run sel-bind "$F" bw $SRV -p 18600 -t verbs --bind 10.1.0.4 -n 10 --json
+ip rule add pref 500 to 10.1.0.3 iif lo lookup 104	# unbound, to 10.1.0.3: from 10.1.0.4, via n4
+run sel-route "$F" bw 10.1.0.3 -p 18606 -t verbs -n 10 --json
+ip rule del pref 500
+run err-ibport "$F" bw $SRV -p 18600 -t verbs -d n2 --ib-port 2 -n 10
+run err-ibport-dev "$F" bw $SRV -p 18600 -t verbs -d rxe2 --ib-port 2 -n 10
 
 # errors that can be provoked here
 run err-nodev "$F" bw $SRV -p 18600 -t verbs -d nosuch0
+# more inline data than rxe takes (its limit is below 4096)
+client err-inline bw $SRV -p 18600 -s 64 --inline 4096 -n 10
 client err-gid bw $SRV -p 18600 -x 200 -n 10
 client err-gid-empty bw $SRV -p 18600 -x 5 -n 10
 client err-family bw $SRV -p 18600 -x 0 -n 10 # IPv6 link-local, IPv4 on the server
@@ -145,6 +162,13 @@ run err-portdown "$F" bw $SRV -p 18600 -t verbs -d rxe3 --timeout 20
 ip link set n3 up
 run err-memlock setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 	bash -c "ulimit -l 64; exec $F bw $SRV -p 18600 -t verbs -d rxe2 --bind 10.1.0.2 -s 8M -n 2 --timeout 20"
+# the server's locked-memory limit too low: the client is told why, not "went away"
+setpriv --reuid=65534 --regid=65534 --clear-groups -- bash -c \
+	"ulimit -l 64; exec $F bw --server -t verbs -d rxe1 --bind $SRV -p 18605 --timeout 20" \
+	2>"$T/memlock-server.log" &
+pids+=($!)
+wait_port 18605 || echo "the memlock server did not start" >>"$T/setup.err"
+client err-memlock-server bw $SRV -p 18605 -s 8M -n 2
 run err-unreach "$F" bw 10.1.0.9 -p 18600 -t verbs -d rxe2 --bind 10.1.0.2 --timeout 2
 # a silent peer: the server stops (SIGSTOP) in the middle of a ping-pong
 "$F" lat --server -t verbs -d rxe1 --bind $SRV -p 18602 --timeout 20 2>"$T/stop-server.log" &
