@@ -59,7 +59,7 @@ bad_input 2 'bw 127.0.0.1 --tx-depth 0'  "invalid value '0' for option '--tx-dep
 bad_input 2 'bw 127.0.0.1 -n 10 -D 1'  "-n" "-D"
 bad_input 2 'bw 127.0.0.1 -a -s 64K'   "-a" "-s"
 bad_input 2 'bw 127.0.0.1 --op bogus'  "'bogus'" "--op"
-bad_input 2 'lat 127.0.0.1 --op read'  "'read'" "--op"
+bad_input 2 'lat 127.0.0.1 --op write_imm'  "'write_imm'" "--op" "send, write or read"
 bad_input 2 'bw 127.0.0.1 --poll nope' "'nope'" "--poll"
 bad_input 2 'bw --server --poll nope' "'nope'" "--poll"
 bad_input 2 'lat 127.0.0.1 -q 2'       "-q"
@@ -84,7 +84,7 @@ bad_input 2 'bw 127.0.0.1 --timeout 1e9' "'1e9'" "at most 1e7"
 # a server ignores the test's options (the client's rule, and a plan gives both sides the
 # same ones), but a value that is wrong is still refused before it listens
 bad_input 2 'bw --server --op bogus'      "'bogus'" "--op"
-bad_input 2 'lat --server --op read'      "'read'" "--op"
+bad_input 2 'lat --server --op write_imm' "'write_imm'" "--op"
 bad_input 2 'bw --server --warmup 10x'    "'10x'" "--warmup"
 bad_input 2 'bw --server --label nokv'    "'nokv'" "--label"
 

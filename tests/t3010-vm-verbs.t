@@ -158,7 +158,7 @@ test_expect_success VM 'lat records carry their flow: QP numbers, UDP source por
 
 test_expect_success VM 'lat --op write: a first WRITE that lands before the server'"'"'s loop starts is answered' '
 	test "$(rc lat-write-held)" = 0 &&
-	jq -e "length == 23 and all(.[]; .op == \"write\" and .metrics.iters == 20)" "$R/lat-write-held.out"
+	jq -e "length == 23 and all(.[]; .op == \"write\" and .metrics.iters == 3)" "$R/lat-write-held.out"
 '
 
 # the source ports the records claim, and those on the wire; and per QP: each flow's
@@ -169,7 +169,10 @@ qp_hex() { printf "0x%06x" "$1"; }
 # have the server as source); with a both=1 capture the packets the other way, to each flow's
 # source QP, carry the port too
 check_qps() {
-	test -s "$R/$1.qps" || { echo "$1: tshark decoded nothing: $(cat "$R/$1-tshark.err")"; return 1; }
+	# each packet's source, UDP source port and destination QP, as tshark decodes the BTH
+	tshark -r "$R/$1.pcap" -Y infiniband.bth -T fields -E separator=" " -e ip.src \
+		-e udp.srcport -e infiniband.bth.destqp 2>"$1-tshark.err" | sort -u >"$R/$1.qps" &&
+	test -s "$R/$1.qps" || { echo "$1: tshark decoded nothing: $(cat "$1-tshark.err")"; return 1; }
 	jq -r ".[] | select(.scope == \"flow\") | \"\(.src.ip) \(.src.port) \(.dst.qpn) \(.dst.ip) \(.src.qpn)\"" \
 		"$R/$1.out" >flows &&
 	test -s flows &&
@@ -187,7 +190,9 @@ check_qps() {
 	fi
 }
 
-test_expect_success VM 'the wire, per QP: each QP'"'"'s packets carry the source port its record says' '
+test_lazy_prereq TSHARK 'command -v tshark'
+test_require_in_ci TSHARK
+test_expect_success VM,TSHARK 'the wire, per QP: each QP'"'"'s packets carry the source port its record says' '
 	check_qps pcap-qpn && check_qps pcap-fl && check_qps pcap-sport both && check_qps pcap-sport-read both
 '
 
@@ -266,6 +271,31 @@ test_expect_success VM 'the server'"'"'s locked-memory limit too low: the client
 	test "$(rc err-memlock-server)" = 3 &&
 	one_line err-memlock-server "server 10.1.0.1:18605 refused: cannot register buffers" &&
 	one_line err-memlock-server "ulimit -l"
+'
+
+test_expect_success VM 'a path MTU above the ports'"'"' active MTU: exit 3, one line saying which to give' '
+	test "$(rc err-mtu)" = 3 &&
+	one_line err-mtu "path MTU 2048 (-m) is more than the smaller active MTU of the two ports, 1024" &&
+	one_line err-mtu "give -m 1024 or less"
+'
+
+test_expect_success VM 'a peer whose GID is RoCE v1 where ours is v2: exit 3, one line, before any QP connects' '
+	test "$(rc err-gidtype)" = 3 &&
+	one_line err-gidtype "GID index 1 of rxe2 is roce-v2 but the peer'"'"'s GID is roce-v1" &&
+	one_line err-gidtype "choose GIDs of one type with -x"
+'
+
+test_expect_success VM 'a QP that cannot move to RTR (the peer'"'"'s GID is nobody'"'"'s): one line naming the state and errno' '
+	cat "$R/err-rtr.err" &&
+	test "$(rc err-rtr)" = 4 &&
+	one_line err-rtr "to RTR (peer QP" && one_line err-rtr "GID ::ffff:10.1.0.9" &&
+	grep -qE "\(errno [0-9]+\)" "$R/err-rtr.err"
+'
+
+test_expect_success VM 'no RDMA device at all: exit 3, one line saying how to add one; devices says so too' '
+	test "$(rc err-nodevices)" = 3 && one_line err-nodevices "no RDMA devices found" &&
+	one_line err-nodevices "rdma link add" &&
+	test "$(rc err-nodevices-list)" = 3 && one_line err-nodevices-list "no RDMA devices found"
 '
 
 test_expect_success VM 'unknown device: exit 3, one line naming it and the devices there are' '

@@ -249,7 +249,7 @@ static const char *gid_type_str(uint32_t t)
 static json_t *port_json(struct ibv_context *ctx, const char *dev, int p)
 {
 	static const int width_x[] = { 0, 1, 4, 0, 8, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 2 };
-	struct ibv_gid_entry e[256];
+	struct ibv_gid_entry *e;
 	struct ibv_port_attr pa;
 	char rate[64], file[64];
 	json_t *o, *gids = json_array();
@@ -267,7 +267,7 @@ static json_t *port_json(struct ibv_context *ctx, const char *dev, int p)
 	json_object_set_new(o, "speed_gbps", json_real(atof(rate)));
 	json_object_set_new(o, "width", json_integer(pa.active_width < 17 ? width_x[pa.active_width] : 0));
 	json_object_set_new(o, "phys_state", json_integer(pa.phys_state));
-	n = ibv_query_gid_table(ctx, e, 256, 0);
+	e = vb_gid_table(ctx, &n);
 	for (k = 0; k < n; k++) {
 		char gid[INET6_ADDRSTRLEN], ip[INET6_ADDRSTRLEN] = "", nd[IF_NAMESIZE] = "";
 		json_t *g;
@@ -289,6 +289,7 @@ static json_t *port_json(struct ibv_context *ctx, const char *dev, int p)
 		}
 		json_array_append_new(gids, g);
 	}
+	free(e);
 	json_object_set_new(o, "gids", gids);
 	return o;
 }

@@ -51,7 +51,6 @@
 #include "transport.h"
 #include "verbs.h"
 
-#define VB_MAX_GIDS 256
 
 /* The UDP source ports a RoCE v2 flow label can give (IB_ROCE_UDP_ENCAP_VALID_PORT_MIN..) */
 #define VB_FL_SPORT_MIN 0xC000
@@ -158,13 +157,41 @@ struct ibv_device **vb_device_list(int *n, char *err, size_t errlen)
 	return list;
 }
 
-/* Does ip (text) name this GID's address? */
+struct ibv_gid_entry *vb_gid_table(struct ibv_context *ctx, ssize_t *n)
+{
+	struct ibv_device_attr da;
+	struct ibv_gid_entry *e;
+	size_t len = 0;
+	int p;
+
+	*n = 0;
+	if (ibv_query_device(ctx, &da))
+		return NULL;
+	for (p = 1; p <= da.phys_port_cnt; p++) {
+		struct ibv_port_attr pa;
+
+		if (!ibv_query_port(ctx, (uint8_t)p, &pa) && pa.gid_tbl_len > 0)
+			len += (size_t)pa.gid_tbl_len;
+	}
+	if (!len || !(e = calloc(len, sizeof(*e))))
+		return NULL;
+	*n = ibv_query_gid_table(ctx, e, len, 0);
+	if (*n <= 0) {
+		free(e);
+		*n = 0;
+		return NULL;
+	}
+	return e;
+}
+
+/* Does ip (an address in text, in any of its spellings) name this GID's address? */
 static int gid_has_ip(const union ibv_gid *g, const char *ip)
 {
-	char a[INET6_ADDRSTRLEN];
+	unsigned char a[16];
 
-	vb_gid_ip(g, a, sizeof(a));
-	return a[0] && !strcmp(a, ip);
+	if (inet_pton(AF_INET, ip, a) == 1)
+		return vb_gid_is_v4(g) && !memcmp(g->raw + 12, a, 4);
+	return inet_pton(AF_INET6, ip, a) == 1 && !memcmp(g->raw, a, 16);	/* ::ffff:a.b.c.d too */
 }
 
 static const char *gid_type_name(uint32_t t)
@@ -190,13 +217,13 @@ static int find_by_gid(struct ibv_device **list, int n, const char *ip, const ch
 
 	for (i = 0; i < n; i++) {
 		struct ibv_context *ctx = ibv_open_device(list[i]);
-		struct ibv_gid_entry e[VB_MAX_GIDS];
+		struct ibv_gid_entry *e;
 		ssize_t k, ne, best = -1;
 		int rank = 0;
 
 		if (!ctx)
 			continue;
-		ne = ibv_query_gid_table(ctx, e, VB_MAX_GIDS, 0);
+		e = vb_gid_table(ctx, &ne);
 		ibv_close_device(ctx);
 		for (k = 0; k < ne; k++) {
 			int v2 = e[k].gid_type == IBV_GID_TYPE_ROCE_V2, r = 0;
@@ -221,8 +248,10 @@ static int find_by_gid(struct ibv_device **list, int n, const char *ip, const ch
 			*dev_i = i;
 			*port = (int)e[best].port_num;
 			*gidx = (int)e[best].gid_index;
-			return 0;
 		}
+		free(e);
+		if (best >= 0)
+			return 0;
 	}
 	return -1;
 }
@@ -329,7 +358,7 @@ static const char *port_state_name(enum ibv_port_state s)
 static int pick_gid(struct xport *x, int gidx)
 {
 	struct vb_x *v = VX(x);
-	struct ibv_gid_entry e[VB_MAX_GIDS];
+	struct ibv_gid_entry *e;
 	ssize_t n, k;
 
 	if (x->params.gid_index >= 0)
@@ -342,7 +371,7 @@ static int pick_gid(struct xport *x, int gidx)
 		v->gid_index = gidx;
 		return 0;
 	}
-	n = ibv_query_gid_table(v->ctx, e, VB_MAX_GIDS, 0);
+	e = vb_gid_table(v->ctx, &n);
 	if (x->params.bind_addr && looks_like_ip(x->params.bind_addr) &&
 	    v->pattr.link_layer == IBV_LINK_LAYER_ETHERNET) {
 		/* a device named, and an address: the address's GID, or they do not
@@ -351,23 +380,56 @@ static int pick_gid(struct xport *x, int gidx)
 		for (k = 0; k < n; k++)
 			if (e[k].port_num == v->port && e[k].gid_type == IBV_GID_TYPE_ROCE_V2 &&
 			    gid_has_ip(&e[k].gid, x->params.bind_addr))
-				goto found;
-		return xport_fail(x, EADDRNOTAVAIL, "%s port %d has no RoCEv2 GID for %s: that address is on another device; pair each device with its own address (see 'fabscope devices')",
-				  v->dev, v->port, x->params.bind_addr);
+				break;
+		if (k == n) {
+			free(e);
+			return xport_fail(x, EADDRNOTAVAIL, "%s port %d has no RoCEv2 GID for %s: that address is on another device; pair each device with its own address (see 'fabscope devices')",
+					  v->dev, v->port, x->params.bind_addr);
+		}
+	} else {	/* our port's first RoCEv2 IPv4 GID, else its first of any kind */
+		ssize_t any = -1;
+
+		for (k = 0; k < n; k++) {
+			if (e[k].port_num != v->port)
+				continue;
+			if (any < 0)
+				any = k;
+			if (e[k].gid_type == IBV_GID_TYPE_ROCE_V2 && vb_gid_is_v4(&e[k].gid))
+				break;
+		}
+		if (k == n && any >= 0)
+			k = any;
 	}
-	for (k = 0; k < n; k++)	/* first RoCEv2 IPv4 GID of our port */
-		if (e[k].port_num == v->port && e[k].gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    vb_gid_is_v4(&e[k].gid))
-			goto found;
-	for (k = 0; k < n; k++)	/* else anything of our port */
-		if (e[k].port_num == v->port)
-			goto found;
-	return xport_fail(x, ENOENT, "%s port %d has no usable GID; give an address to the netdev, or see 'fabscope devices'",
-			  v->dev, v->port);
-found:
+	if (k == n) {
+		free(e);
+		return xport_fail(x, ENOENT, "%s port %d has no usable GID; give an address to the netdev, or see 'fabscope devices'",
+				  v->dev, v->port);
+	}
 	v->gid = e[k];
 	v->gid_index = (int)e[k].gid_index;
+	free(e);
 	return 0;
+}
+
+/* ---- the locked-memory limit ---- */
+
+#define VB_MEMLOCK_FIX "raise it with 'ulimit -l unlimited' (or memlock in /etc/security/limits.conf)"
+
+/*
+ * Can the locked-memory limit be why pinning memory failed (errno e)?  A
+ * region, a QP's or a CQ's rings (mlx5 pins them too): ENOMEM, EPERM or
+ * EFAULT under a finite limit that is below twice what was asked (need; 0:
+ * not known).  The limit in KiB goes to *kib.
+ */
+static int memlock_limited(int e, size_t need, unsigned long long *kib)
+{
+	struct rlimit rl;
+
+	if ((e != ENOMEM && e != EPERM && e != EFAULT) || getrlimit(RLIMIT_MEMLOCK, &rl) ||
+	    rl.rlim_cur == RLIM_INFINITY || (need && rl.rlim_cur >= need * 2))
+		return 0;
+	*kib = (unsigned long long)rl.rlim_cur / 1024;
+	return 1;
 }
 
 /* ---- UDP source ports ---- */
@@ -521,8 +583,14 @@ static int vb_open(struct xport *x)
 	v->cq_size = v->dattr.max_cqe < 16384 ? v->dattr.max_cqe : 16384;
 	v->cq = v->ch ? ibv_create_cq(v->ctx, v->cq_size, NULL, v->ch, 0) : NULL;
 	if (!v->cq) {
-		rc = xport_fail(x, errno, "cannot set up %s (protection domain, completion queue): %s",
-				v->dev, strerror(errno));
+		unsigned long long kib;
+		int e = errno;
+
+		rc = memlock_limited(e, 0, &kib) ?
+		     xport_fail(x, e, "cannot set up %s (protection domain, completion queue): %s; the locked-memory limit is %llu KiB: " VB_MEMLOCK_FIX,
+				v->dev, strerror(e), kib) :
+		     xport_fail(x, e, "cannot set up %s (protection domain, completion queue): %s",
+				v->dev, strerror(e));
 		vb_close(x);
 		return rc;
 	}
@@ -547,12 +615,11 @@ static int vb_mr_reg(struct xport *x, struct xport_mr *mr, unsigned access)
 	m = ibv_reg_mr(v->pd, mr->addr, mr->len, flags);
 	if (!m) {
 		int e = errno;
-		struct rlimit rl;
+		unsigned long long kib;
 
-		if ((e == ENOMEM || e == EPERM || e == EFAULT) && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
-		    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < mr->len * 2)
-			return xport_fail(x, e, "cannot register %zu bytes with %s: the locked-memory limit is %llu KiB; raise it with 'ulimit -l unlimited' (or memlock in /etc/security/limits.conf)",
-					  mr->len, v->dev, (unsigned long long)rl.rlim_cur / 1024);
+		if (memlock_limited(e, mr->len, &kib))
+			return xport_fail(x, e, "cannot register %zu bytes with %s: the locked-memory limit is %llu KiB; " VB_MEMLOCK_FIX,
+					  mr->len, v->dev, kib);
 		return xport_fail(x, e, "cannot register %zu bytes with %s: %s", mr->len, v->dev, strerror(e));
 	}
 	mr->lkey = m->lkey;
@@ -622,6 +689,7 @@ static int vb_conn_new(struct xport_conn *c)
 	struct vb_x *v = VX(x);
 	struct vb_conn *vc = calloc(1, sizeof(*vc));
 	uint32_t depth = 2 * x->params.queue_depth + 8;
+	unsigned long long kib;
 	struct vb_qp **nq;
 	int i, rc;
 
@@ -665,6 +733,9 @@ static int vb_conn_new(struct xport_conn *c)
 			if (rc == EINVAL && ia.cap.max_inline_data)	/* irdma takes 101 bytes, some none */
 				return xport_fail(x, rc, "cannot create QP %d of %d on %s: %s; with %u bytes of inline data (--inline; lat's default is 236): try a smaller --inline, or 0",
 						  i + 1, c->nflows, v->dev, strerror(rc), ia.cap.max_inline_data);
+			if (memlock_limited(rc, 0, &kib))
+				return xport_fail(x, rc, "cannot create QP %d of %d on %s: %s; the locked-memory limit is %llu KiB: " VB_MEMLOCK_FIX,
+						  i + 1, c->nflows, v->dev, strerror(rc), kib);
 			return xport_fail(x, rc, "cannot create QP %d of %d on %s: %s", i + 1, c->nflows,
 					  v->dev, strerror(rc));
 		}
@@ -770,6 +841,9 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 		if (!mtu_enum(x->params.mtu) || x->params.mtu > (128 << v->pattr.max_mtu))
 			return xport_fail(x, EINVAL, "MTU %d is not possible on %s port %d (256..%d in powers of two)",
 					  x->params.mtu, v->dev, v->port, 128 << v->pattr.max_mtu);
+		if (x->params.mtu > mtu)	/* packets the links would drop */
+			return xport_fail(x, EINVAL, "path MTU %d (-m) is more than the smaller active MTU of the two ports, %d (%s port %d: %d, the peer's: %d): give -m %d or less, or raise the netdevs' MTU",
+					  x->params.mtu, mtu, v->dev, v->port, mine, (int)pmtu, mtu);
 		mtu = x->params.mtu;
 	}
 	vc->mtu = mtu;
@@ -784,7 +858,10 @@ static int vb_conn_connect(struct xport_conn *c, json_t *peer)
 			.max_dest_rd_atomic = (uint8_t)(v->dattr.max_qp_rd_atom < 16 ? v->dattr.max_qp_rd_atom : 16),
 			.min_rnr_timer = 12,
 			.ah_attr = { .dlid = (uint16_t)lid, .sl = (uint8_t)x->params.sl,
-				     .port_num = v->port, .is_global = v->roce || x->params.gid_index >= 0 },
+				     .port_num = v->port,
+				     /* InfiniBand: a GRH when a GID, a class or a label is asked for */
+				     .is_global = v->roce || x->params.gid_index >= 0 ||
+						  x->params.tclass >= 0 || x->params.flow_label },
 		};
 
 		if (rqpn <= 0 || rqpn > 0xffffff)
