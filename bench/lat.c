@@ -32,6 +32,9 @@
 
 #define LAT_SIGNAL_EVERY 64
 #define LAT_SPINS_PER_CHECK 64
+/* A READ client tells its server it is there this often (the server has no
+ * completions to see it by) */
+#define LAT_READ_ALIVE_NS 1000000000ull
 
 static const char *const lat_usage[] = {
 	"fabscope lat [options] HOST",
@@ -45,17 +48,25 @@ static const char lat_about[] =
 	"READ's whole time).  Start 'fabscope lat --server' on one node and\n"
 	"'fabscope lat HOST' on the other.";
 
-/* A READ client tells its server it is there this often (the server has no
- * completions to see it by) */
-#define LAT_READ_ALIVE_NS 1000000000ull
 
 struct lat_run {
 	struct ptp_ctx *c;
 	uint64_t size;
 	uint64_t sent;		/* messages sent */
 	uint64_t deadline;	/* wait limit for one answer */
+	uint64_t alive;		/* a READ client: when it last said "alive" */
 	int owed;		/* receives consumed and not yet reposted */
 };
+
+/* A READ client: tell the server, at least every LAT_READ_ALIVE_NS, that we
+ * are still here (its program sees no READ: the transport serves them) */
+static int say_alive(struct lat_run *r, uint64_t now, uint64_t pings)
+{
+	if (r->c->op != XPORT_OP_READ || r->c->is_server || now - r->alive < LAT_READ_ALIVE_NS)
+		return 0;
+	r->alive = now;
+	return ptp_send(r->c, json_pack("{s:s, s:I}", "type", "alive", "pings", (json_int_t)pings));
+}
 
 static int post_recv(struct ptp_ctx *c)
 {
@@ -147,8 +158,10 @@ static int wait_one(struct lat_run *r, uint8_t tag, int check_ctl, int *stop)
 				return fs_err(FS_EXIT_INTERRUPTED, "interrupted");
 			if (now - last_ctl > 1000000) {
 				json_t *m;
-				int rc = ptp_try_recv(c, &m);
+				int rc = say_alive(r, now, r->sent);	/* (a READ that takes long) */
 
+				if (!rc)
+					rc = ptp_try_recv(c, &m);
 				last_ctl = now;
 				if (rc < 0)
 					return rc;
@@ -197,8 +210,8 @@ static uint8_t tag_of(uint64_t i)
 static int lat_ping(struct ptp_ctx *c, uint64_t size, struct stats *st)
 {
 	const struct ptp_opts *o = c->o;
-	struct lat_run r = { .c = c, .size = size };
-	uint64_t i, t_begin = clock_ns(), warm_end_ns, end_ns = 0, alive = t_begin;
+	struct lat_run r = { .c = c, .size = size, .alive = clock_ns() };
+	uint64_t i, t_begin = clock_ns(), warm_end_ns, end_ns = 0;
 	int rc, stop = 0, measuring = 0;
 
 	memset(c->buf + c->area, 0, c->area);
@@ -225,12 +238,8 @@ static int lat_ping(struct ptp_ctx *c, uint64_t size, struct stats *st)
 			stats_add(st, c->op == XPORT_OP_READ ? t1 - t0 : (t1 - t0) / 2);
 		if ((rc = repost(&r)))
 			return rc;
-		if (c->op == XPORT_OP_READ && t1 - alive > LAT_READ_ALIVE_NS) {
-			alive = t1;
-			rc = ptp_send(c, json_pack("{s:s, s:I}", "type", "alive", "pings", (json_int_t)i));
-			if (rc)
-				return rc;
-		}
+		if ((rc = say_alive(&r, t1, i)))
+			return rc;
 	}
 	rc = ptp_send(c, json_pack("{s:s, s:I}", "type", "finished", "pings", (json_int_t)i));
 	if (!rc) {	/* the server's answer: it has stopped using the flow */
@@ -270,9 +279,9 @@ static int lat_serve_reads(struct ptp_ctx *c)
 		if (rc < 0)
 			return rc;
 		if (!rc) {
-			if (clock_ns() - last > tmo + LAT_READ_ALIVE_NS)
-				return fs_err_peer("client %s said nothing for %g s during the READs",
-						   c->peer_name, c->timeout_ms / 1000.0);
+			if (clock_ns() - last > tmo + LAT_READ_ALIVE_NS)	/* its word is due every 1 s */
+				return fs_err_peer("client %s said nothing for %g s during the READs (--timeout, and the 1 s between its words)",
+						   c->peer_name, (tmo + LAT_READ_ALIVE_NS) / 1e9);
 			continue;
 		}
 		last = clock_ns();

@@ -141,8 +141,9 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 	    (o->device || o->ib_port || o->gid_index >= 0 || o->mtu || o->sl ||
 	     o->flow_label_i || o->inline_size >= 0 || o->qp_timeout))
 		return fs_err_usage("-d, --ib-port, -x, -m, --sl, --flow-label, --inline and --qp-timeout are for -t verbs");
-	if (o->inline_size < 0)	/* small pings go inline, as perftest's lat tests */
-		o->inline_size = is_bw || strcmp(o->transport, "verbs") ? 0 : 236;
+	if (o->inline_size < 0)	/* small pings go inline, as perftest's lat tests (READs never) */
+		o->inline_size = is_bw || strcmp(o->transport, "verbs") ||
+				 (o->op && !strcmp(o->op, "read")) ? 0 : 236;
 	if (o->mtu && (o->mtu & (o->mtu - 1))) {
 		char v[16];
 

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WIRE_VERSION 1
+#define WIRE_VERSION 2	/* 2: bw/lat --sport and --inline reach the server, lat --op read, "alive" */
 #define WIRE_MAX_MSG (1u << 20)	/* default bound on one message */
 
 /* 0, or -errno: -ETIMEDOUT, -ECONNRESET (peer closed), -EMSGSIZE, -EPROTO. */

@@ -4,7 +4,7 @@ format asks for (jansson drops a value too many without a word: the client'"'"'s
 never reached the server that way)'
 . "$(dirname "$0")/test-lib.sh"
 
-test_expect_success 'the checker finds a value too many, and one too few' '
+test_expect_success 'the checker finds a value too many, and one too few; a URL in a string is no comment' '
 	cat >bad.c <<-\EOF &&
 	static json_t *f(int a, int b)
 	{
@@ -13,13 +13,14 @@ test_expect_success 'the checker finds a value too many, and one too few' '
 		json_unpack(j, "{s:i, s?I}", "a", &a);
 		return json_pack("{s:s#, s:n}", "x", "xy", "y");
 	}
+	static json_t *g(void) { return json_pack("{s:s, s:i}", "url", "http://a,b/*", "n", 1); } /* ok */
 	EOF
 	test_must_fail perl "$SRCDIR/tests/lint/json-args.pl" bad.c >out &&
 	cat out &&
 	grep -q "^bad.c:3: .* takes 4 values, given 6" out &&
 	grep -q "^bad.c:5: .* takes 4 values, given 2" out &&
 	grep -q "^bad.c:6: .* takes 4 values, given 3" out &&
-	grep -q "3 calls checked, 3 mismatched" out
+	grep -q "4 calls checked, 3 mismatched" out
 '
 
 test_expect_success 'every call in the sources matches its format' '

@@ -243,6 +243,20 @@ test_expect_success VM 'a --sport no flow label gives, on a device that is no ml
 	one_line err-sport "give --sport 49152 or more"
 '
 
+test_expect_success VM,TSHARK 'the wire: --op write_imm sends WRITEs with immediate data, --op write plain ones' '
+	# RC opcodes: 6-8 RDMA WRITE first/middle/last, 9 last with immediate, 10 only, 11 only
+	# with immediate (4 KiB messages, MTU 1024: first, middles, last with immediate; 100
+	# counted, and the warm-up)
+	tshark -r "$R/pcap-imm.pcap" -Y infiniband.bth -T fields -e infiniband.bth.opcode 2>err |
+		sort -n | uniq -c >imm-ops &&
+	cat imm-ops &&
+	awk "\$2 == 9 { n = \$1 } END { exit !(n >= 100) }" imm-ops &&
+	! awk "\$2 == 8 || \$2 == 10" imm-ops | grep -q . &&
+	tshark -r "$R/pcap-qpn.pcap" -Y infiniband.bth -T fields -e infiniband.bth.opcode 2>err |
+		sort -un >plain-ops &&
+	cat plain-ops && grep -qx 8 plain-ops && ! grep -qx 9 plain-ops
+'
+
 test_expect_success VM 'the wire: --tclass appears as the IP TOS byte (DSCP = tclass >> 2)' '
 	grep -q "IP (tos 0x60" "$R/pcap-qpn.txt" && ! grep "IP (tos" "$R/pcap-qpn.txt" | grep -qv "tos 0x60" &&
 	grep -q "IP (tos 0xb8" "$R/pcap-fl.txt" && ! grep "IP (tos" "$R/pcap-fl.txt" | grep -qv "tos 0xb8"
@@ -264,7 +278,8 @@ test_expect_success VM '--ib-port: a port the netdev is not on, a port the devic
 '
 
 test_expect_success VM 'more inline data than the device takes: exit 3, one line naming --inline' '
-	test "$(rc err-inline)" = 3 && one_line err-inline "try a smaller --inline"
+	test "$(rc err-inline)" = 3 &&
+	one_line err-inline "4096 bytes of inline data are more than it takes" && one_line err-inline "give a smaller --inline"
 '
 
 test_expect_success VM 'the server'"'"'s locked-memory limit too low: the client is told, exit 3, one line' '

@@ -41,10 +41,6 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
-#if __has_include(<infiniband/mlx5dv.h>)
-#include <infiniband/mlx5dv.h>
-#define VB_HAVE_MLX5DV_H 1
-#endif
 
 #include "../core/clock.h"
 #include "../core/error.h"
@@ -55,6 +51,8 @@
 /* The UDP source ports a RoCE v2 flow label can give (IB_ROCE_UDP_ENCAP_VALID_PORT_MIN..) */
 #define VB_FL_SPORT_MIN 0xC000
 
+/* mlx5dv_modify_qp_udp_sport()'s type (infiniband/mlx5dv.h of rdma-core 34 and later; the
+ * header is not included: older ones lack the call, and it is looked up at run time) */
 typedef int vb_set_sport_fn(struct ibv_qp *qp, uint16_t port);
 
 struct vb_qp {
@@ -77,7 +75,7 @@ struct vb_x {
 	int gid_index;
 	struct ibv_gid_entry gid;
 	char dev[64], netdev[IF_NAMESIZE], ip[INET6_ADDRSTRLEN];
-	int numa, roce, armed, err_seen;
+	int numa, roce, armed, err_seen, is_mlx5;
 	vb_set_sport_fn *set_sport;	/* mlx5dv_modify_qp_udp_sport, where there is one */
 	int cq_size, cq_need;
 	struct vb_qp **qps;	/* every QP, to find a completion's flow */
@@ -285,7 +283,8 @@ static int first_active_port(struct ibv_device *dev, int want)
 }
 
 /* find_by_gid() for what the caller named (what: "netdev 'X'", "address X"):
- * found on another port than --ib-port asks for is an error of its own */
+ * 0 found, 1 not found; found on another port than --ib-port asks for is an
+ * error of its own (-errno) */
 static int find_named(struct xport *x, struct ibv_device **list, int n, const char *ip,
 		      const char *netdev, const char *what, int *dev_i, int *port, int *gidx)
 {
@@ -294,7 +293,7 @@ static int find_named(struct xport *x, struct ibv_device **list, int n, const ch
 	if (x->params.ib_port && !find_by_gid(list, n, ip, netdev, 0, dev_i, port, gidx))
 		return xport_fail(x, ENODEV, "%s is on port %d of %s, not on port %d (--ib-port); drop --ib-port or name another device",
 				  what, *port, ibv_get_device_name(list[*dev_i]), x->params.ib_port);
-	return -1;
+	return 1;
 }
 
 static int pick_device(struct xport *x, struct ibv_device **list, int n,
@@ -316,8 +315,13 @@ static int pick_device(struct xport *x, struct ibv_device **list, int n,
 				return 0;
 			}
 		snprintf(what, sizeof(what), "netdev '%s'", want);
-		if (!(rc = find_named(x, list, n, NULL, want, what, dev_i, port, gidx)) || rc != -1)
-			return rc;	/* it was a netdev (or one on another port) */
+		if ((rc = find_named(x, list, n, NULL, want, what, dev_i, port, gidx)) <= 0) {
+			/* it was a netdev (or one on another port).  With an address
+			 * to use, the GID is that address's, checked by pick_gid */
+			if (!rc && looks_like_ip(x->params.bind_addr))
+				*gidx = -1;
+			return rc;
+		}
 		for (i = 0; i < n; i++)
 			used += (size_t)snprintf(names + used, used < sizeof(names) ? sizeof(names) - used : 0,
 						 "%s%s", i ? ", " : "", ibv_get_device_name(list[i]));
@@ -327,7 +331,7 @@ static int pick_device(struct xport *x, struct ibv_device **list, int n,
 	ip = want ? want : x->params.bind_addr;
 	if (ip) {
 		snprintf(what, sizeof(what), "address %s", ip);
-		if (!(rc = find_named(x, list, n, ip, NULL, what, dev_i, port, gidx)) || rc != -1)
+		if ((rc = find_named(x, list, n, ip, NULL, what, dev_i, port, gidx)) <= 0)
 			return rc;
 		return xport_fail(x, ENODEV, "no RDMA device has a RoCEv2 GID for address %s; see 'fabscope devices'",
 				  ip);
@@ -335,8 +339,11 @@ static int pick_device(struct xport *x, struct ibv_device **list, int n,
 	/* nothing named: the device of the address the route to the peer leaves
 	 * from (the rail that reaches it), else the first with an active port */
 	if (x->params.route_addr &&
-	    !find_by_gid(list, n, x->params.route_addr, NULL, *port, dev_i, port, gidx))
+	    !find_by_gid(list, n, x->params.route_addr, NULL, x->params.ib_port, dev_i, port, gidx) &&
+	    first_active_port(list[*dev_i], *port) == *port)
 		return 0;
+	*port = x->params.ib_port;
+	*gidx = -1;
 	for (i = 0; i < n; i++) {
 		int found = first_active_port(list[i], *port);
 
@@ -444,11 +451,6 @@ static uint32_t sport_flow_label(int port)
 	return lo ? lo : (1u << 14) | 1;
 }
 
-#ifdef VB_HAVE_MLX5DV_H	/* our own types, checked against the header where there is one */
-_Static_assert(__builtin_types_compatible_p(__typeof__(mlx5dv_modify_qp_udp_sport), vb_set_sport_fn),
-	       "mlx5dv_modify_qp_udp_sport");
-#endif
-
 /*
  * The capability to set any UDP source port: mlx5dv_modify_qp_udp_sport()
  * where dev is an mlx5 device (mlx5dv_is_supported) and the installed
@@ -456,17 +458,19 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(mlx5dv_modify_qp_udp_spor
  * loaded here, when a port below 49152 asks for it, not linked: libibverbs
  * has it loaded already where there are mlx5 devices.
  */
-static vb_set_sport_fn *mlx5_set_sport(struct ibv_device *dev)
+static vb_set_sport_fn *mlx5_set_sport(struct ibv_device *dev, int *is_mlx5_dev)
 {
 	static void *h;
 	_Bool (*is_mlx5)(struct ibv_device *);
 	vb_set_sport_fn *fn;
 
+	*is_mlx5_dev = 0;
 	if (!h && !(h = dlopen("libmlx5.so.1", RTLD_NOW | RTLD_LOCAL)))
 		return NULL;
 	*(void **)&is_mlx5 = dlsym(h, "mlx5dv_is_supported");
 	*(void **)&fn = dlsym(h, "mlx5dv_modify_qp_udp_sport");
-	return is_mlx5 && fn && is_mlx5(dev) ? fn : NULL;
+	*is_mlx5_dev = is_mlx5 && is_mlx5(dev);
+	return *is_mlx5_dev ? fn : NULL;
 }
 
 /* Can this port and GID give flow i the source port sport_base + i? */
@@ -484,8 +488,10 @@ static int check_sport(struct xport *x)
 		return xport_fail(x, EINVAL, "GID index %d of %s is RoCE v1, whose packets have no UDP header; for --sport choose a RoCE v2 GID with -x (see 'fabscope devices')",
 				  v->gid_index, v->dev);
 	if (base < VB_FL_SPORT_MIN && !v->set_sport)
-		return xport_fail(x, EINVAL, "%s cannot give a QP the UDP source port %d: RoCE v2 takes the port from the flow label, %d-65535 (mlx5 devices set any port); give --sport %d or more",
-				  v->dev, base, VB_FL_SPORT_MIN, VB_FL_SPORT_MIN);
+		return xport_fail(x, EINVAL, "%s cannot give a QP the UDP source port %d: RoCE v2 takes the port from the flow label, %d-65535 (%s); give --sport %d or more",
+				  v->dev, base, VB_FL_SPORT_MIN, v->is_mlx5 ?
+				  "this libmlx5 has no mlx5dv_modify_qp_udp_sport, which sets any port: rdma-core 34 and later have it" :
+				  "mlx5 devices set any port", VB_FL_SPORT_MIN);
 	return 0;
 }
 
@@ -534,7 +540,7 @@ static int vb_open(struct xport *x)
 	}
 	snprintf(v->dev, sizeof(v->dev), "%s", ibv_get_device_name(list[dev_i]));
 	if (x->params.sport_base && x->params.sport_base < VB_FL_SPORT_MIN)
-		v->set_sport = mlx5_set_sport(list[dev_i]);
+		v->set_sport = mlx5_set_sport(list[dev_i], &v->is_mlx5);
 	v->ctx = ibv_open_device(list[dev_i]);
 	ibv_free_device_list(list);
 	if (!v->ctx) {
@@ -587,7 +593,7 @@ static int vb_open(struct xport *x)
 		int e = errno;
 
 		rc = memlock_limited(e, 0, &kib) ?
-		     xport_fail(x, e, "cannot set up %s (protection domain, completion queue): %s; the locked-memory limit is %llu KiB: " VB_MEMLOCK_FIX,
+		     xport_fail(x, e, "cannot set up %s (protection domain, completion queue): %s; the locked-memory limit, %llu KiB, may be why: " VB_MEMLOCK_FIX,
 				v->dev, strerror(e), kib) :
 		     xport_fail(x, e, "cannot set up %s (protection domain, completion queue): %s",
 				v->dev, strerror(e));
@@ -730,11 +736,19 @@ static int vb_conn_new(struct xport_conn *c)
 		q->qp = ibv_create_qp(v->pd, &ia);
 		if (!q->qp) {
 			rc = errno;
-			if (rc == EINVAL && ia.cap.max_inline_data)	/* irdma takes 101 bytes, some none */
-				return xport_fail(x, rc, "cannot create QP %d of %d on %s: %s; with %u bytes of inline data (--inline; lat's default is 236): try a smaller --inline, or 0",
-						  i + 1, c->nflows, v->dev, strerror(rc), ia.cap.max_inline_data);
+			if (rc == EINVAL && ia.cap.max_inline_data) {	/* irdma takes 101 bytes, some none */
+				struct ibv_qp_init_attr plain = ia;
+				struct ibv_qp *t;
+
+				plain.cap.max_inline_data = 0;	/* is it the inline size? */
+				if ((t = ibv_create_qp(v->pd, &plain))) {
+					ibv_destroy_qp(t);
+					return xport_fail(x, rc, "cannot create QP %d of %d on %s: %u bytes of inline data are more than it takes (--inline; lat's default is 236): give a smaller --inline, or 0",
+							  i + 1, c->nflows, v->dev, ia.cap.max_inline_data);
+				}
+			}
 			if (memlock_limited(rc, 0, &kib))
-				return xport_fail(x, rc, "cannot create QP %d of %d on %s: %s; the locked-memory limit is %llu KiB: " VB_MEMLOCK_FIX,
+				return xport_fail(x, rc, "cannot create QP %d of %d on %s: %s; the locked-memory limit, %llu KiB, may be why: " VB_MEMLOCK_FIX,
 						  i + 1, c->nflows, v->dev, strerror(rc), kib);
 			return xport_fail(x, rc, "cannot create QP %d of %d on %s: %s", i + 1, c->nflows,
 					  v->dev, strerror(rc));

@@ -39,9 +39,10 @@ my ($bad, $calls) = (0, 0);
 for my $file (@ARGV) {
 	open my $fh, '<', $file or die "json-args: cannot read $file: $!\n";
 	my $src = do { local $/; <$fh> };
-	# comments and string-free text stay line for line, so that lines can be counted
-	$src =~ s{/\*.*?\*/}{ my $c = $&; $c =~ s/[^\n]/ /g; $c }gse;
-	$src =~ s{//[^\n]*}{}g;
+	# comments go (blanks in their place, lines kept, for the line numbers); string and
+	# character literals are stepped over whole, so that "http://..." stays
+	$src =~ s{("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|/\*.*?\*/|//[^\n]*}
+		{ defined $1 ? $1 : ($& =~ s/[^\n]/ /gr) }gse;
 	while ($src =~ /\bjson_(pack|unpack)\s*\(/g) {
 		my ($kind, $at) = ($1, pos($src));
 		my @a = map { s/^\s+|\s+$//gr } args(substr($src, $at));

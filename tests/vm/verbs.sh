@@ -127,6 +127,9 @@ capture pcap-fl -q 4 -s 4K -n 200 --flow-label 1000 --tclass 184
 # whose flow label needs a high bit (0x4001)
 both=1 capture pcap-sport -q 4 -s 4K -n 200 --sport 50000
 both=1 capture pcap-sport-read --op read -q 2 -s 64K -n 50 --sport 49152
+# WRITEs with immediate data on the wire (the opcodes tshark reads: RC RDMA WRITE ... with
+# immediate), against plain WRITEs
+capture pcap-imm --op write_imm -q 2 -s 4K -n 50
 
 # the device: by netdev, by address, by --bind alone, and by the route to HOST (a server on
 # rxe3, and a rule that sends unbound traffic to 10.1.0.3 out of n4 from 10.1.0.4: the
@@ -202,8 +205,12 @@ for d in /sys/class/infiniband/rxe*; do
 	done
 done >"$T/rxe-counters.txt" 2>/dev/null
 cat /proc/net/softnet_stat >"$T/softnet_stat.txt" 2>/dev/null	# column 2: backlog drops
-# last: no RDMA device at all (the kernel has RDMA; every rxe link is gone)
-for d in /sys/class/infiniband/rxe*; do rdma link delete "${d##*/}"; done
+# last: no RDMA device at all (the kernel has RDMA; every rxe link is gone).  The servers go
+# first: a device some process still holds open cannot be deleted
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+for p in "${pids[@]}"; do kill -CONT "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+pids=()
+for d in /sys/class/infiniband/rxe*; do timeout 20 rdma link delete "${d##*/}"; done
 run err-nodevices "$F" bw $SRV -p 18600 -t verbs
 run err-nodevices-list "$F" devices
 echo done >"$T/finished"
