@@ -231,7 +231,8 @@ test_expect_success $P 'an agent with the wrong token is refused, and says so; t
 	test_wait_for 10 grep -q "refused agent .intruder.*wrong token" run3.log &&
 	test_expect_exit 3 env FABSCOPE_TEST_PROTO_VERSION=99 "$FABSCOPE" agent \
 		--connect 127.0.0.1:$PORT2 --token-file token --name future 2>v99.log &&
-	ptp_one_error v99.log "protocol 99" "coordinator 1" &&
+	wv=$(sed -n "s/^#define WIRE_VERSION \([0-9]*\).*/\1/p" "$SRCDIR/core/wire.h") &&
+	ptp_one_error v99.log "protocol 99" "the coordinator $wv" &&
 	test_wait_for 10 grep -q "future.*protocol 99" run3.log &&
 	fleet_agent_bg g1.log --connect 127.0.0.1:$PORT2 --token-file token --name good-a &&
 	g1=$agent_pid &&
