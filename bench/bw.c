@@ -306,9 +306,10 @@ static json_t *side_json(const struct ptp_ctx *c, const struct bw_side *s, uint6
 			"start_s", (double)(f->t_mark - s->t_begin) / 1e9,
 			"duration_s", (double)(f->t_last - f->t_mark) / 1e9));
 	}
-	/* this side's flow facts go along: they describe its sending QPs */
-	return json_pack("{s:s, s:o, s:O}", "type", "finished", "flows", flows,
-			 "info", c->flows_info);
+	/* this side's flow facts go along: they describe its sending QPs; and
+	 * the messages it kept in flight a flow (depth and caps applied) */
+	return json_pack("{s:s, s:o, s:O, s:I}", "type", "finished", "flows", flows,
+			 "info", c->flows_info, "inflight_msgs", (json_int_t)s->depth);
 }
 
 /* Run one size on this side until both sides have finished. */
@@ -468,6 +469,9 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 	if (!json_array_size(flows))
 		return;
 	tmpl = ptp_record(c, size, client_is_src);
+	if (json_is_integer(json_object_get(fin, "inflight_msgs")))	/* (older peers: absent) */
+		json_object_set(json_object_get(tmpl, "params"), "inflight_msgs",
+				json_object_get(fin, "inflight_msgs"));
 	json_array_foreach(flows, i, v) {
 		json_int_t m = json_integer_value(json_object_get(v, "msgs"));
 		json_int_t b = json_integer_value(json_object_get(v, "bytes"));
@@ -596,6 +600,9 @@ static int bw_client(struct ptp_opts *o, const char *host)
 			both = record_derive(tmpl, "aggregate");
 			json_decref(tmpl);
 			json_object_set_new(both, "dir", json_string("both"));
+			if (json_is_integer(json_object_get(mf, "inflight_msgs")))	/* both sides alike */
+				json_object_set(json_object_get(both, "params"), "inflight_msgs",
+						json_object_get(mf, "inflight_msgs"));
 			json_object_set_new(both, "metrics", json_pack("{s:f, s:f, s:I, s:I}",
 				"bw_gbps", 0.0, "msg_rate_mpps", 0.0, "bytes", (json_int_t)0,
 				"msgs", (json_int_t)0));

@@ -29,6 +29,9 @@
 # The aa: rows are an A/A control: ib_write_bw and ib_read_bw against themselves (1 MiB, 1 QP,
 # the rows where both tools sit at rxe's per-QP ceiling), same rounds, ratio = run 1 / run 2:
 # how far from 1.0 two equal tools land in the same run.
+# Each row also gets the sign test's interval (at least 90 %) for its median ratio, and a verdict:
+# faster or slower when that interval lies wholly on one side of 1.0, tie when it holds 1.0 (the
+# rounds cannot tell the two tools apart); with 7 rounds the interval is the rounds' whole range.
 # Output: a table, and bench-out/verbs-bench.jsonl (every round's pair).
 set -euo pipefail
 srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -52,16 +55,25 @@ cp "$tmp/verbs-bench.jsonl" "$out/verbs-bench.jsonl"
 # what fabscope's clients said on stderr (nothing when every run went well)
 cp "$tmp/fabscope.err" "$out/verbs-bench-fabscope.err" 2>/dev/null || : >"$out/verbs-bench-fabscope.err"
 echo "verbs-bench: Soft-RoCE (rxe) in qemu TCG, $ROUNDS rounds (latency $((3 * ROUNDS))); ratio = fabscope/peer, the median of the rounds' ratios"
-printf '%-12s %7s %4s  %10s %10s %-12s %7s  %-13s %-5s %s\n' test size qps fabscope peer peer-tool ratio range won failed
+fmt='%-12s %7s %4s  %10s %10s %-12s %7s  %-13s %-13s %-7s %-5s %s\n'
+printf "$fmt" test size qps fabscope peer peer-tool ratio range 90%-interval verdict won failed
 jq -r '[.test, .size, .qps, (.fabscope // "-" | tostring | .[0:8]), (.peer // "-" | tostring | .[0:8]),
 	.peer_tool, (.ratio // "-"), "\(.ratio_min // "-")-\(.ratio_max // "-")",
+	(if .ci_lo then "\(.ci_lo)-\(.ci_hi)" else "-" end), (.verdict // "-"),
 	"\(.won)/\((.rounds | length) - .failed_rounds)", .failed_rounds] | @tsv' \
 	"$out/verbs-bench.jsonl" |
-	while IFS=$'\t' read -r t s q f p tool r range won fail; do
-		printf '%-12s %7s %4s  %10s %10s %-12s %7s  %-13s %-5s %s\n' "$t" "$s" "$q" "$f" "$p" "$tool" "$r" "$range" "$won" "$fail"
+	while IFS=$'\t' read -r t s q f p tool r range ci verdict won fail; do
+		printf "$fmt" "$t" "$s" "$q" "$f" "$p" "$tool" "$r" "$range" "$ci" "$verdict" "$won" "$fail"
 	done
+jq -rs 'map(select(.test | startswith("aa:") | not)) |
+	"verbs-bench: against perftest: \(map(select(.verdict == "faster")) | length) rows faster, " +
+	"\(map(select(.verdict == "tie")) | length) tied, \(map(select(.verdict == "slower")) | length) slower, " +
+	"\(map(select(.verdict == null)) | length) with too few rounds to tell; " +
+	"\(map(select(.ratio != null and (if .higher_is_better then .ratio >= 1 else .ratio <= 1 end))) | length) " +
+	"of \(length) at or past a ratio of 1.0"' "$out/verbs-bench.jsonl"
 echo "verbs-bench: bandwidth in Gb/s, latency p50 (fabscope) vs typical/median (perftest) in us;" \
-	"fabscope and peer are each tool's median over the rounds"
+	"fabscope and peer are each tool's median over the rounds; 90%-interval: the sign test's interval" \
+	"for the median ratio (verdict tie: the rounds cannot tell the tools apart)"
 grep -q '"aa:' "$out/verbs-bench.jsonl" &&
 	echo "verbs-bench: aa: rows are the A/A control, perftest against itself (its first run in the fabscope" \
 		"column): the spread of a tie"

@@ -468,6 +468,15 @@ test_expect_success $P 'a server given --poll keeps its own mode; the client'"'"
 	jq -e "length > 0 and all(.[]; .params.poll == \"busy\" and (.params | has(\"server_poll\") | not))" out >/dev/null
 '
 
+test_expect_success $P 'records name the messages kept in flight a flow: the depth, less where the 8 MiB cap holds' '
+	fs_expect 0 bw 127.0.0.1 -p $PORT_BW -n 300 -s 4K --json &&
+	jq -e "length > 0 and all(.[]; .params.inflight_msgs == 128)" out >/dev/null &&
+	fs_expect 0 bw 127.0.0.1 -p $PORT_BW -n 40 -s 1M -b --json &&
+	jq -e "length > 0 and all(.[]; .params.inflight_msgs == 8) and any(.[]; .dir == \"s2c\") and any(.[]; .dir == \"both\")" out >/dev/null &&
+	fs_expect 0 bw 127.0.0.1 -p $PORT_BW -n 300 -s 4K --tx-depth 5 --cq-mod 1 --json &&
+	jq -e "length > 0 and all(.[]; .params.inflight_msgs == 5)" out >/dev/null
+'
+
 # A server serves one client at a time; while it does, another client is told so at once.
 # busy_second CMD SERVERPID SERVERLOG PORT: a CMD client with -D 3 to the server (its stdout in
 # long.json, stderr in long.err); once the server logs that session, a second client with
