@@ -215,6 +215,7 @@ static int ring(struct coll_comm *c, uint64_t count)
 					 "a peer hangs or its link is down (raise --timeout for slow links)",
 					 c->timeout_ms / 1000.0, rdone < r.K ? "for data from" : "for acks from",
 					 rdone < r.K ? r.prev : r.next);
+				c->err_peer = rdone < r.K ? r.prev : r.next;
 				rc = -FS_EXIT_PEER;
 			}
 			continue;

@@ -111,6 +111,7 @@ struct coll_comm {
 	uint64_t msgs_posted;		/* for wr ids */
 	int corrupt_now;		/* testing: spoil the next received chunk */
 	char err[256];			/* why the data path failed */
+	int err_peer;			/* the rank it failed with, -1: none or not known */
 };
 
 /* The data path's failures are -FS_EXIT_PEER or -FS_EXIT_ENV with the
@@ -130,6 +131,10 @@ int coll_gather_result(struct coll_comm *c, double time_us, uint64_t wrong, doub
 int coll_rail_of(const struct coll_comm *c, int rank);
 /* Tell the root (or, on the root, every rank) that this run failed. */
 void coll_abort(struct coll_comm *c, int code, const char *msg);
+/* Root, its data path broken with rank c->err_peer: that rank may have failed
+ * first (with a rank further on) and said why on its control connection.
+ * Waits up to wait_ms for that word; 1 and its text in buf when it came. */
+int coll_peer_cause(struct coll_comm *c, int wait_ms, char *buf, size_t len);
 /* "rank 3 (h3 rail 1)", for messages. */
 const char *coll_rank_str(const struct coll_comm *c, int r, char *buf, size_t len);
 /* Does rank `me` talk to rank `peer` in this algorithm? */

@@ -291,6 +291,46 @@ void coll_abort(struct coll_comm *c, int code, const char *msg)
 	json_decref(m);
 }
 
+/*
+ * A rank whose data path breaks tells the root why (coll_abort) and exits,
+ * which breaks its data connections too; so the root can see a connection to
+ * a live rank fail before it hears that the rank beyond it died.  Only the
+ * rank the root's own failure names is asked: a word from another rank may
+ * be about the root's own trouble.
+ */
+int coll_peer_cause(struct coll_comm *c, int wait_ms, char *buf, size_t len)
+{
+	int i = c->err_peer, found = 0;
+	struct wire_rd rd = { 0 };
+	uint64_t deadline = clock_ns() + (uint64_t)wait_ms * 1000000ull;
+
+	if (!is_root(c) || !c->fds || i <= 0 || i >= c->nranks || c->fds[i] < 0)
+		return 0;
+	while (!found) {
+		struct pollfd pf = { .fd = c->fds[i], .events = POLLIN };
+		int ms = clock_ms_left(deadline), r;
+		json_t *m;
+		const char *type, *msg;
+
+		if (ms <= 0 || poll(&pf, 1, ms) <= 0)
+			break;
+		r = wire_read_some(c->fds[i], &rd, &m, COLL_MAX_MSG);
+		if (r < 0)
+			break;	/* closed without a word */
+		if (r == 0)
+			continue;
+		type = json_string_value(json_object_get(m, "type"));
+		msg = json_string_value(json_object_get(m, "message"));
+		if (type && !strcmp(type, "error") && msg) {
+			snprintf(buf, len, "%s", msg);
+			found = 1;
+		}
+		json_decref(m);
+	}
+	wire_rd_free(&rd);
+	return found;
+}
+
 /* Connect to the root, retrying while it is not up yet (mpirun and srun
  * start every rank at once), until the start-up's deadline. */
 static int dial_root(struct coll_comm *c)
@@ -851,6 +891,7 @@ int coll_comm_open(struct coll_comm *c, struct coll_opts *o, int lfd, const int 
 	c->rank = o->rank;
 	c->nranks = n;
 	c->ctl = -1;
+	c->err_peer = -1;
 	c->timeout_ms = units_ms(o->timeout_s);
 	/* one --timeout for the whole meeting, not one per step of it */
 	c->startup_end = clock_ns() + (uint64_t)c->timeout_ms * 1000000ull;

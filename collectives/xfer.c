@@ -157,6 +157,7 @@ int coll_wc_error(struct coll_comm *c, const struct xport_wc *wc, int is_recv, i
 	snprintf(c->err, sizeof(c->err), "%s %s %s failed: %s (%s)", is_recv ? "receive" : "send",
 		 is_recv ? "from" : "to", coll_rank_str(c, peer, who, sizeof(who)),
 		 xport_wc_status_str(wc->status), xport_errmsg(c->x));
+	c->err_peer = peer;
 	return -FS_EXIT_PEER;
 }
 

@@ -181,6 +181,28 @@ test_expect_success 'a rank killed mid-run: rank 0 exits 4 and names it, the oth
 	test_grep -i "connection lost\|connection closed" k0.err
 '
 
+# Rank 0 stopped while rank 2 dies: rank 1 fails first, tells the root and exits, so the root may
+# see its connection to rank 1 break before the one to rank 2; its line still leads with rank 2
+test_expect_success 'a rank killed while rank 0 is stopped: rank 0 still names it first' '
+	rank_bg s1 allreduce --rank 1 --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 &&
+	p1=$rank_pid &&
+	rank_bg s2 allreduce --rank 2 --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 &&
+	p2=$rank_pid &&
+	rank_bg s0 allreduce --rank 0 --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 &&
+	p0=$rank_pid &&
+	test_wait_for 30 grep -q "ring position 2" s0.out &&
+	sleep 0.5 &&
+	kill -STOP $p0 &&
+	kill -9 $p2 &&
+	{ wait $p1; echo $? >rc1; } &&
+	kill -CONT $p0 &&
+	{ wait $p0; echo $? >rc0; } &&
+	cat s0.err s1.err &&
+	echo 4 >expect && test_cmp expect rc0 && test_cmp expect rc1 &&
+	test $(wc -l <s0.err) = 1 &&
+	grep "^fabscope allreduce: rank [01]: [a-z]* [a-z]* rank 2 (" s0.err
+'
+
 test_expect_success 'no root to meet: exit 4 after --timeout, one line that says where it looked' '
 	test_expect_exit 4 "$FABSCOPE" allreduce --rank 1 --nranks 2 --root 127.0.0.1:1 --timeout 1 2>err &&
 	test $(wc -l <err) = 1 &&
