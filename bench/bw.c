@@ -457,6 +457,16 @@ out:
 /* Fewer messages than this in a flow's timed window: its rate is warned rough */
 #define BW_FEW_MSGS 10
 
+/* A side's messages in flight (its "finished") into a record's params; older
+ * peers send none */
+static void copy_inflight(json_t *rec, json_t *fin)
+{
+	json_t *n = json_object_get(fin, "inflight_msgs");
+
+	if (json_is_integer(n))
+		json_object_set(json_object_get(rec, "params"), "inflight_msgs", n);
+}
+
 /* Records of one direction from a "finished" message. */
 static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t size,
 		     int client_is_src, json_t *src_info, json_t *agg_both)
@@ -469,9 +479,7 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 	if (!json_array_size(flows))
 		return;
 	tmpl = ptp_record(c, size, client_is_src);
-	if (json_is_integer(json_object_get(fin, "inflight_msgs")))	/* (older peers: absent) */
-		json_object_set(json_object_get(tmpl, "params"), "inflight_msgs",
-				json_object_get(fin, "inflight_msgs"));
+	copy_inflight(tmpl, fin);
 	json_array_foreach(flows, i, v) {
 		json_int_t m = json_integer_value(json_object_get(v, "msgs"));
 		json_int_t b = json_integer_value(json_object_get(v, "bytes"));
@@ -600,9 +608,7 @@ static int bw_client(struct ptp_opts *o, const char *host)
 			both = record_derive(tmpl, "aggregate");
 			json_decref(tmpl);
 			json_object_set_new(both, "dir", json_string("both"));
-			if (json_is_integer(json_object_get(mf, "inflight_msgs")))	/* both sides alike */
-				json_object_set(json_object_get(both, "params"), "inflight_msgs",
-						json_object_get(mf, "inflight_msgs"));
+			copy_inflight(both, mf);	/* both sides alike */
 			json_object_set_new(both, "metrics", json_pack("{s:f, s:f, s:I, s:I}",
 				"bw_gbps", 0.0, "msg_rate_mpps", 0.0, "bytes", (json_int_t)0,
 				"msgs", (json_int_t)0));

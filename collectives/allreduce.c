@@ -211,11 +211,11 @@ static int ring(struct coll_comm *c, uint64_t count)
 		}
 		if (!nwc) {
 			if (clock_ns() - last > (uint64_t)c->timeout_ms * 1000000ull) {
+				c->err_peer = rdone < r.K ? r.prev : r.next;
 				snprintf(c->err, sizeof(c->err), "no progress for %g s in the ring (waiting %s rank %d): "
 					 "a peer hangs or its link is down (raise --timeout for slow links)",
 					 c->timeout_ms / 1000.0, rdone < r.K ? "for data from" : "for acks from",
-					 rdone < r.K ? r.prev : r.next);
-				c->err_peer = rdone < r.K ? r.prev : r.next;
+					 c->err_peer);
 				rc = -FS_EXIT_PEER;
 			}
 			continue;

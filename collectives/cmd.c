@@ -372,13 +372,13 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 		if (rc) {
 			char msg[400], cause[400];
 
-			if (c.err[0] && !o->local && coll_peer_cause(&c, 500, cause, sizeof(cause))) {
+			if (c.err[0]) {
+				snprintf(msg, sizeof(msg), "rank %d: %s", c.rank, c.err);
 				/* the rank it broke with failed first: its reason leads */
-				snprintf(msg, sizeof(msg), "rank %d: %s", c.rank, c.err);
-				rc = fs_err(-rc, "%s (then rank %d: %s)", cause, c.rank, c.err);
-			} else if (c.err[0]) {
-				snprintf(msg, sizeof(msg), "rank %d: %s", c.rank, c.err);
-				rc = fs_err(-rc, "%s", msg);
+				if (!o->local && coll_peer_cause(&c, 500, cause, sizeof(cause)))
+					rc = fs_err(-rc, "%s (then %s)", cause, msg);
+				else
+					rc = fs_err(-rc, "%s", msg);
 			} else {
 				snprintf(msg, sizeof(msg), "rank %d failed (see its message)", c.rank);
 			}

@@ -116,6 +116,18 @@ rank_bg() {
 
 PORT=18731
 
+# long_ring3 PREFIX: a long 3-rank allreduce in the background, ranks 1, 2, 0 (logs PREFIXr.out
+# and .err, pids in p0, p1, p2), once rank 0 has printed its ring
+long_ring3() {
+	local r
+	for r in 1 2 0; do
+		rank_bg $1$r allreduce --rank $r --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 ||
+			return 1
+		eval "p$r=\$rank_pid"
+	done
+	test_wait_for 30 grep -q "ring position 2" ${1}0.out
+}
+
 test_expect_success JQ 'ranks started by hand meet at --root, in rail order; records name every endpoint' '
 	rank_bg r1 allreduce --rank 1 --nranks 4 --root 127.0.0.1:$PORT --rail 0 --node n1 -b 256K -e 256K -w 1 -i 2 &&
 	p1=$rank_pid &&
@@ -163,13 +175,7 @@ test_expect_success 'a rank with other options is refused by name: exit 2, one l
 '
 
 test_expect_success 'a rank killed mid-run: rank 0 exits 4 and names it, the others end too' '
-	rank_bg k1 allreduce --rank 1 --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 &&
-	p1=$rank_pid &&
-	rank_bg k2 allreduce --rank 2 --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 &&
-	p2=$rank_pid &&
-	rank_bg k0 allreduce --rank 0 --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 &&
-	p0=$rank_pid &&
-	test_wait_for 30 grep -q "ring position 2" k0.out &&
+	long_ring3 k &&
 	sleep 0.5 &&
 	kill -9 $p2 &&
 	{ wait $p0; echo $? >rc0; } &&
@@ -184,13 +190,7 @@ test_expect_success 'a rank killed mid-run: rank 0 exits 4 and names it, the oth
 # Rank 0 stopped while rank 2 dies: rank 1 fails first, tells the root and exits, so the root may
 # see its connection to rank 1 break before the one to rank 2; its line still leads with rank 2
 test_expect_success 'a rank killed while rank 0 is stopped: rank 0 still names it first' '
-	rank_bg s1 allreduce --rank 1 --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 &&
-	p1=$rank_pid &&
-	rank_bg s2 allreduce --rank 2 --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 &&
-	p2=$rank_pid &&
-	rank_bg s0 allreduce --rank 0 --nranks 3 --root 127.0.0.1:$PORT -b 16M -w 0 -i 100000 --timeout 5 &&
-	p0=$rank_pid &&
-	test_wait_for 30 grep -q "ring position 2" s0.out &&
+	long_ring3 s &&
 	sleep 0.5 &&
 	kill -STOP $p0 &&
 	kill -9 $p2 &&
