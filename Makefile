@@ -59,7 +59,7 @@ LIBS += -pthread
 ifeq ($(shell $(PKG_CONFIG) --exists libibverbs && echo y),y)
 DEP_CFLAGS += -DHAVE_VERBS $(shell $(PKG_CONFIG) --cflags libibverbs)
 LIBS += $(shell $(PKG_CONFIG) --libs libibverbs)
-VERBS_SRC := transport/verbs.c
+VERBS_SRC := transport/verbs.c transport/verbs-qp.c
 endif
 
 # required: libcurl for pushing results (Pushgateway, webhook); report/push.c
