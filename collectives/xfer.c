@@ -53,7 +53,10 @@ int coll_post(struct coll_comm *c, int peer, int is_recv, uint64_t wr_id, const 
 		snprintf(c->err, sizeof(c->err), "cannot post a %s for %s: %s",
 			 is_recv ? "receive" : "send", coll_rank_str(c, peer, who, sizeof(who)),
 			 xport_errmsg(c->x));
-		return rc == -ENOTCONN ? -FS_EXIT_PEER : -FS_EXIT_ENV;
+		if (rc != -ENOTCONN)
+			return -FS_EXIT_ENV;
+		c->err_peer = peer;	/* it went away: it may have said why (coll_peer_cause) */
+		return -FS_EXIT_PEER;
 	}
 	return 0;
 }
