@@ -54,6 +54,9 @@ trap 'rm -rf "$tmp"' EXIT
 cp "$tmp/verbs-bench.jsonl" "$out/verbs-bench.jsonl"
 # what fabscope's clients said on stderr (nothing when every run went well)
 cp "$tmp/fabscope.err" "$out/verbs-bench-fabscope.err" 2>/dev/null || : >"$out/verbs-bench-fabscope.err"
+# perftest runs made again because its clock sampling failed (see perf in verbs-bench.guest)
+cp "$tmp/perftest-clock.log" "$out/verbs-bench-perftest-clock.log" 2>/dev/null ||
+	: >"$out/verbs-bench-perftest-clock.log"
 echo "verbs-bench: Soft-RoCE (rxe) in qemu TCG, $ROUNDS rounds (latency $((3 * ROUNDS))); ratio = fabscope/peer, the median of the rounds' ratios"
 fmt='%-12s %7s %4s  %10s %10s %-12s %7s  %-13s %-13s %-7s %-5s %s\n'
 printf "$fmt" test size qps fabscope peer peer-tool ratio range 90%-interval verdict won failed
@@ -77,6 +80,9 @@ echo "verbs-bench: bandwidth in Gb/s, latency p50 (fabscope) vs typical/median (
 grep -q '"aa:' "$out/verbs-bench.jsonl" &&
 	echo "verbs-bench: aa: rows are the A/A control, perftest against itself (its first run in the fabscope" \
 		"column): the spread of a tie"
+[ -s "$out/verbs-bench-perftest-clock.log" ] &&
+	echo "verbs-bench: $(wc -l <"$out/verbs-bench-perftest-clock.log") perftest run(s) made again, their clock sampling" \
+		"failed (a rate of 0): see bench-out/verbs-bench-perftest-clock.log"
 [ -s "$out/verbs-bench-fabscope.err" ] &&
 	echo "verbs-bench: fabscope's clients wrote to stderr: see bench-out/verbs-bench-fabscope.err"
 echo "verbs-bench: qperf rc_bw/rc_lat left out: qperf cannot connect RC QPs over RoCE (no GRH; see the script)"
