@@ -1,14 +1,28 @@
 # fabscope - one non-recursive Makefile.
 #
 #   make                 build ./fabscope and the test helper
-#   make check           install what is missing (as root), build, run every test tier
-#   make demo            a local run on an embedded default, with its report
+#   make demo            install what the demo needs (as root), build, run a local multi-agent
+#                        plan on an embedded default and write its report (demo-out/)
+#   make check           install everything the tiers use (as root), build, run every tier:
+#                        unit, CLI, netns, Soft-RoCE VM, all again under ASan/UBSan, then the
+#                        pristine-machine tier (a debootstrap root: the quick start, the .deb)
+#   make test            the fast tier that needs no root and no test bed (t0xxx, t1xxx)
+#   make test-all        every functional tier (TESTS=... to pick files)
+#   make test-asan       the functional tiers again with ASan + UBSan (build-asan/)
+#   make test-fresh      the pristine-machine tier alone (root, network to the Debian mirror)
+#   make deps            install every package the tiers use (ci/install-deps all; as root)
 #   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI); needs root
-#   make install         PREFIX=/usr/local DESTDIR= : binary and fabscope(1)
+#   make install         PREFIX=/usr/local DESTDIR= : the binary, fabscope(1), the plot
+#                        templates (DATADIR), examples (DOCDIR); make uninstall removes them
 #   make fuzz            libFuzzer targets (clang), e.g. tests/fuzz/fuzz-dissect
+#   make help            this text
 #
-# Knobs: V=1 (show commands), DEVELOPER=1 (warnings are errors), O=DIR (build
-# into DIR), SANITIZE=1 (ASan + UBSan), local overrides in config.mak.
+# Knobs: V=1 (show commands), DEVELOPER=1 (warnings are errors), O=DIR (build into DIR),
+# SANITIZE=1 (ASan + UBSan), WITH_VERBS=yes|no|auto (the verbs transport: required, left out,
+# or built in when libibverbs-dev is there), PREFIX, DATADIR (compiled in: where the plot
+# templates are found), CFLAGS, CPPFLAGS, LDFLAGS (dpkg-buildflags' are honoured), TESTS
+# (the test files of test/test-all/test-asan), FRESH_TIER=no (make check without the pristine
+# tier), PROVE_FLAGS; local overrides in config.mak.
 
 -include config.mak
 
@@ -17,6 +31,8 @@ PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/fabscope
+DOCDIR ?= $(PREFIX)/share/doc/fabscope
 O ?= .
 VERSION := 0.1.0
 
@@ -31,46 +47,67 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 	  -DGET_PARANOID
 LDFLAGS += -fsanitize=address,undefined
 endif
-ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARNINGS) -MMD -MP -D_GNU_SOURCE \
-	     -DFABSCOPE_VERSION='"$(VERSION)"' $(DEP_CFLAGS)
+ALL_CFLAGS = -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARNINGS) -MMD -MP -D_GNU_SOURCE \
+	     -DFABSCOPE_VERSION='"$(VERSION)"' -DFABSCOPE_DATADIR='"$(DATADIR)"' $(DEP_CFLAGS)
 
+# ---- dependencies, probed with pkg-config only when something is compiled
+# Goals that must work on a machine without the -dev packages (a pristine Debian: `make demo`
+# installs them first, then builds in a sub-make) skip the probes.
+NOPROBE_GOALS := deps demo check clean distclean help uninstall test-fresh
+PROBE := yes
+ifneq ($(MAKECMDGOALS),)
+ifeq ($(filter-out $(NOPROBE_GOALS),$(MAKECMDGOALS)),)
+PROBE := no
+endif
+endif
+
+# pkg_need NAME,PACKAGE: a required library, or stop with what to install
+pkg_have = $(shell $(PKG_CONFIG) --exists $(1) 2>/dev/null && echo y)
+pkg_need = $(if $(call pkg_have,$(1)),,$(error $(1) not found$(if $(shell command -v $(PKG_CONFIG)),, ($(PKG_CONFIG) is missing too)): as root run 'make deps' (every tier's packages) or 'ci/install-deps build' (what building needs), or apt-get install $(2)))
+
+ifeq ($(PROBE),yes)
 # required: a JSON library (jansson)
-ifeq ($(shell $(PKG_CONFIG) --exists jansson && echo y),y)
+$(call pkg_need,jansson,libjansson-dev)
 DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags jansson)
 LIBS += $(shell $(PKG_CONFIG) --libs jansson)
-else
-$(error jansson not found: run 'ci/install-deps build' as root, or apt-get install libjansson-dev)
-endif
-LIBS += -lm
 
 # required: libpcap for live captures (probe pfc) and the pcap/ dissectors
-ifeq ($(shell $(PKG_CONFIG) --exists libpcap && echo y),y)
+$(call pkg_need,libpcap,libpcap-dev)
 DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags libpcap)
 LIBS += $(shell $(PKG_CONFIG) --libs libpcap)
-else
-$(error libpcap not found: run 'ci/install-deps build' as root, or apt-get install libpcap-dev)
+
+# required: libcurl for pushing results (Pushgateway, webhook); report/push.c loads it
+# (libcurl.so.4) when it first needs it, so every other command starts without it and its
+# thirty libraries.  Only its headers are used at build time: a package must declare the
+# runtime library (debian/control: libcurl4), which dpkg-shlibdeps cannot see.
+$(call pkg_need,libcurl,libcurl4-openssl-dev)
+DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags libcurl)
+
+# the verbs transport (rdma-core's libibverbs): WITH_VERBS=yes (required), no (left out),
+# auto (built in when libibverbs-dev is there, and a warning says so when it is not)
+WITH_VERBS ?= auto
+ifeq ($(WITH_VERBS),yes)
+$(call pkg_need,libibverbs,libibverbs-dev)
+HAVE_VERBS := y
+else ifeq ($(WITH_VERBS),auto)
+HAVE_VERBS := $(call pkg_have,libibverbs)
+ifneq ($(HAVE_VERBS),y)
+$(warning libibverbs not found: building without the verbs transport (-t verbs); install libibverbs-dev, or say WITH_VERBS=no to build without it quietly)
 endif
-
-# the PFC capture reads in a thread of its own
-DEP_CFLAGS += -pthread
-LIBS += -pthread
-
-# optional: rdma-core's libibverbs for the verbs transport
-ifeq ($(shell $(PKG_CONFIG) --exists libibverbs && echo y),y)
+else ifneq ($(WITH_VERBS),no)
+$(error WITH_VERBS='$(WITH_VERBS)': give yes, no or auto)
+endif
+ifeq ($(HAVE_VERBS),y)
 DEP_CFLAGS += -DHAVE_VERBS $(shell $(PKG_CONFIG) --cflags libibverbs)
 LIBS += $(shell $(PKG_CONFIG) --libs libibverbs)
 VERBS_SRC := transport/verbs.c transport/verbs-qp.c
 endif
-
-# required: libcurl for pushing results (Pushgateway, webhook); report/push.c
-# loads it (libcurl.so.4) when it first needs it, so every other command
-# starts without it and its thirty libraries
-ifeq ($(shell $(PKG_CONFIG) --exists libcurl && echo y),y)
-DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags libcurl)
-LIBS += -ldl
-else
-$(error libcurl not found: run 'ci/install-deps build' as root, or apt-get install libcurl4-openssl-dev)
 endif
+LIBS += -lm -ldl
+
+# the PFC capture reads in a thread of its own
+DEP_CFLAGS += -pthread
+LIBS += -pthread
 
 ifeq ($(V),1)
 Q :=
@@ -148,29 +185,49 @@ $(O)/tests/fuzz/fuzz-dissect: $(FUZZ_DISSECT_SRC) pcap/dissect.h pcap/get.h pcap
 		$(shell $(PKG_CONFIG) --cflags libpcap) -o $@ $(FUZZ_DISSECT_SRC) -lm
 
 # ---- tests ----
-# Tiers: unit (no root), netns (root), ASan/UBSan (the whole suite again).
+# Tiers: unit and CLI (t0xxx, t1xxx: no root), netns (t2xxx, root), Soft-RoCE VM (t3xxx,
+# qemu), ASan/UBSan (the functional tiers again), pristine machine (t4xxx: a debootstrap
+# root, once, not under ASan).  CI=true turns a prerequisite CI can provide into a failure.
 PROVE ?= prove
-PROVE_FLAGS ?=
-TESTS ?= tests/t*.t
+PROVE_FLAGS ?= --timer
+TESTS ?= tests/t[0-3]*.t
+FAST_TESTS ?= tests/t0*.t tests/t1*.t
+FRESH_TESTS ?= tests/t4*.t
+FRESH_TIER ?= yes
 
 deps:
 	@ci/install-deps all
 
+# what dh_auto_test runs: no root, no bed, no network beyond loopback
 test: all
+	$(PROVE) $(PROVE_FLAGS) $(FAST_TESTS)
+
+test-all: all
 	$(PROVE) $(PROVE_FLAGS) $(TESTS)
 
 test-asan:
-	$(MAKE) O=build-asan SANITIZE=1 DEVELOPER=1 all
+	$(MAKE) O=build-asan SANITIZE=1 DEVELOPER=1 WITH_VERBS=$(if $(filter y,$(HAVE_VERBS)),yes,$(WITH_VERBS)) all
 	FABSCOPE=$(CURDIR)/build-asan/fabscope TEST_TOOL=$(CURDIR)/build-asan/tests/helper/test-tool \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	$(PROVE) $(PROVE_FLAGS) $(TESTS)
 
-check: deps
-	$(MAKE) DEVELOPER=1 all
-	$(MAKE) test
-	$(MAKE) test-asan
+test-fresh:
+	$(PROVE) $(PROVE_FLAGS) $(FRESH_TESTS)
 
-demo: deps all
+# The goals a pristine machine starts with install first and build in a sub-make, so that
+# the probes above run only once the packages are there.
+check:
+	@ci/install-deps all
+	$(MAKE) DEVELOPER=1 WITH_VERBS=yes all
+	$(MAKE) DEVELOPER=1 WITH_VERBS=yes test-all
+	$(MAKE) test-asan
+ifeq ($(FRESH_TIER),yes)
+	$(MAKE) test-fresh
+endif
+
+demo:
+	@ci/install-deps demo
+	$(MAKE) all
 	@ci/demo
 
 bench: all
@@ -183,14 +240,25 @@ bench: all
 	bench/verbs-bench.sh
 
 install: $(O)/fabscope
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/plots \
+		$(DESTDIR)$(DOCDIR)/examples
 	install -m 0755 $(O)/fabscope $(DESTDIR)$(BINDIR)/fabscope
 	install -m 0644 core/fabscope.1 $(DESTDIR)$(MANDIR)/man1/fabscope.1
-	install -d $(DESTDIR)$(PREFIX)/share/fabscope/plots
-	install -m 0644 plots/*.gp $(DESTDIR)$(PREFIX)/share/fabscope/plots/
+	install -m 0644 plots/*.gp $(DESTDIR)$(DATADIR)/plots/
+	install -m 0644 examples/* $(DESTDIR)$(DOCDIR)/examples/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/fabscope $(DESTDIR)$(MANDIR)/man1/fabscope.1
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/plots/,$(notdir $(wildcard plots/*.gp)))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(notdir $(wildcard examples/*)))
+	-rmdir $(DESTDIR)$(DATADIR)/plots $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/examples \
+		$(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
 	rm -rf $(ALL_OBJ) $(ALL_OBJ:.o=.d) $(PROGRAMS) $(FUZZ_TARGETS) $(O)/.build-flags build-asan \
 		tests/trash.*
 
-.PHONY: all deps test test-asan check demo bench install clean fuzz FORCE
+help:
+	@sed -n '3,/^$$/{/^$$/d;s/^# \{0,1\}//;p}' $(firstword $(MAKEFILE_LIST))
+
+.PHONY: all deps test test-all test-asan test-fresh check demo bench install uninstall clean help fuzz FORCE

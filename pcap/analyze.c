@@ -473,7 +473,8 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 	if (strlen(svg) > 1000 || strlen(file) > 600)
 		return fs_err_usage("no plot: a path of over 1000 bytes");
 	if (report_find_templates(tdir, sizeof(tdir)))
-		return fs_err_env("no plot: the gnuplot templates are not found (set FABSCOPE_PLOTS to the plots folder)");
+		return fs_err_env("no plot: the gnuplot templates are not in %s (set FABSCOPE_PLOTS to the plots folder)",
+				  report_templates_default());
 	for (i = 0; i < t->n; i++) {	/* the busiest, by insertion */
 		for (j = ntop; j > 0 && t->v[top[j - 1]]->bytes < t->v[i]->bytes; j--)
 			if (j < 8)

@@ -4,9 +4,10 @@
  * lanes, heatmaps, size sweeps, latency CDFs (bw and lat groups), entropy
  * bars (polarization probe), pause timelines per run and phase (PFC probe).
  *
- * The templates are found in $FABSCOPE_PLOTS, else next to the binary
- * (plots/ or ../plots/ of its directory, for a build tree), else in
- * ../share/fabscope/plots of it (make install).  Each gnuplot run is
+ * The templates are found in $FABSCOPE_PLOTS, else in a build tree the
+ * binary runs from (plots/ or ../plots/ of its directory, with O=DIR), else
+ * in FABSCOPE_DATADIR/plots, the directory compiled in (make DATADIR=...,
+ * /usr/share/fabscope for the Debian package).  Each gnuplot run is
  * bounded (10 s); a missing gnuplot or template leaves the report without
  * plots, and the report says why.
  */
@@ -27,11 +28,20 @@
 #include "../core/record.h"
 #include "report.h"
 
+#ifndef FABSCOPE_DATADIR
+#define FABSCOPE_DATADIR "/usr/local/share/fabscope"
+#endif
+
+const char *report_templates_default(void)
+{
+	return FABSCOPE_DATADIR "/plots";
+}
+
 int report_find_templates(char *out, size_t len)
 {
 	const char *env = getenv("FABSCOPE_PLOTS");
 	char exe[PATH_MAX], try[PATH_MAX + 64], *slash;
-	const char *rel[] = { "/plots", "/../plots", "/../share/fabscope/plots" };
+	const char *rel[] = { "/plots", "/../plots" };
 	ssize_t n;
 	size_t i;
 	struct stat st;
@@ -42,21 +52,27 @@ int report_find_templates(char *out, size_t len)
 		return stat(try, &st) ? -1 : 0;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -1;
-	exe[n] = 0;
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return -1;
-	*slash = 0;
-	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(try, sizeof(try), "%s%s/lanes.gp", exe, rel[i]);
-		if (!stat(try, &st)) {
-			snprintf(out, len, "%s%s", exe, rel[i]);
-			return 0;
+	slash = n > 0 ? (exe[n] = 0, strrchr(exe, '/')) : NULL;
+	if (slash) {
+		*slash = 0;
+		/* a build tree: its Makefile beside the templates, so that an
+		 * installed binary never takes /usr/plots for its own */
+		for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+			snprintf(try, sizeof(try), "%s%s/../Makefile", exe, rel[i]);
+			if (stat(try, &st))
+				continue;
+			snprintf(try, sizeof(try), "%s%s/lanes.gp", exe, rel[i]);
+			if (!stat(try, &st)) {
+				snprintf(out, len, "%s%s", exe, rel[i]);
+				return 0;
+			}
 		}
 	}
-	return -1;
+	snprintf(try, sizeof(try), "%s/plots/lanes.gp", FABSCOPE_DATADIR);
+	if (stat(try, &st))
+		return -1;
+	snprintf(out, len, "%s/plots", FABSCOPE_DATADIR);
+	return 0;
 }
 
 /* gnuplot -e VARS TEMPLATE, bounded; 0 when the SVG was written */
@@ -764,7 +780,8 @@ int report_plots(struct report *rep, const char *dir)
 
 	if (report_find_templates(tdir, sizeof(tdir))) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note),
-			 "no plots: the gnuplot templates (plots/*.gp) were not found; set FABSCOPE_PLOTS");
+			 "no plots: the gnuplot templates (plots/*.gp) are not in %s; set FABSCOPE_PLOTS",
+			 report_templates_default());
 		return -1;
 	}
 	p.tdir = tdir;
