@@ -120,7 +120,7 @@ QLD = @echo '   LD $@';
 endif
 
 CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
-	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c
+	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c core/shquote.c
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.c fleet/auth.c fleet/agent.c \

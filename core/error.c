@@ -29,12 +29,33 @@ int fs_verbosity(void)
 	return verbosity;
 }
 
+/* Messages carry text from files and peers (names, paths, what a peer sent):
+ * a control byte is written as \xNN, so that none reaches a terminal or a
+ * log raw (an ESC sequence, a forged second line). */
+static void put_line(const char *prefix, const char *msg)
+{
+	char out[4 * 1024 + 1];
+	size_t o = 0;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)msg; *p && o + 5 < sizeof(out); p++) {
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f) {
+			snprintf(out + o, sizeof(out) - o, "\\x%02x", *p);
+			o += 4;
+		} else {
+			out[o++] = (char)*p;
+		}
+	}
+	out[o] = 0;
+	fprintf(stderr, "%s: %s%s\n", progname, prefix, out);
+}
+
 int fs_verr(int code, const char *fmt, va_list ap)
 {
 	char buf[1024];
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	fprintf(stderr, "%s: %s\n", progname, buf);
+	put_line("", buf);
 	fflush(stderr);
 	return -code;
 }
@@ -70,7 +91,7 @@ void fs_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: warning: %s\n", progname, buf);
+	put_line("warning: ", buf);
 }
 
 void fs_info(const char *fmt, ...)
@@ -81,7 +102,7 @@ void fs_info(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: %s\n", progname, buf);
+	put_line("", buf);
 	fflush(stderr);
 }
 
@@ -95,5 +116,5 @@ void fs_log(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: %s\n", progname, buf);
+	put_line("", buf);
 }

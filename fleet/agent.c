@@ -813,6 +813,11 @@ int cmd_agent(int argc, const char **argv)
 	if (rc)
 		goto out;
 	a.name = name ? name : default_name();
+	if (!plan_name_ok(a.name)) {
+		rc = fs_err_usage("%s '%s' is not a node name: give --name NAME (letters, digits, '.', '_', ':', '-'; "
+				  "at most %d bytes)", name ? "--name" : "the node name", a.name, PLAN_NAME_MAX);
+		goto out;
+	}
 	a.timeout_ms = units_ms(timeout_s);
 	if ((rc = fleet_token(token_file, &a.token)))
 		goto out;

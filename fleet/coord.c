@@ -155,16 +155,10 @@ static void on_register(struct coord *c, int ci, json_t *m)
 		refuse(c, ci, name, "expected a register message");
 		return;
 	}
-	{	/* names go into messages, logs and records: no control characters, not too long */
-		const char *p;
-
-		for (p = name; *p && (unsigned char)*p >= 0x20 && *p != 0x7f; p++)
-			;
-		if (*p || p == name || p - name > 255) {
-			refuse(c, ci, NULL, "a node name of %zu bytes%s: names are 1 to 255 bytes of text",
-			       strlen(name), *p ? " with control characters" : "");
-			return;
-		}
+	if (!plan_name_ok(name)) {	/* names go into messages, logs, records and file names */
+		refuse(c, ci, NULL, "a node name of %zu bytes that is not a host name: names are 1 to %d bytes of "
+		       "letters, digits, '.', '_', ':' and '-' (give the agent --name)", strlen(name), PLAN_NAME_MAX);
+		return;
 	}
 	if (version != wire_version()) {
 		refuse(c, ci, name, "agent %s speaks fleet protocol %d, this coordinator %d: run the same fabscope version everywhere",

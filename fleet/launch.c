@@ -30,6 +30,7 @@
 
 #include "../core/clock.h"
 #include "../core/error.h"
+#include "../core/shquote.h"
 #include "coord.h"
 
 static const char *const names[] = { "local", "ssh", "slurm", "mpi", "external", NULL };
@@ -138,27 +139,64 @@ static int launch_local(struct coord *c)
 	return 0;
 }
 
+/* The remote command of an ssh agent.  sshd hands it to the user's shell,
+ * so every word is quoted (sh_quote_append): the agent command (split on
+ * blanks, --agent-cmd), the node's name, the token file.  0, or -1 when it
+ * does not fit. */
+static int ssh_remote_cmd(const struct coord *c, const struct plan_node *n, char *out, size_t len)
+{
+	const char *agent = c->agent_cmd ? c->agent_cmd : c->self;
+	char *words, *w, *save = NULL;
+	int rc = 0;
+
+	out[0] = 0;
+	if (!c->token_file) {	/* FABSCOPE_TOKEN=... as an assignment word, the value quoted */
+		if (snprintf(out, len, "FABSCOPE_TOKEN=") >= (int)len)
+			return -1;
+		rc |= sh_quote_append(out + strlen(out), len - strlen(out), c->token);
+		if (!rc && strlen(out) + 1 < len)
+			strcat(out, " exec");
+	} else if (snprintf(out, len, "exec") >= (int)len) {
+		return -1;
+	}
+	if (!(words = strdup(agent)))
+		return -1;
+	for (w = strtok_r(words, " \t", &save); w && !rc; w = strtok_r(NULL, " \t", &save))
+		rc |= sh_quote_append(out, len, w);
+	free(words);
+	rc |= rc ? 0 : sh_quote_append(out, len, "agent");
+	rc |= rc ? 0 : sh_quote_append(out, len, "--stdio");
+	rc |= rc ? 0 : sh_quote_append(out, len, "--name");
+	rc |= rc ? 0 : sh_quote_append(out, len, n->name);
+	if (c->token_file) {
+		rc |= rc ? 0 : sh_quote_append(out, len, "--token-file");
+		rc |= rc ? 0 : sh_quote_append(out, len, c->token_file);
+	}
+	if (c->verbose)
+		rc |= rc ? 0 : sh_quote_append(out, len, "-v");
+	return rc ? -1 : 0;
+}
+
 static int launch_ssh(struct coord *c)
 {
 	int i;
 
 	for (i = 0; i < c->plan.nnodes; i++) {
 		const struct plan_node *n = &c->plan.nodes[i];
-		const char *argv[64];
+		const char *argv[64], *dest = n->ssh ? n->ssh : n->name;
 		char remote[8192], *words;
 		int sv[2], k;
 		pid_t pid;
 
+		/* checked when the hostfile was read; again here, since an ssh
+		 * destination that is an option would be ssh's, not a host */
+		if (!plan_ssh_dest_ok(dest))
+			return fs_err_usage("node %s: '%s' is not an ssh destination", n->name, dest);
+		if (ssh_remote_cmd(c, n, remote, sizeof(remote)))
+			return fs_err_usage("node %s: the agent's command for ssh is too long (--agent-cmd)", n->name);
 		k = split_words(c->ssh_cmd ? c->ssh_cmd : "ssh -o BatchMode=yes", argv, 48, &words);
-		argv[k++] = n->ssh ? n->ssh : n->name;
-		if (c->token_file)
-			snprintf(remote, sizeof(remote), "exec %s agent --stdio --name '%s' --token-file '%s'%s",
-				 c->agent_cmd ? c->agent_cmd : c->self, n->name, c->token_file,
-				 c->verbose ? " -v" : "");
-		else
-			snprintf(remote, sizeof(remote), "FABSCOPE_TOKEN='%s' exec %s agent --stdio --name '%s'%s",
-				 c->token, c->agent_cmd ? c->agent_cmd : c->self, n->name,
-				 c->verbose ? " -v" : "");
+		argv[k++] = "--";	/* what follows is the destination, never an option */
+		argv[k++] = dest;
 		argv[k++] = remote;
 		argv[k] = NULL;
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
@@ -172,7 +210,7 @@ static int launch_ssh(struct coord *c)
 			close(sv[0]);
 			return fs_err_env("cannot run ssh: %s", strerror((int)-pid));
 		}
-		coord_add_conn(c, sv[0], i, n->ssh ? n->ssh : n->name);
+		coord_add_conn(c, sv[0], i, dest);
 	}
 	return 0;
 }

@@ -96,6 +96,11 @@ int plan_hostfile(struct plan *p, const char *path, const char *text)
 			rc = fs_err_usage("%s:%d: a line starts with the node's name, not '%s'", path, lineno, w);
 			break;
 		}
+		if (!plan_name_ok(w)) {
+			rc = fs_err_usage("%s:%d: '%s' is not a node name: give a host name (letters, digits, '.', '_', "
+					  "':', '-'; at most %d bytes)", path, lineno, w, PLAN_NAME_MAX);
+			break;
+		}
 		n->name = strdup(w);
 		p->nnodes++;
 		while (!rc && (w = strtok_r(NULL, " \t", &wsave))) {
@@ -111,6 +116,11 @@ int plan_hostfile(struct plan *p, const char *path, const char *text)
 			if (!strcmp(k, "netns")) {
 				n->netns = strdup(v);
 			} else if (!strcmp(k, "ssh")) {
+				if (!plan_ssh_dest_ok(v)) {
+					rc = fs_err_usage("%s:%d: ssh=%s is not an ssh destination: give [USER@]HOST "
+							  "(a host name, an IPv4 address or [IPv6])", path, lineno, v);
+					break;
+				}
 				n->ssh = strdup(v);
 			} else if ((sscanf(k, "rail%d/%d%n", &rail, &plane, &used) == 2 && !k[used]) ||
 				   (plane = 0, sscanf(k, "rail%d%n", &rail, &used) == 1 && !k[used])) {
@@ -168,6 +178,44 @@ int plan_nodes_anon(struct plan *p, int n)
 		p->nodes[i].name = strdup(name);
 	}
 	return build_index(p) ? -1 : 0;
+}
+
+static int name_char(int ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       ch == '.' || ch == '_' || ch == ':' || ch == '-';
+}
+
+int plan_name_ok(const char *s)
+{
+	size_t i;
+
+	if (!s || !*s || !name_char((unsigned char)s[0]) || s[0] == '.' || s[0] == '_' || s[0] == ':' || s[0] == '-')
+		return 0;
+	for (i = 0; s[i]; i++)
+		if (i >= PLAN_NAME_MAX || !name_char((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+int plan_ssh_dest_ok(const char *s)
+{
+	const char *at = s ? strchr(s, '@') : NULL, *host = at ? at + 1 : s;
+	size_t i, n;
+
+	if (!s || !*s || *s == '-' || (at && (at == s || strchr(host, '@'))))
+		return 0;
+	for (i = 0; at && s + i < at; i++)	/* the user */
+		if (!name_char((unsigned char)s[i]) || s[i] == ':')
+			return 0;
+	n = strlen(host);
+	if (n >= 3 && host[0] == '[' && host[n - 1] == ']') {	/* [IPv6] */
+		for (i = 1; i < n - 1; i++)
+			if (!strchr("0123456789abcdefABCDEF:.", host[i]))
+				return 0;
+		return 1;
+	}
+	return plan_name_ok(host) && !strchr(host, ':');
 }
 
 int plan_node_add(struct plan *p, const char *name)

@@ -134,6 +134,15 @@ int plan_engine_key(const char *key, int *is_bool);
  * PLAN_MAX_LANES - 1 and plane 0 to 7; the NIC's address, IPv4 or IPv6. */
 int plan_lane_ok(int rail, int plane);
 int plan_ip_ok(const char *s);
+/* A node name, as hostfiles, agents' --name and registrations give it: 1 to
+ * PLAN_NAME_MAX bytes of letters, digits, '.', '_', ':' and '-', beginning
+ * with a letter or digit (a host name, with the ':RANK' that srun and mpirun
+ * agents add).  It reaches remote commands, logs, file names and reports. */
+#define PLAN_NAME_MAX 253
+int plan_name_ok(const char *s);
+/* An ssh destination (a hostfile's ssh=): [USER@]HOST, HOST a name, an IPv4
+ * address or [IPv6]; never an option (no leading '-'). */
+int plan_ssh_dest_ok(const char *s);
 /* A plan's boolean: 1 (1, true, yes, on), 0 (0, false, no, off, any case), -1 neither. */
 int plan_bool(const char *v);
 /* Does an engine option go to this engine?  engine: "bw", "lat",

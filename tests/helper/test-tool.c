@@ -58,6 +58,7 @@
 #include "../../core/output.h"
 #include "../../core/record.h"
 #include "../../core/stats.h"
+#include "../../core/shquote.h"
 #include "../../core/units.h"
 #include "../../core/wire.h"
 #include "test-tool.h"
@@ -541,6 +542,30 @@ static int cmd_fmt_size(int argc, const char **argv)
 		units_format_size(v, buf, sizeof(buf));
 		printf("%s\n", buf);
 	}
+	return 0;
+}
+
+/* ---- shquote [--len N] WORD...: the words quoted for sh, one line ---- */
+
+static int cmd_shquote(int argc, const char **argv)
+{
+	char buf[65536] = "";
+	size_t len = sizeof(buf);
+	int i = 1;
+
+	if (argc > 2 && !strcmp(argv[1], "--len")) {
+		len = (size_t)atoi(argv[2]);
+		if (len < 1 || len > sizeof(buf))
+			return usage_error("--len takes 1 to %zu", sizeof(buf));
+		i = 3;
+	}
+	for (; i < argc; i++)
+		if (sh_quote_append(buf, len, argv[i])) {
+			printf("%s\n", buf);
+			fprintf(stderr, "test-tool shquote: word %d does not fit in %zu bytes\n", i, len);
+			return 1;
+		}
+	printf("%s\n", buf);
 	return 0;
 }
 
@@ -1340,6 +1365,7 @@ static const struct tool_cmd cmds[] = {
 	{ "seconds", cmd_seconds },
 	{ "fmt-size", cmd_fmt_size },
 	{ "options", cmd_options },
+	{ "shquote", cmd_shquote },
 	{ "record", cmd_record },
 	{ "get", cmd_get },
 	{ "labels", cmd_labels },
