@@ -769,7 +769,7 @@ static const char *default_name(void)
 int cmd_agent(int argc, const char **argv)
 {
 	const char *connect_to = NULL, *name = NULL, *token_file = NULL;
-	int fd = -1, stdio_mode = 0, verbose = 0, nargs, rc, i;
+	int fd = -1, stdio_mode = 0, token_stdin = 0, verbose = 0, nargs, rc, i;
 	double timeout_s = 10;
 	struct opt_list rails = { 0 };
 	json_t *eps = NULL;	/* --rail's, for the registration */
@@ -785,6 +785,7 @@ int cmd_agent(int argc, const char **argv)
 		OPT_STRING(0, "name", &name, "NAME", "this node's name (default: $FABSCOPE_NODE, else the host name, with the local rank under srun/mpirun when there are several per host)"),
 		OPT_LIST(0, "rail", &rails, "K=IP", "endpoint of rail K (K/P=IP: rail K, plane P) when the hostfile does not give it (repeatable)"),
 		OPT_FILE(0, "token-file", &token_file, "FILE", "the shared secret (default: $FABSCOPE_TOKEN)"),
+		OPT_BOOL(0, "token-stdin", &token_stdin, "read the secret as the first line of the control channel (--stdio or --fd: what the ssh and local launchers do, so that it is in no argument list or environment)"),
 		OPT_SECONDS(0, "timeout", &timeout_s, "SECONDS", "give up on a silent coordinator while joining (default 10)"),
 		OPT_VERBOSE(&verbose),
 		OPT_END(),
@@ -807,6 +808,8 @@ int cmd_agent(int argc, const char **argv)
 		rc = fs_err_usage("unexpected argument '%s'", argv[0]);
 	else if (!!connect_to + stdio_mode + (fd >= 0) != 1)
 		rc = fs_err_usage("give exactly one of --connect HOST:PORT, --stdio, --fd N");
+	else if (token_stdin && (connect_to || token_file))
+		rc = fs_err_usage("--token-stdin is for --stdio and --fd, without --token-file");
 	eps = json_array();
 	for (i = 0; !rc && i < rails.n; i++)	/* before anything is started */
 		rc = add_rail(rails.v[i], eps);
@@ -819,7 +822,7 @@ int cmd_agent(int argc, const char **argv)
 		goto out;
 	}
 	a.timeout_ms = units_ms(timeout_s);
-	if ((rc = fleet_token(token_file, &a.token)))
+	if (!token_stdin && (rc = fleet_token(token_file, &a.token)))
 		goto out;
 	signal(SIGPIPE, SIG_IGN);
 	net_stop_on_signals();
@@ -854,6 +857,8 @@ int cmd_agent(int argc, const char **argv)
 		}
 		a.rfd = a.wfd = fd;
 	}
+	if (token_stdin && (rc = fleet_token_fd(a.rfd, a.timeout_ms, &a.token)))
+		goto out;
 	net_set_nonblock(a.rfd, 1);
 	net_set_nonblock(a.wfd, 1);
 	slot = getenv("FABSCOPE_SLOT");

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Tokens, nonces and macs of the fleet protocol (see fleet.h). */
 #include <errno.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/hmac.h"
 #include "fleet.h"
@@ -48,6 +52,45 @@ int fleet_token(const char *path, char **token)
 		return fs_err_usage("token file '%s' is empty or not text", path);
 	*token = strdup(buf);
 	return 0;
+}
+
+int fleet_token_fd(int fd, int timeout_ms, char **token)
+{
+	char buf[FLEET_TOKEN_MAX + 1];
+	size_t n = 0;
+	uint64_t end = clock_ns() + (uint64_t)timeout_ms * 1000000ull;
+
+	*token = NULL;
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t now = clock_ns();
+		ssize_t r;
+		int pr;
+
+		if (now >= end)
+			return fs_err_peer("no token on the control channel within %d ms (--token-stdin)", timeout_ms);
+		pr = poll(&p, 1, (int)((end - now) / 1000000ull) + 1);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			continue;
+		r = read(fd, buf + n, 1);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r <= 0)
+			return fs_err_peer("the control channel closed before the token's line (--token-stdin)");
+		if (buf[n] == '\n')
+			break;
+		if (++n > FLEET_TOKEN_MAX)
+			return fs_err_usage("the token on the control channel is longer than %d bytes", FLEET_TOKEN_MAX);
+	}
+	while (n && buf[n - 1] == '\r')
+		n--;
+	buf[n] = 0;
+	if (!n || strlen(buf) != n)
+		return fs_err_usage("the token on the control channel is empty or not text (--token-stdin)");
+	*token = strdup(buf);
+	return *token ? 0 : fs_err_env("out of memory");
 }
 
 int fleet_nonce(char out[FLEET_NONCE_HEX + 1])

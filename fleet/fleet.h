@@ -48,6 +48,10 @@
 /* The shared token: from path (if given), else $FABSCOPE_TOKEN.  0 and a
  * malloc'd token, or -exit code after one line naming what to do. */
 int fleet_token(const char *path, char **token);
+/* The token as the first line read from fd (a launcher's control channel:
+ * --token-stdin), one byte at a time so that nothing after it is taken,
+ * within timeout_ms.  0 and a malloc'd token, or -exit code. */
+int fleet_token_fd(int fd, int timeout_ms, char **token);
 /* A fresh nonce: FLEET_NONCE_HEX hex characters and a NUL. */
 int fleet_nonce(char out[FLEET_NONCE_HEX + 1]);
 /* mac of role ("agent" or "coordinator") over the two nonces, in hex. */

@@ -13,9 +13,11 @@
  *   mpi       mpirun -np N fabscope agent --connect HOST:PORT
  *   external  nothing: agents started elsewhere (a DaemonSet, by hand)
  *             connect with the token.
- * The token reaches local, slurm and mpi agents in the environment
- * (FABSCOPE_TOKEN), ssh agents through --token-file when the coordinator
- * has one (a shared path), else on the remote command line.
+ * The token never appears in an argument vector: local agents, and ssh
+ * agents when the coordinator has no --token-file (a shared path), read it
+ * as the first line of their control channel (--token-stdin); slurm and mpi
+ * agents find it in the environment (FABSCOPE_TOKEN), which srun and
+ * mpirun forward.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,7 +66,11 @@ static int split_words(const char *s, const char **argv, int max, char **buf)
 	return n;
 }
 
-static pid_t spawn(struct coord *c, const char *const *argv, int child_fd, int as_stdio)
+/* Start argv with child_fd as its stdin/stdout (as_stdio) or as fd 3.  The
+ * token goes in the environment only for launchers whose agents cannot be
+ * handed it otherwise (srun, mpirun forward FABSCOPE_TOKEN); local and ssh
+ * agents read it from their control channel (--token-stdin, send_token). */
+static pid_t spawn(struct coord *c, const char *const *argv, int child_fd, int as_stdio, int env_token)
 {
 	pid_t pid;
 
@@ -90,7 +97,10 @@ static pid_t spawn(struct coord *c, const char *const *argv, int child_fd, int a
 			for (fd = lo; fd < 1024; fd++)
 				close(fd);
 		}
-		setenv("FABSCOPE_TOKEN", c->token, 1);
+		if (env_token)
+			setenv("FABSCOPE_TOKEN", c->token, 1);
+		else
+			unsetenv("FABSCOPE_TOKEN");
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGINT, SIG_IGN);	/* ^C is the coordinator's to handle */
 		execvp(argv[0], (char *const *)argv);
@@ -100,6 +110,18 @@ static pid_t spawn(struct coord *c, const char *const *argv, int child_fd, int a
 	if (c->npids < (int)(sizeof(c->pids) / sizeof(c->pids[0])))
 		c->pids[c->npids++] = pid;
 	return pid;
+}
+
+/* The token as the first line of a new control channel, for an agent started
+ * with --token-stdin: never in an argument vector or environment that ps shows.
+ * The socket pair is new and empty, so the write does not block. */
+static int send_token(const struct coord *c, int fd)
+{
+	size_t n = strlen(c->token);
+	struct iovec iov[2] = { { (void *)c->token, n }, { (void *)"\n", 1 } };
+	ssize_t w = writev(fd, iov, 2);
+
+	return w == (ssize_t)(n + 1) ? 0 : -1;
 }
 
 static int launch_local(struct coord *c)
@@ -123,16 +145,21 @@ static int launch_local(struct coord *c)
 		argv[k++] = c->self;
 		argv[k++] = "agent";
 		argv[k++] = "--fd=3";
+		argv[k++] = "--token-stdin";
 		argv[k++] = "--name";
 		argv[k++] = n->name;
 		if (c->verbose)
 			argv[k++] = "-v";
 		argv[k] = NULL;
-		pid = spawn(c, argv, sv[1], 0);
+		pid = spawn(c, argv, sv[1], 0, 0);
 		close(sv[1]);
 		if (pid < 0) {
 			close(sv[0]);
 			return fs_err_env("cannot start an agent: %s", strerror((int)-pid));
+		}
+		if (send_token(c, sv[0])) {
+			close(sv[0]);
+			return fs_err_env("cannot hand the token to the agent of %s: %s", n->name, strerror(errno));
 		}
 		coord_add_conn(c, sv[0], i, n->netns ? n->netns : "local");
 	}
@@ -150,15 +177,8 @@ static int ssh_remote_cmd(const struct coord *c, const struct plan_node *n, char
 	int rc = 0;
 
 	out[0] = 0;
-	if (!c->token_file) {	/* FABSCOPE_TOKEN=... as an assignment word, the value quoted */
-		if (snprintf(out, len, "FABSCOPE_TOKEN=") >= (int)len)
-			return -1;
-		rc |= sh_quote_append(out + strlen(out), len - strlen(out), c->token);
-		if (!rc && strlen(out) + 1 < len)
-			strcat(out, " exec");
-	} else if (snprintf(out, len, "exec") >= (int)len) {
+	if (snprintf(out, len, "exec") >= (int)len)
 		return -1;
-	}
 	if (!(words = strdup(agent)))
 		return -1;
 	for (w = strtok_r(words, " \t", &save); w && !rc; w = strtok_r(NULL, " \t", &save))
@@ -168,9 +188,11 @@ static int ssh_remote_cmd(const struct coord *c, const struct plan_node *n, char
 	rc |= rc ? 0 : sh_quote_append(out, len, "--stdio");
 	rc |= rc ? 0 : sh_quote_append(out, len, "--name");
 	rc |= rc ? 0 : sh_quote_append(out, len, n->name);
-	if (c->token_file) {
+	if (c->token_file) {	/* a shared path */
 		rc |= rc ? 0 : sh_quote_append(out, len, "--token-file");
 		rc |= rc ? 0 : sh_quote_append(out, len, c->token_file);
+	} else {		/* else the first line ssh carries to its stdin */
+		rc |= rc ? 0 : sh_quote_append(out, len, "--token-stdin");
 	}
 	if (c->verbose)
 		rc |= rc ? 0 : sh_quote_append(out, len, "-v");
@@ -203,12 +225,16 @@ static int launch_ssh(struct coord *c)
 			free(words);
 			return fs_err_env("socketpair: %s", strerror(errno));
 		}
-		pid = spawn(c, argv, sv[1], 1);
+		pid = spawn(c, argv, sv[1], 1, 0);
 		free(words);
 		close(sv[1]);
 		if (pid < 0) {
 			close(sv[0]);
 			return fs_err_env("cannot run ssh: %s", strerror((int)-pid));
+		}
+		if (!c->token_file && send_token(c, sv[0])) {
+			close(sv[0]);
+			return fs_err_env("cannot hand the token to ssh for %s: %s", n->name, strerror(errno));
 		}
 		coord_add_conn(c, sv[0], i, dest);
 	}
@@ -249,7 +275,7 @@ static int launch_connecting(struct coord *c)
 	if (c->verbose)
 		argv[k++] = "-v";
 	argv[k] = NULL;
-	pid = spawn(c, argv, -1, 0);
+	pid = spawn(c, argv, -1, 0, 1);
 	free(words);
 	if (pid < 0)
 		return fs_err_env("cannot run %s: %s", argv[0], strerror((int)-pid));

@@ -131,6 +131,58 @@ test_expect_success $P 'the remote command over a shell: the token inline, an ag
 	test_path_is_missing_ PWNED
 '
 
+# token_seen_by TOKEN EXCEPT-PID: the PIDs (but EXCEPT-PID) whose argument list or environment
+# holds TOKEN: what ps (ps -ef, ps e) would show
+token_seen_by() {
+	local f p
+	for f in /proc/[0-9]*; do
+		p=${f#/proc/}
+		[ "$p" = "$2" ] && continue
+		{ tr "\0" "\n" <"$f/cmdline"; tr "\0" "\n" <"$f/environ"; } 2>/dev/null | grep -q -F "$1" && echo "$p"
+	done
+	return 0
+}
+
+cat >plan-bw.ini <<'EOF'
+[global]
+timeout = 5
+
+[bw]
+kind = pairwise
+test = bw
+duration = 3
+EOF
+
+for launcher in ssh local; do
+	test_expect_success $P "the token is in no argument list or environment of the agents: $launcher" '
+		tok=$(od -An -tx1 -N24 /dev/urandom | tr -d " \n") &&
+		test ${#tok} = 48 &&
+		printf "%s\n" "h1 rail0=127.0.0.1" "h2 rail0=127.0.0.1" >hosts &&
+		rm -rf r-'$launcher' seen &&
+		FABSCOPE_TOKEN=$tok fleet_run_bg run.log plan-bw.ini --launcher '$launcher' \
+			--ssh "$TRASH_DIRECTORY/fakessh" --hostfile hosts -o r-'$launcher' &&
+		test_wait_for 20 test -n "$(fleet_agents $fleet_pid)" &&
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			token_seen_by "$tok" $fleet_pid >>seen || return 1
+			sleep 0.2
+		done &&
+		test_must_be_empty seen &&
+		fleet_wait $fleet_pid 60 &&
+		{ test $fleet_rc = 0 || { cat run.log; false; }; } &&
+		test $(jsonl_count r-'$launcher'/results.jsonl ".test == \"bw\" and .scope == \"aggregate\" and .status == \"ok\"") = 1
+	'
+done
+
+test_expect_success FABSCOPE 'agent --token-stdin: with --connect or --token-file refused; an empty or missing line is an error' '
+	test_expect_code 2 "$FABSCOPE" agent --connect 127.0.0.1:1 --token-stdin </dev/null 2>err &&
+	test_grep "token-stdin is for --stdio and --fd" err &&
+	test_expect_code 2 "$FABSCOPE" agent --stdio --token-stdin --token-file /etc/hostname </dev/null 2>err &&
+	test_expect_code 4 "$FABSCOPE" agent --stdio --token-stdin --name a </dev/null >out 2>err &&
+	test_grep "closed before the token" err &&
+	printf "\n" | test_expect_code 2 "$FABSCOPE" agent --stdio --token-stdin --name a >out 2>err &&
+	test_grep "empty or not text" err
+'
+
 test_expect_success $P 'an agent may not name itself with shell or control characters (exit 2)' '
 	test_expect_code 2 "$FABSCOPE" agent --stdio --name "a\$(x)" </dev/null >out 2>err &&
 	test_grep "is not a node name: give --name" err &&
