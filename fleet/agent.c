@@ -769,7 +769,7 @@ static const char *default_name(void)
 int cmd_agent(int argc, const char **argv)
 {
 	const char *connect_to = NULL, *name = NULL, *token_file = NULL;
-	int fd = -1, stdio_mode = 0, token_stdin = 0, verbose = 0, nargs, rc, i;
+	int fd = -1, stdio_mode = 0, token_stdin = 0, readable_token = 0, verbose = 0, nargs, rc, i;
 	double timeout_s = 10;
 	struct opt_list rails = { 0 };
 	json_t *eps = NULL;	/* --rail's, for the registration */
@@ -785,6 +785,7 @@ int cmd_agent(int argc, const char **argv)
 		OPT_STRING(0, "name", &name, "NAME", "this node's name (default: $FABSCOPE_NODE, else the host name, with the local rank under srun/mpirun when there are several per host)"),
 		OPT_LIST(0, "rail", &rails, "K=IP", "endpoint of rail K (K/P=IP: rail K, plane P) when the hostfile does not give it (repeatable)"),
 		OPT_FILE(0, "token-file", &token_file, "FILE", "the shared secret (default: $FABSCOPE_TOKEN)"),
+		OPT_BOOL(0, "allow-readable-token", &readable_token, "accept a --token-file that others can read (a warning instead of exit 3)"),
 		OPT_BOOL(0, "token-stdin", &token_stdin, "read the secret as the first line of the control channel (--stdio or --fd: what the ssh and local launchers do, so that it is in no argument list or environment)"),
 		OPT_SECONDS(0, "timeout", &timeout_s, "SECONDS", "give up on a silent coordinator while joining (default 10)"),
 		OPT_VERBOSE(&verbose),
@@ -822,7 +823,7 @@ int cmd_agent(int argc, const char **argv)
 		goto out;
 	}
 	a.timeout_ms = units_ms(timeout_s);
-	if (!token_stdin && (rc = fleet_token(token_file, &a.token)))
+	if (!token_stdin && (rc = fleet_token(token_file, readable_token, &a.token)))
 		goto out;
 	signal(SIGPIPE, SIG_IGN);
 	net_stop_on_signals();

@@ -14,7 +14,7 @@
 #include "../core/hmac.h"
 #include "fleet.h"
 
-int fleet_token(const char *path, char **token)
+int fleet_token(const char *path, int readable_ok, char **token)
 {
 	char buf[FLEET_TOKEN_MAX + 2];
 	size_t n;
@@ -35,11 +35,18 @@ int fleet_token(const char *path, char **token)
 	f = fopen(path, "r");
 	if (!f)
 		return fs_err_env("cannot read token file '%s': %s", path, strerror(errno));
-	{
+	{	/* a secret others can read is no secret: refused unless the user says so */
 		struct stat st;
 
-		if (!fstat(fileno(f), &st) && (st.st_mode & 077))
-			fs_warn("token file '%s' can be read by others: chmod 600 it", path);
+		if (!fstat(fileno(f), &st) && (st.st_mode & 077)) {
+			if (!readable_ok) {
+				fclose(f);
+				return fs_err_env("token file '%s' can be read or written by others (mode %04o): chmod 600 it, "
+						  "or give --allow-readable-token", path, (unsigned)(st.st_mode & 07777));
+			}
+			fs_warn("token file '%s' can be read or written by others (mode %04o), accepted "
+				"(--allow-readable-token)", path, (unsigned)(st.st_mode & 07777));
+		}
 	}
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);

@@ -32,6 +32,7 @@ struct coord {
 	char *token;
 	const char *token_file;
 	int token_env;		/* the token came from $FABSCOPE_TOKEN */
+	int readable_token;	/* --allow-readable-token (passed on to ssh agents) */
 	int listen_fd;
 	char advertise[300];	/* HOST:PORT agents connect to */
 	struct conn *conns;

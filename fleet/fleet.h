@@ -46,8 +46,9 @@
 #define FLEET_SILENCE_MS 10000
 
 /* The shared token: from path (if given), else $FABSCOPE_TOKEN.  0 and a
- * malloc'd token, or -exit code after one line naming what to do. */
-int fleet_token(const char *path, char **token);
+ * malloc'd token, or -exit code after one line naming what to do.  A file
+ * that others may read or write is refused (exit 3) unless readable_ok. */
+int fleet_token(const char *path, int readable_ok, char **token);
 /* The token as the first line read from fd (a launcher's control channel:
  * --token-stdin), one byte at a time so that nothing after it is taken,
  * within timeout_ms.  0 and a malloc'd token, or -exit code. */

@@ -191,6 +191,8 @@ static int ssh_remote_cmd(const struct coord *c, const struct plan_node *n, char
 	if (c->token_file) {	/* a shared path */
 		rc |= rc ? 0 : sh_quote_append(out, len, "--token-file");
 		rc |= rc ? 0 : sh_quote_append(out, len, c->token_file);
+		if (c->readable_token)
+			rc |= rc ? 0 : sh_quote_append(out, len, "--allow-readable-token");
 	} else {		/* else the first line ssh carries to its stdin */
 		rc |= rc ? 0 : sh_quote_append(out, len, "--token-stdin");
 	}

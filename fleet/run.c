@@ -250,6 +250,7 @@ int cmd_run(int argc, const char **argv)
 		OPT_FILE(0, "hostfile", &hostfile, "FILE", "the nodes (overrides the plan's hostfile)"),
 		OPT_INT('n', "nodes", &nodes, "N", "agents to start or wait for when there is no hostfile", 1, 1 << 20),
 		OPT_FILE(0, "token-file", &token_file, "FILE", "shared secret (default: $FABSCOPE_TOKEN; local, ssh, slurm and mpi make one up if neither is given)"),
+		OPT_BOOL(0, "allow-readable-token", &c.readable_token, "accept a token file that others can read (a warning instead of exit 3; ssh agents are told the same)"),
 		OPT_STRING(0, "listen", &c.listen, "ADDR[:PORT]", "where agents connect in (slurm, mpi, external; default: every address, a free port)"),
 		OPT_STRING(0, "advertise", &c.advertise_host, "HOST", "the address agents are told to connect to (default: the listen address, else the host name)"),
 		OPT_STRING(0, "ssh", &c.ssh_cmd, "CMD", "ssh command for the ssh launcher (default: ssh -o BatchMode=yes)"),
@@ -426,7 +427,7 @@ int cmd_run(int argc, const char **argv)
 	/* the token */
 	c.token_file = token_file;
 	if (token_file || getenv("FABSCOPE_TOKEN")) {
-		if ((rc = fleet_token(token_file, &c.token)))
+		if ((rc = fleet_token(token_file, c.readable_token, &c.token)))
 			goto out_plan;
 	} else if (!strcmp(launcher, "external")) {
 		rc = fs_err_usage("agents started elsewhere need the token: give --token-file FILE or set FABSCOPE_TOKEN");

@@ -143,6 +143,8 @@ token_seen_by() {
 	return 0
 }
 
+have_agents() { test -n "$(fleet_agents "$1")"; }
+
 cat >plan-bw.ini <<'EOF'
 [global]
 timeout = 5
@@ -161,7 +163,7 @@ for launcher in ssh local; do
 		rm -rf r-'$launcher' seen &&
 		FABSCOPE_TOKEN=$tok fleet_run_bg run.log plan-bw.ini --launcher '$launcher' \
 			--ssh "$TRASH_DIRECTORY/fakessh" --hostfile hosts -o r-'$launcher' &&
-		test_wait_for 20 test -n "$(fleet_agents $fleet_pid)" &&
+		test_wait_for 20 have_agents $fleet_pid &&
 		for i in 1 2 3 4 5 6 7 8 9 10; do
 			token_seen_by "$tok" $fleet_pid >>seen || return 1
 			sleep 0.2
@@ -181,6 +183,26 @@ test_expect_success FABSCOPE 'agent --token-stdin: with --connect or --token-fil
 	test_grep "closed before the token" err &&
 	printf "\n" | test_expect_code 2 "$FABSCOPE" agent --stdio --token-stdin --name a >out 2>err &&
 	test_grep "empty or not text" err
+'
+
+test_expect_success $P 'a token file others can read is refused (exit 3) unless --allow-readable-token' '
+	echo 0123456789abcdef0123456789abcdef >tok644 &&
+	chmod 644 tok644 &&
+	printf "%s\n" "h1 rail0=127.0.0.1" "h2 rail0=127.0.0.1" >hosts &&
+	test_expect_code 3 "$FABSCOPE" run plan.ini --hostfile hosts --token-file tok644 -o r6 >out 2>err &&
+	test_grep "token file .tok644. can be read or written by others (mode 0644): chmod 600 it" err &&
+	test_path_is_missing_ r6/results.jsonl &&
+	test_expect_code 3 "$FABSCOPE" agent --connect 127.0.0.1:1 --token-file tok644 --name a >out 2>err &&
+	test_grep "chmod 600 it, or give --allow-readable-token" err &&
+	chmod 620 tok644 &&
+	test_expect_code 3 "$FABSCOPE" agent --connect 127.0.0.1:1 --token-file tok644 --name a >out 2>err &&
+	chmod 644 tok644 &&
+	rm -f fakessh.log &&
+	timeout 60 "$FABSCOPE" run plan.ini --hostfile hosts --token-file "$PWD/tok644" --allow-readable-token \
+		--launcher ssh --ssh "$TRASH_DIRECTORY/fakessh" -o r7 >out 2>err &&
+	test_grep "warning: token file .* (mode 0644), accepted" err &&
+	test $(jsonl_count r7/results.jsonl ".test == \"ping\" and .status == \"ok\"") = 2 &&
+	test_grep -F -- " '\''--allow-readable-token'\''" fakessh.log
 '
 
 test_expect_success $P 'an agent may not name itself with shell or control characters (exit 2)' '
