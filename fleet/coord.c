@@ -373,6 +373,10 @@ int coord_poll(struct coord *c, int timeout_ms)
 			coord_job_finish(c, j, msg);
 		}
 	}
+	if (c->res.dir)	/* finished jobs reach jobs.done once their records are on disk */
+		results_sync_due(&c->res);
+	if (c->res.dir && results_failed(&c->res))
+		return results_failed(&c->res);	/* a record could not be written: stop */
 	return net_stop ? -FS_EXIT_INTERRUPTED : 0;
 }
 

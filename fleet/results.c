@@ -8,8 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/clock.h"
 #include "../core/error.h"
 #include "results.h"
+
+#define RES_DIR_MODE 0750
+#define RES_FILE_MODE 0640
 
 static char *path_of(const char *dir, const char *name)
 {
@@ -35,36 +39,83 @@ static int dir_is_empty(const char *dir)
 	return empty;
 }
 
-int results_create(struct results *r, const char *dir)
+static void results_init(struct results *r)
 {
-	char *p;
-
 	memset(r, 0, sizeof(*r));
-	r->fd = r->jfd = -1;
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return fs_err_env("cannot create results directory '%s': %s", dir, strerror(errno));
-	{
-		struct stat st;
+	r->dfd = r->fd = r->jfd = r->rfd = -1;
+}
 
-		if (!stat(dir, &st) && !S_ISDIR(st.st_mode))
-			return fs_err_usage("results directory '%s' is a file: give a directory (a new one)", dir);
+#define RES_RESERVE ".space-reserve"
+
+/* keep room for run.json: want bytes allocated (errors ignored: a reserve
+ * is a help, not a need) */
+static void reserve_grow(struct results *r, off_t want)
+{
+	if (r->rfd < 0)
+		r->rfd = openat(r->dfd, RES_RESERVE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, RES_FILE_MODE);
+	if (r->rfd >= 0 && !r->werr)
+		(void)posix_fallocate(r->rfd, 0, want < 65536 ? 65536 : want);
+}
+
+static void reserve_release(struct results *r)
+{
+	if (r->rfd >= 0) {
+		if (ftruncate(r->rfd, 0))
+			fs_log(1, "cannot release %s/%s: %s", r->dir, RES_RESERVE, strerror(errno));
+		close(r->rfd);
+		r->rfd = -1;
+		unlinkat(r->dfd, RES_RESERVE, 0);
 	}
-	if (!dir_is_empty(dir))
+}
+
+/* name in the directory, never through a symbolic link */
+static int open_in(const struct results *r, const char *name, int flags)
+{
+	return openat(r->dfd, name, flags | O_NOFOLLOW | O_CLOEXEC, RES_FILE_MODE);
+}
+
+/* the directory itself: a directory (not a link to one), ours */
+static int open_dir(struct results *r, const char *dir, int must_be_empty)
+{
+	struct stat st;
+
+	if (lstat(dir, &st))
+		return fs_err_env("cannot open results directory '%s': %s", dir, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return fs_err_usage("results directory '%s' is a symbolic link: give the directory itself", dir);
+	if (!S_ISDIR(st.st_mode))
+		return fs_err_usage("results directory '%s' is a file: give a directory (a new one)", dir);
+	if (st.st_uid != geteuid())
+		return fs_err_env("results directory '%s' belongs to another user (uid %u): give one of your own",
+				  dir, (unsigned)st.st_uid);
+	if (must_be_empty && !dir_is_empty(dir))
 		return fs_err_usage("results directory '%s' is not empty: give a new one, or finish that run with --resume %s",
 				    dir, dir);
+	r->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->dfd < 0)
+		return fs_err_env("cannot open results directory '%s': %s", dir, strerror(errno));
+	return 0;
+}
+
+int results_create(struct results *r, const char *dir)
+{
+	int rc;
+
+	results_init(r);
+	if (mkdir(dir, RES_DIR_MODE) && errno != EEXIST)
+		return fs_err_env("cannot create results directory '%s': %s", dir, strerror(errno));
+	if ((rc = open_dir(r, dir, 1)))
+		return rc;
 	r->dir = strdup(dir);
-	p = path_of(dir, "results.jsonl");
-	r->fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-	free(p);
+	r->fd = open_in(r, "results.jsonl", O_WRONLY | O_CREAT | O_EXCL | O_APPEND);
 	if (r->fd < 0)
 		return fs_err_env("cannot create '%s/results.jsonl': %s", dir, strerror(errno));
-	p = path_of(dir, "jobs.done");
-	r->jfd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-	free(p);
+	r->jfd = open_in(r, "jobs.done", O_WRONLY | O_CREAT | O_EXCL | O_APPEND);
 	if (r->jfd < 0)
 		return fs_err_env("cannot create '%s/jobs.done': %s", dir, strerror(errno));
 	r->run = json_object();
 	r->done = json_object();
+	r->pending = json_array();
 	return 0;
 }
 
@@ -158,11 +209,34 @@ static json_t *read_finished(const char *dir, int *err)
  * whole and no reader sees its sizes twice.  The kept lines go to a
  * temporary file renamed over results.jsonl.  The number moved, or -errno.
  */
-static long set_aside(const char *dir, const json_t *finished, long *kept)
+/* a new file of a unique name in the directory: its fd, its name in tmp */
+static int open_tmp(const struct results *r, const char *base, char *tmp, size_t len)
 {
-	char *p = path_of(dir, "results.jsonl"), *tmp = path_of(dir, ".results.jsonl.tmp");
-	char *pp = path_of(dir, "results.partial.jsonl"), *line = NULL;
-	FILE *in = fopen(p, "r"), *out = NULL, *part = NULL;
+	int i, fd = -1;
+
+	for (i = 0; i < 100 && fd < 0; i++) {
+		snprintf(tmp, len, ".%s.%d.%08llx", base, (int)getpid(),
+			 (unsigned long long)(clock_ns() * 2654435761ull) & 0xffffffffull);
+		fd = open_in(r, tmp, O_WRONLY | O_CREAT | O_EXCL);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	return fd;
+}
+
+static FILE *fdopen_or_close(int fd, const char *mode)
+{
+	FILE *f = fd >= 0 ? fdopen(fd, mode) : NULL;
+
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
+static long set_aside(const struct results *r, const json_t *finished, long *kept)
+{
+	char tmp[128] = "", *line = NULL;
+	FILE *in = fdopen_or_close(open_in(r, "results.jsonl", O_RDONLY), "r"), *out = NULL, *part = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	long moved = 0, rc;
@@ -172,8 +246,9 @@ static long set_aside(const char *dir, const json_t *finished, long *kept)
 		rc = errno == ENOENT ? 0 : -errno;
 		goto done;
 	}
-	out = fopen(tmp, "w");
-	part = fopen(pp, "a");	/* (appended to: an earlier --resume's records stay) */
+	out = fdopen_or_close(open_tmp(r, "results.jsonl", tmp, sizeof(tmp)), "w");
+	/* (appended to: an earlier --resume's records stay) */
+	part = fdopen_or_close(open_in(r, "results.partial.jsonl", O_WRONLY | O_CREAT | O_APPEND), "a");
 	if (!out || !part) {
 		rc = -errno;
 		goto done;
@@ -203,7 +278,7 @@ static long set_aside(const char *dir, const json_t *finished, long *kept)
 		rc = 0;
 		goto done;
 	}
-	rc = rename(tmp, p) ? -errno : moved;
+	rc = renameat(r->dfd, tmp, r->dfd, "results.jsonl") ? -errno : moved;
 done:
 	if (in)
 		fclose(in);
@@ -211,12 +286,9 @@ done:
 		fclose(out);
 	if (part)
 		fclose(part);
-	if (rc <= 0)
-		unlink(tmp);
+	if (rc <= 0 && *tmp)
+		unlinkat(r->dfd, tmp, 0);
 	free(line);
-	free(p);
-	free(tmp);
-	free(pp);
 	return rc;
 }
 
@@ -229,9 +301,21 @@ int results_resume(struct results *r, const char *dir)
 	long kept = 0, moved = 0;
 	int rc, jerrno;
 
-	memset(r, 0, sizeof(*r));
-	r->fd = r->jfd = -1;
-	r->run = json_load_file(p, 0, &jerr);
+	results_init(r);
+	r->pending = json_array();
+	if ((rc = open_dir(r, dir, 0))) {
+		free(p);
+		return rc;
+	}
+	{
+		FILE *f = fdopen_or_close(open_in(r, "run.json", O_RDONLY), "r");
+
+		r->run = f ? json_loadf(f, 0, &jerr) : NULL;
+		if (!f)
+			snprintf(jerr.text, sizeof(jerr.text), "%s", strerror(errno));
+		if (f)
+			fclose(f);
+	}
 	free(p);
 	if (!json_is_object(r->run))
 		return fs_err_usage("cannot resume '%s': no readable run.json (%s)", dir, jerr.text);
@@ -250,7 +334,7 @@ int results_resume(struct results *r, const char *dir)
 
 		json_object_foreach(r->done, key, v)	/* a job with records that did not finish? */
 			if (!json_object_get(finished, key)) {
-				m = set_aside(dir, finished, &kept);
+				m = set_aside(r, finished, &kept);
 				break;
 			}
 
@@ -264,7 +348,7 @@ int results_resume(struct results *r, const char *dir)
 			si.torn = 0;	/* (the rewrite dropped it) */
 	}
 	p = path_of(dir, "results.jsonl");
-	r->fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	r->fd = open_in(r, "results.jsonl", O_WRONLY | O_CREAT | O_APPEND);
 	if (r->fd >= 0 && si.torn) {
 		/* a line cut by a crash: keep everything before it */
 		if (ftruncate(r->fd, si.good))
@@ -281,9 +365,7 @@ int results_resume(struct results *r, const char *dir)
 	if (moved)
 		fs_warn("%s: %ld record(s) of jobs that did not finish moved to results.partial.jsonl; "
 			"those jobs run again", dir, moved);
-	p = path_of(dir, "jobs.done");
-	r->jfd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-	free(p);
+	r->jfd = open_in(r, "jobs.done", O_WRONLY | O_CREAT | O_APPEND);
 	if (r->jfd < 0)
 		return fs_err_env("cannot append to '%s/jobs.done': %s", dir, strerror(errno));
 	if (!finished) {	/* an older run: a job with a record is done */
@@ -291,8 +373,9 @@ int results_resume(struct results *r, const char *dir)
 		const char *key;
 
 		json_object_foreach(r->done, key, v)
-			if (results_job_finished(r, key))
-				return -FS_EXIT_ENV;
+			json_array_append_new(r->pending, json_string(key));
+		if ((rc = results_sync(r)))
+			return rc;
 	}
 	r->nrec = moved ? kept : si.nobj;
 	return 0;
@@ -300,13 +383,15 @@ int results_resume(struct results *r, const char *dir)
 
 int results_save(struct results *r)
 {
-	char *p = path_of(r->dir, "run.json"), *tmp = path_of(r->dir, ".run.json.tmp");
+	char tmp[128] = "";
 	int fd, rc = 0;
 	char *text = json_dumps(r->run, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (r->werr)	/* the disk is full: the reserve makes room for this one */
+		reserve_release(r);
+	fd = open_tmp(r, "run.json", tmp, sizeof(tmp));
 	if (fd < 0 || !text) {
-		rc = fs_err_env("cannot write '%s': %s", tmp, strerror(errno));
+		rc = fs_err_env("cannot write a new run.json in '%s': %s", r->dir, strerror(errno));
 	} else {
 		size_t len = strlen(text), off = 0;
 
@@ -320,25 +405,35 @@ int results_save(struct results *r)
 			off += (size_t)n;
 		}
 		if (off < len || write(fd, "\n", 1) != 1 || fsync(fd))
-			rc = fs_err_env("cannot write '%s': %s", tmp, strerror(errno));
+			rc = fs_err_env("cannot write '%s/%s': %s", r->dir, tmp, off < len && !errno ? "short write" :
+					strerror(errno));
 	}
 	if (fd >= 0)
 		close(fd);
-	if (!rc && rename(tmp, p))
-		rc = fs_err_env("cannot replace '%s': %s", p, strerror(errno));
+	if (!rc && renameat(r->dfd, tmp, r->dfd, "run.json"))
+		rc = fs_err_env("cannot replace '%s/run.json': %s", r->dir, strerror(errno));
+	if (rc && *tmp)
+		unlinkat(r->dfd, tmp, 0);
+	if (!rc && text)
+		reserve_grow(r, 2 * (off_t)strlen(text));
 	free(text);
-	free(p);
-	free(tmp);
 	return rc;
 }
 
 int results_append(struct results *r, json_t *rec)
 {
-	char *text = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *text;
 	size_t len, off = 0;
+	off_t start;
 
+	if (r->werr) {	/* the run is stopping: this one is lost, and counted */
+		r->lost++;
+		return -FS_EXIT_ENV;
+	}
+	text = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (!text)
 		return fs_err_env("cannot encode a record");
+	start = lseek(r->fd, 0, SEEK_END);
 	len = strlen(text);
 	text[len] = '\n';	/* over the NUL: the line goes out in one write */
 	while (off < len + 1) {
@@ -347,9 +442,15 @@ int results_append(struct results *r, json_t *rec)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
+			r->werr = n < 0 ? errno : ENOSPC;
+			r->lost++;
 			free(text);
-			return fs_err_env("cannot append to %s/results.jsonl: %s", r->dir,
-					  n < 0 ? strerror(errno) : "short write");
+			/* no torn line: back to the last whole one */
+			if (start >= 0 && off && ftruncate(r->fd, start))
+				fs_warn("cannot cut %s/results.jsonl back to its last whole line: %s", r->dir,
+					strerror(errno));
+			return fs_err_env("cannot append to %s/results.jsonl: %s: the run stops", r->dir,
+					  strerror(r->werr));
 		}
 		off += (size_t)n;
 	}
@@ -360,32 +461,59 @@ int results_append(struct results *r, json_t *rec)
 
 int results_job_finished(struct results *r, const char *key)
 {
-	size_t len = strlen(key);
-	char *line = malloc(len + 2);
-	ssize_t n;
-
-	if (!line)
-		return fs_err_env("out of memory");
-	memcpy(line, key, len);
-	line[len] = '\n';
-	line[len + 1] = 0;
-	do	/* one write: a line is whole or not there */
-		n = r->jfd >= 0 ? write(r->jfd, line, len + 1) : (ssize_t)len + 1;
-	while (n < 0 && errno == EINTR);
-	free(line);
-	if (n != (ssize_t)len + 1)
-		return fs_err_env("cannot append to %s/jobs.done: %s", r->dir,
-				  n < 0 ? strerror(errno) : "short write");
 	json_object_set_new(r->done, key, json_true());
+	if (!r->werr)	/* after a lost record no job is listed: they all run again */
+		json_array_append_new(r->pending, json_string(key));
 	return 0;
 }
 
 int results_sync(struct results *r)
 {
-	if (r->jfd >= 0 && fdatasync(r->jfd) && errno != EINVAL)
-		return fs_err_env("cannot sync %s/jobs.done: %s", r->dir, strerror(errno));
-	return r->fd >= 0 && fdatasync(r->fd) && errno != EINVAL ?
-	       fs_err_env("cannot sync %s/results.jsonl: %s", r->dir, strerror(errno)) : 0;
+	size_t i;
+
+	r->synced_ns = clock_ns();
+	if (r->werr)
+		return -FS_EXIT_ENV;
+	if (r->fd >= 0 && fdatasync(r->fd) && errno != EINVAL) {
+		r->werr = errno;
+		return fs_err_env("cannot sync %s/results.jsonl: %s: the run stops", r->dir, strerror(errno));
+	}
+	for (i = 0; r->jfd >= 0 && i < json_array_size(r->pending); i++) {	/* now that they are on disk */
+		const char *key = json_string_value(json_array_get(r->pending, i));
+		size_t len = strlen(key);
+		char *line = malloc(len + 2);
+		ssize_t n;
+
+		if (!line)
+			return fs_err_env("out of memory");
+		memcpy(line, key, len);
+		line[len] = '\n';
+		do	/* one write: a line is whole or not there */
+			n = write(r->jfd, line, len + 1);
+		while (n < 0 && errno == EINTR);
+		free(line);
+		if (n != (ssize_t)len + 1) {
+			r->werr = n < 0 ? errno : ENOSPC;
+			return fs_err_env("cannot append to %s/jobs.done: %s: the run stops", r->dir, strerror(r->werr));
+		}
+	}
+	json_array_clear(r->pending);
+	if (r->jfd >= 0 && fdatasync(r->jfd) && errno != EINVAL) {
+		r->werr = errno;
+		return fs_err_env("cannot sync %s/jobs.done: %s: the run stops", r->dir, strerror(errno));
+	}
+	return 0;
+}
+
+void results_sync_due(struct results *r)
+{
+	if (r->pending && json_array_size(r->pending) && clock_ns() - r->synced_ns > 1000000000ull)
+		results_sync(r);
+}
+
+int results_failed(const struct results *r)
+{
+	return r->werr ? -FS_EXIT_ENV : 0;
 }
 
 int results_job_done(const struct results *r, const char *key)
@@ -399,11 +527,15 @@ void results_close(struct results *r)
 		close(r->fd);
 	if (r->jfd >= 0)
 		close(r->jfd);
+	if (r->rfd >= 0 || r->dfd >= 0)
+		reserve_release(r);
+	if (r->dfd >= 0)
+		close(r->dfd);
 	json_decref(r->run);
 	json_decref(r->done);
+	json_decref(r->pending);
 	free(r->dir);
-	memset(r, 0, sizeof(*r));
-	r->fd = r->jfd = -1;
+	results_init(r);
 }
 
 json_t *results_load_all(const char *dir, long *skipped, long *first_skipped)

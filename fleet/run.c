@@ -538,8 +538,16 @@ out_agents:
 		json_object_set_new(c.res.run, "nodes", coord_nodes_json(&c));
 		clock_iso8601(ended, sizeof(ended));
 		json_object_set_new(c.res.run, "finished", json_string(ended));
-		json_object_set_new(c.res.run, "status", json_string(rc == -FS_EXIT_INTERRUPTED ? "interrupted" :
-								    rc ? "failed" : "finished"));
+		results_sync(&c.res);	/* (the last jobs.done lines, unless a write failed) */
+		if (c.res.werr) {
+			char st[160];
+
+			snprintf(st, sizeof(st), "failed: %s", c.res.werr == ENOSPC ? "disk full" : strerror(c.res.werr));
+			json_object_set_new(c.res.run, "status", json_string(st));
+		} else {
+			json_object_set_new(c.res.run, "status", json_string(rc == -FS_EXIT_INTERRUPTED ? "interrupted" :
+									    rc ? "failed" : "finished"));
+		}
 		json_object_set_new(c.res.run, "failed_jobs", json_integer(c.failed_jobs));
 		json_object_set_new(c.res.run, "wrong_records", json_integer(wrong_recs));
 		{	/* what the coordinator itself cost: for sizing large runs */
@@ -556,7 +564,12 @@ out_agents:
 		results_save(&c.res);
 		printf("results: %s (%ld records)\n", c.res.dir, c.res.nrec);
 	}
-	if (!rc && (c.missing || c.failed_jobs))
+	if (c.res.werr)	/* nothing measured is lost: what was written stays, the rest runs again */
+		rc = fs_err_env("results directory %s %s%s: %ld records written, %ld not; run 'fabscope run --resume %s' "
+				"after %s", c.res.dir, c.res.werr == ENOSPC ? "full" : "cannot be written: ",
+				c.res.werr == ENOSPC ? "" : strerror(c.res.werr), c.res.nrec, c.res.lost, c.res.dir,
+				c.res.werr == ENOSPC ? "freeing space" : "fixing that");
+	else if (!rc && (c.missing || c.failed_jobs))
 		rc = fs_err_peer("%d agent(s) missing, %d job(s) failed%s: see %s/results.jsonl", c.missing,
 				 c.failed_jobs, wrong_recs ? ", and wrong data" : "", c.res.dir);
 	else if (!rc && wrong_recs)
