@@ -233,6 +233,7 @@ demo:
 bench: all
 	bench/fleet-bench.sh
 	@ci/install-deps bench
+	bench/netns-bench.sh
 	bench/pcap-bench.sh
 	bench/coll-bench.sh
 	bench/tcp-bench.sh

@@ -129,7 +129,7 @@ int report_coll_plots(struct report *rep, const char *dir)
 	coll_build(rep->runs, rep->nruns, &cs);
 	if (cs.n && report_find_templates(tdir, sizeof(tdir))) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note),
-			 "some plots are missing: the gnuplot templates (plots/*.gp) are not in %s; set FABSCOPE_PLOTS",
+			 "some plots are missing: the gnuplot templates (plots/*.gp) are not in %.120s; set FABSCOPE_PLOTS",
 			 report_templates_default());
 		rc = -1;
 	}

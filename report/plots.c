@@ -34,6 +34,13 @@
 
 const char *report_templates_default(void)
 {
+	static char buf[PATH_MAX + 32];
+	const char *env = getenv("FABSCOPE_PLOTS");
+
+	if (env && *env) {	/* (then it is the only place looked in) */
+		snprintf(buf, sizeof(buf), "%s (FABSCOPE_PLOTS)", env);
+		return buf;
+	}
 	return FABSCOPE_DATADIR "/plots";
 }
 
@@ -780,7 +787,7 @@ int report_plots(struct report *rep, const char *dir)
 
 	if (report_find_templates(tdir, sizeof(tdir))) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note),
-			 "no plots: the gnuplot templates (plots/*.gp) are not in %s; set FABSCOPE_PLOTS",
+			 "no plots: the gnuplot templates (plots/*.gp) are not in %.150s; set FABSCOPE_PLOTS",
 			 report_templates_default());
 		return -1;
 	}

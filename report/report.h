@@ -161,7 +161,8 @@ int report_plots(struct report *rep, const char *dir);
 /* The folder of the gnuplot templates (FABSCOPE_PLOTS, a build tree the binary runs from, or
  * DATADIR/plots): 0, or -1. */
 int report_find_templates(char *out, size_t len);
-/* the compiled-in template directory (DATADIR/plots), for messages */
+/* where the templates were looked for, for messages: $FABSCOPE_PLOTS, else
+ * the compiled-in DATADIR/plots */
 const char *report_templates_default(void);
 /* in, for a single-quoted string of gnuplot's -e: quotes and backslashes become '_' */
 void report_gnuplot_quote(const char *in, char *out, size_t len);

@@ -22,7 +22,10 @@
 #	ptp_wait_log SECONDS PATTERN FILE  wait until FILE has a line matching PATTERN (grep -E)
 #	fs_expect CODE ARGS...     run `fabscope ARGS` (bounded by FS_TIMEOUT s, default 20) with
 #	                           stdout in ./out and stderr in ./err; succeed when it exits CODE,
-#	                           else say what it did (a hang shows as 124)
+#	                           else say what it did (a hang shows as 124).  The bound is a hang
+#	                           guard, many times a normal run, not a limit on how fast fabscope
+#	                           must be: what a test checks about time is the exit code and the
+#	                           message ("did not answer within 1 s")
 #	ptp_one_error ERRFILE WORD...  ERRFILE is exactly one line, "fabscope...: ...", and holds
 #	                           every WORD (fixed strings)
 #	ptp_first_error ERRFILE WORD...  the same for the first line, with exactly one

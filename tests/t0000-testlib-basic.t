@@ -146,6 +146,73 @@ test_expect_success 'test_expect_code: as a test, and inside a body like git' '
 	test_grep "test_expect_exit: expected exit code 4, got 0 from: true" code.err
 '
 
+test_expect_success 'chain lint: a broken &&-chain fails (body shown, not run), a whole chain passes' '
+	run_sub_test chain <<-\EOF &&
+	test_expect_success "whole chain" "
+		x=1 &&
+		{ sleep 0 & } &&
+		wait \$! &&
+		for i in 1 2; do
+			test \$i -gt 0 || return 1
+		done &&
+		test \$x = 1
+	"
+	test_expect_success "missing &&" "
+		echo body-ran >>body.count
+		leaked=yes && echo outside-the-chain >>lint.count
+	"
+	test_expect_success "the lint changed nothing in the shell" "test -z \"\${leaked:-}\""
+	test_expect_success "a command put in the background mid-body" "
+		sleep 0 &
+		pid=\$! && true
+	"
+	test_expect_success "an exit outside the chain" "
+		true
+		exit 3
+	"
+	test_expect_success "a here-doc that is never closed" "
+		cat >x <<-END &&
+		never closed
+	"
+	test_expect_code 3 "test_expect_code is linted too" "
+		false
+		(exit 3)
+	"
+	test_expect_code 3 "a whole chain with test_expect_code" "true && (exit 3)"
+	test_done
+	EOF
+	cat >expect <<-\EOF &&
+	ok 1 - whole chain
+	not ok 2 - missing &&
+	ok 3 - the lint changed nothing in the shell
+	not ok 4 - a command put in the background mid-body
+	not ok 5 - an exit outside the chain
+	not ok 6 - a here-doc that is never closed
+	not ok 7 - test_expect_code is linted too
+	ok 8 - a whole chain with test_expect_code
+	# failed 5 among 8 test(s)
+	1..8
+	EOF
+	test_cmp expect chain.out &&
+	echo 1 >expect.rc && test_cmp expect.rc chain.rc &&
+	test $(grep -c "^# broken &&-chain" chain.err) = 5 &&
+	test_grep "^# broken &&-chain: with \"(exit 117) &&\" before the body it exited 0, not 117" chain.err &&
+	test_grep "^# broken &&-chain: the end of the body was never reached" chain.err &&
+	test_grep "^# 	echo body-ran >>body.count$" chain.err &&
+	test ! -e trash.chain/body.count &&
+	echo outside-the-chain >expect.lint &&
+	test_cmp expect.lint trash.chain/lint.count &&
+	SUB_ENV=TEST_CHAIN_LINT=0 run_sub_test nolint <<-\EOF &&
+	test_expect_success "missing &&, lint off" "
+		false
+		true
+	"
+	test_done
+	EOF
+	test_grep "^ok 1 - missing &&, lint off$" nolint.out &&
+	echo 0 >expect.rc && test_cmp expect.rc nolint.rc
+'
+
 test_expect_success 'skip_all prints "1..0 # SKIP reason" and exits 0' '
 	run_sub_test skipall <<-\EOF &&
 	skip_all "no fabric here"
@@ -269,14 +336,14 @@ test_expect_success 'test_grep, test_cmp and test_must_fail say what went wrong'
 '
 
 test_expect_success 'test_wait_for polls until success and gives up after its limit' '
-	(sleep 0.3 && : >appeared) &
+	{ (sleep 0.3 && : >appeared) & } &&
 	test_wait_for 5 test -e appeared &&
 	test_must_fail test_wait_for 1 false 2>err &&
 	test_grep "still failing" err
 '
 
 test_expect_success 'test_kill_pid ends a background process by PID and reaps it' '
-	sleep 300 &
+	{ sleep 300 & } &&
 	pid=$! &&
 	kill -0 $pid &&
 	test_kill_pid $pid &&

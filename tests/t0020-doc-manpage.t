@@ -4,6 +4,7 @@ the page renders without warnings, and make install puts binary and page in plac
 . "$(dirname "$0")/test-lib.sh"
 
 test_lazy_prereq GROFF 'command -v groff'
+test_require_in_ci GROFF
 
 # the long options a command's --help lists, one per line, without dashes
 help_options() {
@@ -12,7 +13,7 @@ help_options() {
 
 for cmd in bw lat allreduce alltoall devices run agent report "probe polarization" "probe pfc" capture pcap; do
 	test_expect_success "every option of '$cmd --help' is in the manual" '
-		help_options "'$cmd'" >opts &&
+		help_options "'"$cmd"'" >opts &&
 		test -s opts &&
 		: >missing &&
 		while read -r o; do
@@ -37,8 +38,12 @@ test_expect_success GROFF 'the manual renders without groff warnings' '
 	test_must_be_empty warnings
 '
 
+# (built in a directory of its own, O=: PREFIX sets the DATADIR compiled in, and a build in the
+# tree would leave the tree'"'"'s fabscope looking for its plot templates under /opt/fs, for every
+# test after this one)
 test_expect_success 'make install puts the binary and the page under DESTDIR/PREFIX' '
-	make -s -C "$SRCDIR" install DESTDIR="$TRASH_DIRECTORY/root" PREFIX=/opt/fs >/dev/null &&
+	make -s -C "$SRCDIR" install O="$TRASH_DIRECTORY/build" DESTDIR="$TRASH_DIRECTORY/root" PREFIX=/opt/fs \
+		>/dev/null &&
 	test -x root/opt/fs/bin/fabscope &&
 	test_path_is_file root/opt/fs/share/man/man1/fabscope.1 &&
 	root/opt/fs/bin/fabscope --version >v &&

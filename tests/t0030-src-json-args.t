@@ -24,9 +24,11 @@ test_expect_success 'the checker finds a value too many, and one too few; a URL 
 '
 
 test_expect_success 'every call in the sources matches its format' '
-	(cd "$SRCDIR" && find . -name "*.c" -not -path "./tests/trash*" -not -path "./build-*" |
-		sort | xargs perl tests/lint/json-args.pl) >out ||
-		{ cat out; false; } &&
+	{
+		(cd "$SRCDIR" && find . -name "*.c" -not -path "./tests/trash*" -not -path "./build-*" |
+			sort | xargs perl tests/lint/json-args.pl) >out ||
+			{ cat out; false; }
+	} &&
 	cat out &&
 	grep -qE "json-args: [0-9]{3,} calls checked, 0 mismatched" out
 '

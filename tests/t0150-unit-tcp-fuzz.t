@@ -4,6 +4,8 @@ from a raw socket into a flow (tests/helper/fuzz-tcp.c); no crash, no sanitizer 
 posted receive comes back exactly once, no receive larger than its buffer'
 . "$(dirname "$0")/test-lib.sh"
 
+test_require_in_ci TEST_TOOL
+
 for seed in 1 2 3; do
 	test_expect_success TEST_TOOL "300 hostile peers, seed $seed" '
 		"$TEST_TOOL" tcp-fuzz 300 '$seed' >out 2>err &&

@@ -4,6 +4,9 @@ rounded to whole 2 MiB and eligible for transparent huge pages, so that the coll
 bw buffers are not millions of 4 KiB pages (tests/helper/xport-tool.c)'
 . "$(dirname "$0")/test-lib.sh"
 
+# (THP is not required in CI: a kernel that has it "never" is a real absence)
+test_require_in_ci TEST_TOOL
+
 # THP is a kernel build and boot option: "never" (or no THP at all) is a real absence
 test_lazy_prereq THP '
 	test -r /sys/kernel/mm/transparent_hugepage/enabled &&

@@ -35,7 +35,7 @@ check_tournament() {
 
 test_expect_success $P 'pairwise: a round-robin tournament for 2 to 17 nodes' '
 	for n in 2 3 4 5 6 7 8 9 10 11 16 17; do
-		check_tournament $n || { echo "N=$n"; exit 1; }
+		check_tournament $n || { echo "N=$n"; return 1; }
 	done &&
 	"$TEST_TOOL" plan-pairs pairwise 1 >one && test_must_be_empty one
 '

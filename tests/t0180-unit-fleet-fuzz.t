@@ -13,8 +13,8 @@ P=FABSCOPE,TEST_TOOL,JQ
 # The agent side: each seed starts 20 agents, one after another.
 for seed in 1 2; do
 	test_expect_success FABSCOPE,TEST_TOOL "agents against a hostile coordinator, seed $seed" '
-		"$TEST_TOOL" fleet-fuzz agent 20 '$seed' "$FABSCOPE" >out 2>err ||
-		{ cat err; false; } &&
+		{ "$TEST_TOOL" fleet-fuzz agent 20 '$seed' "$FABSCOPE" >out 2>err ||
+			{ cat err; false; }; } &&
 		test_grep "^agents 20 exit0 [0-9]* exit3 [0-9]* exit4 [1-9]" out &&
 		test_must_be_empty err &&
 		! test -e fz-injected.json

@@ -173,7 +173,7 @@ test_expect_success $PG 'set up: a Pushgateway on loopback, in memory, in the fo
 	ptp_spawn pgw.log prometheus-pushgateway --web.listen-address=127.0.0.1:$PORT_PGW \
 		--persistence.file= --log.level=warn &&
 	pgw_pid=$ptp_pid &&
-	test_wait_for 10 http_get $PGW/-/ready >/dev/null || { cat pgw.log >&2; return 1; }
+	{ test_wait_for 10 http_get $PGW/-/ready >/dev/null || { cat pgw.log >&2; false; }; }
 '
 
 JOB='fabscope nightly #1?'

@@ -30,7 +30,7 @@ test_expect_success $P 'P(U <= u) and the moments equal brute force for small K 
 			"$TEST_TOOL" polar cdf $1 $2 $u | awk "{ printf \"%.9f\\n\", \$1 }"
 		done >actual &&
 		"$TEST_TOOL" polar moments $1 $2 | awk "{ printf \"%.6f %.6f\\n\", \$1, \$2 }" >>actual &&
-		test_cmp expect actual || { echo "K=$1 P=$2"; exit 1; }
+		test_cmp expect actual || { echo "K=$1 P=$2"; return 1; }
 	done
 '
 

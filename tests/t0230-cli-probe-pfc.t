@@ -147,7 +147,7 @@ test_expect_success $P 'incast: a sender runs flows on a traffic class to a targ
 # 300 flows write more records than a pipe holds: the probe reads them while the load runs
 test_expect_success $P 'a sender with 300 flows: every record of the load read, its rate kept' '
 	fixture fxq &&
-	"$FABSCOPE" bw --server --once -p $((PORT + 1)) --bind 127.0.0.1 >srvq.log 2>&1 &
+	{ "$FABSCOPE" bw --server --once -p $((PORT + 1)) --bind 127.0.0.1 >srvq.log 2>&1 & } &&
 	spq=$! &&
 	test_wait_for 10 eval "ss -ltnH \"sport = :$((PORT + 1))\" | grep -q ." &&
 	"$FABSCOPE" probe pfc 127.0.0.1 -p $((PORT + 1)) -i eth2 --counters-root fxq -q 300 -s 4K -D 1 \
@@ -158,12 +158,12 @@ test_expect_success $P 'a sender with 300 flows: every record of the load read, 
 
 # the text of probe polarization: the flows' table and the verdict, no record dumped as JSON
 test_expect_success $P 'probe polarization on loopback, text: the table and the verdict, no JSON line' '
-	"$FABSCOPE" bw --server -p $((PORT + 2)) --bind 127.0.0.1 >srvp.log 2>&1 &
+	{ "$FABSCOPE" bw --server -p $((PORT + 2)) --bind 127.0.0.1 >srvp.log 2>&1 & } &&
 	spp=$! &&
 	test_wait_for 10 eval "ss -ltnH \"sport = :$((PORT + 2))\" | grep -q ." &&
-	"$FABSCOPE" probe polarization 127.0.0.1 -p $((PORT + 2)) -q 2 -D 0.5 --paths 2 --sweep 2 \
-		>polar.txt 2>polar.err;
-	rc=$? && kill $spp && wait $spp; test $rc = 0 &&
+	{ "$FABSCOPE" probe polarization 127.0.0.1 -p $((PORT + 2)) -q 2 -D 0.5 --paths 2 --sweep 2 \
+		>polar.txt 2>polar.err; rc=$?; } &&
+	test_kill_pid $spp && test $rc = 0 &&
 	test_grep "^# set 1 (entropy from 40000): " polar.txt &&
 	test_grep "^# set 2 (entropy from 40002): " polar.txt &&
 	test_grep "^# 2 sets, mean " polar.txt &&
@@ -247,8 +247,8 @@ test_expect_success $P 'a plan phase kind = pfc: incast from every node to the t
 	rm -f fxp/go fxp/stop &&
 	writer_bg fxp storm &&
 	touch fxp/go &&
-	"$FABSCOPE" run plan.ini -n 4 -o run --label lb=ecmp >run.out 2>run.err;
-	rc=$? && touch fxp/stop && wait $wpid && test $rc = 0 &&
+	{ "$FABSCOPE" run plan.ini -n 4 -o run --label lb=ecmp >run.out 2>run.err; rc=$?; } &&
+	touch fxp/stop && wait $wpid && test $rc = 0 &&
 	# (storms are t0230 1: four probes and their agents on a loaded machine may see the writer
 	# stall for an interval, which breaks a run of paused intervals but not the pauses)
 	jq -s -e "length == 4 and all(.[]; .test == \"pfc\" and .kind == \"pfc\" and .status == \"ok\"

@@ -233,7 +233,7 @@ test_expect_success $P,GNUPLOT '--plot: the busiest flows and the PFC frames ove
 	"$FABSCOPE" pcap sel.pcap --plot sel.svg >/dev/null &&
 	test_grep "no PFC or PAUSE frames" sel.svg &&
 	test_expect_exit 3 env FABSCOPE_PLOTS=/nonexistent "$FABSCOPE" pcap cong.pcap --plot x.svg >x.out 2>x.err &&
-	test_grep "no plot: the gnuplot templates are not found" x.err &&
+	test_grep "no plot: the gnuplot templates are not in /nonexistent (FABSCOPE_PLOTS)" x.err &&
 	test_grep "findings" x.out &&
 	# a folder that is not there: the error names the SVG, the analysis is printed
 	test_expect_exit 3 "$FABSCOPE" pcap cong.pcap --plot nodir/y.svg >y.out 2>y.err &&
@@ -289,8 +289,8 @@ test_expect_success $P,TSHARK 'tshark sees the same packets, QPs, PSNs and NAKs'
 			2>/dev/null | sort | uniq -c | awk "{printf \"%s %d\\n\", \$2, \$1}" >$f.tshark || return 1
 		jq -r ".flows[] | \"\(.qpn | ltrimstr(\"0x\") | ascii_downcase) \(.packets)\"" $f.pcap.json |
 			sed "s/^0*\([0-9a-f]\)/0x\1/" | sort >$f.ours || return 1
-		sed -i "s/^0x0*\([0-9a-f]\)/0x\1/" $f.tshark
-		sort -o $f.tshark $f.tshark
+		sed -i "s/^0x0*\([0-9a-f]\)/0x\1/" $f.tshark &&
+		sort -o $f.tshark $f.tshark &&
 		test_cmp $f.tshark $f.ours || return 1
 	done &&
 	tshark -r nak.pcap -Y "infiniband.aeth.syndrome == 0x60" 2>/dev/null | wc -l >naks.tshark &&

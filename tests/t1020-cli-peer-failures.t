@@ -102,14 +102,16 @@ test_expect_success $P,PERL 'set up: a listener that accepts and never answers' 
 silent_words() { ptp_one_error err "server 127.0.0.1:$PORT_SILENT accepted the connection" \
 	"did not answer within 1 s" "busy with another test" "not a fabscope server"; }
 
-test_expect_success $P,PERL 'bw --json to a silent peer with --timeout 1: exit 4 within 5 s, no answer within 1 s, stdout valid JSON' '
-	FS_TIMEOUT=5 fs_expect 4 bw 127.0.0.1 -p $PORT_SILENT --timeout 1 --json &&
+# (that --timeout 1 is what gave up is in the message, "did not answer within 1 s"; fs_expect's
+# limit is only a hang guard)
+test_expect_success $P,PERL 'bw --json to a silent peer with --timeout 1: exit 4, no answer within 1 s, stdout valid JSON' '
+	fs_expect 4 bw 127.0.0.1 -p $PORT_SILENT --timeout 1 --json &&
 	silent_words &&
 	jq -e "type == \"array\"" out
 '
 
-test_expect_success $P,PERL 'lat to a silent peer with --timeout 1: exit 4 within 5 s, no answer within 1 s' '
-	FS_TIMEOUT=5 fs_expect 4 lat 127.0.0.1 -p $PORT_SILENT --timeout 1 &&
+test_expect_success $P,PERL 'lat to a silent peer with --timeout 1: exit 4, no answer within 1 s' '
+	fs_expect 4 lat 127.0.0.1 -p $PORT_SILENT --timeout 1 &&
 	silent_words
 '
 
@@ -174,7 +176,7 @@ fake_server() {
 not_fabscope() {
 	local cmd=$1
 	shift
-	FS_TIMEOUT=5 fs_expect 4 "$cmd" 127.0.0.1 -p $PORT_V99 --timeout 3 --json &&
+	fs_expect 4 "$cmd" 127.0.0.1 -p $PORT_V99 --timeout 3 --json &&
 	ptp_one_error err "server 127.0.0.1:$PORT_V99 sent something that is not a fabscope control message" \
 		"is $PORT_V99 another service" "fabscope $cmd --server -p $PORT_V99" "$@" &&
 	jq -e "type == \"array\"" out
@@ -225,6 +227,7 @@ test_expect_success $P 'bw client to a lat server: exit 2, one line naming both 
 
 # Results that cannot be written are an error, not a quiet exit 0; a reader that left is not.
 test_lazy_prereq DEV_FULL 'test -w /dev/full'
+test_require_in_ci DEV_FULL
 test_expect_success $P,DEV_FULL 'an --output file that cannot be written: exit 3, one line, the table kept' '
 	fs_expect 3 bw 127.0.0.1 -p $PORT_BW -n 100 -o /dev/full &&
 	ptp_one_error err "cannot write '\''/dev/full'\''" "No space left on device" &&
@@ -233,8 +236,7 @@ test_expect_success $P,DEV_FULL 'an --output file that cannot be written: exit 3
 	ptp_one_error err "cannot write '\''/dev/full'\''" "No space left on device"
 '
 test_expect_success $P,DEV_FULL 'standard output that cannot be written: exit 3, one line' '
-	timeout 20 "$FABSCOPE" bw 127.0.0.1 -p $PORT_BW -n 100 --json >/dev/full 2>err;
-	test $? = 3 &&
+	test_expect_exit 3 timeout 20 "$FABSCOPE" bw 127.0.0.1 -p $PORT_BW -n 100 --json >/dev/full 2>err &&
 	ptp_one_error err "cannot write standard output" "No space left on device" &&
 	test_expect_exit 3 "$FABSCOPE" help bw >/dev/full 2>err &&
 	ptp_one_error err "cannot write standard output"
@@ -374,7 +376,7 @@ test_expect_success $P 'lat --op read, client stopped mid-run: the server gives 
 
 test_expect_success $P,PERL 'garbage on the bw control port: 100 random bytes, the server survives' '
 	head -c 100 /dev/urandom >random.bin &&
-	send_raw $PORT_BW random.bin >reply.bin;
+	send_raw $PORT_BW random.bin >reply.bin &&
 	server_alive $bw_pid bw.log &&
 	normal_run bw $PORT_BW
 '
@@ -438,7 +440,7 @@ test_expect_success $P,PERL 'framed garbage: not JSON, a JSON array, a truncated
 '
 
 test_expect_success $P,PERL 'garbage on the lat control port: the lat server survives' '
-	send_raw $PORT_LAT random.bin >reply.bin;
+	send_raw $PORT_LAT random.bin >reply.bin &&
 	send_raw $PORT_LAT bogus.bin >reply.bin &&
 	send_raw $PORT_LAT f4.bin >reply.bin &&
 	server_alive $lat_pid lat.log &&
@@ -481,18 +483,19 @@ test_expect_success $P 'records name the messages kept in flight a flow: the dep
 # busy_second CMD SERVERPID SERVERLOG PORT: a CMD client with -D 3 to the server (its stdout in
 # long.json, stderr in long.err); once the server logs that session, a second client with
 # --timeout 5 must exit 4 with one line "refused: busy: serving ..." (stderr in err), refused
-# before the first session is done; the first must then finish with exit 0 and good records
+# before the first session is done; the first must then finish with exit 0 and good records.
+# "At once" is in the message: a client that waited for its --timeout would say "did not
+# answer within 5 s" instead.  How soon it hears (refusal time / --timeout) is measured by
+# bench/netns-bench.sh; the timeouts here are hang guards.
 busy_second() {
-	local cmd=$1 spid=$2 slog=$3 port=$4 lpid since t0 ms
+	local cmd=$1 spid=$2 slog=$3 port=$4 lpid since
 	since=$(wc -l <"$slog") &&
 	{ timeout 20 "$FABSCOPE" "$cmd" 127.0.0.1 -p "$port" -D 3 --json >long.json 2>long.err & } &&
 	lpid=$! &&
 	test_atexit "test_kill_pid $lpid" &&
 	test_wait_for 5 new_log_has $since "client .*: tcp " "$slog" &&
-	t0=$(date +%s%N) &&
-	FS_TIMEOUT=10 fs_expect 4 "$cmd" 127.0.0.1 -p "$port" --timeout 5 &&
-	ms=$((($(date +%s%N) - t0) / 1000000)) &&
-	echo "the second client took $ms ms; it said:" && cat err &&
+	fs_expect 4 "$cmd" 127.0.0.1 -p "$port" --timeout 5 &&
+	echo "the second client said:" && cat err &&
 	ptp_one_error err "server 127.0.0.1:$port refused: busy: serving 127.0.0.1:" "since" \
 		"a $cmd test, tcp" &&
 	kill -0 $lpid &&
@@ -559,7 +562,7 @@ test_expect_success $P 'a --once server tells a second client it is busy at once
 	first_pid=$! &&
 	test_atexit "test_kill_pid $first_pid" &&
 	ptp_wait_log 5 "client .*: tcp " once.log &&
-	FS_TIMEOUT=5 fs_expect 4 lat 127.0.0.1 -p $PORT_V99 --timeout 3 &&
+	fs_expect 4 lat 127.0.0.1 -p $PORT_V99 --timeout 3 &&
 	ptp_one_error err "refused: busy: serving 127.0.0.1:" "a lat test" &&
 	{ wait $first_pid; echo $? >first.rc; } &&
 	ptp_reap $first_pid &&

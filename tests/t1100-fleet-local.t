@@ -307,7 +307,7 @@ test_expect_success $P 'the coordinator killed mid-phase leaves valid JSONL; --r
 	before=$(wc -l <r6/results.jsonl) &&
 	jq -e ".status == \"running\"" r6/run.json >/dev/null &&
 	# the agents notice and go away on their own
-	for a in $agents; do test_wait_for 15 eval "! kill -0 $a 2>/dev/null" || exit 1; done &&
+	for a in $agents; do test_wait_for 15 eval "! kill -0 $a 2>/dev/null" || return 1; done &&
 	fs_expect 0 run --resume r6 &&
 	jsonl_ok r6/results.jsonl &&
 	test $(wc -l <r6/results.jsonl) -gt $before &&
@@ -345,6 +345,7 @@ test_expect_success $P 'parallel = 1 runs the tests of a round one after another
 '
 
 test_lazy_prereq SCRIPT 'command -v script'
+test_require_in_ci SCRIPT
 
 test_expect_success $P,SCRIPT 'on a terminal, progress is one line updated in place: phase, round, ETA' '
 	script -qec "\"$FABSCOPE\" run long.ini -n 2 -o r9" /dev/null >tty.out 2>&1 &&
@@ -361,8 +362,8 @@ test_expect_success $P '64 agents join and finish a ping phase; run.json says wh
 '
 
 test_expect_success $P 'bench/fleet-bench.sh prints join time, memory per agent and plan generation time' '
-	BENCH_OUT=$PWD/bench-out FABSCOPE="$FABSCOPE" "$SRCDIR/bench/fleet-bench.sh" -n 8 -N 300 -R 2 >bench.out 2>&1 ||
-		{ cat bench.out >&2; false; } &&
+	{ BENCH_OUT=$PWD/bench-out FABSCOPE="$FABSCOPE" "$SRCDIR/bench/fleet-bench.sh" -n 8 -N 300 -R 2 >bench.out 2>&1 ||
+		{ cat bench.out >&2; false; }; } &&
 	grep -q "^agents joined  *8$" bench.out &&
 	grep -q "^coordinator memory per agent  *[0-9.-]* KiB$" bench.out &&
 	grep -q "^tournament pairs generated and checked  *44850$" bench.out &&

@@ -16,12 +16,14 @@ test_expect_success $P 'set up a pair shaped to 1 Mbit/s and a bw server' '
 
 # 512 messages of 4 KiB in flight take 16 s at 1 Mbit/s; completions come every
 # 32 messages (about 1 s), so "no progress for --timeout" never fires, but the
-# drain limit of 2 x 2 s does
-test_expect_success $P 'a run whose last messages trickle in: exit 4 within the drain limit' '
-	start=$(date +%s) &&
+# drain limit of 2 x 2 s does.  What says that it gave up, and at that limit, is the exit code
+# and the message (a drain that ran its course would exit 0 after ~17 s; "no progress" would
+# name the --timeout of 2 s), not a stopwatch: how soon after the limit it gives up is
+# measured by bench/netns-bench.sh (give-up time / (2 x --timeout)).  The timeout of 60 s is a
+# hang guard (a hung client fails instead of hanging CI), no limit on how fast it must be.
+test_expect_success $P 'a run whose last messages trickle in: exit 4, "did not complete within 4 s of the run"' '
 	test_expect_code 4 netns_exec a timeout 60 "$FABSCOPE" bw "$NETNS_ADDR_B" -p $PORT \
 		-s 4K --tx-depth 512 -D 1 --timeout 2 --json >out.json 2>err &&
-	test $(($(date +%s) - start)) -le 15 &&
 	test "$(wc -l <err)" = 1 &&
 	test_grep "did not complete within 4 s of the run" err &&
 	jq -e "type == \"array\"" out.json

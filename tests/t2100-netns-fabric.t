@@ -11,6 +11,7 @@ P=ROOT,NETNS
 test_require_in_ci ROOT NETNS JQ IPERF3
 
 test_lazy_prereq UNSHARE '[ "$(id -u)" = 0 ] && command -v unshare && command -v mount'
+test_require_in_ci UNSHARE
 
 fab() { # VERB ARGS...: ci/netns-fabric VERB -p $PFX ARGS...
 	"$FABRIC" "$1" -p "$PFX" "${@:2}"
@@ -104,7 +105,7 @@ check_rate() {
 }
 
 # iperf3_mbps NODE SRC DST PORT: an iperf3 TCP run of 2 s from SRC (in NODE) to a server on
-# DST:PORT; prints the receiver's Mbit/s
+# DST:PORT; prints the receiver's Mbit/s (the timeout is a hang guard, 10 x the run)
 iperf3_mbps() {
 	fab exec "$1" timeout 20 iperf3 -c "$3" -B "$2" -p "$4" -t 2 -J >"iperf.$4.json" &&
 	jq -e ".end.sum_received.bits_per_second / 1e6 | floor" "iperf.$4.json"
@@ -288,14 +289,18 @@ test_expect_success $P 'the base rate is in tc qdisc show; degrade re-shapes one
 	test_expect_exit 2 fab degrade bogus 20mbit
 '
 
-test_expect_success $P,IPERF3,JQ 'iperf3: far below 200 Mbit/s into the degraded h3:rail1, near it into h4:rail1' '
+# Function, not speed: the degraded link holds its flow under 60 Mbit/s (0.3 x the base rate,
+# three times its own 20), the shaper bounds the other (at most 1.05 x 200) and that one is real
+# (at least 0.3 x 200 = 60, so the two cannot be mistaken for each other).  How near the link
+# rate a flow comes is speed: bench/netns-bench.sh measures iperf3 / link rate.
+test_expect_success $P,IPERF3,JQ 'iperf3: the degraded h3:rail1 is held far below 200 Mbit/s, h4:rail1 is not, both bounded' '
 	iperf3_server h3 10.101.2.3 15201 &&
 	iperf3_server h4 10.101.2.4 15202 &&
 	slow=$(iperf3_mbps h1 10.101.1.1 10.101.2.3 15201) &&
 	fast=$(iperf3_mbps h2 10.101.1.2 10.101.2.4 15202) &&
 	echo "degraded h3:rail1 (20mbit): $slow Mbit/s; h4:rail1 (200mbit): $fast Mbit/s" &&
 	test "$slow" -lt 60 &&
-	test "$fast" -gt 120 && test "$fast" -le 210
+	test "$fast" -ge 60 && test "$fast" -le 210
 '
 
 test_expect_success $P 'up -G 3 -H 1 --seed 7 replaces it: 3 hosts, 6 leaves, every router seed 7, all rails reach' '

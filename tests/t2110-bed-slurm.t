@@ -10,7 +10,7 @@ test_lazy_prereq SLURM '
 		command -v $c || exit 1
 	done
 '
-test_require_in_ci ROOT SLURM
+test_require_in_ci ROOT SLURM JQ
 P=ROOT,SLURM
 
 # The cluster's directory: in the trash (its logs are kept when a test fails), unless that path
@@ -65,6 +65,7 @@ test_expect_success 'usage errors exit 2 with a one-line message' '
 '
 
 test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'
+test_require_in_ci SETPRIV
 test_expect_success SETPRIV 'not root is exit 3, one line that says so' '
 	test_expect_exit 3 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$SLURM_LOCAL" up /tmp/fs$$nobody 2>err &&
@@ -118,8 +119,8 @@ test_expect_success $P 'srun -n16 fits the 16 declared CPUs without --overcommit
 '
 
 test_expect_success $P,JQ 'srun -n4 fabscope allreduce: ranks from SLURM_PROCID, rails from SLURM_LOCALID' '
-	in_cluster timeout 60 srun -N1 -n4 "$FABSCOPE" allreduce --root 127.0.0.1:18739 --rail 0,1,0,1 \
-		-b 100000 -e 100000 -w 1 -i 2 --json >coll.json 2>coll.err || { cat coll.err; false; } &&
+	{ in_cluster timeout 60 srun -N1 -n4 "$FABSCOPE" allreduce --root 127.0.0.1:18739 --rail 0,1,0,1 \
+		-b 100000 -e 100000 -w 1 -i 2 --json >coll.json 2>coll.err || { cat coll.err; false; }; } &&
 	jq -e "length == 1 and .[0].ranks == 4 and .[0].metrics.wrong == 0 and
 	       (.[0].endpoints | sort_by(.pos) | map(.rail)) == [0, 0, 1, 1] and
 	       (.[0].endpoints | sort_by(.rank) | map(.rail)) == [0, 1, 0, 1]" coll.json >/dev/null
@@ -170,7 +171,7 @@ test_expect_success $P 'down stops exactly its daemons, keeps the logs; a second
 '
 
 test_expect_success $P 'down leaves alone a process whose PID is in a pidfile but is not its daemon' '
-	sleep 60 &
+	{ sleep 60 & } &&
 	stranger=$! &&
 	test_atexit "test_kill_pid $stranger" &&
 	echo $stranger >"$SL/run/slurmd.pid" &&

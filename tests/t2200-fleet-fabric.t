@@ -33,7 +33,7 @@ test_expect_success $P 'pairwise bw on both rails: every pair measured, h3 rail 
 	EOF
 	FS_TIMEOUT=120 &&
 	fs_run() { timeout $FS_TIMEOUT "$FABSCOPE" run "$@" >out 2>err; } &&
-	fs_run plan.ini -o r1 --label lb=ecmp || { cat out err >&2; false; } &&
+	{ fs_run plan.ini -o r1 --label lb=ecmp || { cat out err >&2; false; }; } &&
 	jsonl_ok r1/results.jsonl &&
 	# 3 rounds x 2 pairs x 2 rails, all ok, each on its own rail addresses
 	test $(jsonl_count r1/results.jsonl ".scope == \"aggregate\" and .status == \"ok\"") = 12 &&
@@ -49,14 +49,14 @@ test_expect_success $P 'pairwise bw on both rails: every pair measured, h3 rail 
 	test $(grep -c "^suspect: .* slow with" out) = 1 &&
 	jq -e "[.suspects[] | select(.kind == \"node\")] == [.suspects[] | select(.kind == \"node\" and .node == \"h3\" and .rail == 1)]
 	       and ([.suspects[] | select(.kind == \"node\")] | length) == 1" r1/run.json >/dev/null &&
-	jq -e "all(.nodes[]; .status == \"ok\")" r1/run.json >/dev/null
+	jq -e "(.nodes | length) == 4 and all(.nodes[]; .status == \"ok\")" r1/run.json >/dev/null
 '
 
 test_expect_success $P 'the agents ran inside their namespaces' '
 	# the client side of each record bound the rail address of its own node
 	jq -r "select(.scope == \"aggregate\") | \"\(.src.node) \(.src.ip)\"" r1/results.jsonl | sort -u >seen &&
 	while read -r node ip; do
-		grep -q "^$node .*rail[01]=$ip\( \|$\)" hosts || { echo "$node has no address $ip"; exit 1; }
+		grep -q "^$node .*rail[01]=$ip\( \|$\)" hosts || { echo "$node has no address $ip"; return 1; }
 	done <seen
 '
 

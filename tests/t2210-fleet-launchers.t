@@ -38,8 +38,8 @@ test_expect_success ROOT,NETNS,SSHD,FABSCOPE,JQ 'ssh: agents over ssh inside the
 	cfg=$("$SSHD" config -p ${PFX}s -d "$TRASH_DIRECTORY/sshd") &&
 	"$FABRIC" hostfile -p $PFX | sed "s/ netns=\([^ ]*\)/ ssh=\1/" >hosts &&
 	test $(grep -c " ssh=$PFX-h[1-4] " hosts) = 4 &&
-	timeout 120 "$FABSCOPE" run plan.ini --hostfile hosts --launcher ssh --ssh "ssh -F $cfg" \
-		-o ssh-run >out 2>err || { cat out err >&2; false; } &&
+	{ timeout 120 "$FABSCOPE" run plan.ini --hostfile hosts --launcher ssh --ssh "ssh -F $cfg" \
+		-o ssh-run >out 2>err || { cat out err >&2; false; }; } &&
 	jsonl_ok ssh-run/results.jsonl &&
 	# 3 rounds x 2 pairs x 2 rails, all measured over the fabric addresses
 	test $(jsonl_count ssh-run/results.jsonl ".scope == \"aggregate\" and .test == \"bw\" and .status == \"ok\"
@@ -59,9 +59,9 @@ test_expect_success ROOT,NETNS,SSHD,FABSCOPE 'ssh: an unreachable node is missin
 '
 
 test_expect_success MPIRUN,FABSCOPE,JQ 'mpi: mpirun starts the agents, they connect back' '
-	timeout 120 "$FABSCOPE" run plan.ini --launcher mpi -n 3 --listen 127.0.0.1 \
+	{ timeout 120 "$FABSCOPE" run plan.ini --launcher mpi -n 3 --listen 127.0.0.1 \
 		--launcher-args "--oversubscribe $( [ "$(id -u)" = 0 ] && echo --allow-run-as-root)" \
-		-o mpi-run >out 2>err || { cat out err >&2; false; } &&
+		-o mpi-run >out 2>err || { cat out err >&2; false; }; } &&
 	jsonl_ok mpi-run/results.jsonl &&
 	# 3 nodes: 3 rounds of one pair
 	test $(jsonl_count mpi-run/results.jsonl ".scope == \"aggregate\" and .test == \"bw\" and .status == \"ok\"") = 3 &&
@@ -81,11 +81,13 @@ test_expect_success MPIRUN,FABSCOPE,JQ 'mpi: a launcher that exits before any ag
 test_expect_success ROOT,SLURM,FABSCOPE,JQ 'slurm: srun on a single-node cluster starts the agents' '
 	test_atexit "\"$SLURM\" down \"$TRASH_DIRECTORY/slurm\"" &&
 	"$SLURM" up "$TRASH_DIRECTORY/slurm" &&
-	(
-		. "$TRASH_DIRECTORY/slurm/env" &&
-		timeout 120 "$FABSCOPE" run plan.ini --launcher slurm -n 4 --listen 127.0.0.1 \
-			--launcher-args "--overcommit" -o slurm-run >out 2>err
-	) || { cat out err >&2; false; } &&
+	{
+		(
+			. "$TRASH_DIRECTORY/slurm/env" &&
+			timeout 120 "$FABSCOPE" run plan.ini --launcher slurm -n 4 --listen 127.0.0.1 \
+				--launcher-args "--overcommit" -o slurm-run >out 2>err
+		) || { cat out err >&2; false; }
+	} &&
 	jsonl_ok slurm-run/results.jsonl &&
 	test $(jsonl_count slurm-run/results.jsonl ".scope == \"aggregate\" and .test == \"bw\" and .status == \"ok\"") = 6 &&
 	jq -e "[.nodes[].name] | sort == [\"$(hostname):0\", \"$(hostname):1\", \"$(hostname):2\", \"$(hostname):3\"]" \

@@ -13,6 +13,7 @@ P=ROOT,NETNS,TEST_TOOL
 test_require_in_ci ROOT NETNS TEST_TOOL
 
 test_lazy_prereq SETPRIV 'command -v setpriv && id nobody'
+test_require_in_ci SETPRIV
 
 fab() { # VERB ARGS...: ci/netns-fabric VERB -p $PFX ARGS...
 	"$FABRIC" "$1" -p "$PFX" "${@:2}"
@@ -157,9 +158,7 @@ test_expect_success $P 'default ICMP limits: single traces name the routers path
 
 test_expect_success $P 'no ICMP limits in our routers: 32 ports traced at once, each as path predicts, both spines seen' '
 	relax_icmp &&
-	start=$(date +%s%N) &&
 	check_many h1 10.100.1.1 10.100.2.3 5201 42000-42031 t2 &&
-	echo "32 traces in $((($(date +%s%N) - start) / 1000000)) ms" &&
 	test_grep ! -v -x "h1 l1.0 s[12] l2.0 h3" t2.nodes &&
 	test "$(cut -d" " -f3 t2.nodes | sort -u | tr "\n" " ")" = "s1 s2 " &&
 	# other rail, other direction: h4 rail 1 to h1 rail 0 crosses l2.1, a spine, l1.0
@@ -194,19 +193,24 @@ test_expect_success $P 'no host behind the leaf: its unreachable ends the trace 
 	test_grep -x "h1 l1.0 s[12] l2.0 (not reached)" unreach.nodes
 '
 
-# a black hole in both spines: TTL 2 and up vanish without an answer
-test_expect_success $P 'a black hole: silent hops, not reached, within max-ttl x probes x (timeout + pause)' '
+# A black hole in both spines: TTL 2 and up vanish without an answer.  The trace must end by
+# itself, saying which hops were silent and that the destination was not reached; the timeout
+# of 60 s around it is a hang guard (20 x its bound of max-ttl x probes x (timeout + pause) =
+# 2.8 s), no limit on its speed.  It must also have waited for the answers it did not get:
+# 3 silent TTLs x (2 rounds of 300 ms + a pause of 100 ms) = 2.1 s at least.  That is a lower
+# bound only, which a slow or busy machine cannot break (it only makes the trace longer).  How
+# close to its bound it ends is measured by bench/netns-bench.sh (elapsed / 2.8 s).
+test_expect_success $P 'a black hole: silent hops, not reached, ends by itself after waiting out its probes' '
 	for s in s1 s2; do
 		ip -n $PFX-$s route add blackhole 10.99.0.0/16 || return 1
 	done &&
 	start=$(date +%s%N) &&
-	trace h1 10.100.1.1 47000 10.99.1.1 5201 --max-ttl 4 --timeout 300 --probes 2 --pause 100 >hole &&
+	fab exec h1 timeout 60 "$TEST_TOOL" trace 10.100.1.1 47000 10.99.1.1 5201 --max-ttl 4 --timeout 300 \
+		--probes 2 --pause 100 >hole &&
 	ms=$((($(date +%s%N) - start) / 1000000)) &&
 	cat hole && echo "$ms ms" &&
 	test "$(as_nodes h1 hole)" = "h1 l1.0 * * * (not reached)" &&
-	# 3 silent TTLs x (2 rounds of 300 ms + a pause of 100 ms) = 2.1 s at least; the bound is
-	# 4 x (2 x 300 + 100) = 2.8 s, plus 2 s for starting processes on a loaded runner
-	test $ms -ge 2000 && test $ms -lt 4800
+	test $ms -ge 2000
 '
 
 test_expect_success $P,SETPRIV 'without CAP_NET_RAW: exit 3, one line that says what to do' '

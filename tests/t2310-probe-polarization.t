@@ -145,11 +145,11 @@ plan() {
 test_expect_success $P 'a plan phase under both seeds; the report names the worse run and its collisions' '
 	"$FABRIC" hostfile -p $PFX | grep -E "^h(1|3) " >hosts &&
 	plan >plan.ini &&
-	timeout 120 "$FABSCOPE" run plan.ini -o run-distinct --label lb=distinct-seeds >run1.out 2>run1.err ||
-		{ cat run1.out run1.err >&2; false; } &&
+	{ timeout 120 "$FABSCOPE" run plan.ini -o run-distinct --label lb=distinct-seeds >run1.out 2>run1.err ||
+		{ cat run1.out run1.err >&2; false; }; } &&
 	"$FABRIC" down -p $PFX >/dev/null && fabric same &&
-	timeout 120 "$FABSCOPE" run plan.ini -o run-same --label lb=same-seeds >run2.out 2>run2.err ||
-		{ cat run2.out run2.err >&2; false; } &&
+	{ timeout 120 "$FABSCOPE" run plan.ini -o run-same --label lb=same-seeds >run2.out 2>run2.err ||
+		{ cat run2.out run2.err >&2; false; }; } &&
 	jq -e "select(.test == \"polarization\") | .verdict == \"polarized\" and .src.node == \"h1\" and .dst.node == \"h3\"" run-same/results.jsonl >/dev/null &&
 	jq -e "select(.test == \"polarization\") | .verdict == \"not polarized\"" run-distinct/results.jsonl >/dev/null &&
 	"$FABSCOPE" report run-distinct run-same -o cmp >report.out &&

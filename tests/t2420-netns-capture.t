@@ -30,7 +30,9 @@ cap() {
 
 count() { tcpdump -nr "$1" 2>/dev/null | wc -l; }
 
-# done_in SECONDS: the capture ends by itself within SECONDS (its exit code must be 0)
+# done_in SECONDS: the capture ends by itself (its exit code must be 0).  SECONDS is a hang
+# guard, many times what it takes (a -D 1, a count reached, a SIGINT), so that a capture that
+# does not end fails instead of hanging CI; it is no measure of how fast it ends.
 done_in() {
 	test_wait_for "$1" eval "! kill -0 $cpid 2>/dev/null" || { kill $cpid; return 1; }
 	wait $cpid

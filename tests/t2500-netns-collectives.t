@@ -68,8 +68,13 @@ test_expect_success $P '--multi-rail with h3 rail 1 at 20 Mbit/s: both rails rig
 	       [.[].group] == [\"rail 0\", \"rail 1\", \"sum\"] and
 	       (.[0].endpoints | map(.ip | startswith(\"10.100.\")) | all) and
 	       (.[1].endpoints | map(.ip | startswith(\"10.101.\")) | all)" mr.json >/dev/null &&
-	# a ring runs at its slowest link: rail 1 at 20 of 200 Mbit/s is far below rail 0
-	jq -e ".[0].metrics.busbw_gbps > 3 * .[1].metrics.busbw_gbps" mr.json >/dev/null
+	# a ring runs at its slowest link: every byte of rail 1'"'"'s ring crosses the 20 Mbit/s link
+	# (a ring'"'"'s busbw is what each of its links carries), so the shaper bounds it (at most
+	# 1.05 x 20 Mbit/s), and rail 0 is not held back by it.  By how much rail 0 is faster is
+	# speed: bench/netns-bench.sh measures rail 0 / rail 1 (expected ~10).
+	jq -e "(.[0].endpoints | length) == 4 and (.[1].endpoints | length) == 4 and
+	       .[1].metrics.busbw_gbps > 0 and .[1].metrics.busbw_gbps <= 1.05 * 0.02 and
+	       .[0].metrics.busbw_gbps > .[1].metrics.busbw_gbps" mr.json >/dev/null
 '
 
 test_done

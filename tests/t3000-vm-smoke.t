@@ -7,7 +7,7 @@ and the host-built fabscope running in the guest'
 . "$TEST_DIRECTORY/lib-vm.sh"
 
 test_lazy_prereq PERFTEST 'command -v ib_write_bw && command -v ibv_devices'
-test_require_in_ci VM PERFTEST TCPDUMP FABSCOPE
+test_require_in_ci VM PERFTEST TCPDUMP FABSCOPE JQ
 
 # one_line FILE: FILE holds exactly one line (ci/rxe-vm's errors are one line)
 one_line() {

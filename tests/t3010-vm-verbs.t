@@ -88,12 +88,17 @@ test_expect_success VM 'bw --op read, 1 MiB with 4 QPs, counted and timed; the r
 # rxe runs the requester, and the packets' way through the stack, inside the poster's
 # ibv_post_send: filling 4 windows of 8 MiB in one pass took 0.5 s, the completions of that
 # time came in one poll with one timestamp, and most such runs reported flows (and an
-# aggregate) of 0 Gb/s over windows of no length
-test_expect_success VM 'bw -D 2, 4 QPs, --poll busy: every flow measured over most of the run' '
+# aggregate) of 0 Gb/s over windows of no length.  What is function here: every flow has a
+# window of its own, with messages and a rate in it.  How much of -D a window covers follows
+# the speed of qemu on the host (windows open and close at completions): bench/netns-bench.sh
+# measures window / -D for the same engine (bench/bw.c) over TCP.
+test_expect_success VM 'bw -D 2, 4 QPs, --poll busy: every flow measured, over a window of some length' '
 	test "$(rc bw-write-q4-timed)" = 0 &&
-	jq -e "[.[] | select(.scope == \"flow\") | .metrics] | length == 4 and
-		all(.[]; .duration_s >= 1 and .duration_s <= 2.05 and .bw_gbps > 0)" "$R/bw-write-q4-timed.out" ||
-		{ jq -c ".[] | select(.scope == \"flow\") | .metrics" "$R/bw-write-q4-timed.out"; false; } &&
+	{
+		jq -e "[.[] | select(.scope == \"flow\") | .metrics] | length == 4 and
+			all(.[]; .duration_s > 0 and .msgs > 0 and .bw_gbps > 0)" "$R/bw-write-q4-timed.out" ||
+			{ jq -c ".[] | select(.scope == \"flow\") | .metrics" "$R/bw-write-q4-timed.out"; false; }
+	} &&
 	jq -e "([.[] | select(.scope == \"flow\") | .metrics.bw_gbps] | add) as \$sum |
 		.[] | select(.scope == \"aggregate\") | .metrics.bw_gbps | . > 0 and (. - \$sum | fabs) < 1e-6 * \$sum" \
 		"$R/bw-write-q4-timed.out"
@@ -117,7 +122,7 @@ test_expect_success VM 'bw -b: both directions and their sum, WRITEs and SENDs; 
 		agg $n "([.[].dir] | sort) == [\"both\", \"c2s\", \"s2c\"] and all(.[]; .metrics.bw_gbps > 0)" ||
 		return 1
 	done &&
-	agg bw-bidir-send "all(.[]; .op == \"send\")" &&
+	agg bw-bidir-send "length == 3 and all(.[]; .op == \"send\")" &&
 	test "$(rc bw-imm)" = 0 && agg bw-imm ".[0].metrics.msgs == 600 and .[0].msg_size_bytes == 64"
 '
 
@@ -129,9 +134,13 @@ test_expect_success VM 'bw: post lists of 8 with a completion every 16, adaptive
 	jq -e "[.[] | select(.scope == \"flow\")] | length == 1 and .[0].path_mtu_bytes == 512" "$R/bw-mtu.out"
 '
 
+# The server'"'"'s CPU time over 1.5 s in the middle of the run (tests/vm/verbs.sh): a server that
+# spun would take about all of it, one that sleeps next to none; a quarter tells them apart
+# however slow the host is (its set-up, whose length follows the host'"'"'s speed, is left out).
 test_expect_success VM 'bw --poll busy: the target of one-sided WRITEs sleeps instead of spinning' '
 	test "$(rc bw-busy-write)" = 0 &&
 	agg bw-busy-write ".[0] | .metrics.msgs > 0 and .metrics.bw_gbps > 0" &&
+	test_must_fail test -s "$R/bw-busy-server-cpu.err" &&
 	read -r t0 t1 w0 w1 hz <"$R/bw-busy-server-cpu.txt" &&
 	wall=$(( (w1 - w0) * hz / 1000000000 )) &&
 	echo "server CPU: $((t1 - t0)) ticks in $wall ticks of the run" &&
@@ -204,7 +213,7 @@ test_expect_success VM 'the wire: each QP uses the UDP source port its record sa
 	wire_ports pcap-qpn >wire && record_ports pcap-qpn >recorded &&
 	test "$(wc -l <recorded)" = 4 &&
 	test_cmp recorded wire &&
-	jq -e "all(.[] | select(.scope == \"flow\"); .sport_source | test(\"QP numbers\"))" "$R/pcap-qpn.out"
+	jq -e "[.[] | select(.scope == \"flow\")] | length == 4 and all(.[]; .sport_source | test(\"QP numbers\"))" "$R/pcap-qpn.out"
 '
 
 test_expect_success VM 'the wire: --flow-label N gives flow i the port of flow label N+i' '

@@ -23,7 +23,15 @@
 #
 # Bodies run with `eval` in the test script's own shell (variables set by one test are seen by
 # the next), from the trash directory, stdin from /dev/null.  Chain their commands with && -
-# a body's exit status is that of its last command.  Without -v a body's stdout and stderr go to
+# a body's exit status is that of its last command.  The &&-chain lint checks that before the
+# body runs: a body in which a command is not joined to the next by && fails as "broken
+# &&-chain" and does not run.  A command put in the background mid-body breaks the chain too
+# ("A & B && C" runs "B && C" whatever A does): write "{ A & } && pid=$! && ...".  A top-level
+# "A || B" runs B in the lint (A is skipped, so it "failed"): group it,
+# "{ A || { cat log; false; }; } && ...".  The lint sees a body's top level only: inside a
+# loop, an if or a { } group chain with && all the same, and end a loop's commands with
+# "|| return 1" (bodies are eval'd in a function).  TEST_CHAIN_LINT=0 (env) turns the lint
+# off.  Without -v a body's stdout and stderr go to
 # trash.NAME/.testlib/N.out, which is printed as "# " lines on stderr when the test fails
 # (stderr, like Test::More's diag, so that prove shows it without -v).
 #
@@ -189,8 +197,40 @@ test_eval_() {
 	return "$test_rc_"
 }
 
+# The &&-chain lint (the idea of git's GIT_TEST_CHAIN_LINT).  A body's exit code is that of its
+# last command, so a command not joined to the next by && (a missing "&&", a "cmd &" that puts
+# the rest in the background, a here-doc that never ends) fails without failing the test.
+# Before a body runs, "(exit 117) && BODY" is evaluated: when every command hangs on the chain,
+# none runs and the result is 117; anything else means a command stood outside the chain.  A
+# line after the body records the result, so a here-doc that swallows the rest of the body (and
+# that line) or an exit shows as broken too.  It runs in a subshell with stdin from /dev/null
+# and its output in the test's log: nothing it does reaches the script's shell (variables, cd,
+# functions, traps), and the only commands that run at all are those a broken chain leaves
+# outside the && (and the B of a top-level "A || B").  It sees the body's top level only, not
+# the inside of a loop or a group.  TEST_CHAIN_LINT=0 turns it off.
+test_chain_lint_() { # BODY LOG: 0 when BODY is one &&-chain; else why in $test_lint_msg_
+	local test_lint_mark_=$TRASH_DIRECTORY/.testlib/chain-lint.rc
+	test_lint_msg_=""
+	rm -f "$test_lint_mark_"
+	(
+		test_in_body_=$2
+		eval "(exit 117) && $1"$'\n\n''echo $? >"$test_lint_mark_"'
+	) </dev/null >"$2" 2>&1 6>&- 7>&-
+	if [[ ! -s $test_lint_mark_ ]]; then
+		test_lint_msg_="broken &&-chain: the end of the body was never reached (an exit or a return outside the chain, a here-doc that is never closed, or a body that ends in &&; a top-level \"A || return 1\" runs the return here too: write \"{ A || return 1; } &&\")"
+		return 1
+	fi
+	test_lint_rc_=$(<"$test_lint_mark_")
+	rm -f "$test_lint_mark_"
+	[[ $test_lint_rc_ == 117 ]] && return 0
+	test_lint_msg_="broken &&-chain: with \"(exit 117) &&\" before the body it exited $test_lint_rc_, not 117: a command is not joined to the next by && (or the body has a syntax error; a top-level \"A || B\" runs B here too: write \"{ A || B; } &&\")"
+	return 1
+}
+
+test_chain_lint_on_() { [[ ${TEST_CHAIN_LINT:-1} != 0 ]]; }
+
 test_run_() { # WANT PREREQS TITLE BODY
-	local test_want_=$1 test_req_=$2 test_rc_ test_log_
+	local test_want_=$1 test_req_=$2 test_rc_ test_log_ test_lint_msg_ test_lint_rc_
 	test_count=$((test_count + 1))
 	test_title_=$3
 	if [[ -n $test_req_ ]] && ! test_have_prereq "$test_req_"; then
@@ -198,6 +238,27 @@ test_run_() { # WANT PREREQS TITLE BODY
 		return 0
 	fi
 	test_log_=$TRASH_DIRECTORY/.testlib/$test_count.out
+	cd "$TRASH_DIRECTORY" || test_bug_ "trash directory vanished"
+	if test_chain_lint_on_ && ! test_chain_lint_ "$4" "$test_log_.lint"; then
+		# the body does not run: a check outside the chain would not count
+		test_failed_=$((test_failed_ + 1))
+		test_tap_ "not ok $test_count - $3"
+		{
+			echo "$test_lint_msg_"
+			echo "body:"
+			echo "$4" | sed 's/^/	/'
+			if [[ -s $test_log_.lint ]]; then
+				echo "output of the commands outside the chain (run by the lint):"
+				sed 's/^/	/' "$test_log_.lint"
+			fi
+		} | test_diag_
+		cd "$TRASH_DIRECTORY" || test_bug_ "trash directory vanished"
+		if ((test_immediate_)); then
+			test_diag_ "stopping at the first failure (-i)"
+			test_done
+		fi
+		return 0
+	fi
 	cd "$TRASH_DIRECTORY" || test_bug_ "trash directory vanished"
 	test_in_body_=$test_log_
 	if ((test_verbose_)); then

@@ -80,12 +80,33 @@ client bw-imm bw $SRV -p 18600 --op send -q 2 -s 64 -n 300 --inline 64 --json
 # post lists, CQ moderation, adaptive polling, a path MTU below the ports'
 client bw-post-list bw $SRV -p 18600 -q 2 -s 4K -n 400 --post-list 8 --cq-mod 16 --poll adaptive --json
 client bw-mtu bw $SRV -p 18600 -s 64K -n 50 -m 512 --json
-# --poll busy WRITEs for 2 s: the server, the target of one-sided WRITEs, has
-# nothing to poll and must sleep (its CPU time, in clock ticks, before and after)
+# --poll busy WRITEs for 3 s: the server, the target of one-sided WRITEs, has
+# nothing to poll and must sleep.  Its CPU time (clock ticks) is taken over 1.5 s
+# of the run, from 0.5 s after it logged the session (its set-up, long and of a
+# length that follows the host's speed under TCG, comes before that line): a
+# server that spun would take about every tick of that time, one that sleeps
+# next to none, however busy the host is.  The reads of the log are builtins.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+busy_since=$(wc -l <"$T/bw-server.log")
+session_logged() { # the server's line for the session after line $busy_since
+	local line n=0
+	while IFS= read -r line; do
+		((++n > busy_since)) && [[ $line == *"client "*"): verbs write, "* ]] && return 0
+	done <"$T/bw-server.log"
+	return 1
+}
+client bw-busy-write bw $SRV -p 18600 --op write -s 64K -D 3 --poll busy --json &
+busy_client=$!
+for _ in $(seq 200); do
+	session_logged && break
+	sleep 0.1
+done
+sleep 0.5
 t0=$(cpu_ticks "${pids[0]}") w0=$(date +%s%N)
-client bw-busy-write bw $SRV -p 18600 --op write -s 64K -D 2 --poll busy --json
+sleep 1.5
 echo "$t0 $(cpu_ticks "${pids[0]}") $w0 $(date +%s%N) $(getconf CLK_TCK)" >"$T/bw-busy-server-cpu.txt"
+session_logged || echo "the server logged no session for bw-busy-write" >>"$T/bw-busy-server-cpu.err"
+wait $busy_client
 # latency, both ops, percentiles
 client lat-send lat $SRV -p 18601 -n 2000 --json
 client lat-write lat $SRV -p 18601 -n 2000 --op write --json
