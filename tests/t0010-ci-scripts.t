@@ -6,7 +6,6 @@ that the netns tests stand on (addresses, tbf numbers, exec keeping the PID, wai
 
 test_require_in_ci ROOT NETNS JQ
 
-test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'
 [ "$(id -u)" = 0 ] && test_require_in_ci SETPRIV
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 

@@ -214,7 +214,6 @@ test_expect_success $P 'bad input: one line, exit 2' '
 
 # a capture that is there but that this user cannot read is the environment (3), with the
 # system's reason; a path that is not there stays a wrong argument (2, above)
-test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'
 [ "$(id -u)" = 0 ] && test_require_in_ci SETPRIV
 test_expect_success $P,SETPRIV 'a capture that cannot be read: one line, exit 3' '
 	cp whole.pcap locked.pcap && chmod 600 locked.pcap &&

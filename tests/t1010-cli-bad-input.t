@@ -197,7 +197,6 @@ if "$FABSCOPE" version | grep -q verbs; then
 		grep -qx "[03]" rc &&
 		test_grep "rail map empty.map has no lines: rails and planes are inferred" err
 	'
-	test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'
 	[ "$(id -u)" = 0 ] && test_require_in_ci SETPRIV
 	# as_nobody CMD...: CMD as user nobody, its stderr in ./err
 	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@" 2>err; }

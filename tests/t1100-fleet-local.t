@@ -110,7 +110,6 @@ test_expect_success $P 'bad plans: one line naming the file, the line and the ke
 '
 
 # there, but not this user's to read: the environment (3), not a bad argument
-test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'
 [ "$(id -u)" = 0 ] && test_require_in_ci SETPRIV
 test_expect_success $P,SETPRIV 'a plan or hostfile that cannot be read: one line, exit 3' '
 	cp plan.ini locked.ini && chmod 600 locked.ini &&

@@ -7,7 +7,6 @@ existing one must be an empty directory of ours, and a planted symbolic link is 
 . "$TEST_DIRECTORY/lib-fleet.sh"
 
 test_lazy_prereq UNSHARE '[ "$(id -u)" = 0 ] && unshare -m true && command -v mount'
-test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'
 test_require_in_ci FABSCOPE JQ UNSHARE SETPRIV
 P=FABSCOPE,JQ
 

@@ -229,7 +229,6 @@ test_expect_success $P 'lines that are not records and records of another schema
 
 # a path that is not there is a wrong argument (2, above); one that is there but that this user
 # cannot read is the environment (3), with the system's reason
-test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'
 [ "$(id -u)" = 0 ] && test_require_in_ci SETPRIV
 # as_nobody CMD...: CMD as user nobody, its stderr in ./err
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@" 2>err; }

@@ -64,7 +64,6 @@ test_expect_success 'usage errors exit 2 with a one-line message' '
 	EOF
 '
 
-test_lazy_prereq SETPRIV '[ "$(id -u)" = 0 ] && command -v setpriv'
 test_require_in_ci SETPRIV
 test_expect_success SETPRIV 'not root is exit 3, one line that says so' '
 	test_expect_exit 3 setpriv --reuid=65534 --regid=65534 --clear-groups \

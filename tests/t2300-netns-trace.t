@@ -12,7 +12,6 @@ PFX=fs$$t
 P=ROOT,NETNS,TEST_TOOL
 test_require_in_ci ROOT NETNS TEST_TOOL
 
-test_lazy_prereq SETPRIV 'command -v setpriv && id nobody'
 test_require_in_ci SETPRIV
 
 fab() { # VERB ARGS...: ci/netns-fabric VERB -p $PFX ARGS...

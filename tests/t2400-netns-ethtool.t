@@ -10,7 +10,6 @@ NS=fs$$e
 P=ROOT,NETNS,TEST_TOOL,ETHTOOL
 test_require_in_ci ROOT NETNS TEST_TOOL ETHTOOL
 
-test_lazy_prereq SETPRIV 'command -v setpriv && id nobody'
 test_require_in_ci SETPRIV
 
 inns() { ip netns exec "$NS" "$@"; }

@@ -12,7 +12,6 @@ NS=fs$$p
 P=ROOT,NETNS,TEST_TOOL,JQ
 test_require_in_ci ROOT NETNS TEST_TOOL JQ TCPDUMP FABSCOPE
 
-test_lazy_prereq SETPRIV 'command -v setpriv && id nobody'
 test_require_in_ci SETPRIV
 
 inns() { ip netns exec "$NS" "$@"; }

@@ -169,6 +169,19 @@ test_lazy_prereq QPERF 'command -v qperf'
 test_lazy_prereq TCPDUMP 'command -v tcpdump'
 test_lazy_prereq ETHTOOL 'command -v ethtool'
 test_lazy_prereq PROVE 'command -v prove'
+# SETPRIV: tests that drop root's privileges (setpriv to user nobody) need root, setpriv, that
+# user, and that it can reach what they hand it: the binaries, ci/ and the trash directory.  A
+# checkout under a directory others cannot search (root's 0700 home) cannot be reached: clone
+# where others may search (/srv, /opt, /tmp) to run them.
+test_lazy_prereq SETPRIV '
+	[ "$(id -u)" = 0 ] && command -v setpriv && id nobody &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
+		"test -x \"\$1\" && test -x \"\$2\" && test -r \"\$3\" && cd \"\$4\"" sh \
+		"$FABSCOPE" "$TEST_TOOL" "$SRCDIR/ci/install-deps" "$TRASH_DIRECTORY"
+'
+declare -A test_prereq_hint_=(
+	[SETPRIV]="setpriv (util-linux) or user nobody is missing, or nobody cannot reach the checkout or the binaries: clone where others may search, not under root's 0700 home"
+)
 test_lazy_prereq FABSCOPE '[ -x "$FABSCOPE" ]'
 test_lazy_prereq TEST_TOOL '[ -x "$TEST_TOOL" ]'
 
@@ -182,7 +195,7 @@ test_require_in_ci() {
 		test_have_prereq "$p" && continue
 		test_count=$((test_count + 1)) test_failed_=$((test_failed_ + 1))
 		test_tap_ "not ok $test_count - $p missing in CI"
-		test_diag_ "CI=true and $p is missing: CI provides it (root, ci/install-deps, a built tree), so this fails instead of skipping"
+		test_diag_ "CI=true and $p is missing: CI provides it (root, ci/install-deps, a built tree), so this fails instead of skipping${test_prereq_hint_[$p]:+ ($p: ${test_prereq_hint_[$p]})}"
 	done
 }
 
