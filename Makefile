@@ -22,7 +22,9 @@
 # or built in when libibverbs-dev is there), PREFIX, DATADIR (compiled in: where the plot
 # templates are found), CFLAGS, CPPFLAGS, LDFLAGS (dpkg-buildflags' are honoured), TESTS
 # (the test files of test/test-all/test-asan), FRESH_TIER=no (make check without the pristine
-# tier), PROVE_FLAGS; local overrides in config.mak.
+# tier), PROVE_FLAGS, TEST_HOOKS=yes (a test build: the binary reads the FABSCOPE_TEST_*
+# variables; the test targets build so, plain make and make install never); local overrides in
+# config.mak.
 
 -include config.mak
 
@@ -42,13 +44,19 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 ifdef DEVELOPER
 WARNINGS += -Werror
 endif
+TEST_HOOKS ?= no
+ifeq ($(TEST_HOOKS),yes)
+HOOK_CFLAGS := -DFABSCOPE_TEST_HOOKS
+else ifneq ($(TEST_HOOKS),no)
+$(error TEST_HOOKS='$(TEST_HOOKS)': give yes or no)
+endif
 ifdef SANITIZE
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
 	  -DGET_PARANOID
 LDFLAGS += -fsanitize=address,undefined
 endif
 ALL_CFLAGS = -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARNINGS) -MMD -MP -D_GNU_SOURCE \
-	     -DFABSCOPE_VERSION='"$(VERSION)"' -DFABSCOPE_DATADIR='"$(DATADIR)"' $(DEP_CFLAGS)
+	     -DFABSCOPE_VERSION='"$(VERSION)"' -DFABSCOPE_DATADIR='"$(DATADIR)"' $(HOOK_CFLAGS) $(DEP_CFLAGS)
 
 # ---- dependencies, probed with pkg-config only when something is compiled
 # Goals that must work on a machine without the -dev packages (a pristine Debian: `make demo`
@@ -198,15 +206,18 @@ FRESH_TIER ?= yes
 deps:
 	@ci/install-deps all
 
-# what dh_auto_test runs: no root, no bed, no network beyond loopback
-test: all
+# what dh_auto_test runs: no root, no bed, no network beyond loopback.  The tests run a test
+# build (TEST_HOOKS=yes).
+test:
+	$(MAKE) TEST_HOOKS=yes all
 	$(PROVE) $(PROVE_FLAGS) $(FAST_TESTS)
 
-test-all: all
+test-all:
+	$(MAKE) TEST_HOOKS=yes all
 	$(PROVE) $(PROVE_FLAGS) $(TESTS)
 
 test-asan:
-	$(MAKE) O=build-asan SANITIZE=1 DEVELOPER=1 WITH_VERBS=$(if $(filter y,$(HAVE_VERBS)),yes,$(WITH_VERBS)) all
+	$(MAKE) O=build-asan SANITIZE=1 DEVELOPER=1 TEST_HOOKS=yes WITH_VERBS=$(if $(filter y,$(HAVE_VERBS)),yes,$(WITH_VERBS)) all
 	FABSCOPE=$(CURDIR)/build-asan/fabscope TEST_TOOL=$(CURDIR)/build-asan/tests/helper/test-tool \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	$(PROVE) $(PROVE_FLAGS) $(TESTS)
@@ -218,8 +229,8 @@ test-fresh:
 # the probes above run only once the packages are there.
 check:
 	@ci/install-deps all
-	$(MAKE) DEVELOPER=1 WITH_VERBS=yes all
-	$(MAKE) DEVELOPER=1 WITH_VERBS=yes test-all
+	$(MAKE) DEVELOPER=1 WITH_VERBS=yes TEST_HOOKS=yes all
+	$(MAKE) DEVELOPER=1 WITH_VERBS=yes TEST_HOOKS=yes test-all
 	$(MAKE) test-asan
 ifeq ($(FRESH_TIER),yes)
 	$(MAKE) test-fresh

@@ -15,6 +15,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/net.h"
+#include "../core/testhook.h"
 #include "ptp.h"
 
 /* ---- while a session runs: other clients hear that the server is busy ---- */
@@ -96,7 +97,7 @@ static void *busy_thread(void *arg)
 void ptp_busy_start(struct ptp_busy *b, const char *client, const char *node,
 		       const struct ptp_opts *so)
 {
-	const char *grace = getenv("FABSCOPE_TEST_BUSY_GRACE_MS");	/* for tests */
+	const char *grace = fs_test_env("FABSCOPE_TEST_BUSY_GRACE_MS");
 	sigset_t all, old;
 
 	b->grace_ms = b->once ? 0 : grace && *grace ? atoi(grace) : BUSY_GRACE_MS;

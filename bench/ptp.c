@@ -10,6 +10,7 @@
 #include "../core/error.h"
 #include "../core/net.h"
 #include "../core/record.h"
+#include "../core/testhook.h"
 #include "../core/units.h"
 #include "../core/version.h"
 #include "../core/wire.h"
@@ -693,7 +694,7 @@ static int serve_sizes(struct ptp_ctx *c, const struct ptp_test *t)
 	int rc = t->prepare(c);
 	/* for tests: hold the server this long after "ready", so that the
 	 * client's first message surely lands before the size's test starts */
-	const char *delay = getenv("FABSCOPE_TEST_READY_DELAY_MS");
+	const char *delay = fs_test_env("FABSCOPE_TEST_READY_DELAY_MS");
 	int delay_ms = delay ? atoi(delay) : 0;
 
 	while (!rc) {

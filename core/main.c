@@ -13,6 +13,7 @@
 #include "builtin.h"
 #include "error.h"
 #include "output.h"
+#include "testhook.h"
 #include "version.h"
 #include "../collectives/coll.h"
 #include "../fleet/fleet.h"
@@ -76,7 +77,8 @@ int cmd_version(int argc, const char **argv)
 {
 	(void)argc;
 	(void)argv;
-	printf("fabscope %s (transports: %s)\n", FABSCOPE_VERSION, xport_names());
+	printf("fabscope %s (transports: %s)%s\n", FABSCOPE_VERSION, xport_names(),
+	       FS_TEST_HOOKS ? " (test hooks: a test build, not for production)" : "");
 	return 0;
 }
 

@@ -8,11 +8,12 @@
 #include <unistd.h>
 
 #include "net.h"
+#include "testhook.h"
 #include "wire.h"
 
 int wire_version(void)
 {
-	const char *e = getenv("FABSCOPE_TEST_PROTO_VERSION");
+	const char *e = fs_test_env("FABSCOPE_TEST_PROTO_VERSION");
 
 	return e && *e ? atoi(e) : WIRE_VERSION;
 }

@@ -50,7 +50,7 @@ void wire_rd_free(struct wire_rd *r);
 const char *wire_strerror(int err);
 
 /* The protocol version this binary speaks (FABSCOPE_TEST_PROTO_VERSION in the
- * environment overrides it, for tests of the mismatch path). */
+ * environment of a test build overrides it, for tests of the mismatch path). */
 int wire_version(void);
 
 #endif

@@ -81,9 +81,22 @@ test_expect_success MAKE,PKGS 'install PREFIX=/usr DESTDIR: the binary finds its
 	test_grep -x "./usr/share/doc/fabscope/examples/acceptance.ini" files &&
 	strings stage/usr/bin/fabscope >strings.out &&
 	test_grep -x "/usr/share/fabscope" strings.out &&
+	# not a test build: it cannot even name the test hooks, let alone read them
+	test_grep ! "FABSCOPE_TEST_" strings.out &&
+	stage/usr/bin/fabscope version >version.out &&
+	test_grep ! "test hooks" version.out &&
 	make -C "$SRCDIR" -s -j2 O="$PWD/b-inst" PREFIX=/usr DESTDIR="$PWD/stage" uninstall >uninst.out 2>&1 &&
 	(cd stage && find . -type f) >left &&
 	test_must_be_empty left
+'
+
+test_expect_success MAKE,PKGS 'TEST_HOOKS: the test targets build a test build; a bad value is refused' '
+	test_expect_code 2 make -C "$SRCDIR" -n TEST_HOOKS=maybe 2>err &&
+	test_grep "TEST_HOOKS=.maybe.: give yes or no" err &&
+	make -C "$SRCDIR" -n O="$PWD/b-hooks" TEST_HOOKS=yes "$PWD/b-hooks/fabscope" >hooks.out 2>&1 &&
+	test_grep -e "-DFABSCOPE_TEST_HOOKS" hooks.out &&
+	make -C "$SRCDIR" -n test >t.out 2>&1 &&
+	test_grep "TEST_HOOKS=yes all" t.out
 '
 
 test_lazy_prereq GNUPLOT 'command -v gnuplot'

@@ -28,15 +28,21 @@ set_ctrs() {
 	mv "$r/next/ethtool/eth2" "$r/ethtool/eth2"
 }
 
-# writer ROOT MODE: change the counters until ROOT/stop exists, as functions of the time since
-# ROOT/go appeared (so a slow loop on a busy machine changes nothing but the resolution).
+# writer ROOT MODE [ERR]: change the counters until ROOT/stop exists, as functions of the time
+# since ROOT/go appeared, or with ERR since the probe said on it that it is sampling (so that a
+# probe that starts late on a busy machine still sees the first intervals quiet, and a slow
+# loop changes nothing but the resolution).
 # storm: from 0.6 s the peer pauses us all the time (2 s of pause per millisecond, clamped to
 # the interval); ecn: ECN marks and CNPs from 0.3 s, light pauses (1 %) from 1.2 s; pfc: the
 # other way round; quiet: nothing moves
 writer() {
-	local r=$1 mode=$2 t0 ms p=0 d=0 e=0 c=0
+	local r=$1 mode=$2 err=${3:-} t0 ms p=0 d=0 e=0 c=0
 	mkdir -p "$r/next/ethtool" || return 1
-	while [ ! -e "$r/go" ]; do sleep 0.01; done
+	if [ -n "$err" ]; then
+		while ! grep -qs "sampling" "$err" && [ ! -e "$r/stop" ]; do sleep 0.01; done
+	else
+		while [ ! -e "$r/go" ]; do sleep 0.01; done
+	fi
 	t0=${EPOCHREALTIME/./}
 	while [ ! -e "$r/stop" ]; do
 		ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
@@ -63,7 +69,7 @@ fixture() {
 		tx_pause_storm_error_events=0
 }
 
-writer_bg() { writer "$1" "$2" & wpid=$!; }
+writer_bg() { writer "$@" & wpid=$!; }
 
 # watch ROOT MODE OUT [ARGS...]: the probe watching ROOT's eth2 (0.2 s intervals, 0.4 s before,
 # 1.2 s of "load", 0.4 s after, unless ARGS say otherwise) while the writer runs MODE; the record
@@ -71,9 +77,8 @@ writer_bg() { writer "$1" "$2" & wpid=$!; }
 watch() {
 	local r=$1 mode=$2 out=$3 rc
 	shift 3
-	rm -f "$r/go" "$r/stop" &&
-	writer_bg "$r" "$mode" &&
-	touch "$r/go" &&
+	rm -f "$r/go" "$r/stop" "$out.err" &&
+	writer_bg "$r" "$mode" "$out.err" &&
 	"$FABSCOPE" probe pfc -i eth2 --counters-root "$r" --interval 0.2 --before 0.4 -D 1.2 \
 		--after 0.4 -o "$out.json" "$@" >"$out.txt" 2>"$out.err"
 	rc=$?

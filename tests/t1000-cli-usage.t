@@ -58,7 +58,7 @@ test_expect_success $P '--version and version: exit 0, one line "fabscope VERSIO
 	fs_expect 0 version && mv out v2 && test_must_be_empty err &&
 	test_cmp v1 v2 &&
 	test $(wc -l <v1) = 1 &&
-	test_grep -E "^fabscope ${VERSION//./\\.} \(transports: tcp(, [a-z0-9]+)*\)$" v1
+	test_grep -E "^fabscope ${VERSION//./\\.} \(transports: tcp(, [a-z0-9]+)*\)( \(test hooks: a test build, not for production\))?$" v1
 '
 
 test_expect_success $P 'help --help and help -h: the usage, exit 0' '

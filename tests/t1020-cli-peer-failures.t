@@ -6,7 +6,7 @@ or 2 (wrong test) with one line; a server outlives its clients; --json output st
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 
-test_require_in_ci FABSCOPE JQ
+test_require_in_ci FABSCOPE JQ TEST_HOOKS
 P=FABSCOPE,JQ
 
 # perl is there wherever prove is; the silent peer and the garbage sender use it
@@ -115,30 +115,30 @@ test_expect_success $P,PERL 'lat to a silent peer with --timeout 1: exit 4, no a
 	silent_words
 '
 
-test_expect_success $P 'client with protocol version 99, server with the build'"'"'s: exit 3, "protocol version mismatch"' '
+test_expect_success $P,TEST_HOOKS 'client with protocol version 99, server with the build'"'"'s: exit 3, "protocol version mismatch"' '
 	FABSCOPE_TEST_PROTO_VERSION=99 fs_expect 3 bw 127.0.0.1 -p $PORT_BW &&
 	ptp_one_error err "protocol version mismatch"
 '
 
-test_expect_success $P 'the server logs one line about that mismatch' '
+test_expect_success $P,TEST_HOOKS 'the server logs one line about that mismatch' '
 	test_wait_for 5 grep -q "protocol version mismatch" bw.log &&
 	test $(lines_matching "protocol version mismatch" bw.log) = 1 &&
 	ptp_has_words_ "server log" "$(grep -F "protocol version mismatch" bw.log)" "99"
 '
 
-test_expect_success $P 'the server survives the mismatch and serves a normal client' '
+test_expect_success $P,TEST_HOOKS 'the server survives the mismatch and serves a normal client' '
 	server_alive $bw_pid bw.log &&
 	normal_run bw $PORT_BW
 '
 
-test_expect_success $P 'lat client with version 99: exit 3 too, and the lat server survives' '
+test_expect_success $P,TEST_HOOKS 'lat client with version 99: exit 3 too, and the lat server survives' '
 	FABSCOPE_TEST_PROTO_VERSION=99 fs_expect 3 lat 127.0.0.1 -p $PORT_LAT &&
 	ptp_one_error err "protocol version mismatch" &&
 	server_alive $lat_pid lat.log &&
 	normal_run lat $PORT_LAT
 '
 
-test_expect_success $P 'server with version 99, normal client: the client exits 3, "protocol version mismatch"' '
+test_expect_success $P,TEST_HOOKS 'server with version 99, normal client: the client exits 3, "protocol version mismatch"' '
 	FABSCOPE_TEST_PROTO_VERSION=99 ptp_server v99.log bw $PORT_V99 &&
 	v99_pid=$ptp_pid &&
 	fs_expect 3 bw 127.0.0.1 -p $PORT_V99 &&
@@ -535,7 +535,7 @@ test_expect_success $P 'clients one right after another are all served, never to
 	test $(lines_matching ": done" bw.log.new) = 6
 '
 
-test_expect_success $P 'a client that comes as a session ends is handed on and served, not refused' '
+test_expect_success $P,TEST_HOOKS 'a client that comes as a session ends is handed on and served, not refused' '
 	# a grace of 10 s (default 0.5 s) stands for a session that ends within the grace
 	FABSCOPE_TEST_BUSY_GRACE_MS=10000 ptp_server grace.log bw $PORT_V99 &&
 	grace_pid=$ptp_pid &&

@@ -7,7 +7,7 @@ then --resume finishes the run), and bad plans (exit 2, one line naming file and
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"
 
-test_require_in_ci FABSCOPE JQ
+test_require_in_ci FABSCOPE JQ TEST_HOOKS
 P=FABSCOPE,JQ
 PORT=$(ptp_port 0)
 PORT2=$(ptp_port 1)
@@ -220,7 +220,7 @@ test_expect_success $P 'external launcher: a target that did not join skips its 
 	test $(jsonl_count r5t/results.jsonl ".phase == \"in\"") = 0
 '
 
-test_expect_success $P 'an agent with the wrong token is refused, and says so; the run goes on' '
+test_expect_success $P,TEST_HOOKS 'an agent with the wrong token is refused, and says so; the run goes on' '
 	fleet_run_bg run3.log plan.ini --launcher external -n 2 --listen 127.0.0.1:$PORT2 \
 		--token-file token -o r3 --join-timeout 15 &&
 	ptp_wait_listen $PORT2 $fleet_pid &&

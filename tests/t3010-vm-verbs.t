@@ -5,7 +5,7 @@ and each bring-up error that rxe lets us provoke (one VM boot runs tests/vm/verb
 . "$(dirname "$0")/test-lib.sh"
 
 test_lazy_prereq VM '"$SRCDIR/ci/rxe-vm" --check'
-test_require_in_ci VM
+test_require_in_ci VM TEST_HOOKS
 
 R=$TRASH_DIRECTORY/vm
 
@@ -165,7 +165,7 @@ test_expect_success VM 'lat records carry their flow: QP numbers, UDP source por
 	done
 '
 
-test_expect_success VM 'lat --op write: a first WRITE that lands before the server'"'"'s loop starts is answered' '
+test_expect_success VM,TEST_HOOKS 'lat --op write: a first WRITE that lands before the server'"'"'s loop starts is answered' '
 	test "$(rc lat-write-held)" = 0 &&
 	jq -e "length == 23 and all(.[]; .op == \"write\" and .metrics.iters == 3)" "$R/lat-write-held.out"
 '

@@ -157,6 +157,7 @@ test_expect_success $P,DEBBUILD 'the installed package: fabscope --version, man 
 	cat pkg.out &&
 	test_grep -x "/usr/bin/fabscope" pkg.out &&
 	test_grep "^fabscope 0\.[0-9]*\.[0-9]* (transports: tcp, verbs)" pkg.out &&
+	test_grep ! "test hooks" pkg.out &&
 	test_grep "^NAME" pkg.out &&
 	test_grep "^plan acceptance.ini: 4 nodes, 2 lanes" pkg.out &&
 	test_grep "^estimated time" pkg.out

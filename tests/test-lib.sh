@@ -179,7 +179,11 @@ test_lazy_prereq SETPRIV '
 		"test -x \"\$1\" && test -x \"\$2\" && test -r \"\$3\" && cd \"\$4\"" sh \
 		"$FABSCOPE" "$TEST_TOOL" "$SRCDIR/ci/install-deps" "$TRASH_DIRECTORY"
 '
+# TEST_HOOKS: a test build, whose binary reads the FABSCOPE_TEST_* variables (make TEST_HOOKS=yes;
+# the test targets build so)
+test_lazy_prereq TEST_HOOKS '"$FABSCOPE" version | grep -q "test hooks"'
 declare -A test_prereq_hint_=(
+	[TEST_HOOKS]="$FABSCOPE is not a test build: run the tests through make test, test-all or check (or build with make TEST_HOOKS=yes)"
 	[SETPRIV]="setpriv (util-linux) or user nobody is missing, or nobody cannot reach the checkout or the binaries: clone where others may search, not under root's 0700 home"
 )
 test_lazy_prereq FABSCOPE '[ -x "$FABSCOPE" ]'
