@@ -152,11 +152,14 @@ void report_md_polar(const struct report *rep, FILE *f)
 		}
 	}
 	if (rep->nruns > 1 && rep->nruns <= 64 && (w = polar_worst(rep, used, pol)) >= 0) {
-		fprintf(f, "\n**Worse: %s**, %s %.1f paths used on average, against ", rep->runs[w].name,
-			pol[w] ? "polarized," : "", used[w]);
+		fputs("\n**Worse: ", f);
+		report_md_cell(f, rep->runs[w].name);
+		fprintf(f, "**, %s %.1f paths used on average, against ", pol[w] ? "polarized," : "", used[w]);
 		for (ri = 0, i = 0; ri < rep->nruns; ri++)
-			if (ri != w && !isnan(used[ri]))
-				fprintf(f, "%s%.1f with %s", i++ ? ", " : "", used[ri], rep->runs[ri].name);
+			if (ri != w && !isnan(used[ri])) {
+				fprintf(f, "%s%.1f with ", i++ ? ", " : "", used[ri]);
+				report_md_cell(f, rep->runs[ri].name);
+			}
 		fputs(".\n", f);
 	}
 	fputc('\n', f);

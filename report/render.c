@@ -140,16 +140,34 @@ static void comparison_line(const struct report *rep, const struct rgroup *g, ch
 
 /* ---- Markdown ---- */
 
+/* Text from records and run.json (node names, labels, phases, reasons) in
+ * Markdown: '<' escaped with a backslash (Markdown viewers render inline
+ * HTML: a <script> must stay text; without '<' no tag can open, and an
+ * entity only ever makes a character), and so Markdown's own punctuation
+ * that could make markup, a link or a table cell boundary; control
+ * characters and newlines become spaces. */
 void report_md_cell(FILE *f, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '|')
-			fputs("\\|", f);
-		else if (*s == '\n')
+		unsigned char ch = (unsigned char)*s;
+
+		if (strchr("<|\\`*_[]", ch))
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f)
 			fputc(' ', f);
 		else
-			fputc(*s, f);
+			fputc(ch, f);
 	}
+}
+
+/* Text as a Markdown code span: nothing inside is markup, so only what could
+ * end the span (a backquote) or the line is replaced. */
+void report_md_code(FILE *f, const char *s)
+{
+	fputc('`', f);
+	for (; *s; s++)
+		fputc(*s == '`' ? '\'' : (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+	fputc('`', f);
 }
 
 static void md_checks(FILE *f, const struct check *c, int n)
@@ -210,8 +228,11 @@ void report_md(struct report *rep, FILE *f)
 		int nr = nregressions(rep);
 
 		fprintf(f, "## Against the baseline: %s\n\n", nr ? "REGRESSED" : "no regression");
-		fprintf(f, "Baseline `%s` (run %s), tolerance %.0f%%: %d of %d figures regressed.\n\n",
-			rep->base.dir, rs(&rep->base, "id", "-"), 100 * rep->tolerance, nr, rep->nregs);
+		fputs("Baseline ", f);
+		report_md_code(f, rep->base.dir);
+		fputs(" (run ", f);
+		report_md_cell(f, rs(&rep->base, "id", "-"));
+		fprintf(f, "), tolerance %.0f%%: %d of %d figures regressed.\n\n", 100 * rep->tolerance, nr, rep->nregs);
 		fprintf(f, "| figure | baseline | now | result | note |\n|---|---|---|---|---|\n");
 		for (i = 0; i < rep->nregs; i++) {
 			fputs("| ", f);
@@ -314,17 +335,22 @@ void report_md(struct report *rep, FILE *f)
 		size_t k;
 
 		if (!json_array_size(r->suspects)) {
-			fprintf(f, "- %s%snone: no node, pair or rail stands out\n", rep->nruns > 1 ? r->name : "",
-				rep->nruns > 1 ? ": " : "");
+			fputs("- ", f);
+			report_md_cell(f, rep->nruns > 1 ? r->name : "");
+			fprintf(f, "%snone: no node, pair or rail stands out\n", rep->nruns > 1 ? ": " : "");
 			continue;
 		}
 		json_array_foreach(r->suspects, k, s) {
-			fprintf(f, "- **%s** ", record_str(s, "kind", "?"));
+			fputs("- **", f);
+			report_md_cell(f, record_str(s, "kind", "?"));
+			fputs("** ", f);
 			if (rep->nruns > 1) {
 				report_md_cell(f, r->name);
 				fputs(", ", f);
 			}
-			fprintf(f, "[%s] ", record_str(s, "phase", "?"));
+			fputc('[', f);
+			report_md_cell(f, record_str(s, "phase", "?"));
+			fputs("] ", f);
 			report_md_cell(f, record_str(s, "evidence", ""));
 			fputc('\n', f);
 		}
@@ -347,7 +373,9 @@ void report_md(struct report *rep, FILE *f)
 		if (g->nnodes < 3 || g->nnodes > 16)
 			continue;
 		report_lane(g->rail, g->plane, lane, sizeof(lane));
-		fprintf(f, "**%s %s, %s** (%s; row sends, column receives)\n\n| |", g->phase, g->test, lane,
+		fputs("**", f);
+		report_md_cell(f, g->phase);
+		fprintf(f, " %s, %s** (%s; row sends, column receives)\n\n| |", g->test, lane,
 			!strcmp(g->test, "bw") ? "Gb/s" : "p50 us");
 		for (j = 0; j < g->nnodes; j++) {
 			fputc(' ', f);
@@ -387,15 +415,17 @@ void report_md(struct report *rep, FILE *f)
 
 		json_array_foreach(json_object_get(r->run, "nodes"), k, n)
 			if (!strcmp(record_str(n, "status", "ok"), "missing")) {
-				fprintf(f, "- agent **%s** missing: ", record_str(n, "name", "?"));
+				fputs("- agent **", f);
+				report_md_cell(f, record_str(n, "name", "?"));
+				fputs("** missing: ", f);
 				report_md_cell(f, record_str(n, "why", "?"));
 				fputc('\n', f);
 			}
 		json_array_foreach(r->records, k, rec)
 			if (strcmp(record_str(rec, "status", "ok"), "ok") && shown++ < 20) {
-				fputs("- `", f);
-				report_md_cell(f, record_str(rec, "job", record_str(rec, "test", "?")));
-				fputs("`: ", f);
+				fputs("- ", f);
+				report_md_code(f, record_str(rec, "job", record_str(rec, "test", "?")));
+				fputs(": ", f);
 				report_md_cell(f, record_str(rec, "error", "error"));
 				fputc('\n', f);
 			}

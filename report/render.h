@@ -16,8 +16,11 @@
 
 /* render.c */
 
-/* s as a Markdown table cell: '|' escaped, newlines as spaces */
+/* s as Markdown text or a table cell: < | \ ` * _ [ ] escaped with a backslash, control
+ * characters as spaces (nothing in the data becomes markup or HTML) */
 void report_md_cell(FILE *f, const char *s);
+/* s as a Markdown code span (backquotes and control characters replaced) */
+void report_md_code(FILE *f, const char *s);
 /* s as HTML text: & < > " escaped */
 void report_html_escape(FILE *f, const char *s);
 

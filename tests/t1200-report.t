@@ -114,8 +114,8 @@ test_expect_success $P 'thresholds: PASS exits 0; FAIL exits 1 and names every f
 	fs_expect 1 report ecmp -o t2 --no-plots --thresholds fail.ini &&
 	grep -q "^acceptance: FAIL (3 of 4 checks failed)$" out &&
 	grep -qF "| bw >= 0.9 x line rate, every pair | 0.18 Gb/s | 0.02 Gb/s | 3 of 12 | **FAIL** | h1-h4 rail 1 (0.02), h2-h4 rail 1 (0.02), h3-h4 rail 1 (0.02) |" t2/report.md &&
-	grep -qF "| latency p99 <= 5 us, every pair | 5 us | 9.5 us | 1 of 6 | **FAIL** | h1-h4 rail 0 (9.5) |" t2/report.md &&
-	grep -qF "| suspects <= 0 | 0 | 1 | 1 of 1 | **FAIL** | ecmp (1) |" t2/report.md &&
+	grep -qF "| latency p99 \<= 5 us, every pair | 5 us | 9.5 us | 1 of 6 | **FAIL** | h1-h4 rail 0 (9.5) |" t2/report.md &&
+	grep -qF "| suspects \<= 0 | 0 | 1 | 1 of 1 | **FAIL** | ecmp (1) |" t2/report.md &&
 	jq -e ".acceptance.pass == false and ([.acceptance.checks[] | select(.pass)] | length) == 1" t2/summary.json >/dev/null &&
 	grep -q "class=\"verdict fail\">FAIL" t2/report.html &&
 	# a run that measured nothing does not pass a gate
@@ -268,11 +268,11 @@ test_expect_success $P 'PFC thresholds: [pfc] storm = fail and max_paused pass o
 	fs_expect 0 report pfc-spray -o pt1 --no-plots --thresholds pfc.ini &&
 	grep -q "^acceptance: PASS (0 of 2 checks failed)$" out &&
 	grep -qF "| no PFC storm, every port and priority | none | none | 0 of 3 | **PASS** | - |" pt1/report.md &&
-	grep -qF "| PFC paused <= 50 % of an interval, every port, priority and direction | 50 % | 10 % (1 unknown) | 0 of 5 | **PASS** | - |" pt1/report.md &&
+	grep -qF "| PFC paused \<= 50 % of an interval, every port, priority and direction | 50 % | 10 % (1 unknown) | 0 of 5 | **PASS** | - |" pt1/report.md &&
 	fs_expect 1 report pfc-ecmp -o pt2 --no-plots --thresholds pfc.ini &&
 	grep -q "^acceptance: FAIL (2 of 2 checks failed)$" out &&
 	grep -qF "| no PFC storm, every port and priority | none | 1 storm | 1 of 4 | **FAIL** | h3 eth2 prio 3 rx (from 2.5 s) |" pt2/report.md &&
-	grep -qF "| PFC paused <= 50 % of an interval, every port, priority and direction | 50 % | 100 % (1 unknown) | 2 of 7 | **FAIL** | h1 eth2 prio 3 rx (80 %), h3 eth2 prio 3 rx (100 %) |" pt2/report.md &&
+	grep -qF "| PFC paused \<= 50 % of an interval, every port, priority and direction | 50 % | 100 % (1 unknown) | 2 of 7 | **FAIL** | h1 eth2 prio 3 rx (80 %), h3 eth2 prio 3 rx (100 %) |" pt2/report.md &&
 	jq -e "[.acceptance.checks[] | select(.pass | not) | .endpoints] == [\"h3 eth2 prio 3 rx (from 2.5 s)\", \"h1 eth2 prio 3 rx (80 %), h3 eth2 prio 3 rx (100 %)\"]" pt2/summary.json >/dev/null &&
 	printf "[pfc]\nstorm = off\nmax_paused = 1\n" >off.ini &&
 	fs_expect 0 report pfc-ecmp -o pt3 --no-plots --thresholds off.ini &&
@@ -361,7 +361,7 @@ test_expect_success $P 'PFC: records with nulls, wrong types and parts missing r
 	fs_expect 1 report pfc-odd -o odd2 --no-plots --thresholds odd.ini &&
 	grep -qF "| no PFC storm, every port and priority | none | 1 storm | 1 of 1 | **FAIL** | h5 eth5 prio 0 rx+tx |" odd2/report.md &&
 	# nothing the check could judge: not a pass
-	grep -qF "| PFC paused <= 50 % of an interval, every port, priority and direction | 50 % | n/a (4 unknown) | 0 of 0 | **FAIL** | nothing measured: no record gives this check a value |" odd2/report.md
+	grep -qF "| PFC paused \<= 50 % of an interval, every port, priority and direction | 50 % | n/a (4 unknown) | 0 of 0 | **FAIL** | nothing measured: no record gives this check a value |" odd2/report.md
 '
 
 test_expect_success $P 'collectives: two labelled multi-rail runs (lb=ecmp, rail 1 slow; lb=spray): the golden Markdown and JSON' '
@@ -522,6 +522,33 @@ test_expect_success $P 'collectives: records with nulls, wrong types and parts m
 	! ls odd3/plots/*.svg &&
 	jq -e ".runs[0].collectives | map([.lane, .rail, .ranks, (.sizes | map(.busbw_gbps))]) == [[\"all\", null, 0, [null, null]], [\"sum\", null, 0, [2]]]" \
 		odd3/summary.json >/dev/null
+'
+
+test_expect_success $P 'names, labels and reasons from the data are text in report.md, never HTML or markup' '
+	mkrun evil "{\"lb\":\"<script>alert(1)</script>\",\"x\":\"*b* [l](http://e) | c\"}" &&
+	bwrec evil pw 0 "<img src=x onerror=alert(1)>" h2 0.19 &&
+	bwrec evil pw 0 h2 h3 0.19 &&
+	bwrec evil pw 0 h3 h1 0.19 &&
+	errrec evil "p<b>w</b>" h1 h2 "refused: <script>x</script> \`code\` _u_" &&
+	fs_expect 0 report evil -o ev --no-plots &&
+	# outside code spans (where nothing is markup) no "<" is left unescaped
+	sed "s/\`[^\`]*\`//g" ev/report.md >ev.text &&
+	test_grep ! "\(^\|[^\\]\)<" ev.text &&
+	test_grep -F "\<img src=x onerror=alert(1)>" ev/report.md &&
+	test_grep -F "\\<script>alert(1)\\</script>" ev/report.md &&
+	test_grep -F "\\*b\\* \\[l\\](http://e) \\| c" ev/report.md &&
+	test_grep -F "refused: \\<script>x\\</script> \\\`code\\\` \\_u\\_" ev/report.md &&
+	test_grep ! "<script>" ev/report.html &&
+	test_grep "&lt;script&gt;alert(1)&lt;/script&gt;" ev/report.html
+'
+
+test_expect_success $P 'a run.json that is not JSON: the records alone, with a warning, nothing leaked' '
+	mkfabric badrun "{\"lb\":\"ecmp\"}" none 0.19 0.19 &&
+	echo "{ not json" >badrun/run.json &&
+	fs_expect 0 report badrun -o br --no-plots &&
+	test_grep "badrun/run.json: missing or unreadable; the report has the records only" err &&
+	test_grep ! "LeakSanitizer\|ERROR: AddressSanitizer" err &&
+	test_path_is_file br/report.md
 '
 
 test_done
