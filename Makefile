@@ -79,6 +79,11 @@ $(call pkg_need,jansson,libjansson-dev)
 DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags jansson)
 LIBS += $(shell $(PKG_CONFIG) --libs jansson)
 
+# required: Nettle for HMAC-SHA256 (the control channel's handshake and message MACs)
+$(call pkg_need,nettle,nettle-dev)
+DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags nettle)
+LIBS += $(shell $(PKG_CONFIG) --libs nettle)
+
 # required: libpcap for live captures (probe pfc) and the pcap/ dissectors
 $(call pkg_need,libpcap,libpcap-dev)
 DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags libpcap)

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), for the control
- * protocol's challenge: an agent proves that it holds the shared token by
- * answering a random nonce with HMAC-SHA256(token, nonce).  A small, plain
- * implementation so that fabscope needs no crypto library; it is not meant
- * to be fast, and nothing here tries to hide timing except hmac_equal().
- *
- * Helpers around it: constant-time comparison of MACs, lowercase hex in
- * and out (digests and nonces travel as hex strings in the JSON messages),
- * and random bytes from the kernel for nonces.
+ * HMAC-SHA256 (RFC 2104) for the control protocol: an agent proves that it
+ * holds the shared token by answering a random nonce with HMAC-SHA256(token,
+ * nonce), and every message after the handshake carries a MAC under a
+ * session key.  The primitive is Nettle's (Debian's nettle-dev); this header
+ * is the small interface fabscope uses, with constant-time comparison of
+ * MACs, lowercase hex in and out (digests and nonces travel as hex strings in
+ * the JSON messages), and random bytes from the kernel for nonces.
  */
 #ifndef FS_HMAC_H
 #define FS_HMAC_H
@@ -17,25 +15,18 @@
 #include <stdint.h>
 
 #define SHA256_LEN 32		/* digest bytes */
-#define SHA256_BLOCK 64		/* block bytes (also HMAC's B) */
 
-/* Streaming state: sha256_init, any number of sha256_update, sha256_final. */
-struct sha256 {
-	uint32_t h[8];			/* intermediate hash value H(i) */
-	uint64_t len;			/* message bytes so far */
-	uint8_t buf[SHA256_BLOCK];	/* a partial block: buf[0..len % 64) */
-};
-
-void sha256_init(struct sha256 *s);
-/* data may be NULL when len is 0. */
-void sha256_update(struct sha256 *s, const void *data, size_t len);
-/* The digest of everything updated since init; s is wiped (init to reuse). */
-void sha256_final(struct sha256 *s, uint8_t out[SHA256_LEN]);
-
-/* HMAC-SHA256 of msg under key; any key length (over 64 bytes: hashed first).
- * key and msg may be NULL when their length is 0. */
+/* HMAC-SHA256 of msg under key; any key length.  key and msg may be NULL
+ * when their length is 0. */
 void hmac_sha256(const void *key, size_t keylen, const void *msg, size_t msglen,
 		 uint8_t out[SHA256_LEN]);
+/* The same of the concatenation of n parts (no copy of them is made). */
+struct hmac_part {
+	const void *p;
+	size_t len;
+};
+void hmac_sha256_parts(const void *key, size_t keylen, const struct hmac_part *parts, size_t n,
+		       uint8_t out[SHA256_LEN]);
 
 /* Constant-time comparison (time depends on len only): 1 if equal, else 0.
  * len 0 is equal. */

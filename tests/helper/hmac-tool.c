@@ -2,17 +2,11 @@
 /*
  * test-tool hmac: core/hmac.c through small commands (tests/t0160-unit-hmac.t).
  *
- *   sha256 [--hex] [--chunk=N | --chunks=SEED] [STRING]
- *   sha256 [--chunk=N | --chunks=SEED] --files FILE...
- *       the SHA-256 of STRING, or of stdin without it, as lowercase hex;
- *       --hex: STRING is hex; --chunk=N: fed to sha256_update N bytes at a
- *       time; --chunks=SEED: in seeded random sizes 0..131 (empty updates
- *       included).  Each piece is copied to a buffer of its exact size, so
- *       that ASan sees a read past it.  --files: of each FILE, in the
- *       format of sha256sum ("HEX  FILE"), one process for many inputs.
- *   mac [--hex-key] [--hex-msg] [--hex] [--trunc=N] KEY [MSG]
+ *   mac [--hex-key] [--hex-msg] [--hex] [--split=N] [--trunc=N] KEY [MSG]
  *       HMAC-SHA256 of MSG (stdin without it) under KEY, in hex; --hex is
- *       both --hex-key and --hex-msg; --trunc=N: the first N bytes only
+ *       both --hex-key and --hex-msg; --split=N: through hmac_sha256_parts,
+ *       the message in pieces of N bytes (and an empty one); --trunc=N: the
+ *       first N bytes only
  *   equal HEX HEX            hmac_equal of the two: "equal" or "differ"
  *   equal-check              hmac_equal of equal buffers of every length
  *                            0..65 (and a difference just past the end), of
@@ -170,124 +164,12 @@ static int print_hex(const uint8_t *p, size_t len)
 	return 0;
 }
 
-/* ---- sha256 ---- */
-
-/* the digest of in, in one update (chunk 0, !seeded), pieces of chunk
- * bytes, or seeded random pieces */
-static int digest(const struct bytes *in, long chunk, int seeded, uint64_t seed,
-		  uint8_t md[SHA256_LEN])
-{
-	struct sha256 s;
-	size_t off;
-
-	sha256_init(&s);
-	if (!chunk && !seeded) {
-		sha256_update(&s, in->p, in->len);
-	} else {
-		for (off = 0; off <= in->len;) {
-			size_t n = seeded ? (size_t)(rnd(&seed) % 132) : (size_t)chunk;
-			uint8_t *piece = NULL;
-
-			if (n > in->len - off)
-				n = in->len - off;
-			if (n) {
-				piece = malloc(n);
-				if (!piece)
-					return env_error("out of memory");
-				memcpy(piece, in->p + off, n);
-			}
-			sha256_update(&s, piece, n);
-			free(piece);
-			off += n;
-			if (off == in->len)
-				break;
-		}
-	}
-	sha256_final(&s, md);
-	return 0;
-}
-
-/* all of a file */
-static int read_file(const char *path, struct bytes *b)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
-
-	b->p = NULL;
-	b->len = 0;
-	if (fd < 0)
-		return usage_error("cannot open '%s': %s", path, strerror(errno));
-	rc = read_fd(fd, path, b);
-	close(fd);
-	return rc;
-}
-
-static int cmd_sha256(int argc, const char **argv)
-{
-	int hex = 0, files = 0, i, rc;
-	long chunk = 0;
-	uint64_t seed = 0;
-	int seeded = 0;
-	struct bytes in;
-	uint8_t md[SHA256_LEN];
-
-	for (i = 1; i < argc && !strncmp(argv[i], "--", 2); i++) {
-		if (!strcmp(argv[i], "--hex")) {
-			hex = 1;
-		} else if (!strcmp(argv[i], "--files")) {
-			files = 1;
-			i++;
-			break;
-		} else if (!strncmp(argv[i], "--chunk=", 8)) {
-			chunk = parse_num(argv[i] + 8, 1L << 30);
-			if (chunk < 1)
-				return usage_error("bad chunk size '%s'", argv[i] + 8);
-		} else if (!strncmp(argv[i], "--chunks=", 9)) {
-			long v = parse_num(argv[i] + 9, 1L << 30);
-
-			if (v < 0)
-				return usage_error("bad seed '%s'", argv[i] + 9);
-			seed = (uint64_t)v;
-			seeded = 1;
-		} else {
-			return usage_error("unknown option '%s'", argv[i]);
-		}
-	}
-	if ((!files && argc - i > 1) || (chunk && seeded) || (files && hex))
-		return usage_error("usage: test-tool hmac sha256 [--hex] "
-				   "[--chunk=N | --chunks=SEED] [STRING | --files FILE...]");
-	for (; files && i < argc; i++) {
-		char hexmd[2 * SHA256_LEN + 1];
-
-		rc = read_file(argv[i], &in);
-		if (!rc)
-			rc = digest(&in, chunk, seeded, seed, md);
-		free(in.p);
-		if (rc)
-			return rc;
-		hmac_hex(md, sizeof(md), hexmd);
-		printf("%s  %s\n", hexmd, argv[i]);
-	}
-	if (files)
-		return 0;
-	if (i < argc)
-		rc = arg_bytes(argv[i], hex, &in);
-	else if (hex)
-		return usage_error("--hex takes its input as an argument");
-	else
-		rc = read_stdin(&in);
-	if (rc)
-		return rc;
-	rc = digest(&in, chunk, seeded, seed, md);
-	free(in.p);
-	return rc ? rc : print_hex(md, sizeof(md));
-}
-
 /* ---- mac ---- */
 
 static int cmd_mac(int argc, const char **argv)
 {
 	int hex_key = 0, hex_msg = 0, i, rc;
-	long trunc = SHA256_LEN;
+	long trunc = SHA256_LEN, split = 0;
 	struct bytes key, msg;
 	uint8_t mac[SHA256_LEN];
 
@@ -298,6 +180,10 @@ static int cmd_mac(int argc, const char **argv)
 			hex_key = 1;
 		} else if (!strcmp(argv[i], "--hex-msg")) {
 			hex_msg = 1;
+		} else if (!strncmp(argv[i], "--split=", 8)) {
+			split = parse_num(argv[i] + 8, 1 << 20);
+			if (split < 1)
+				return usage_error("bad piece size '%s'", argv[i] + 8);
 		} else if (!strncmp(argv[i], "--trunc=", 8)) {
 			trunc = parse_num(argv[i] + 8, SHA256_LEN);
 			if (trunc < 1)
@@ -309,7 +195,7 @@ static int cmd_mac(int argc, const char **argv)
 	}
 	if (argc - i < 1 || argc - i > 2)
 		return usage_error("usage: test-tool hmac mac [--hex-key] [--hex-msg] "
-				   "[--hex] [--trunc=N] KEY [MSG]");
+				   "[--hex] [--split=N] [--trunc=N] KEY [MSG]");
 	rc = arg_bytes(argv[i], hex_key, &key);
 	if (rc)
 		return rc;
@@ -323,7 +209,21 @@ static int cmd_mac(int argc, const char **argv)
 		free(key.p);
 		return rc;
 	}
-	hmac_sha256(key.p, key.len, msg.p, msg.len, mac);
+	if (split) {	/* through hmac_sha256_parts, in pieces of split bytes */
+		size_t n = msg.len / (size_t)split + 2, k = 0, off;
+		struct hmac_part *parts = calloc(n, sizeof(*parts));
+
+		if (!parts)
+			return usage_error("out of memory");
+		parts[k++] = (struct hmac_part){ NULL, 0 };	/* an empty part too */
+		for (off = 0; off < msg.len; off += (size_t)split)
+			parts[k++] = (struct hmac_part){ msg.p + off,
+							 msg.len - off < (size_t)split ? msg.len - off : (size_t)split };
+		hmac_sha256_parts(key.p, key.len, parts, k, mac);
+		free(parts);
+	} else {
+		hmac_sha256(key.p, key.len, msg.p, msg.len, mac);
+	}
 	free(key.p);
 	free(msg.p);
 	return print_hex(mac, (size_t)trunc);
@@ -543,7 +443,6 @@ int tool_hmac(int argc, const char **argv)
 		const char *name;
 		int (*fn)(int argc, const char **argv);
 	} sub[] = {
-		{ "sha256", cmd_sha256 },
 		{ "mac", cmd_mac },
 		{ "equal", cmd_equal },
 		{ "equal-check", cmd_equal_check },
@@ -556,5 +455,5 @@ int tool_hmac(int argc, const char **argv)
 		for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)
 			if (!strcmp(sub[i].name, argv[1]))
 				return sub[i].fn(argc - 1, argv + 1);
-	return usage_error("usage: test-tool hmac sha256|mac|equal|equal-check|unhex|random ...");
+	return usage_error("usage: test-tool hmac mac|equal|equal-check|unhex|random ...");
 }
