@@ -91,6 +91,12 @@ FABSCOPE=$(test_abspath_ "${FABSCOPE:-$SRCDIR/fabscope}")
 TEST_TOOL=$(test_abspath_ "${TEST_TOOL:-$SRCDIR/tests/helper/test-tool}")
 export SRCDIR FABSCOPE TEST_TOOL TEST_DIRECTORY TRASH_DIRECTORY
 export LC_ALL=C TZ=UTC
+# a test that runs make runs it as a user would: nothing of the make that runs the tests leaks
+# into it (make passes its command line on in MAKEFLAGS and in the environment: make check's
+# DEVELOPER=1 WITH_VERBS=yes TEST_HOOKS=yes, TESTS=..., its -j and level)
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS DEVELOPER SANITIZE TEST_HOOKS WITH_VERBS \
+	O V CFLAGS CPPFLAGS LDFLAGS PREFIX BINDIR MANDIR DATADIR DOCDIR DESTDIR PKG_CONFIG TESTS \
+	FAST_TESTS FRESH_TESTS FRESH_TIER PROVE PROVE_FLAGS
 
 # ---- options
 test_verbose_=0 test_trace_=0 test_immediate_=0 test_debug_=0
