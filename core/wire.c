@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "hmac.h"
 #include "net.h"
 #include "testhook.h"
 #include "wire.h"
@@ -18,12 +19,34 @@ int wire_version(void)
 	return e && *e ? atoi(e) : WIRE_VERSION;
 }
 
-int wire_send(int fd, json_t *msg, int timeout_ms)
+void wire_mac_start(struct wire_mac *m, const uint8_t key[WIRE_MAC_LEN], uint8_t dir)
+{
+	memcpy(m->key, key, WIRE_MAC_LEN);
+	m->seq = 0;
+	m->dir = dir;
+	m->bad = 0;
+	m->on = 1;
+}
+
+/* the MAC of message number m->seq with this body */
+void wire_mac_of(const struct wire_mac *m, const void *body, size_t len, uint8_t out[WIRE_MAC_LEN])
+{
+	uint8_t head[9];
+	struct hmac_part parts[2] = { { head, sizeof(head) }, { body, len } };
+	int i;
+
+	head[0] = m->dir;
+	for (i = 0; i < 8; i++)
+		head[1 + i] = (uint8_t)(m->seq >> (56 - 8 * i));
+	hmac_sha256_parts(m->key, WIRE_MAC_LEN, parts, 2, out);
+}
+
+int wire_send_mac(int fd, struct wire_mac *tx, json_t *msg, int timeout_ms)
 {
 	char *text;
-	size_t len;
+	size_t len, flen;
 	uint8_t *buf;
-	int rc;
+	int rc, mac = tx && tx->on;
 
 	if (!json_is_object(msg))
 		return -EINVAL;	/* messages are objects */
@@ -31,20 +54,30 @@ int wire_send(int fd, json_t *msg, int timeout_ms)
 	if (!text)
 		return -ENOMEM;
 	len = strlen(text);
-	buf = malloc(len + 4);
+	flen = len + (mac ? WIRE_MAC_LEN : 0);
+	buf = malloc(flen + 4);
 	if (!buf) {
 		free(text);
 		return -ENOMEM;
 	}
-	buf[0] = (uint8_t)(len >> 24);
-	buf[1] = (uint8_t)(len >> 16);
-	buf[2] = (uint8_t)(len >> 8);
-	buf[3] = (uint8_t)len;
+	buf[0] = (uint8_t)(flen >> 24);
+	buf[1] = (uint8_t)(flen >> 16);
+	buf[2] = (uint8_t)(flen >> 8);
+	buf[3] = (uint8_t)flen;
 	memcpy(buf + 4, text, len);
-	rc = net_write_full(fd, buf, len + 4, timeout_ms);
+	if (mac) {
+		wire_mac_of(tx, text, len, buf + 4 + len);
+		tx->seq++;	/* (sent or not: a message cut short leaves the channel broken anyway) */
+	}
+	rc = net_write_full(fd, buf, flen + 4, timeout_ms);
 	free(buf);
 	free(text);
 	return rc;
+}
+
+int wire_send(int fd, json_t *msg, int timeout_ms)
+{
+	return wire_send_mac(fd, NULL, msg, timeout_ms);
 }
 
 static int parse_body(const char *buf, size_t len, json_t **msg)
@@ -145,10 +178,18 @@ int wire_recv(int fd, json_t **msg, size_t max, int timeout_ms)
 	return wire_recv_what(fd, msg, max, timeout_ms, NULL, 0);
 }
 
-void wire_rd_free(struct wire_rd *r)
+/* ready for the next message; the MAC state stays */
+static void rd_next(struct wire_rd *r)
 {
 	free(r->buf);
-	memset(r, 0, sizeof(*r));
+	r->buf = NULL;
+	r->hlen = r->len = r->got = 0;
+}
+
+void wire_rd_free(struct wire_rd *r)
+{
+	rd_next(r);
+	memset(r, 0, sizeof(*r));	/* (the key too) */
 }
 
 /* read() into p[0..want), EINTR retried: bytes read, 0 nothing now, -errno */
@@ -175,6 +216,8 @@ int wire_read_some(int fd, struct wire_rd *r, json_t **msg, size_t max)
 	int rc;
 
 	*msg = NULL;
+	if (r->mac.bad)
+		return -EBADMSG;
 	while (r->hlen < 4) {
 		n = read_avail(fd, r->hdr + r->hlen, 4 - r->hlen);
 		if (n <= 0)
@@ -197,8 +240,22 @@ int wire_read_some(int fd, struct wire_rd *r, json_t **msg, size_t max)
 			return (int)n;
 		r->got += (size_t)n;
 	}
-	rc = parse_body(r->buf, r->len, msg);
-	wire_rd_free(r);
+	if (r->mac.on) {	/* the MAC first: nothing of a forged message is parsed */
+		uint8_t want[WIRE_MAC_LEN];
+		size_t blen = r->len - (r->len >= WIRE_MAC_LEN ? WIRE_MAC_LEN : r->len);
+
+		wire_mac_of(&r->mac, r->buf, blen, want);
+		if (r->len < WIRE_MAC_LEN + 1 || !hmac_equal(want, (uint8_t *)r->buf + blen, WIRE_MAC_LEN)) {
+			r->mac.bad = 1;
+			rd_next(r);
+			return -EBADMSG;
+		}
+		r->mac.seq++;
+		rc = parse_body(r->buf, blen, msg);
+	} else {
+		rc = parse_body(r->buf, r->len, msg);
+	}
+	rd_next(r);
 	return rc ? rc : 1;
 }
 
@@ -209,6 +266,7 @@ const char *wire_strerror(int err)
 	case -ECONNRESET: return "connection closed by peer";
 	case -EMSGSIZE: return "message too large or empty";
 	case -EPROTO: return "malformed message (not a JSON object)";
+	case -EBADMSG: return "a message failed its MAC: the channel was tampered with (changed, injected, replayed, reordered or dropped messages)";
 	default: return strerror(-err);
 	}
 }

@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WIRE_VERSION 2	/* 2: bw/lat --sport and --inline reach the server, lat --op read, "alive" */
+#define WIRE_VERSION 3	/* 2: bw/lat --sport and --inline reach the server, lat --op read, "alive";
+			 * 3: every fleet message after the welcome carries its MAC */
 #define WIRE_MAX_MSG (1u << 20)	/* default bound on one message */
 
 /* 0, or -errno: -ETIMEDOUT, -ECONNRESET (peer closed), -EMSGSIZE, -EPROTO. */
@@ -37,13 +38,41 @@ int wire_recv_what(int fd, json_t **msg, size_t max, int timeout_ms, char *what,
  * needed (call again when the fd is readable), or -errno as wire_recv().
  * One call returns at most one message; call it until it returns 0.
  */
+/*
+ * Message MACs, for a channel that a handshake has authenticated (the fleet
+ * protocol: coordinator and agents).  Once both ends hold the session key,
+ * every message carries, after its JSON body and inside its length, a
+ * 32-byte HMAC-SHA256 under that key of the direction, the message's number
+ * (0, 1, ... each way) and the body.  A message changed, injected, replayed,
+ * reordered, or one after a message that was dropped (its number is off),
+ * fails its MAC: the receiver stops at it with -EBADMSG and reads nothing
+ * more.  The number is implicit: nothing of it travels.
+ */
+#define WIRE_MAC_LEN 32
+struct wire_mac {
+	uint8_t key[WIRE_MAC_LEN];
+	uint64_t seq;		/* the number of the next message */
+	uint8_t dir;		/* the direction's label: 'c' coordinator to agent, 'a' back */
+	int on;
+	int bad;		/* a message failed: nothing more is accepted */
+};
+/* From now on MAC (tx) or check (rx) with key, in direction dir. */
+void wire_mac_start(struct wire_mac *m, const uint8_t key[WIRE_MAC_LEN], uint8_t dir);
+/* The MAC of message number m->seq with this body (for test tools that
+ * frame messages by hand). */
+void wire_mac_of(const struct wire_mac *m, const void *body, size_t len, uint8_t out[WIRE_MAC_LEN]);
+/* wire_send with the MAC of tx when it is on (then tx->seq counts). */
+int wire_send_mac(int fd, struct wire_mac *tx, json_t *msg, int timeout_ms);
+
 struct wire_rd {
 	uint8_t hdr[4];
 	size_t hlen;		/* header bytes read */
 	char *buf;		/* body, once the header is complete */
 	size_t len, got;
+	struct wire_mac mac;	/* checked when on (-EBADMSG); kept by wire_read_some */
 };
 int wire_read_some(int fd, struct wire_rd *r, json_t **msg, size_t max);
+/* Free what a reader holds, its MAC key wiped. */
 void wire_rd_free(struct wire_rd *r);
 
 /* Human words for a wire_* error: "timed out", "connection closed by peer". */

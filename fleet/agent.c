@@ -63,6 +63,7 @@ struct agent {
 	int heartbeat_ms, silence_ms;
 	uint64_t last_heard_ns, last_sent_ns;
 	int timeout_ms;
+	struct wire_mac tx, rx;	/* the session's MACs, from the welcome on */
 };
 
 static const char *const agent_usage[] = {
@@ -74,7 +75,7 @@ static const char *const agent_usage[] = {
 
 static int send_msg(struct agent *a, json_t *msg)
 {
-	int rc = wire_send(a->wfd, msg, a->timeout_ms);
+	int rc = wire_send_mac(a->wfd, &a->tx, msg, a->timeout_ms);
 
 	json_decref(msg);
 	if (rc)
@@ -643,6 +644,14 @@ static int handshake(struct agent *a, json_t *eps, const char *slot)
 		json_decref(m);
 		return fs_err_env("the coordinator did not prove the token: check --token-file / FABSCOPE_TOKEN on both sides");
 	}
+	{	/* from here on every message each way carries its MAC */
+		uint8_t key[WIRE_MAC_LEN];
+
+		fleet_session_key(a->token, cnonce, nonce, key);
+		wire_mac_start(&a->tx, key, 'a');
+		wire_mac_start(&a->rx, key, 'c');
+		memset(key, 0, sizeof(key));
+	}
 	/* clamped as 64-bit values: a huge one must not wrap into a tiny one */
 	a->heartbeat_ms = clamp_ms(json_object_get(m, "heartbeat_ms"), a->heartbeat_ms, 50, 60000);
 	a->silence_ms = clamp_ms(json_object_get(m, "silence_ms"), a->silence_ms, 0, 86400000);
@@ -659,6 +668,7 @@ static int agent_loop(struct agent *a)
 	int rc = 0, bye = 0;
 
 	memset(&rd, 0, sizeof(rd));
+	rd.mac = a->rx;		/* what the coordinator sends is checked */
 	a->last_heard_ns = a->last_sent_ns = clock_ns();
 	while (!rc && !bye) {
 		struct pollfd pfd[1 + 2 * AGENT_MAX_JOBS];
@@ -688,6 +698,14 @@ static int agent_loop(struct agent *a)
 
 				if (r == 0)
 					break;
+				if (r == -EBADMSG) {	/* refuse the channel, and say why to the real coordinator */
+					send_msg(a, json_pack("{ss,ss}", "type", "error", "message",
+							      "refused the control channel: a message from the coordinator failed "
+							      "its MAC (tampered with on the way)"));
+					rc = fs_err_peer("refused the control channel: a message from the coordinator failed its "
+							 "MAC (changed, injected, replayed, reordered or dropped on the way)");
+					break;
+				}
 				if (r < 0) {
 					rc = r == -ECONNRESET ?
 					     fs_err_peer("the coordinator closed the connection") :

@@ -131,6 +131,11 @@ void fleet_mac(const char *token, const char *role, const char *n1, const char *
 	hmac_hex(raw, sizeof(raw), out);
 }
 
+void fleet_session_key(const char *token, const char *cnonce, const char *anonce, uint8_t key[32])
+{
+	mac_raw(token, "session", cnonce, anonce, key);
+}
+
 int fleet_mac_ok(const char *token, const char *role, const char *n1, const char *n2,
 		 const char *mac)
 {

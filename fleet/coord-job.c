@@ -537,6 +537,9 @@ void coord_on_agent_msg(struct coord *c, int ci, json_t *m)
 		const char *msg = json_string_value(json_object_get(m, "message"));
 
 		fs_warn("agent %s: %s", c->plan.nodes[c->conns[ci].node].name, msg ? msg : "error");
+		if (msg && strstr(msg, "refused the control channel"))	/* it stops: say why it went */
+			coord_conn_gone(c, ci, "its control channel was tampered with (it refused a message from "
+					"the coordinator that failed its MAC)");
 		return;
 	}
 	ji = job_of(c, id, &k);

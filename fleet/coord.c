@@ -52,7 +52,7 @@ int coord_send_to(struct coord *c, int ci, json_t *msg)
 		json_decref(msg);
 		return -1;
 	}
-	rc = wire_send(k->fd, msg, 2000);
+	rc = wire_send_mac(k->fd, &k->tx, msg, 2000);
 	json_decref(msg);
 	return rc;
 }
@@ -61,7 +61,18 @@ int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer)
 {
 	struct conn *k;
 
-	c->conns = realloc(c->conns, (size_t)(c->nconns + 1) * sizeof(*c->conns));
+	if (c->nconns == c->conns_cap) {	/* (doubling: a burst of connections costs log n moves) */
+		int cap = c->conns_cap ? 2 * c->conns_cap : 64;
+		struct conn *nc = realloc(c->conns, (size_t)cap * sizeof(*nc));
+
+		if (!nc) {
+			fs_warn("out of memory for a connection from %s: closed", peer ? peer : "?");
+			close(fd);
+			return -1;
+		}
+		c->conns = nc;
+		c->conns_cap = cap;
+	}
 	k = &c->conns[c->nconns];
 	memset(k, 0, sizeof(*k));
 	k->fd = fd;
@@ -201,6 +212,14 @@ static void on_register(struct coord *c, int ci, json_t *m)
 		coord_conn_gone(c, ci, "lost while joining");
 		return;
 	}
+	{	/* from here on every message each way carries its MAC */
+		uint8_t key[WIRE_MAC_LEN];
+
+		fleet_session_key(c->token, k->nonce, nonce, key);
+		wire_mac_start(&k->tx, key, 'c');
+		wire_mac_start(&k->rd.mac, key, 'a');
+		memset(key, 0, sizeof(key));
+	}
 	k->authed = 1;
 	k->node = node;
 	c->node_conn[node] = ci;
@@ -260,12 +279,51 @@ static void accept_new(struct coord *c)
 	}
 }
 
+/* Drop the connections that are gone (closed, their reader freed) so that
+ * memory and every poll are by the connections alive, not by all ever made;
+ * node_conn follows the moves.  Only here, before a poll set is built, so
+ * that no index is held across it. */
+static void compact_conns(struct coord *c)
+{
+	int i, n = 0;
+
+	for (i = 0; i < c->nconns; i++) {
+		struct conn *k = &c->conns[i];
+
+		if (k->gone)
+			continue;
+		if (n != i)
+			c->conns[n] = *k;
+		if (c->conns[n].node >= 0 && c->node_conn[c->conns[n].node] == i)
+			c->node_conn[c->conns[n].node] = n;
+		n++;
+	}
+	c->nconns = n;
+	if (c->conns_cap > 256 && n < c->conns_cap / 4) {	/* give back what a burst took */
+		struct conn *nc = realloc(c->conns, (size_t)(c->conns_cap / 2) * sizeof(*nc));
+
+		if (nc) {
+			c->conns = nc;
+			c->conns_cap /= 2;
+		}
+	}
+}
+
 int coord_poll(struct coord *c, int timeout_ms)
 {
-	struct pollfd *pfd = malloc((size_t)(c->nconns + 1) * sizeof(*pfd));
-	int *which = malloc((size_t)(c->nconns + 1) * sizeof(*which));
+	struct pollfd *pfd;
+	int *which;
 	int n = 0, i, rc;
 	uint64_t now;
+
+	compact_conns(c);
+	pfd = malloc((size_t)(c->nconns + 1) * sizeof(*pfd));
+	which = malloc((size_t)(c->nconns + 1) * sizeof(*which));
+	if (!pfd || !which) {
+		free(pfd);
+		free(which);
+		return fs_err_env("out of memory polling %d connections", c->nconns);
+	}
 
 	if (c->listen_fd >= 0) {
 		pfd[n].fd = c->listen_fd;
@@ -299,7 +357,8 @@ int coord_poll(struct coord *c, int timeout_ms)
 				char why[128];
 
 				snprintf(why, sizeof(why), "%s", r == -ECONNRESET ? "its connection closed" :
-					 wire_strerror(r));
+					 r == -EBADMSG ? "its control channel was tampered with (a message from it failed "
+							 "its MAC)" : wire_strerror(r));
 				if (c->conns[ci].authed)
 					coord_conn_gone(c, ci, why);
 				else if (!c->conns[ci].gone) {

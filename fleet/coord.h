@@ -19,7 +19,8 @@ struct conn {
 	int authed, gone;
 	char nonce[FLEET_NONCE_HEX + 1];
 	char peer[64];		/* address of a TCP agent, for messages and endpoints */
-	struct wire_rd rd;
+	struct wire_rd rd;	/* (rd.mac: the agent's messages are checked once it joined) */
+	struct wire_mac tx;	/* ours to it, MAC'd once it joined */
 	uint64_t opened_ns, last_ns;
 };
 
@@ -35,8 +36,8 @@ struct coord {
 	int readable_token;	/* --allow-readable-token (passed on to ssh agents) */
 	int listen_fd;
 	char advertise[300];	/* HOST:PORT agents connect to */
-	struct conn *conns;
-	int nconns;
+	struct conn *conns;	/* live connections (gone ones are compacted away in coord_poll) */
+	int nconns, conns_cap;
 	int *node_conn;		/* node -> conn index, -1 */
 	char **node_why;	/* node -> why it is missing (NULL: fine) */
 	int nnodes_cap;

@@ -37,6 +37,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define FLEET_PROTO "fabscope-fleet"
 #define FLEET_MAX_MSG (4u << 20)
@@ -61,6 +62,11 @@ void fleet_mac(const char *token, const char *role, const char *n1, const char *
 /* Constant-time check of a received mac against the expected one. */
 int fleet_mac_ok(const char *token, const char *role, const char *n1, const char *n2,
 		 const char *mac);
+/* The session key of one connection, HMAC-SHA256(token, "fabscope-session\n"
+ * challenge-nonce "\n" agent-nonce): every message after the welcome carries
+ * a MAC under it (wire_mac), so that none can be injected, changed,
+ * replayed, reordered or dropped unseen. */
+void fleet_session_key(const char *token, const char *cnonce, const char *anonce, uint8_t key[32]);
 
 /* The `fabscope agent` and `fabscope run` commands. */
 int cmd_agent(int argc, const char **argv);

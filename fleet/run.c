@@ -511,7 +511,7 @@ out_agents:
 
 		for (i = 0; i < c.nconns; i++)
 			if (c.conns[i].authed && !c.conns[i].gone)
-				wire_send(c.conns[i].fd, bye, 1000);
+				wire_send_mac(c.conns[i].fd, &c.conns[i].tx, bye, 1000);
 		json_decref(bye);
 	}
 	launch_reap(&c, 0);

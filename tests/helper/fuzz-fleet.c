@@ -308,7 +308,8 @@ struct fjob {
 struct fz {
 	pid_t pid;
 	int fd, errfd;
-	struct wire_rd rd;
+	struct wire_rd rd;	/* (rd.mac: the agent's messages are checked after the welcome) */
+	struct wire_mac tx;	/* ours, MAC'd after the welcome */
 	int eof;		/* the agent's end is closed */
 	json_t *reg;		/* its register message */
 	int regs;
@@ -525,14 +526,22 @@ static int fz_put(struct fz *z, const void *buf, size_t len)
 	return 0;
 }
 
+/* A frame of this body, with its MAC once the session has one (so that
+ * hostile bodies reach the agent's parser, behind the MAC check). */
 static int fz_frame(struct fz *z, const char *body, size_t len)
 {
-	uint8_t h[4];
-	int rc;
+	uint8_t h[4], mac[WIRE_MAC_LEN];
+	int rc, on = z->tx.on;
 
-	put32(h, (uint32_t)len);
+	put32(h, (uint32_t)(len + (on ? WIRE_MAC_LEN : 0)));
+	if (on) {
+		wire_mac_of(&z->tx, body, len, mac);
+		z->tx.seq++;
+	}
 	rc = fz_put(z, h, 4);
-	return rc ? rc : fz_put(z, body, len);
+	if (!rc)
+		rc = fz_put(z, body, len);
+	return rc || !on ? rc : fz_put(z, mac, WIRE_MAC_LEN);
 }
 
 /* Send a message (the reference is taken). */
@@ -652,13 +661,13 @@ static int fz_keepalive(struct fz *z)
 
 enum ending {
 	E_CLOSE, E_BYE, E_ZERO, E_HUGE, E_DEEP, E_NUL, E_NOTOBJ, E_NOTJSON, E_TRUNC, E_RANDOM,
-	E_SILENT, E_NENDINGS
+	E_FORGED, E_SILENT, E_NENDINGS
 };
 
 static const char *const ending_name[] = {
 	"closed", "bye", "a frame of length 0", "a frame over 4 MiB", "nesting too deep",
 	"a NUL in a string", "a message that is not an object", "a body that is not JSON",
-	"a truncated frame", "random bytes", "silence",
+	"a truncated frame", "random bytes", "a message that fails its MAC", "silence",
 };
 
 /* (as many random numbers drawn whatever the outcome, so that a seed
@@ -1225,6 +1234,13 @@ static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz
 			rc = failf("the agent went away after a valid welcome");
 			goto out;
 		}
+		{	/* the session's MACs, both ways, from here on */
+			uint8_t key[WIRE_MAC_LEN];
+
+			fleet_session_key(token, cn, jstr(z.reg, "nonce"), key);
+			wire_mac_start(&z.tx, key, 'c');
+			wire_mac_start(&z.rd.mac, key, 'a');
+		}
 		keepalive_on = end != E_SILENT;
 
 		/* 4. the stream */
@@ -1297,8 +1313,37 @@ static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz
 		size_t len;
 		uint8_t *b = bad_frame(s, end - E_ZERO, &len);
 
-		rc = fz_put(&z, b, len);
+		/* lengths are refused before any MAC; a bad body comes with a good
+		 * MAC, so that the parser behind it is what refuses it */
+		rc = end == E_ZERO || end == E_HUGE ? fz_put(&z, b, len) : fz_frame(&z, (char *)b + 4, len - 4);
 		free(b);
+		break;
+	}
+	case E_FORGED: {	/* injected (a MAC of another key), replayed (an old number) or changed */
+		json_t *m = json_pack("{ss,sI}", "type", "ping", "t", (json_int_t)42);
+		char *t = json_dumps(m, JSON_COMPACT);
+		size_t tl = strlen(t);
+		uint8_t h[4], mac[WIRE_MAC_LEN];
+		struct wire_mac f = z.tx;
+		int how_ = (int)below(s, 3);
+
+		if (how_ == 1 && !f.seq)
+			how_ = 0;	/* (nothing to replay yet) */
+		if (how_ == 0)
+			memset(f.key, 0x5a, sizeof(f.key));
+		else if (how_ == 1 && f.seq)
+			f.seq--;
+		wire_mac_of(&f, t, tl, mac);
+		if (how_ == 2)
+			t[tl / 2] ^= 1;	/* the body changed on the way */
+		put32(h, (uint32_t)(tl + WIRE_MAC_LEN));
+		rc = fz_put(&z, h, 4);
+		if (!rc)
+			rc = fz_put(&z, t, tl);
+		if (!rc)
+			rc = fz_put(&z, mac, WIRE_MAC_LEN);
+		free(t);
+		json_decref(m);
 		break;
 	}
 	case E_TRUNC: {
@@ -1479,7 +1524,8 @@ struct cz {
 	double agent_timeout;
 	/* the member, fz */
 	int mfd;
-	struct wire_rd mrd;
+	struct wire_rd mrd;	/* (mrd.mac: the coordinator's messages are checked once fz joined) */
+	struct wire_mac mtx;	/* fz's, MAC'd once it joined */
 	int mbye, mgone;
 	uint64_t m_last_ns;
 	struct mjob jobs[CZ_MAXJOBS];
@@ -1535,7 +1581,7 @@ static int cz_msend(struct cz *c, json_t *m)
 		json_decref(m);
 		return 0;
 	}
-	rc = wire_send(c->mfd, m, 5000);
+	rc = wire_send_mac(c->mfd, &c->mtx, m, 5000);
 	json_decref(m);
 	c->msgs++;
 	if (rc == -ETIMEDOUT)
@@ -1848,6 +1894,14 @@ static int cz_join(struct cz *c)
 		return failf("the welcome does not prove the token, or lacks its fields");
 	}
 	json_decref(m);
+	{	/* the session's MACs, both ways: the hostile bursts that follow get past
+		 * them and reach the coordinator's parser */
+		uint8_t key[WIRE_MAC_LEN];
+
+		fleet_session_key(c->token, cn, an, key);
+		wire_mac_start(&c->mtx, key, 'a');
+		wire_mac_start(&c->mrd.mac, key, 'c');
+	}
 	net_set_nonblock(c->mfd, 1);
 	c->m_last_ns = clock_ns();
 	printf("joined fz\n");
