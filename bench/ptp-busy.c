@@ -33,63 +33,113 @@
 #define BUSY_GRACE_MS 500
 
 
-/* Wait up to ms for the stop pipe (or for fd, when fd >= 0, to be readable):
- * 1 when stopping, 0 otherwise. */
-static int busy_wait(struct ptp_busy *b, int fd, int ms)
-{
-	struct pollfd p[2] = { { .fd = b->stop[0], .events = POLLIN },
-			       { .fd = fd, .events = POLLIN } };
+/*
+ * The thread's connections: HELD ones wait out the grace (a client that
+ * comes as the session ends is served, not refused); then they hear "busy"
+ * and are CLOSING until the client closes (its reply read), a second at
+ * most.  All are polled at once, so that no number of idle or slow
+ * connections keeps the next one from its answer.
+ */
+enum { BC_HELD, BC_CLOSING };
+struct bconn {
+	int fd, state;
+	uint64_t until;		/* the end of its grace, or of its closing */
+	struct net_addr peer;
+};
 
-	if (poll(p, fd >= 0 ? 2 : 1, ms) < 0)
-		p[0].revents = 0;
-	return p[0].revents || __atomic_load_n(&b->stopping, __ATOMIC_SEQ_CST);
-}
-
-static void busy_reply(struct ptp_busy *b, int fd, const struct net_addr *peer)
+static void busy_reply(struct ptp_busy *b, struct bconn *k)
 {
-	uint64_t deadline = clock_ns() + 1000000000ull;
-	char name[NET_ADDRSTRLEN], why[512], since[32];
+	char name[NET_ADDRSTRLEN], why[512], since[32], junk[4096];
 	struct tm tm;
-	char junk[4096];
-	ssize_t n;
 
-	net_addr_str(peer, name, sizeof(name));
+	net_addr_str(&k->peer, name, sizeof(name));
 	strftime(since, sizeof(since), "%H:%M:%S", localtime_r(&b->since, &tm));
 	snprintf(why, sizeof(why), "busy: serving %s since %s (%lld s ago), %s; try again when it is done",
 		 b->client, since, (long long)(time(NULL) - b->since), b->test);
 	/* what the client said (its hello) is read: a socket closed with
 	 * unread bytes sends a reset, which could overtake the reply */
-	while (recv(fd, junk, sizeof(junk), MSG_DONTWAIT) > 0)
+	while (recv(k->fd, junk, sizeof(junk), MSG_DONTWAIT) > 0)
 		;
-	ptp_send_error(fd, FS_EXIT_PEER, why);
-	shutdown(fd, SHUT_WR);
-	/* until the client has read it and closed, for a second at most */
-	while (clock_ms_left(deadline) && !busy_wait(b, fd, clock_ms_left(deadline))) {
-		n = recv(fd, junk, sizeof(junk), MSG_DONTWAIT);
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-			break;
-	}
-	close(fd);
+	ptp_send_error(k->fd, FS_EXIT_PEER, why);
+	shutdown(k->fd, SHUT_WR);
+	k->state = BC_CLOSING;
+	k->until = clock_ns() + 1000000000ull;
 	fs_info("client %s: refused: busy serving %s", name, b->client);
+}
+
+static void bconn_drop(struct bconn *v, int *n, int i)
+{
+	close(v[i].fd);
+	v[i] = v[--*n];
 }
 
 static void *busy_thread(void *arg)
 {
 	struct ptp_busy *b = arg;
+	struct bconn *v = calloc(PTP_PENDING_MAX, sizeof(*v));
+	struct pollfd *p = calloc(PTP_PENDING_MAX + 2, sizeof(*p));
+	int n = 0, i;
 
-	while (!busy_wait(b, b->lfd, 1000)) {
-		struct net_addr peer;
-		int fd = net_accept(b->lfd, 0, &peer);
-
-		if (fd < 0)
-			continue;
-		if (b->grace_ms && busy_wait(b, -1, b->grace_ms)) {
-			b->next_fd = fd;	/* the session is over: serve this one */
-			b->next_peer = peer;
-			break;
-		}
-		busy_reply(b, fd, &peer);
+	if (!v || !p) {
+		free(v);
+		free(p);
+		return NULL;
 	}
+	for (;;) {
+		uint64_t now = clock_ns();
+		int np = 0;
+
+		for (i = 0; i < n;) {	/* what is due */
+			if (now < v[i].until) {
+				i++;
+			} else if (v[i].state == BC_HELD) {
+				busy_reply(b, &v[i]);
+				i++;
+			} else {
+				bconn_drop(v, &n, i);
+			}
+		}
+		p[np++] = (struct pollfd){ .fd = b->stop[0], .events = POLLIN };
+		p[np++] = (struct pollfd){ .fd = b->lfd, .events = POLLIN };
+		for (i = 0; i < n; i++)
+			p[np++] = (struct pollfd){ .fd = v[i].state == BC_CLOSING ? v[i].fd : -1, .events = POLLIN };
+		if (poll(p, (nfds_t)np, 50) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents || __atomic_load_n(&b->stopping, __ATOMIC_SEQ_CST))
+			break;
+		for (i = n - 1; i >= 0; i--)	/* a closing client that has read its reply */
+			if (p[2 + i].revents) {
+				char junk[4096];
+				ssize_t r = recv(v[i].fd, junk, sizeof(junk), MSG_DONTWAIT);
+
+				if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+					bconn_drop(v, &n, i);
+			}
+		if (p[1].revents)
+			for (;;) {	/* every connection that came */
+				struct net_addr peer;
+				int fd = net_accept(b->lfd, 0, &peer);
+
+				if (fd < 0)
+					break;
+				if (n == PTP_PENDING_MAX)	/* the oldest goes */
+					bconn_drop(v, &n, 0);
+				v[n++] = (struct bconn){ .fd = fd, .state = BC_HELD, .peer = peer,
+							 .until = clock_ns() + (uint64_t)b->grace_ms * 1000000ull };
+				if (!b->grace_ms)
+					busy_reply(b, &v[n - 1]);
+			}
+	}
+	/* the session is over: what waits out its grace is the main loop's to serve */
+	for (i = 0; i < n; i++)
+		if (v[i].state == BC_HELD && b->grace_ms && b->nhanded < PTP_PENDING_MAX) {
+			b->handed[b->nhanded] = v[i].fd;
+			b->handed_peer[b->nhanded++] = v[i].peer;
+		} else {
+			close(v[i].fd);
+		}
+	free(v);
+	free(p);
 	return NULL;
 }
 
@@ -117,7 +167,7 @@ void ptp_busy_start(struct ptp_busy *b, const char *client, const char *node,
 	}
 }
 
-/* Stop answering; a connection handed over is in b->next_fd. */
+/* Stop answering; connections handed over are in b->handed. */
 void ptp_busy_stop(struct ptp_busy *b)
 {
 	if (!b->running)

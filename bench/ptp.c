@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/net.h"
 #include "../core/record.h"
@@ -25,6 +26,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT('p', "port", &o->port, "PORT", "control port (default 18520); a server given 0 takes any free port and says which", 0, 65535),
 		OPT_STRING(0, "bind", &o->bind, "ADDR", "local address to use: the client's source, the server's listening address; selects the rail"),
 		OPT_BOOL(0, "once", &o->once, "server: exit after one client"),
+		OPT_SIZE(0, "max-mem", &o->max_mem, "SIZE", "server: the most buffer memory a client may make it allocate, 2 x its largest message (default: an eighth of the RAM, 64M to 1G); a test that needs more is refused before anything is allocated", 1, 1ll << 40),
 		OPT_SECONDS(0, "timeout", &o->timeout_s, "SECONDS", "give up on a silent peer after this long (default 10)"),
 		OPT_STRING(0, "node", &o->node, "NAME", "this node's name in records (default: the host name)"),
 		OPT_GROUP("Test"),
@@ -497,6 +499,18 @@ static int FS_PRINTF(3, 4) xport_trouble(struct ptp_ctx *c, int code, const char
 
 /* Open the transport and register the buffers: all that can fail locally,
  * done before any peer is involved. */
+uint64_t ptp_max_mem(const struct ptp_opts *o)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	uint64_t ram = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0, dflt = ram / 8;
+
+	if (o->max_mem)
+		return o->max_mem;
+	if (dflt > (1ull << 30))	/* 2 x 512 MiB messages: past any real test's */
+		dflt = 1ull << 30;
+	return dflt > (64ull << 20) ? dflt : 64ull << 20;
+}
+
 static int open_transport(struct ptp_ctx *c, uint64_t maxsize, const char *bind)
 {
 	struct xport_params p = xport_params_of(c, bind);
@@ -783,6 +797,23 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 		rc = fs_err_usage("client %s: %s", name, why);
 		goto out_m;
 	}
+	{	/* what the client asks is bounded before anything is allocated */
+		uint64_t need = 2 * maxsize, limit = ptp_max_mem(o);
+
+		if (need > limit) {
+			char n[32], l[32], sz[32];
+
+			units_format_size(need, n, sizeof(n));
+			units_format_size(limit, l, sizeof(l));
+			units_format_size(maxsize, sz, sizeof(sz));
+			snprintf(why, sizeof(why), "the test needs %s of buffers (2 x its largest message, %s), over this "
+				 "server's limit of %s: use a smaller -s, or start the server with a larger --max-mem",
+				 n, sz, l);
+			ptp_send_error(fd, FS_EXIT_USAGE, why);
+			rc = fs_err_usage("client %s: refused: %s", name, why);
+			goto out_m;
+		}
+	}
 	if (o->server_poll)	/* how this node waits is its own business */
 		so.poll = o->server_poll;
 	record_labels(&o->labels, &c.labels, &proto);	/* (checked by ptp_finish_opts) */
@@ -815,16 +846,89 @@ out:
 	return rc;
 }
 
+/*
+ * The connections a server has accepted that have not said hello yet.  The
+ * server serves one client at a time, but waits for hellos from all at once:
+ * the first connection with something to read is served; one that says
+ * nothing within PTP_HELLO_MS is closed, and beyond PTP_PENDING_MAX the
+ * oldest is.  So a burst of idle connections holds nothing up.
+ */
+struct pend {
+	int fd;
+	struct net_addr peer;
+	uint64_t t0;
+};
+
+static void pend_add(struct pend *p, int *n, int fd, const struct net_addr *peer)
+{
+	if (*n == PTP_PENDING_MAX) {	/* the oldest goes */
+		close(p[0].fd);
+		memmove(p, p + 1, (size_t)(*n - 1) * sizeof(*p));
+		(*n)--;
+	}
+	p[*n].fd = fd;
+	p[*n].peer = *peer;
+	p[(*n)++].t0 = clock_ns();
+}
+
+/* The next connection that says something (its fd, its peer), or -ETIMEDOUT
+ * after a while without one, or -errno of the listening socket. */
+static int pend_next(int lfd, struct pend *p, int *n, struct pollfd *pfd, struct net_addr *peer)
+{
+	uint64_t now = clock_ns();
+	int i, fd;
+
+	for (i = 0; i < *n;) {	/* silent too long */
+		if (now - p[i].t0 > PTP_HELLO_MS * 1000000ull) {
+			char name[NET_ADDRSTRLEN];
+
+			net_addr_str(&p[i].peer, name, sizeof(name));
+			fs_log(1, "client %s: no hello within %d ms: closed", name, PTP_HELLO_MS);
+			close(p[i].fd);
+			memmove(p + i, p + i + 1, (size_t)(*n - i - 1) * sizeof(*p));
+			(*n)--;
+		} else {
+			i++;
+		}
+	}
+	pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+	for (i = 0; i < *n; i++)
+		pfd[1 + i] = (struct pollfd){ .fd = p[i].fd, .events = POLLIN };
+	if (poll(pfd, (nfds_t)(1 + *n), 200) < 0)
+		return errno == EINTR ? -EINTR : -errno;
+	for (i = 0; i < *n; i++)	/* the oldest that spoke */
+		if (pfd[1 + i].revents) {
+			fd = p[i].fd;
+			*peer = p[i].peer;
+			memmove(p + i, p + i + 1, (size_t)(*n - i - 1) * sizeof(*p));
+			(*n)--;
+			return fd;
+		}
+	if (pfd[0].revents)
+		while ((fd = net_accept(lfd, 0, peer)) >= 0)
+			pend_add(p, n, fd, peer);
+	return -ETIMEDOUT;
+}
+
 int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 {
 	struct net_addr a;
 	char err[256], name[NET_ADDRSTRLEN];
-	struct net_addr next_peer;
-	int lfd, rc = 0, next_fd = -1;
+	struct pend *pend = calloc(PTP_PENDING_MAX, sizeof(*pend));
+	struct pollfd *pfd = calloc(PTP_PENDING_MAX + 1, sizeof(*pfd));
+	int lfd, rc = 0, npend = 0, i;
 
 	net_stop_on_signals();
-	if (net_resolve(o->bind, o->port, 1, &a, err, sizeof(err)))
+	if (!pend || !pfd) {
+		free(pend);
+		free(pfd);
+		return fs_err_env("out of memory");
+	}
+	if (net_resolve(o->bind, o->port, 1, &a, err, sizeof(err))) {
+		free(pend);
+		free(pfd);
 		return fs_err_usage("cannot use --bind '%s': %s", o->bind, err);
+	}
 	{	/* the transport must work here before clients come */
 		struct ptp_ctx probe = { .o = o, .is_server = 1, .ctl = -1 };
 		struct xport_params p;
@@ -838,7 +942,7 @@ int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 			return fs_err_env("%s", err);
 		xport_close(x);
 	}
-	lfd = net_listen(&a, 16);
+	lfd = net_listen(&a, 1024);	/* a burst of connections waits in the queue, not refused */
 	net_addr_str(&a, name, sizeof(name));
 	if (lfd == -EADDRINUSE)
 		return fs_err_env("cannot listen on %s: port %d is in use; pick another with -p", name, o->port);
@@ -849,15 +953,10 @@ int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 	out_sink_event("listening", json_integer(net_addr_port(&a)));
 	fs_info("%s server listening on %s (%s)", o->test, name, o->transport);
 	while (!net_stop) {
-		struct ptp_busy busy = { .lfd = lfd, .once = o->once, .next_fd = -1 };
+		struct ptp_busy busy = { .lfd = lfd, .once = o->once };
 		struct net_addr peer;
-		int fd = next_fd;
+		int fd = pend_next(lfd, pend, &npend, pfd, &peer);
 
-		if (fd >= 0)	/* came as the last session ended */
-			peer = next_peer;
-		else
-			fd = net_accept(lfd, 500, &peer);
-		next_fd = -1;
 		if (fd == -ETIMEDOUT || fd == -EINTR)
 			continue;
 		if (fd < 0) {
@@ -865,14 +964,16 @@ int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 			break;
 		}
 		rc = serve_one(o, fd, &peer, t, &busy);
-		next_fd = busy.next_fd;
-		next_peer = busy.next_peer;
+		for (i = 0; i < busy.nhanded; i++)	/* came as the session ended: next */
+			pend_add(pend, &npend, busy.handed[i], &busy.handed_peer[i]);
 		if (o->once)
 			break;
 		rc = 0;	/* a client's failure is not the server's */
 	}
-	if (next_fd >= 0)
-		close(next_fd);
+	for (i = 0; i < npend; i++)
+		close(pend[i].fd);
+	free(pend);
+	free(pfd);
 	close(lfd);
 	if (net_stop && !o->once)
 		fs_info("stopped");

@@ -48,6 +48,7 @@ struct ptp_opts {
 	int gid_index, mtu, sl, ib_port, inline_size, post_list;
 	int flow_label_i, qp_timeout;
 	uint64_t size, iters;
+	uint64_t max_mem;	/* server: the most buffer memory one client may cost (0: the default) */
 	double duration, timeout_s;
 	const char *transport, *op, *bind, *node, *warmup, *poll, *output, *device;
 	struct opt_list labels;
@@ -56,6 +57,10 @@ struct ptp_opts {
 	double warmup_s;
 	const char *server_poll;	/* a server's own --poll (NULL: the client's) */
 };
+
+/* A server's bound on one client's buffers: --max-mem, else an eighth of the
+ * RAM, 64 MiB to 1 GiB. */
+uint64_t ptp_max_mem(const struct ptp_opts *o);
 
 /* What the engines need while they run. */
 struct ptp_ctx {
@@ -132,10 +137,17 @@ int ptp_send_error(int fd, int code, const char *why);
 /*
  * ptp-busy.c: while a session runs, a thread answers other clients that
  * connect to the listening socket lfd with error {message: "busy: ..."}.
- * Set lfd, once and next_fd = -1; ptp_busy_start() after the hello (without
- * a thread, as when it cannot start, clients queue), ptp_busy_stop() at the
- * session's end: a client that came as it ended is then in next_fd/next_peer.
+ * Set lfd and once; ptp_busy_start() after the hello (without a thread, as
+ * when it cannot start, clients queue), ptp_busy_stop() at the session's end:
+ * the clients that came as it ended are then in handed/handed_peer.
  */
+/* Connections a server holds at once that have not yet said hello (or heard
+ * "busy"); beyond it the oldest is closed.  Each has PTP_HELLO_MS to say
+ * hello.  Neither a burst of idle connections nor a slow one keeps a real
+ * client waiting. */
+#define PTP_PENDING_MAX 512
+#define PTP_HELLO_MS 2000
+
 struct ptp_busy {
 	int lfd, once;
 	int grace_ms;
@@ -146,8 +158,11 @@ struct ptp_busy {
 	char client[NET_ADDRSTRLEN + 80];	/* "127.0.0.1:40000 (node1)" */
 	char test[64];			/* "a bw test, tcp write" */
 	time_t since;
-	int next_fd;			/* a connection handed over, or -1 */
-	struct net_addr next_peer;
+	/* connections that came within the grace before the session ended, for
+	 * the main loop to serve next (oldest first) */
+	int handed[PTP_PENDING_MAX];
+	struct net_addr handed_peer[PTP_PENDING_MAX];
+	int nhanded;
 };
 void ptp_busy_start(struct ptp_busy *b, const char *client, const char *node,
 		    const struct ptp_opts *so);
