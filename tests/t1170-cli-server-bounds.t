@@ -102,4 +102,30 @@ test_expect_success $P 'during a session, 500 idle connections do not keep the n
 	test_kill_pid $srv
 '
 
+# a "server" that answers any hello with an error message full of terminal escapes
+cat >esc.pl <<'EOF'
+use IO::Socket::INET;
+my ($port) = @ARGV;
+my $l = IO::Socket::INET->new(LocalAddr => "127.0.0.1:$port", Listen => 1, ReuseAddr => 1) or die;
+$| = 1;
+print "listening\n";
+my $c = $l->accept or die;
+my $j = '{"type":"error","message":"\u001b[2J\u001b]0;owned\u0007 cleared your screen\nfabscope bw: forged line","exit":4}';
+print $c pack('N', length $j) . $j;
+sleep 1;
+EOF
+
+test_expect_success $P 'control characters from a peer reach the terminal escaped, never raw' '
+	{ perl esc.pl $PORT2 >esc.log & } &&
+	epid=$! &&
+	test_atexit "test_kill_pid $epid" &&
+	test_wait_for 10 grep -q listening esc.log &&
+	test_expect_code 4 "$FABSCOPE" bw 127.0.0.1 -p $PORT2 -n 10 --timeout 2 >out 2>err &&
+	cat err &&
+	test $(wc -l <err) = 1 &&
+	! grep -q "$(printf "\033")" err &&
+	! grep -q "$(printf "\007")" err &&
+	test_grep -F "\x1b[2J\x1b]0;owned\x07 cleared your screen\x0afabscope bw: forged line" err
+'
+
 test_done
