@@ -689,7 +689,7 @@ static json_t *checks_json(const struct check *c, int n)
 
 json_t *report_json(struct report *rep)
 {
-	json_t *o = json_object(), *runs = json_array(), *plots = json_array(), *cj;
+	json_t *o = json_object(), *runs = json_array(), *plots = json_array(), *cj, *labels;
 	int ri, gi, i, failed;
 
 	json_object_set_new(o, "schema", json_string("fabscope.report/1"));
@@ -709,9 +709,11 @@ json_t *report_json(struct report *rep)
 				json_object_set_new(gj, "p99_median", json_real(g->p99_median));
 			json_array_append_new(groups, gj);
 		}
-		json_array_append_new(runs, json_pack("{ss,ss,sO,sO,si,si,si,si,so,sO}", "dir", r->dir, "name", r->name,
+		labels = json_object_get(r->run, "labels");
+		labels = labels ? json_incref(labels) : json_object();
+		json_array_append_new(runs, json_pack("{ss,ss,sO,so,si,si,si,si,so,sO}", "dir", r->dir, "name", r->name,
 			"run", json_object_get(r->run, "id") ? json_object_get(r->run, "id") : json_null(),
-			"labels", json_object_get(r->run, "labels") ? json_object_get(r->run, "labels") : json_object(),
+			"labels", labels,
 			"nodes", nnodes(r), "missing", r->missing, "records", r->nrec, "errors", r->nerr,
 			"groups", groups, "suspects", r->suspects));
 		if (json_array_size(r->polar))	/* the probe's verdicts, without the per-flow detail */
