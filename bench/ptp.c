@@ -15,6 +15,8 @@
 #include "../core/units.h"
 #include "../core/version.h"
 #include "../core/wire.h"
+#include "../core/hmac.h"
+#include "../fleet/fleet.h"
 #include "ptp.h"
 
 
@@ -27,6 +29,8 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_STRING(0, "bind", &o->bind, "ADDR", "local address to use: the client's source, the server's listening address; selects the rail"),
 		OPT_BOOL(0, "once", &o->once, "server: exit after one client"),
 		OPT_SIZE(0, "max-mem", &o->max_mem, "SIZE", "server: the most buffer memory a client may make it allocate, 2 x its largest message (default: an eighth of the RAM, 64M to 1G); a test that needs more is refused before anything is allocated", 1, 1ll << 40),
+		OPT_STRING(0, "token-file", &o->token_file, "FILE", "a shared secret (the file, less a trailing newline): a server serves only clients that prove it, a client talks only to a server that proves it (default: none); the file must be 0600"),
+		OPT_BOOL(0, "allow-readable-token", &o->allow_readable_token, "accept a --token-file that others can read (with a warning)"),
 		OPT_SECONDS(0, "timeout", &o->timeout_s, "SECONDS", "give up on a silent peer after this long (default 10)"),
 		OPT_STRING(0, "node", &o->node, "NAME", "this node's name in records (default: the host name)"),
 		OPT_GROUP("Test"),
@@ -598,8 +602,98 @@ static void set_endpoints(struct ptp_ctx *c, const char *peer_node)
 			       "ip", record_str(f0, "dst_ip", "?"));
 }
 
+/*
+ * --token-file: both ends prove the secret before a test, as the fleet's
+ * handshake does (fleet.h), under roles of their own.  The client's hello
+ * carries its nonce (auth); the server answers with a challenge, its nonce
+ * and HMAC(token, "fabscope-ptp-server\n" nonce_c "\n" nonce_s); the client,
+ * having checked it, sends HMAC(token, "fabscope-ptp-client\n" nonce_s "\n"
+ * nonce_c) in an auth message, and only then does the server look at what the
+ * hello asks.  Neither side sends the token.  What follows the handshake is not
+ * MAC'd: like iperf3's authentication this keeps strangers off a server, it
+ * does not protect a session against a man in the middle.
+ */
+static int nonce_ok(const char *n)
+{
+	uint8_t raw[FLEET_NONCE_HEX / 2];
+
+	return n && !hmac_unhex(n, raw, sizeof(raw));
+}
+
+/* The client's side, with the server's first answer in *m (its hello on
+ * success). */
+static int client_auth(struct ptp_ctx *c, const char *cn, json_t **m)
+{
+	const char *type = json_string_value(json_object_get(*m, "type"));
+	const char *sn = json_string_value(json_object_get(*m, "nonce"));
+	char mac[FLEET_NONCE_HEX + 1];
+	int rc;
+
+	if (!type || strcmp(type, "challenge")) {
+		rc = fs_err_env("server %s did not prove the token of --token-file: it runs without one; not talking to it",
+				c->peer_name);
+		goto fail;
+	}
+	if (!nonce_ok(sn) ||
+	    !fleet_mac_ok(c->o->token, "ptp-server", cn, sn, json_string_value(json_object_get(*m, "mac")))) {
+		ptp_send_error(c->ctl, FS_EXIT_ENV, "its --token-file holds another secret than this server's");
+		rc = fs_err_env("server %s does not know the token of --token-file (another secret, or not the server you meant); not talking to it",
+				c->peer_name);
+		goto fail;
+	}
+	fleet_mac(c->o->token, "ptp-client", sn, cn, mac);
+	json_decref(*m);
+	*m = NULL;
+	rc = ptp_send(c, json_pack("{s:s, s:s}", "type", "auth", "mac", mac));
+	return rc ? rc : recv_msg(c, m, "hello", 0);
+fail:
+	json_decref(*m);
+	*m = NULL;
+	return rc;
+}
+
+/* The server's side, before it looks at what the hello asks: 0, or the exit
+ * code, the client told why. */
+static int server_auth(struct ptp_ctx *c, json_t *hello)
+{
+	const char *cn = json_string_value(json_object_get(hello, "auth"));
+	char sn[FLEET_NONCE_HEX + 1], mac[FLEET_NONCE_HEX + 1];
+	json_t *a;
+	int rc;
+
+	if (!c->o->token) {
+		if (!cn)
+			return 0;
+		ptp_send_error(c->ctl, FS_EXIT_ENV, "this server has no token: drop --token-file, or start the server with one");
+		return fs_err_env("client %s: refused: it wants a token and this server has none (--token-file)",
+				  c->peer_name);
+	}
+	if (!cn) {
+		ptp_send_error(c->ctl, FS_EXIT_ENV, "this server serves only clients that know its token: give --token-file");
+		return fs_err_env("client %s: refused: it has no token (--token-file)", c->peer_name);
+	}
+	if (!nonce_ok(cn)) {
+		ptp_send_error(c->ctl, FS_EXIT_PEER, "malformed hello");
+		return fs_err_peer("client %s: malformed hello (its nonce); is it a fabscope client?", c->peer_name);
+	}
+	if ((rc = fleet_nonce(sn)))
+		return fs_err_env("cannot get random bytes for a nonce: %s", strerror(-rc));
+	fleet_mac(c->o->token, "ptp-server", cn, sn, mac);
+	rc = ptp_send(c, json_pack("{s:s, s:s, s:s}", "type", "challenge", "nonce", sn, "mac", mac));
+	if (rc || (rc = recv_msg(c, &a, "auth", 0)))
+		return rc;
+	if (!fleet_mac_ok(c->o->token, "ptp-client", sn, cn, json_string_value(json_object_get(a, "mac")))) {
+		json_decref(a);
+		ptp_send_error(c->ctl, FS_EXIT_ENV, "wrong token: this server has another secret");
+		return fs_err_env("client %s: refused: it does not know the token", c->peer_name);
+	}
+	json_decref(a);
+	return 0;
+}
+
 int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 {
+	char cn[FLEET_NONCE_HEX + 1];
 	struct net_addr dst, src;
 	char err[256], name[NET_ADDRSTRLEN + 64];
 	const char *bad = NULL, *peer_node;
@@ -652,12 +746,16 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 		return fs_err_peer("cannot connect to %s: %s", name, strerror(-rc));
 	}
 	c->ctl = rc;
-	rc = ptp_send(c, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s, s:o}",
+	if (o->token && (rc = fleet_nonce(cn)))
+		return fs_err_env("cannot get random bytes for a nonce: %s", strerror(-rc));
+	rc = ptp_send(c, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:s*}",
 				   "type", "hello", "proto", PTP_PROTO,
 				   "version", wire_version(), "tool_version", FABSCOPE_VERSION,
 				   "test", o->test, "node", node_name(o),
-				   "params", params_json(o)));
-	if (rc || (rc = recv_msg(c, &m, "hello", 1)))
+				   "params", params_json(o), "auth", o->token ? cn : NULL));
+	if (rc || (rc = recv_msg(c, &m, o->token ? NULL : "hello", 1)))
+		return rc;
+	if (o->token && (rc = client_auth(c, cn, &m)))
 		return rc;
 	peer_node = json_string_value(json_object_get(m, "node"));
 	{	/* the server's poll mode, when it is not ours, goes in the records */
@@ -782,6 +880,12 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 		rc = fs_err_env("client %s: %s", name, why);
 		goto out_m;
 	}
+	if (c.timeout_ms > 3000)	/* the handshake is as short as the hello's wait */
+		c.timeout_ms = 3000;
+	rc = server_auth(&c, m);
+	c.timeout_ms = units_ms(o->timeout_s);
+	if (rc)
+		goto out_m;
 	if (strcmp(test, o->test)) {
 		snprintf(why, sizeof(why), "this server runs '%s', the client asked for '%s'; start 'fabscope %s --server'",
 			 o->test, test, test);
@@ -995,9 +1099,17 @@ int ptp_cmd(const struct ptp_test *t, int argc, const char **argv)
 		return rc == OPTS_HELP ? 0 : -rc;
 	fs_set_verbosity(o.verbose);
 	rc = ptp_finish_opts(&o, nargs);
+	if (!rc && o.allow_readable_token && !o.token_file)
+		rc = fs_err_usage("--allow-readable-token is for --token-file");
+	if (!rc && o.token_file)
+		rc = fleet_token(o.token_file, o.allow_readable_token, &o.token);
 	if (!rc && !ptp_check_only)
 		rc = o.server ? ptp_server_loop(&o, t) : t->client(&o, argv[0]);
 	opt_list_release(&o.labels);
+	if (o.token) {
+		explicit_bzero(o.token, strlen(o.token));
+		free(o.token);
+	}
 	return -rc;
 }
 
