@@ -15,7 +15,6 @@
 #include "../core/units.h"
 #include "../core/version.h"
 #include "../core/wire.h"
-#include "../core/hmac.h"
 #include "../fleet/fleet.h"
 #include "ptp.h"
 
@@ -613,13 +612,6 @@ static void set_endpoints(struct ptp_ctx *c, const char *peer_node)
  * MAC'd: like iperf3's authentication this keeps strangers off a server, it
  * does not protect a session against a man in the middle.
  */
-static int nonce_ok(const char *n)
-{
-	uint8_t raw[FLEET_NONCE_HEX / 2];
-
-	return n && !hmac_unhex(n, raw, sizeof(raw));
-}
-
 /* The client's side, with the server's first answer in *m (its hello on
  * success). */
 static int client_auth(struct ptp_ctx *c, const char *cn, json_t **m)
@@ -634,7 +626,7 @@ static int client_auth(struct ptp_ctx *c, const char *cn, json_t **m)
 				c->peer_name);
 		goto fail;
 	}
-	if (!nonce_ok(sn) ||
+	if (!fleet_nonce_ok(sn) ||
 	    !fleet_mac_ok(c->o->token, "ptp-server", cn, sn, json_string_value(json_object_get(*m, "mac")))) {
 		ptp_send_error(c->ctl, FS_EXIT_ENV, "its --token-file holds another secret than this server's");
 		rc = fs_err_env("server %s does not know the token of --token-file (another secret, or not the server you meant); not talking to it",
@@ -672,7 +664,7 @@ static int server_auth(struct ptp_ctx *c, json_t *hello)
 		ptp_send_error(c->ctl, FS_EXIT_ENV, "this server serves only clients that know its token: give --token-file");
 		return fs_err_env("client %s: refused: it has no token (--token-file)", c->peer_name);
 	}
-	if (!nonce_ok(cn)) {
+	if (!fleet_nonce_ok(cn)) {
 		ptp_send_error(c->ctl, FS_EXIT_PEER, "malformed hello");
 		return fs_err_peer("client %s: malformed hello (its nonce); is it a fabscope client?", c->peer_name);
 	}
@@ -858,12 +850,12 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	c.timeout_ms = units_ms(o->timeout_s);
 	net_addr_str(peer, name, sizeof(name));
 	c.peer_name = strdup(name);
-	/* a client says hello at once: a silent connection must not hold the
-	 * server (which serves one client at a time) for the whole timeout */
+	/* a client says hello (and, with --token-file, answers the challenge)
+	 * at once: a silent connection must not hold the server (which serves
+	 * one client at a time) for the whole timeout */
 	if (c.timeout_ms > 3000)
 		c.timeout_ms = 3000;
 	rc = recv_msg(&c, &m, "hello", 1);
-	c.timeout_ms = units_ms(o->timeout_s);
 	if (rc)
 		goto out;
 	if (json_unpack(m, "{s:s, s:I, s:s, s:o}", "proto", &proto, "version", &version,
@@ -880,8 +872,6 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 		rc = fs_err_env("client %s: %s", name, why);
 		goto out_m;
 	}
-	if (c.timeout_ms > 3000)	/* the handshake is as short as the hello's wait */
-		c.timeout_ms = 3000;
 	rc = server_auth(&c, m);
 	c.timeout_ms = units_ms(o->timeout_s);
 	if (rc)

@@ -51,7 +51,7 @@ struct ptp_opts {
 	uint64_t max_mem;	/* server: the most buffer memory one client may cost (0: the default) */
 	const char *token_file;	/* --token-file: a secret both ends prove before a test */
 	int allow_readable_token;
-	char *token;		/* read from token_file by ptp_finish_opts (NULL: none) */
+	char *token;		/* read from token_file by ptp_cmd (NULL: none) */
 	double duration, timeout_s;
 	const char *transport, *op, *bind, *node, *warmup, *poll, *output, *device;
 	struct opt_list labels;

@@ -111,6 +111,13 @@ int fleet_nonce(char out[FLEET_NONCE_HEX + 1])
 	return 0;
 }
 
+int fleet_nonce_ok(const char *n)
+{
+	uint8_t raw[FLEET_NONCE_HEX / 2];
+
+	return n && !hmac_unhex(n, raw, sizeof(raw));
+}
+
 static void mac_raw(const char *token, const char *role, const char *n1, const char *n2,
 		    uint8_t out[SHA256_LEN])
 {

@@ -56,6 +56,9 @@ int fleet_token(const char *path, int readable_ok, char **token);
 int fleet_token_fd(int fd, int timeout_ms, char **token);
 /* A fresh nonce: FLEET_NONCE_HEX hex characters and a NUL. */
 int fleet_nonce(char out[FLEET_NONCE_HEX + 1]);
+/* 1 if n (may be NULL) is a nonce as fleet_nonce makes them: exactly
+ * FLEET_NONCE_HEX hex characters; else 0. */
+int fleet_nonce_ok(const char *n);
 /* mac of role ("agent" or "coordinator") over the two nonces, in hex. */
 void fleet_mac(const char *token, const char *role, const char *n1, const char *n2,
 	       char out[FLEET_NONCE_HEX + 1]);

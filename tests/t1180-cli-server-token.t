@@ -11,11 +11,12 @@ test_require_in_ci FABSCOPE PERL
 P=FABSCOPE,PERL
 PORT=$(ptp_port 0)
 
-# pclient PORT TOKEN: a client from the man page's words (MACs made with TOKEN); prints what it got
+# pclient PORT TOKEN [NONCE]: a client from the man page's words (MACs made with TOKEN); prints what it got
 cat >pclient.pl <<'EOF'
 use IO::Socket::INET;
 use Digest::SHA qw(hmac_sha256_hex);
-my ($port, $token) = @ARGV;
+my ($port, $token, $nc) = @ARGV;
+$nc //= "ab" x 32;
 my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 5) or die "connect: $!\n";
 sub put { my $j = shift; print $s pack("N", length $j), $j; }
 sub get {
@@ -24,7 +25,6 @@ sub get {
 	read($s, $b, unpack("N", $h));
 	return $b;
 }
-my $nc = "ab" x 32;
 put(qq({"type":"hello","proto":"fabscope-ptp","version":3,"tool_version":"x","test":"bw","node":"perl",) .
     qq("params":{"sizes":[4096],"flows":1,"op":"write","transport":"tcp"},"auth":"$nc"}));
 my $ch = get();
@@ -128,6 +128,16 @@ test_expect_success $P 'the handshake is the man page'\''s: a client written fro
 	test_grep "^answer: {\"type\":\"error\",\"message\":\"wrong token: this server has another secret\",\"exit\":3}" wrong.out &&
 	test_wait_for 10 grep -q "client 127.0.0.1:[0-9]*: refused: it does not know the token" s4.log &&
 	test_kill_pid $srv
+'
+
+test_expect_success $P 'a hello whose nonce is not 64 hex digits: refused as malformed (exit 4), no challenge sent' '
+	ptp_spawn s5.log "$FABSCOPE" bw --server --bind 127.0.0.1 -p $PORT --once --token-file tok &&
+	srv=$ptp_pid && ptp_wait_listen $PORT $srv &&
+	{ perl pclient.pl $PORT the-secret "zz$(printf "%062d" 0)" >bad.out || true; } &&
+	cat bad.out &&
+	test_grep "^challenge: {\"type\":\"error\",\"message\":\"malformed hello\",\"exit\":4}" bad.out &&
+	test_expect_code 4 wait $srv &&
+	test_grep "client 127.0.0.1:[0-9]*: malformed hello (its nonce); is it a fabscope client?" s5.log
 '
 
 test_done
