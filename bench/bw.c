@@ -31,12 +31,15 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/builtin.h"
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/net.h"
 #include "../core/record.h"
+#include "../core/testhook.h"
+#include "../core/units.h"
 #include "ptp.h"
 
 struct bw_flow {
@@ -312,6 +315,28 @@ static json_t *side_json(const struct ptp_ctx *c, const struct bw_side *s, uint6
 			 "info", c->flows_info, "inflight_msgs", (json_int_t)s->depth);
 }
 
+/* Has no flow completed a message yet (warm-up's included)? */
+static int none_completed(const struct ptp_opts *o, const struct bw_side *s)
+{
+	int i;
+
+	for (i = 0; i < o->flows; i++)
+		if (s->f[i].completed)
+			return 0;
+	return 1;
+}
+
+/* Has some flow's window got messages in it? */
+static int measured_some(const struct ptp_opts *o, const struct bw_side *s)
+{
+	int i;
+
+	for (i = 0; i < o->flows; i++)
+		if (s->f[i].state == MEASURING && s->f[i].end > s->f[i].mark && s->f[i].t_last > s->f[i].t_mark)
+			return 1;
+	return 0;
+}
+
 /* Run one size on this side until both sides have finished. */
 static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **peer_fin,
 		       json_t **my_fin)
@@ -319,7 +344,7 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 	const struct ptp_opts *o = c->o;
 	struct bw_side s = { .sending = sending };
 	struct xport_wc wc[64];
-	uint64_t last_ctl = 0, last_progress, t_drain = 0, t_fin = 0;
+	uint64_t last_ctl = 0, last_progress, t_drain = 0, t_fin = 0, t_hold = 0;
 	uint64_t tmo = (uint64_t)c->timeout_ms * 1000000ull, cap = BW_MAX_INFLIGHT;
 	int rc = 0, sent_fin = 0, i, n;
 	/* The target of one-sided WRITEs or READs on a hardware transport has
@@ -329,6 +354,14 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 	int idle = !sending && !(c->x->ops->caps & XPORT_CAP_SOFTWARE) &&
 		   (c->op == XPORT_OP_WRITE || c->op == XPORT_OP_READ);
 
+	/* A test build can make this side send its "finished" only after the
+	 * peer's, and pause after it: the order in which the end of a
+	 * bidirectional size once went wrong (see below). */
+	const char *hold = fs_test_env("FABSCOPE_TEST_BW_FIN_HOLD_MS");
+	long hold_ms = hold ? strtol(hold, NULL, 10) : 0;
+
+	if (hold_ms < 0 || hold_ms > 60000)
+		hold_ms = 0;
 	*peer_fin = *my_fin = NULL;
 	s.f = calloc((size_t)o->flows, sizeof(*s.f));
 	if (!s.f)
@@ -364,13 +397,18 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 				    !warmup_draining(o, &s.f[i]))
 					window_full = 0;
 		}
-		if ((!s.sending || s.done) && !sent_fin) {
+		if ((!s.sending || s.done) && hold_ms && !t_hold)
+			t_hold = clock_ns();
+		if ((!s.sending || s.done) && !sent_fin &&
+		    (!hold_ms || *peer_fin || clock_ns() - t_hold > 1000000ull * (uint64_t)hold_ms)) {
 			*my_fin = side_json(c, &s, size);
 			rc = ptp_send(c, json_incref(*my_fin));
 			if (rc)
 				goto out;
 			sent_fin = 1;
 			t_fin = clock_ns();
+			if (hold_ms)	/* the peer's next message arrives meanwhile */
+				usleep(1000u * (unsigned)hold_ms);
 		}
 		if (idle) {	/* nothing to poll: wait for the peer's message */
 			net_wait(c->ctl, POLLIN, 100);
@@ -407,7 +445,10 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 			json_t *m;
 
 			last_ctl = now;
-			rc = ptp_try_recv(c, &m);
+			/* Once the peer's "finished" is here, its next message
+			 * (the client's "bye" or next "run") belongs to the
+			 * session, not to this size: leave it unread. */
+			rc = *peer_fin ? 0 : ptp_try_recv(c, &m);
 			if (rc < 0)
 				goto out;
 			if (rc > 0) {
@@ -422,8 +463,16 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 			}
 			rc = 0;
 			if (s.sending && !s.done && now - last_progress > tmo) {
-				rc = fs_err_peer("no progress for %g s: %s stopped acknowledging data",
-						 c->timeout_ms / 1000.0, c->peer_name);
+				char sz[32];
+
+				units_format_size(size, sz, sizeof(sz));
+				if (none_completed(o, &s))	/* not one message yet: too big for the link? */
+					rc = fs_err_peer("no %s message completed within --timeout %g s: at this link's rate one "
+							 "takes longer, or %s stopped acknowledging data; give a smaller -s or a "
+							 "larger --timeout", sz, c->timeout_ms / 1000.0, c->peer_name);
+				else
+					rc = fs_err_peer("no progress for %g s: %s stopped acknowledging data",
+							 c->timeout_ms / 1000.0, c->peer_name);
 				goto out;
 			}
 			/* a trickle of completions must not stretch a run forever */
@@ -445,12 +494,18 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 		}
 	}
 out:
-	free(s.f);
 	if (rc) {
 		json_decref(*peer_fin);
 		json_decref(*my_fin);
 		*peer_fin = *my_fin = NULL;
+		/* a run cut short keeps what this side's flows measured so far:
+		 * the client records it as "cut" (see bw_client) */
+		if (!c->is_server && s.sending && measured_some(o, &s)) {
+			*my_fin = side_json(c, &s, size);
+			json_object_set_new(*my_fin, "cut", json_string(fs_last_error()));
+		}
 	}
+	free(s.f);
 	return rc;
 }
 
@@ -467,19 +522,46 @@ static void copy_inflight(json_t *rec, json_t *fin)
 		json_object_set(json_object_get(rec, "params"), "inflight_msgs", n);
 }
 
-/* Records of one direction from a "finished" message. */
-static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t size,
-		     int client_is_src, json_t *src_info, json_t *agg_both)
+/*
+ * Records of one direction from a "finished" message (one with "cut": what
+ * a run cut short had measured, its records' status "cut").  Returns 1 when
+ * a timed window held no message at all: its records say so (status
+ * "error"), and the run fails (exit 1).
+ */
+static int emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t size,
+		    int client_is_src, json_t *src_info, json_t *agg_both)
 {
 	json_t *flows = json_object_get(fin, "flows"), *v, *tmpl;
 	double t0 = 1e300, t1 = 0, agg_bw = 0, agg_rate = 0;
 	json_int_t tot_msgs = 0, tot_bytes = 0, fewest = -1;
+	const char *cut = json_string_value(json_object_get(fin, "cut"));
+	int empty = 0;
 	size_t i;
 
 	if (!json_array_size(flows))
-		return;
+		return 0;
 	tmpl = ptp_record(c, size, client_is_src);
 	copy_inflight(tmpl, fin);
+	json_array_foreach(flows, i, v)
+		if (!json_integer_value(json_object_get(v, "msgs")))
+			empty = 1;
+	if (cut) {
+		char why[1200];
+
+		snprintf(why, sizeof(why), "cut short, what was measured until then: %s", cut);
+		json_object_set_new(tmpl, "status", json_string("cut"));
+		json_object_set_new(tmpl, "error", json_string(why));
+	} else if (empty && !c->o->iters) {
+		char sz[32], why[512];
+
+		units_format_size(size, sz, sizeof(sz));
+		snprintf(why, sizeof(why), "measured nothing: a flow completed no %s message inside its timed window "
+			 "(-D %g); one takes longer at this link's rate: give a longer -D, -n, or a smaller -s",
+			 sz, c->o->duration);
+		json_object_set_new(tmpl, "status", json_string("error"));
+		json_object_set_new(tmpl, "error", json_string(why));
+		fs_err(FS_EXIT_CHECK, "%s", why);
+	}
 	json_array_foreach(flows, i, v) {
 		json_int_t m = json_integer_value(json_object_get(v, "msgs"));
 		json_int_t b = json_integer_value(json_object_get(v, "bytes"));
@@ -509,7 +591,7 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 			t1 = start + dur;
 	}
 	/* a timed window too short for the messages: a rate of a few of them */
-	if (!c->o->iters && fewest < BW_FEW_MSGS)
+	if (!c->o->iters && !cut && fewest > 0 && fewest < BW_FEW_MSGS)
 		fs_warn("%llu-byte messages: a flow completed only %lld in its timed window (-D %g); its "
 			"rate is rough: give a longer -D", (unsigned long long)size, (long long)fewest,
 			c->o->duration);
@@ -537,6 +619,7 @@ static void emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t s
 	}
 	json_decref(v);
 	json_decref(tmpl);
+	return empty && !c->o->iters && !cut;
 }
 
 static enum xport_op op_of(const char *op)
@@ -574,7 +657,7 @@ static int bw_client(struct ptp_opts *o, const char *host)
 	struct ptp_ctx c;
 	struct out out;
 	uint64_t sizes[32];
-	int n, i, rc, wrc;
+	int n, i, rc, wrc, empty = 0;
 
 	memset(&c, 0, sizeof(c));
 	c.ctl = -1;
@@ -600,8 +683,12 @@ static int bw_client(struct ptp_opts *o, const char *host)
 			break;
 		json_decref(m);
 		rc = bw_run_size(&c, sizes[i], 1, &pf, &mf);	/* the client always initiates */
-		if (rc)
+		if (rc) {	/* what its flows had measured, "cut" */
+			if (mf)
+				emit_dir(&c, &out, mf, sizes[i], c.op != XPORT_OP_READ, c.flows_info, NULL);
+			json_decref(mf);
 			break;
+		}
 		if (o->bidir) {
 			json_t *tmpl = ptp_record(&c, sizes[i], 1);
 
@@ -614,10 +701,10 @@ static int bw_client(struct ptp_opts *o, const char *host)
 				"msgs", (json_int_t)0));
 		}
 		/* data from the client's QPs (write, send) or the server's (read) */
-		emit_dir(&c, &out, mf, sizes[i], c.op != XPORT_OP_READ,
-			 c.op != XPORT_OP_READ ? c.flows_info : json_object_get(pf, "info"), both);
-		emit_dir(&c, &out, pf, sizes[i], c.op == XPORT_OP_READ,
-			 c.op == XPORT_OP_READ ? c.flows_info : json_object_get(pf, "info"), both);
+		empty |= emit_dir(&c, &out, mf, sizes[i], c.op != XPORT_OP_READ,
+				  c.op != XPORT_OP_READ ? c.flows_info : json_object_get(pf, "info"), both);
+		empty |= emit_dir(&c, &out, pf, sizes[i], c.op == XPORT_OP_READ,
+				  c.op == XPORT_OP_READ ? c.flows_info : json_object_get(pf, "info"), both);
 		if (both)
 			out_record(&out, both);
 		json_decref(both);
@@ -626,6 +713,8 @@ static int bw_client(struct ptp_opts *o, const char *host)
 	}
 	if (!rc)
 		ptp_send(&c, json_pack("{s:s}", "type", "bye"));
+	if (!rc && empty)	/* a size that measured nothing: said with its records */
+		rc = -FS_EXIT_CHECK;
 done:
 	if ((wrc = out_finish(&out)) && !rc)
 		rc = wrc;

@@ -382,15 +382,24 @@ static int lat_client(struct ptp_opts *o, const char *host)
 			break;
 		json_decref(m);
 		rc = lat_ping(&c, sizes[i], &st);
-		if (rc)
+		if (rc && !st.n)
 			break;
 		r = ptp_record(&c, sizes[i], 1);
 		json_object_set_new(r, "scope", json_string("aggregate"));
 		ptp_flow_facts(r, json_array_get(c.flows_info, 0));	/* its one flow's ports, QPs */
 		json_object_set_new(r, "metrics", json_pack("{s:o, s:I}",
 			"lat_us", record_lat_us(&st), "iters", (json_int_t)st.n));
+		if (rc) {	/* cut short: the round trips timed until then */
+			char why[1200];
+
+			snprintf(why, sizeof(why), "cut short, what was measured until then: %s", fs_last_error());
+			json_object_set_new(r, "status", json_string("cut"));
+			json_object_set_new(r, "error", json_string(why));
+		}
 		out_record(&out, r);
 		json_decref(r);
+		if (rc)
+			break;
 	}
 	if (!rc)
 		ptp_send(&c, json_pack("{s:s}", "type", "bye"));

@@ -21,6 +21,9 @@
 
 int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 {
+	int bw = !strcmp(o->test, "bw");
+	/* a bw-only option in lat: there, one line that says so */
+#define BW_ONLY(o_, s, l) (bw ? (struct opt)o_ : (struct opt)OPT_NOT_HERE(s, l, "it is an option of bw: a latency test has one message in flight"))
 	const struct opt t[] = {
 		OPT_GROUP("Connection"),
 		OPT_BOOL(0, "server", &o->server, "run as the server: wait for clients, serve one after another"),
@@ -33,19 +36,19 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_SECONDS(0, "timeout", &o->timeout_s, "SECONDS", "give up on a silent peer after this long (default 10)"),
 		OPT_STRING(0, "node", &o->node, "NAME", "this node's name in records (default: the host name)"),
 		OPT_GROUP("Test"),
-		OPT_STRING('t', "transport", &o->transport, "NAME", "transport: tcp (default) or verbs"),
-		OPT_STRING(0, "op", &o->op, "OP", "operation: bw: write (default), send, read, write_imm; lat: send (default), write, read"),
-		OPT_SIZE('s', "size", &o->size, "SIZE", "message size, e.g. 4096, 64K, 1M (default: bw 64K, lat 2)", 1, 1ll << 30),
+		OPT_STRING('t', "transport", &o->transport, "NAME", "transport: tcp (default) or verbs (not a time as in iperf3: that is -D)"),
+		OPT_STRING(0, "op", &o->op, "OP", bw ? "operation: write (default), send, read or write_imm" : "operation: send (default; ping-pong of SENDs), write (ping-pong of WRITEs) or read (one READ at a time)"),
+		OPT_SIZE('s', "size", &o->size, "SIZE", bw ? "message size, e.g. 4096, 64K, 1M (default 64K; at most 1G, and a message must fit the --timeout at the link's rate)" : "message size, e.g. 4096, 64K, 1M (default 2; at most 1G)", 1, 1ll << 30),
 		OPT_BOOL('a', "all", &o->sweep, "sweep message sizes from 2 B to 8 MiB in powers of two"),
-		OPT_INT('q', "flows", &o->flows, "N", "flows (TCP connections or QPs) per test (default 1)", 1, PTP_MAX_FLOWS),
-		OPT_COUNT('n', "iters", &o->iters, "N", "messages per flow (bw) or round trips (lat) to measure", 1, 0),
-		OPT_SECONDS('D', "duration", &o->duration, "SECONDS", "measure for this long per size instead of -n (bw default: 2, with -a: 1)"),
+		BW_ONLY(OPT_INT('q', "flows", &o->flows, "N", "flows (TCP connections or QPs) per test (default 1; perftest's -q)", 1, PTP_MAX_FLOWS), 'q', "flows"),
+		OPT_COUNT('n', "iters", &o->iters, "N", bw ? "messages per flow to measure, instead of -D (perftest's -n; in the collectives, -n is the number of ranks)" : "round trips to measure (default 10000; perftest's -n; in the collectives, -n is the number of ranks)", 1, 0),
+		OPT_SECONDS('D', "duration", &o->duration, "SECONDS", bw ? "measure for this long per size instead of -n (default 2, with -a 1; perftest's -D, iperf3's -t)" : "measure for this long per size instead of -n (perftest's -D)"),
 		OPT_STRING(0, "warmup", &o->warmup, "N|Ns", "warm-up before measuring: N messages per flow, or N seconds with an 's' (default: a tenth of the run)"),
-		OPT_BOOL('b', "bidirectional", &o->bidir, "traffic both ways at once (bw)"),
+		BW_ONLY(OPT_BOOL('b', "bidirectional", &o->bidir, "traffic both ways at once (perftest's -b, iperf3's --bidir; in the collectives, -b is the smallest size, as in nccl-tests)"), 'b', "bidirectional"),
 		OPT_INT(0, "sport", &o->sport, "BASE", "source port of flow 0; flow i uses BASE+i (ECMP entropy); verbs: 49152-65535 (any on mlx5), both ends of a flow; default: any", 1, 65535),
-		OPT_INT(0, "tx-depth", &o->tx_depth, "N", "messages outstanding per flow (default 128)", 1, 65536),
-		OPT_INT(0, "cq-mod", &o->cq_mod, "N", "ask for a completion every N messages (default 32)", 1, 65536),
-		OPT_INT(0, "post-list", &o->post_list, "N", "bw: post N messages per call (verbs: one chained list, one doorbell; default 1)", 1, XPORT_MAX_POST_LIST),
+		BW_ONLY(OPT_INT(0, "tx-depth", &o->tx_depth, "N", "messages outstanding per flow (default 128; perftest's -t)", 1, 65536), 0, "tx-depth"),
+		BW_ONLY(OPT_INT(0, "cq-mod", &o->cq_mod, "N", "ask for a completion every N messages (default 32)", 1, 65536), 0, "cq-mod"),
+		BW_ONLY(OPT_INT(0, "post-list", &o->post_list, "N", "post N messages per call (verbs: one chained list, one doorbell; default 1)", 1, XPORT_MAX_POST_LIST), 0, "post-list"),
 		OPT_INT(0, "tclass", &o->tclass, "N", "traffic class (IP TOS byte; DSCP = N >> 2)", 0, 255),
 		OPT_STRING(0, "poll", &o->poll, "MODE", "how to wait for completions: busy (spin), event (sleep), adaptive (spin 50 us, then sleep); default: event; a server given --poll keeps its own"),
 		OPT_GROUP("Verbs (-t verbs)"),
@@ -56,15 +59,36 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT(0, "sl", &o->sl, "N", "service level", 0, 15),
 		OPT_INT(0, "qp-timeout", &o->qp_timeout, "N", "local ACK timeout, 4.096 us << N (default 14: 67 ms, as perftest; 18 on Soft-RoCE); larger for slow or lossy peers", 1, 31),
 		OPT_INT(0, "flow-label", &o->flow_label_i, "N", "GRH flow label of flow 0, flow i gets N+i; on RoCE v2 it sets the UDP source port (or give --sport)", 1, 0xFFFFF),
-		OPT_INT(0, "inline", &o->inline_size, "BYTES", "send messages up to this size inline (default: lat 236, as perftest; bw 0)", 0, 4096),
+		OPT_INT(0, "inline", &o->inline_size, "BYTES", bw ? "send messages up to this size inline (default 0)" : "send messages up to this size inline (default 236, as perftest; 0 for --op read)", 0, 4096),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o->json, "print the records as one JSON array instead of a table"),
 		OPT_FILE('o', "output", &o->output, "FILE", "also write the records to FILE as a JSON array, flushed record by record"),
 		OPT_BOOL(0, "report-gbits", &o->gbits, "text: bandwidth in Gb/s instead of MB/s (10^6 bytes/s)"),
 		OPT_LIST(0, "label", &o->labels, "K=V", "add a label to every record, e.g. lb=ecmp (repeatable)"),
 		OPT_VERBOSE(&o->verbose),
+		/* what perftest and iperf3 users type: said what it is here */
+		OPT_NOT_HERE('c', "client", "iperf3's -c HOST: give HOST as the argument, fabscope bw HOST; perftest's -c RC: the connection is RC always"),
+		OPT_NOT_HERE('P', "parallel", "iperf3's -P N, parallel streams: here -q N, flows of bw"),
+		OPT_NOT_HERE('J', NULL, "iperf3's -J: here --json"),
+		OPT_NOT_HERE('R', "reverse", "iperf3's -R: the client sends with --op write or send, the server with --op read; perftest's -R, rdma_cm: QPs connect over fabscope's own control connection"),
+		OPT_NOT_HERE('l', "length", "iperf3's -l LEN: here -s SIZE"),
+		OPT_NOT_HERE('i', "interval", "perftest's -i PORT: here --ib-port N; iperf3's -i, reports every N s: fabscope reports per size"),
+		OPT_NOT_HERE('u', "udp", "iperf3's -u: fabscope tests over TCP or verbs, -t tcp|verbs"),
+		OPT_NOT_HERE('e', "use_event", "perftest's -e: here --poll event (the default)"),
+		OPT_NOT_HERE('I', "inline_size", "perftest's -I SIZE: here --inline BYTES"),
+		OPT_NOT_HERE('S', NULL, "perftest's -S SL: here --sl N"),
+		OPT_NOT_HERE('T', "tos", "perftest's -T TOS and iperf3's --tos: here --tclass N"),
+		OPT_NOT_HERE('F', NULL, "perftest's -F: fabscope does not check the CPU frequency; drop it"),
+		OPT_NOT_HERE(0, "qp", "perftest's --qp=N: here -q N (--flows)"),
+		OPT_NOT_HERE(0, "ib-dev", "perftest's --ib-dev: here -d DEV"),
+		OPT_NOT_HERE(0, "report_gbits", "perftest's --report_gbits: here --report-gbits"),
+		OPT_NOT_HERE(0, "post_list", "perftest's --post_list: here --post-list N"),
+		OPT_NOT_HERE(0, "connection", "perftest's --connection: the connection is RC always"),
+		OPT_NOT_HERE(0, "time", "iperf3's --time: here -D SECONDS"),
+		OPT_NOT_HERE(0, "bidir", "iperf3's --bidir: here -b"),
 		OPT_END(),
 	};
+#undef BW_ONLY
 	int n = (int)(sizeof(t) / sizeof(t[0]));
 
 	if (n > max)
@@ -141,6 +165,9 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 		o->timeout_s = 10;
 	if (!o->transport)
 		o->transport = "tcp";
+	if (*o->transport && strspn(o->transport, "0123456789.") == strlen(o->transport))
+		return fs_err_usage("-t is the transport here (tcp or verbs), not iperf3's time: give -D %s for %s seconds",
+				    o->transport, o->transport);
 	if (!xport_find(o->transport))
 		return xport_check(o->transport);
 	if (strcmp(o->transport, "verbs") &&
@@ -218,6 +245,15 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 
 int ptp_out_init(struct out *out, const struct ptp_opts *o)
 {
+	/* perftest's --output=bandwidth|latency|message_rate prints one
+	 * number; ours names a file: a file named so is ./bandwidth */
+	if (o->output && (!strcmp(o->output, "bandwidth") || !strcmp(o->output, "latency") ||
+			  !strcmp(o->output, "message_rate")))
+		return fs_err_usage("--output FILE writes the records as JSON to FILE; perftest's --output=%s "
+				    "(print only that number) is not an option here: take it from --json "
+				    "(metrics.%s); to name a file '%s', write ./%s", o->output,
+				    !strcmp(o->output, "bandwidth") ? "bw_gbps" : !strcmp(o->output, "latency") ?
+				    "lat_us.p50" : "msg_rate_mpps", o->output, o->output);
 	out_init(out, o->json ? OUT_JSON : OUT_TEXT, stdout);
 	out->gbits = o->gbits;
 	if (o->output && out_json_file(out, o->output))
@@ -267,7 +303,10 @@ static int recv_checked(struct ptp_ctx *c, json_t *m, json_t **msg, const char *
 		const char *why = json_string_value(json_object_get(m, "message"));
 		int code = (int)json_integer_value(json_object_get(m, "exit"));
 
-		code = fs_err(code >= 1 && code <= 4 ? code : FS_EXIT_PEER, "%s %s refused: %s",
+		/* a refusal is the peer's failure (4), whatever it thought of
+		 * our request; but for what is the environment's on either end
+		 * (3: a token, a protocol version), which stays what it is */
+		code = fs_err(code == FS_EXIT_ENV ? code : FS_EXIT_PEER, "%s %s refused: %s",
 			      peer_role(c), c->peer_name, why ? why : "no reason given");
 		json_decref(m);
 		return code;
@@ -683,6 +722,31 @@ static int server_auth(struct ptp_ctx *c, json_t *hello)
 	return 0;
 }
 
+/*
+ * A message that the link from local cannot carry within --timeout (nor, in
+ * a timed bw run, within -D) at its line rate: said before the run, exit 2,
+ * instead of a run that times out or measures nothing.  The line rate bounds
+ * what any message can take; a link without a known rate is not checked.
+ */
+static int fits_link(const struct ptp_opts *o, const struct net_addr *local, uint64_t size)
+{
+	char ifn[80], sz[32];
+	int mbps = net_link_speed(local, ifn, sizeof(ifn));
+	double t;
+
+	if (mbps <= 0)
+		return 0;
+	t = (double)size * 8 / ((double)mbps * 1e6);	/* one message at line rate */
+	units_format_size(size, sz, sizeof(sz));
+	if (t > o->timeout_s)
+		return fs_err_usage("a %s message takes at least %.3g s at the %d Mb/s of %s, longer than --timeout %g: "
+				    "give a smaller -s, or --timeout %.0f", sz, t, mbps, ifn, o->timeout_s, 2 * t + 1);
+	if (!strcmp(o->test, "bw") && !o->iters && t > o->duration)
+		return fs_err_usage("a %s message takes at least %.3g s at the %d Mb/s of %s: -D %g would measure none; "
+				    "give -D %.0f, -n, or a smaller -s", sz, t, mbps, ifn, o->duration, 10 * t + 1);
+	return 0;
+}
+
 int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 {
 	char cn[FLEET_NONCE_HEX + 1];
@@ -718,11 +782,16 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 	c->peer_name = strdup(name);
 	n = ptp_sizes(o, sizes, 32);
 	maxsize = sizes[n - 1];
-	if (!o->bind) {	/* the device of the rail that reaches HOST (verbs, without -d) */
+	{
 		struct net_addr rs;
+		int have = !!o->bind;
 
-		if (!net_route_src(&dst, &rs))
+		if (!o->bind && !net_route_src(&dst, &rs)) {	/* the device of the rail that reaches HOST (verbs, without -d) */
 			net_addr_host(&rs, c->route_src, sizeof(c->route_src));
+			have = 1;
+		}
+		if (have && (rc = fits_link(o, o->bind ? &src : &rs, maxsize)))
+			return rc;
 	}
 	rc = open_transport(c, maxsize, o->bind);	/* local trouble first */
 	if (rc)
@@ -879,7 +948,7 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	if (strcmp(test, o->test)) {
 		snprintf(why, sizeof(why), "this server runs '%s', the client asked for '%s'; start 'fabscope %s --server'",
 			 o->test, test, test);
-		ptp_send_error(fd, FS_EXIT_USAGE, why);
+		ptp_send_error(fd, FS_EXIT_PEER, why);
 		rc = fs_err_usage("client %s: %s", name, why);
 		goto out_m;
 	}
@@ -887,7 +956,7 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	    max_size(json_object_get(params, "sizes"), &maxsize)) {
 		if (!why[0])
 			snprintf(why, sizeof(why), "malformed message sizes");
-		ptp_send_error(fd, FS_EXIT_USAGE, why);
+		ptp_send_error(fd, FS_EXIT_PEER, why);
 		rc = fs_err_usage("client %s: %s", name, why);
 		goto out_m;
 	}
@@ -903,7 +972,7 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 			snprintf(why, sizeof(why), "the test needs %s of buffers (2 x its largest message, %s), over this "
 				 "server's limit of %s: use a smaller -s, or start the server with a larger --max-mem",
 				 n, sz, l);
-			ptp_send_error(fd, FS_EXIT_USAGE, why);
+			ptp_send_error(fd, FS_EXIT_PEER, why);
 			rc = fs_err_usage("client %s: refused: %s", name, why);
 			goto out_m;
 		}
@@ -1080,10 +1149,10 @@ int ptp_cmd(const struct ptp_test *t, int argc, const char **argv)
 {
 	struct ptp_opts o = { .test = t->name, .tclass = -1, .gid_index = -1, .inline_size = -1,
 			      .port = PTP_DEFAULT_PORT };
-	struct opt tab[48];
+	struct opt tab[80];
 	int nargs, rc;
 
-	ptp_options(&o, tab, 48);
+	ptp_options(&o, tab, 80);
 	rc = opts_parse(argc, argv, tab, t->usage, t->about, &nargs);
 	if (rc)
 		return rc == OPTS_HELP ? 0 : -rc;

@@ -50,11 +50,19 @@ static void put_line(const char *prefix, const char *msg)
 	fprintf(stderr, "%s: %s%s\n", progname, prefix, out);
 }
 
+static char last_error[1024];
+
+const char *fs_last_error(void)
+{
+	return last_error;
+}
+
 int fs_verr(int code, const char *fmt, va_list ap)
 {
 	char buf[1024];
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
+	snprintf(last_error, sizeof(last_error), "%s", buf);
 	put_line("", buf);
 	fflush(stderr);
 	return -code;

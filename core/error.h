@@ -34,6 +34,10 @@ int fs_verr(int code, const char *fmt, va_list ap);
 #define fs_err_env(...)   fs_err(FS_EXIT_ENV, __VA_ARGS__)
 #define fs_err_peer(...)  fs_err(FS_EXIT_PEER, __VA_ARGS__)
 
+/* The message of the last fs_err*() ("" before any): what a record that
+ * was cut short says happened */
+const char *fs_last_error(void);
+
 /* "cannot read WHAT 'PATH': REASON" for a file that could not be read
  * (err: its errno; EILSEQ: not a text file): -FS_EXIT_USAGE when the path
  * is wrong (not there, a directory), else -FS_EXIT_ENV (permission, I/O). */

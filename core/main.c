@@ -8,10 +8,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "builtin.h"
 #include "error.h"
+#include "options.h"
 #include "output.h"
 #include "testhook.h"
 #include "version.h"
@@ -75,11 +79,79 @@ static void main_usage(FILE *f)
 
 int cmd_version(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
+	static const char *const usage[] = { "fabscope version [--json]", NULL };
+	int json = 0, nargs = 0, rc;
+	const struct opt opts[] = {
+		OPT_BOOL(0, "json", &json, "print a JSON object: version, transports, test_hooks"),
+		OPT_END(),
+	};
+
+	rc = argc > 1 ? opts_parse(argc, argv, opts, usage, "Show the version and the transports built in.", &nargs) : 0;
+	if (rc)
+		return rc == OPTS_HELP ? 0 : -rc;
+	if (nargs)
+		return -fs_err_usage("version takes no arguments: '%s' is one too many", argv[0]);
+	if (json) {
+		json_t *t = json_array(), *v;
+		char *s, names[256];
+		const char *p;
+
+		snprintf(names, sizeof(names), "%s", xport_names());
+		for (p = strtok(names, ", "); p; p = strtok(NULL, ", "))
+			json_array_append_new(t, json_string(p));
+		v = json_pack("{s:s, s:s, s:o, s:b}", "tool", "fabscope", "version", FABSCOPE_VERSION,
+			      "transports", t, "test_hooks", FS_TEST_HOOKS);
+		s = json_dumps(v, JSON_COMPACT);
+		printf("%s\n", s ? s : "{}");
+		free(s);
+		json_decref(v);
+		return 0;
+	}
 	printf("fabscope %s (transports: %s)%s\n", FABSCOPE_VERSION, xport_names(),
 	       FS_TEST_HOOKS ? " (test hooks: a test build, not for production)" : "");
 	return 0;
+}
+
+/*
+ * A word that is no command, one line: the command it most likely meant
+ * (one or two edits away), or the fabscope command that does what another
+ * tool of the trade of that name does; else where the list is.
+ */
+static int not_a_command(const char *w)
+{
+	static const struct { const char *tool, *here; } other[] = {
+		{ "ib_write_bw", "bw -t verbs" }, { "ib_send_bw", "bw -t verbs --op send" },
+		{ "ib_read_bw", "bw -t verbs --op read" }, { "ib_write_lat", "lat -t verbs --op write" },
+		{ "ib_send_lat", "lat -t verbs" }, { "ib_read_lat", "lat -t verbs --op read" },
+		{ "iperf3", "bw" }, { "iperf", "bw" }, { "qperf", "bw or lat" },
+		{ "all_reduce_perf", "allreduce" }, { "alltoall_perf", "alltoall" },
+		{ "ibv_devinfo", "devices" }, { "show_gids", "devices" }, { "tcpdump", "capture" },
+		{ "tshark", "pcap" }, { "ibdiagnet", "run" },
+	};
+	const char *best = NULL;
+	size_t i;
+	int bd = 3;
+
+	for (i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (!strcmp(w, other[i].tool))
+			return fs_err_usage("'%s' is not a fabscope command: the one that does %s's work is 'fabscope %s'",
+					    w, w, other[i].here);
+	for (i = 0; i < NCOMMANDS; i++) {
+		int d = opts_distance(w, commands[i].name);
+
+		if (d < bd && 2 * (size_t)d <= strlen(w)) {
+			bd = d;
+			best = commands[i].name;
+		}
+		if (strlen(w) >= 2 && !strncmp(commands[i].name, w, strlen(w)) && bd > 0) {
+			bd = 0;	/* a beginning of one: "rep" */
+			best = commands[i].name;
+		}
+	}
+	if (best)
+		return fs_err_usage("'%s' is not a fabscope command; did you mean '%s'? ('fabscope help' lists them)",
+				    w, best);
+	return fs_err_usage("'%s' is not a fabscope command; 'fabscope help' lists them", w);
 }
 
 int cmd_help(int argc, const char **argv)
@@ -94,11 +166,8 @@ int cmd_help(int argc, const char **argv)
 	}
 	c = find_cmd(argv[1]);
 	if (!c || c->fn == cmd_help) {
-		if (!c) {
-			fs_err_usage("no such command '%s'", argv[1]);
-			main_usage(stderr);
-			return FS_EXIT_USAGE;
-		}
+		if (!c)
+			return -not_a_command(argv[1]);
 		main_usage(stdout);
 		return 0;
 	}
@@ -160,10 +229,9 @@ int main(int argc, const char **argv)
 		return stdout_done(cmd_version(1, argv));
 	c = find_cmd(argv[1]);
 	if (!c) {
-		if (argv[1][0] == '-')
-			fs_err_usage("unknown option '%s'", argv[1]);
-		else
-			fs_err_usage("'%s' is not a fabscope command", argv[1]);
+		if (argv[1][0] != '-')
+			return -not_a_command(argv[1]);
+		fs_err_usage("unknown option '%s'", argv[1]);
 		main_usage(stderr);
 		return FS_EXIT_USAGE;
 	}

@@ -2,12 +2,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -291,4 +293,45 @@ int net_route_src(const struct net_addr *dst, struct net_addr *src)
 	     net_local_addr(fd, src);
 	close(fd);
 	return rc;
+}
+
+int net_link_speed(const struct net_addr *local, char *ifname, size_t len)
+{
+	struct ifaddrs *ifs, *i;
+	int mbps = -1;
+
+	if (ifname && len)
+		ifname[0] = 0;
+	if (getifaddrs(&ifs))
+		return -1;
+	for (i = ifs; i && mbps < 0; i = i->ifa_next) {
+		const struct sockaddr *a = i->ifa_addr;
+		int same;
+		char path[128], buf[32];
+		FILE *f;
+
+		if (!a || a->sa_family != local->ss.ss_family)
+			continue;
+		if (a->sa_family == AF_INET)
+			same = ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+			       ((const struct sockaddr_in *)&local->ss)->sin_addr.s_addr;
+		else if (a->sa_family == AF_INET6)
+			same = !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+				       &((const struct sockaddr_in6 *)&local->ss)->sin6_addr, 16);
+		else
+			continue;
+		if (!same || strchr(i->ifa_name, '/') || strlen(i->ifa_name) > 64)
+			continue;
+		if (ifname)
+			snprintf(ifname, len, "%s", i->ifa_name);
+		snprintf(path, sizeof(path), "/sys/class/net/%s/speed", i->ifa_name);
+		f = fopen(path, "re");	/* (unknown speed: the read fails, EINVAL) */
+		if (f && fgets(buf, sizeof(buf), f) && atoi(buf) > 0)
+			mbps = atoi(buf);
+		if (f)
+			fclose(f);
+		break;
+	}
+	freeifaddrs(ifs);
+	return mbps;
 }

@@ -62,5 +62,9 @@ int net_peer_addr(int fd, struct net_addr *a);
 /* The local address the route to dst leaves from (a UDP socket connected,
  * nothing sent); 0 or -errno (-ENETUNREACH: no route). */
 int net_route_src(const struct net_addr *dst, struct net_addr *src);
+/* The line rate in Mb/s of the interface that has the address local (its
+ * name in ifname), from sysfs; -1 when unknown (no such interface, a
+ * virtual one without a speed: veth, lo, a bond's member ...) */
+int net_link_speed(const struct net_addr *local, char *ifname, size_t len);
 
 #endif

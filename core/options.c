@@ -21,7 +21,19 @@ static void opt_name(const struct opt *o, int as_short, char *buf, size_t len)
 
 static int takes_arg(const struct opt *o)
 {
-	return o->type != OPT_T_BOOL && o->type != OPT_T_COUNTUP;
+	return o->type != OPT_T_BOOL && o->type != OPT_T_COUNTUP && o->type != OPT_T_NOT_HERE;
+}
+
+/* An option of this command (not a group heading, not another's flag) */
+static int is_option(const struct opt *o)
+{
+	return o->type != OPT_T_GROUP && o->type != OPT_T_NOT_HERE;
+}
+
+/* The flag w (as given) is another tool's: one line that says what to use */
+static int not_here(const struct opt *o, const char *w)
+{
+	return fs_err_usage("unknown option '%s' (%s)", w, o->help);
 }
 
 static const char *what_expected(const struct opt *o)
@@ -247,6 +259,8 @@ void opts_help(const struct opt *opts, const char *const *usage,
 			printf("\n%s\n", o->help);
 			continue;
 		}
+		if (o->type == OPT_T_NOT_HERE)
+			continue;
 		n += snprintf(lhs + n, sizeof(lhs) - n, "    ");
 		if (o->short_name)
 			n += snprintf(lhs + n, sizeof(lhs) - n, "-%c%s",
@@ -293,7 +307,7 @@ static const struct opt *find_short(const struct opt *opts, int c)
 
 /* Edit distance of a and b (insert, delete, replace, swap two neighbours),
  * both shorter than 64 bytes, else a large number. */
-static int distance(const char *a, const char *b)
+int opts_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;
 	int d[64][64];
@@ -331,13 +345,13 @@ static const char *suggest(const struct opt *opts, const char *name)
 	for (o = opts; o->type != OPT_T_END; o++) {
 		int dd;
 
-		if (!o->long_name)
+		if (!o->long_name || !is_option(o))
 			continue;
 		if (len >= 2 && !strncmp(o->long_name, name, len)) {
 			prefixed = o->long_name;
 			nprefixed++;
 		}
-		dd = distance(name, o->long_name);
+		dd = opts_distance(name, o->long_name);
 		if (dd < bd && 2 * (size_t)dd < len) {
 			bd = dd;
 			best = o->long_name;
@@ -378,11 +392,15 @@ static int value_is_option(const struct opt *opts, const struct opt *o, int as_s
 
 	if (w[0] != '-' || !w[1])
 		return 0;
-	if (w[1] == '-')
-		known = !w[2] || !strcmp(w + 2, "help") ||
-			find_long(opts, w + 2, strcspn(w + 2, "=")) != NULL;
-	else
-		known = w[1] == 'h' || find_short(opts, w[1]) != NULL;
+	if (w[1] == '-') {
+		const struct opt *k = find_long(opts, w + 2, strcspn(w + 2, "="));
+
+		known = !w[2] || !strcmp(w + 2, "help") || (k && is_option(k));
+	} else {
+		const struct opt *k = find_short(opts, w[1]);
+
+		known = w[1] == 'h' || (k && is_option(k));
+	}
 	if (!known)
 		return 0;
 	opt_name(o, as_short, name, sizeof(name));
@@ -425,6 +443,12 @@ int opts_parse(int argc, const char **argv, const struct opt *opts,
 				snprintf(what, sizeof(what), "--%.*s", (int)len, name);
 				return unknown(opts, usage, what);
 			}
+			if (o->type == OPT_T_NOT_HERE) {
+				char what[96];
+
+				snprintf(what, sizeof(what), "--%.*s", (int)len, name);
+				return not_here(o, what);
+			}
 			if (!takes_arg(o)) {
 				if (val)
 					return fs_err_usage("option '--%s' takes no value", o->long_name);
@@ -448,6 +472,11 @@ int opts_parse(int argc, const char **argv, const struct opt *opts,
 				char what[3] = { '-', *p, 0 };
 
 				return unknown(opts, usage, what);
+			}
+			if (o->type == OPT_T_NOT_HERE) {
+				char what[3] = { '-', *p, 0 };
+
+				return not_here(o, what);
 			}
 			if (takes_arg(o)) {
 				const char *val = p[1] ? p + 1 : NULL;

@@ -29,6 +29,8 @@ enum opt_type {
 	OPT_T_NUMBER,	/* double >= 0, a plain number (a rate, a fraction) */
 	OPT_T_STRING,	/* const char * */
 	OPT_T_LIST,	/* struct opt_list: repeatable string */
+	OPT_T_NOT_HERE,	/* another command's or tool's option: not in --help;
+			 * given, it is one line: "unknown option 'X' (HELP)" */
 };
 
 struct opt_list {
@@ -62,6 +64,10 @@ struct opt {
 /* a string that names a file or directory: an empty one is refused */
 #define OPT_FILE(s, l, v, a, h)       { OPT_T_STRING, (s), (l), (v), (a), (h), 1, 0 }
 #define OPT_LIST(s, l, v, a, h)       { OPT_T_LIST, (s), (l), (v), (a), (h), 0, 0 }
+/* A flag users bring from elsewhere (perftest, iperf3, nccl-tests, a sister
+ * command): h names what to give here instead, e.g.
+ * OPT_NOT_HERE('P', NULL, "iperf3's -P N, parallel streams: here -q N") */
+#define OPT_NOT_HERE(s, l, h)         { OPT_T_NOT_HERE, (s), (l), NULL, NULL, (h), 0, 0 }
 
 /* Returned by opts_parse when --help was printed: the command returns 0. */
 #define OPTS_HELP 1
@@ -101,6 +107,10 @@ void opts_help(const struct opt *opts, const char *const *usage,
 	       const char *about);
 /* "usage: ..." lines and a pointer to --help, to stderr. */
 void opts_usage_short(const char *const *usage);
+
+/* Edit distance of a and b (insert, delete, replace, swap two neighbours);
+ * 1000 for words of 64 bytes or more. */
+int opts_distance(const char *a, const char *b);
 
 /* Release what OPT_T_LIST options allocated. */
 void opt_list_release(struct opt_list *l);

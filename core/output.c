@@ -199,8 +199,8 @@ static void print_text(struct out *o, json_t *rec)
 		return;
 	for (c = cols; c->path; c++)
 		print_cell(o, c, rec);
-	if (!strcmp(record_str(rec, "status", "ok"), "error"))
-		fprintf(o->f, "  error: %s", record_str(rec, "error", "?"));
+	if (strcmp(record_str(rec, "status", "ok"), "ok"))	/* "error", "cut" */
+		fprintf(o->f, "  %s: %s", record_str(rec, "status", "?"), record_str(rec, "error", "?"));
 	fputc('\n', o->f);
 }
 

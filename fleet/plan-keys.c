@@ -68,6 +68,11 @@ const char *const plan_coll_only[] = {
 	"algo", "minbytes", "maxbytes", "stepfactor", "chunk", "no-check", "corrupt", NULL,
 };
 
+/* bw's own: lat has one message in flight, one way at a time */
+static const char *const bw_only[] = {
+	"flows", "bidirectional", "tx-depth", "cq-mod", "post-list", NULL,
+};
+
 const char *plan_kind_name(enum plan_kind k)
 {
 	return plan_kind_names[k];
@@ -119,6 +124,8 @@ int plan_key_for(const char *key, const char *engine)
 		return plan_in_list(plan_pfc_keys, key);
 	if (!strcmp(engine, "allreduce") || !strcmp(engine, "alltoall"))
 		return plan_in_list(plan_coll_keys, key);
+	if (!strcmp(engine, "lat") && plan_in_list(bw_only, key))
+		return 0;
 	return !plan_in_list(plan_probe_only, key) && !plan_in_list(plan_pfc_only, key) && !plan_in_list(plan_coll_only, key);
 }
 

@@ -122,11 +122,11 @@ int cmd_capture(int argc, const char **argv)
 	struct copts o = { .snaplen = CAP_SNAPLEN, .port = 4791 };
 	struct opt tab[] = {
 		OPT_GROUP("Capture"),
-		OPT_STRING('i', "interface", &o.ifname, "IF", "the interface to capture on (required)"),
+		OPT_STRING('i', "interface", &o.ifname, "IF", "the interface to capture on, as tcpdump's -i (required; an RDMA device's netdev: fabscope devices lists them)"),
 		OPT_FILE('w', "write", &o.file, "FILE", "the pcap file to write (required)"),
-		OPT_INT('s', "snaplen", &o.snaplen, "BYTES", "bytes kept of each packet (default 256: the headers)", 64, 262144),
+		OPT_INT('s', "snaplen", &o.snaplen, "BYTES", "bytes kept of each packet, as tcpdump's -s (default 256: the headers; in bw and lat, -s is the message size)", 64, 262144),
 		OPT_INT(0, "port", &o.port, "PORT", "the RoCEv2 UDP port (default 4791)", 1, 65535),
-		OPT_STRING('f', "filter", &o.filter, "BPF", "capture what this filter passes instead (pcap-filter(7) syntax)"),
+		OPT_STRING('f', "filter", &o.filter, "BPF", "capture what this filter passes instead (pcap-filter(7) syntax; in the collectives, -f is the size step factor)"),
 		OPT_BOOL(0, "promisc", &o.promisc, "promiscuous mode (a mirror port's traffic is not ours)"),
 		OPT_STRING(0, "buffer", &o.bufsz, "SIZE", "kernel capture buffer (default 64M)"),
 		OPT_GROUP("Files and limits"),
@@ -135,6 +135,7 @@ int cmd_capture(int argc, const char **argv)
 		OPT_COUNT('c', "count", &o.count, "N", "stop after N packets", 1, 0),
 		OPT_SECONDS('D', "duration", &o.duration, "SECONDS", "stop after so long"),
 		OPT_VERBOSE(&o.verbose),
+		OPT_NOT_HERE('d', "device", "capture takes the interface, -i IF, as tcpdump: the netdev of the RDMA device (fabscope devices lists them)"),
 		OPT_END(),
 	};
 	struct cstate st = { .o = &o };

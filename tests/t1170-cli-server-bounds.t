@@ -28,11 +28,11 @@ EOF
 # the server's resident size in kB
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
-test_expect_success $P 'a hello asking for 2 GiB of buffers: refused in one line (exit 2), nothing allocated' '
+test_expect_success $P 'a hello asking for 2 GiB of buffers: refused in one line (exit 4), nothing allocated' '
 	ptp_server srv.log bw $PORT --max-mem 64M &&
 	srv=$ptp_pid &&
 	before=$(rss_kib $srv) &&
-	test_expect_code 2 "$FABSCOPE" bw 127.0.0.1 -p $PORT -s 1G -q 64 -n 1 >out 2>err &&
+	test_expect_code 4 "$FABSCOPE" bw 127.0.0.1 -p $PORT -s 1G -q 64 -n 1 >out 2>err &&
 	test $(wc -l <err) = 1 &&
 	test_grep "the test needs 2G of buffers (2 x its largest message, 1G), over this server.s limit of 64M: use a smaller -s, or start the server with a larger --max-mem" err &&
 	after=$(rss_kib $srv) &&
@@ -42,10 +42,10 @@ test_expect_success $P 'a hello asking for 2 GiB of buffers: refused in one line
 	test_kill_pid $srv
 '
 
-test_expect_success $P 'by default the limit is an eighth of the RAM, 64M to 1G: the 2 GiB hello is refused' '
+test_expect_success $P 'by default the limit is an eighth of the RAM, 64M to 1G: the 2 GiB hello is refused (exit 4)' '
 	ptp_server srv2.log bw $PORT &&
 	srv=$ptp_pid &&
-	test_expect_code 2 "$FABSCOPE" bw 127.0.0.1 -p $PORT -s 1G -q 64 -n 1 >out 2>err &&
+	test_expect_code 4 "$FABSCOPE" bw 127.0.0.1 -p $PORT -s 1G -q 64 -n 1 >out 2>err &&
 	ram=$(awk "/^MemTotal:/ { print \$2 }" /proc/meminfo) &&
 	lim=$((ram / 8 / 1024)) &&
 	if [ $lim -ge 1024 ]; then lim=1G; elif [ $lim -le 64 ]; then lim=64M; else lim=; fi &&

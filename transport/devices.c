@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "../core/builtin.h"
 #include "../core/error.h"
 #include "../core/options.h"
@@ -28,7 +30,6 @@
 
 #ifdef HAVE_VERBS
 #include <arpa/inet.h>
-#include <jansson.h>
 #include <net/if.h>
 
 #include <infiniband/verbs.h>
@@ -328,6 +329,21 @@ static void print_text(json_t *all)
 	}
 }
 
+/*
+ * --json where there is no RDMA at all: still a document a script can read,
+ * with no devices and the reason (the exit code says it failed, 3)
+ */
+static void no_rdma_json(const char *why)
+{
+	json_t *all = json_pack("{s:s, s:b, s:[], s:s}", "schema", "fabscope.devices/1", "rdma", 0,
+				"devices", "error", why);
+	char *s = json_dumps(all, JSON_INDENT(2));
+
+	printf("%s\n", s ? s : "{}");
+	free(s);
+	json_decref(all);
+}
+
 int cmd_devices(int argc, const char **argv)
 {
 	const char *env_map = getenv("FABSCOPE_RAIL_MAP"), *map_path = env_map;
@@ -355,6 +371,8 @@ int cmd_devices(int argc, const char **argv)
 	list = vb_device_list(&n, src, sizeof(src));
 	if (!list) {
 		free(map);
+		if (json)
+			no_rdma_json(src);
 		return -fs_err_env("%s", src);
 	}
 	ents = calloc((size_t)n, sizeof(*ents));
@@ -468,9 +486,21 @@ int cmd_devices(int argc, const char **argv)
 
 int cmd_devices(int argc, const char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return -fs_err_env("this fabscope was built without rdma-core (libibverbs): install libibverbs-dev and rebuild");
+	static const char why[] = "this fabscope was built without rdma-core (libibverbs): install libibverbs-dev and rebuild";
+	int i;
+
+	for (i = 1; i < argc; i++)	/* --json: a document all the same */
+		if (!strcmp(argv[i], "--json")) {
+			json_t *all = json_pack("{s:s, s:b, s:[], s:s}", "schema", "fabscope.devices/1",
+						"rdma", 0, "devices", "error", why);
+			char *s = json_dumps(all, JSON_INDENT(2));
+
+			printf("%s\n", s ? s : "{}");
+			free(s);
+			json_decref(all);
+			break;
+		}
+	return -fs_err_env("%s", why);
 }
 
 #endif
