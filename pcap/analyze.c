@@ -32,17 +32,21 @@ static const char *const pcap_usage[] = {
 };
 
 static const char pcap_about[] =
-	"Analyze a RoCEv2 capture (pcap or pcapng: Ethernet, Linux cooked SLL/SLL2 or raw IP;\n"
-	"VLAN tags; IPv4 and IPv6).  Every UDP 4791 packet is dissected to its InfiniBand\n"
-	"transport headers and accounted per QP: one flow per direction, keyed by source IP,\n"
-	"destination IP and destination QP, paired with its reverse.  Per flow: packets, bytes,\n"
-	"opcodes, the PSN range, gaps (packets lost before the capture point), duplicates\n"
-	"(retransmissions) in bursts, out-of-order packets, NAKs by code, RNR NAKs, request to\n"
+	"Analyze a RoCE capture (pcap or pcapng: Ethernet, Linux cooked SLL/SLL2, raw IP, or ERF\n"
+	"records of Ethernet, IP or InfiniBand as NIC sniffers write them; VLAN tags; IPv4 and\n"
+	"IPv6).  Every UDP 4791 packet (RoCEv2), Ethernet type 0x8915 packet (RoCE v1: GRH and\n"
+	"BTH) and InfiniBand packet (LRH, GRH, BTH) is dissected to its transport headers and\n"
+	"accounted per QP: one flow per direction, keyed by source, destination (IP addresses,\n"
+	"GIDs, or LIDs) and destination QP, paired with its reverse.  Per flow: packets, bytes,\n"
+	"opcodes, the PSN range, gaps and the PSNs lost in them before the capture point, those\n"
+	"resent after the loss, packets seen twice (the same PSN again), retransmission bursts,\n"
+	"out-of-order packets, NAKs by code, RNR NAKs, request to\n"
 	"acknowledge latency, CNPs, the CE-marked fraction, UDP source ports.  Then findings\n"
 	"for a human, and PFC/PAUSE frames per priority (time paused from the quanta with\n"
 	"--link-speed).  PSNs wrap at 2^24.  Memory is per flow, not per packet (at most\n"
 	"--max-flows flows; packets beyond are counted, not tracked), so the size of the file\n"
-	"does not matter.  Packets cut inside a header are counted by the layer cut.";
+	"does not matter.  Packets cut inside a header are counted by the layer cut.  A capture\n"
+	"without a RoCE packet (or PFC frame) is said to have nothing to analyze: exit status 2.";
 
 struct aopts {
 	const char *filter, *host, *qpstr, *plot;
@@ -120,8 +124,8 @@ static void flow_name(const struct flow *f, char *buf, size_t len)
 {
 	char s[64], d[64];
 
-	snprintf(buf, len, "QP 0x%06x %s -> %s", f->key.dqpn, flow_addr(f->key.src, f->key.v6, s, sizeof(s)),
-		 flow_addr(f->key.dst, f->key.v6, d, sizeof(d)));
+	snprintf(buf, len, "QP 0x%06x %s -> %s", f->key.dqpn, flow_addr(f->key.src, f->key.fam, s, sizeof(s)),
+		 flow_addr(f->key.dst, f->key.fam, d, sizeof(d)));
 }
 
 /* ---- findings ---- */
@@ -178,7 +182,7 @@ static void flow_findings(const struct flow_table *t, const struct flow *f, stru
 	unsigned c;
 
 	flow_name(f, name, sizeof(name));
-	if (f->dups) {
+	if (f->seen_again || f->resent) {
 		char why[400] = "";
 		size_t used = 0;
 
@@ -197,22 +201,26 @@ static void flow_findings(const struct flow_table *t, const struct flow *f, stru
 		if (r && r->read_resps && r->gaps)	/* a READ whose responses were lost is read again */
 			WHY("%s%llu gap%s in the READ responses on the way back", used ? " and " : " after ",
 			    (unsigned long long)r->gaps, r->gaps == 1 ? "" : "s");
-		if (f->gaps)
-			WHY("%s%llu PSN gap%s (%s)", used ? " and " : " after ", (unsigned long long)f->gaps,
-			    f->gaps == 1 ? "" : "s", f->read_resps && !f->requests ?
-			    "READ responses lost before the capture point: the requester read them again" :
+		if (f->lost)
+			WHY("%s%llu PSN gap%s (%llu packet%s %s)", used ? " and " : " after ", (unsigned long long)f->gaps,
+			    f->gaps == 1 ? "" : "s", (unsigned long long)f->lost, f->lost == 1 ? "" : "s",
+			    f->read_resps && !f->requests ?
+			    "of READ responses lost before the capture point: the requester read them again" :
 			    used ? "lost before the capture point" :
 			    "lost before the capture point; no NAK seen: timeouts?");
 #undef WHY
 		find_add(fs, 2, f->index, f->burst_ev[0].t,
-			 "%s: %llu retransmission burst%s (%llu packets sent again)%s; the first at %.3f s from PSN 0x%06x",
+			 "%s: %llu retransmission burst%s (%llu packet%s sent again: %llu resent after a loss upstream, "
+			 "%llu seen twice at the capture point)%s; the first at %.3f s from PSN 0x%06x",
 			 name, (unsigned long long)f->bursts, f->bursts == 1 ? "" : "s",
-			 (unsigned long long)f->dups, why, f->burst_ev[0].t, f->burst_ev[0].psn);
+			 (unsigned long long)(f->seen_again + f->resent), f->seen_again + f->resent == 1 ? "" : "s",
+			 (unsigned long long)f->resent, (unsigned long long)f->seen_again, why, f->burst_ev[0].t,
+			 f->burst_ev[0].psn);
 	}
-	if (f->lost)
+	if (f->missing)
 		find_add(fs, 2, f->index, f->gap_ev[0].t,
-			 "%s: %llu packet%s missing in %llu PSN gap%s (lost before the capture point, or dropped by the capture); the first at %.3f s, PSN 0x%06x",
-			 name, (unsigned long long)f->lost, f->lost == 1 ? "" : "s", (unsigned long long)f->gaps,
+			 "%s: %llu packet%s missing in %llu PSN gap%s (lost before the capture point, or dropped by the capture, and not seen again); the first at %.3f s, PSN 0x%06x",
+			 name, (unsigned long long)f->missing, f->missing == 1 ? "" : "s", (unsigned long long)f->gaps,
 			 f->gaps == 1 ? "" : "s", f->gap_ev[0].t, f->gap_ev[0].psn);
 	if (f->ooo)
 		find_add(fs, 1, f->index, 0, "%s: %llu packet%s out of order (late, not lost)", name,
@@ -229,7 +237,7 @@ static void flow_findings(const struct flow_table *t, const struct flow *f, stru
 			 "%s: %llu NAK %s%s: the requester's QP goes to the error state",
 			 name, (unsigned long long)f->naks[c], nak_label(c), when);
 	}
-	if (f->naks[ROCE_NAK_PSN_SEQ] && !(r && r->dups)) {
+	if (f->naks[ROCE_NAK_PSN_SEQ] && !(r && (r->seen_again || r->resent))) {
 		const struct flow_event *e = nak_event(f, ROCE_NAK_PSN_SEQ);
 
 		find_add(fs, 1, f->index, e ? e->t : 0,
@@ -265,9 +273,33 @@ static void flow_findings(const struct flow_table *t, const struct flow *f, stru
 			 f->npending, f->npending == 1 ? " was" : "s were");
 }
 
+/* what a capture without RoCE packets lacks, for a finding and the error line */
+static void no_roce_what(const struct aopts *o, char *buf, size_t len)
+{
+	char port[32] = "";
+
+	if (o->port && o->port != ROCE_UDP_PORT)
+		snprintf(port, sizeof(port), " or %d", o->port);
+	snprintf(buf, len, "no RoCE packet (RoCEv2 on UDP port 4791%s, RoCE v1 on Ethernet type 0x8915, InfiniBand)",
+		 port);
+}
+
 static void capture_findings(const struct flow_table *t, const struct aopts *o, struct findings *fs)
 {
 	int p, l;
+
+	if (!t->roce) {
+		char what[200];
+
+		no_roce_what(o, what, sizeof(what));
+		const char *where = o->filter || o->host ? " passed the selection" : " in the capture";
+
+		if (t->pfc.have)
+			find_add(fs, 0, -1, 0, "%s%s: only the PFC and PAUSE frames were analyzed", what, where);
+		else
+			find_add(fs, 1, -1, 0, "%s%s: nothing was analyzed (%llu other packets), so nothing is known "
+				 "of loss or retransmission", what, where, (unsigned long long)t->pkts);
+	}
 
 	if (t->truncated) {
 		char where[256] = "";
@@ -312,6 +344,18 @@ static json_t *jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* what a flow's src and dst are */
+static const char *addr_kind(int fam)
+{
+	switch (fam) {
+	case PKT_ADDR_IPV4: return "ipv4";
+	case PKT_ADDR_IPV6: return "ipv6";
+	case PKT_ADDR_GID: return "gid";
+	case PKT_ADDR_LID: return "lid";
+	}
+	return "none";
+}
+
 static json_t *flow_json(const struct flow_table *t, const struct flow *f)
 {
 	char s[64], d[64], name[48];
@@ -335,11 +379,11 @@ static json_t *flow_json(const struct flow_table *t, const struct flow *f)
 		json_array_append_new(sp, json_integer(f->sports[i]));
 	for (i = 0; i < FLOW_BUCKETS && f->t0 + i * f->bucket_w <= f->last; i++)
 		json_array_append_new(tl, json_integer((json_int_t)f->timeline[i]));
-	return json_pack("{si,ss,ss,ss,si,ss,sI,sI,sI,sf,sf,sI,sI,sI,sI,so,so,s{sI,sI,sI,sI,sI,sI,sI},so,sI,sI,"
-			 "s{so,so,so,so,sI},sI,sI,sI,so,sI,s{sf,so},so}",
+	return json_pack("{si,ss,ss,ss,si,ss,sI,sI,sI,sf,sf,sI,sI,sI,sI,so,so,s{sI,sI,sI,sI,sI,sI,sI,sI,sI},so,sI,sI,"
+			 "s{so,so,so,so,sI},sI,sI,sI,so,sI,s{sf,so},so,ss}",
 		"index", f->index, "qpn", (snprintf(name, sizeof(name), "0x%06x", f->key.dqpn), name),
-		"src", flow_addr(f->key.src, f->key.v6, s, sizeof(s)),
-		"dst", flow_addr(f->key.dst, f->key.v6, d, sizeof(d)), "reverse", f->reverse,
+		"src", flow_addr(f->key.src, f->key.fam, s, sizeof(s)),
+		"dst", flow_addr(f->key.dst, f->key.fam, d, sizeof(d)), "reverse", f->reverse,
 		"transport", roce_transport_name((enum roce_transport)f->transport),
 		"packets", (json_int_t)f->pkts, "bytes", (json_int_t)f->bytes, "payload_bytes", (json_int_t)f->payload,
 		"first_s", rel(t, f->first), "last_s", rel(t, f->last),
@@ -347,7 +391,8 @@ static json_t *flow_json(const struct flow_table *t, const struct flow *f)
 		"acks", (json_int_t)f->acks, "read_responses", (json_int_t)f->read_resps,
 		"psn_first", f->have_psn ? json_integer(f->first_psn) : json_null(),
 		"psn_last", f->have_psn ? json_integer(f->max_psn) : json_null(),
-		"psn", "gaps", (json_int_t)f->gaps, "lost", (json_int_t)f->lost, "duplicates", (json_int_t)f->dups,
+		"psn", "gaps", (json_int_t)f->gaps, "lost", (json_int_t)f->lost, "missing", (json_int_t)f->missing,
+		"resent_after_loss", (json_int_t)f->resent, "seen_again", (json_int_t)f->seen_again,
 		"retransmission_bursts", (json_int_t)f->bursts, "out_of_order", (json_int_t)f->ooo,
 		"unanswered", (json_int_t)f->npending, "untimed", (json_int_t)f->pend_dropped,
 		"naks", naks, "rnr_naks", (json_int_t)f->rnr, "ack_plain", (json_int_t)f->acks_plain,
@@ -355,7 +400,8 @@ static json_t *flow_json(const struct flow_table *t, const struct flow *f)
 		"min", jnum(f->nlat ? f->lat_min : NAN), "max", jnum(f->nlat ? f->lat_max : NAN), "n", (json_int_t)f->nlat,
 		"cnps", (json_int_t)f->cnps, "ce", (json_int_t)f->ce, "ect", (json_int_t)f->ect,
 		"udp_sports", sp, "udp_sport_changes", (json_int_t)f->sport_changes,
-		"timeline", "bucket_s", f->bucket_w, "bytes", tl, "opcodes", ops);
+		"timeline", "bucket_s", f->bucket_w, "bytes", tl, "opcodes", ops,
+		"addresses", addr_kind(f->key.fam));
 }
 
 static void print_text(FILE *out, const struct flow_table *t, const struct aopts *o, const char *file,
@@ -364,14 +410,16 @@ static void print_text(FILE *out, const struct flow_table *t, const struct aopts
 	double dur = t->last - t->first;
 	int i, p, any_pfc = 0;
 
-	fprintf(out, "# %s: %llu packets, %.1f MB, %.3f s; RoCEv2 %llu packets (%.1f MB), other %llu, cut %llu\n",
+	fprintf(out, "# %s: %llu packets, %.1f MB, %.3f s; RoCE %llu packets (%.1f MB), other %llu, cut %llu\n",
 		file, (unsigned long long)t->pkts, (double)t->bytes / 1e6, dur, (unsigned long long)t->roce,
 		(double)t->roce_bytes / 1e6, (unsigned long long)t->other, (unsigned long long)t->truncated);
 	fprintf(out, "# %d QP flows%s\n", t->n, t->overflow_pkts ? " (more were not tracked)" : "");
-	if (shown) {
-		fprintf(out, "%-10s %-16s %-16s %-4s %9s %11s %8s %6s %6s %6s %5s %6s %5s %5s %9s %9s\n", "qpn", "src",
-			"dst", "tp", "packets", "bytes", "Gb/s", "lost", "dup", "ooo", "naks", "rnr", "cnps", "ce%",
-			"ack p50", "ack p99");
+	if (shown && t->n) {
+		fprintf(out, "# lost: PSNs lost before the capture point; resent: first appearances resent after a loss; "
+			"again: packets whose PSN the flow carried before; ooo: late\n");
+		fprintf(out, "%-10s %-16s %-16s %-4s %9s %11s %8s %6s %6s %6s %6s %5s %6s %5s %5s %9s %9s\n", "qpn", "src",
+			"dst", "tp", "packets", "bytes", "Gb/s", "lost", "resent", "again", "ooo", "naks", "rnr", "cnps",
+			"ce%", "ack p50", "ack p99");
 		for (i = 0; i < t->n; i++) {
 			const struct flow *f = t->v[i];
 			char s[64], d[64], q[16];
@@ -384,12 +432,13 @@ static void print_text(FILE *out, const struct flow_table *t, const struct aopts
 			for (c = 0; c < FLOW_NAK_CODES; c++)
 				naks += f->naks[c];
 			snprintf(q, sizeof(q), "0x%06x", f->key.dqpn);
-			fprintf(out, "%-10s %-16s %-16s %-4s %9llu %11llu %8.3f %6llu %6llu %6llu %5llu %6llu %5llu %5.1f",
-				q, flow_addr(f->key.src, f->key.v6, s, sizeof(s)),
-				flow_addr(f->key.dst, f->key.v6, d, sizeof(d)),
+			fprintf(out, "%-10s %-16s %-16s %-4s %9llu %11llu %8.3f %6llu %6llu %6llu %6llu %5llu %6llu %5llu %5.1f",
+				q, flow_addr(f->key.src, f->key.fam, s, sizeof(s)),
+				flow_addr(f->key.dst, f->key.fam, d, sizeof(d)),
 				roce_transport_name((enum roce_transport)f->transport), (unsigned long long)f->pkts,
 				(unsigned long long)f->bytes, span > 0 ? (double)f->bytes * 8 / span / 1e9 : 0.0,
-				(unsigned long long)f->lost, (unsigned long long)f->dups, (unsigned long long)f->ooo,
+				(unsigned long long)f->lost, (unsigned long long)f->resent,
+				(unsigned long long)f->seen_again, (unsigned long long)f->ooo,
 				(unsigned long long)naks, (unsigned long long)f->rnr, (unsigned long long)f->cnps,
 				f->pkts ? 100.0 * (double)f->ce / (double)f->pkts : 0.0);
 			if (f->nlat)
@@ -443,8 +492,9 @@ static json_t *result_json(const struct flow_table *t, const struct aopts *o, co
 				"xon", (json_int_t)t->pfc.xon[p], "quanta", (json_int_t)t->pfc.quanta[p],
 				"paused_max_s", jnum(o->link_gbps > 0 ?
 						     (double)t->pfc.quanta[p] * 512 / (o->link_gbps * 1e9) : NAN)));
-	return json_pack("{ss,so,s{sI,sI,sf,sI,sI,sI,sI,so,sI,si,sI,so},so,s{so,sI,sI},so}",
+	return json_pack("{ss,so,ss,s{sI,sI,sf,sI,sI,sI,sI,so,sI,si,sI,so},so,s{so,sI,sI},so}",
 		"schema", "fabscope.pcap/1", "file", json_stringn_nocheck(file, strlen(file)),
+		"status", t->roce ? "analyzed" : t->pfc.have ? "pfc-only" : "no-roce",
 		"summary", "packets", (json_int_t)t->pkts, "bytes", (json_int_t)t->bytes,
 		"duration_s", t->pkts ? t->last - t->first : 0.0, "roce_packets", (json_int_t)t->roce,
 		"roce_bytes", (json_int_t)t->roce_bytes, "other_packets", (json_int_t)t->other,
@@ -502,7 +552,7 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 			fprintf(f, "%.9g %.9g\n", i * fl->bucket_w, (double)fl->timeline[i] * 8 / fl->bucket_w / 1e9);
 		fprintf(f, "\n\n");
 		snprintf(names + used, sizeof(names) - used, "%s0x%06x:%s>%s", j ? " " : "", fl->key.dqpn,
-			 flow_addr(fl->key.src, fl->key.v6, s, sizeof(s)), flow_addr(fl->key.dst, fl->key.v6, d, sizeof(d)));
+			 flow_addr(fl->key.src, fl->key.fam, s, sizeof(s)), flow_addr(fl->key.dst, fl->key.fam, d, sizeof(d)));
 	}
 	fclose(f);
 	if (!(f = fopen(pdat, "w"))) {
@@ -535,9 +585,10 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 	return rc ? fs_err_env("no plot: %s", why) : 0;
 }
 
+/* an IPv6 address matches a GID too (RoCE v1: the GIDs are IPv6-shaped) */
 static int host_match(const struct pkt_brief *k, const uint8_t *host, int v6)
 {
-	if (!k->ip_version || (k->ip_version == 6) != v6)
+	if (v6 ? k->addr != PKT_ADDR_IPV6 && k->addr != PKT_ADDR_GID : k->addr != PKT_ADDR_IPV4)
 		return 0;
 	return !memcmp(k->src, host, v6 ? 16 : 4) || !memcmp(k->dst, host, v6 ? 16 : 4);
 }
@@ -619,7 +670,7 @@ int cmd_pcap(int argc, const char **argv)
 	nano = rd.nano;
 	linktype = rd.linktype;
 	if (!pkt_linktype_known(linktype)) {
-		fs_err_usage("'%s' has link type %s: fabscope reads Ethernet, Linux cooked (SLL, SLL2) and raw IP",
+		fs_err_usage("'%s' has link type %s: fabscope reads Ethernet, Linux cooked (SLL, SLL2), raw IP and ERF",
 			     file, pcap_datalink_val_to_name(linktype) ? pcap_datalink_val_to_name(linktype) : "unknown");
 		reader_close(&rd);
 		return FS_EXIT_USAGE;
@@ -704,6 +755,15 @@ int cmd_pcap(int argc, const char **argv)
 	}
 	reader_close(&rd);	/* (read_error points into it) */
 	rc = o.plot && write_plot(&t, o.plot, file) ? FS_EXIT_ENV : 0;
+	if (!t.roce && !t.pfc.have) {	/* no verdict on what was not there: bad input, as --qp */
+		char what[200];
+
+		no_roce_what(&o, what, sizeof(what));
+		fs_err_usage("'%s' has %s among its %llu packets%s: nothing to analyze%s", file, what,
+			     (unsigned long long)t.pkts, o.filter || o.host ? " selected" : "",
+			     o.port ? "" : " (RoCEv2 on another UDP port: give --port)");
+		rc = FS_EXIT_USAGE;
+	}
 	if (have_prog)
 		pcap_freecode(&prog);
 	free(fs.v);

@@ -25,6 +25,7 @@ const char *pkt_linktype_name(int linktype)
 	case PKT_LINKTYPE_RAW: return "RAW";
 	case DLT_IPV4: return "IPV4";
 	case DLT_IPV6: return "IPV6";
+	case PKT_LINKTYPE_ERF: return "ERF";
 	}
 	return NULL;
 }
@@ -33,11 +34,14 @@ const char *pkt_layer_name(enum pkt_layer l)
 {
 	static const char *const names[PKT_L_MAX] = {
 		[PKT_L_NONE] = "none",
+		[PKT_L_ERF] = "erf",
 		[PKT_L_ETH] = "ethernet",
 		[PKT_L_SLL] = "sll",
 		[PKT_L_SLL2] = "sll2",
 		[PKT_L_VLAN] = "vlan",
 		[PKT_L_MACCTL] = "macctl",
+		[PKT_L_LRH] = "lrh",
+		[PKT_L_GRH] = "grh",
 		[PKT_L_IPV4] = "ipv4",
 		[PKT_L_IPV6] = "ipv6",
 		[PKT_L_IPV6_EXT] = "ipv6-ext",
@@ -75,6 +79,11 @@ const char *pkt_flags_str(unsigned flags, char *buf, size_t len)
 		{ PKT_F_OPCODE, "opcode" },
 		{ PKT_F_TVER, "tver" },
 		{ PKT_F_ROCE_LEN, "roce-len" },
+		{ PKT_F_ERF, "erf" },
+		{ PKT_F_LNH, "lnh" },
+		{ PKT_F_GRH_NXT, "grh-next" },
+		{ PKT_F_IB_LEN, "ib-len" },
+		{ PKT_F_ERF_LEN, "erf-len" },
 		{ 0, NULL }
 	};
 	return tok_flags_str(names, flags, buf, len);
@@ -112,7 +121,9 @@ struct dctx {
 	struct get_cursor c;
 	struct pkt *k;
 	const uint8_t *p;
-	size_t wire_end;	/* the packet's end on the wire (at least caplen) */
+	size_t wire_end;	/* the packet's end on the wire (at least the cursor's len) */
+	size_t base;		/* where the link layer starts (after an ERF header) */
+	size_t tend;		/* the transport's end: UDP's, the GRH's or the LRH's */
 	uint16_t roce_port;	/* another RoCEv2 port; 0 none */
 };
 
@@ -177,12 +188,13 @@ static int dissect_macctl(struct dctx *d)
 	struct pkt *k = d->k;
 	size_t body = k->link.end + MACCTL_OPCODE_LEN;
 
-	macctl_parse(d->p, d->c.len, k->wirelen, &k->mac);
+	/* (from the frame's start: after an ERF header, the wire length is the record's) */
+	macctl_parse(d->p + d->base, d->c.len - d->base, d->base ? d->wire_end - d->base : k->wirelen, &k->mac);
 	switch (k->mac.kind) {
 	case MACCTL_TRUNCATED:
 		k->truncated = 1;
 		k->cut = PKT_L_MACCTL;
-		k->needed = k->mac.needed;
+		k->needed = d->base + k->mac.needed;
 		return -1;
 	case MACCTL_PFC:
 		body += MACCTL_PFC_LEN;
@@ -494,6 +506,7 @@ static int dissect_bth(struct dctx *d)
 	b->ackreq = hdr_u8(&d->c) >> 7;
 	b->psn = hdr_be24(&d->c);
 	layer_done(d, PKT_L_BTH);
+	d->k->roce.end = d->tend;
 	if (b->tver)
 		d->k->flags |= PKT_F_TVER;
 	return 0;
@@ -572,7 +585,7 @@ static int dissect_roce(struct dctx *d)
 {
 	struct pkt_roce *r = &d->k->roce;
 	unsigned hdrs = roce_opcode_headers(r->bth.opcode), m;
-	size_t trailer, end = d->k->udp.end;
+	size_t trailer, end = r->end;
 	int l;
 
 	if (!roce_opcode_valid(r->bth.opcode))
@@ -620,9 +633,146 @@ static void dissect_ip(struct dctx *d, int version)
 		return;
 	if (d->k->ip.proto != IPPROTO_UDP_ || dissect_udp(d))
 		return;
+	d->tend = d->k->udp.end;
 	if (!is_roce_port(d, d->k->udp.dport) || dissect_bth(d))
 		return;
 	dissect_roce(d);
+}
+
+/*
+ * The GRH (see dissect.h), then the BTH when its next header says so.
+ * lrh: an LRH came first, whose PktLen gave the transport's end; else the
+ * GRH's PayLen gives it.
+ */
+static void dissect_grh(struct dctx *d, int lrh)
+{
+	struct pkt_ib *ib = &d->k->ib;
+	size_t off = d->c.off, end;
+	uint32_t w;
+
+	if (need(d, PKT_GRH_LEN, PKT_L_GRH))
+		return;
+	w = get_be32(&d->c);
+	ib->tclass = (uint8_t)(w >> 20);
+	ib->flow = w & 0xfffff;
+	ib->paylen = get_be16(&d->c);
+	ib->nxthdr = get_u8(&d->c);
+	ib->hoplmt = get_u8(&d->c);
+	get_bytes(&d->c, ib->sgid, 16);
+	get_bytes(&d->c, ib->dgid, 16);
+	ib->grh_off = off;
+	layer_done(d, PKT_L_GRH);
+	if (!lrh) {
+		end = off + PKT_GRH_LEN + (size_t)ib->paylen;
+		if (end > d->wire_end || !ib->paylen) {
+			d->k->flags |= PKT_F_IB_LEN;
+			end = d->wire_end;
+		}
+		d->tend = end;
+	}
+	if (ib->nxthdr != PKT_GRH_NXT_IBA) {
+		d->k->flags |= PKT_F_GRH_NXT;
+		return;
+	}
+	if (dissect_bth(d))
+		return;
+	dissect_roce(d);
+}
+
+/* The LRH (see dissect.h), then a GRH or the BTH as LNH says */
+static void dissect_lrh(struct dctx *d)
+{
+	struct pkt_ib *ib = &d->k->ib;
+	size_t off = d->c.off, end;
+	uint8_t v;
+
+	if (need(d, PKT_LRH_LEN, PKT_L_LRH))
+		return;
+	v = get_u8(&d->c);
+	ib->vl = v >> 4;
+	ib->lver = v & 0x0f;
+	v = get_u8(&d->c);
+	ib->sl = v >> 4;
+	ib->lnh = v & 3;
+	ib->dlid = get_be16(&d->c);
+	ib->pktlen = get_be16(&d->c) & 0x07ff;
+	ib->slid = get_be16(&d->c);
+	ib->lrh_off = off;
+	layer_done(d, PKT_L_LRH);
+	end = off + (size_t)ib->pktlen * 4;
+	if (end > d->wire_end || end < off + PKT_LRH_LEN) {
+		d->k->flags |= PKT_F_IB_LEN;
+		end = d->wire_end;
+	}
+	d->tend = end;
+	if (ib->lnh == 3) {
+		dissect_grh(d, 1);
+	} else if (ib->lnh == 2) {
+		if (!dissect_bth(d))
+			dissect_roce(d);
+	} else {
+		d->k->flags |= PKT_F_LNH;
+	}
+}
+
+static int erf_is_eth(unsigned type)
+{
+	return type == PKT_ERF_TYPE_ETH || type == PKT_ERF_TYPE_COLOR_ETH || type == PKT_ERF_TYPE_DSM_COLOR_ETH ||
+	       type == PKT_ERF_TYPE_COLOR_HASH_ETH;
+}
+
+/*
+ * The ERF record header, its extension headers and an Ethernet record's
+ * pad (see dissect.h): 0 with the cursor at the frame, its length cut to
+ * the record's and the frame's; -1 to stop.
+ */
+static int dissect_erf(struct dctx *d)
+{
+	struct pkt_erf *e = &d->k->erf;
+	size_t end;
+	uint8_t type;
+	int more;
+
+	if (need(d, PKT_ERF_LEN, PKT_L_ERF))
+		return -1;
+	get_skip(&d->c, 8);	/* the timestamp: the pcap record's is used */
+	type = get_u8(&d->c);
+	e->flags = get_u8(&d->c);
+	e->rlen = get_be16(&d->c);
+	get_skip(&d->c, 2);	/* loss counter or color */
+	e->wlen = get_be16(&d->c);
+	e->type = type & 0x7f;
+	for (more = type & 0x80; more; e->ext++) {
+		if (e->ext == PKT_MAX_ERF_EXT) {
+			d->k->flags |= PKT_F_ERF;
+			return -1;
+		}
+		if (need(d, PKT_ERF_EXT_LEN, PKT_L_ERF))
+			return -1;
+		more = get_u8(&d->c) & 0x80;
+		get_skip(&d->c, PKT_ERF_EXT_LEN - 1);
+	}
+	if (erf_is_eth(e->type)) {
+		if (need(d, PKT_ERF_ETH_PAD, PKT_L_ERF))
+			return -1;
+		get_skip(&d->c, PKT_ERF_ETH_PAD);	/* offset and pad */
+	} else if (e->type != PKT_ERF_TYPE_INFINIBAND && e->type != PKT_ERF_TYPE_IPV4 &&
+		   e->type != PKT_ERF_TYPE_IPV6) {
+		d->k->flags |= PKT_F_ERF;
+		layer_done(d, PKT_L_ERF);
+		return -1;
+	}
+	e->end = d->base = d->c.off;
+	layer_done(d, PKT_L_ERF);
+	if (e->rlen < e->end)
+		d->k->flags |= PKT_F_ERF_LEN;
+	else if (e->rlen < d->c.len)
+		d->c.len = e->rlen;	/* the record's padding is no part of the frame */
+	end = e->end + e->wlen;
+	if (end < d->c.len)
+		d->c.len = end;
+	d->wire_end = end;
+	return 0;
 }
 
 /* raw IP: the version nibble says which */
@@ -645,7 +795,7 @@ static void pkt_clear(struct pkt *k, int linktype, size_t caplen, size_t wirelen
 {
 	memset(k, 0, sizeof(*k));
 	k->linktype = linktype;
-	k->caplen = caplen;
+	k->caplen = k->len = caplen;
 	k->wirelen = wirelen;
 	k->cut = PKT_L_NONE;
 	k->link.vlan = k->link.pcp = k->link.sll_type = -1;
@@ -694,11 +844,27 @@ int pkt_dissect_opts(const uint8_t *p, size_t caplen, size_t wirelen, int linkty
 	case DLT_IPV6:
 		dissect_ip(&d, 6);
 		goto done;
+	case PKT_LINKTYPE_ERF:
+		if (dissect_erf(&d))
+			goto done;
+		if (out->erf.type == PKT_ERF_TYPE_INFINIBAND) {
+			dissect_lrh(&d);
+			goto done;
+		}
+		if (out->erf.type == PKT_ERF_TYPE_IPV4 || out->erf.type == PKT_ERF_TYPE_IPV6) {
+			dissect_ip(&d, out->erf.type == PKT_ERF_TYPE_IPV4 ? 4 : 6);
+			goto done;
+		}
+		if (dissect_eth(&d))
+			goto done;
+		break;
 	}
 	if (out->link.type == 0x0800)
 		dissect_ip(&d, 4);
 	else if (out->link.type == 0x86dd)
 		dissect_ip(&d, 6);
+	else if (out->link.type == PKT_ETHERTYPE_ROCE_V1 && !(out->flags & PKT_F_TAGS))
+		dissect_grh(&d, 0);
 done:
 	/* every read above was asked for first: a bad cursor is a bug here */
 	if (d.c.bad && !out->truncated) {
@@ -708,6 +874,7 @@ done:
 	}
 	if (!out->truncated)
 		out->used = d.c.off;
+	out->len = d.c.len;
 	return 0;
 }
 
@@ -720,14 +887,27 @@ int pkt_dissect(const uint8_t *p, size_t caplen, size_t wirelen, int linktype,
 void pkt_brief_of(const struct pkt *k, struct pkt_brief *b)
 {
 	memset(b, 0, sizeof(*b));
-	b->wirelen = k->wirelen;
+	b->wirelen = pkt_has(k, PKT_L_ERF) ? k->erf.wlen : k->wirelen;	/* the frame's */
 	b->layers = k->layers;
 	b->flags = k->flags;
 	b->truncated = k->truncated;
 	b->cut = k->cut;
 	b->ip_version = k->ip.version;
-	memcpy(b->src, k->ip.src, 16);
-	memcpy(b->dst, k->ip.dst, 16);
+	if (k->ip.version) {
+		b->addr = k->ip.version == 4 ? PKT_ADDR_IPV4 : PKT_ADDR_IPV6;
+		memcpy(b->src, k->ip.src, 16);
+		memcpy(b->dst, k->ip.dst, 16);
+	} else if (pkt_has(k, PKT_L_GRH)) {
+		b->addr = PKT_ADDR_GID;
+		memcpy(b->src, k->ib.sgid, 16);
+		memcpy(b->dst, k->ib.dgid, 16);
+	} else if (pkt_has(k, PKT_L_LRH)) {
+		b->addr = PKT_ADDR_LID;
+		b->src[0] = (uint8_t)(k->ib.slid >> 8);
+		b->src[1] = (uint8_t)k->ib.slid;
+		b->dst[0] = (uint8_t)(k->ib.dlid >> 8);
+		b->dst[1] = (uint8_t)k->ib.dlid;
+	}
 	b->ecn = k->ip.ecn;
 	b->sport = k->udp.sport;
 	b->opcode = k->roce.bth.opcode;
@@ -790,6 +970,7 @@ int pkt_brief_fast(const uint8_t *p, size_t caplen, size_t wirelen, int linktype
 	b->truncated = 0;
 	b->cut = PKT_L_NONE;
 	b->ip_version = 4;
+	b->addr = PKT_ADDR_IPV4;
 	memset(b->src, 0, sizeof(b->src));	/* (not the whole struct: that costs more than the rest) */
 	memset(b->dst, 0, sizeof(b->dst));
 	memcpy(b->src, p + IP + 12, 4);

@@ -14,8 +14,38 @@
  *                   packet type 1, address length 1, address 8 (20 bytes)
  *   DLT_RAW, LINKTYPE_RAW (101)  IPv4 or IPv6 by the version nibble
  *   DLT_IPV4, DLT_IPV6           IP of that version
+ *   DLT_ERF (197)   Endace ERF records, as NIC sniffers (ibdump) and capture
+ *                   cards write them: a 16-byte header - timestamp 8 (little
+ *                   endian), type 1 (bit 7: extension headers follow), flags
+ *                   1, rlen 2 (the record's length, header included), lctr 2,
+ *                   wlen 2 (the frame's length on the wire), all big endian
+ *                   but the timestamp - then 8 bytes per extension header
+ *                   while bit 7 of the first byte of the one before is set
+ *                   (at most PKT_MAX_ERF_EXT), then by the type: Ethernet (2,
+ *                   and the colored 11, 16, 20) 2 bytes of offset and pad and
+ *                   the frame; InfiniBand (21) the LRH; IPv4 (22) and IPv6
+ *                   (23) the datagram.  The frame is read to the record's end
+ *                   (rlen) or its wire length (wlen), whichever comes first;
+ *                   other types are flagged PKT_F_ERF and not looked into
  * A cooked protocol that is a VLAN TPID is followed by TCI and type, as on
  * Ethernet.
+ *
+ * RoCE v1 (IBA vol 1 annex A16) is Ethernet type 0x8915 carrying a GRH and
+ * the BTH; native InfiniBand is an LRH, a GRH when the LRH says so, and the
+ * BTH:
+ *
+ *   LRH (8)   VL:4 LVer:4 | SL:4 resv:2 LNH:2 | DLID 16 | resv:5 PktLen:11 | SLID 16
+ *             LNH 3: a GRH follows, 2: the BTH, 0 and 1: raw (not IBA
+ *             transport: PKT_F_LNH); PktLen in 4-byte words from the LRH to
+ *             the VCRC (the ICRC in, the VCRC out)
+ *   GRH (40)  IPVer:4 TClass:8 FlowLabel:20 | PayLen 16 | NxtHdr 8 | HopLmt 8 |
+ *             SGID 16 | DGID 16; NxtHdr 0x1b: the BTH follows (else
+ *             PKT_F_GRH_NXT); PayLen: the bytes after the GRH, ICRC included
+ * The transport's end - the UDP datagram's for RoCEv2, the GRH payload's
+ * for RoCE v1, the LRH packet's on InfiniBand - places the payload and
+ * the ICRC; a length beyond the wire (or short of the headers) is flagged
+ * PKT_F_IB_LEN and the wire's end used.  Flows of RoCE v1 and routed
+ * InfiniBand are keyed by the GIDs, of local InfiniBand by the LIDs.
  *
  * RoCEv2 (IBA vol 1 annex A17) is UDP to port 4791 carrying, in order:
  *
@@ -70,6 +100,14 @@
 #include "macctl.h"
 
 #define PKT_LINKTYPE_RAW 101	/* LINKTYPE_RAW in files; DLT_RAW is 12 or 14 */
+#define PKT_LINKTYPE_ERF 197	/* DLT_ERF */
+#define PKT_ERF_TYPE_ETH 2
+#define PKT_ERF_TYPE_COLOR_ETH 11
+#define PKT_ERF_TYPE_DSM_COLOR_ETH 16
+#define PKT_ERF_TYPE_COLOR_HASH_ETH 20
+#define PKT_ERF_TYPE_INFINIBAND 21
+#define PKT_ERF_TYPE_IPV4 22
+#define PKT_ERF_TYPE_IPV6 23
 #define ROCE_UDP_PORT 4791
 #define ROCE_PSN_MASK 0xffffffu
 
@@ -81,6 +119,13 @@
 #define PKT_IPV4_LEN 20
 #define PKT_IPV6_LEN 40
 #define PKT_UDP_LEN 8
+#define PKT_ERF_LEN 16
+#define PKT_ERF_EXT_LEN 8
+#define PKT_ERF_ETH_PAD 2
+#define PKT_LRH_LEN 8
+#define PKT_GRH_LEN 40
+#define PKT_ETHERTYPE_ROCE_V1 0x8915
+#define PKT_GRH_NXT_IBA 0x1b
 #define ROCE_BTH_LEN 12
 #define ROCE_RDETH_LEN 4
 #define ROCE_DETH_LEN 8
@@ -99,11 +144,14 @@
 /* The layers, in the order they can appear; PKT_BIT(l) is l's bit in pkt.layers. */
 enum pkt_layer {
 	PKT_L_NONE,
+	PKT_L_ERF,		/* the ERF record header, its extension headers and pad */
 	PKT_L_ETH,
 	PKT_L_SLL,
 	PKT_L_SLL2,
 	PKT_L_VLAN,		/* one or two tags */
 	PKT_L_MACCTL,		/* MAC control: pkt.mac */
+	PKT_L_LRH,		/* InfiniBand local route header */
+	PKT_L_GRH,		/* global route header (RoCE v1, routed InfiniBand) */
 	PKT_L_IPV4,		/* with its options */
 	PKT_L_IPV6,		/* the fixed header */
 	PKT_L_IPV6_EXT,		/* extension headers */
@@ -141,10 +189,18 @@ enum pkt_flag {
 	PKT_F_OPCODE = 1 << 10,		/* an opcode reserved for its transport */
 	PKT_F_TVER = 1 << 11,		/* BTH TVer not 0 */
 	PKT_F_ROCE_LEN = 1 << 12,	/* headers, pad and ICRC longer than the UDP payload */
+	PKT_F_ERF = 1 << 13,		/* an ERF record type not read (or more than
+					 * PKT_MAX_ERF_EXT extension headers) */
+	PKT_F_LNH = 1 << 14,		/* LRH LNH raw: no IBA transport */
+	PKT_F_GRH_NXT = 1 << 15,	/* GRH next header not the IBA transport (0x1b) */
+	PKT_F_IB_LEN = 1 << 16,		/* LRH PktLen or GRH PayLen beyond the wire or short
+					 * of the headers: the wire's end used */
+	PKT_F_ERF_LEN = 1 << 17,	/* ERF rlen shorter than its headers: not used */
 };
 
 #define PKT_MAX_TAGS 2
 #define PKT_MAX_EXT 8	/* IPv6 extension headers skipped at most */
+#define PKT_MAX_ERF_EXT 8	/* ERF extension headers skipped at most */
 
 /* SLL/SLL2 packet types (the direction seen by the capturing host) */
 enum pkt_sll_type {
@@ -191,6 +247,26 @@ struct pkt_udp {
 	size_t end;		/* the datagram's end as trusted (PKT_F_UDP_LEN) */
 };
 
+struct pkt_erf {
+	uint8_t type;		/* the record type, bit 7 (extension headers) cleared */
+	uint8_t flags;
+	uint16_t rlen, wlen;
+	int ext;		/* extension headers skipped */
+	size_t end;		/* where the record's frame starts */
+};
+
+struct pkt_ib {
+	size_t lrh_off;		/* PKT_L_LRH */
+	uint8_t vl, lver, sl, lnh;
+	uint16_t dlid, slid;
+	uint16_t pktlen;	/* in 4-byte words */
+	size_t grh_off;		/* PKT_L_GRH */
+	uint8_t tclass, nxthdr, hoplmt;
+	uint32_t flow;		/* 20 bits */
+	uint16_t paylen;
+	uint8_t sgid[16], dgid[16];
+};
+
 struct roce_bth {
 	uint8_t opcode;
 	uint8_t se, m, pad, tver;
@@ -202,6 +278,7 @@ struct roce_bth {
 
 struct pkt_roce {
 	size_t off;		/* where the BTH starts */
+	size_t end;		/* the transport's end as trusted: UDP, GRH or LRH (see above) */
 	struct roce_bth bth;
 	uint32_t eecnxt;	/* RDETH */
 	uint32_t qkey, sqpn;	/* DETH */
@@ -217,7 +294,7 @@ struct pkt_roce {
 	uint32_t imm;		/* ImmDt */
 	size_t hdr_end;		/* the end of the transport headers: payload_off */
 	size_t payload_off;
-	size_t payload_len;	/* UDP payload - headers - pad - ICRC (0 with PKT_F_ROCE_LEN) */
+	size_t payload_len;	/* transport's end - headers - pad - ICRC (0 with PKT_F_ROCE_LEN) */
 	size_t payload_cap;	/* of it, captured */
 	int icrc_cap;		/* the ICRC is within caplen */
 	uint32_t icrc;		/* when captured (not verified) */
@@ -226,16 +303,20 @@ struct pkt_roce {
 struct pkt {
 	int linktype;
 	size_t caplen, wirelen;
+	size_t len;		/* the bytes dissected: caplen, after an ERF header cut to
+				 * the record's rlen and the frame's wlen */
 	unsigned layers;	/* PKT_BIT() of each layer dissected whole */
 	unsigned flags;		/* enum pkt_flag */
 	int truncated;		/* the capture stops inside a header */
 	enum pkt_layer cut;	/* truncated: the layer cut; PKT_L_NONE otherwise */
 	size_t needed;		/* truncated: the bytes that would have been enough */
 	size_t used;		/* not truncated: the end of the last header read */
+	struct pkt_erf erf;	/* PKT_L_ERF */
 	struct pkt_link link;
 	struct macctl mac;	/* PKT_L_MACCTL (on truncation: mac.at names the part) */
 	struct pkt_ip ip;
 	struct pkt_udp udp;
+	struct pkt_ib ib;	/* PKT_L_LRH, PKT_L_GRH */
 	struct pkt_roce roce;
 };
 
@@ -271,13 +352,23 @@ static inline int pkt_has(const struct pkt *k, enum pkt_layer l)
  * dissection (tests/helper/dissect-check.c holds it to that); it exists
  * because a struct pkt is large and the common packet needs little of it.
  */
+enum pkt_addr {
+	PKT_ADDR_NONE,
+	PKT_ADDR_IPV4,
+	PKT_ADDR_IPV6,
+	PKT_ADDR_GID,		/* a GRH's (RoCE v1, routed InfiniBand): IPv6-shaped */
+	PKT_ADDR_LID,		/* an LRH's, without a GRH */
+};
+
 struct pkt_brief {
 	size_t wirelen;
 	unsigned layers, flags;	/* as in struct pkt */
 	int truncated;
 	enum pkt_layer cut;
 	int ip_version;		/* 4, 6; 0 without IP */
-	uint8_t src[16], dst[16];	/* IPv4 in the first 4 bytes, the rest 0 */
+	enum pkt_addr addr;	/* what src and dst hold */
+	uint8_t src[16], dst[16];	/* IPv4 and LIDs (big endian) in the first 4 or 2
+					 * bytes, the rest 0 */
 	uint8_t ecn;
 	uint16_t sport;
 	uint8_t opcode, ackreq;	/* BTH */
@@ -294,7 +385,7 @@ int pkt_brief_fast(const uint8_t *p, size_t caplen, size_t wirelen, int linktype
 
 /* The link types pkt_dissect() knows: 1, else 0 */
 int pkt_linktype_known(int linktype);
-/* "EN10MB", "LINUX_SLL", "LINUX_SLL2", "RAW", "IPV4", "IPV6"; NULL unknown */
+/* "EN10MB", "LINUX_SLL", "LINUX_SLL2", "RAW", "IPV4", "IPV6", "ERF"; NULL unknown */
 const char *pkt_linktype_name(int linktype);
 /* "ethernet", "vlan", "sll", ..., "bth", "reth", ..., "cnp"; "none" */
 const char *pkt_layer_name(enum pkt_layer l);

@@ -32,7 +32,7 @@ static uint64_t key_hash(const struct flow_key *k)
 	memcpy(w + 2, k->dst, 16);
 	h = mix(h, w[0]);
 	h = mix(h, w[2]);
-	if (k->v6) {
+	if (k->fam == PKT_ADDR_IPV6 || k->fam == PKT_ADDR_GID) {
 		h = mix(h, w[1]);
 		h = mix(h, w[3]);
 	}
@@ -41,7 +41,7 @@ static uint64_t key_hash(const struct flow_key *k)
 
 static int key_eq(const struct flow_key *a, const struct flow_key *b)
 {
-	return a->dqpn == b->dqpn && a->v6 == b->v6 && !memcmp(a->src, b->src, 16) &&
+	return a->dqpn == b->dqpn && a->fam == b->fam && !memcmp(a->src, b->src, 16) &&
 	       !memcmp(a->dst, b->dst, 16);
 }
 
@@ -136,9 +136,27 @@ static int seen_get(const struct flow *f, uint32_t psn)
 	return f->seen[i / 8] >> (i % 8) & 1;
 }
 
-static void burst(struct flow *f, uint32_t psn, double ts)
+static void carried_set(struct flow *f, uint32_t psn, int on)
 {
-	f->dups++;
+	uint32_t i = psn % FLOW_WINDOW;
+
+	if (on)
+		f->carried[i / 8] |= (uint8_t)(1u << (i % 8));
+	else
+		f->carried[i / 8] &= (uint8_t)~(1u << (i % 8));
+}
+
+static int carried_get(const struct flow *f, uint32_t psn)
+{
+	uint32_t i = psn % FLOW_WINDOW;
+
+	return f->carried[i / 8] >> (i % 8) & 1;
+}
+
+/* a packet sent again: *count is seen_again or resent */
+static void burst(struct flow *f, uint64_t *count, uint32_t psn, double ts)
+{
+	(*count)++;
 	if (!f->in_burst) {
 		f->bursts++;
 		f->in_burst = 1;
@@ -175,6 +193,7 @@ static void psn_track(struct flow *f, const struct flow *nak, uint32_t psn, doub
 		f->first_psn = f->max_psn = psn;
 		f->expect = (psn + 1) & ROCE_PSN_MASK;
 		seen_set(f, psn, 1);
+		carried_set(f, psn, 1);
 		f->read_slack = slack_next;
 		return;
 	}
@@ -186,24 +205,35 @@ static void psn_track(struct flow *f, const struct flow *nak, uint32_t psn, doub
 		if (lost) {
 			f->gaps++;
 			f->lost += skip;
+			f->missing += skip;
 			event(f->gap_ev, &f->ngap_ev, ts, f->expect, 0);
 		}
-		for (i = 0; i < skip && i < FLOW_WINDOW; i++)	/* lost: not seen; skipped: taken */
+		for (i = 0; i < skip && i < FLOW_WINDOW; i++) {	/* lost: not seen; skipped: taken */
 			seen_set(f, (f->expect + i) & ROCE_PSN_MASK, !lost);
+			carried_set(f, (f->expect + i) & ROCE_PSN_MASK, 0);
+		}
 		seen_set(f, psn, 1);
+		carried_set(f, psn, 1);
 		f->max_psn = psn;
 		f->expect = (psn + 1) & ROCE_PSN_MASK;
 		f->in_burst = 0;
-	} else if (-d > FLOW_WINDOW || seen_get(f, psn)) {
-		burst(f, psn, ts);	/* seen before (or too old to know): sent again */
+	} else if (-d > FLOW_WINDOW || carried_get(f, psn)) {
+		burst(f, &f->seen_again, psn, ts);	/* seen before (or too old to know) */
+	} else if (seen_get(f, psn)) {
+		carried_set(f, psn, 1);	/* a PSN a READ's responses took: READ again */
+		burst(f, &f->resent, psn, ts);
 	} else {
 		seen_set(f, psn, 1);	/* it fills a gap */
-		if (f->lost)
-			f->lost--;
-		if (f->in_burst || kind != PSN_REQUEST || (nak && nak->have_seq_nak && nak->seq_nak_psn == psn))
-			burst(f, psn, ts);	/* the resend asked for, or a response again */
-		else
+		carried_set(f, psn, 1);
+		if (f->missing)
+			f->missing--;
+		if (f->in_burst || kind != PSN_REQUEST || (nak && nak->have_seq_nak && nak->seq_nak_psn == psn)) {
+			burst(f, &f->resent, psn, ts);	/* the resend asked for, or a response again */
+		} else {
 			f->ooo++;	/* late, not lost */
+			if (f->lost)
+				f->lost--;
+		}
 	}
 	f->read_slack = slack_next;
 }
@@ -306,7 +336,7 @@ static struct flow *find_requester(struct flow_table *t, const struct flow *r, u
 	for (i = 0; i < t->n; i++) {
 		struct flow *f = t->v[i];
 
-		if (f->reverse >= 0 || f == r || f->key.v6 != r->key.v6 ||
+		if (f->reverse >= 0 || f == r || f->key.fam != r->key.fam ||
 		    memcmp(f->key.src, r->key.dst, 16) || memcmp(f->key.dst, r->key.src, 16) || !f->have_psn)
 			continue;
 		if (psn_diff(psn, f->first_psn) >= 0 && psn_diff(f->max_psn, psn) >= 0)
@@ -423,7 +453,7 @@ void flow_add_brief(struct flow_table *t, const struct pkt_brief *k, double ts)
 	memset(&key, 0, sizeof(key));
 	memcpy(key.src, k->src, 16);
 	memcpy(key.dst, k->dst, 16);
-	key.v6 = k->ip_version == 6;
+	key.fam = (uint8_t)k->addr;
 	key.dqpn = k->dqpn;
 	f = flow_get(t, &key, ts);
 	if (!f) {
@@ -539,12 +569,12 @@ void flow_add(struct flow_table *t, const struct pkt *k, double ts)
 }
 
 /* flows ordered by (v6, src, dst): the ones between two hosts one way are a run */
-static int hosts_cmp3(const struct flow_key *a, int v6, const uint8_t *src, const uint8_t *dst)
+static int hosts_cmp3(const struct flow_key *a, int fam, const uint8_t *src, const uint8_t *dst)
 {
 	int c;
 
-	if (a->v6 != v6)
-		return a->v6 < v6 ? -1 : 1;
+	if (a->fam != fam)
+		return a->fam < fam ? -1 : 1;
 	if ((c = memcmp(a->src, src, 16)))
 		return c;
 	return memcmp(a->dst, dst, 16);
@@ -554,7 +584,7 @@ static int hosts_cmp(const void *x, const void *y)
 {
 	const struct flow *a = *(struct flow *const *)x, *b = *(struct flow *const *)y;
 
-	return hosts_cmp3(&a->key, b->key.v6, b->key.src, b->key.dst);
+	return hosts_cmp3(&a->key, b->key.fam, b->key.src, b->key.dst);
 }
 
 void flow_finish(struct flow_table *t)
@@ -576,22 +606,26 @@ void flow_finish(struct flow_table *t)
 		while (lo < hi) {	/* the first flow from a's destination to its source */
 			int mid = lo + (hi - lo) / 2;
 
-			if (hosts_cmp3(&by[mid]->key, a->key.v6, a->key.dst, a->key.src) < 0)
+			if (hosts_cmp3(&by[mid]->key, a->key.fam, a->key.dst, a->key.src) < 0)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo < t->n && !hosts_cmp3(&by[lo]->key, a->key.v6, a->key.dst, a->key.src) &&
-		    (lo + 1 == t->n || hosts_cmp3(&by[lo + 1]->key, a->key.v6, a->key.dst, a->key.src)) &&
+		if (lo < t->n && !hosts_cmp3(&by[lo]->key, a->key.fam, a->key.dst, a->key.src) &&
+		    (lo + 1 == t->n || hosts_cmp3(&by[lo + 1]->key, a->key.fam, a->key.dst, a->key.src)) &&
 		    by[lo] != a && by[lo]->reverse < 0)
 			pair(a, by[lo]);
 	}
 	free(by);
 }
 
-const char *flow_addr(const uint8_t *a, int v6, char *buf, size_t len)
+const char *flow_addr(const uint8_t *a, int fam, char *buf, size_t len)
 {
-	if (!inet_ntop(v6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)len))
+	if (fam == PKT_ADDR_LID) {
+		snprintf(buf, len, "lid:0x%04x", (unsigned)a[0] << 8 | a[1]);
+		return buf;
+	}
+	if (!inet_ntop(fam == PKT_ADDR_IPV4 ? AF_INET : AF_INET6, a, buf, (socklen_t)len))
 		snprintf(buf, len, "?");
 	return buf;
 }

@@ -19,13 +19,20 @@
  *     requester's next PSN jumps by that many - a jump within the READ's
  *     length (at the smallest MTU, 256 bytes) is not a loss;
  *   - a gap: a PSN ahead of the expected one: the missing PSNs were lost
- *     before the capture point (or the capture dropped them);
- *   - behind the expected PSN: a duplicate (a retransmission) when the PSN
- *     was seen before; else it fills a gap: a retransmission when it is the
- *     PSN the responder asked for again with a NAK (sequence error) - the
- *     go-back-N resend starts there - else out of order (late, not lost).  A window of the
- *     last FLOW_WINDOW PSNs remembers which were seen; older ones count as
- *     retransmissions.  Consecutive retransmitted packets form one burst;
+ *     before the capture point (or the capture dropped them): `lost` counts
+ *     them, `missing` those of them not seen by the end of the capture;
+ *   - behind the expected PSN: seen again (`seen_again`, the same packet
+ *     twice at the capture point: what tshark finds with the same PSN
+ *     earlier in the flow) when the flow carried the PSN before; else a
+ *     first appearance: resent after a loss upstream (`resent`) when it
+ *     fills a gap and is the PSN the responder asked for again with a NAK
+ *     (sequence error) - the go-back-N resend starts there - or follows
+ *     such a resend, or is a READ response, or is a request at a PSN a
+ *     READ's responses took (a re-READ of responses lost); else it is out of
+ *     order (`ooo`: late, not lost, and no longer counted lost).  A window
+ *     of the last FLOW_WINDOW PSNs remembers which were seen; older ones
+ *     count as seen again.  Consecutive packets sent again (of either kind)
+ *     form one burst;
  *   - acknowledges: ACK/NAK/RNR NAK by code, with time and PSN; a request
  *     with AckReq set is timed until the reverse flow's first acknowledge
  *     of a PSN at or after it (at most FLOW_PENDING outstanding; the oldest
@@ -64,8 +71,8 @@
 #define FLOW_OP_DATA 16		/* roce_has_payload() */
 
 struct flow_key {
-	uint8_t src[16], dst[16];
-	uint8_t v6;
+	uint8_t src[16], dst[16];	/* IP addresses, GIDs or LIDs (pkt_brief) */
+	uint8_t fam;		/* enum pkt_addr */
 	uint32_t dqpn;
 };
 
@@ -93,8 +100,15 @@ struct flow {
 	uint32_t expect;	/* the next PSN in order */
 	uint32_t max_psn;	/* the highest PSN seen */
 	uint32_t first_psn;
-	uint8_t seen[FLOW_WINDOW / 8];	/* bit (psn % FLOW_WINDOW): seen, for PSNs near max_psn */
-	uint64_t gaps, lost, dups, ooo;
+	uint8_t seen[FLOW_WINDOW / 8];	/* bit (psn % FLOW_WINDOW): seen or taken by a READ's
+					 * responses, for PSNs near max_psn */
+	uint8_t carried[FLOW_WINDOW / 8];	/* the same: a packet of this flow had the PSN */
+	uint64_t gaps;		/* PSN gaps */
+	uint64_t lost;		/* PSNs in them, less those that came late (ooo) */
+	uint64_t missing;	/* of the lost, those never seen */
+	uint64_t seen_again;	/* packets whose PSN the flow carried before */
+	uint64_t resent;	/* first appearances resent after a loss upstream */
+	uint64_t ooo;
 	uint64_t bursts;
 	int in_burst;
 	struct flow_event gap_ev[FLOW_EVENTS], burst_ev[FLOW_EVENTS];
@@ -174,7 +188,7 @@ void flow_finish(struct flow_table *t);
 
 /* Latency percentile p (0..100) of a flow's timed requests, seconds; NAN without. */
 double flow_lat_percentile(const struct flow *f, double p);
-/* "10.0.0.1" or "fe80::1" */
-const char *flow_addr(const uint8_t *a, int v6, char *buf, size_t len);
+/* "10.0.0.1", "fe80::1" (an IPv6 address or a GID), "lid:0x0001": by fam, an enum pkt_addr */
+const char *flow_addr(const uint8_t *a, int fam, char *buf, size_t len);
 
 #endif

@@ -11,13 +11,10 @@
 #	                      the packets whose PSN the same flow carried earlier in the file
 #	                      (requests, or READ responses on the way back: the packets whose PSNs
 #	                      the flow table tracks), "behind" those behind the flow's highest PSN
-#	                      not carried before.  In a flow without PSN gaps only a READ request
-#	                      resending the rest of a READ is behind (its PSN is one of the first
-#	                      READ's response PSNs, never sent as a request): fabscope's duplicates
-#	                      plus out-of-order packets are then exactly seen + behind, and its
-#	                      duplicates at least seen (it counts a READ remainder as out of order
-#	                      when it starts a resend, as a duplicate inside one).  In a flow with
-#	                      gaps a packet filling one may be a resend or late: seen <= duplicates
+#	                      not carried before.  fabscope's seen_again is exactly tshark's seen
+#	                      (the same packet twice at the capture point), and its
+#	                      resent_after_loss plus out_of_order exactly tshark's behind (first
+#	                      appearances behind: resends of packets lost upstream, or late ones)
 #	pcap_findings_name FILE
 #	                      a flow with retransmission bursts or PSN gaps has a finding that
 #	                      names it ("QP Q SRC -> DST:"); N NAKs of a code in a flow are told
@@ -77,15 +74,15 @@ pcap_vs_tshark() {
 	cut -d" " -f1-7 "$f.tshark-flows" >"$f.tshark-flows7"
 	test_cmp "$f.tshark-flows7" "$f.ours-flows" || { echo "$f: flows differ (src dst qpn packets requests naks rnr)"; return 1; }
 	test_cmp "$f.tshark-naks" "$f.ours-naks" || { echo "$f: NAKs by code differ"; return 1; }
-	# the resends, flow by flow: "SRC/DST/QPN SEEN BEHIND DUPLICATES OUT-OF-ORDER GAPS"
-	jq -r '.flows[] | "\(.src)/\(.dst)/\(.qpn) \(.psn.duplicates) \(.psn.out_of_order) \(.psn.gaps)"' "$f.json" |
-		sort >"$f.ours-dups" &&
+	# the resends, flow by flow: "SRC/DST/QPN SEEN BEHIND SEEN-AGAIN RESENT OUT-OF-ORDER"
+	jq -r '.flows[] | "\(.src)/\(.dst)/\(.qpn) \(.psn.seen_again) \(.psn.resent_after_loss) \(.psn.out_of_order)"' \
+		"$f.json" | sort >"$f.ours-dups" &&
 	awk '{ print $1 "/" $2 "/" $3, $8, $9 }' "$f.tshark-flows" | sort >"$f.tshark-dups" &&
 	join "$f.tshark-dups" "$f.ours-dups" >"$f.dups" || return 1
 	test "$(wc -l <"$f.dups")" = "$(wc -l <"$f.ours-flows")" || { echo "$f: flows do not pair up:"; cat "$f.dups"; return 1; }
-	awk '$2 > $4 || ($6 == 0 && $2 + $3 != $4 + $5) {
+	awk '$2 != $4 || $3 != $5 + $6 {
 			bad = 1
-			print "resends differ: flow " $1 ": tshark " $2 " seen again and " $3 " behind, fabscope " $4 " duplicates and " $5 " out of order (" $6 " gaps)"
+			print "resends differ: flow " $1 ": tshark " $2 " seen again and " $3 " behind, fabscope " $4 " seen again, " $5 " resent after a loss and " $6 " out of order"
 		}
 		END { exit bad }' "$f.dups"
 }

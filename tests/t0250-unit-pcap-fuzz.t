@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 test_description='pcap/dissect.c under libFuzzer (tests/fuzz/fuzz-dissect.c, make fuzz): the
 target builds with clang -fsanitize=fuzzer,address,undefined, replays a seed corpus written by
-test-tool pcapgen (every kind of packet on every link type, and cuts of them), then fuzzes for 20
+test-tool pcapgen (every kind of packet on every link type - ERF records of Ethernet and
+InfiniBand, RoCE v1 among them - and cuts of them), then fuzzes for 20
 seconds; any sanitizer report or broken invariant of dissect-check.h fails'
 . "$(dirname "$0")/test-lib.sh"
 
@@ -50,13 +51,14 @@ test_expect_success LIBFUZZER,TEST_TOOL 'a seed corpus from pcapgen: every kind,
 	pfc prio=3 quanta=1000
 	pause quanta=0xffff vlan=7
 	eth type=0x88cc len=20
+	rc write_only v1 len=16 psn=7
 	EOF
 	mkdir corpus &&
 	tt() { "$TEST_TOOL" "$@"; } &&
 	tt pcapgen --corpus corpus eth.pcap - <specs >out &&
-	test_grep "^packets 26$" out &&
+	test_grep "^packets 27$" out &&
 	for link in sll sll2 raw; do
-		grep -v -e ^pfc -e ^pause -e ^eth -e vlan= specs >specs.$link &&
+		grep -v -e ^pfc -e ^pause -e ^eth -e vlan= -e " v1" specs >specs.$link &&
 		mkdir corpus.$link &&
 		tt pcapgen --link $link --corpus corpus.$link $link.pcap - <specs.$link >/dev/null &&
 		for f in corpus.$link/*; do mv "$f" corpus/$link-${f##*/} || return 1; done ||
@@ -65,7 +67,24 @@ test_expect_success LIBFUZZER,TEST_TOOL 'a seed corpus from pcapgen: every kind,
 	grep ipv6 specs >specs.v6 && mkdir corpus.v6 &&
 	tt pcapgen --link ipv6 --corpus corpus.v6 v6.pcap - <specs.v6 >/dev/null &&
 	for f in corpus.v6/*; do mv "$f" corpus/v6-${f##*/} || return 1; done &&
-	test "$(ls corpus | wc -l)" -gt 90
+	# ERF records: Ethernet (extension headers, padding), InfiniBand (LRH, LRH and GRH), a type not read
+	cat >specs.erf <<-EOF &&
+	rc write_only len=64 erfext=2 erfpad=6
+	rc send_only v1 len=8 vlan=5
+	pfc prio=3 quanta=1000 erfext=1
+	rc write_only ib len=64 slid=1 dlid=2
+	rc read_resp_first ib grh len=32 pad=2
+	ack ib nak=seq
+	cnp ib grh becn
+	ud send_only ib len=16 erfext=3
+	rc send_only erftype=5
+	rc send_only len=40 cut=30
+	EOF
+	mkdir corpus.erf &&
+	tt pcapgen --link erf --corpus corpus.erf erf.pcap - <specs.erf >out.erf &&
+	test_grep "^packets 10$" out.erf &&
+	for f in corpus.erf/*; do mv "$f" corpus/erf-${f##*/} || return 1; done &&
+	test "$(ls corpus | wc -l)" -gt 100
 '
 
 test_expect_success LIBFUZZER 'every seed replays without a finding' '

@@ -43,12 +43,14 @@ test_expect_success $P 'a gap, a NAK and the go-back-N resend across the PSN wra
 		"ack qpn=0x22 psn=0xfffffc nak=seq $R time=1.4" \
 		"rc write_only qpn=0x11 psn=0xfffffc len=1024 ackreq $W count=6 time=1.5" \
 		"ack qpn=0x22 psn=0x000001 $R time=1.6" &&
-	flow nak.pcap 0x000011 ".packets == 22 and .psn.gaps == 1 and .psn.lost == 0 and .psn.duplicates == 6
-		and .psn.retransmission_bursts == 1 and .psn.out_of_order == 0 and .psn_first == 16777200
+	flow nak.pcap 0x000011 ".packets == 22 and .psn.gaps == 1 and .psn.lost == 2 and .psn.missing == 0
+		and .psn.resent_after_loss == 2 and .psn.seen_again == 4 and .psn.retransmission_bursts == 1 and .psn.out_of_order == 0 and .psn_first == 16777200
 		and .psn_last == 1 and .reverse == 1 and .ack_latency_s.n == 22" &&
 	flow nak.pcap 0x000022 ".naks[\"psn-seq-error\"] == 1 and .acks == 3 and .reverse == 0" &&
 	"$FABSCOPE" pcap nak.pcap >nak.txt &&
-	test_grep "\[error\] QP 0x000011 10.0.0.1 -> 10.0.0.2: 1 retransmission burst (6 packets sent again) after 1 NAK psn-seq-error (the first at 0.300 s, PSN 0xfffffc) and 1 PSN gap (lost before the capture point); the first at 0.400 s from PSN 0xfffffc" nak.txt
+	test_grep "\[error\] QP 0x000011 10.0.0.1 -> 10.0.0.2: 1 retransmission burst (6 packets sent again: 2 resent after a loss upstream, 4 seen twice at the capture point) after 1 NAK psn-seq-error (the first at 0.300 s, PSN 0xfffffc) and 1 PSN gap (2 packets lost before the capture point); the first at 0.400 s from PSN 0xfffffc" nak.txt &&
+	# the table says the 2 lost, 2 resent, 4 seen again
+	test_grep "^0x000011 .* 22 .* 2  *2  *4  *0 " nak.txt
 '
 
 test_expect_success $P 'lost and never resent; late packets are out of order, not lost' '
@@ -57,7 +59,8 @@ test_expect_success $P 'lost and never resent; late packets are out of order, no
 		"rc send_only qpn=0x31 psn=108 len=64 $W count=2 time=2.2" \
 		"rc send_only qpn=0x31 psn=106 len=64 $W time=2.3" \
 		"rc send_only qpn=0x31 psn=110 len=64 $W time=2.4" &&
-	flow loss.pcap 0x000031 ".psn.gaps == 1 and .psn.lost == 2 and .psn.out_of_order == 1 and .psn.duplicates == 0" &&
+	flow loss.pcap 0x000031 ".psn.gaps == 1 and .psn.lost == 2 and .psn.missing == 2 and .psn.out_of_order == 1
+		and .psn.seen_again == 0 and .psn.resent_after_loss == 0" &&
 	"$FABSCOPE" pcap loss.pcap >loss.txt &&
 	test_grep "2 packets missing in 1 PSN gap .*PSN 0x000069" loss.txt &&
 	test_grep "1 packet out of order (late, not lost)" loss.txt &&
@@ -91,7 +94,8 @@ test_expect_success $P 'READs between WRITEs: no false gap on the way back; a re
 		"rc read_resp_only qpn=0x44 psn=106 len=200 $R time=3.9" \
 		"rc read_req qpn=0x43 psn=103 dmalen=512 $W time=4.1" &&
 	flow mixed.pcap 0x000044 ".read_responses == 5 and .psn.gaps == 0 and .psn.lost == 0" &&
-	flow mixed.pcap 0x000043 ".psn.gaps == 0 and .psn.out_of_order == 0 and .psn.duplicates == 1"
+	flow mixed.pcap 0x000043 ".psn.gaps == 0 and .psn.out_of_order == 0 and .psn.resent_after_loss == 1
+		and .psn.seen_again == 0"
 '
 
 test_expect_success $P 'a capture that starts with a PFC frame; NAK times by code; ports; unanswered' '
@@ -157,7 +161,10 @@ test_expect_success $P '--qp, --host and --filter select; other traffic is count
 	j sel.pcap ".summary.roce_packets == 5 and .summary.other_packets == 4 and (.flows | length) == 2" &&
 	j sel.pcap "(.flows | length) == 1 and .flows[0].qpn == \"0x000072\"" "--qp=0x72" &&
 	j sel.pcap "(.flows | length) == 1 and .flows[0].qpn == \"0x000071\"" "--host=10.0.0.2" &&
-	j sel.pcap ".summary.packets == 4 and (.flows | length) == 0" "--filter=udp port 53" &&
+	# a selection without RoCE: said so, exit 2 (see t0265)
+	test_expect_exit 2 "$FABSCOPE" pcap sel.pcap --json "--filter=udp port 53" >dns.json 2>dns.err &&
+	jq -e ".summary.packets == 4 and (.flows | length) == 0 and .status == \"no-roce\"" dns.json &&
+	test_grep "has no RoCE packet .* among its 4 packets selected: nothing to analyze" dns.err &&
 	# an address no packet has: a wrong argument, as a QP not there is, not a clean verdict
 	test_expect_exit 2 "$FABSCOPE" pcap sel.pcap --host 10.9.9.9 >out 2>err &&
 	test_must_be_empty out && test $(wc -l <err) = 1 &&

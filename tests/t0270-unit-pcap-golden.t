@@ -18,7 +18,7 @@ for op in write read send; do
 		pcap_analyze $f &&
 		# the capture is upstream of the requests'"'"' loss: every request is there, resends too
 		jq -e "[.flows[] | select(.requests > 0)] | length == 2 and
-			all(.[]; .psn.gaps == 0 and .psn.retransmission_bursts > 0 and .psn.duplicates > 0)" $f.json &&
+			all(.[]; .psn.gaps == 0 and .psn.retransmission_bursts > 0 and .psn.seen_again + .psn.resent_after_loss > 0)" $f.json &&
 		jq -e "[.flows[].naks[\"psn-seq-error\"] // 0] | add > 0" $f.json &&
 		pcap_findings_name $f &&
 		pcap_vs_tshark $f
@@ -35,7 +35,7 @@ test_expect_success $P 'the clean control: no gap, duplicate, NAK or finding; ts
 	cp "$D/rxe-clean-write.pcap" . &&
 	f=rxe-clean-write.pcap &&
 	pcap_analyze $f &&
-	jq -e "(.flows | length) == 4 and all(.flows[]; .psn.gaps == 0 and .psn.duplicates == 0 and
+	jq -e "(.flows | length) == 4 and all(.flows[]; .psn.gaps == 0 and .psn.seen_again == 0 and .psn.resent_after_loss == 0 and
 		.psn.out_of_order == 0 and .naks == {} and .rnr_naks == 0) and .findings == []" $f.json &&
 	test_grep "findings: none" $f.txt &&
 	pcap_vs_tshark $f

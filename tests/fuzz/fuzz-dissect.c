@@ -3,11 +3,12 @@
  * libFuzzer target for pcap/dissect.c (make fuzz; tests/t0250-unit-pcap-fuzz.t).
  *
  * The first byte of an input is a selector, the rest the captured packet:
- *   bits 0-2  the link type, dissect_fuzz_linktype() (7: one not known)
+ *   bits 0-2, 5  the link type's selector, dissect_fuzz_byte_selector() and
+ *             dissect_fuzz_linktype() (ERF among them; the last one not known)
  *   bits 3-4  the wire length: 0 the packet's, 1 longer (a snaplen cut),
  *             2 half of it (shorter than captured), 3 1500 more
  *   bit 7     4789 as another RoCE port (pkt_opts.roce_port)
- * test-tool pcapgen --corpus writes seeds in this form (selector 0..6).
+ * test-tool pcapgen --corpus writes seeds in this form.
  * The packet is read where libFuzzer put it, at the end of its buffer, so
  * that AddressSanitizer reports a read past caplen.  Each result is held
  * to dissect_check() and dissect_check_cuts(); a broken invariant aborts.
@@ -56,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	linktype = dissect_fuzz_linktype(data[0] & 7);
+	linktype = dissect_fuzz_linktype(dissect_fuzz_byte_selector(data[0]));
 	p = size > 1 ? data + 1 : NULL;
 	n = size - 1;
 	switch ((data[0] >> 3) & 3) {

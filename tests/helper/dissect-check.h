@@ -37,13 +37,17 @@ const char *dissect_check_cuts(const uint8_t *p, size_t caplen, size_t wirelen, 
 			       const struct pkt_opts *opts, const struct pkt *k);
 
 /*
- * The link types of the fuzzers: the first byte of a libFuzzer input
- * selects one (selector % DISSECT_FUZZ_LINKS), the rest is the packet.
- * The last is a link type pkt_dissect() does not know.
+ * The link types of the fuzzers: selector % DISSECT_FUZZ_LINKS picks one.
+ * The last is a link type pkt_dissect() does not know.  The first byte of
+ * a libFuzzer input holds the selector in bits 0-2 and 5
+ * (dissect_fuzz_byte_selector()), the rest is the packet.
  */
-#define DISSECT_FUZZ_LINKS 8
+#define DISSECT_FUZZ_LINKS 9
 int dissect_fuzz_linktype(unsigned selector);
 /* the selector of a link type (0 when not among them) */
 unsigned dissect_fuzz_selector(int linktype);
+/* a selector into the bits of an input's first byte, and back */
+unsigned dissect_fuzz_selector_byte(unsigned selector);
+unsigned dissect_fuzz_byte_selector(unsigned byte);
 
 #endif

@@ -61,18 +61,38 @@ static void random_packet(uint64_t *s, struct pktgen *g, uint16_t port)
 {
 	static const uint16_t tpids[] = { 0x8100, 0x88a8, 0x9100 };
 	int lt = dissect_fuzz_linktype(rng_below(s, DISSECT_FUZZ_LINKS - 1)), i;
-	int linked = lt == DLT_EN10MB || lt == DLT_LINUX_SLL || lt == DLT_LINUX_SLL2;
+	int linked = lt == DLT_EN10MB || lt == DLT_LINUX_SLL || lt == DLT_LINUX_SLL2 || lt == PKT_LINKTYPE_ERF;
 	unsigned k = rng_below(s, 20);
 
 	pktgen_init(g, lt);
+	if (lt == PKT_LINKTYPE_ERF) {	/* Ethernet or InfiniBand records, extension headers, padding */
+		g->ib = !rng_below(s, 3);
+		g->grh = g->ib && rng_below(s, 2);
+		g->erfext = rng_below(s, 4) ? rng_below(s, 3) : rng_below(s, PKT_MAX_ERF_EXT + 3);
+		g->erfpad = rng_below(s, 3) ? 0 : rng_below(s, 16);
+		if (!rng_below(s, 8))
+			g->erftype = (int)rng_below(s, 32);
+		g->slid = (uint16_t)rng_next(s);
+		g->dlid = (uint16_t)rng_next(s);
+		g->sl = (uint8_t)rng_below(s, 16);
+		g->vl = (uint8_t)rng_below(s, 16);
+		if (g->ib)
+			linked = 0;
+	}
+	if (linked && !rng_below(s, 6))
+		g->v1 = 1;	/* RoCE v1: GRH on type 0x8915 */
 	if (linked && k == 0)
 		g->kind = PKTGEN_PFC;
 	else if (linked && k == 1)
 		g->kind = PKTGEN_PAUSE;
 	else if (linked && k == 2)
 		g->kind = PKTGEN_ETHER;
-	else if (k == 3)
+	else if (k == 3 && !g->ib)
 		g->kind = PKTGEN_UDP;
+	else if (k == 4 && !g->ib)
+		g->kind = PKTGEN_TCP;
+	if (g->kind != PKTGEN_ROCE)
+		g->v1 = 0;
 	if (linked && rng_below(s, 3) == 0) {
 		g->tags = 1 + (int)rng_below(s, 3);
 		for (i = 0; i < g->tags; i++) {
@@ -86,7 +106,7 @@ static void random_packet(uint64_t *s, struct pktgen *g, uint16_t port)
 	g->prio_enable = (uint8_t)rng_next(s);
 	g->quanta = (uint16_t)rng_next(s);
 	g->ethertype = (uint16_t)rng_next(s);
-	g->ipv6 = lt == DLT_IPV6 ? 1 : lt == DLT_IPV4 ? 0 : (int)rng_below(s, 2);
+	g->ipv6 = lt == DLT_IPV6 || g->v1 || g->grh ? 1 : lt == DLT_IPV4 ? 0 : (int)rng_below(s, 2);
 	if (g->ipv6) {
 		for (i = 0; i < 16; i++) {
 			g->src[i] = (uint8_t)rng_next(s);
@@ -199,12 +219,12 @@ static void dump_hex(const uint8_t *b, size_t len)
 /* what the counts are kept of */
 enum {
 	C_TRUNCATED, C_WHOLE, C_ROCE, C_CNP, C_MACCTL, C_VLAN, C_IPV6_EXT, C_UNKNOWN_LINK,
-	C_PAYLOAD_CUT, C_ICRC, C_MAX
+	C_PAYLOAD_CUT, C_ICRC, C_ERF, C_LRH, C_GRH, C_MAX
 };
 
 static const char *const count_names[C_MAX] = {
 	"truncated", "whole", "roce", "cnp", "macctl", "vlan", "ipv6-ext", "unknown-link",
-	"payload-cut", "icrc-captured",
+	"payload-cut", "icrc-captured", "erf", "lrh", "grh",
 };
 
 int tool_dissect_fuzz(int argc, const char **argv)
@@ -277,11 +297,14 @@ int tool_dissect_fuzz(int argc, const char **argv)
 		counts[C_PAYLOAD_CUT] += pkt_has(&k, PKT_L_BTH) && !k.truncated &&
 					 k.roce.payload_cap < k.roce.payload_len;
 		counts[C_ICRC] += k.roce.icrc_cap;
+		counts[C_ERF] += pkt_has(&k, PKT_L_ERF);
+		counts[C_LRH] += pkt_has(&k, PKT_L_LRH);
+		counts[C_GRH] += pkt_has(&k, PKT_L_GRH);
 	}
 	printf("packets %lu\n", iters);
 	for (i = 0; i < C_MAX; i++)
 		printf("%s %lu\n", count_names[i], counts[i]);
-	for (i = PKT_L_ETH; i < PKT_L_MAX; i++)
+	for (i = PKT_L_ERF; i < PKT_L_MAX; i++)
 		if (cuts[i])
 			printf("cut.%s %lu\n", pkt_layer_name((enum pkt_layer)i), cuts[i]);
 	return 0;

@@ -23,7 +23,8 @@
  *                                write the packets of the specs (pktgen.h; a
  *                                SPEC "-": one per line from stdin, '#'
  *                                comments) to the pcap file OUT, link L eth
- *                                (default), sll, sll2, raw, ipv4 or ipv6;
+ *                                (default), sll, sll2, raw, ipv4, ipv6 or
+ *                                erf (ERF records: Ethernet, InfiniBand with ib);
  *                                --corpus: also each packet as a file of
  *                                DIR for the libFuzzer target (a link
  *                                selector byte, then the captured bytes);
@@ -449,6 +450,7 @@ static const struct {
 	{ "raw", DLT_RAW },
 	{ "ipv4", DLT_IPV4 },
 	{ "ipv6", DLT_IPV6 },
+	{ "erf", PKT_LINKTYPE_ERF },
 };
 
 struct gen_out {
@@ -462,7 +464,7 @@ struct gen_out {
 static int write_corpus(struct gen_out *o, const uint8_t *b, size_t caplen)
 {
 	char path[4096];
-	uint8_t sel = (uint8_t)dissect_fuzz_selector(o->linktype);
+	uint8_t sel = (uint8_t)dissect_fuzz_selector_byte(dissect_fuzz_selector(o->linktype));
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/pkt-%05lu", o->corpus, o->n);
@@ -565,7 +567,7 @@ static int cmd_pcapgen(int argc, const char **argv)
 				if (!strcmp(argv[i], links[j].name))
 					break;
 			if (j == sizeof(links) / sizeof(links[0]))
-				return usage_error("--link: '%s' is not eth, sll, sll2, raw, ipv4 or ipv6",
+				return usage_error("--link: '%s' is not eth, sll, sll2, raw, ipv4, ipv6 or erf",
 						   argv[i]);
 			o.linktype = links[j].linktype;
 		} else if (!strcmp(argv[i], "--corpus") && i + 1 < argc) {

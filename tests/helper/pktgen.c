@@ -46,6 +46,18 @@ void pktgen_init(struct pktgen *g, int linktype)
 	g->cut = g->wirelen = -1;
 	g->count = 1;
 	g->sec = 1700000000;
+	g->slid = 1;
+	g->dlid = 2;
+	g->erftype = -1;
+}
+
+static void v1_gids(struct pktgen *g)
+{
+	if (!g->ipv6) {
+		inet_pton(AF_INET6, "fe80::1", g->src);
+		inet_pton(AF_INET6, "fe80::2", g->dst);
+	}
+	g->ipv6 = 1;
 }
 
 /* ---- spec words ---- */
@@ -255,6 +267,14 @@ static int pktgen_flag(struct pktgen *g, const char *w)
 			inet_pton(AF_INET6, "fd00::2", g->dst);
 		}
 		g->ipv6 = 1;
+	} else if (!strcmp(w, "v1")) {
+		g->v1 = 1;
+		v1_gids(g);
+	} else if (!strcmp(w, "ib")) {
+		g->ib = 1;
+	} else if (!strcmp(w, "grh")) {
+		g->grh = 1;
+		v1_gids(g);
 	} else if (!strcmp(w, "mf")) {
 		g->mf = 1;
 	} else if (!strcmp(w, "se")) {
@@ -318,6 +338,13 @@ static const struct num_key num_keys[] = {
 	K("orig", ~0ull, orig),
 	K("imm", 0xffffffff, imm),
 	K("quanta", 0xffff, quanta),
+	K("slid", 0xffff, slid),
+	K("dlid", 0xffff, dlid),
+	K("sl", 15, sl),
+	K("vl", 15, vl),
+	K("erfext", PKT_MAX_ERF_EXT + 2, erfext),
+	K("erfpad", 64, erfpad),
+	K("erftype", 127, erftype),
 	KZ("len", PKTGEN_MAX, len),
 	KL("cut", 65535, cut),
 	KL("wirelen", 65535, wirelen),
@@ -452,6 +479,9 @@ int pktgen_parse(struct pktgen *g, const char *spec)
 	} else if (!strcmp(tok, "udp")) {
 		g->kind = PKTGEN_UDP;
 		g->dport = 53;
+	} else if (!strcmp(tok, "tcp")) {
+		g->kind = PKTGEN_TCP;
+		g->dport = 80;
 	} else if (!strcmp(tok, "pfc") || !strcmp(tok, "pause")) {
 		g->kind = tok[1] == 'f' ? PKTGEN_PFC : PKTGEN_PAUSE;
 		memcpy(g->dmac, pfc_dst, 6);
@@ -460,15 +490,17 @@ int pktgen_parse(struct pktgen *g, const char *spec)
 		g->ethertype = 0x88b5;	/* local experimental */
 	} else {
 		return usage_error("'%s' is not a packet kind (rc|uc|rd|ud|xrc OP, ack, cnp, bth, "
-				   "udp, pfc, pause, eth)", tok);
+				   "udp, tcp, pfc, pause, eth)", tok);
 	}
 	while ((tok = strtok_r(NULL, " \t", &save)))
 		if ((rc = pktgen_word(g, tok)))
 			return rc;
 	if ((g->kind == PKTGEN_PFC || g->kind == PKTGEN_PAUSE || g->kind == PKTGEN_ETHER ||
-	     g->tags) && g->linktype != DLT_EN10MB && g->linktype != DLT_LINUX_SLL &&
-	    g->linktype != DLT_LINUX_SLL2)
+	     g->tags || g->v1) && g->linktype != DLT_EN10MB && g->linktype != DLT_LINUX_SLL &&
+	    g->linktype != DLT_LINUX_SLL2 && !(g->linktype == PKT_LINKTYPE_ERF && !g->ib))
 		return usage_error("'%s': no link layer to carry it", spec);
+	if ((g->ib || g->grh) && (!g->ib || g->linktype != PKT_LINKTYPE_ERF || g->kind != PKTGEN_ROCE || g->v1 || g->tags))
+		return usage_error("'%s': ib and grh are InfiniBand RoCE packets in ERF records (--link erf)", spec);
 	if (g->ipv6 && g->linktype == DLT_IPV4)
 		return usage_error("'%s': IPv6 on an IPv4 link", spec);
 	if (!g->ipv6 && g->linktype == DLT_IPV6)
@@ -569,6 +601,7 @@ static void put_link(struct wbuf *w, const struct pktgen *g, uint16_t type)
 	uint16_t first = g->tags ? g->tpid[0] : type;
 
 	switch (g->linktype) {
+	case PKT_LINKTYPE_ERF:	/* an Ethernet record */
 	case DLT_EN10MB:
 		putn(w, g->dmac, 6);
 		putn(w, g->smac, 6);
@@ -696,7 +729,7 @@ static void put_ip(struct wbuf *w, const struct pktgen *g)
 	if (g->ipv6) {
 		put32(w, 6u << 28 | (unsigned)(g->dscp << 2 | g->ecn) << 20 | g->flow);
 		put16(w, 0);	/* payload length, below */
-		put8(w, g->next_ext ? ext_proto(g->ext[0]) : 17);
+		put8(w, g->next_ext ? ext_proto(g->ext[0]) : g->kind == PKTGEN_TCP ? 6 : 17);
 		put8(w, g->ttl);
 		putn(w, g->src, 16);
 		putn(w, g->dst, 16);
@@ -708,7 +741,7 @@ static void put_ip(struct wbuf *w, const struct pktgen *g)
 		put16(w, g->id);
 		put16(w, g->frag / 8 | (g->mf ? 0x2000u : 0));
 		put8(w, g->ttl);
-		put8(w, 17);
+		put8(w, g->kind == PKTGEN_TCP ? 6 : 17);
 		put16(w, 0);	/* checksum, below */
 		putn(w, g->src, 4);
 		putn(w, g->dst, 4);
@@ -717,8 +750,16 @@ static void put_ip(struct wbuf *w, const struct pktgen *g)
 	udp_off = w->off;
 	put16(w, g->sport);
 	put16(w, g->dport);
-	put16(w, 0);		/* length, below */
-	put16(w, 0);		/* no checksum (RoCEv2 sends 0) */
+	if (g->kind == PKTGEN_TCP) {
+		put32(w, 1000 + g->psn);	/* sequence */
+		put32(w, 1);		/* acknowledgment */
+		put16(w, 5u << 12 | 0x10);	/* data offset 5, ACK */
+		put16(w, 65535);	/* window */
+		put32(w, 0);		/* checksum (not computed), urgent pointer */
+	} else {
+		put16(w, 0);		/* length, below */
+		put16(w, 0);		/* no checksum (RoCEv2 sends 0) */
+	}
 	if (roce)
 		put_roce_hdrs(w, g);
 	fill(w, g->len, 256);
@@ -728,7 +769,8 @@ static void put_ip(struct wbuf *w, const struct pktgen *g)
 	}
 	if (w->over)
 		return;
-	patch16(w, udp_off + 4, g->udplen >= 0 ? (unsigned)g->udplen : (unsigned)(w->off - udp_off));
+	if (g->kind != PKTGEN_TCP)
+		patch16(w, udp_off + 4, g->udplen >= 0 ? (unsigned)g->udplen : (unsigned)(w->off - udp_off));
 	if (g->ipv6) {
 		patch16(w, ip_off + 4, g->iplen >= 0 ? (unsigned)g->iplen :
 			(unsigned)(w->off - ip_off - PKT_IPV6_LEN));
@@ -739,11 +781,86 @@ static void put_ip(struct wbuf *w, const struct pktgen *g)
 	}
 }
 
+/* a GRH (40 bytes) with the GIDs; its PayLen patched at *paylen_at */
+static void put_grh(struct wbuf *w, const struct pktgen *g, size_t *paylen_at)
+{
+	put32(w, 6u << 28 | (unsigned)(g->dscp << 2 | g->ecn) << 20 | g->flow);
+	*paylen_at = w->off;
+	put16(w, 0);
+	put8(w, PKT_GRH_NXT_IBA);
+	put8(w, g->ttl);
+	putn(w, g->src, 16);
+	putn(w, g->dst, 16);
+}
+
+/* the BTH and what follows it: headers, payload, pad, ICRC */
+static void put_transport(struct wbuf *w, const struct pktgen *g)
+{
+	put_roce_hdrs(w, g);
+	fill(w, g->len, 256);
+	fill(w, g->pad, 0);
+	fill(w, ROCE_ICRC_LEN, 0);
+}
+
+/* RoCE v1: Ethernet type 0x8915, the GRH, the transport */
+static void put_v1(struct wbuf *w, const struct pktgen *g)
+{
+	size_t at, start;
+
+	put_link(w, g, PKT_ETHERTYPE_ROCE_V1);
+	put_grh(w, g, &at);
+	start = w->off;
+	put_transport(w, g);
+	if (!w->over)
+		patch16(w, at, (unsigned)(w->off - start));
+}
+
+/* InfiniBand: the LRH, a GRH with grh, the transport, the VCRC */
+static void put_ib(struct wbuf *w, const struct pktgen *g)
+{
+	size_t lrh = w->off, at = 0, start = 0;
+
+	put8(w, (unsigned)g->vl << 4);	/* LVer 0 */
+	put8(w, (unsigned)g->sl << 4 | (g->grh ? 3u : 2u));
+	put16(w, g->dlid);
+	put16(w, 0);		/* PktLen, below */
+	put16(w, g->slid);
+	if (g->grh)
+		put_grh(w, g, &at);
+	start = w->off;
+	put_transport(w, g);
+	if (w->over)
+		return;
+	patch16(w, lrh + 4, (unsigned)((w->off - lrh) / 4) & 0x7ff);
+	if (g->grh)
+		patch16(w, at, (unsigned)(w->off - start));
+	fill(w, 2, 0);		/* VCRC */
+}
+
 size_t pktgen_build(const struct pktgen *g, uint8_t *buf, size_t *caplen, size_t *wirelen)
 {
 	struct wbuf w = { .b = buf };
-	int i;
+	size_t frame = 0;
+	unsigned e;
+	int i, erf = g->linktype == PKT_LINKTYPE_ERF;
 
+	if (erf) {		/* the ERF header: rlen and wlen patched below */
+		int type = g->erftype >= 0 ? g->erftype : g->ib ? PKT_ERF_TYPE_INFINIBAND : PKT_ERF_TYPE_ETH;
+
+		put64(&w, 0);	/* timestamp (the pcap record's is used) */
+		put8(&w, (unsigned)type | (g->erfext ? 0x80u : 0));
+		put8(&w, 0x04);	/* flags: varying record length */
+		put16(&w, 0);
+		put16(&w, 0);
+		put16(&w, 0);
+		for (e = 0; e < g->erfext; e++) {
+			put8(&w, (e + 1 < g->erfext ? 0x80u : 0) | 0x03);	/* a flow-id-like header */
+			fill(&w, 7, 0x11);
+		}
+		if (!g->ib)
+			fill(&w, PKT_ERF_ETH_PAD, 0);
+		frame = w.off;
+	}
 	switch (g->kind) {
 	case PKTGEN_PFC:
 		put_link(&w, g, MACCTL_ETHERTYPE);
@@ -763,12 +880,29 @@ size_t pktgen_build(const struct pktgen *g, uint8_t *buf, size_t *caplen, size_t
 		fill(&w, g->len, 256);
 		break;
 	default:
+		if (g->ib) {
+			put_ib(&w, g);
+			break;
+		}
+		if (g->v1) {
+			put_v1(&w, g);
+			break;
+		}
 		put_link(&w, g, g->ipv6 ? 0x86dd : 0x0800);
 		put_ip(&w, g);
 		break;
 	}
-	if (g->linktype == DLT_EN10MB && w.off < MACCTL_MIN_FRAME)
-		fill(&w, MACCTL_MIN_FRAME - w.off, 0);
+	if ((g->linktype == DLT_EN10MB || (erf && !g->ib)) && w.off - frame < MACCTL_MIN_FRAME)
+		fill(&w, MACCTL_MIN_FRAME - (w.off - frame), 0);
+	if (erf) {
+		size_t flen = w.off - frame;
+
+		fill(&w, g->erfpad, 0);
+		if (!w.over) {
+			patch16(&w, 10, (unsigned)w.off);	/* rlen */
+			patch16(&w, 14, (unsigned)flen);	/* wlen */
+		}
+	}
 	if (w.over)
 		return 0;
 	*caplen = g->cut >= 0 && (size_t)g->cut < w.off ? (size_t)g->cut : w.off;

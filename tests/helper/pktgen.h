@@ -16,6 +16,7 @@
  *           cnp                  opcode 0x81 and its 16 reserved bytes
  *           bth op=N             any opcode; headers as roce_opcode_headers()
  *           udp                  UDP to dport= (default 53), len= bytes
+ *           tcp                  TCP (ACK) to dport= (default 80), len= bytes
  *           pfc prio=P[,P] quanta=Q      PFC (Ethernet only)
  *           pause quanta=Q              802.3x PAUSE (Ethernet only)
  *           eth type=T                  another ethertype, len= bytes
@@ -27,6 +28,14 @@
  *   link    vlan=ID[,ID] pcp=P tpid=T[,T] (up to 3 tags), smac=, dmac=,
  *           sll_type=N, ifindex=N
  *   UDP     sport= (49152), dport= (4791 for RoCE)
+ *   RoCE v1 v1: Ethernet type 0x8915, a GRH and the BTH (no IP, no UDP);
+ *           src= and dst= are the GIDs (default fe80::1 and fe80::2)
+ *   IB      ib: native InfiniBand (link erf only: an ERF InfiniBand record),
+ *           an LRH (slid= dlid= sl= vl=, LNH 2) and the BTH; grh: a GRH
+ *           between them (LNH 3; src= dst= the GIDs); a VCRC after the
+ *           ICRC.  PktLen counts whole 4-byte words
+ *   ERF     (link erf) erfext=N extension headers, erfpad=N bytes of
+ *           record padding after the frame, erftype=T another record type
  *   BTH     qpn= psn= pkey= (0xffff) se m ackreq fecn becn tver= pad=
  *   headers eecnxt= qkey= sqpn= xrcsrq= feth= va= rkey= dmalen= swap=
  *           cmp= syndrome= nak=seq|inv|access|op|rd|N rnr=CODE
@@ -54,6 +63,7 @@ enum pktgen_kind {
 	PKTGEN_PFC,
 	PKTGEN_PAUSE,
 	PKTGEN_ETHER,
+	PKTGEN_TCP,
 };
 
 enum pktgen_ext { PKTGEN_HOP, PKTGEN_RT, PKTGEN_DST, PKTGEN_FRAG, PKTGEN_AH };
@@ -83,6 +93,12 @@ struct pktgen {
 	long iplen, udplen;	/* -1: the true length */
 	/* UDP */
 	uint16_t sport, dport;
+	/* RoCE v1, InfiniBand, ERF */
+	int v1, ib, grh;
+	uint16_t slid, dlid;
+	uint8_t sl, vl;
+	unsigned erfext, erfpad;
+	int erftype;		/* -1: by the packet */
 	/* BTH and after */
 	uint8_t opcode;
 	int se, m, ackreq, fecn, becn;
