@@ -73,10 +73,11 @@ static const char allreduce_about[] =
 static const char alltoall_about[] =
 	"All-to-all between N ranks over the transport, for each size from -b to -e: the\n"
 	"size is a rank's whole buffer, each peer gets size/N of it (sizes round down to\n"
-	"a multiple of 4N).  nccl-tests' columns and formulas: algbw = size / time; busbw =\n"
-	"algbw x (n-1)/n, what leaves each rank.  After each size every element is checked;\n"
-	"any wrong one makes the exit code 1.  Algorithms: pairwise (default; n-1 steps, one\n"
-	"peer each) and direct (every peer at once: incast at every receiver).\n"
+	"a multiple of 4N; one below 4N gives a rank nothing and is not run).  nccl-tests'\n"
+	"columns and formulas: algbw = size / time; busbw = algbw x (n-1)/n, what leaves\n"
+	"each rank.  After each size every element is checked; any wrong one makes the\n"
+	"exit code 1.  Algorithms: pairwise (default; n-1 steps, one peer each) and direct\n"
+	"(every peer at once: incast at every receiver).\n"
 	"\n"
 	"Exit codes: 0 all correct, 1 wrong data, 2 usage, 3 environment, 4 a rank failed\n"
 	"or hung, 130 interrupted (the sizes measured so far are kept).";
@@ -282,17 +283,24 @@ static int first_of_rail(struct coll_comm *c, int i)
 	return i;
 }
 
-static void print_header(struct out *out, struct coll_comm *c)
+/* The header's first line: at once, before the ranks meet (which takes a
+ * while with large buffers); the ring follows when it is known. */
+static void print_title(struct out *out, const struct coll_opts *o)
 {
-	const struct coll_opts *o = c->o;
 	char chunk[32];
-	int i;
 
 	units_format_size(o->chunk, chunk, sizeof(chunk));
 	out_comment(out, "fabscope %s: %d ranks, %s, %s, float32%s, chunk %s, %d flow%s per peer, "
-		    "warmup %llu, iters %llu", o->test, c->nranks, o->transport, o->algo_name,
+		    "warmup %llu, iters %llu", o->test, o->nranks, o->transport, o->algo_name,
 		    o->kind == COLL_ALLREDUCE ? " sum" : "", chunk, o->flows, o->flows > 1 ? "s" : "",
 		    (unsigned long long)o->warmup, (unsigned long long)o->iters);
+}
+
+static void print_ring(struct out *out, struct coll_comm *c)
+{
+	const struct coll_opts *o = c->o;
+	int i;
+
 	if (o->multi_rail)
 		out_comment(out, "multi-rail: one %s per rail, all rails at once; positions count within a rail",
 			    o->algo == COLL_ALGO_RING ? "ring" : "group");
@@ -308,8 +316,109 @@ static void print_header(struct out *out, struct coll_comm *c)
 	}
 }
 
+/* The least size that gives every rank of a group of n one 4-byte element:
+ * an all-to-all hands each peer size / n bytes. */
+static uint64_t least_size(const struct coll_opts *o, int n)
+{
+	return o->kind == COLL_ALLTOALL ? 4ull * (uint64_t)n : 4;
+}
+
+/* "4, 8 and 16" (the first few, then how many more) */
+static void size_list(const uint64_t *v, int n, char *buf, size_t len)
+{
+	size_t o = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < n && o < len; i++) {
+		if (i == 6) {
+			snprintf(buf + o, len - o, " and %d more", n - i);
+			return;
+		}
+		o += (size_t)snprintf(buf + o, len - o, "%s%llu", !i ? "" : i == n - 1 ? " and " : ", ",
+				      (unsigned long long)v[i]);
+	}
+}
+
+/* Sizes that give a rank of the largest group (gmax ranks) no element: all
+ * of them is a usage error, said once (by rank 0, or by `say`); some are
+ * skipped, with a warning from rank 0.  The sizes left in sizes[0..*n). */
+static int drop_small(const struct coll_opts *o, int gmax, uint64_t *sizes, int *n, int say)
+{
+	uint64_t least = least_size(o, gmax);
+	char list[200];
+	int k = 0, i;
+
+	while (k < *n && sizes[k] < least)
+		k++;
+	if (!k)
+		return 0;
+	if (k == *n) {
+		if (!say)
+			return -FS_EXIT_USAGE;
+		if (*n == 1)
+			return fs_err_usage("size %llu B is below %llu B, the least %s of %d ranks can run: each "
+					    "rank needs one 4-byte element; give -b %llu or more",
+					    (unsigned long long)sizes[0], (unsigned long long)least, o->test, gmax,
+					    (unsigned long long)least);
+		return fs_err_usage("every size (%llu to %llu B) is below %llu B, the least %s of %d ranks "
+				    "can run: each rank needs one 4-byte element; give -e %llu or more",
+				    (unsigned long long)sizes[0], (unsigned long long)sizes[*n - 1],
+				    (unsigned long long)least, o->test, gmax, (unsigned long long)least);
+	}
+	if (say) {
+		size_list(sizes, k, list, sizeof(list));
+		fs_warn("size%s %s skipped: below %llu B, the least %s of %d ranks can run (one 4-byte "
+			"element for each rank)", k > 1 ? "s" : "", list, (unsigned long long)least, o->test,
+			gmax);
+	}
+	for (i = k; i < *n; i++)
+		sizes[i - k] = sizes[i];
+	*n -= k;
+	return 0;
+}
+
+/* The most ranks in one group: all of them, or with --multi-rail the
+ * largest rail's (every rank knows the rails from the root's table). */
+static int group_max(const struct coll_comm *c)
+{
+	int i, j, most = 0;
+
+	if (!c->o->multi_rail)
+		return c->nranks;
+	for (i = 0; i < c->nranks; i++) {
+		int k = 0;
+
+		for (j = 0; j < c->nranks; j++)
+			k += coll_rail_of(c, j) == coll_rail_of(c, i);
+		most = k > most ? k : most;
+	}
+	return most;
+}
+
+/* Rank 0's progress line while a size runs long (a terminal only). */
+struct progress {
+	int on, i, n;
+	uint64_t size, t0, last;
+};
+
+static void progress(struct progress *p, const char *what, uint64_t k, uint64_t of)
+{
+	uint64_t now;
+
+	if (!p->on)
+		return;
+	now = clock_ns();
+	if (now - p->t0 < 1000000000ull || now - p->last < 250000000ull)
+		return;
+	p->last = now;
+	fs_progress("size %llu B (%d of %d): %s %llu of %llu", (unsigned long long)p->size, p->i + 1, p->n,
+		    what, (unsigned long long)k, (unsigned long long)of);
+}
+
 /* One size: warm up, synchronize, time the iterations, check. */
-static int run_size(struct coll_comm *c, uint64_t count, double *time_us, uint64_t *wrong)
+static int run_size(struct coll_comm *c, uint64_t count, double *time_us, uint64_t *wrong,
+		    struct progress *p)
 {
 	const struct coll_opts *o = c->o;
 	int (*op)(struct coll_comm *, uint64_t) = o->kind == COLL_ALLREDUCE ? coll_allreduce : coll_alltoall;
@@ -317,9 +426,14 @@ static int run_size(struct coll_comm *c, uint64_t count, double *time_us, uint64
 	int rc;
 
 	coll_fill(c, count);
-	for (i = 0; i < o->warmup; i++)
+	if (net_stop)	/* (between two sizes) */
+		return -FS_EXIT_INTERRUPTED;
+	p->t0 = p->last = clock_ns();
+	for (i = 0; i < o->warmup; i++) {
+		progress(p, "warmup", i + 1, o->warmup);
 		if ((rc = op(c, count)))
 			return rc;
+	}
 	rc = coll_barrier(c);
 	if (rc)
 		return rc;
@@ -327,6 +441,7 @@ static int run_size(struct coll_comm *c, uint64_t count, double *time_us, uint64
 	for (i = 0; i < o->iters; i++) {
 		if (i == o->iters - 1 && o->corrupt == c->rank)
 			c->corrupt_now = 1;
+		progress(p, "iteration", i + 1, o->iters);
 		if ((rc = op(c, count)))
 			return rc;
 	}
@@ -335,10 +450,72 @@ static int run_size(struct coll_comm *c, uint64_t count, double *time_us, uint64
 	return 0;
 }
 
+/*
+ * A size that failed on this rank (rc; data: in the data path, else in
+ * gathering the results): say it once and tell the others.  An interruption
+ * - this rank's SIGINT or SIGTERM, or the word of the rank that had it - is
+ * said by rank 0 alone, with the size it stopped in, and not as the broken
+ * connections it leaves the other ranks (between -n's ranks, which share a
+ * stderr; a rank of its own says it was interrupted, or that the root was).
+ */
+static int size_failed(struct coll_comm *c, int rc, int data, const uint64_t *sizes, int i, int nsizes,
+		       int measured)
+{
+	const struct coll_opts *o = c->o;
+	char msg[400], cause[400];
+	int code = 0, heard = 0, intr = net_stop || rc == -FS_EXIT_INTERRUPTED;
+
+	if (!intr && data && c->err[0])	/* the rank it broke with, or the root, may have said why */
+		heard = coll_peer_cause(c, 500, cause, sizeof(cause), &code);
+	if (heard && code == FS_EXIT_INTERRUPTED)
+		intr = 1;
+	if (intr) {
+		if (c->rank == 0) {
+			char kept[64];
+
+			if (measured)
+				snprintf(kept, sizeof(kept), "the %d size%s measured %s kept", measured,
+					 measured > 1 ? "s" : "", measured > 1 ? "are" : "is");
+			else
+				snprintf(kept, sizeof(kept), "nothing measured yet");
+			fs_err(FS_EXIT_INTERRUPTED, "interrupted during size %llu B (%d of %d)%s: %s",
+			       (unsigned long long)sizes[i], i + 1, nsizes, net_stop ? "" : ", at another rank", kept);
+			coll_abort(c, FS_EXIT_INTERRUPTED, net_stop ? "rank 0 was interrupted" :
+				   "another rank was interrupted");
+		} else if (net_stop) {
+			if (!o->local)
+				fs_err(FS_EXIT_INTERRUPTED, "rank %d: interrupted", c->rank);
+			snprintf(msg, sizeof(msg), "rank %d was interrupted", c->rank);
+			coll_abort(c, FS_EXIT_INTERRUPTED, msg);
+		} else if (heard && !o->local) {
+			fs_err(FS_EXIT_INTERRUPTED, "rank %d: %s", c->rank, cause);
+		}
+		return -FS_EXIT_INTERRUPTED;
+	}
+	if (!data) {
+		coll_abort(c, -rc, "a rank failed (see rank 0's message)");
+		return rc;
+	}
+	if (c->err[0]) {
+		snprintf(msg, sizeof(msg), "rank %d: %s", c->rank, c->err);
+		/* the rank it broke with failed first: its reason leads (between
+		 * -n's ranks it said it already) */
+		if (c->rank == 0 && heard && !o->local)
+			rc = fs_err(-rc, "%s (then %s)", cause, msg);
+		else
+			rc = fs_err(-rc, "%s", msg);
+	} else {
+		snprintf(msg, sizeof(msg), "rank %d failed (see its message)", c->rank);
+	}
+	coll_abort(c, -rc, msg);
+	return rc;
+}
+
 static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 {
 	struct coll_comm c;
 	struct out out;
+	struct progress prog = { 0 };
 	uint64_t sizes[MAX_SIZES], wrong_all = 0, *wrongs = NULL;
 	double *times = NULL, busbw_sum = 0;
 	json_t *labels = NULL;
@@ -352,7 +529,19 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 		json_decref(labels);
 		return fs_err_env("cannot create '%s': %s", o->output, strerror(errno));
 	}
+	if (o->rank == 0)
+		print_title(&out, o);
 	rc = coll_comm_open(&c, o, lfd, child_fds);
+	if (rc && (net_stop || rc == -FS_EXIT_INTERRUPTED)) {
+		rc = -FS_EXIT_INTERRUPTED;
+		if (o->rank == 0)
+			fs_err(FS_EXIT_INTERRUPTED, "interrupted while the ranks met: nothing measured");
+		else if (net_stop && !o->local)
+			fs_err(FS_EXIT_INTERRUPTED, "rank %d: interrupted", o->rank);
+	}
+	/* sizes that give a rank no element: skipped, or all of them refused */
+	if (!rc)
+		rc = drop_small(o, group_max(&c), sizes, &nsizes, o->rank == 0);
 	if (rc) {
 		coll_comm_close(&c);
 		json_decref(labels);
@@ -361,33 +550,26 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 		return rc;
 	}
 	if (o->rank == 0)
-		print_header(&out, &c);
+		print_ring(&out, &c);
+	prog.on = o->rank == 0 && o->progress;
+	prog.n = nsizes;
 	times = calloc((size_t)c.nranks, sizeof(*times));
 	wrongs = calloc((size_t)c.nranks, sizeof(*wrongs));
 	for (i = 0; i < nsizes && !rc; i++) {
 		uint64_t count = coll_count(o, sizes[i], c.gn), wrong = 0;
 		double t = 0;
 
-		rc = run_size(&c, count, &t, &wrong);
+		prog.i = i;
+		prog.size = sizes[i];
+		rc = run_size(&c, count, &t, &wrong, &prog);
+		fs_progress_clear();	/* (the rows may go to the same terminal) */
 		if (rc) {
-			char msg[400], cause[400];
-
-			if (c.err[0]) {
-				snprintf(msg, sizeof(msg), "rank %d: %s", c.rank, c.err);
-				/* the rank it broke with failed first: its reason leads */
-				if (!o->local && coll_peer_cause(&c, 500, cause, sizeof(cause)))
-					rc = fs_err(-rc, "%s (then %s)", cause, msg);
-				else
-					rc = fs_err(-rc, "%s", msg);
-			} else {
-				snprintf(msg, sizeof(msg), "rank %d failed (see its message)", c.rank);
-			}
-			coll_abort(&c, -rc, msg);
+			rc = size_failed(&c, rc, 1, sizes, i, nsizes, measured);
 			break;
 		}
 		rc = coll_gather_result(&c, t, wrong, times, wrongs);
 		if (rc) {
-			coll_abort(&c, -rc, "a rank failed (see rank 0's message)");
+			rc = size_failed(&c, rc, 0, sizes, i, nsizes, measured);
 			break;
 		}
 		if (o->rank == 0) {
@@ -414,8 +596,11 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 	free(wrongs);
 	json_decref(labels);
 	coll_comm_close(&c);
-	if (net_stop && !rc)
+	if (net_stop && !rc) {
 		rc = -FS_EXIT_INTERRUPTED;
+		if (o->rank == 0)
+			fs_err(FS_EXIT_INTERRUPTED, "interrupted after the last size: all %d measured", measured);
+	}
 	return rc;
 }
 
@@ -583,8 +768,50 @@ static int verbs_only(const struct coll_opts *o)
 			    o->devices.n ? devices_hint : "");
 }
 
+/* Every size too small for the ranks, refused before any rank starts (with
+ * --multi-rail the groups are known only once the ranks have met: there,
+ * rank_main says it). */
+static int too_small(const struct coll_opts *o)
+{
+	uint64_t sizes[MAX_SIZES];
+	int n = sizes_of(o, sizes);
+
+	if (o->multi_rail || !n || sizes[n - 1] >= least_size(o, o->nranks))
+		return 0;
+	return drop_small(o, o->nranks, sizes, &n, 1);
+}
+
+/* The cores this process may run on (what nproc says), at least 1. */
+static int cores_here(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+/* -n N: more ranks than cores measure the CPUs' turns, not the fabric; and
+ * a command line with nccl-tests' habits (its -n is the iterations, with
+ * -w the warm-up) likely meant -i.  Said, the run goes on. */
+static void local_hints(const struct coll_opts *o, int iters_given, int warmup_given)
+{
+	int cores = cores_here(), n = o->local_n;
+
+	if (n > cores)
+		fs_warn("%d ranks on this host's %d core%s: they take turns on the CPUs and the times "
+			"measure that, not the fabric (give -n %d or fewer, or start ranks on more hosts "
+			"with mpirun)", n, cores, cores > 1 ? "s" : "", cores);
+	if (!iters_given && (n > cores || warmup_given))
+		fs_warn("-n %d starts %d rank%s; if it was to be nccl-tests' -n (iterations), that is -i "
+			"here: -i %d", n, n, n > 1 ? "s" : "", n);
+}
+
 /* After parsing: check, find the ranks, run.  0 or -exit code. */
-static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chunk)
+static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chunk, int iters_given,
+		     int warmup_given)
 {
 	static const char *const ranks_env[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
 						 "SLURM_PROCID", NULL };
@@ -675,6 +902,10 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 		if (o->corrupt >= o->local_n)
 			return fs_err_usage("--corrupt %d: there are only %d ranks", o->corrupt, o->local_n);
 		o->nranks = o->local_n;
+		if ((rc = too_small(o)))
+			return rc;
+		local_hints(o, iters_given, warmup_given);
+		o->progress = fs_progress_enable();	/* (before the ranks fork: see error.h) */
 		net_stop_on_signals();
 		return launch_local(o);
 	}
@@ -693,6 +924,9 @@ static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chu
 		return fs_err_usage("%d ranks: at most %d", o->nranks, COLL_MAX_RANKS);
 	if (o->rank > 0 && !o->root && o->ctl_fd < 0)
 		return fs_err_usage("rank %d needs --root HOST[:PORT]: where rank 0 listens", o->rank);
+	if ((rc = too_small(o)))
+		return rc;
+	o->progress = o->rank == 0 && fs_progress_enable();
 	if (!from_env || !env_int(local_env, &local_rank))
 		local_rank = 0;
 	apply_local(o, local_rank);
@@ -718,16 +952,16 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 {
 	struct coll_opts o = {
 		.kind = kind, .test = kind == COLL_ALLREDUCE ? "allreduce" : "alltoall",
-		.factor = 2, .warmup = 5, .iters = 20,
+		.factor = 2, .warmup = UINT64_MAX, .iters = 0,	/* (5 and 20: not given) */
 		.chunk = 1u << 20, .check = 1, .flows = 1, .tx_depth = 64, .tclass = -1,
 		.nranks = -1, .rank = -1, .gid_index = -1, .corrupt = -1, .port = COLL_DEFAULT_PORT,
 		.timeout_s = 30, .transport = "tcp", .poll = "event", .ctl_fd = -1,
 	};
-	int no_check = 0, nargs = 0, rc, ctl_fd = -1;
+	int no_check = 0, nargs = 0, rc, ctl_fd = -1, iters_given, warmup_given;
 	uint64_t chunk = 0;
 	const struct opt opts[] = {
 		OPT_GROUP("Ranks"),
-		OPT_INT('n', "ranks", &o.local_n, "N", "start N ranks on this host (rank 0 is this process)", 1, COLL_MAX_RANKS),
+		OPT_INT('n', "ranks", &o.local_n, "N", "start N ranks on this host (rank 0 is this process; nccl-tests' -n, the iterations, is -i here)", 1, COLL_MAX_RANKS),
 		OPT_STRING(0, "root", &o.root, "HOST[:PORT]", "where rank 0 listens, for ranks started by mpirun, srun or by hand (default port 18530)"),
 		OPT_INT(0, "rank", &o.rank, "R", "this process's rank (default: from mpirun's or srun's environment)", 0, COLL_MAX_RANKS - 1),
 		OPT_INT(0, "nranks", &o.nranks, "N", "the number of ranks (default: from the environment)", 1, COLL_MAX_RANKS),
@@ -775,10 +1009,16 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 			kind == COLL_ALLREDUCE ? allreduce_about : alltoall_about, &nargs);
 	if (rc)
 		return rc == OPTS_HELP ? 0 : -rc;
+	iters_given = o.iters != 0;
+	warmup_given = o.warmup != UINT64_MAX;
+	if (!iters_given)
+		o.iters = 20;
+	if (!warmup_given)
+		o.warmup = 5;
 	if (nargs)
 		rc = fs_err_usage("unexpected argument '%s' (the ranks meet at --root HOST:PORT)", argv[0]);
 	else
-		rc = coll_main(&o, no_check, ctl_fd, chunk);
+		rc = coll_main(&o, no_check, ctl_fd, chunk, iters_given, warmup_given);
 	opt_list_release(&o.devices);
 	opt_list_release(&o.rails);
 	opt_list_release(&o.binds);

@@ -57,6 +57,7 @@ struct coll_opts {
 	double factor;
 	uint64_t warmup, iters, chunk;
 	int check, flows, tx_depth, tclass, json, verbose, multi_rail;
+	int progress;			/* rank 0: a progress line on stderr (a terminal) */
 	int nranks, rank;		/* rank -1: not given */
 	int local_n;			/* -n: the local launcher starts this many ranks */
 	int local;			/* the ranks are -n's processes, their stderr one (cmd.c): a
@@ -132,9 +133,11 @@ int coll_rail_of(const struct coll_comm *c, int rank);
 /* Tell the root (or, on the root, every rank) that this run failed. */
 void coll_abort(struct coll_comm *c, int code, const char *msg);
 /* Root, its data path broken with rank c->err_peer: that rank may have failed
- * first (with a rank further on) and said why on its control connection.
- * Waits up to wait_ms for that word; 1 and its text in buf when it came. */
-int coll_peer_cause(struct coll_comm *c, int wait_ms, char *buf, size_t len);
+ * first (with a rank further on) and said why on its control connection; on
+ * another rank, the root may have ended the run (interrupted).  Waits up to
+ * wait_ms for that word; 1, its text in buf and its exit code in *code when
+ * it came. */
+int coll_peer_cause(struct coll_comm *c, int wait_ms, char *buf, size_t len, int *code);
 /* "rank 3 (h3 rail 1)", for messages. */
 const char *coll_rank_str(const struct coll_comm *c, int r, char *buf, size_t len);
 /* Does rank `me` talk to rank `peer` in this algorithm? */

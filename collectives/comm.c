@@ -115,7 +115,7 @@ static int peer_error(const struct coll_comm *c, json_t *m, const char *who)
 	const char *msg = json_string_value(json_object_get(m, "message"));
 	int code = (int)json_integer_value(json_object_get(m, "exit"));
 
-	code = code > 0 && code < 128 ? code : FS_EXIT_PEER;
+	code = code > 0 && (code < 128 || code == FS_EXIT_INTERRUPTED) ? code : FS_EXIT_PEER;
 	if (c->o->local)
 		return -code;
 	return fs_err(code, "%s: %s", who, msg ? msg : "the run was aborted");
@@ -130,6 +130,8 @@ static int ctl_recv(struct coll_comm *c, json_t **out, const char *expect)
 	char who[32];
 	int rc = wire_recv(c->ctl, &m, COLL_MAX_MSG, clock_ms_left(wait_end(c)));
 
+	if (rc && net_stop)	/* ^C: the wait broke off; rank 0 says it (cmd.c) */
+		return -FS_EXIT_INTERRUPTED;
 	if (rc) {
 		c->ctl_gone = 1;	/* nothing more will come: no bye to wait for */
 		if (rc == -ETIMEDOUT)
@@ -163,6 +165,8 @@ static int ctl_send_failed(struct coll_comm *c)
 	int rc;
 
 	c->ctl_gone = 1;
+	if (net_stop)
+		return -FS_EXIT_INTERRUPTED;
 	while (!wire_recv(c->ctl, &m, COLL_MAX_MSG, 0)) {
 		const char *type = json_string_value(json_object_get(m, "type"));
 		char who[32];
@@ -296,33 +300,48 @@ void coll_abort(struct coll_comm *c, int code, const char *msg)
  * which breaks its data connections too; so the root can see a connection to
  * a live rank fail before it hears that the rank beyond it died.  Only the
  * rank the root's own failure names is asked: a word from another rank may
- * be about the root's own trouble.
+ * be about the root's own trouble.  Another rank asks the root, which says
+ * why it ended the run (an interrupted root, before it closes its data
+ * connections).
  */
-int coll_peer_cause(struct coll_comm *c, int wait_ms, char *buf, size_t len)
+int coll_peer_cause(struct coll_comm *c, int wait_ms, char *buf, size_t len, int *code)
 {
-	int i = c->err_peer, found = 0;
+	int i = c->err_peer, found = 0, fd;
 	struct wire_rd rd = { 0 };
 	uint64_t deadline = clock_ns() + (uint64_t)wait_ms * 1000000ull;
 
-	if (!is_root(c) || !c->fds || i <= 0 || i >= c->nranks || c->fds[i] < 0)
-		return 0;
+	if (is_root(c)) {
+		if (!c->fds || i <= 0 || i >= c->nranks || c->fds[i] < 0)
+			return 0;
+		fd = c->fds[i];
+	} else {
+		if (c->ctl < 0 || c->ctl_gone)
+			return 0;
+		fd = c->ctl;
+	}
 	while (!found) {
-		struct pollfd pf = { .fd = c->fds[i], .events = POLLIN };
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
 		int ms = clock_ms_left(deadline), r;
 		json_t *m;
 		const char *type, *msg;
 
 		if (ms <= 0 || poll(&pf, 1, ms) <= 0)
 			break;
-		r = wire_read_some(c->fds[i], &rd, &m, COLL_MAX_MSG);
-		if (r < 0)
-			break;	/* closed without a word */
+		r = wire_read_some(fd, &rd, &m, COLL_MAX_MSG);
+		if (r < 0) {	/* closed without a word */
+			if (!is_root(c))
+				c->ctl_gone = 1;
+			break;
+		}
 		if (r == 0)
 			continue;
 		type = json_string_value(json_object_get(m, "type"));
 		msg = json_string_value(json_object_get(m, "message"));
 		if (type && !strcmp(type, "error") && msg) {
+			json_int_t x = json_integer_value(json_object_get(m, "exit"));
+
 			snprintf(buf, len, "%s", msg);
+			*code = x > 0 && (x < 128 || x == FS_EXIT_INTERRUPTED) ? (int)x : FS_EXIT_PEER;
 			found = 1;
 		}
 		json_decref(m);
@@ -908,6 +927,11 @@ int coll_comm_open(struct coll_comm *c, struct coll_opts *o, int lfd, const int 
 				continue;
 			}
 			c->fds[i] = net_accept(lfd, clock_ms_left(c->startup_end), NULL);
+			if (c->fds[i] < 0 && net_stop) {	/* ^C: rank_main says it */
+				c->fds[i] = -1;
+				coll_abort(c, FS_EXIT_INTERRUPTED, "rank 0 was interrupted");
+				return -FS_EXIT_INTERRUPTED;
+			}
 			if (c->fds[i] < 0) {
 				c->fds[i] = -1;
 				rc = fs_err_peer("rank 0: %d of %d ranks joined within %g s; start the others "

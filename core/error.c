@@ -3,11 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
 
 static const char *progname = "fabscope";
 static int verbosity;
+static int progress_tty;	/* stderr is a terminal that progress lines go to */
+static int progress_shown;	/* one is on it now (this process's) */
 
 void fs_set_progname(const char *name)
 {
@@ -47,7 +50,9 @@ static void put_line(const char *prefix, const char *msg)
 		}
 	}
 	out[o] = 0;
-	fprintf(stderr, "%s: %s%s\n", progname, prefix, out);
+	/* (a forked rank does not know whether its parent's line is up) */
+	fprintf(stderr, "%s%s: %s%s\n", progress_tty ? "\r\033[K" : "", progname, prefix, out);
+	progress_shown = 0;
 }
 
 static char last_error[1024];
@@ -125,4 +130,34 @@ void fs_log(int level, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	put_line("", buf);
+}
+
+int fs_progress_enable(void)
+{
+	progress_tty = isatty(2);
+	return progress_tty;
+}
+
+void fs_progress(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	if (!progress_tty)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\r\033[K%s: %s", progname, buf);
+	fflush(stderr);
+	progress_shown = 1;
+}
+
+void fs_progress_clear(void)
+{
+	if (!progress_shown)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	progress_shown = 0;
 }

@@ -52,4 +52,17 @@ int fs_verbosity(void);
 /* A plain message ("PROG: MSG") to stderr, for the server's per-client log. */
 void fs_info(const char *fmt, ...) FS_PRINTF(1, 2);
 
+/*
+ * A progress line on stderr, only when stderr is a terminal: "PROG: MSG"
+ * rewritten in place (no newline), for a run that is long.  Once
+ * fs_progress_enable() has found a terminal, every message above starts by
+ * erasing the line - in this process and in the processes it forks later,
+ * which share the terminal - so that none is glued to a progress line.
+ * fs_progress_clear() erases it before other output (a table on the same
+ * terminal).  fs_progress_enable() returns whether progress is shown.
+ */
+int fs_progress_enable(void);
+void fs_progress(const char *fmt, ...) FS_PRINTF(1, 2);
+void fs_progress_clear(void);
+
 #endif

@@ -20,6 +20,13 @@ all_right() {
 		{ echo "all_right $1: not $2 records all with wrong == 0:"; jq -c '.[] | [.msg_size_bytes, .metrics.wrong]' "$1"; return 1; }
 }
 
+# The lines of an -n run's stderr other than the warnings that more ranks than
+# cores, or -n without -i, bring (t0305): on a small host they come with every
+# run of many ranks.  not_cores FILE >OUT
+not_cores() {
+	grep -v "^fabscope [a-z]*: warning: \([0-9]* ranks on this host's\|-n [0-9]* starts\)" "$1"
+}
+
 # Sizes 4 B (one element: fewer than the ranks) to ~3 MB by a factor that is not a power of two,
 # with 4 KiB chunks so that a segment travels in many pieces.
 SWEEP="-b 4 -e 3000000 -f 9.3 --chunk 4K -w 1 -i 2"
@@ -39,11 +46,13 @@ for n in 1 2 3 4 5 6 7 8; do
 			       .endpoints[0].node != \"?\")" ring.json >/dev/null
 		fi
 	'
+	# 4 B gives more than one rank no element: skipped (t0305)
 	test_expect_success JQ "alltoall pairwise and direct, $n ranks: every element right, sizes rounded to 4n" '
+		a2a_sizes=$(($NSIZES - ('$n' > 1))) &&
 		"$FABSCOPE" alltoall -n '$n' $SWEEP --json >pw.json &&
-		all_right pw.json $NSIZES &&
+		all_right pw.json $a2a_sizes &&
 		"$FABSCOPE" alltoall -n '$n' -A direct $SWEEP --json >direct.json &&
-		all_right direct.json $NSIZES &&
+		all_right direct.json $a2a_sizes &&
 		jq -e "all(.[]; .msg_size_bytes % (4 * '$n') == 0 and .count * 4 == .msg_size_bytes)" pw.json >/dev/null
 	'
 done
@@ -52,7 +61,7 @@ test_expect_success JQ 'two flows per peer and a shallow queue still deliver eve
 	"$FABSCOPE" allreduce -n 5 -q 2 --tx-depth 2 $SWEEP --json >q2.json &&
 	all_right q2.json $NSIZES &&
 	"$FABSCOPE" alltoall -n 5 -q 3 --tx-depth 1 -A direct $SWEEP --json >a2a-q3.json &&
-	all_right a2a-q3.json $NSIZES
+	all_right a2a-q3.json $(($NSIZES - 1))
 '
 
 test_expect_success JQ 'nccl-tests formulas: algbw = size / time, busbw = algbw x 2(n-1)/n and (n-1)/n' '
@@ -95,8 +104,9 @@ for algo in "allreduce ring" "allreduce rhd" "alltoall pairwise" "alltoall direc
 	set -- $algo
 	test_expect_success JQ "$1 $2: one element corrupted on the wire is caught: #wrong > 0, exit 1, one line" '
 		test_expect_exit 1 "$FABSCOPE" '$1' -n 5 -A '$2' -b 1000 -e 100000 -f 10 -w 1 -i 2 --corrupt 3 \
-			--json >bad.json 2>err &&
+			--json >bad.json 2>err-all &&
 		jq -e "length == 3 and all(.[]; .metrics.wrong > 0)" bad.json >/dev/null &&
+		not_cores err-all >err &&
 		test $(wc -l <err) = 1 &&
 		test_grep "wrong element.*data check failed" err
 	'
@@ -281,21 +291,24 @@ test_expect_success PERL 'a root that accepts and never answers: exit 4, one lin
 
 test_expect_success '-n: each rank says its own failure once; no rank repeats what another sent it' '
 	test_expect_exit 3 "$FABSCOPE" allreduce -n 3 --netns fs-t0300-no-such-ns -b 4K --timeout 5 \
-		>/dev/null 2>err-ns &&
-	cat err-ns &&
+		>/dev/null 2>err-ns-all &&
+	cat err-ns-all &&
+	not_cores err-ns-all >err-ns &&
 	test $(wc -l <err-ns) = 3 &&
 	for r in 0 1 2; do
 		test $(grep -c "^fabscope allreduce: rank $r: cannot enter network namespace .fs-t0300-no-such-ns." err-ns) = 1 ||
 			return 1
 	done &&
-	# a run that goes well says nothing
-	"$FABSCOPE" alltoall -n 3 -b 4K -w 1 -i 2 >/dev/null 2>err-quiet &&
+	# a run that goes well says nothing (with no more ranks than cores)
+	n=$(nproc) && { test $n -le 3 || n=3; } &&
+	"$FABSCOPE" alltoall -n $n -b 4K -w 1 -i 2 >/dev/null 2>err-quiet &&
 	test_must_be_empty err-quiet
 '
 
 test_expect_success NO_NONLOCAL_BIND '-n: a data address that is not here: the ranks that bind it say so, once each' '
-	test_expect_exit 3 "$FABSCOPE" allreduce -n 4 --bind 192.0.2.1 -b 4K --timeout 5 >/dev/null 2>err-bind &&
-	cat err-bind &&
+	test_expect_exit 3 "$FABSCOPE" allreduce -n 4 --bind 192.0.2.1 -b 4K --timeout 5 >/dev/null 2>err-bind-all &&
+	cat err-bind-all &&
+	not_cores err-bind-all >err-bind &&
 	test $(wc -l <err-bind) = 3 &&
 	test $(grep -c "cannot listen for data flows on 192.0.2.1" err-bind) = 3 &&
 	test $(sort err-bind | uniq -d | wc -l) = 0
