@@ -968,7 +968,7 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		OPT_BOOL(0, "multi-rail", &o.multi_rail, "one ring (group) per rail, all rails at once; records per rail and their sum"),
 		OPT_LIST(0, "rail", &o.rails, "K,...", "rail per local rank (default: its index in --device, else 0); the ring is ordered by rail, then node"),
 		OPT_STRING(0, "node", &o.node, "NAME", "this rank's node name in records (default: the host name, or its --netns)"),
-		OPT_LIST(0, "device", &o.devices, "DEV,...", "RDMA device per local rank (verbs), e.g. mlx5_0,mlx5_1: rank i uses the (i mod count)-th"),
+		OPT_LIST('d', "device", &o.devices, "DEV,...", "RDMA device per local rank (verbs), e.g. mlx5_0,mlx5_1: rank i uses the (i mod count)-th"),
 		OPT_LIST(0, "bind", &o.binds, "ADDR,...", "local address per local rank: its data connections use it (selects the rail)"),
 		OPT_LIST(0, "netns", &o.netns, "NS,...", "-n: run rank i in network namespace NS number i (test beds)"),
 		OPT_INT('p', "port", &o.port, "PORT", "rank 0's control port when --root names none (0: any free port)", 0, 65535),
@@ -979,9 +979,9 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		OPT_STRING('A', "algo", &o.algo_name, "NAME", kind == COLL_ALLREDUCE ?
 			   "algorithm: ring (default) or rhd (recursive halving-doubling)" :
 			   "algorithm: pairwise (default) or direct (every peer at once)"),
-		OPT_SIZE('b', "minbytes", &o.min_bytes, "SIZE", "smallest size, e.g. 1M (default: -e, else 32M)", 4, 1ll << 34),
+		OPT_SIZE('b', "minbytes", &o.min_bytes, "SIZE", "smallest size, e.g. 1M (default: -e, else 32M; nccl-tests' -b; in bw, -b is bidirectional)", 4, 1ll << 34),
 		OPT_SIZE('e', "maxbytes", &o.max_bytes, "SIZE", "largest size (default: -b, else 32M)", 4, 1ll << 34),
-		OPT_NUMBER('f', "stepfactor", &o.factor, "F", "multiply the size by F from -b to -e (default 2)"),
+		OPT_NUMBER('f', "stepfactor", &o.factor, "F", "multiply the size by F from -b to -e (default 2; in capture and pcap, -f is a filter)"),
 		OPT_COUNT('w', "warmup", &o.warmup, "N", "untimed iterations per size (default 5)", 0, 0),
 		OPT_COUNT('i', "iters", &o.iters, "N", "timed iterations per size (default 20)", 1, 0),
 		OPT_SIZE(0, "chunk", &chunk, "SIZE", "the largest message: a transfer travels in pieces of this size (default 1M)", 4, 1ll << 30),

@@ -128,6 +128,22 @@ test_expect_success $P 'lat has no bw options: --post-list, -b, -q refused in on
 	tr -s " \n" "  " <hb | grep -F "in the collectives, -b is the smallest size"
 '
 
+test_expect_success $P '-d chooses the RDMA device in every command that chooses one; letters that differ say so in --help' '
+	for c in bw lat allreduce alltoall "probe polarization" "probe pfc"; do
+		"$FABSCOPE" $c --help >h || return 1
+		grep -E "^ +-d, --device DEV" h || { echo "$c --help has no -d, --device" >&2; return 1; }
+	done &&
+	test_expect_code 2 "$FABSCOPE" allreduce -d mlx5_0 -n 2 -b 8 -e 8 2>err &&
+	one_line err "--device is for -t verbs, not -t tcp" &&
+	"$FABSCOPE" allreduce --help | tr -s " \n" "  " >ha &&
+	grep -F "nccl-tests'\'' -n, the iterations, is -i here" ha &&
+	grep -F "in bw, -b is bidirectional" ha &&
+	grep -F "in capture and pcap, -f is a filter" ha &&
+	"$FABSCOPE" capture --help | tr -s " \n" "  " >hc &&
+	grep -F "in bw and lat, -s is the message size" hc &&
+	grep -F "in the collectives, -f is the size step factor" hc
+'
+
 test_expect_success $P 'lat against a bw server is a refusal: exit 4, one line' '
 	ptp_server srv3.log bw $PORT &&
 	srv=$ptp_pid &&
