@@ -41,7 +41,9 @@ static const char polar_about[] =
 	"balls-into-bins distribution, p < 0.01), else the collisions are random and more\n"
 	"entropy (flows, QPs) is the remedy.  --sweep S repeats it with S entropy sets.\n"
 	"The flows must be the bottleneck's only traffic, and the paths (not the hosts' own\n"
-	"links) the bottleneck: give --link-rate, the rate of one path, when it is known.";
+	"links) the bottleneck: give --link-rate, the rate of one path, when it is known.\n"
+	"Rates that infer more paths than --paths, or flows that together fill under half of\n"
+	"--link-rate, get no verdict but the likely cause, and exit status 1.";
 
 struct popts {
 	int flows, sport, sweep, paths, json, verbose, flow_label, trace, gbits;
