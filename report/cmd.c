@@ -36,11 +36,13 @@ static const char report_about[] =
 	"Collectives' data is checked with or without thresholds: wrong elements fail.\n"
 	"--baseline DIR compares every phase, test and rail median with that earlier run, and\n"
 	"every collective lane's mean busbw over the sizes both measured: bandwidth down or\n"
-	"latency up by more than --tolerance is a regression.\n"
+	"latency up by more than --tolerance is a regression; a phase measured with another\n"
+	"message size, transport, op, flows or direction is 'not comparable', not judged.\n"
 	"\n"
 	"Exit codes: 0 all checks passed (or none given), 1 a threshold failed, a median\n"
-	"regressed or a collective returned wrong data, 2 usage (a path that is not there, or is\n"
-	"not a results directory), 3 a directory or file that is there cannot be read, or the\n"
+	"regressed, nothing was comparable with the baseline or a collective returned wrong data,\n"
+	"2 usage (a path that does not exist, or is not a results directory; -o not a directory;\n"
+	"a run given twice), 3 a directory or file that is there cannot be read, or the\n"
 	"report cannot be written, 4 the report was written but --push or --webhook failed (a\n"
 	"failed check still gives 1).";
 
