@@ -81,6 +81,7 @@ void polar_analyze(struct polar_flow *f, int n, int paths, double capacity, stru
 		r->jain = sq > 0 ? r->total * r->total / (n * sq) : 1;
 	}
 	free(v);
+	r->capacity_given = capacity > 0;
 	r->capacity = capacity > 0 ? capacity : r->max;
 	for (i = 0; i < n; i++) {
 		int k = r->capacity > 0 && f[i].gbps > 0 ? (int)lround(r->capacity / f[i].gbps) : 1;
@@ -107,6 +108,67 @@ void polar_analyze(struct polar_flow *f, int n, int paths, double capacity, stru
 	} else {
 		r->p_value = 1;
 	}
+	polar_check_possible(r);
+}
+
+double polar_max_used(int paths)
+{
+	double slack = POLAR_SLACK * paths;
+
+	return paths + (slack > 0.5 ? slack : 0.5);
+}
+
+void polar_check_possible(struct polar_result *r)
+{
+	r->inconclusive = 0;
+	r->cause = POLAR_CAUSE_NONE;
+	if (r->paths <= 0)
+		return;
+	if (r->capacity_given && r->flows && r->total < POLAR_MIN_FILL * r->capacity) {
+		r->inconclusive = 1;
+		r->polarized = 0;
+		r->cause = POLAR_CAUSE_LINK_RATE_HIGH;
+		return;
+	}
+	if (r->used <= polar_max_used(r->paths))
+		return;
+	r->inconclusive = 1;
+	r->polarized = 0;
+	if (!r->capacity_given)
+		r->cause = POLAR_CAUSE_NO_LINK_RATE;
+	else if (r->max > r->capacity * 1.1)
+		r->cause = POLAR_CAUSE_LINK_RATE_LOW;
+	else
+		r->cause = POLAR_CAUSE_PATHS;
+}
+
+const char *polar_verdict_word(const struct polar_result *r)
+{
+	return r->paths <= 0 ? "unknown" : r->inconclusive ? "inconclusive" :
+	       r->polarized ? "polarized" : "not polarized";
+}
+
+const char *polar_reason_name(const struct polar_result *r)
+{
+	return !r->inconclusive ? "" : r->cause == POLAR_CAUSE_LINK_RATE_HIGH ? "flows_below_one_path" :
+	       "more_paths_than_exist";
+}
+
+const char *polar_cause_name(enum polar_cause c)
+{
+	switch (c) {
+	case POLAR_CAUSE_NO_LINK_RATE:
+		return "no_link_rate";
+	case POLAR_CAUSE_LINK_RATE_LOW:
+		return "link_rate_below_flows";
+	case POLAR_CAUSE_PATHS:
+		return "more_paths_than_given";
+	case POLAR_CAUSE_LINK_RATE_HIGH:
+		return "link_rate_above_flows";
+	case POLAR_CAUSE_NONE:
+		break;
+	}
+	return "";
 }
 
 static const struct polar_flow *gsort_f;
@@ -167,6 +229,26 @@ void polar_verdict(const struct polar_result *r, char *buf, int len)
 	if (r->paths <= 0)
 		snprintf(buf, (size_t)len, "%.1f paths in use by %d flows; give the number of equal paths "
 			 "(--paths) to judge polarization", r->used, r->flows);
+	else if (r->inconclusive && r->cause == POLAR_CAUSE_LINK_RATE_HIGH)
+		snprintf(buf, (size_t)len, "no verdict: %d flows together ran at %.0f%% of --link-rate %g, so "
+			 "they did not fill even one path and their rates say nothing of how they were spread: "
+			 "the bottleneck was not the paths (the hosts' links or CPUs), or --link-rate is above "
+			 "the rate of one path; give that rate (Gb/s) with --link-rate", r->flows,
+			 100 * r->total / r->capacity, r->capacity);
+	else if (r->inconclusive && r->cause == POLAR_CAUSE_NO_LINK_RATE)
+		snprintf(buf, (size_t)len, "no verdict: %d flows used %.1f paths, more than the %d that exist: "
+			 "without --link-rate the fastest flow's rate stood for one path's, and the flows did "
+			 "not fill the paths (the hosts' links or CPUs were the bottleneck, as on one host or "
+			 "one link); give --link-rate, the rate of one path in Gb/s, and make the paths the "
+			 "bottleneck, or check --paths", r->flows, r->used, r->paths);
+	else if (r->inconclusive && r->cause == POLAR_CAUSE_LINK_RATE_LOW)
+		snprintf(buf, (size_t)len, "no verdict: %d flows used %.1f paths, more than the %d that exist: "
+			 "flows ran faster than --link-rate %g, which is below the rate of one path; give that "
+			 "rate (Gb/s) with --link-rate", r->flows, r->used, r->paths, r->capacity);
+	else if (r->inconclusive)
+		snprintf(buf, (size_t)len, "no verdict: %d flows used %.1f paths, more than the %d that exist: "
+			 "there are more than %d equal paths, or --link-rate %g is below the rate of one path; "
+			 "check --paths and --link-rate", r->flows, r->used, r->paths, r->paths, r->capacity);
 	else if (r->polarized)
 		snprintf(buf, (size_t)len, "polarized: %d flows used %.1f of %d paths, where uniform hashing "
 			 "uses %.1f +- %.1f (p = %.2g): identical hashing on consecutive tiers, or too little "

@@ -20,11 +20,33 @@
  * underestimates C when no flow ran alone, and so errs towards "not
  * polarized").  Several entropy sets (a sweep) combine as a sum of
  * independent occupancies, judged with the normal approximation.
+ *
+ * U can come out above P, more paths in use than exist: then C is not the
+ * rate of one path (no flow ran alone, --link-rate below a path's rate), or
+ * the paths were not the bottleneck (the hosts' links or CPUs were: every
+ * flow got much the same rate), or there are more than P paths.  Up to
+ * POLAR_SLACK x P (at least half a path) above P is the unevenness of TCP's
+ * shares on a full link (one link's flows add up to 0.7..1.4 links); beyond
+ * that no verdict is given, only the likely cause.  Nor is one given when
+ * the flows together ran at under half of a given C (POLAR_MIN_FILL): they
+ * did not fill even one path, so their rates say nothing of how they were
+ * spread (every k would be clamped to K, the "paths used" down to 1).
  */
 #ifndef FS_POLAR_H
 #define FS_POLAR_H
 
 #define POLAR_ALPHA 0.01
+#define POLAR_SLACK 0.25
+#define POLAR_MIN_FILL 0.5
+
+/* Why no verdict was given (polar_result.cause) */
+enum polar_cause {
+	POLAR_CAUSE_NONE = 0,
+	POLAR_CAUSE_NO_LINK_RATE,	/* C was the fastest flow's rate: the flows did not fill the paths */
+	POLAR_CAUSE_LINK_RATE_LOW,	/* flows ran faster than --link-rate */
+	POLAR_CAUSE_PATHS,		/* --link-rate fits the flows: more paths than --paths */
+	POLAR_CAUSE_LINK_RATE_HIGH,	/* all flows together under half of --link-rate */
+};
 
 struct polar_flow {
 	int entropy;		/* source port (or flow label) */
@@ -40,6 +62,9 @@ struct polar_result {
 	double expected, sd;	/* E[U] and its standard deviation under uniform hashing */
 	double p_value;		/* P(U <= observed) under uniform hashing; 1 when P is unknown */
 	int polarized;		/* p_value < POLAR_ALPHA */
+	int inconclusive;	/* used > paths plus the slack, or total under half of C: no verdict (cause says why) */
+	enum polar_cause cause;
+	int capacity_given;	/* capacity came from the caller (--link-rate), not the fastest flow */
 	int by_k[65];		/* flows that shared their bottleneck with k-1 others (k <= 64) */
 	int flows_for_all;	/* flows that would cover all P paths with probability 0.95 */
 };
@@ -64,7 +89,20 @@ double polar_sweep_p_value(const struct polar_result *r, int n);
  */
 int polar_groups(const struct polar_flow *f, int n, double capacity, int *grp);
 
-/* One line for a human: "polarized: ..." or "consistent with ..." */
+/* The most paths U may read for P paths before the inference is impossible. */
+double polar_max_used(int paths);
+/* Sets inconclusive and cause of r from used, paths, capacity and max;
+ * polar_analyze calls it, a sweep's sum after changing used. */
+void polar_check_possible(struct polar_result *r);
+/* "polarized", "not polarized", "inconclusive" (more paths than exist) or
+ * "unknown" (no number of paths); and the cause's name for JSON ("" for none). */
+const char *polar_verdict_word(const struct polar_result *r);
+const char *polar_cause_name(enum polar_cause c);
+/* "more_paths_than_exist" or "flows_below_one_path" for an inconclusive r, else "" */
+const char *polar_reason_name(const struct polar_result *r);
+
+/* One line for a human: "polarized: ...", "not polarized: ...", or why
+ * there is no verdict and what to pass. */
 void polar_verdict(const struct polar_result *r, char *buf, int len);
 
 #endif

@@ -41,10 +41,12 @@ static const char polar_about[] =
 	"balls-into-bins distribution, p < 0.01), else the collisions are random and more\n"
 	"entropy (flows, QPs) is the remedy.  --sweep S repeats it with S entropy sets.\n"
 	"The flows must be the bottleneck's only traffic, and the paths (not the hosts' own\n"
-	"links) the bottleneck: give --link-rate, the rate of one path, when it is known.";
+	"links) the bottleneck: give --link-rate, the rate of one path, when it is known.\n"
+	"Rates that infer more paths than --paths, or flows that together fill under half of\n"
+	"--link-rate, get no verdict but the likely cause, and exit status 1.";
 
 struct popts {
-	int flows, sport, sweep, paths, json, verbose, flow_label, trace;
+	int flows, sport, sweep, paths, json, verbose, flow_label, trace, gbits;
 	double link_rate, duration, timeout;
 	const char *transport, *bind, *node, *output, *device;
 	uint64_t size;
@@ -84,6 +86,8 @@ static json_t *polar_record(const struct popts *o, const struct polar_result *r,
 		json_object_set(rec, "msg_size_bytes", json_object_get(agg, "msg_size_bytes"));
 	}
 	json_object_set_new(rec, "scope", json_string(set < 0 ? "sweep" : "set"));
+	/* every rate of this record: params.link_rate_gbps, metrics.*_gbps, entropy[].gbps */
+	json_object_set_new(rec, "units", json_pack("{ss}", "gbps", "Gb/s (10^9 bit/s)"));
 	json_object_set_new(rec, "flows", json_integer(r->flows));
 	json_object_set_new(rec, "params", json_pack("{si,si,si,sf,ss}", "set", set, "entropy_base", base,
 						     "paths", o->paths, "link_rate_gbps", o->link_rate,
@@ -131,8 +135,15 @@ static json_t *polar_record(const struct popts *o, const struct polar_result *r,
 		json_object_set_new(rec, "collision_groups", groups);
 		free(grp);
 	}
-	json_object_set_new(rec, "verdict", json_string(o->paths <= 0 ? "unknown" :
-							 r->polarized ? "polarized" : "not polarized"));
+	json_object_set_new(rec, "verdict", json_string(polar_verdict_word(r)));
+	if (r->inconclusive) {	/* no verdict was given, and why: no p-value to read one from */
+		json_object_set_new(rec, "verdict_reason", json_string(polar_reason_name(r)));
+		json_object_set_new(rec, "likely_cause", json_string(polar_cause_name(r->cause)));
+		json_object_set_new(json_object_get(rec, "metrics"), "p_value", json_null());
+		if (r->cause != POLAR_CAUSE_LINK_RATE_HIGH)	/* the most that would have been possible */
+			json_object_set_new(json_object_get(rec, "metrics"), "max_paths_used",
+					    json_real(polar_max_used(r->paths)));
+	}
 	json_object_set_new(rec, "verdict_text", json_string(verdict));
 	json_object_set_new(rec, "status", json_string("ok"));
 	return rec;
@@ -141,10 +152,12 @@ static json_t *polar_record(const struct popts *o, const struct polar_result *r,
 /* Paris-traceroute of every flow's 5-tuple, after the flows ended (a trace
  * of a live 5-tuple could disturb it): each entropy entry gets its path,
  * the record gets the router-to-router links and how many flows each
- * carried.  A trace that cannot run (no CAP_NET_RAW) is a warning: the
- * measurement stands without it. */
+ * carried, and "trace": the routers that answered and one line for a
+ * person (also into line: the busiest links, or that there are none to
+ * name).  A trace that cannot run (no CAP_NET_RAW) is a warning: the
+ * measurement stands without it (line stays empty). */
 static void add_traces(const struct popts *o, json_t *rec, json_t *agg, const struct polar_flow *f, int n,
-		       int dport)
+		       int dport, char *line, size_t len)
 {
 	const char *src = record_str(agg, "src.ip", o->bind), *dst = record_str(agg, "dst.ip", NULL);
 	struct trace_opts to = { .max_ttl = 8, .timeout_ms = 1000, .probes_per_hop = 3 };
@@ -195,6 +208,44 @@ static void add_traces(const struct popts *o, json_t *rec, json_t *agg, const st
 			json_array_set_new(la, (size_t)h - 1, a);
 		}
 	json_object_set_new(rec, "links", la);
+	{	/* the routers that answered (every hop but the destination's), and the line */
+		json_t *seen = json_object();
+		int all_reached = 1, first_hop = 1;
+		size_t nl = json_array_size(la), off;
+
+		for (i = 0; i < n; i++) {
+			all_reached &= tr[i].reached;
+			first_hop &= tr[i].reached && tr[i].nhops == 1;
+			for (h = 0; h + tr[i].reached < tr[i].nhops; h++)
+				if (tr[i].hop[h].addr[0])
+					json_object_set_new(seen, tr[i].hop[h].addr, json_true());
+		}
+		if (first_hop)
+			snprintf(line, len, "traced: no routers between %s and %s - every flow reached %s at the "
+				 "first hop (one link), so there are no links to name", src ? src : "here", dst, dst);
+		else if (!json_object_size(seen))
+			snprintf(line, len, "traced: no router between %s and %s answered (ICMP time exceeded "
+				 "dropped or rate-limited), %s: no links to name", src ? src : "here", dst,
+				 all_reached ? "every flow reached it" : "not every flow reached it");
+		else if (!nl)
+			snprintf(line, len, "traced: %d router%s between %s and %s, no two answering in a row: no "
+				 "links to name", (int)json_object_size(seen), json_object_size(seen) == 1 ? "" : "s",
+				 src ? src : "here", dst);
+		else {
+			off = (size_t)snprintf(line, len, "traced: %d router%s; the busiest links:",
+					       (int)json_object_size(seen), json_object_size(seen) == 1 ? "" : "s");
+			for (i = 0; i < (int)nl && i < 4 && off < len; i++) {
+				json_t *l = json_array_get(la, (size_t)i);
+
+				off += (size_t)snprintf(line + off, len - off, "%s %s -> %s (%lld flows)", i ? "," : "",
+							record_str(l, "from", "?"), record_str(l, "to", "?"),
+							(long long)json_integer_value(json_object_get(l, "flows")));
+			}
+		}
+		json_object_set_new(rec, "trace", json_pack("{si,sb,ss}", "routers", (int)json_object_size(seen),
+							    "all_reached", all_reached, "text", line));
+		json_decref(seen);
+	}
 	la = NULL;
 out:
 	json_decref(la);
@@ -228,6 +279,7 @@ int probe_polarization(int argc, const char **argv)
 		OPT_STRING(0, "node", &o.node, "NAME", "this node's name in records"),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o.json, "print the records as one JSON array"),
+		OPT_BOOL(0, "report-gbits", &o.gbits, "text: rates in Gb/s instead of MB/s (10^6 bytes/s), as bw"),
 		OPT_FILE('o', "output", &o.output, "FILE", "also write the records to FILE (JSON array)"),
 		OPT_LIST(0, "label", &o.labels, "K=V", "label every record (repeatable)"),
 		OPT_VERBOSE(&o.verbose),
@@ -235,7 +287,7 @@ int probe_polarization(int argc, const char **argv)
 	};
 	struct polar_result *res = NULL;
 	struct out out;
-	int nargs, rc, wrc, s, best = 0;
+	int nargs, rc, wrc, s, best = 0, inconclusive = 0;
 	const char *host;
 
 	fs_set_progname("fabscope probe polarization");
@@ -274,6 +326,7 @@ int probe_polarization(int argc, const char **argv)
 		}
 	}
 	out_init(&out, o.json ? OUT_JSON : OUT_TEXT, stdout);
+	out.gbits = o.gbits;	/* the flows' table and the probe's own lines in one unit */
 	if (o.output && out_json_file(&out, o.output)) {
 		rc = fs_err_env("cannot write '%s': %s", o.output, strerror(errno));
 		goto out_opts;
@@ -332,11 +385,13 @@ int probe_polarization(int argc, const char **argv)
 		}
 		if (!rc && n) {
 			json_t *pr;
+			char tline[512];
 
 			polar_analyze(f, n, o.paths, o.link_rate, &res[s]);
 			pr = polar_record(&o, &res[s], f, agg, s, base);
+			tline[0] = 0;
 			if (o.trace && agg && !(o.transport && !strcmp(o.transport, "verbs")))
-				add_traces(&o, pr, agg, f, n, dport);
+				add_traces(&o, pr, agg, f, n, dport, tline, sizeof(tline));
 			else if (o.trace)
 				fs_warn("--trace traces TCP 5-tuples; RoCE's UDP paths are not traced yet");
 			out_record(&out, pr);
@@ -345,10 +400,20 @@ int probe_polarization(int argc, const char **argv)
 
 				polar_verdict(&res[s], v, sizeof(v));
 				out_comment(&out, "set %d (entropy from %d): %s", s + 1, base, v);
-				out_comment(&out, "rates (Gb/s) by entropy, sharing:");
-				for (i = 0; i < n; i++)
-					out_comment(&out, "  %5d  %8.4f  %d", f[i].entropy, f[i].gbps, f[i].k);
+				out_comment(&out, "rates (%s) by entropy, sharing:", o.gbits ? "Gb/s" : "MB/s");
+				for (i = 0; i < n; i++)	/* the unit of the table above: MB/s = 10^6 bytes/s */
+					out_comment(&out, "  %5d  %10.*f  %d", f[i].entropy, o.gbits ? 4 : 2,
+						    f[i].gbps * (o.gbits ? 1 : 1000.0 / 8), f[i].k);
+				if (tline[0])
+					out_comment(&out, "%s", tline);
+			} else if (res[s].inconclusive) {	/* the JSON has it; a person reads stderr */
+				char v[512];
+
+				polar_verdict(&res[s], v, sizeof(v));
+				fs_warn("set %d: %s", s + 1, v);
 			}
+			if (res[s].inconclusive)
+				inconclusive++;
 			json_decref(pr);
 			if (res[s].used > res[best].used)
 				best = s;
@@ -369,18 +434,29 @@ int probe_polarization(int argc, const char **argv)
 		sum.used = used / o.sweep;
 		sum.p_value = p;
 		sum.polarized = o.paths > 0 && p < POLAR_ALPHA;
+		polar_check_possible(&sum);
+		polar_verdict(&sum, v, sizeof(v));
+		for (s = 0; s < o.sweep && !sum.inconclusive; s++)	/* one impossible set: no verdict on them all */
+			if (res[s].inconclusive) {
+				sum.inconclusive = 1;
+				sum.polarized = 0;
+				sum.cause = res[s].cause;
+				snprintf(v, sizeof(v), "no verdict: set %d gave none (its line says why)", s + 1);
+			}
 		pr = polar_record(&o, &sum, NULL, NULL, -1, o.sport + best * o.flows);
 		json_object_set_new(json_object_get(pr, "metrics"), "sets", json_integer(o.sweep));
 		json_object_set_new(json_object_get(pr, "metrics"), "best_set_paths_used", json_real(res[best].used));
-		polar_verdict(&sum, v, sizeof(v));
+		json_object_set_new(pr, "verdict_text", json_string(v));
 		out_record(&out, pr);
-		out_comment(&out, "%d sets, mean %s", o.sweep, v);
+		out_comment(&out, "%d sets, %s%s", o.sweep, sum.inconclusive ? "" : "mean ", v);
 		out_comment(&out, "the best entropy set started at %d: %.1f paths", o.sport + best * o.flows,
 			    res[best].used);
 		json_decref(pr);
 	}
 	if ((wrc = out_finish(&out)) && !rc)
 		rc = wrc;
+	if (!rc && inconclusive)	/* measured, but no verdict: not a pass */
+		rc = -FS_EXIT_CHECK;
 	if (net_stop && !rc)
 		rc = -FS_EXIT_INTERRUPTED;
 out_opts:

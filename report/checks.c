@@ -490,12 +490,46 @@ void report_baseline(struct report *rep)
 			c = report_check_new(&rep->regs, &rep->nregs, name);
 			delta = (g->median - b->median) / b->median;
 			snprintf(c->limit, sizeof(c->limit), "%.4g %s", b->median, report_unit(g->test));
+			c->total = 1;
+			if (strcmp(g->params, b->params)) {	/* like with like only: no verdict across parameters */
+				snprintf(c->worst, sizeof(c->worst), "%.4g %s", g->median, report_unit(g->test));
+				c->not_comparable = 1;
+				snprintf(c->who, sizeof(c->who), "not comparable: measured with %s; the baseline with %s",
+					 g->params, b->params);
+				continue;
+			}
 			snprintf(c->worst, sizeof(c->worst), "%.4g %s (%+.1f%%)", g->median, report_unit(g->test),
 				 100 * delta);
-			c->total = 1;
 			if (is_bw ? delta < -rep->tolerance : delta > rep->tolerance)
 				report_check_fail(c, "%s %s by %.1f%% (tolerance %.0f%%)", is_bw ? "down" : "up", lane,
 					 100 * fabs(delta), 100 * rep->tolerance);
 		}
 	report_coll_baseline(rep);
+}
+
+int report_regressions(const struct report *rep, int *not_comparable)
+{
+	int i, n = 0, nc = 0;
+
+	for (i = 0; i < rep->nregs; i++) {
+		n += !rep->regs[i].pass;
+		nc += rep->regs[i].not_comparable;
+	}
+	if (not_comparable)
+		*not_comparable = nc;
+	return n;
+}
+
+const char *report_baseline_verdict(const struct report *rep)
+{
+	int nc, nr = report_regressions(rep, &nc);
+
+	return nr ? "REGRESSED" : rep->nregs && nc == rep->nregs ? "not comparable" : "no regression";
+}
+
+int report_baseline_failed(const struct report *rep)
+{
+	int nc, nr = report_regressions(rep, &nc);
+
+	return nr || (rep->nregs && nc == rep->nregs);
 }

@@ -36,11 +36,13 @@ static const char report_about[] =
 	"Collectives' data is checked with or without thresholds: wrong elements fail.\n"
 	"--baseline DIR compares every phase, test and rail median with that earlier run, and\n"
 	"every collective lane's mean busbw over the sizes both measured: bandwidth down or\n"
-	"latency up by more than --tolerance is a regression.\n"
+	"latency up by more than --tolerance is a regression; a phase measured with another\n"
+	"message size, transport, op, flows or direction is 'not comparable', not judged.\n"
 	"\n"
 	"Exit codes: 0 all checks passed (or none given), 1 a threshold failed, a median\n"
-	"regressed or a collective returned wrong data, 2 usage (a path that is not there, or is\n"
-	"not a results directory), 3 a directory or file that is there cannot be read, or the\n"
+	"regressed, nothing was comparable with the baseline or a collective returned wrong data,\n"
+	"2 usage (a path that does not exist, or is not a results directory; -o not a directory;\n"
+	"a run given twice), 3 a directory or file that is there cannot be read, or the\n"
 	"report cannot be written, 4 the report was written but --push or --webhook failed (a\n"
 	"failed check still gives 1).";
 
@@ -156,6 +158,16 @@ int cmd_report(int argc, const char **argv)
 		if ((rc = report_load_run(&rep.runs[i], argv[i])))
 			goto out;
 	}
+	for (i = 1; i < nargs; i++) {	/* a run given twice: the comparison would show nothing */
+		int j;
+
+		for (j = 0; j < i; j++)
+			if (rep.runs[i].dev == rep.runs[j].dev && rep.runs[i].ino == rep.runs[j].ino) {
+				rc = fs_err_usage("'%s' and '%s' are the same results directory: a run compared "
+						  "with itself shows no difference; give each run once", argv[j], argv[i]);
+				goto out;
+			}
+	}
 	report_name_runs(&rep);
 	if (thresholds && (rc = report_thresholds(&rep, thresholds)))
 		goto out;
@@ -165,6 +177,12 @@ int cmd_report(int argc, const char **argv)
 		rep.have_base = 1;
 		if ((rc = report_load_run(&rep.base, baseline)))
 			goto out;
+		for (i = 0; i < nargs; i++)
+			if (rep.base.dev == rep.runs[i].dev && rep.base.ino == rep.runs[i].ino) {
+				rc = fs_err_usage("--baseline '%s' is '%s' itself: a run cannot regress against "
+						  "itself; give an earlier run", baseline, argv[i]);
+				goto out;
+			}
 		report_baseline(&rep);
 	}
 	if (!out_dir) {
@@ -177,6 +195,15 @@ int cmd_report(int argc, const char **argv)
 	if (mkdir(out_dir, 0777) && errno != EEXIST) {
 		rc = fs_err_env("cannot create '%s': %s", out_dir, strerror(errno));
 		goto out;
+	}
+	{	/* there already, but not a directory: one line, before any plot is tried */
+		struct stat st;
+
+		if (stat(out_dir, &st) || !S_ISDIR(st.st_mode)) {
+			rc = fs_err_usage("-o '%s' is not a directory: give the directory the report goes in "
+					  "(made when it is missing)", out_dir);
+			goto out;
+		}
 	}
 	if (!no_plots && has_format(&formats, "html") + has_format(&formats, "md")) {
 		snprintf(path, sizeof(path), "%s/plots", out_dir);
@@ -221,9 +248,20 @@ int cmd_report(int argc, const char **argv)
 		if (rep.thresholds_given)
 			printf("acceptance: %s (%d of %d checks failed)\n", failed ? "FAIL" : "PASS", failed,
 			       rep.nchecks);
-		if (rep.have_base)
-			printf("baseline %s: %s (%d of %d figures regressed)\n", rep.base.dir,
-			       regressed ? "REGRESSED" : "no regression", regressed, rep.nregs);
+		if (rep.have_base) {
+			int nc;
+
+			report_regressions(&rep, &nc);
+			if (nc)	/* other sizes or parameters: no verdict on those */
+				printf("baseline %s: %s (%d of %d figures regressed; %d not comparable: measured with "
+				       "other message sizes or test parameters, see the report)\n", rep.base.dir,
+				       report_baseline_verdict(&rep), regressed, rep.nregs, nc);
+			else
+				printf("baseline %s: %s (%d of %d figures regressed)\n", rep.base.dir,
+				       report_baseline_verdict(&rep), regressed, rep.nregs);
+			if (report_baseline_failed(&rep) && !regressed)
+				regressed = -1;	/* nothing comparable: no pass */
+		}
 		/* the local report is written: now publish, and let a failure say so */
 		if (!rc && (push_url || webhook)) {
 			struct push_opts po = { .timeout_ms = 5000, .retries = 2, .backoff_ms = 500, .job = job,

@@ -10,6 +10,7 @@
 
 #include "../core/error.h"
 #include "../core/record.h"
+#include "../core/units.h"
 #include "../fleet/analyze.h"
 #include "../fleet/results.h"
 #include "../probes/pfc.h"
@@ -59,6 +60,26 @@ static int group_cmp(const void *a, const void *b)
 	if ((c = strcmp(x->test, y->test)))
 		return c;
 	return x->rail != y->rail ? x->rail - y->rail : x->plane - y->plane;
+}
+
+/* What a group's figure depends on, besides the fabric: "64K messages tcp write, 4 flows,
+ * c2s" (bw), "64 messages tcp send" (lat); from its first record at its (largest) size */
+static void group_params(struct rgroup *g, json_t *rec)
+{
+	char size[32];
+	double flows = record_num(rec, "flows", 1), sz = record_num(rec, "msg_size_bytes", 0);
+
+	const char *tr = record_str(rec, "transport", NULL), *op = record_str(rec, "op", NULL);
+
+	units_format_size(sz >= 0 && sz < 1e18 ? (uint64_t)sz : 0, size, sizeof(size));	/* untrusted */
+	snprintf(g->params, sizeof(g->params), "%s messages%s%.20s%s%.20s", size, tr ? " " : "", tr ? tr : "",
+		 op ? " " : "", op ? op : "");
+	if (!strcmp(g->test, "bw")) {
+		size_t n = strlen(g->params);
+
+		snprintf(g->params + n, sizeof(g->params) - n, ", %.0f flow%s, %.8s", flows, flows == 1 ? "" : "s",
+			 record_str(rec, "dir", "c2s"));
+	}
 }
 
 static struct rgroup *group_get(struct rrun *r, const char *phase, const char *test, int rail, int plane)
@@ -376,8 +397,14 @@ int report_load_run(struct rrun *r, const char *dir)
 	 * but cannot be read, the environment's doing (3) */
 	if (stat(dir, &st) && errno != ENOENT && errno != ENOTDIR)
 		return fs_err_env("cannot read '%s': %s", dir, strerror(errno));
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return fs_err_usage("'%s' is not a results directory (give what 'fabscope run -o' wrote)", dir);
+	if (stat(dir, &st))
+		return fs_err_usage("'%s' does not exist: give a results directory (what 'fabscope run -o' wrote)",
+				    dir);
+	if (!S_ISDIR(st.st_mode))
+		return fs_err_usage("'%s' is not a directory: give a results directory (what 'fabscope run -o' wrote)",
+				    dir);
+	r->dev = st.st_dev;
+	r->ino = st.st_ino;
 	if (stat(path, &st))
 		return errno == ENOENT ?
 		       fs_err_usage("'%s' has no results.jsonl: is it a results directory of 'fabscope run'?", dir) :
@@ -451,9 +478,10 @@ int report_load_run(struct rrun *r, const char *dir)
 
 			if (size < g->size)
 				continue;
-			if (size > g->size) {
+			if (size > g->size || !g->n) {
 				g->size = size;
 				g->n = 0;
+				group_params(g, rec);
 			}
 		}
 		if (g->n == g->cap) {

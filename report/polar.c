@@ -68,10 +68,21 @@ static void polar_groups(json_t *rec, char *buf, size_t len)
 	}
 }
 
+/* the p-value cell: "-" where the probe gave none (no verdict) */
+static const char *polar_p(json_t *rec, char *buf, size_t len)
+{
+	json_t *p = record_get(rec, "metrics.p_value");
+
+	if (!json_is_number(p))
+		return "-";
+	snprintf(buf, len, "%.2g", json_number_value(p));
+	return buf;
+}
+
 /* worst run of the probes: the one with the fewest paths used on average */
 static int polar_worst(const struct report *rep, double *used, int *polarized)
 {
-	int ri, w = -1;
+	int ri, w = -1, with = 0;
 
 	for (ri = 0; ri < rep->nruns; ri++) {
 		json_t *rec;
@@ -79,8 +90,9 @@ static int polar_worst(const struct report *rep, double *used, int *polarized)
 		double sum = 0;
 		int n = 0, pol = 0;
 
-		json_array_foreach(rep->runs[ri].polar, k, rec)
-			if (!strcmp(record_str(rec, "scope", ""), "set")) {
+		json_array_foreach(rep->runs[ri].polar, k, rec)	/* a set without a verdict says nothing */
+			if (!strcmp(record_str(rec, "scope", ""), "set") &&
+			    strcmp(record_str(rec, "verdict", ""), "inconclusive")) {
 				sum += record_num(rec, "metrics.paths_used", 0);
 				pol += !strcmp(record_str(rec, "verdict", ""), "polarized");
 				n++;
@@ -89,8 +101,9 @@ static int polar_worst(const struct report *rep, double *used, int *polarized)
 		polarized[ri] = pol;
 		if (n && (w < 0 || used[ri] < used[w]))
 			w = ri;
+		with += n > 0;
 	}
-	return w;
+	return with > 1 ? w : -1;	/* worse than another: two runs with verdicts at least */
 }
 
 /* ---- Markdown ---- */
@@ -111,7 +124,7 @@ void report_md_polar(const struct report *rep, FILE *f)
 		size_t k;
 
 		json_array_foreach(rep->runs[ri].polar, k, rec) {
-			char lane[48];
+			char lane[48], pbuf[32];
 
 			if (strcmp(record_str(rec, "scope", ""), "set"))
 				continue;
@@ -121,13 +134,13 @@ void report_md_polar(const struct report *rep, FILE *f)
 			report_md_cell(f, rep->runs[ri].name);
 			fputs(" | ", f);
 			report_md_cell(f, record_str(rec, "phase", "-"));
-			fprintf(f, " | %s -> %s | %s | %d | %d | %.1f of %d | %.1f +- %.1f | %.2g | **%s** |\n",
+			fprintf(f, " | %s -> %s | %s | %d | %d | %.1f of %d | %.1f +- %.1f | %s | **%s** |\n",
 				record_str(rec, "src.node", record_str(rec, "src.ip", "?")),
 				record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")), lane,
 				(int)record_num(rec, "params.set", 0) + 1, (int)record_num(rec, "flows", 0),
 				record_num(rec, "metrics.paths_used", 0), (int)record_num(rec, "params.paths", 0),
 				record_num(rec, "metrics.expected_paths", 0), record_num(rec, "metrics.expected_paths_sd", 0),
-				record_num(rec, "metrics.p_value", 1), record_str(rec, "verdict", "?"));
+				polar_p(rec, pbuf, sizeof(pbuf)), record_str(rec, "verdict", "?"));
 		}
 	}
 	fputc('\n', f);
@@ -136,8 +149,10 @@ void report_md_polar(const struct report *rep, FILE *f)
 		size_t k;
 
 		json_array_foreach(rep->runs[ri].polar, k, rec) {
+			int nov = !strcmp(record_str(rec, "verdict", ""), "inconclusive");
+
 			if (strcmp(record_str(rec, "scope", ""), "set") ||
-			    strcmp(record_str(rec, "verdict", ""), "polarized"))
+			    (strcmp(record_str(rec, "verdict", ""), "polarized") && !nov))
 				continue;
 			polar_groups(rec, buf, sizeof(buf));
 			fputs("- ", f);
@@ -146,8 +161,10 @@ void report_md_polar(const struct report *rep, FILE *f)
 				fputs(": ", f);
 			}
 			report_md_cell(f, record_str(rec, "verdict_text", ""));
-			fputs(". Collisions: ", f);
-			report_md_cell(f, buf);
+			if (!nov) {	/* no verdict: its collisions are a guess on a wrong link rate */
+				fputs(". Collisions: ", f);
+				report_md_cell(f, buf);
+			}
 			fputc('\n', f);
 		}
 	}
@@ -182,7 +199,9 @@ void report_html_polar(const struct report *rep, FILE *f)
 		size_t k;
 
 		json_array_foreach(rep->runs[ri].polar, k, rec) {
-			int bad = !strcmp(record_str(rec, "verdict", ""), "polarized");
+			int bad = !strcmp(record_str(rec, "verdict", ""), "polarized") ||
+				  !strcmp(record_str(rec, "verdict", ""), "inconclusive");
+			char pbuf[32];
 
 			if (strcmp(record_str(rec, "scope", ""), "set"))
 				continue;
@@ -195,11 +214,11 @@ void report_html_polar(const struct report *rep, FILE *f)
 			fputs(" &rarr; ", f);
 			report_html_escape(f, record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
 			fprintf(f, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td><td class=\"num\">%.1f of %d</td>"
-				"<td class=\"num\">%.1f &plusmn; %.1f</td><td class=\"num\">%.2g</td><td class=\"%s\">%s</td></tr>\n",
+				"<td class=\"num\">%.1f &plusmn; %.1f</td><td class=\"num\">%s</td><td class=\"%s\">%s</td></tr>\n",
 				(int)record_num(rec, "params.set", 0) + 1, (int)record_num(rec, "flows", 0),
 				record_num(rec, "metrics.paths_used", 0), (int)record_num(rec, "params.paths", 0),
 				record_num(rec, "metrics.expected_paths", 0), record_num(rec, "metrics.expected_paths_sd", 0),
-				record_num(rec, "metrics.p_value", 1), bad ? "fail" : "pass", record_str(rec, "verdict", "?"));
+				polar_p(rec, pbuf, sizeof(pbuf)), bad ? "fail" : "pass", record_str(rec, "verdict", "?"));
 		}
 	}
 	fputs("</table>\n<ul>\n", f);
@@ -208,8 +227,10 @@ void report_html_polar(const struct report *rep, FILE *f)
 		size_t k;
 
 		json_array_foreach(rep->runs[ri].polar, k, rec) {
+			int nov = !strcmp(record_str(rec, "verdict", ""), "inconclusive");
+
 			if (strcmp(record_str(rec, "scope", ""), "set") ||
-			    strcmp(record_str(rec, "verdict", ""), "polarized"))
+			    (strcmp(record_str(rec, "verdict", ""), "polarized") && !nov))
 				continue;
 			polar_groups(rec, buf, sizeof(buf));
 			fputs("<li>", f);
@@ -218,8 +239,10 @@ void report_html_polar(const struct report *rep, FILE *f)
 				fputs(": ", f);
 			}
 			report_html_escape(f, record_str(rec, "verdict_text", ""));
-			fputs(". Collisions: ", f);
-			report_html_escape(f, buf);
+			if (!nov) {
+				fputs(". Collisions: ", f);
+				report_html_escape(f, buf);
+			}
 			fputs("</li>\n", f);
 		}
 	}
@@ -233,19 +256,21 @@ void report_html_polar(const struct report *rep, FILE *f)
 
 /* ---- JSON ---- */
 
-/* the probe's verdicts, without the per-flow detail */
+/* the probe's verdicts, without the per-flow detail (why there is none, where there is none) */
 json_t *report_polar_json(const struct rrun *r)
 {
 	json_t *pa = json_array(), *rec;
 	size_t k;
 
 	json_array_foreach(r->polar, k, rec)
-		json_array_append_new(pa, json_pack("{sO?,sO?,sO?,sO?,sO?,sO?,sO?,sO?}",
+		json_array_append_new(pa, json_pack("{sO?,sO?,sO?,sO?,sO?,sO?,sO?,sO?,sO*,sO*,sO*}",
 			"phase", json_object_get(rec, "phase"), "scope", json_object_get(rec, "scope"),
 			"src", json_object_get(rec, "src"), "dst", json_object_get(rec, "dst"),
 			"params", json_object_get(rec, "params"), "metrics", json_object_get(rec, "metrics"),
 			"verdict", json_object_get(rec, "verdict"),
-			"verdict_text", json_object_get(rec, "verdict_text")));
+			"verdict_text", json_object_get(rec, "verdict_text"),
+			"verdict_reason", json_object_get(rec, "verdict_reason"),
+			"likely_cause", json_object_get(rec, "likely_cause"), "units", json_object_get(rec, "units")));
 	return pa;
 }
 

@@ -64,11 +64,26 @@ static const char *verdict(const struct report *rep, int *failed)
 
 static int nregressions(const struct report *rep)
 {
-	int i, n = 0;
+	return report_regressions(rep, NULL);
+}
 
-	for (i = 0; i < rep->nregs; i++)
-		n += !rep->regs[i].pass;
-	return n;
+/* the result cell of a baseline figure */
+static const char *reg_result(const struct check *c)
+{
+	return c->not_comparable ? "not comparable" : c->pass ? "ok" : "REGRESSION";
+}
+
+/* " (2 not comparable: measured with other message sizes or test parameters)", or "" */
+static void nc_note(const struct report *rep, char *buf, size_t len)
+{
+	int nc;
+
+	report_regressions(rep, &nc);
+	if (nc)
+		snprintf(buf, len, "; %d not comparable (measured with other message sizes or test parameters "
+			 "than the baseline's: no verdict on %s)", nc, nc == 1 ? "it" : "them");
+	else
+		buf[0] = 0;
 }
 
 /* the best run of a group (highest bw or lowest latency median) */
@@ -227,18 +242,22 @@ void report_md(struct report *rep, FILE *f)
 	if (rep->have_base) {
 		int nr = nregressions(rep);
 
-		fprintf(f, "## Against the baseline: %s\n\n", nr ? "REGRESSED" : "no regression");
+		char note[160];
+
+		nc_note(rep, note, sizeof(note));
+		fprintf(f, "## Against the baseline: %s\n\n", report_baseline_verdict(rep));
 		fputs("Baseline ", f);
 		report_md_code(f, rep->base.dir);
 		fputs(" (run ", f);
 		report_md_cell(f, rs(&rep->base, "id", "-"));
-		fprintf(f, "), tolerance %.0f%%: %d of %d figures regressed.\n\n", 100 * rep->tolerance, nr, rep->nregs);
+		fprintf(f, "), tolerance %.0f%%: %d of %d figures regressed%s.\n\n", 100 * rep->tolerance, nr,
+			rep->nregs, note);
 		fprintf(f, "| figure | baseline | now | result | note |\n|---|---|---|---|---|\n");
 		for (i = 0; i < rep->nregs; i++) {
 			fputs("| ", f);
 			report_md_cell(f, rep->regs[i].name);
 			fprintf(f, " | %s | %s | **%s** | ", rep->regs[i].limit, rep->regs[i].worst,
-				rep->regs[i].pass ? "ok" : "REGRESSION");
+				reg_result(&rep->regs[i]));
 			report_md_cell(f, rep->regs[i].who[0] ? rep->regs[i].who : "-");
 			fputs(" |\n", f);
 		}
@@ -490,7 +509,8 @@ static void html_checks(FILE *f, const struct check *c, int n, const char *ok, c
 		fputs("</td><td>", f);
 		report_html_escape(f, c[i].worst);
 		fprintf(f, "</td><td>%d of %d</td><td class=\"%s\">%s</td><td>", c[i].failing, c[i].total,
-			c[i].pass ? "pass" : "fail", c[i].pass ? ok : bad);
+			c[i].not_comparable ? "warn" : c[i].pass ? "pass" : "fail",
+			c[i].not_comparable ? "not comparable" : c[i].pass ? ok : bad);
 		report_html_escape(f, c[i].who[0] ? c[i].who : "-");
 		fputs("</td></tr>\n", f);
 	}
@@ -509,6 +529,7 @@ void report_html(struct report *rep, FILE *f)
 	      "th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:left;font-size:0.9em}\n"
 	      "th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
 	      ".pass{background:#d9f2d9;font-weight:bold}.fail{background:#f8d0d0;font-weight:bold}\n"
+	      ".warn{background:#fbeec1;font-weight:bold}\n"
 	      ".verdict{font-size:1.6em;padding:0.3em 0.8em;display:inline-block;border-radius:4px}\n"
 	      ".note{color:#666}figure{margin:1em 0}figcaption{font-size:0.9em;color:#444}\n"
 	      "li.suspect{margin:0.3em 0}\n</style></head><body>\n<h1>fabscope report</h1>\n", f);
@@ -543,11 +564,15 @@ void report_html(struct report *rep, FILE *f)
 	}
 	if (rep->have_base) {
 		int nr = nregressions(rep);
+		char note[160];
 
+		nc_note(rep, note, sizeof(note));
 		fprintf(f, "<h2>Against the baseline</h2>\n<p><span class=\"verdict %s\">%s</span> baseline ",
-			nr ? "fail" : "pass", nr ? "REGRESSED" : "no regression");
+			report_baseline_failed(rep) ? "fail" : "pass", report_baseline_verdict(rep));
 		report_html_escape(f, rep->base.dir);
-		fprintf(f, ", tolerance %.0f%%: %d of %d figures regressed</p>\n", 100 * rep->tolerance, nr, rep->nregs);
+		fprintf(f, ", tolerance %.0f%%: %d of %d figures regressed", 100 * rep->tolerance, nr, rep->nregs);
+		report_html_escape(f, note);
+		fputs("</p>\n", f);
 		html_checks(f, rep->regs, rep->nregs, "ok", "REGRESSION");
 	}
 
@@ -681,9 +706,13 @@ static json_t *checks_json(const struct check *c, int n)
 	int i;
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{ss,ss,ss,si,si,sb,ss}", "check", c[i].name, "limit", c[i].limit,
-						   "worst", c[i].worst, "failing", c[i].failing, "total", c[i].total,
-						   "pass", c[i].pass, "endpoints", c[i].who));
+		json_array_append_new(a, c[i].not_comparable ?	/* no verdict, and why */
+			json_pack("{ss,ss,ss,si,si,sn,sb,ss,ss}", "check", c[i].name, "limit", c[i].limit,
+				  "worst", c[i].worst, "failing", c[i].failing, "total", c[i].total, "pass",
+				  "comparable", 0, "result", "not comparable", "endpoints", c[i].who) :
+			json_pack("{ss,ss,ss,si,si,sb,ss}", "check", c[i].name, "limit", c[i].limit,
+				  "worst", c[i].worst, "failing", c[i].failing, "total", c[i].total,
+				  "pass", c[i].pass, "endpoints", c[i].who));
 	return a;
 }
 
@@ -731,9 +760,15 @@ json_t *report_json(struct report *rep)
 							       "checks", checks_json(rep->checks, rep->nchecks)));
 	}
 	if (rep->have_base)
-		json_object_set_new(o, "baseline", json_pack("{ss,sf,sb,so}", "dir", rep->base.dir,
-							     "tolerance", rep->tolerance, "pass", !nregressions(rep),
+	{
+		int nc, nr = report_regressions(rep, &nc);
+
+		json_object_set_new(o, "baseline", json_pack("{ss,sf,sb,ss,si,si,so}", "dir", rep->base.dir,
+							     "tolerance", rep->tolerance, "pass", !report_baseline_failed(rep),
+							     "verdict", report_baseline_verdict(rep), "regressed", nr,
+							     "not_comparable", nc,
 							     "medians", checks_json(rep->regs, rep->nregs)));
+	}
 	for (i = 0; i < rep->nsvg; i++)
 		json_array_append_new(plots, json_pack("{ss,ss}", "file", rep->svg[i], "title", rep->svg_title[i]));
 	json_object_set_new(o, "plots", plots);

@@ -39,6 +39,7 @@ struct rgroup {
 	int n, cap;
 	int order;		/* the phase's place in the run */
 	double size;		/* message size (the largest, when a phase swept) */
+	char params[128];	/* what the figure depends on: size, transport, op (bw: flows, dir) */
 	double min, median, max, p99_median;
 	const char **nodes;	/* sorted names, for the matrix */
 	int nnodes;
@@ -84,6 +85,7 @@ struct rpfc {
 
 struct rrun {
 	char *dir;
+	unsigned long long dev, ino;	/* the directory's, to know a run given twice */
 	char name[256];		/* how tables and plots call this run */
 	json_t *run;		/* run.json (or an empty object) */
 	json_t *records;
@@ -102,6 +104,7 @@ struct check {
 	char name[256];		/* "bw >= 0.9 x line rate", ... */
 	char limit[64], worst[64];
 	int failing, total, pass;
+	int not_comparable;	/* baseline: measured with other test parameters; pass is 1, no verdict */
 	char who[512];		/* the failing endpoints, the first few */
 };
 
@@ -155,6 +158,13 @@ void report_secs(double secs, char *buf, size_t len);
 /* checks.c */
 int report_thresholds(struct report *rep, const char *path);
 void report_baseline(struct report *rep);
+/* The figures that regressed; *not_comparable (when not NULL): those measured
+ * with other parameters than the baseline's (neither ok nor regressed). */
+int report_regressions(const struct report *rep, int *not_comparable);
+/* "REGRESSED", "not comparable" (no figure was) or "no regression" */
+const char *report_baseline_verdict(const struct report *rep);
+/* 1 when the comparison fails: a regression, or no figure comparable */
+int report_baseline_failed(const struct report *rep);
 
 /* plots.c: SVG files into dir (gnuplot); 0, or the reason in rep->plots_note */
 int report_plots(struct report *rep, const char *dir);

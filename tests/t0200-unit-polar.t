@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 test_description='probes/polar.c: the occupancy distribution of uniform hashing against brute
-force, its moments, and the verdicts and collision groups of crafted per-flow rates'
+force, its moments, the verdicts and collision groups of crafted per-flow rates, and no verdict
+where the rates infer more paths than exist or did not fill one path'
 . "$(dirname "$0")/test-lib.sh"
 
 test_require_in_ci TEST_TOOL
@@ -66,6 +67,56 @@ test_expect_success $P 'random collisions: the same flows spread over 4 links ar
 test_expect_success $P 'without a link rate the fastest flow stands for it' '
 	printf "1 0.2\n2 0.1\n3 0.1\n" | "$TEST_TOOL" polar analyze 2 0 >out4 &&
 	grep -q "^1 1 " out4 && grep -q "^2 2 " out4 && grep -q "^used 2.00 " out4
+'
+
+# the flows of one host, all at much the same rate (the host, not the paths, the bottleneck):
+# 8 flows about 3 Gb/s each
+same_rates() {
+	awk "BEGIN { for (i = 0; i < 8; i++) printf \"%d %.4f\\n\", 40000 + i, 3 + 0.1 * (i % 3) }"
+}
+
+test_expect_success $P 'more paths than exist, without --link-rate: no verdict, and why' '
+	same_rates >rates5 &&
+	"$TEST_TOOL" polar analyze 2 0 <rates5 >out5 &&
+	# before: "not polarized: 8 flows used 8.0 of 2 paths"
+	grep -q "^used 8.00 .* polarized 0 .* inconclusive 1 cause no_link_rate verdict inconclusive$" out5 &&
+	grep -q "^no verdict: 8 flows used 8.0 paths, more than the 2 that exist: without --link-rate .*give --link-rate, the rate of one path" out5 &&
+	! grep -q "polarized:" out5 &&
+	# one path: the same
+	"$TEST_TOOL" polar analyze 1 0 <rates5 >out6 &&
+	grep -q "inconclusive 1 cause no_link_rate verdict inconclusive$" out6 &&
+	grep -q "^no verdict: 8 flows used 8.0 paths, more than the 1 that exist" out6
+'
+
+test_expect_success $P 'flows faster than --link-rate: no verdict, the link rate named' '
+	same_rates | "$TEST_TOOL" polar analyze 2 1 >out7 &&
+	grep -q "inconclusive 1 cause link_rate_below_flows verdict inconclusive$" out7 &&
+	grep -q "^no verdict: .*flows ran faster than --link-rate 1, which is below the rate of one path" out7
+'
+
+test_expect_success $P 'rates that fit --link-rate but add up to more paths: --paths is named' '
+	# 8 flows at half a link each: 4 paths of 0.1 in use, 2 said
+	awk "BEGIN { for (i = 0; i < 8; i++) printf \"%d 0.05\\n\", 40000 + i }" | "$TEST_TOOL" polar analyze 2 0.1 >out8 &&
+	grep -q "^used 4.00 .* inconclusive 1 cause more_paths_than_given verdict inconclusive$" out8 &&
+	grep -q "^no verdict: 8 flows used 4.0 paths, more than the 2 that exist: there are more than 2 equal paths" out8
+'
+
+test_expect_success $P 'TCP unevenness a little above P still gets its verdict' '
+	# 4 links of 0.1, uneven shares (sharing 3, 3, 2, 2, 1, 1, 3, 3, 3): 4.67 of 4, under 4 + 1
+	printf "1 0.034\n2 0.033\n3 0.05\n4 0.05\n5 0.1\n6 0.1\n7 0.035\n8 0.033\n9 0.04\n" >rates9 &&
+	"$TEST_TOOL" polar analyze 4 0.1 <rates9 >out9 &&
+	grep -q "inconclusive 0 cause - verdict not polarized$" out9 &&
+	grep -q "^not polarized: 9 flows used 4.[0-9] of 4 paths" out9
+'
+
+test_expect_success $P 'flows that together fill under half of --link-rate: no verdict' '
+	# before: every sharing clamped to 8, "polarized: 8 flows used 1.0 of 4 paths"
+	same_rates | "$TEST_TOOL" polar analyze 4 100 >out10 &&
+	grep -q "^used 1.00 .* polarized 0 .* inconclusive 1 cause link_rate_above_flows verdict inconclusive$" out10 &&
+	grep -q "^no verdict: 8 flows together ran at 2[0-9]% of --link-rate 100, so they did not fill even one path" out10 &&
+	# without --paths there is no verdict to withhold: only the count
+	same_rates | "$TEST_TOOL" polar analyze 0 100 >out11 &&
+	grep -q "inconclusive 0 cause - verdict unknown$" out11
 '
 
 test_done

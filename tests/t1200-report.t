@@ -173,7 +173,7 @@ test_expect_success $P 'bad input: one line and exit 2 (or 3 when a file cannot 
 	fs_expect 2 report &&
 	ptp_first_error err "results directory" &&
 	fs_expect 2 report nosuch &&
-	ptp_one_error err "nosuch" "not a results directory" &&
+	ptp_one_error err "nosuch" "does not exist: give a results directory" &&
 	mkdir empty &&
 	fs_expect 2 report empty &&
 	ptp_one_error err "empty" "results.jsonl" &&

@@ -5,7 +5,9 @@
  *   polar cdf K P U            P(U <= u) for K flows on P paths under uniform hashing
  *   polar moments K P          mean and standard deviation of the occupied paths
  *   polar analyze P C <rates   one "ENTROPY GBPS" per line; prints every flow's sharing and
- *                              group, then "used U expected E sd S p P verdict V groups G"
+ *                              group, then "used U expected E sd S p P polarized 0|1 groups G
+ *                              all N jain J inconclusive 0|1 cause NAME verdict WORD", then the
+ *                              verdict's line
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +42,10 @@ int tool_polar(int argc, const char **argv)
 		for (i = 0; i < n; i++)
 			printf("%d %d %d\n", f[i].entropy, f[i].k, grp[i]);
 		polar_verdict(&r, verdict, sizeof(verdict));
-		printf("used %.2f expected %.2f sd %.2f p %.3g polarized %d groups %d all %d jain %.3f\n", r.used,
-		       r.expected, r.sd, r.p_value, r.polarized, ng, r.flows_for_all, r.jain);
+		printf("used %.2f expected %.2f sd %.2f p %.3g polarized %d groups %d all %d jain %.3f "
+		       "inconclusive %d cause %s verdict %s\n", r.used, r.expected, r.sd, r.p_value, r.polarized, ng,
+		       r.flows_for_all, r.jain, r.inconclusive, *polar_cause_name(r.cause) ? polar_cause_name(r.cause) : "-",
+		       polar_verdict_word(&r));
 		printf("%s\n", verdict);
 		return 0;
 	}

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+test_description='fabscope report at its edges, on crafted results directories: a path that does
+not exist, a file given as a run or as -o, a run given twice or as its own baseline, each one
+line and exit 2; a baseline measured with other message sizes is "not comparable" rather than a
+REGRESSION (text, Markdown, HTML, summary.json), and a baseline with nothing comparable is no
+pass; a polarization set without a verdict is shown with its reason and left out of "Worse"'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-report.sh"
+. "$TEST_DIRECTORY/lib-ptp.sh"
+
+test_require_in_ci FABSCOPE JQ
+P=FABSCOPE,JQ
+
+# resize DIR BYTES: DIR's bw records measured at another message size
+resize() {
+	sed -i "s/\"msg_size_bytes\":65536/\"msg_size_bytes\":$2/" "$1/results.jsonl"
+}
+
+test_expect_success $P 'setup: a 64K run and a 1K run of the same plan' '
+	mkfabric r64 "{\"lb\":\"ecmp\"}" h3 40 90 &&
+	mkfabric r1k "{\"lb\":\"ecmp\"}" h3 4 9 &&
+	resize r1k 1024 &&
+	test $(grep -c "\"msg_size_bytes\":1024" r1k/results.jsonl) = 12
+'
+
+test_expect_success $P 'a path that does not exist: it says so, exit 2' '
+	fs_expect 2 report nothere &&
+	ptp_one_error err "'"'"'nothere'"'"' does not exist: give a results directory" &&
+	test_must_be_empty out &&
+	fs_expect 2 report r64 --baseline nothere/either -o x &&
+	ptp_one_error err "'"'"'nothere/either'"'"' does not exist" &&
+	! test -e x
+'
+
+test_expect_success $P 'a file given as a run: not a directory, exit 2' '
+	echo "not a run" >afile &&
+	fs_expect 2 report afile &&
+	ptp_one_error err "'"'"'afile'"'"' is not a directory: give a results directory"
+'
+
+test_expect_success $P '-o an existing file: one line, exit 2, the file untouched' '
+	echo "keep me" >afile &&
+	# with plots asked for: they are not tried either
+	fs_expect 2 report r64 -o afile &&
+	ptp_one_error err "-o '"'"'afile'"'"' is not a directory: give the directory the report goes in" &&
+	test_must_be_empty out &&
+	test "$(cat afile)" = "keep me" &&
+	! test -e afile.tmp
+'
+
+test_expect_success $P 'a run given twice is refused, however it is spelled: exit 2, nothing written' '
+	fs_expect 2 report r64 r64 -o twice &&
+	ptp_one_error err "'"'"'r64'"'"' and '"'"'r64'"'"' are the same results directory" "give each run once" &&
+	ln -s r64 alias &&
+	fs_expect 2 report r1k ./r64/ alias -o twice &&
+	ptp_one_error err "'"'"'./r64/'"'"' and '"'"'alias'"'"' are the same results directory" &&
+	! test -e twice &&
+	# two runs that are not the same are compared as before
+	fs_expect 0 report r64 r1k --no-plots -o pair &&
+	test -s pair/report.md
+'
+
+test_expect_success $P 'a run as its own baseline is refused: exit 2' '
+	fs_expect 2 report r64 --baseline ./r64 -o self &&
+	ptp_one_error err "--baseline '"'"'./r64'"'"' is '"'"'r64'"'"' itself" "give an earlier run" &&
+	! test -e self
+'
+
+test_expect_success $P 'a 1K run against a 64K baseline: "not comparable", not a REGRESSION (text)' '
+	fs_expect 0 report r1k --baseline r64 --no-plots -o cmp &&
+	test_must_be_empty err &&
+	test_grep "^baseline r64: no regression (0 of 3 figures regressed; 2 not comparable: measured with other message sizes or test parameters, see the report)$" out &&
+	test_grep ! "REGRESS" out
+'
+
+test_expect_success $P '... in Markdown and HTML: each bw figure names both sizes' '
+	test_grep "^## Against the baseline: no regression$" cmp/report.md &&
+	test_grep "0 of 3 figures regressed; 2 not comparable (measured with other message sizes" cmp/report.md &&
+	test_grep "^| pw bw rail 0 median | 90 Gb/s | 9 Gb/s | \*\*not comparable\*\* | not comparable: measured with 1K messages tcp, 1 flow, c2s; the baseline with 64K messages tcp, 1 flow, c2s |$" cmp/report.md &&
+	test_grep "^| pw bw rail 1 median | .* | \*\*not comparable\*\* |" cmp/report.md &&
+	# latency was measured alike: judged
+	test_grep "^| lat lat rail 0 median | 2 us | 2 us (+0.0%) | \*\*ok\*\* |" cmp/report.md &&
+	test_grep ! "REGRESSION" cmp/report.md &&
+	test $(grep -c "<td class=\"warn\">not comparable</td>" cmp/report.html) = 2 &&
+	test_grep ! "REGRESSION</td>" cmp/report.html
+'
+
+test_expect_success $P '... in summary.json: comparable false, no pass either way, the counts' '
+	jq -e ".baseline | .verdict == \"no regression\" and .pass and .regressed == 0 and .not_comparable == 2 and
+	       ([.medians[] | select(.comparable == false)] | length) == 2 and
+	       all(.medians[] | select(.comparable == false); .pass == null and .result == \"not comparable\" and
+		   (.endpoints | contains(\"1K messages\") and contains(\"64K messages\"))) and
+	       ([.medians[] | select(.comparable == null)] | length) == 1" cmp/summary.json >/dev/null
+'
+
+test_expect_success $P 'a regression where sizes match is still one, beside the not comparable' '
+	mkfabric slow "{\"lb\":\"ecmp\"}" h3 4 9 &&
+	resize slow 1024 &&
+	sed -i "s/\"p50\":2.0,/\"p50\":5.0,/" slow/results.jsonl &&
+	fs_expect 1 report slow --baseline r64 --no-plots -o cmp2 &&
+	test_grep "^baseline r64: REGRESSED (1 of 3 figures regressed; 2 not comparable" out &&
+	test_grep "^| lat lat rail 0 median | 2 us | .* | \*\*REGRESSION\*\* |" cmp2/report.md &&
+	test $(grep -c "\*\*not comparable\*\*" cmp2/report.md) = 2
+'
+
+test_expect_success $P 'nothing comparable at all: no verdict, and no pass (exit 1)' '
+	mkrun b1k "{}" && bwrec b1k pw 0 h1 h2 5 && resize b1k 1024 &&
+	mkrun b64 "{}" && bwrec b64 pw 0 h1 h2 80 &&
+	fs_expect 1 report b1k --baseline b64 --no-plots -o cmp3 &&
+	test_grep "^baseline b64: not comparable (0 of 1 figures regressed; 1 not comparable" out &&
+	test_grep "^## Against the baseline: not comparable$" cmp3/report.md &&
+	test_grep ! "REGRESSION" cmp3/report.md &&
+	jq -e ".baseline | .verdict == \"not comparable\" and (.pass | not) and .regressed == 0" cmp3/summary.json >/dev/null
+'
+
+# polar DIR VERDICT USED P EXTRA-JSON: a polarization set of h1 -> h3 in DIR
+polar() {
+	jq -cn --arg v "$2" --argjson used "$3" --argjson p "$4" --argjson x "$5" '
+	{schema: "fabscope.record/1", test: "polarization", scope: "set", status: "ok", phase: "spread",
+	 src: {node: "h1", rail: 0, plane: 0}, dst: {node: "h3", rail: 0, plane: 0}, flows: 8,
+	 params: {set: 0, paths: $p, link_rate_gbps: 0.1}, units: {gbps: "Gb/s (10^9 bit/s)"},
+	 metrics: {paths_used: $used, expected_paths: 1.99, expected_paths_sd: 0.09, p_value: 0.0078},
+	 verdict: $v, verdict_text: ($v + ": 8 flows used \($used) of \($p) paths")} + $x' >>"$1/results.jsonl"
+}
+
+test_expect_success $P 'a polarization set without a verdict: its reason, no p-value, not the "worse" run' '
+	mkrun pa "{\"lb\":\"same\"}" &&
+	polar pa polarized 1.0 2 "{}" &&
+	mkrun pb "{\"lb\":\"wide\"}" &&
+	# before: paths_used 1.0 made it the worse run, a verdict its flows could not support
+	polar pb inconclusive 0.5 2 "{\"verdict_reason\": \"flows_below_one_path\", \"likely_cause\": \"link_rate_above_flows\",
+		\"verdict_text\": \"no verdict: 8 flows together ran at 20% of --link-rate 100\"}" &&
+	jq -c ".metrics.p_value = null" pb/results.jsonl >pb/r && mv pb/r pb/results.jsonl &&
+	fs_expect 0 report pa pb --no-plots -o pol &&
+	test_grep "^| lb=wide | spread | h1 -> h3 | rail 0 | 1 | 8 | 0.5 of 2 | 2.0 +- 0.1 | - | \*\*inconclusive\*\* |$" pol/report.md &&
+	test_grep "^- lb=wide: no verdict: 8 flows together ran at 20% of --link-rate 100$" pol/report.md &&
+	test_grep "^- lb=same: polarized: 8 flows used 1 of 2 paths. Collisions: " pol/report.md &&
+	# one run with a verdict: no "worse" to name
+	test_grep ! "Worse" pol/report.md &&
+	test_grep "<td class=\"num\">-</td><td class=\"fail\">inconclusive</td>" pol/report.html &&
+	jq -e "[.runs[] | .polarization[0] | {verdict, verdict_reason, likely_cause}] ==
+	       [{verdict: \"polarized\", verdict_reason: null, likely_cause: null},
+		{verdict: \"inconclusive\", verdict_reason: \"flows_below_one_path\", likely_cause: \"link_rate_above_flows\"}]" \
+		pol/summary.json >/dev/null &&
+	jq -e "[.runs[] | .polarization[0] | has(\"verdict_reason\")] == [false, true]" pol/summary.json >/dev/null
+'
+
+test_done
