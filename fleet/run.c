@@ -239,6 +239,7 @@ int cmd_run(int argc, const char **argv)
 	const char *plan_path;
 	long wrong_recs = 0;
 	double wrong_elems = 0;
+	json_t *retest_info = NULL, *not_confirmed = NULL;
 	struct opt tab[] = {
 		OPT_GROUP("Run"),
 		OPT_FILE('o', "output", &out_dir, "DIR", "results directory, new or empty (default: fabscope-run-<time>)"),
@@ -527,14 +528,18 @@ out_agents:
 		char ended[40];
 
 		records = results_load_all(c.res.dir, &torn, NULL);
-		suspects = analyze_suspects(records, ANALYZE_LOW_FRAC);
+		if (!retest_info)	/* (no agent came: nothing was measured) */
+			retest_info = json_object();
+		suspects = analyze_suspects_retest(records, ANALYZE_LOW_FRAC, retest_info, &not_confirmed);
 		/* of every record, so that a resumed run still fails its check */
 		wrong_recs = analyze_wrong(records, &wrong_elems);
 		if (json_array_size(records)) {
 			analyze_summary(stdout, records);
-			analyze_print(stdout, suspects);
+			analyze_print(stdout, suspects, not_confirmed);
 		}
 		json_object_set_new(c.res.run, "suspects", suspects);
+		json_object_set_new(c.res.run, "not_confirmed", not_confirmed);
+		json_object_set(c.res.run, "retest", retest_info);
 		json_object_set_new(c.res.run, "nodes", coord_nodes_json(&c));
 		clock_iso8601(ended, sizeof(ended));
 		json_object_set_new(c.res.run, "finished", json_string(ended));
@@ -581,6 +586,7 @@ out_agents:
 out_res:
 	results_close(&c.res);
 out_plan:
+	json_decref(retest_info);
 	for (i = 0; i < c.nnodes_cap; i++)
 		free(c.node_why[i]);
 	free(c.node_why);
