@@ -17,6 +17,15 @@
  * Latency is judged the other way round (high is bad, over 1/low_frac of
  * the median p50).  With two nodes only a pair can be named.
  *
+ * A latency pair stands on one measurement, which a busy host can spoil:
+ * at the end of the run the coordinator measures it again (coord-retest.c;
+ * a record with retest_of, the key of the job it repeats).  Re-test records
+ * are no part of the groups above; a pair whose re-test is still high
+ * against the same reference stays a suspect ("re-tested: first p50 X,
+ * re-test p50 Y"), one whose re-test is not goes to the not-confirmed list.
+ * Every other suspect of the results says "not re-tested" (and why, when
+ * run.json's retest object tells: --no-retest, over --retest-max, ...).
+ *
  * The collectives (allreduce, alltoall: one record per lane and size, from
  * rank 0, with every rank's endpoint) are judged per phase and test at the
  * largest size that two lanes or more measured: a lane whose busbw is under
@@ -35,8 +44,103 @@
 
 struct res {
 	const char *src, *dst;
+	const char *job, *dir;	/* the job that measured it (may be NULL), its direction */
+	int round;
 	double v;
 };
+
+/* A re-test's record: the job it repeats, its pair, and what it found. */
+struct rt {
+	const char *of, *src, *dst;
+	const char *error;	/* NULL: ok, v is its value */
+	double v;
+	size_t k;		/* its place among the records: the last one counts */
+};
+
+struct rtix {
+	struct rt *r;
+	size_t n;
+};
+
+static int rt_cmp(const void *a, const void *b)
+{
+	const struct rt *x = a, *y = b;
+	int c;
+
+	if ((c = strcmp(x->of, y->of)) || (c = strcmp(x->src, y->src)) || (c = strcmp(x->dst, y->dst)))
+		return c;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+static int is_retest(json_t *rec)
+{
+	return json_is_string(json_object_get(rec, "retest_of"));
+}
+
+/* The re-test records, sorted by (job, src, dst, place): O(R log R). */
+static void rt_index(json_t *recs, struct rtix *ix)
+{
+	size_t k, cap = 0;
+	json_t *rec;
+
+	ix->r = NULL;
+	ix->n = 0;
+	json_array_foreach(recs, k, rec) {
+		const char *test = record_str(rec, "test", ""), *st = record_str(rec, "status", "");
+		struct rt x;
+
+		if (!is_retest(rec) || strcmp(record_str(rec, "scope", "aggregate"), "aggregate"))
+			continue;
+		x.of = json_string_value(json_object_get(rec, "retest_of"));
+		x.src = record_str(rec, "src.node", NULL);
+		x.dst = record_str(rec, "dst.node", NULL);
+		x.k = k;
+		x.error = NULL;
+		x.v = NAN;
+		if (!x.src || !x.dst || !strcmp(record_str(rec, "dir", ""), "both"))
+			continue;
+		if (strcmp(st, "ok"))
+			x.error = record_str(rec, "error", "the re-test failed");
+		else if (!strcmp(test, "lat"))
+			x.v = record_num(rec, "metrics.lat_us.p50", NAN);
+		else if (!strcmp(test, "bw"))
+			x.v = record_num(rec, "metrics.bw_gbps", NAN);
+		if (!x.error && isnan(x.v))
+			continue;
+		if (ix->n == cap) {
+			cap = cap ? 2 * cap : 8;
+			ix->r = realloc(ix->r, cap * sizeof(*ix->r));
+		}
+		ix->r[ix->n++] = x;
+	}
+	if (ix->n > 1)
+		qsort(ix->r, ix->n, sizeof(*ix->r), rt_cmp);
+}
+
+/* The last re-test of job's pair src -> dst, or NULL: O(log R). */
+static const struct rt *rt_find(const struct rtix *ix, const char *job, const char *src, const char *dst)
+{
+	size_t lo = 0, hi = ix->n;
+	const struct rt *best = NULL;
+
+	if (!job)
+		return NULL;
+	while (lo < hi) {	/* the first not below (job, src, dst) */
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ix->r[mid].of, job);
+
+		if (!c && !(c = strcmp(ix->r[mid].src, src)))
+			c = strcmp(ix->r[mid].dst, dst);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ix->n && !strcmp(ix->r[lo].of, job) && !strcmp(ix->r[lo].src, src) &&
+	       !strcmp(ix->r[lo].dst, dst); lo++)
+		best = &ix->r[lo];
+	return best;
+}
 
 struct group {
 	char key[256];
@@ -110,7 +214,7 @@ static struct group *collect(json_t *recs, int *ngroups)
 		    !strcmp(record_str(rec, "kind", ""), "pfc"))
 			continue;	/* their flows collide on purpose: the probes judge them */
 		if (!phase || !src || !dst || strcmp(record_str(rec, "status", ""), "ok") ||
-		    strcmp(scope, "aggregate") || !strcmp(dir, "both"))
+		    strcmp(scope, "aggregate") || !strcmp(dir, "both") || is_retest(rec))
 			continue;
 		if (!strcmp(test, "bw"))
 			v = record_num(rec, "metrics.bw_gbps", NAN);
@@ -141,6 +245,9 @@ static struct group *collect(json_t *recs, int *ngroups)
 		}
 		g[i].r[g[i].n].src = src;
 		g[i].r[g[i].n].dst = dst;
+		g[i].r[g[i].n].job = record_str(rec, "job", NULL);
+		g[i].r[g[i].n].dir = *dir ? dir : NULL;
+		g[i].r[g[i].n].round = (int)record_num(rec, "round", 0);
 		g[i].r[g[i].n].v = v;
 		g[i].n++;
 	}
@@ -159,6 +266,11 @@ static struct group *collect(json_t *recs, int *ngroups)
 	return g;
 }
 
+static int is_low_ref(const struct group *g, double v, double ref, double low_frac)
+{
+	return !strcmp(g->test, "bw") ? v < low_frac * ref : v > ref / low_frac;
+}
+
 static const char *unit_of(const struct group *g)
 {
 	return !strcmp(g->test, "bw") ? "Gb/s" : "us p50";
@@ -172,27 +284,98 @@ static void lane_name(const struct group *g, char *buf, size_t len)
 		snprintf(buf, len, "rail %d", g->rail);
 }
 
-static void add(json_t *out, const char *kind, const struct group *g, const char *node,
-		const char *peer, double value, const char *fmt, ...)
+/* A suspect (its object is appended to out, and returned, borrowed). */
+static json_t *add(json_t *out, const char *kind, const struct group *g, const char *node,
+		   const char *peer, double value, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
-static void add(json_t *out, const char *kind, const struct group *g, const char *node,
-		const char *peer, double value, const char *fmt, ...)
+static json_t *add(json_t *out, const char *kind, const struct group *g, const char *node,
+		   const char *peer, double value, const char *fmt, ...)
 {
 	char ev[600];
 	va_list ap;
+	json_t *s;
 
 	va_start(ap, fmt);
 	vsnprintf(ev, sizeof(ev), fmt, ap);
 	va_end(ap);
-	json_array_append_new(out, json_pack("{ss,ss,ss,si,si,ss?,ss?,sf,sf,ss}",
+	s = json_pack("{ss,ss,ss,si,si,ss?,ss?,sf,sf,ss}",
 		"kind", kind, "phase", g->phase, "test", g->test, "rail", g->rail, "plane", g->plane,
-		"node", node, "peer", peer, "value", value, "lane_median", g->median, "evidence", ev));
+		"node", node, "peer", peer, "value", value, "lane_median", g->median, "evidence", ev);
+	json_array_append_new(out, s);
+	return s;
 }
 
-static int is_low_ref(const struct group *g, double v, double ref, double low_frac)
+/* How the analysis knows of re-tests: the records, and run.json's retest
+ * object ({"off": WHY} or {"max": K, "skipped": {JOB: WHY}}; may be NULL). */
+struct rtctx {
+	struct rtix ix;
+	json_t *info;
+	json_t *not_confirmed;	/* where a pair that was fast on its re-test goes */
+};
+
+/* A suspect's "retest" and "confirmation": not re-tested (why, when said). */
+static void not_retested(json_t *s, const char *why)
 {
-	return !strcmp(g->test, "bw") ? v < low_frac * ref : v > ref / low_frac;
+	char txt[400];
+
+	if (why)
+		snprintf(txt, sizeof(txt), "not re-tested (%s)", why);
+	else
+		snprintf(txt, sizeof(txt), "not re-tested");
+	json_object_set_new(s, "retest", json_pack("{ss}", "status", "not-retested"));
+	if (why)
+		json_object_set_new(json_object_get(s, "retest"), "why", json_string(why));
+	json_object_set_new(s, "confirmation", json_string(txt));
 }
+
+/* A latency pair suspect s (the last of out), first measured by r against
+ * ref: its re-test confirms it, or moves it to the not-confirmed list. */
+static void pair_retest(const struct group *g, const struct res *r, double ref, double low_frac,
+			json_t *out, json_t *s, struct rtctx *rc)
+{
+	const struct rt *t;
+	char txt[700];
+
+	if (r->job)
+		json_object_set_new(s, "job", json_string(r->job));
+	if (r->round)
+		json_object_set_new(s, "round", json_integer(r->round));
+	if (r->dir)
+		json_object_set_new(s, "dir", json_string(r->dir));
+	if (strcmp(g->test, "lat")) {
+		not_retested(s, NULL);
+		return;
+	}
+	t = rt_find(&rc->ix, r->job, r->src, r->dst);
+	if (!t) {
+		json_t *skipped = json_object_get(rc->info, "skipped");
+		const char *why = json_string_value(json_object_get(rc->info, "off"));
+
+		if (!why && r->job)
+			why = json_string_value(json_object_get(skipped, r->job));
+		not_retested(s, why);
+		return;
+	}
+	if (t->error) {
+		snprintf(txt, sizeof(txt), "the re-test failed: %s", t->error);
+		not_retested(s, txt);
+		json_object_set_new(json_object_get(s, "retest"), "status", json_string("failed"));
+		return;
+	}
+	json_object_set_new(s, "retest", json_pack("{ss,sf,sf,sf}", "status", "confirmed", "first", r->v,
+						   "retest", t->v, "reference", ref));
+	if (is_low_ref(g, t->v, ref, low_frac)) {
+		snprintf(txt, sizeof(txt), "re-tested: first p50 %.4g us, re-test p50 %.4g us", r->v, t->v);
+		json_object_set_new(s, "confirmation", json_string(txt));
+		return;
+	}
+	json_object_set_new(json_object_get(s, "retest"), "status", json_string("not-confirmed"));
+	snprintf(txt, sizeof(txt), "not confirmed (re-test p50 %.4g us, first p50 %.4g us)", t->v, r->v);
+	json_object_set_new(s, "confirmation", json_string(txt));
+	json_array_append(rc->not_confirmed, s);
+	json_array_remove(out, json_array_size(out) - 1);
+}
+
 
 /* Median of the results that involve none of the nodes in skip (by name;
  * skip_suspects: all nodes flagged in sus[]); falls back to the lane median. */
@@ -218,7 +401,7 @@ static double ref_median(const struct group *g, const char **names, const int *s
 	return m;
 }
 
-static void judge_group(const struct group *g, double low_frac, json_t *out)
+static void judge_group(const struct group *g, double low_frac, json_t *out, struct rtctx *rc)
 {
 	const char **names = NULL;
 	int *npairs = NULL, *nlow = NULL, *suspect = NULL, nn = 0, i, j;
@@ -259,11 +442,11 @@ static void judge_group(const struct group *g, double low_frac, json_t *out)
 			continue;
 		m = median_of(vals[j], npairs[j]);
 		suspect[j] = 1;
-		add(out, "node", g, names[j], NULL, m,
+		not_retested(add(out, "node", g, names[j], NULL, m,
 		    "%s %s: %s with %d of %d peers (median %.3g %s against %.3g between the others): "
 		    "its NIC, cable or leaf port on %s",
 		    names[j], lane, !strcmp(g->test, "bw") ? "slow" : "high latency", nlow[j], npairs[j],
-		    m, unit_of(g), ref, lane);
+		    m, unit_of(g), ref, lane), NULL);
 	}
 	/* a pair against the results without the suspect nodes */
 	ref = ref_median(g, names, suspect, nn, NULL);
@@ -280,10 +463,11 @@ static void judge_group(const struct group *g, double low_frac, json_t *out)
 		}
 		if ((a >= 0 && suspect[a]) || (b >= 0 && suspect[b]))
 			continue;	/* explained by a suspect node */
-		add(out, "pair", g, g->r[i].src, g->r[i].dst, g->r[i].v,
-		    "%s -> %s on %s: %.3g %s against a median of %.3g: the path between them "
-		    "(a spine link, or flows colliding on one)",
-		    g->r[i].src, g->r[i].dst, lane, g->r[i].v, unit_of(g), ref);
+		pair_retest(g, &g->r[i], ref, low_frac, out,
+			    add(out, "pair", g, g->r[i].src, g->r[i].dst, g->r[i].v,
+				"%s -> %s on %s: %.3g %s against a median of %.3g: the path between them "
+				"(a spine link, or flows colliding on one)",
+				g->r[i].src, g->r[i].dst, lane, g->r[i].v, unit_of(g), ref), rc);
 	}
 	for (j = 0; j < nn; j++)
 		free(vals[j]);
@@ -506,12 +690,22 @@ long analyze_wrong(json_t *recs, double *elements)
 
 json_t *analyze_suspects(json_t *recs, double low_frac)
 {
+	json_t *nc, *out = analyze_suspects_retest(recs, low_frac, NULL, &nc);
+
+	json_decref(nc);
+	return out;
+}
+
+json_t *analyze_suspects_retest(json_t *recs, double low_frac, json_t *retest_info, json_t **not_confirmed)
+{
 	int ng, i, j;
 	struct group *g = collect(recs, &ng);
 	json_t *out = json_array();
+	struct rtctx rc = { .info = retest_info, .not_confirmed = json_array() };
 
+	rt_index(recs, &rc.ix);
 	for (i = 0; i < ng; i++)
-		judge_group(&g[i], low_frac, out);
+		judge_group(&g[i], low_frac, out, &rc);
 	/* whole lanes against the other lanes of the same phase and test */
 	for (i = 0; i < ng; i++) {
 		double *m = malloc((size_t)ng * sizeof(*m)), phase_median;
@@ -527,17 +721,19 @@ json_t *analyze_suspects(json_t *recs, double low_frac)
 			char lane[64];
 
 			lane_name(&g[i], lane, sizeof(lane));
-			add(out, "lane", &g[i], NULL, NULL, g[i].median,
+			not_retested(add(out, "lane", &g[i], NULL, NULL, g[i].median,
 			    "%s as a whole: median %.3g %s against %.3g on the other lanes: "
 			    "the leaves or the spine uplinks of %s", lane, g[i].median, unit_of(&g[i]),
-			    phase_median, lane);
+			    phase_median, lane), NULL);
 		}
 	}
 	for (i = 0; i < ng; i++)
 		free(g[i].r);
 	free(g);
+	free(rc.ix.r);
 	pfc_suspects(recs, out);
 	coll_suspects(recs, low_frac, out);
+	*not_confirmed = rc.not_confirmed;
 	return out;
 }
 
@@ -587,7 +783,7 @@ void analyze_summary(FILE *f, json_t *recs)
 	}
 }
 
-void analyze_print(FILE *f, json_t *suspects)
+void analyze_print(FILE *f, json_t *suspects, json_t *not_confirmed)
 {
 	size_t i;
 	json_t *s;
@@ -595,12 +791,16 @@ void analyze_print(FILE *f, json_t *suspects)
 
 	json_array_foreach(suspects, i, s) {
 		int failed = !strcmp(record_str(s, "kind", ""), "wrong-data");
+		const char *how = record_str(s, "confirmation", NULL);
 
-		fprintf(f, "%s: [%s] %s\n", failed ? "failed" : "suspect",
+		fprintf(f, "%s: [%s] %s%s%s\n", failed ? "failed" : "suspect",
 			json_string_value(json_object_get(s, "phase")),
-			json_string_value(json_object_get(s, "evidence")));
+			json_string_value(json_object_get(s, "evidence")), how ? "; " : "", how ? how : "");
 		n += !failed;
 	}
+	json_array_foreach(not_confirmed, i, s)
+		fprintf(f, "not confirmed: [%s] %s; %s\n", json_string_value(json_object_get(s, "phase")),
+			json_string_value(json_object_get(s, "evidence")), record_str(s, "confirmation", ""));
 	if (!n)
 		fprintf(f, "suspects: none\n");
 }

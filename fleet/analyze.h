@@ -12,7 +12,18 @@
  *   rail, plane, node, peer, value, lane_median, evidence}]; wrong-data (a
  *   collective's check found wrong elements) is a failure, the rest suspects */
 json_t *analyze_suspects(json_t *records, double low_frac);
-void analyze_print(FILE *f, json_t *suspects);
+/* The same, with the re-tests (records with retest_of) judged: a latency
+ * pair suspect gains retest {status: confirmed|not-confirmed|failed|
+ * not-retested, first, retest, reference, why} and confirmation (a line);
+ * one that was not high on its re-test goes to *not_confirmed (new) instead.
+ * Node and lane suspects say not-retested.  retest_info: run.json's retest
+ * object ({off: WHY} | {max: K, skipped: {JOB: WHY}}), for why a pair was
+ * not re-tested; NULL when unknown (an older directory). */
+json_t *analyze_suspects_retest(json_t *records, double low_frac, json_t *retest_info,
+				json_t **not_confirmed);
+/* The suspects ("suspect: [phase] evidence; confirmation"), then the pairs
+ * not confirmed ("not confirmed: ..."; may be NULL). */
+void analyze_print(FILE *f, json_t *suspects, json_t *not_confirmed);
 /* One line per phase, test and lane: pairs, min, median, max; for the
  * collectives one per phase, test, lane and size: busbw, algbw, time, wrong. */
 void analyze_summary(FILE *f, json_t *records);

@@ -28,6 +28,7 @@ struct cjob {
 	int state;		/* 0 not started, 1 waiting to listen, 2 running, 3 finished */
 	int srv_done, cli_done, srv_exit, cli_exit, nrec;
 	int sampler;		/* pfc: the server that samples the target's port */
+	const char *retest_of;	/* a re-test (coord-retest.c): the key of the job it repeats */
 	double wrong;		/* a group: wrong elements in rank 0's records */
 	char err[512];		/* a pair: the client's error, else the server's; a group: the
 				 * first error of a rank other than 0 */
@@ -72,5 +73,8 @@ void coord_on_agent_msg(struct coord *c, int ci, json_t *m);
 /* coord-phase.c */
 /* The progress line (final: 1 the round is done, 2 it was stopped). */
 void coord_progress(struct coord *c, int final);
+/* Run the jobs of c->jobs until all are done, at most parallel (0: no
+ * limit) at once; 0, or -exit code (interrupted, a write failed). */
+int coord_run_jobs(struct coord *c, int parallel);
 
 #endif

@@ -50,6 +50,10 @@ void coord_jobs_clear(struct coord *c)
 {
 	int i;
 
+	/* the next jobs' ids start past these: a late message about one of
+	 * them is not taken for one of the next */
+	c->id_base += (c->id_stride > 2 ? c->id_stride : 2) * ((long)c->njobs + 1);
+
 	for (i = 0; i < c->njobs; i++) {
 		int k;
 
@@ -139,6 +143,8 @@ static void stamp(struct coord *c, json_t *rec, const struct cjob *j)
 	json_object_set_new(rec, "kind", json_string(plan_kind_name(j->ph->kind)));
 	json_object_set_new(rec, "round", json_integer(j->round + 1));
 	json_object_set_new(rec, "job", json_string(j->key));
+	if (j->retest_of)	/* a second look at a suspect, not one of the phase's results */
+		json_object_set_new(rec, "retest_of", json_string(j->retest_of));
 	if (j->m) {
 		stamp_group(c, rec, j);
 		return;

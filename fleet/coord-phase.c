@@ -64,13 +64,11 @@ int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out)
 static int run_round(struct coord *c, struct plan_phase *ph, const char *test, int r)
 {
 	struct plan_lane lanes[PLAN_MAX_LANES];
-	int nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES), li, i, rc = 0;
+	int nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES), li, i;
 	int *idx = malloc((size_t)c->plan.nnodes * sizeof(int));
 	struct plan_pair *pairs = malloc((size_t)(2 * c->plan.nnodes + 2) * sizeof(*pairs));
 
-	/* ids of this round start past the last round's */
-	c->id_base += (c->id_stride > 2 ? c->id_stride : 2) * ((long)c->njobs + 1);
-	coord_jobs_clear(c);
+	coord_jobs_clear(c);	/* (ids of this round start past the last round's) */
 	c->id_stride = 2;
 	c->jobs_done = 0;
 	if (ph->kind == PLAN_PING)
@@ -160,14 +158,21 @@ static int run_round(struct coord *c, struct plan_phase *ph, const char *test, i
 	if (!c->njobs)
 		return 0;
 	coord_progress(c, 0);
-	for (;;) {	/* start the jobs, at most ph->parallel at once, until all are done */
+	return coord_run_jobs(c, ph->parallel);
+}
+
+int coord_run_jobs(struct coord *c, int parallel)
+{
+	int i, rc = 0;
+
+	for (;;) {	/* start the jobs, at most parallel at once, until all are done */
 		int left = 0, running = 0;
 
 		for (i = 0; i < c->njobs; i++) {
 			left += c->jobs[i].state != J_FIN;
 			running += c->jobs[i].state == J_LISTEN || c->jobs[i].state == J_RUN;
 		}
-		for (i = 0; i < c->njobs && (!ph->parallel || running < ph->parallel); i++) {
+		for (i = 0; i < c->njobs && (!parallel || running < parallel); i++) {
 			struct cjob *j = &c->jobs[i];
 			int missing, k;
 
@@ -188,7 +193,7 @@ static int run_round(struct coord *c, struct plan_phase *ph, const char *test, i
 				continue;
 			}
 			running++;
-			if (ph->kind == PLAN_PING) {
+			if (j->ph->kind == PLAN_PING) {
 				j->state = J_RUN;
 				j->budget_s = c->agent_timeout;
 				j->deadline_ns = clock_ns() + (uint64_t)(c->agent_timeout * 1e9);

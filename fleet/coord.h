@@ -93,6 +93,11 @@ int coord_check_targets(struct coord *c, int joined);
 int coord_listen(struct coord *c);
 int coord_join(struct coord *c);
 int coord_run_phases(struct coord *c);
+/* coord-retest.c: measure the latency pair suspects of the records so far
+ * again (at most max, one at a time, through the joined agents); what it
+ * did goes into info (run.json's retest: max, retested, skipped {JOB: WHY}).
+ * 0 or -exit code (interrupted, a write failed). */
+int coord_retest(struct coord *c, int max, json_t *info);
 json_t *coord_nodes_json(struct coord *c);
 int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out);
 /* "rail 1", "rail 1 plane 1": a lane in messages */

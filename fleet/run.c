@@ -33,7 +33,9 @@ static const char run_about[] =
 	"round on every rail at once, and write a results directory (run.json, results.jsonl\n"
 	"flushed record by record).  At the end it prints a summary per phase and rail and the\n"
 	"suspects: a node slow with every peer, a slow pair (its path), a slow rail; and any\n"
-	"wrong data a collective found, as a failure.\n"
+	"wrong data a collective found, as a failure.  Before that it measures each latency\n"
+	"pair suspect again (at most --retest-max of them, one at a time): a pair fast on its\n"
+	"re-test is listed as not confirmed, not as a suspect.\n"
 	"\n"
 	"PLAN is an INI file: [global] then one section per phase.  [global] keys: hostfile,\n"
 	"nodes, launcher, label (repeatable), agent-timeout, join-timeout, token-file, listen,\n"
@@ -59,6 +61,9 @@ static const char run_about[] =
 	"Exit codes: 0 all measured, 1 a collective's data check found wrong data, 2 bad plan\n"
 	"or options, 3 environment, 4 an agent was missing or a test failed (the run went on;\n"
 	"results.jsonl says which; 4 wins over 1), 130 interrupted (finish it with --resume DIR).";
+
+/* --retest-max's default: a few seconds of latency tests at the end */
+#define RUN_RETEST_MAX 8
 
 static int opt_launcher_ok(const char *l)
 {
@@ -239,12 +244,16 @@ int cmd_run(int argc, const char **argv)
 	const char *plan_path;
 	long wrong_recs = 0;
 	double wrong_elems = 0;
+	int no_retest = 0, retest_max = RUN_RETEST_MAX;
+	json_t *retest_info = NULL, *not_confirmed = NULL;
 	struct opt tab[] = {
 		OPT_GROUP("Run"),
 		OPT_FILE('o', "output", &out_dir, "DIR", "results directory, new or empty (default: fabscope-run-<time>)"),
 		OPT_FILE(0, "resume", &resume, "DIR", "finish an interrupted run: the jobs without a record in DIR"),
 		OPT_BOOL(0, "dry-run", &dry, "print the schedule (every round generated and checked) and exit"),
 		OPT_LIST(0, "label", &labels, "K=V", "label every record, e.g. lb=ecmp (repeatable; adds to the plan's)"),
+		OPT_BOOL(0, "no-retest", &no_retest, "do not measure the latency pair suspects again at the end"),
+		OPT_INT(0, "retest-max", &retest_max, "K", "re-test at most K latency pair suspects (default 8; 0: none)", 0, 1000),
 		OPT_GROUP("Agents"),
 		OPT_STRING(0, "launcher", &launcher, "NAME", "local (default), ssh, slurm, mpi or external"),
 		OPT_FILE(0, "hostfile", &hostfile, "FILE", "the nodes (overrides the plan's hostfile)"),
@@ -505,6 +514,15 @@ int cmd_run(int argc, const char **argv)
 	results_save(&c.res);
 	if (!(rc = coord_check_targets(&c, 1)))	/* the names of joined agents too */
 		rc = coord_run_phases(&c);
+	/* the latency pair suspects, measured again while the agents are here */
+	retest_info = json_object();
+	if (no_retest || !retest_max)
+		json_object_set_new(retest_info, "off", json_string(no_retest ? "--no-retest" : "--retest-max 0"));
+	else if (rc)
+		json_object_set_new(retest_info, "off", json_string(rc == -FS_EXIT_INTERRUPTED ?
+			"the run was interrupted" : "the run stopped"));
+	else
+		rc = coord_retest(&c, retest_max, retest_info);
 out_agents:
 	{
 		json_t *bye = json_pack("{ss}", "type", "bye");
@@ -527,14 +545,18 @@ out_agents:
 		char ended[40];
 
 		records = results_load_all(c.res.dir, &torn, NULL);
-		suspects = analyze_suspects(records, ANALYZE_LOW_FRAC);
+		if (!retest_info)	/* (no agent came: nothing was measured) */
+			retest_info = json_object();
+		suspects = analyze_suspects_retest(records, ANALYZE_LOW_FRAC, retest_info, &not_confirmed);
 		/* of every record, so that a resumed run still fails its check */
 		wrong_recs = analyze_wrong(records, &wrong_elems);
 		if (json_array_size(records)) {
 			analyze_summary(stdout, records);
-			analyze_print(stdout, suspects);
+			analyze_print(stdout, suspects, not_confirmed);
 		}
 		json_object_set_new(c.res.run, "suspects", suspects);
+		json_object_set_new(c.res.run, "not_confirmed", not_confirmed);
+		json_object_set(c.res.run, "retest", retest_info);
 		json_object_set_new(c.res.run, "nodes", coord_nodes_json(&c));
 		clock_iso8601(ended, sizeof(ended));
 		json_object_set_new(c.res.run, "finished", json_string(ended));
@@ -581,6 +603,7 @@ out_agents:
 out_res:
 	results_close(&c.res);
 out_plan:
+	json_decref(retest_info);
 	for (i = 0; i < c.nnodes_cap; i++)
 		free(c.node_why[i]);
 	free(c.node_why);

@@ -461,6 +461,8 @@ int report_load_run(struct rrun *r, const char *dir)
 		if (strcmp(record_str(rec, "scope", "aggregate"), "aggregate") ||
 		    !strcmp(record_str(rec, "dir", ""), "both"))
 			continue;
+		if (json_is_string(json_object_get(rec, "retest_of")))
+			continue;	/* a suspect's re-test: in the suspects, not the lane's results */
 		if (!strcmp(test, "bw")) {
 			v = record_num(rec, "metrics.bw_gbps", NAN);
 			sweep_add(r, phase, rail, plane, record_num(rec, "msg_size_bytes", 0), v);
@@ -519,7 +521,8 @@ int report_load_run(struct rrun *r, const char *dir)
 			i--;
 		}
 	}
-	r->suspects = analyze_suspects(r->records, ANALYZE_LOW_FRAC);
+	r->suspects = analyze_suspects_retest(r->records, ANALYZE_LOW_FRAC, json_object_get(r->run, "retest"),
+					      &r->not_confirmed);
 	{
 		json_t *nodes = json_object_get(r->run, "nodes"), *n;
 
@@ -545,6 +548,7 @@ void report_free_run(struct rrun *r)
 	json_decref(r->records);
 	json_decref(r->run);
 	json_decref(r->suspects);
+	json_decref(r->not_confirmed);
 	json_decref(r->polar);
 	free(r->dir);
 	memset(r, 0, sizeof(*r));

@@ -371,10 +371,40 @@ void report_md(struct report *rep, FILE *f)
 			report_md_cell(f, record_str(s, "phase", "?"));
 			fputs("] ", f);
 			report_md_cell(f, record_str(s, "evidence", ""));
+			if (record_str(s, "confirmation", NULL)) {
+				fputs(" (", f);
+				report_md_cell(f, record_str(s, "confirmation", ""));
+				fputc(')', f);
+			}
 			fputc('\n', f);
 		}
 	}
 	fputc('\n', f);
+	for (ri = 0, i = 0; ri < rep->nruns; ri++)
+		i += (int)json_array_size(rep->runs[ri].not_confirmed);
+	if (i) {	/* fast on their re-test: said, but not suspects */
+		fprintf(f, "Not confirmed (high in the run, not on the re-test):\n\n");
+		for (ri = 0; ri < rep->nruns; ri++) {
+			json_t *s;
+			size_t k;
+
+			json_array_foreach(rep->runs[ri].not_confirmed, k, s) {
+				fputs("- ", f);
+				if (rep->nruns > 1) {
+					report_md_cell(f, rep->runs[ri].name);
+					fputs(", ", f);
+				}
+				fputc('[', f);
+				report_md_cell(f, record_str(s, "phase", "?"));
+				fputs("] ", f);
+				report_md_cell(f, record_str(s, "evidence", ""));
+				fputs(": ", f);
+				report_md_cell(f, record_str(s, "confirmation", ""));
+				fputc('\n', f);
+			}
+		}
+		fputc('\n', f);
+	}
 
 	fprintf(f, "## Plots\n\n");
 	if (!rep->nsvg)
@@ -642,6 +672,25 @@ void report_html(struct report *rep, FILE *f)
 			report_html_escape(f, record_str(s, "phase", "?"));
 			fputs("] ", f);
 			report_html_escape(f, record_str(s, "evidence", ""));
+			if (record_str(s, "confirmation", NULL)) {
+				fputs(" (", f);
+				report_html_escape(f, record_str(s, "confirmation", ""));
+				fputc(')', f);
+			}
+			fputs("</li>\n", f);
+		}
+		json_array_foreach(r->not_confirmed, k, s) {
+			fputs("<li class=\"not-confirmed\"><b>not confirmed</b> ", f);
+			if (rep->nruns > 1) {
+				report_html_escape(f, r->name);
+				fputs(", ", f);
+			}
+			fputs("[", f);
+			report_html_escape(f, record_str(s, "phase", "?"));
+			fputs("] ", f);
+			report_html_escape(f, record_str(s, "evidence", ""));
+			fputs(": ", f);
+			report_html_escape(f, record_str(s, "confirmation", ""));
 			fputs("</li>\n", f);
 		}
 	}
@@ -745,6 +794,9 @@ json_t *report_json(struct report *rep)
 			"labels", labels,
 			"nodes", nnodes(r), "missing", r->missing, "records", r->nrec, "errors", r->nerr,
 			"groups", groups, "suspects", r->suspects));
+		if (json_array_size(r->not_confirmed))
+			json_object_set(json_array_get(runs, json_array_size(runs) - 1), "not_confirmed",
+					r->not_confirmed);
 		if (json_array_size(r->polar))	/* the probe's verdicts, without the per-flow detail */
 			json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "polarization",
 					    report_polar_json(r));

@@ -90,6 +90,7 @@ struct rrun {
 	json_t *run;		/* run.json (or an empty object) */
 	json_t *records;
 	json_t *suspects;
+	json_t *not_confirmed;	/* latency pairs that were not high on their re-test */
 	json_t *polar;		/* polarization records */
 	struct rpfc *pfc;	/* PFC probe records, by phase, node, iface */
 	int npfc;

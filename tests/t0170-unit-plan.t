@@ -196,6 +196,42 @@ test_expect_success $P 'analyze: latency is judged upwards; errors and flow reco
 	test_cmp expect actual
 '
 
+# rt JOB VALUE|error SRC DST: the re-test of job JOB (its records carry retest_of)
+rt() {
+	if [ "$2" = error ]; then
+		printf "{\"phase\":\"q\",\"test\":\"lat\",\"scope\":\"aggregate\",\"status\":\"error\",\"error\":\"h4: refused\",\"job\":\"%s/retest\",\"retest_of\":\"%s\",\"src\":{\"node\":\"%s\",\"rail\":0},\"dst\":{\"node\":\"%s\",\"rail\":0}}\n" "$1" "$1" "$3" "$4"
+	else
+		rec q lat 0 "$3" "$4" "$2" | sed "s|^{|{\"job\":\"$1/retest\",\"retest_of\":\"$1\",|"
+	fi
+}
+# jrec JOB PHASE TEST RAIL SRC DST VALUE: rec, with its job key
+jrec() { j=$1; shift; rec "$@" | sed "s|^{|{\"job\":\"$j\",|"; }
+
+test_expect_success $P 'analyze: a latency pair is a suspect only when its re-test is high too' '
+	mkdir -p a5 && {
+		jrec q/lat/r1/rail0/h1\>h2 q lat 0 h1 h2 2.0; jrec q/lat/r1/rail0/h3\>h4 q lat 0 h3 h4 9.0
+		jrec q/lat/r2/rail0/h1\>h3 q lat 0 h1 h3 2.1; jrec q/lat/r2/rail0/h2\>h4 q lat 0 h2 h4 2.2
+		jrec q/lat/r3/rail0/h1\>h4 q lat 0 h1 h4 8.0; jrec q/lat/r3/rail0/h2\>h3 q lat 0 h2 h3 7.5
+		for p in h1 h2 h3 h4; do jrec q/lat/r4/rail0/$p\>h5 q lat 0 $p h5 2.0; done
+		# fast on its re-test; high again (the last re-test counts); the re-test failed
+		rt "q/lat/r1/rail0/h3>h4" 2.1 h3 h4
+		rt "q/lat/r3/rail0/h1>h4" 1.9 h1 h4; rt "q/lat/r3/rail0/h1>h4" 8.8 h1 h4
+		rt "q/lat/r3/rail0/h2>h3" error h2 h3
+	} >a5/results.jsonl &&
+	"$TEST_TOOL" analyze a5 >actual &&
+	cat >expect <<-\EOF &&
+	pair q lat 0 h1 h4 confirmed: re-tested: first p50 8 us, re-test p50 8.8 us
+	pair q lat 0 h2 h3 failed: not re-tested (the re-test failed: h4: refused)
+	unconfirmed pair q lat 0 h3 h4 not-confirmed: not confirmed (re-test p50 2.1 us, first p50 9 us)
+	EOF
+	test_cmp expect actual &&
+	# the re-tests are no part of the lane: the same suspects without them, none judged
+	grep -v retest_of a5/results.jsonl >a6.jsonl && mkdir -p a6 && mv a6.jsonl a6/results.jsonl &&
+	"$TEST_TOOL" analyze a6 >actual &&
+	printf "pair q lat 0 h3 h4\npair q lat 0 h1 h4\npair q lat 0 h2 h3\n" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success $P 'analyze: two nodes can only name their pair' '
 	mkdir -p a4 && { rec p bw 0 h1 h2 1; rec p bw 1 h1 h2 100; rec p bw 2 h1 h2 99; } >a4/results.jsonl &&
 	"$TEST_TOOL" analyze a4 >actual &&

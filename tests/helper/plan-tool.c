@@ -8,9 +8,11 @@
  *   plan-parse FILE [HOSTFILE]
  *        the plan (and hostfile) as parsed: phases with their kind, tests,
  *        engine options in order; nodes with their endpoints
- *   analyze FILE
- *        the suspects of the records in FILE (JSON lines), one per line:
- *        "KIND PHASE TEST RAIL NODE PEER"
+ *   analyze DIR
+ *        the suspects of the records in DIR/results.jsonl, one per line:
+ *        "KIND PHASE TEST RAIL NODE PEER", and " STATUS: CONFIRMATION"
+ *        after one that a re-test judged; then the pairs a re-test did not
+ *        confirm, "unconfirmed KIND ..." likewise
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,10 +113,11 @@ static int plan_parse_cmd(int argc, const char **argv)
 
 static int analyze_cmd(int argc, const char **argv)
 {
-	json_t *recs, *sus, *s;
+	json_t *recs, *sus, *nc, *s;
 	char *dir, *slash;
 	long torn;
 	size_t i;
+	int pass;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: test-tool analyze DIR (with a results.jsonl)\n");
@@ -129,15 +132,24 @@ static int analyze_cmd(int argc, const char **argv)
 		fprintf(stderr, "test-tool analyze: cannot read %s/results.jsonl\n", argv[1]);
 		return 2;
 	}
-	sus = analyze_suspects(recs, ANALYZE_LOW_FRAC);
-	json_array_foreach(sus, i, s)
-		printf("%s %s %s %lld %s %s\n", json_string_value(json_object_get(s, "kind")),
-		       json_string_value(json_object_get(s, "phase")),
-		       json_string_value(json_object_get(s, "test")),
-		       (long long)json_integer_value(json_object_get(s, "rail")),
-		       json_string_value(json_object_get(s, "node")) ? json_string_value(json_object_get(s, "node")) : "-",
-		       json_string_value(json_object_get(s, "peer")) ? json_string_value(json_object_get(s, "peer")) : "-");
+	sus = analyze_suspects_retest(recs, ANALYZE_LOW_FRAC, NULL, &nc);
+	for (pass = 0; pass < 2; pass++)
+		json_array_foreach(pass ? nc : sus, i, s) {
+			const char *st = json_string_value(json_object_get(json_object_get(s, "retest"), "status"));
+
+			printf("%s%s %s %s %lld %s %s", pass ? "unconfirmed " : "",
+			       json_string_value(json_object_get(s, "kind")),
+			       json_string_value(json_object_get(s, "phase")),
+			       json_string_value(json_object_get(s, "test")),
+			       (long long)json_integer_value(json_object_get(s, "rail")),
+			       json_string_value(json_object_get(s, "node")) ? json_string_value(json_object_get(s, "node")) : "-",
+			       json_string_value(json_object_get(s, "peer")) ? json_string_value(json_object_get(s, "peer")) : "-");
+			if (st && strcmp(st, "not-retested"))	/* a re-test judged it */
+				printf(" %s: %s", st, json_string_value(json_object_get(s, "confirmation")));
+			putchar('\n');
+		}
 	json_decref(sus);
+	json_decref(nc);
 	json_decref(recs);
 	return 0;
 }
