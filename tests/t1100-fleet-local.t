@@ -146,9 +146,11 @@ test_expect_success $P '--dry-run refuses what the run would: bad values, labels
 	# off is false: no sweep to clash with the size
 	printf "[global]\nall = off\n[a]\nkind = pairwise\nsize = 4K\n" >off.ini &&
 	fs_expect 0 run --dry-run off.ini -n 2 &&
-	printf "[global]\nall = yes\n[a]\nkind = pairwise\nsize = 4K\n" >on.ini &&
+	# a sweep and a size in one section: the plan keys and the line, not -a and -s
+	printf "[global]\nduration = 1\n[a]\nkind = pairwise\nall = yes\nsize = 4K\n" >on.ini &&
 	fs_expect 2 run --dry-run on.ini -n 2 &&
-	ptp_one_error err "-a" "-s" &&
+	ptp_one_error err "on.ini:6: size and all (line 5) of [a] exclude each other" &&
+	! grep -q -e "-a and -s" err &&
 	# a target: the local launcher names its agents node0.., agents elsewhere name themselves
 	printf "[t]\nkind = incast\ntarget = gpu-7\n" >tgt.ini &&
 	fs_expect 2 run --dry-run tgt.ini -n 4 &&
