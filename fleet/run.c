@@ -189,10 +189,19 @@ static int dry_run(struct coord *c)
 		}
 		free(prev);
 		est += ph->est_s * ph->ntests * rounds;
-		printf("[%d] %s: %s %s, %d round%s on %d lane%s, %lld jobs per test (%lld pairs generated in %.3f s)\n",
-		       pi + 1, ph->name, plan_kind_name(ph->kind), ph->ntests == 2 ? "bw,lat" : ph->tests[0],
-		       rounds, rounds == 1 ? "" : "s", nlp, nlp == 1 ? "" : "s", jobs, pairs_checked,
-		       (clock_ns() - pt0) / 1e9);
+		/* the run runs the rounds of each test in turn (bw's, then
+		 * lat's): its "round i/N" counts them all, and so does this */
+		{
+			char per[64] = "";
+
+			if (ph->ntests > 1 && rounds)
+				snprintf(per, sizeof(per), " (%d of each test, %s then %s)", rounds, ph->tests[0],
+					 ph->tests[1]);
+			printf("[%d] %s: %s %s, %d round%s%s on %d lane%s, %lld jobs per test (%lld pairs generated in %.3f s)\n",
+			       pi + 1, ph->name, plan_kind_name(ph->kind), ph->ntests == 2 ? "bw,lat" : ph->tests[0],
+			       rounds * ph->ntests, rounds * ph->ntests == 1 ? "" : "s", per, nlp, nlp == 1 ? "" : "s",
+			       jobs, pairs_checked, (clock_ns() - pt0) / 1e9);
+		}
 	}
 	printf("estimated time: %.0f s; schedule generated in %.3f s\n", est, (clock_ns() - t0) / 1e9);
 	free(idx);

@@ -124,10 +124,10 @@ test_expect_success $P,SETPRIV 'a plan or hostfile that cannot be read: one line
 
 test_expect_success $P '--dry-run prints the schedule of every phase' '
 	fs_expect 0 run --dry-run plan.ini -n 6 &&
-	grep -q "^\[1\] pw: pairwise bw,lat, 5 rounds on 1 lane, 15 jobs per test" out &&
+	grep -q "^\[1\] pw: pairwise bw,lat, 10 rounds (5 of each test, bw then lat) on 1 lane, 15 jobs per test" out &&
 	grep -q "^\[2\] ring: ring bw, 1 round on 1 lane, 6 jobs" out &&
 	fs_expect 0 run --dry-run plan.ini -n 7 &&
-	grep -q "^\[1\] pw: pairwise bw,lat, 7 rounds on 1 lane, 21 jobs per test" out
+	grep -q "^\[1\] pw: pairwise bw,lat, 14 rounds (7 of each test, bw then lat) on 1 lane, 21 jobs per test" out
 '
 
 test_expect_success $P '--dry-run refuses what the run would: bad values, labels, targets' '

@@ -51,4 +51,17 @@ test_expect_success $P 'iters and duration in one section: exit 2, the plan keys
 	ptp_one_error err "bothg.ini:3: duration and iters (line 2) of [global] exclude each other"
 '
 
+test_expect_success $P '--dry-run counts the rounds the run runs: a bw,lat phase, both tests' '
+	printf "[global]\nduration = 0.2\ntimeout = 3\n[pw]\nkind = pairwise\ntest = bw,lat\n" >bl.ini &&
+	fs_expect 0 run --dry-run bl.ini -n 4 &&
+	grep "^\[1\] pw: pairwise bw,lat, 6 rounds (3 of each test, bw then lat) on 1 lane, 6 jobs per test" out &&
+	fs_expect 0 run bl.ini -n 4 -o rbl &&
+	# the run: round 1/6 to 6/6, as the dry run said
+	sed -n "s/^fabscope run: \[1\/1\] pw: round \([0-9]*\/[0-9]*\) done.*/\1/p" err >rounds &&
+	printf "%s\n" 1/6 2/6 3/6 4/6 5/6 6/6 >expect &&
+	test_cmp expect rounds &&
+	test $(jsonl_count rbl/results.jsonl ".status == \"ok\" and .scope == \"aggregate\"") = 12 &&
+	test $(jsonl_count rbl/results.jsonl ".test == \"lat\" and .round == 3") = 2
+'
+
 test_done
