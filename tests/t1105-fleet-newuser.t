@@ -64,4 +64,26 @@ test_expect_success $P '--dry-run counts the rounds the run runs: a bw,lat phase
 	test $(jsonl_count rbl/results.jsonl ".test == \"lat\" and .round == 3") = 2
 '
 
+test_expect_success $P 'a pairwise plan on one node: refused in one line naming the phase, exit 2' '
+	printf "[global]\nduration = 0.2\n[pw]\nkind = pairwise\n" >one.ini &&
+	fs_expect 2 run one.ini -n 1 -o r1 &&
+	ptp_one_error err "one.ini: [pw]: a pairwise phase needs at least 2 nodes and this run has 1: nothing to run" &&
+	! test -e r1 &&
+	fs_expect 2 run --dry-run one.ini -n 1 &&
+	ptp_one_error err "[pw]" "needs at least 2 nodes" &&
+	# with a hostfile: two nodes that share no lane
+	printf "h1 rail0=127.0.0.1\nh2 rail1=127.0.0.1\n" >apart.hosts &&
+	fs_expect 2 run --dry-run one.ini --hostfile apart.hosts &&
+	ptp_one_error err "[pw]: a pairwise phase needs at least 2 nodes on one rail and plane, and its 2 share none"
+'
+
+test_expect_success $P 'a phase that cannot run beside one that can: a warning naming it, the rest runs' '
+	printf "[global]\ntimeout = 3\n[pw]\nkind = pairwise\n[p]\nkind = ping\n" >mixed.ini &&
+	fs_expect 0 run mixed.ini -n 1 -o rm &&
+	test $(grep -c "warning: mixed.ini: \[pw\]: a pairwise phase needs at least 2 nodes and this run has 1: it is skipped" err) = 1 &&
+	! grep -q "nothing to run" err &&
+	test $(jsonl_count rm/results.jsonl ".phase == \"p\" and .status == \"ok\"") = 1 &&
+	test $(jsonl_count rm/results.jsonl ".phase == \"pw\"") = 0
+'
+
 test_done
