@@ -3,7 +3,8 @@
  * Launchers: how `fabscope run` starts its agents with what clusters
  * already have.
  *
- *   local     one agent per node on this host, each a child process; a node
+ *   local     one agent per node on this host, each a child process (this
+ *             binary, or --agent-cmd); a node
  *             with netns= runs inside that namespace (ip netns exec).  The
  *             control channel is a socketpair, so namespaces need no route
  *             to the coordinator.
@@ -130,8 +131,9 @@ static int launch_local(struct coord *c)
 
 	for (i = 0; i < c->plan.nnodes; i++) {
 		const struct plan_node *n = &c->plan.nodes[i];
-		const char *argv[16];
-		int sv[2], k = 0;
+		const char *argv[64];
+		char *words = NULL;
+		int sv[2], k = 0, nw;
 		pid_t pid;
 
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
@@ -142,7 +144,12 @@ static int launch_local(struct coord *c)
 			argv[k++] = "exec";
 			argv[k++] = n->netns;
 		}
-		argv[k++] = c->self;
+		/* --agent-cmd: as the other launchers, the command that starts
+		 * the agent (words, e.g. a wrapper or sudo), else this binary */
+		nw = c->agent_cmd ? split_words(c->agent_cmd, argv + k, 48, &words) : 0;
+		k += nw;
+		if (!nw)
+			argv[k++] = c->self;
 		argv[k++] = "agent";
 		argv[k++] = "--fd=3";
 		argv[k++] = "--token-stdin";
@@ -152,6 +159,7 @@ static int launch_local(struct coord *c)
 			argv[k++] = "-v";
 		argv[k] = NULL;
 		pid = spawn(c, argv, sv[1], 0, 0);
+		free(words);
 		close(sv[1]);
 		if (pid < 0) {
 			close(sv[0]);

@@ -263,7 +263,7 @@ int cmd_run(int argc, const char **argv)
 		OPT_STRING(0, "listen", &c.listen, "ADDR[:PORT]", "where agents connect in (slurm, mpi, external; default: every address, a free port)"),
 		OPT_STRING(0, "advertise", &c.advertise_host, "HOST", "the address agents are told to connect to (default: the listen address, else the host name)"),
 		OPT_STRING(0, "ssh", &c.ssh_cmd, "CMD", "ssh command for the ssh launcher (default: ssh -o BatchMode=yes)"),
-		OPT_FILE(0, "agent-cmd", &c.agent_cmd, "PATH", "fabscope on the nodes (default: the path of this one)"),
+		OPT_FILE(0, "agent-cmd", &c.agent_cmd, "PATH", "the fabscope the agents run, local ones too (default: this one)"),
 		OPT_STRING(0, "launcher-args", &c.launcher_args, "ARGS", "more arguments for srun or mpirun, e.g. '--overcommit'"),
 		OPT_SECONDS(0, "agent-timeout", &agent_timeout, "SECONDS", "an agent silent this long is missing (default 10)"),
 		OPT_SECONDS(0, "join-timeout", &join_timeout, "SECONDS", "wait this long for agents to join (default 30)"),

@@ -86,4 +86,29 @@ test_expect_success $P 'a phase that cannot run beside one that can: a warning n
 	test $(jsonl_count rm/results.jsonl ".phase == \"pw\"") = 0
 '
 
+test_expect_success $P 'the local launcher runs --agent-cmd: a wrapper starts the agents' '
+	printf "[global]\nduration = 0.2\ntimeout = 3\n[pw]\nkind = pairwise\n" >pw.ini &&
+	cat >wrap.sh <<-EOF &&
+	#!/bin/sh
+	echo "\$*" >>"$PWD/wrapped"
+	exec "$FABSCOPE" "\$@"
+	EOF
+	chmod +x wrap.sh &&
+	fs_expect 0 run pw.ini -n 2 --agent-cmd "$PWD/wrap.sh" -o rw &&
+	test $(grep -c "^agent .*--name node[01]" wrapped) = 2 &&
+	test $(jsonl_count rw/results.jsonl ".status == \"ok\" and .scope == \"aggregate\"") = 1 &&
+	jq -e ".options.agent_cmd == \"$PWD/wrap.sh\"" rw/run.json >/dev/null &&
+	# the plan'\''s agent-cmd too
+	: >wrapped &&
+	printf "[global]\nagent-cmd = %s\nduration = 0.2\n[pw]\nkind = pairwise\n" "$PWD/wrap.sh" >pwa.ini &&
+	fs_expect 0 run pwa.ini -n 2 -o rwa &&
+	test $(grep -c "^agent .*--name node[01]" wrapped) = 2
+'
+
+test_expect_success $P '--agent-cmd /bin/false with the local launcher: no agent joins, exit 4' '
+	fs_expect 4 run pw.ini -n 2 --agent-cmd /bin/false -o rf &&
+	test_grep "no agent joined, nothing to run: node0 (of 2): its agent ended before joining" err &&
+	test_must_be_empty rf/results.jsonl
+'
+
 test_done
