@@ -107,8 +107,54 @@ test_expect_success $P 'the local launcher runs --agent-cmd: a wrapper starts th
 
 test_expect_success $P '--agent-cmd /bin/false with the local launcher: no agent joins, exit 4' '
 	fs_expect 4 run pw.ini -n 2 --agent-cmd /bin/false -o rf &&
-	test_grep "no agent joined, nothing to run: node0 (of 2): its agent ended before joining" err &&
+	test_grep "no agent joined, nothing to run: node0 (of 2): its agent ended before joining, saying nothing$" err &&
 	test_must_be_empty rf/results.jsonl
+'
+
+test_expect_success $P 'an agent that ended before joining: its last words in the records and the report' '
+	printf "h1 rail0=127.0.0.1\nh2 rail0=127.0.0.1\nh3 rail0=127.0.0.1 netns=fabscope-t1105-nosuch\n" >ns.hosts &&
+	fs_expect 4 run pw.ini --hostfile ns.hosts -o rn &&
+	jsonl_ok rn/results.jsonl &&
+	# (the message is ip'\''s: its words may differ, the namespace is in it)
+	cause=$(jq -r ".nodes[] | select(.name == \"h3\") | .why" rn/run.json) &&
+	case $cause in
+	"did not join: its agent ended before joining: "*fabscope-t1105-nosuch*) ;;
+	*) echo "cause: $cause"; false ;;
+	esac &&
+	test $(jsonl_count rn/results.jsonl ".status != \"ok\" and (.error | contains(\"fabscope-t1105-nosuch\"))") = 2 &&
+	test $(jsonl_count rn/results.jsonl ".status == \"ok\" and .scope == \"aggregate\"") = 1 &&
+	# on the terminal as before, once from the agent (not only in the run'\''s warnings)
+	grep -v "^fabscope run" err | grep -q fabscope-t1105-nosuch &&
+	"$FABSCOPE" report rn -o rep >/dev/null 2>&1 &&
+	grep -q "^- agent \*\*h3\*\* missing: did not join: its agent ended before joining: .*fabscope-t1105-nosuch" rep/report.md
+'
+
+test_expect_success $P 'the last words are bounded and escaped: control bytes, bad UTF-8, a long line' '
+	cat >say.sh <<-EOF &&
+	#!/bin/sh
+	case "\$*" in
+	*"--name h3"*)
+		printf "an earlier line\n" >&2
+		printf "\033[31mred\tx\\\\\\\\y \377\376 %0300d\n\n  \n" 7 >&2
+		exit 1 ;;
+	esac
+	exec "$FABSCOPE" "\$@"
+	EOF
+	chmod +x say.sh &&
+	printf "h1 rail0=127.0.0.1\nh2 rail0=127.0.0.1\nh3 rail0=127.0.0.1\n" >three.hosts &&
+	fs_expect 4 run pw.ini --hostfile three.hosts --agent-cmd "$PWD/say.sh" -o rs &&
+	jsonl_ok rs/results.jsonl &&
+	why=$(jq -r ".nodes[2].why" rs/run.json) &&
+	cat >want <<-\EOF &&
+	did not join: its agent ended before joining: \x1b[31mred\x09x\\y \xff\xfe 0000
+	EOF
+	want=$(cat want) &&
+	test "${why:0:${#want}}" = "$want" &&
+	test "${why: -4}" = "0..." &&
+	test ${#why} -le 260 &&
+	test $(jsonl_count rs/results.jsonl ".status != \"ok\" and (.error | contains(\"\\\\x1b[31mred\"))") = 2 &&
+	# the terminal got the bytes as they were
+	printf "\033[31mred" >esc && grep -q -F -f esc err
 '
 
 test_done
