@@ -252,6 +252,8 @@ static int send_token(const struct coord *c, int fd)
 	struct iovec iov[2] = { { (void *)c->token, n }, { (void *)"\n", 1 } };
 	ssize_t w = writev(fd, iov, 2);
 
+	if (w >= 0 && w != (ssize_t)(n + 1))
+		errno = EIO;	/* (short: not a reason of the peer's) */
 	return w == (ssize_t)(n + 1) ? 0 : -1;
 }
 
@@ -298,7 +300,9 @@ static int launch_local(struct coord *c)
 			close(sv[0]);
 			return fs_err_env("cannot start an agent: %s", strerror((int)-pid));
 		}
-		if (send_token(c, sv[0])) {
+		/* an agent that ended at once (its command failed) is missing,
+		 * with its last words, as one that ends before joining */
+		if (send_token(c, sv[0]) && errno != EPIPE && errno != ECONNRESET) {
 			close(sv[0]);
 			return fs_err_env("cannot hand the token to the agent of %s: %s", n->name, strerror(errno));
 		}
@@ -378,7 +382,7 @@ static int launch_ssh(struct coord *c)
 			close(sv[0]);
 			return fs_err_env("cannot run ssh: %s", strerror((int)-pid));
 		}
-		if (!c->token_file && send_token(c, sv[0])) {
+		if (!c->token_file && send_token(c, sv[0]) && errno != EPIPE && errno != ECONNRESET) {
 			close(sv[0]);
 			return fs_err_env("cannot hand the token to ssh for %s: %s", n->name, strerror(errno));
 		}
