@@ -115,6 +115,9 @@ int coord_check_targets(struct coord *c, int joined);
 int coord_listen(struct coord *c);
 int coord_join(struct coord *c);
 int coord_run_phases(struct coord *c);
+/* How many jobs of the plan have not finished (--resume: none in jobs.done),
+ * on the nodes and endpoints of c->plan as they are. */
+long coord_jobs_left(struct coord *c);
 json_t *coord_nodes_json(struct coord *c);
 int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out);
 /* "rail 1", "rail 1 plane 1": a lane in messages */

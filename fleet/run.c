@@ -210,6 +210,63 @@ static int dry_run(struct coord *c)
 	return 0;
 }
 
+/* --resume: has every job of the run finished already?  Its nodes are the
+ * hostfile's, else those that joined it (run.json's, with the endpoints
+ * they reported); when one of those was missing, what it would run is not
+ * known before it joins, and the answer is no. */
+static int resume_all_done(struct coord *c)
+{
+	json_t *nodes = json_object_get(c->res.run, "nodes"), *n, *e;
+	struct plan_node *saved = c->plan.nodes, *tmp;
+	size_t nn = json_array_size(nodes), i, j;
+	int nsaved = c->plan.nnodes, ok = 1;
+	long left = -1;
+
+	if (c->plan.hostfile)
+		return coord_jobs_left(c) == 0;
+	if (!nn || nn > (1u << 20) || !(tmp = calloc(nn, sizeof(*tmp))))
+		return 0;
+	json_array_foreach(nodes, i, n) {
+		json_t *eps = json_object_get(n, "endpoints");
+		const char *st = json_string_value(json_object_get(n, "status"));
+
+		tmp[i].name = (char *)json_string_value(json_object_get(n, "name"));
+		tmp[i].ep = calloc(json_array_size(eps) + 1, sizeof(*tmp[i].ep));
+		if (!tmp[i].name || !st || strcmp(st, "ok") || !tmp[i].ep) {
+			ok = 0;
+			break;
+		}
+		json_array_foreach(eps, j, e) {
+			json_t *r = json_object_get(e, "rail"), *pl = json_object_get(e, "plane");
+
+			if (!json_is_integer(r) || !json_is_integer(pl) ||
+			    !plan_lane_ok((int)json_integer_value(r), (int)json_integer_value(pl)) ||
+			    json_integer_value(r) != (int)json_integer_value(r) ||
+			    json_integer_value(pl) != (int)json_integer_value(pl)) {
+				ok = 0;
+				break;
+			}
+			tmp[i].ep[j].rail = (int)json_integer_value(r);
+			tmp[i].ep[j].plane = (int)json_integer_value(pl);
+			tmp[i].ep[j].ip = (char *)"-";
+			tmp[i].nep++;
+		}
+		if (!ok)
+			break;
+	}
+	if (ok) {	/* the jobs of the nodes that ran it */
+		c->plan.nodes = tmp;
+		c->plan.nnodes = (int)nn;
+		left = coord_jobs_left(c);
+		c->plan.nodes = saved;
+		c->plan.nnodes = nsaved;
+	}
+	for (i = 0; i < nn; i++)
+		free(tmp[i].ep);
+	free(tmp);
+	return left == 0;
+}
+
 static void make_run_id(char *buf, size_t len)
 {
 	uint8_t r[3];
@@ -432,6 +489,13 @@ int cmd_run(int argc, const char **argv)
 		plan_free(&c.plan);
 		opt_list_release(&labels);
 		return -rc;
+	}
+	/* a finished run: nothing to start agents for */
+	if (resume && resume_all_done(&c)) {
+		fs_info("nothing left to run: every job of %s has finished (%ld records); no agent started",
+			resume, c.res.nrec);
+		rc = 0;
+		goto out_res;
 	}
 	/* the token */
 	c.token_file = token_file;

@@ -157,4 +157,32 @@ test_expect_success $P 'the last words are bounded and escaped: control bytes, b
 	printf "\033[31mred" >esc && grep -q -F -f esc err
 '
 
+test_expect_success $P '--resume of a finished run: one line, nothing launched, exit 0' '
+	: >wrapped &&
+	fs_expect 0 run pw.ini -n 2 --agent-cmd "$PWD/wrap.sh" -o rr &&
+	test $(wc -l <wrapped) = 2 &&
+	cp rr/results.jsonl rr.before && cp rr/run.json run.before &&
+	fs_expect 0 run --resume rr &&
+	test_must_be_empty out &&
+	ptp_one_error err "fabscope run: nothing left to run: every job of rr has finished ($(wc -l <rr/results.jsonl) records); no agent started" &&
+	# (the agent command of run.json would have run again)
+	test $(wc -l <wrapped) = 2 &&
+	test_cmp rr.before rr/results.jsonl && test_cmp run.before rr/run.json &&
+	# with a hostfile, and a job that failed: finished is finished
+	fs_expect 4 run pw.ini --hostfile ns.hosts -o rrh &&
+	fs_expect 0 run --resume rrh &&
+	ptp_one_error err "nothing left to run: every job of rrh has finished ($(wc -l <rrh/results.jsonl) records)"
+'
+
+test_expect_success $P '--resume of a run with jobs left still runs them' '
+	cp -r rr rleft &&
+	# the record of the one job and its line in jobs.done gone: it runs again
+	: >rleft/results.jsonl && : >rleft/jobs.done &&
+	: >wrapped &&
+	fs_expect 0 run --resume rleft &&
+	! grep -q "nothing left" err &&
+	test $(wc -l <wrapped) = 2 &&
+	test $(jsonl_count rleft/results.jsonl ".status == \"ok\" and .scope == \"aggregate\"") = 1
+'
+
 test_done
