@@ -123,7 +123,7 @@ static pid_t spawn(struct coord *c, const char *const *argv, int child_fd, int a
  * writes on ours, as before). */
 static void err_pipe(struct coord *c, int node, int *wfd)
 {
-	int p[2];
+	int p[2], i;
 
 	*wfd = -1;
 	if (!c->aerr) {
@@ -131,7 +131,7 @@ static void err_pipe(struct coord *c, int node, int *wfd)
 		if (!c->aerr)
 			return;
 		c->naerr = c->plan.nnodes;
-		for (int i = 0; i < c->naerr; i++)
+		for (i = 0; i < c->naerr; i++)
 			c->aerr[i].fd = -1;
 	}
 	if (node >= c->naerr || pipe2(p, O_CLOEXEC))
@@ -206,10 +206,13 @@ void launch_err_read(struct coord *c, int node)
 {
 	struct agent_err *a;
 	char buf[4096];
+	int turns;
 
 	if (!c->aerr || node < 0 || node >= c->naerr || (a = &c->aerr[node])->fd < 0)
 		return;
-	for (;;) {
+	/* what a pipe holds (64 KiB), so that one agent that writes without
+	 * end does not hold the coordinator here */
+	for (turns = 0; turns < 16; turns++) {
 		ssize_t n = read(a->fd, buf, sizeof(buf)), i;
 
 		if (n < 0 && errno == EINTR)
