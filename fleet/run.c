@@ -490,11 +490,30 @@ int cmd_run(int argc, const char **argv)
 		opt_list_release(&labels);
 		return -rc;
 	}
-	/* a finished run: nothing to start agents for */
+	/* a finished run: nothing to start agents for; its verdict stands */
 	if (resume && resume_all_done(&c)) {
-		fs_info("nothing left to run: every job of %s has finished (%ld records); no agent started",
-			resume, c.res.nrec);
-		rc = 0;
+		long torn = 0, failed = 0;
+		json_t *all = results_load_all(c.res.dir, &torn, NULL), *r;
+		size_t k;
+
+		wrong_recs = analyze_wrong(all, &wrong_elems);
+		json_array_foreach(all, k, r) {
+			const char *st = json_string_value(json_object_get(r, "status"));
+
+			failed += st && strcmp(st, "ok");
+		}
+		json_decref(all);
+		if (failed)
+			rc = fs_err_peer("nothing left to run: every job of %s has finished (%ld records), %ld of them "
+					 "failed (see %s/results.jsonl); no agent started", resume, c.res.nrec, failed,
+					 resume);
+		else if (wrong_recs)
+			rc = fs_err(FS_EXIT_CHECK, "nothing left to run: every job of %s has finished (%ld records), "
+				    "%.0f wrong element%s in %ld of them: a collective's data check failed; no agent "
+				    "started", resume, c.res.nrec, wrong_elems, wrong_elems == 1 ? "" : "s", wrong_recs);
+		else
+			fs_info("nothing left to run: every job of %s has finished (%ld records); no agent started",
+				resume, c.res.nrec);
 		goto out_res;
 	}
 	/* the token */

@@ -157,7 +157,7 @@ test_expect_success $P 'the last words are bounded and escaped: control bytes, b
 	printf "\033[31mred" >esc && grep -q -F -f esc err
 '
 
-test_expect_success $P '--resume of a finished run: one line, nothing launched, exit 0' '
+test_expect_success $P '--resume of a finished run: one line, nothing launched, exit 0 (or its verdict)' '
 	: >wrapped &&
 	fs_expect 0 run pw.ini -n 2 --agent-cmd "$PWD/wrap.sh" -o rr &&
 	test $(wc -l <wrapped) = 2 &&
@@ -168,10 +168,12 @@ test_expect_success $P '--resume of a finished run: one line, nothing launched, 
 	# (the agent command of run.json would have run again)
 	test $(wc -l <wrapped) = 2 &&
 	test_cmp rr.before rr/results.jsonl && test_cmp run.before rr/run.json &&
-	# with a hostfile, and a job that failed: finished is finished
+	# with a hostfile, and jobs that failed: nothing runs again, the verdict stands (exit 4)
 	fs_expect 4 run pw.ini --hostfile ns.hosts -o rrh &&
-	fs_expect 0 run --resume rrh &&
-	ptp_one_error err "nothing left to run: every job of rrh has finished ($(wc -l <rrh/results.jsonl) records)"
+	cp rrh/run.json run.before &&
+	fs_expect 4 run --resume rrh &&
+	ptp_one_error err "nothing left to run: every job of rrh has finished ($(wc -l <rrh/results.jsonl) records), 2 of them failed (see rrh/results.jsonl); no agent started" &&
+	test_cmp run.before rrh/run.json
 '
 
 test_expect_success $P '--resume of a run with jobs left still runs them' '
