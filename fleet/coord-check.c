@@ -61,6 +61,58 @@ static const char *value_where(const char *key, const char *val, void *ctx)
 	return NULL;
 }
 
+/* Phases that need two nodes and cannot have them (on one node; with a
+ * hostfile, on no lane): each is said and skipped; when no phase is left
+ * there is nothing to run, a usage error (not a run of nothing, exit 0). */
+static int check_runnable(struct coord *c)
+{
+	struct plan_lane lanes[PLAN_MAX_LANES];
+	int pi, li, nl, n, best, runs = 0, first = -1;
+	int *idx = malloc((size_t)(c->plan.nnodes ? c->plan.nnodes : 1) * sizeof(int));
+	char why[160];
+
+	for (pi = 0; pi < c->plan.nphases; pi++) {
+		struct plan_phase *ph = &c->plan.phases[pi];
+
+		if (ph->kind == PLAN_PING || ph->skip) {
+			runs += !ph->skip;
+			continue;
+		}
+		if (c->plan.hostfile) {	/* the nodes and their lanes are known */
+			nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES);
+			for (li = 0, best = 0; li < nl; li++)
+				if ((n = coord_lane_nodes(c, lanes[li], idx)) > best)
+					best = n;
+		} else {
+			best = c->expected;
+		}
+		if (best >= 2) {
+			runs++;
+			continue;
+		}
+		if (first < 0)
+			first = pi;
+		ph->skip = 1;
+	}
+	free(idx);
+	for (pi = first; pi >= 0 && pi < c->plan.nphases; pi++) {
+		const struct plan_phase *ph = &c->plan.phases[pi];
+
+		if (!ph->skip || ph->kind == PLAN_PING)
+			continue;
+		if (c->plan.hostfile && c->expected >= 2)
+			snprintf(why, sizeof(why), "on one rail and plane, and its %d share none", c->expected);
+		else
+			snprintf(why, sizeof(why), "and this run has %d", c->expected);
+		if (!runs)	/* the first such phase: nothing else would have run */
+			return fs_err_usage("%s: [%s]: a %s phase needs at least 2 nodes %s: nothing to run",
+					    c->plan.path, ph->name, plan_kind_name(ph->kind), why);
+		fs_warn("%s: [%s]: a %s phase needs at least 2 nodes %s: it is skipped", c->plan.path,
+			ph->name, plan_kind_name(ph->kind), why);
+	}
+	return 0;
+}
+
 int coord_check_phases(struct coord *c)
 {
 	int pi, t, i;
@@ -82,6 +134,8 @@ int coord_check_phases(struct coord *c)
 					ph->name, ph->rails[r]);
 		}
 	}
+	if ((i = check_runnable(c)))
+		return i;
 	ptp_check_only = 1;
 	for (pi = 0; pi < c->plan.nphases; pi++) {
 		struct plan_phase *ph = &c->plan.phases[pi];

@@ -61,16 +61,15 @@ int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out)
 	return n;
 }
 
-static int run_round(struct coord *c, struct plan_phase *ph, const char *test, int r)
+/* The jobs of round r of test in c->jobs, those done already (--resume)
+ * left out; quiet: no word of lanes that have too few nodes. */
+static void round_jobs(struct coord *c, struct plan_phase *ph, const char *test, int r, int quiet)
 {
 	struct plan_lane lanes[PLAN_MAX_LANES];
 	int nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES), li, i;
-	int *idx = malloc((size_t)c->plan.nnodes * sizeof(int));
+	int *idx = malloc((size_t)(c->plan.nnodes ? c->plan.nnodes : 1) * sizeof(int));
 	struct plan_pair *pairs = malloc((size_t)(2 * c->plan.nnodes + 2) * sizeof(*pairs));
 
-	coord_jobs_clear(c);	/* (ids of this round start past the last round's) */
-	c->id_stride = 2;
-	c->jobs_done = 0;
 	if (ph->kind == PLAN_PING)
 		nl = 1;
 	for (li = 0; li < nl; li++) {
@@ -84,8 +83,9 @@ static int run_round(struct coord *c, struct plan_phase *ph, const char *test, i
 				char lane[32];
 
 				coord_lane_name(lanes[li], lane, sizeof(lane));
-				fs_info("%s: %s has %s: no %s on it", ph->name, lane,
-					n ? "one node only" : "no node", test);
+				if (!quiet)
+					fs_info("%s: %s has %s: no %s on it", ph->name, lane,
+						n ? "one node only" : "no node", test);
 				continue;
 			}
 			c->jobs = realloc(c->jobs, (size_t)(c->njobs + 1) * sizeof(*c->jobs));
@@ -155,6 +155,14 @@ static int run_round(struct coord *c, struct plan_phase *ph, const char *test, i
 	}
 	free(idx);
 	free(pairs);
+}
+
+static int run_round(struct coord *c, struct plan_phase *ph, const char *test, int r)
+{
+	coord_jobs_clear(c);	/* (ids of this round start past the last round's) */
+	c->id_stride = 2;
+	c->jobs_done = 0;
+	round_jobs(c, ph, test, r, 0);
 	if (!c->njobs)
 		return 0;
 	coord_progress(c, 0);
@@ -214,6 +222,42 @@ int coord_run_jobs(struct coord *c, int parallel)
 	return rc;
 }
 
+/* The rounds of a phase: the most of any lane's (ping: one) */
+static int phase_rounds(struct coord *c, const struct plan_phase *ph)
+{
+	struct plan_lane lanes[PLAN_MAX_LANES];
+	int nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES), li, maxr = 0;
+	int *idx = malloc((size_t)(c->plan.nnodes ? c->plan.nnodes : 1) * sizeof(int));
+
+	for (li = 0; li < nl; li++) {
+		int rr = plan_rounds(ph, coord_lane_nodes(c, lanes[li], idx));
+
+		if (rr > maxr)
+			maxr = rr;
+	}
+	free(idx);
+	return ph->kind == PLAN_PING ? 1 : maxr;
+}
+
+long coord_jobs_left(struct coord *c)
+{
+	long left = 0;
+	int pi, t, r;
+
+	for (pi = 0; pi < c->plan.nphases; pi++) {
+		struct plan_phase *ph = &c->plan.phases[pi];
+		int maxr = ph->skip ? 0 : phase_rounds(c, ph);
+
+		for (t = 0; t < ph->ntests; t++)
+			for (r = 0; r < maxr; r++) {	/* as run_round makes them */
+				round_jobs(c, ph, ph->tests[t], r, 1);
+				left += c->njobs;
+				coord_jobs_clear(c);
+			}
+	}
+	return left;
+}
+
 int coord_run_phases(struct coord *c)
 {
 	int pi, rc = 0;
@@ -229,25 +273,13 @@ int coord_run_phases(struct coord *c)
 	c->est_left_s = est[0];
 	for (pi = 0; pi < c->plan.nphases && !rc; pi++) {
 		struct plan_phase *ph = &c->plan.phases[pi];
-		struct plan_lane lanes[PLAN_MAX_LANES];
-		int nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES), t, r, li, maxr = 0;
-		int *idx = malloc((size_t)c->plan.nnodes * sizeof(int));
+		int t, r, maxr;
 		uint64_t t0 = clock_ns();
 		json_t *pj;
 
-		if (ph->skip) {	/* (said when the agents had joined) */
-			free(idx);
+		if (ph->skip)	/* (said when the agents had joined) */
 			continue;
-		}
-		for (li = 0; li < nl; li++) {
-			int rr = plan_rounds(ph, coord_lane_nodes(c, lanes[li], idx));
-
-			if (rr > maxr)
-				maxr = rr;
-		}
-		free(idx);
-		if (ph->kind == PLAN_PING)
-			maxr = 1;
+		maxr = phase_rounds(c, ph);
 		c->phase_i = pi;
 		c->phase_name = ph->name;
 		c->nrounds = maxr * ph->ntests;

@@ -317,8 +317,8 @@ int coord_poll(struct coord *c, int timeout_ms)
 	uint64_t now;
 
 	compact_conns(c);
-	pfd = malloc((size_t)(c->nconns + 1) * sizeof(*pfd));
-	which = malloc((size_t)(c->nconns + 1) * sizeof(*which));
+	pfd = malloc((size_t)(c->nconns + c->naerr + 1) * sizeof(*pfd));
+	which = malloc((size_t)(c->nconns + c->naerr + 1) * sizeof(*which));
 	if (!pfd || !which) {
 		free(pfd);
 		free(which);
@@ -330,6 +330,12 @@ int coord_poll(struct coord *c, int timeout_ms)
 		pfd[n].events = POLLIN;
 		which[n++] = -1;
 	}
+	for (i = 0; i < c->naerr; i++)	/* the agents' standard error (local, ssh) */
+		if (c->aerr[i].fd >= 0) {
+			pfd[n].fd = c->aerr[i].fd;
+			pfd[n].events = POLLIN;
+			which[n++] = -2 - i;
+		}
 	for (i = 0; i < c->nconns; i++)
 		if (!c->conns[i].gone) {
 			pfd[n].fd = c->conns[i].fd;
@@ -342,6 +348,10 @@ int coord_poll(struct coord *c, int timeout_ms)
 
 		if (!pfd[i].revents)
 			continue;
+		if (ci <= -2) {
+			launch_err_read(c, -2 - ci);
+			continue;
+		}
 		if (ci < 0) {
 			accept_new(c);
 			continue;
@@ -370,9 +380,16 @@ int coord_poll(struct coord *c, int timeout_ms)
 					wire_rd_free(&c->conns[ci].rd);
 					if (c->conns[ci].want_node >= 0) {
 						int node = c->conns[ci].want_node;
+						const char *last = launch_err_last(c, node);
+						char w[LAUNCH_ERR_LAST + 64];
 
+						/* what it said last is the cause: kept in the records */
+						if (last)
+							snprintf(w, sizeof(w), "its agent ended before joining: %s", last);
+						else
+							snprintf(w, sizeof(w), "its agent ended before joining, saying nothing");
 						free(c->node_why[node]);
-						c->node_why[node] = strdup("its agent ended before joining (see its message above)");
+						c->node_why[node] = strdup(w);
 					}
 				}
 				break;

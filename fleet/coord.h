@@ -26,6 +26,20 @@ struct conn {
 
 struct cjob;
 
+/* The standard error of an agent the local or ssh launcher started: a pipe
+ * the coordinator reads, passing every line on to its own standard error
+ * and keeping the last one, so that the cause of an agent that ended
+ * before joining (a namespace that is not there, ssh refused) goes into
+ * the records, not only onto the terminal. */
+#define LAUNCH_ERR_LAST 200	/* the last line kept: at most this many bytes, escaped */
+struct agent_err {
+	int fd;			/* the pipe's read end, -1 once closed */
+	int long_line;		/* the line going on is longer than part: passed on in pieces */
+	size_t len;
+	char part[1024];	/* the line being read */
+	char last[LAUNCH_ERR_LAST + 8];	/* the last line that was not blank, escaped ("" none) */
+};
+
 struct coord {
 	struct plan plan;
 	struct results res;
@@ -44,6 +58,8 @@ struct coord {
 	int expected;		/* agents the launcher starts */
 	pid_t pids[4096];	/* launcher processes */
 	int npids;
+	struct agent_err *aerr;	/* local and ssh: by node, else NULL */
+	int naerr;
 	char self[4096];	/* this binary */
 	const char *agent_cmd, *ssh_cmd, *launcher_args, *listen, *advertise_host;
 	double agent_timeout, join_timeout;
@@ -72,6 +88,12 @@ void launch_reap(struct coord *c, int force);
 /* Have all the launcher processes exited (reaped here)?  *status: the first
  * non-zero exit status seen (128 + signal), left as it was when none. */
 int launch_exited(struct coord *c, int *status);
+/* Read what the agent of node wrote on its standard error (aerr): pass
+ * its lines on, keep the last. */
+void launch_err_read(struct coord *c, int node);
+/* The last line the agent of node wrote on its standard error, once what
+ * is there is read (escaped, bounded), or NULL. */
+const char *launch_err_last(struct coord *c, int node);
 /* The program a launcher runs ("srun", "mpirun", "ssh"), for messages. */
 const char *launch_program(const struct coord *c);
 /* Is NAME a launcher? */
@@ -98,6 +120,9 @@ int coord_run_phases(struct coord *c);
  * did goes into info (run.json's retest: max, retested, skipped {JOB: WHY}).
  * 0 or -exit code (interrupted, a write failed). */
 int coord_retest(struct coord *c, int max, json_t *info);
+/* How many jobs of the plan have not finished (--resume: none in jobs.done),
+ * on the nodes and endpoints of c->plan as they are. */
+long coord_jobs_left(struct coord *c);
 json_t *coord_nodes_json(struct coord *c);
 int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out);
 /* "rail 1", "rail 1 plane 1": a lane in messages */

@@ -3,7 +3,8 @@
  * Launchers: how `fabscope run` starts its agents with what clusters
  * already have.
  *
- *   local     one agent per node on this host, each a child process; a node
+ *   local     one agent per node on this host, each a child process (this
+ *             binary, or --agent-cmd); a node
  *             with netns= runs inside that namespace (ip netns exec).  The
  *             control channel is a socketpair, so namespaces need no route
  *             to the coordinator.
@@ -70,7 +71,8 @@ static int split_words(const char *s, const char **argv, int max, char **buf)
  * token goes in the environment only for launchers whose agents cannot be
  * handed it otherwise (srun, mpirun forward FABSCOPE_TOKEN); local and ssh
  * agents read it from their control channel (--token-stdin, send_token). */
-static pid_t spawn(struct coord *c, const char *const *argv, int child_fd, int as_stdio, int env_token)
+static pid_t spawn(struct coord *c, const char *const *argv, int child_fd, int as_stdio, int env_token,
+		   int err_fd)
 {
 	pid_t pid;
 
@@ -79,6 +81,8 @@ static pid_t spawn(struct coord *c, const char *const *argv, int child_fd, int a
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
+		if (err_fd >= 0)
+			dup2(err_fd, 2);
 		if (as_stdio) {
 			dup2(child_fd, 0);
 			dup2(child_fd, 1);
@@ -112,6 +116,136 @@ static pid_t spawn(struct coord *c, const char *const *argv, int child_fd, int a
 	return pid;
 }
 
+/* ---- the agents' standard error ---- */
+
+/* A pipe for the standard error of the agent of node: its write end in
+ * *wfd (the child's), or -1 when none could be made (the agent then
+ * writes on ours, as before). */
+static void err_pipe(struct coord *c, int node, int *wfd)
+{
+	int p[2], i;
+
+	*wfd = -1;
+	if (!c->aerr) {
+		c->aerr = calloc((size_t)c->plan.nnodes, sizeof(*c->aerr));
+		if (!c->aerr)
+			return;
+		c->naerr = c->plan.nnodes;
+		for (i = 0; i < c->naerr; i++)
+			c->aerr[i].fd = -1;
+	}
+	if (node >= c->naerr || pipe2(p, O_CLOEXEC))
+		return;
+	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	c->aerr[node].fd = p[0];
+	*wfd = p[1];
+}
+
+static void write_all(int fd, const char *b, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;	/* (our standard error is gone: nothing to tell) */
+		b += w;
+		n -= (size_t)w;
+	}
+}
+
+/* s[0..n) as one line of text for a record: printable ASCII as is, a
+ * backslash doubled, any other byte as \xNN; at most LAUNCH_ERR_LAST
+ * bytes, "..." when cut. */
+static void err_escape(const char *s, size_t n, char *out)
+{
+	size_t i, o = 0;
+
+	while (n && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		char e[8];
+		int el;
+
+		if (ch == '\\')
+			el = snprintf(e, sizeof(e), "\\\\");
+		else if (ch >= 0x20 && ch < 0x7f)
+			el = snprintf(e, sizeof(e), "%c", ch);
+		else
+			el = snprintf(e, sizeof(e), "\\x%02x", ch);
+		if (o + (size_t)el > LAUNCH_ERR_LAST - 3) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		memcpy(out + o, e, (size_t)el);
+		o += (size_t)el;
+	}
+	out[o] = 0;
+}
+
+/* A line (or the piece of one that filled the buffer) is complete */
+static void err_line(struct agent_err *a, int nl)
+{
+	size_t i;
+
+	write_all(2, a->part, a->len);
+	if (nl)
+		write_all(2, "\n", 1);
+	for (i = 0; i < a->len && (a->part[i] == ' ' || a->part[i] == '\t' || a->part[i] == '\r'); i++)
+		;
+	if (i < a->len && !a->long_line)	/* a blank line keeps the last one */
+		err_escape(a->part, a->len, a->last);
+	a->long_line = !nl;
+	a->len = 0;
+}
+
+void launch_err_read(struct coord *c, int node)
+{
+	struct agent_err *a;
+	char buf[4096];
+	int turns;
+
+	if (!c->aerr || node < 0 || node >= c->naerr || (a = &c->aerr[node])->fd < 0)
+		return;
+	/* what a pipe holds (64 KiB), so that one agent that writes without
+	 * end does not hold the coordinator here */
+	for (turns = 0; turns < 16; turns++) {
+		ssize_t n = read(a->fd, buf, sizeof(buf)), i;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {	/* every writer is gone: the last piece is a line */
+			if (a->len)
+				err_line(a, 1);
+			close(a->fd);
+			a->fd = -1;
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				err_line(a, 1);
+				continue;
+			}
+			if (a->len == sizeof(a->part))
+				err_line(a, 0);
+			a->part[a->len++] = buf[i];
+		}
+	}
+}
+
+const char *launch_err_last(struct coord *c, int node)
+{
+	if (!c->aerr || node < 0 || node >= c->naerr)
+		return NULL;
+	launch_err_read(c, node);
+	return c->aerr[node].last[0] ? c->aerr[node].last : NULL;
+}
+
 /* The token as the first line of a new control channel, for an agent started
  * with --token-stdin: never in an argument vector or environment that ps shows.
  * The socket pair is new and empty, so the write does not block. */
@@ -121,6 +255,8 @@ static int send_token(const struct coord *c, int fd)
 	struct iovec iov[2] = { { (void *)c->token, n }, { (void *)"\n", 1 } };
 	ssize_t w = writev(fd, iov, 2);
 
+	if (w >= 0 && w != (ssize_t)(n + 1))
+		errno = EIO;	/* (short: not a reason of the peer's) */
 	return w == (ssize_t)(n + 1) ? 0 : -1;
 }
 
@@ -130,8 +266,9 @@ static int launch_local(struct coord *c)
 
 	for (i = 0; i < c->plan.nnodes; i++) {
 		const struct plan_node *n = &c->plan.nodes[i];
-		const char *argv[16];
-		int sv[2], k = 0;
+		const char *argv[64];
+		char *words = NULL;
+		int sv[2], k = 0, nw, efd;
 		pid_t pid;
 
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
@@ -142,7 +279,12 @@ static int launch_local(struct coord *c)
 			argv[k++] = "exec";
 			argv[k++] = n->netns;
 		}
-		argv[k++] = c->self;
+		/* --agent-cmd: as the other launchers, the command that starts
+		 * the agent (words, e.g. a wrapper or sudo), else this binary */
+		nw = c->agent_cmd ? split_words(c->agent_cmd, argv + k, 48, &words) : 0;
+		k += nw;
+		if (!nw)
+			argv[k++] = c->self;
 		argv[k++] = "agent";
 		argv[k++] = "--fd=3";
 		argv[k++] = "--token-stdin";
@@ -151,13 +293,19 @@ static int launch_local(struct coord *c)
 		if (c->verbose)
 			argv[k++] = "-v";
 		argv[k] = NULL;
-		pid = spawn(c, argv, sv[1], 0, 0);
+		err_pipe(c, i, &efd);
+		pid = spawn(c, argv, sv[1], 0, 0, efd);
+		free(words);
 		close(sv[1]);
+		if (efd >= 0)
+			close(efd);
 		if (pid < 0) {
 			close(sv[0]);
 			return fs_err_env("cannot start an agent: %s", strerror((int)-pid));
 		}
-		if (send_token(c, sv[0])) {
+		/* an agent that ended at once (its command failed) is missing,
+		 * with its last words, as one that ends before joining */
+		if (send_token(c, sv[0]) && errno != EPIPE && errno != ECONNRESET) {
 			close(sv[0]);
 			return fs_err_env("cannot hand the token to the agent of %s: %s", n->name, strerror(errno));
 		}
@@ -209,7 +357,7 @@ static int launch_ssh(struct coord *c)
 		const struct plan_node *n = &c->plan.nodes[i];
 		const char *argv[64], *dest = n->ssh ? n->ssh : n->name;
 		char remote[8192], *words;
-		int sv[2], k;
+		int sv[2], k, efd;
 		pid_t pid;
 
 		/* checked when the hostfile was read; again here, since an ssh
@@ -227,14 +375,17 @@ static int launch_ssh(struct coord *c)
 			free(words);
 			return fs_err_env("socketpair: %s", strerror(errno));
 		}
-		pid = spawn(c, argv, sv[1], 1, 0);
+		err_pipe(c, i, &efd);
+		pid = spawn(c, argv, sv[1], 1, 0, efd);
 		free(words);
 		close(sv[1]);
+		if (efd >= 0)
+			close(efd);
 		if (pid < 0) {
 			close(sv[0]);
 			return fs_err_env("cannot run ssh: %s", strerror((int)-pid));
 		}
-		if (!c->token_file && send_token(c, sv[0])) {
+		if (!c->token_file && send_token(c, sv[0]) && errno != EPIPE && errno != ECONNRESET) {
 			close(sv[0]);
 			return fs_err_env("cannot hand the token to ssh for %s: %s", n->name, strerror(errno));
 		}
@@ -277,7 +428,7 @@ static int launch_connecting(struct coord *c)
 	if (c->verbose)
 		argv[k++] = "-v";
 	argv[k] = NULL;
-	pid = spawn(c, argv, -1, 0, 1);
+	pid = spawn(c, argv, -1, 0, 1, -1);
 	free(words);
 	if (pid < 0)
 		return fs_err_env("cannot run %s: %s", argv[0], strerror((int)-pid));
@@ -326,6 +477,8 @@ void launch_reap(struct coord *c, int force)
 	int i, left;
 
 	do {
+		for (i = 0; i < c->naerr; i++)	/* their last words, and no agent blocked writing them */
+			launch_err_read(c, i);
 		left = 0;
 		for (i = 0; i < c->npids; i++) {
 			int st;
@@ -374,4 +527,15 @@ void launch_reap(struct coord *c, int force)
 			}
 	}
 	c->npids = 0;
+	for (i = 0; i < c->naerr; i++) {	/* what is left, and the pipes */
+		launch_err_read(c, i);
+		if (c->aerr[i].fd >= 0) {	/* (a process of the agent's still has it) */
+			if (c->aerr[i].len)
+				err_line(&c->aerr[i], 1);
+			close(c->aerr[i].fd);
+		}
+	}
+	free(c->aerr);
+	c->aerr = NULL;
+	c->naerr = 0;
 }

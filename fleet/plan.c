@@ -157,6 +157,76 @@ static int parse_rails(const char *v, int *rails, int *n)
 static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *ph,
 			   const struct plan_kv *eng, int neng, struct plan_kv *own, int nown);
 
+/* Engine keys that exclude each other, as bw's and lat's -n and -D, -a
+ * and -s do: a count or a duration; a sweep of every size or one size
+ * (all only when it is true). */
+static const struct {
+	const char *a, *b, *what;
+} exclusive[] = {
+	{ "iters", "duration", "give a count (iters) or a duration, not both" },
+	{ "all", "size", "sweep every size (all) or give one (size), not both" },
+};
+
+/* Does key = val set what an exclusive pair's key x means? (all = false
+ * sweeps nothing, so it excludes nothing) */
+static int excl_sets(const char *key, const char *val, const char *x)
+{
+	return !strcmp(key, x) && (strcmp(key, "all") || plan_bool(val) == 1);
+}
+
+/* The partner of key = val that it excludes, or NULL */
+static const char *excl_partner(const char *key, const char *val, int *k)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(exclusive) / sizeof(exclusive[0]); i++) {
+		*k = (int)i;
+		if (excl_sets(key, val, exclusive[i].a))
+			return exclusive[i].b;
+		if (excl_sets(key, val, exclusive[i].b))
+			return exclusive[i].a;
+	}
+	return NULL;
+}
+
+/* Two keys of one section that exclude each other: an error at the line of
+ * the later one, naming both (the plan's keys, not the engines' flags). */
+static int excl_check(const char *path, const char *section, const struct plan_kv *kv, int n)
+{
+	int i, j, k;
+
+	for (i = 0; i < n; i++) {
+		const char *other = excl_partner(kv[i].key, kv[i].val, &k);
+
+		for (j = 0; other && j < i; j++)
+			if (excl_sets(kv[j].key, kv[j].val, other))
+				return perr(path, kv[i].line, "%s and %s (line %d) of [%s] exclude each other: %s",
+					    kv[i].key, kv[j].key, kv[j].line, section, exclusive[k].what);
+	}
+	return 0;
+}
+
+/* The phase's own key = val wins over what it excludes of [global]'s
+ * defaults, already in ph->kv: those are dropped. */
+static void excl_drop_inherited(struct plan_phase *ph, const char *key, const char *val)
+{
+	const char *other;
+	int i, j, k;
+
+	/* a size drops an inherited all = true; all = true an inherited size */
+	if (!(other = excl_partner(key, !strcmp(key, "all") ? val : "1", &k)))
+		return;
+	for (i = j = 0; i < ph->nkv; i++) {
+		if (!strcmp(ph->kv[i].key, other)) {
+			free(ph->kv[i].key);
+			free(ph->kv[i].val);
+			continue;
+		}
+		ph->kv[j++] = ph->kv[i];
+	}
+	ph->nkv = j;
+}
+
 /* The values of a collective phase's options, checked as the collectives'
  * parser checks them (their ranges), so that a bad one is a usage error
  * naming the line before anything starts ([global]'s values too: they are
@@ -287,6 +357,8 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 	const char *kind = NULL, *test = "bw", *v;
 	int i, nk = 0, test_line = 0;
 
+	if ((i = excl_check(path, ph->name, own, nown)))
+		return i;
 	for (i = 0; i < neng; i++)
 		kv_add(&ph->kv, &ph->nkv, eng[i].key, eng[i].val, eng[i].line);
 	ph->count = 4;
@@ -300,6 +372,7 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 
 			if (rc)
 				return rc;
+			excl_drop_inherited(ph, k, val);
 			kv_add(&ph->kv, &ph->nkv, k, val, line);
 		} else if (!strcmp(k, "kind"))
 			kind = val;
@@ -531,6 +604,8 @@ int plan_parse(struct plan *p, const char *path, const char *text)
 			}
 		}
 	}
+	if (!rc)
+		rc = excl_check(path, "global", eng, neng);
 	for (i = 0; !rc && i < p->nphases; i++)
 		rc = finish_phase(path, p, &p->phases[i], eng, neng);
 	if (!rc && !p->nphases)

@@ -194,16 +194,96 @@ static int dry_run(struct coord *c)
 		}
 		free(prev);
 		est += ph->est_s * ph->ntests * rounds;
-		printf("[%d] %s: %s %s, %d round%s on %d lane%s, %lld jobs per test (%lld pairs generated in %.3f s)\n",
-		       pi + 1, ph->name, plan_kind_name(ph->kind), ph->ntests == 2 ? "bw,lat" : ph->tests[0],
-		       rounds, rounds == 1 ? "" : "s", nlp, nlp == 1 ? "" : "s", jobs, pairs_checked,
-		       (clock_ns() - pt0) / 1e9);
+		/* the run runs the rounds of each test in turn (bw's, then
+		 * lat's): its "round i/N" counts them all, and so does this */
+		{
+			char per[64] = "";
+
+			if (ph->ntests > 1 && rounds)
+				snprintf(per, sizeof(per), " (%d of each test, %s then %s)", rounds, ph->tests[0],
+					 ph->tests[1]);
+			printf("[%d] %s: %s %s, %d round%s%s on %d lane%s, %lld jobs per test (%lld pairs generated in %.3f s)\n",
+			       pi + 1, ph->name, plan_kind_name(ph->kind), ph->ntests == 2 ? "bw,lat" : ph->tests[0],
+			       rounds * ph->ntests, rounds * ph->ntests == 1 ? "" : "s", per, nlp, nlp == 1 ? "" : "s",
+			       jobs, pairs_checked, (clock_ns() - pt0) / 1e9);
+		}
 	}
 	printf("estimated time: %.0f s; schedule generated in %.3f s\n", est, (clock_ns() - t0) / 1e9);
 	free(idx);
 	free(seen);
 	free(pairs);
 	return 0;
+}
+
+/* --resume: did the run stop before its re-test of the suspects, which this
+ * one (not --no-retest: off) is to do?  A run.json without the step's
+ * "retest" is one that never reached it. */
+static int retest_due(struct coord *c, int off)
+{
+	json_t *rt = json_object_get(c->res.run, "retest");
+	const char *why = json_string_value(json_object_get(rt, "off"));
+
+	if (off)
+		return 0;
+	return !json_is_object(rt) || (why && (!strcmp(why, "the run was interrupted") ||
+					       !strcmp(why, "the run stopped")));
+}
+
+/* --resume: has every job of the run finished already?  Its nodes are the
+ * hostfile's, else those that joined it (run.json's, with the endpoints
+ * they reported); when one of those was missing, what it would run is not
+ * known before it joins, and the answer is no. */
+static int resume_all_done(struct coord *c)
+{
+	json_t *nodes = json_object_get(c->res.run, "nodes"), *n, *e;
+	struct plan_node *saved = c->plan.nodes, *tmp;
+	size_t nn = json_array_size(nodes), i, j;
+	int nsaved = c->plan.nnodes, ok = 1;
+	long left = -1;
+
+	if (c->plan.hostfile)
+		return coord_jobs_left(c) == 0;
+	if (!nn || nn > (1u << 20) || !(tmp = calloc(nn, sizeof(*tmp))))
+		return 0;
+	json_array_foreach(nodes, i, n) {
+		json_t *eps = json_object_get(n, "endpoints");
+		const char *st = json_string_value(json_object_get(n, "status"));
+
+		tmp[i].name = (char *)json_string_value(json_object_get(n, "name"));
+		tmp[i].ep = calloc(json_array_size(eps) + 1, sizeof(*tmp[i].ep));
+		if (!tmp[i].name || !st || strcmp(st, "ok") || !tmp[i].ep) {
+			ok = 0;
+			break;
+		}
+		json_array_foreach(eps, j, e) {
+			json_t *r = json_object_get(e, "rail"), *pl = json_object_get(e, "plane");
+
+			if (!json_is_integer(r) || !json_is_integer(pl) ||
+			    !plan_lane_ok((int)json_integer_value(r), (int)json_integer_value(pl)) ||
+			    json_integer_value(r) != (int)json_integer_value(r) ||
+			    json_integer_value(pl) != (int)json_integer_value(pl)) {
+				ok = 0;
+				break;
+			}
+			tmp[i].ep[j].rail = (int)json_integer_value(r);
+			tmp[i].ep[j].plane = (int)json_integer_value(pl);
+			tmp[i].ep[j].ip = (char *)"-";
+			tmp[i].nep++;
+		}
+		if (!ok)
+			break;
+	}
+	if (ok) {	/* the jobs of the nodes that ran it */
+		c->plan.nodes = tmp;
+		c->plan.nnodes = (int)nn;
+		left = coord_jobs_left(c);
+		c->plan.nodes = saved;
+		c->plan.nnodes = nsaved;
+	}
+	for (i = 0; i < nn; i++)
+		free(tmp[i].ep);
+	free(tmp);
+	return left == 0;
 }
 
 static void make_run_id(char *buf, size_t len)
@@ -263,7 +343,7 @@ int cmd_run(int argc, const char **argv)
 		OPT_STRING(0, "listen", &c.listen, "ADDR[:PORT]", "where agents connect in (slurm, mpi, external; default: every address, a free port)"),
 		OPT_STRING(0, "advertise", &c.advertise_host, "HOST", "the address agents are told to connect to (default: the listen address, else the host name)"),
 		OPT_STRING(0, "ssh", &c.ssh_cmd, "CMD", "ssh command for the ssh launcher (default: ssh -o BatchMode=yes)"),
-		OPT_FILE(0, "agent-cmd", &c.agent_cmd, "PATH", "fabscope on the nodes (default: the path of this one)"),
+		OPT_FILE(0, "agent-cmd", &c.agent_cmd, "PATH", "the fabscope the agents run, local ones too (default: this one)"),
 		OPT_STRING(0, "launcher-args", &c.launcher_args, "ARGS", "more arguments for srun or mpirun, e.g. '--overcommit'"),
 		OPT_SECONDS(0, "agent-timeout", &agent_timeout, "SECONDS", "an agent silent this long is missing (default 10)"),
 		OPT_SECONDS(0, "join-timeout", &join_timeout, "SECONDS", "wait this long for agents to join (default 30)"),
@@ -432,6 +512,33 @@ int cmd_run(int argc, const char **argv)
 		plan_free(&c.plan);
 		opt_list_release(&labels);
 		return -rc;
+	}
+	/* a finished run: nothing to start agents for; its verdict stands
+	 * (unless its re-test of the suspects is still to come) */
+	if (resume && !retest_due(&c, no_retest || !retest_max) && resume_all_done(&c)) {
+		long torn = 0, failed = 0;
+		json_t *all = results_load_all(c.res.dir, &torn, NULL), *r;
+		size_t k;
+
+		wrong_recs = analyze_wrong(all, &wrong_elems);
+		json_array_foreach(all, k, r) {
+			const char *st = json_string_value(json_object_get(r, "status"));
+
+			failed += st && strcmp(st, "ok");
+		}
+		json_decref(all);
+		if (failed)
+			rc = fs_err_peer("nothing left to run: every job of %s has finished (%ld records), %ld of them "
+					 "failed (see %s/results.jsonl); no agent started", resume, c.res.nrec, failed,
+					 resume);
+		else if (wrong_recs)
+			rc = fs_err(FS_EXIT_CHECK, "nothing left to run: every job of %s has finished (%ld records), "
+				    "%.0f wrong element%s in %ld of them: a collective's data check failed; no agent "
+				    "started", resume, c.res.nrec, wrong_elems, wrong_elems == 1 ? "" : "s", wrong_recs);
+		else
+			fs_info("nothing left to run: every job of %s has finished (%ld records); no agent started",
+				resume, c.res.nrec);
+		goto out_res;
 	}
 	/* the token */
 	c.token_file = token_file;

@@ -126,10 +126,10 @@ test_expect_success $P,SETPRIV 'a plan or hostfile that cannot be read: one line
 
 test_expect_success $P '--dry-run prints the schedule of every phase' '
 	fs_expect 0 run --dry-run plan.ini -n 6 &&
-	grep -q "^\[1\] pw: pairwise bw,lat, 5 rounds on 1 lane, 15 jobs per test" out &&
+	grep -q "^\[1\] pw: pairwise bw,lat, 10 rounds (5 of each test, bw then lat) on 1 lane, 15 jobs per test" out &&
 	grep -q "^\[2\] ring: ring bw, 1 round on 1 lane, 6 jobs" out &&
 	fs_expect 0 run --dry-run plan.ini -n 7 &&
-	grep -q "^\[1\] pw: pairwise bw,lat, 7 rounds on 1 lane, 21 jobs per test" out
+	grep -q "^\[1\] pw: pairwise bw,lat, 14 rounds (7 of each test, bw then lat) on 1 lane, 21 jobs per test" out
 '
 
 test_expect_success $P '--dry-run refuses what the run would: bad values, labels, targets' '
@@ -148,9 +148,11 @@ test_expect_success $P '--dry-run refuses what the run would: bad values, labels
 	# off is false: no sweep to clash with the size
 	printf "[global]\nall = off\n[a]\nkind = pairwise\nsize = 4K\n" >off.ini &&
 	fs_expect 0 run --dry-run off.ini -n 2 &&
-	printf "[global]\nall = yes\n[a]\nkind = pairwise\nsize = 4K\n" >on.ini &&
+	# a sweep and a size in one section: the plan keys and the line, not -a and -s
+	printf "[global]\nduration = 1\n[a]\nkind = pairwise\nall = yes\nsize = 4K\n" >on.ini &&
 	fs_expect 2 run --dry-run on.ini -n 2 &&
-	ptp_one_error err "-a" "-s" &&
+	ptp_one_error err "on.ini:6: size and all (line 5) of [a] exclude each other" &&
+	! grep -q -e "-a and -s" err &&
 	# a target: the local launcher names its agents node0.., agents elsewhere name themselves
 	printf "[t]\nkind = incast\ntarget = gpu-7\n" >tgt.ini &&
 	fs_expect 2 run --dry-run tgt.ini -n 4 &&

@@ -218,13 +218,18 @@ test_expect_success $P 'a collective interrupted after its first sizes: --resume
 '
 
 test_expect_success $P 'wrong data in a collective fails the check: exit 1 and a failed line naming the lane' '
+	# (a2a left to run, so that the resumed run runs, and checks every record at its end)
 	mkdir r5 && cp r1/run.json r5/ &&
-	jq -c "if .phase == \"ar\" and .msg_size_bytes == 131072 then .metrics.wrong = 3 else . end" \
+	jq -c "select(.phase != \"a2a\") |
+	       if .phase == \"ar\" and .msg_size_bytes == 131072 then .metrics.wrong = 3 else . end" \
 		r1/results.jsonl >r5/results.jsonl &&
 	fs_expect 1 run --resume r5 &&
 	grep -q "^failed: \[ar\] allreduce rail 0: 3 wrong elements at 128K (4 ranks)" out &&
 	grep -q "^fabscope run: 3 wrong elements in 1 record: a collective.s data check failed" err &&
-	jq -e ".wrong_records == 1 and ([.suspects[] | select(.kind == \"wrong-data\")] | length) == 1" r5/run.json >/dev/null
+	jq -e ".wrong_records == 1 and ([.suspects[] | select(.kind == \"wrong-data\")] | length) == 1" r5/run.json >/dev/null &&
+	# resumed again, nothing left: no agent, and the verdict stands (exit 1, one line)
+	fs_expect 1 run --resume r5 &&
+	ptp_one_error err "nothing left to run: every job of r5 has finished (5 records), 3 wrong elements in 1 of them" "no agent started"
 '
 
 test_expect_success $P 'a live wrong element (corrupt = 2): every size fails its check, exit 1, the run goes on' '
