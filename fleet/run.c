@@ -215,9 +215,9 @@ static int dry_run(struct coord *c)
 	return 0;
 }
 
-/* --resume: did the run stop before its re-test of the suspects, which this
- * one (not --no-retest: off) is to do?  A run.json without the step's
- * "retest" is one that never reached it. */
+/* --resume: was the run interrupted before its re-test of the suspects,
+ * which this one (not --no-retest: off) is to do?  A run.json without the
+ * step's "retest" is one that never reached it. */
 static int retest_due(struct coord *c, int off)
 {
 	json_t *rt = json_object_get(c->res.run, "retest");
@@ -225,8 +225,7 @@ static int retest_due(struct coord *c, int off)
 
 	if (off)
 		return 0;
-	return !json_is_object(rt) || (why && (!strcmp(why, "the run was interrupted") ||
-					       !strcmp(why, "the run stopped")));
+	return !json_is_object(rt) || (why && !strcmp(why, "the run was interrupted"));
 }
 
 /* --resume: has every job of the run finished already?  Its nodes are the
