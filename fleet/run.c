@@ -215,17 +215,18 @@ static int dry_run(struct coord *c)
 	return 0;
 }
 
-/* --resume: was the run interrupted before its re-test of the suspects,
- * which this one (not --no-retest: off) is to do?  A run.json without the
- * step's "retest" is one that never reached it. */
+/* --resume: was the run interrupted before its re-test of the suspects was
+ * over, which this one (not --no-retest: off) is to do?  A run.json without
+ * the step's "retest" is one that never reached it; an interrupted one may
+ * have been in it (a resume finishes it, and the run's status with it). */
 static int retest_due(struct coord *c, int off)
 {
 	json_t *rt = json_object_get(c->res.run, "retest");
-	const char *why = json_string_value(json_object_get(rt, "off"));
+	const char *st = json_string_value(json_object_get(c->res.run, "status"));
 
 	if (off)
 		return 0;
-	return !json_is_object(rt) || (why && !strcmp(why, "the run was interrupted"));
+	return !json_is_object(rt) || (st && !strcmp(st, "interrupted"));
 }
 
 /* --resume: has every job of the run finished already?  Its nodes are the
