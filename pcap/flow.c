@@ -119,38 +119,42 @@ static void event(struct flow_event *ev, int *n, double t, uint32_t psn, uint8_t
 	(*n)++;
 }
 
-static void seen_set(struct flow *f, uint32_t psn, int on)
+/* A flow's bitmaps of PSNs in its window: one bit a PSN, modulo the window */
+static void psn_bit_put(uint8_t *bits, uint32_t psn, int on)
 {
 	uint32_t i = psn % FLOW_WINDOW;
 
 	if (on)
-		f->seen[i / 8] |= (uint8_t)(1u << (i % 8));
+		bits[i / 8] |= (uint8_t)(1u << (i % 8));
 	else
-		f->seen[i / 8] &= (uint8_t)~(1u << (i % 8));
+		bits[i / 8] &= (uint8_t)~(1u << (i % 8));
+}
+
+static int psn_bit(const uint8_t *bits, uint32_t psn)
+{
+	uint32_t i = psn % FLOW_WINDOW;
+
+	return bits[i / 8] >> (i % 8) & 1;
+}
+
+static void seen_set(struct flow *f, uint32_t psn, int on)
+{
+	psn_bit_put(f->seen, psn, on);
 }
 
 static int seen_get(const struct flow *f, uint32_t psn)
 {
-	uint32_t i = psn % FLOW_WINDOW;
-
-	return f->seen[i / 8] >> (i % 8) & 1;
+	return psn_bit(f->seen, psn);
 }
 
 static void carried_set(struct flow *f, uint32_t psn, int on)
 {
-	uint32_t i = psn % FLOW_WINDOW;
-
-	if (on)
-		f->carried[i / 8] |= (uint8_t)(1u << (i % 8));
-	else
-		f->carried[i / 8] &= (uint8_t)~(1u << (i % 8));
+	psn_bit_put(f->carried, psn, on);
 }
 
 static int carried_get(const struct flow *f, uint32_t psn)
 {
-	uint32_t i = psn % FLOW_WINDOW;
-
-	return f->carried[i / 8] >> (i % 8) & 1;
+	return psn_bit(f->carried, psn);
 }
 
 /* a packet sent again: *count is seen_again or resent */
