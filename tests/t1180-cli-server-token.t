@@ -121,7 +121,7 @@ test_expect_success $P 'the handshake is the man page'\''s: a client written fro
 	perl pclient.pl $PORT the-secret >right.out &&
 	cat right.out &&
 	test_grep "^server proof: right" right.out &&
-	test_grep "^answer: {\"type\":\"error\",\"message\":\"malformed or out-of-range test parameters\",\"exit\":2}" right.out &&
+	test_grep "^answer: {\"type\":\"error\",\"message\":\"malformed or out-of-range test parameters\",\"exit\":4}" right.out &&
 	perl pclient.pl $PORT not-the-secret >wrong.out &&
 	cat wrong.out &&
 	test_grep "^server proof: wrong" wrong.out &&
