@@ -43,22 +43,24 @@ one_per_device() {
 }
 
 # The sizes tests/vm/coll.sh sweeps (-b 4 -e 3000000 -f 9.3), as the loop makes them; a record
-# holds them rounded down to whole floats (allreduce) or to multiples of 4N (alltoall).
+# holds them rounded down to whole floats (allreduce) or to multiples of 4N (alltoall), and
+# alltoall skips the sizes below 4N (one element a rank: 4 B here).
 RAW='[4, 37, 345, 3217, 29922, 278275, 2587960]'
 
 # records NAME N ALGO ROUND: every record of run NAME is right, over verbs, with N ranks in
 # ring order 0..N-1, rank r on rail r at 10.1.0.(r+1), and the sizes of the sweep
 records() {
 	jq -e --argjson n "$2" --arg algo "$3" --argjson round "$4" --argjson raw "$RAW" '
-		length == ($raw | length) and
-		[.[].msg_size_bytes] == ($raw | map(. / $round | floor | . * $round)) and
+		($raw | map(. / $round | floor | . * $round) | map(select(. > 0))) as $want |
+		length == ($want | length) and
+		[.[].msg_size_bytes] == $want and
 		all(.[]; .status == "ok" and .transport == "verbs" and .algo == $algo and
 		    .ranks == $n and .flows == 1 and .metrics.wrong == 0 and
 		    .params.chunk_bytes == 16384 and .params.check == true and
 		    (.endpoints | length == $n and
 		     all(.[]; .ip == "10.1.0.\(.rank + 1)" and .rail == .rank and .pos == .rank) and
 		     (map(.rank) | sort) == [range($n)]))' "$R/$1.out" >/dev/null || {
-		echo "$1: not $(jq -n "$RAW | length") right records of $3 over verbs with $2 ranks:"
+		echo "$1: not the right records (one a size of $RAW that rounds to a multiple of $4 above 0) of $3 over verbs with $2 ranks:"
 		jq -c '.[] | {msg_size_bytes, transport, algo, ranks, wrong: .metrics.wrong, status}' "$R/$1.out"
 		jq -c '.[0].endpoints' "$R/$1.out"
 		return 1
@@ -99,7 +101,8 @@ for algo in ring rhd pairwise direct; do
 		ran bad-'$algo' 1 &&
 		jq -e "length == 3 and all(.[]; .transport == \"verbs\" and .metrics.wrong > 0)" \
 			"$R/bad-'$algo'.out" >/dev/null &&
-		test "$(wc -l <"$R/bad-'$algo'.err")" = 1 &&
+		# (5 ranks on the VM'\''s cores: the warning that they take turns, then the one error)
+		test "$(grep -vc "warning: 5 ranks on this host" "$R/bad-'$algo'.err")" = 1 &&
 		test_grep "wrong element.*data check failed" "$R/bad-'$algo'.err"
 	'
 done
@@ -108,7 +111,7 @@ test_expect_success VM,JQ 'two and three QPs per peer, queues 2 and 1 deep: ever
 	ran flows2 && ran flows3 &&
 	jq -e "length == 6 and all(.[]; .transport == \"verbs\" and .flows == 2 and .params.tx_depth == 2 and
 	       .metrics.wrong == 0)" "$R/flows2.out" >/dev/null &&
-	jq -e "length == 6 and all(.[]; .transport == \"verbs\" and .flows == 3 and .params.tx_depth == 1 and
+	jq -e "length == 5 and all(.[]; .transport == \"verbs\" and .flows == 3 and .params.tx_depth == 1 and
 	       .metrics.wrong == 0)" "$R/flows3.out" >/dev/null &&
 	one_per_device flows2 5 && one_per_device flows3 5
 '

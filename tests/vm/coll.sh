@@ -23,7 +23,7 @@ T=/tmp/coll-checks
 mkdir -p "$T"
 trap 'cp -r "$T"/. "$OUT"/' EXIT
 
-# Seven sizes from 4 B (one element: fewer than the ranks; alltoall rounds it down to 0) to
+# Seven sizes from 4 B (one element: fewer than the ranks; alltoall skips it) to
 # 2.6 MB by a factor that is not a power of two (4, 37, 345, 3217, 29922, 278275, 2587960 B
 # before allreduce rounds to whole floats and alltoall to multiples of 4N): segments and
 # blocks of unequal lengths.  16 KiB chunks: a ring segment of the largest size travels in
