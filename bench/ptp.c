@@ -218,10 +218,6 @@ int ptp_finish_opts(struct ptp_opts *o, int nargs)
 		return -FS_EXIT_USAGE;
 	if (!o->poll)
 		o->poll = "event";
-	if (!is_bw && o->flows > 1)
-		return fs_err_usage("lat measures one flow at a time: drop -q");
-	if (!is_bw && o->bidir)
-		return fs_err_usage("-b is for bw: a latency ping-pong goes both ways already");
 	if (!o->flows)
 		o->flows = 1;
 	if (!o->post_list)

@@ -304,7 +304,7 @@ int net_link_speed(const struct net_addr *local, char *ifname, size_t len)
 		ifname[0] = 0;
 	if (getifaddrs(&ifs))
 		return -1;
-	for (i = ifs; i && mbps < 0; i = i->ifa_next) {
+	for (i = ifs; i; i = i->ifa_next) {
 		const struct sockaddr *a = i->ifa_addr;
 		int same;
 		char path[128], buf[32];
@@ -330,7 +330,7 @@ int net_link_speed(const struct net_addr *local, char *ifname, size_t len)
 			mbps = atoi(buf);
 		if (f)
 			fclose(f);
-		break;
+		break;	/* the interface with the address: its speed, or none */
 	}
 	freeifaddrs(ifs);
 	return mbps;

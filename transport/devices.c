@@ -28,6 +28,21 @@
 #include "../core/options.h"
 #include "../fleet/plan.h"
 
+/*
+ * --json where there is no RDMA at all: still a document a script can read,
+ * with no devices and the reason (the exit code says it failed, 3)
+ */
+static void no_rdma_json(const char *why)
+{
+	json_t *all = json_pack("{s:s, s:b, s:[], s:s}", "schema", "fabscope.devices/1", "rdma", 0,
+				"devices", "error", why);
+	char *s = json_dumps(all, JSON_INDENT(2));
+
+	printf("%s\n", s ? s : "{}");
+	free(s);
+	json_decref(all);
+}
+
 #ifdef HAVE_VERBS
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -329,21 +344,6 @@ static void print_text(json_t *all)
 	}
 }
 
-/*
- * --json where there is no RDMA at all: still a document a script can read,
- * with no devices and the reason (the exit code says it failed, 3)
- */
-static void no_rdma_json(const char *why)
-{
-	json_t *all = json_pack("{s:s, s:b, s:[], s:s}", "schema", "fabscope.devices/1", "rdma", 0,
-				"devices", "error", why);
-	char *s = json_dumps(all, JSON_INDENT(2));
-
-	printf("%s\n", s ? s : "{}");
-	free(s);
-	json_decref(all);
-}
-
 int cmd_devices(int argc, const char **argv)
 {
 	const char *env_map = getenv("FABSCOPE_RAIL_MAP"), *map_path = env_map;
@@ -491,13 +491,7 @@ int cmd_devices(int argc, const char **argv)
 
 	for (i = 1; i < argc; i++)	/* --json: a document all the same */
 		if (!strcmp(argv[i], "--json")) {
-			json_t *all = json_pack("{s:s, s:b, s:[], s:s}", "schema", "fabscope.devices/1",
-						"rdma", 0, "devices", "error", why);
-			char *s = json_dumps(all, JSON_INDENT(2));
-
-			printf("%s\n", s ? s : "{}");
-			free(s);
-			json_decref(all);
+			no_rdma_json(why);
 			break;
 		}
 	return -fs_err_env("%s", why);
