@@ -32,24 +32,32 @@ int fs_verbosity(void)
 	return verbosity;
 }
 
+size_t fs_escape_ctl(const char *in, size_t n, char *out, size_t outlen)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	size_t i, o = 0;
+
+	for (i = 0; i < n && o + 5 < outlen; i++) {
+		if ((p[i] < 0x20 && p[i] != '\t') || p[i] == 0x7f) {
+			snprintf(out + o, outlen - o, "\\x%02x", p[i]);
+			o += 4;
+		} else {
+			out[o++] = (char)p[i];
+		}
+	}
+	if (outlen)
+		out[o] = 0;
+	return o;
+}
+
 /* Messages carry text from files and peers (names, paths, what a peer sent):
  * a control byte is written as \xNN, so that none reaches a terminal or a
  * log raw (an ESC sequence, a forged second line). */
 static void put_line(const char *prefix, const char *msg)
 {
 	char out[4 * 1024 + 1];
-	size_t o = 0;
-	const unsigned char *p;
 
-	for (p = (const unsigned char *)msg; *p && o + 5 < sizeof(out); p++) {
-		if ((*p < 0x20 && *p != '\t') || *p == 0x7f) {
-			snprintf(out + o, sizeof(out) - o, "\\x%02x", *p);
-			o += 4;
-		} else {
-			out[o++] = (char)*p;
-		}
-	}
-	out[o] = 0;
+	fs_escape_ctl(msg, strlen(msg), out, sizeof(out));
 	/* (a forked rank does not know whether its parent's line is up) */
 	fprintf(stderr, "%s%s: %s%s\n", progress_tty ? "\r\033[K" : "", progname, prefix, out);
 	progress_shown = 0;

@@ -11,6 +11,7 @@
 #define FS_ERROR_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum fs_exit {
 	FS_EXIT_OK = 0,		/* success */
@@ -33,6 +34,10 @@ int fs_verr(int code, const char *fmt, va_list ap);
 #define fs_err_usage(...) fs_err(FS_EXIT_USAGE, __VA_ARGS__)
 #define fs_err_env(...)   fs_err(FS_EXIT_ENV, __VA_ARGS__)
 #define fs_err_peer(...)  fs_err(FS_EXIT_PEER, __VA_ARGS__)
+
+/* in[0..n) into out as text safe for a terminal: a control byte (NUL too;
+ * but tab) written \xNN; cut to fit outlen; returns out's length */
+size_t fs_escape_ctl(const char *in, size_t n, char *out, size_t outlen);
 
 /* The message of the last fs_err*() ("" before any): what a record that
  * was cut short says happened */

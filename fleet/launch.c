@@ -189,9 +189,12 @@ static void err_escape(const char *s, size_t n, char *out)
 /* A line (or the piece of one that filled the buffer) is complete */
 static void err_line(struct agent_err *a, int nl)
 {
+	char shown[4 * sizeof(a->part) + 1];
 	size_t i;
 
-	write_all(2, a->part, a->len);
+	/* an agent's words reach the terminal as ours do: no control byte
+	 * (an ESC sequence of a remote node's) raw */
+	write_all(2, shown, fs_escape_ctl(a->part, a->len, shown, sizeof(shown)));
 	if (nl)
 		write_all(2, "\n", 1);
 	for (i = 0; i < a->len && (a->part[i] == ' ' || a->part[i] == '\t' || a->part[i] == '\r'); i++)
