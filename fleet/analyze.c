@@ -688,14 +688,6 @@ long analyze_wrong(json_t *recs, double *elements)
 	return n;
 }
 
-json_t *analyze_suspects(json_t *recs, double low_frac)
-{
-	json_t *nc, *out = analyze_suspects_retest(recs, low_frac, NULL, &nc);
-
-	json_decref(nc);
-	return out;
-}
-
 json_t *analyze_suspects_retest(json_t *recs, double low_frac, json_t *retest_info, json_t **not_confirmed)
 {
 	int ng, i, j;

@@ -11,9 +11,8 @@
 /* [{kind: node|pair|lane|pfc-storm|pfc-before-ecn|wrong-data, phase, test,
  *   rail, plane, node, peer, value, lane_median, evidence}]; wrong-data (a
  *   collective's check found wrong elements) is a failure, the rest suspects */
-json_t *analyze_suspects(json_t *records, double low_frac);
-/* The same, with the re-tests (records with retest_of) judged: a latency
- * pair suspect gains retest {status: confirmed|not-confirmed|failed|
+/* The re-tests (records with retest_of) are judged: a latency pair suspect
+ * gains retest {status: confirmed|not-confirmed|failed|
  * not-retested, first, retest, reference, why} and confirmation (a line);
  * one that was not high on its re-test goes to *not_confirmed (new) instead.
  * Node and lane suspects say not-retested.  retest_info: run.json's retest

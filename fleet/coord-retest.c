@@ -23,16 +23,6 @@
 #include "analyze.h"
 #include "coord-int.h"
 
-static int node_named(const struct coord *c, const char *name)
-{
-	int i;
-
-	for (i = 0; name && i < c->plan.nnodes; i++)
-		if (!strcmp(c->plan.nodes[i].name, name))
-			return i;
-	return -1;
-}
-
 static const struct plan_phase *phase_named(const struct coord *c, const char *name)
 {
 	int i;
@@ -71,7 +61,7 @@ static const char *retest_job(struct coord *c, json_t *s, struct cjob *j, char *
 	const char *src = record_str(s, "node", NULL), *dst = record_str(s, "peer", NULL);
 	const char *key = record_str(s, "job", NULL);
 	const struct plan_phase *ph = phase_named(c, record_str(s, "phase", NULL));
-	int a = node_named(c, src), b = node_named(c, dst), swap = !strcmp(record_str(s, "dir", ""), "s2c");
+	int a = src ? plan_node_index(&c->plan, src) : -1, b = dst ? plan_node_index(&c->plan, dst) : -1, swap = !strcmp(record_str(s, "dir", ""), "s2c");
 	struct plan_lane lane = { (int)record_num(s, "rail", 0), (int)record_num(s, "plane", 0) };
 	int cl = swap ? b : a, sv = swap ? a : b;
 
