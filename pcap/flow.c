@@ -137,26 +137,6 @@ static int psn_bit(const uint8_t *bits, uint32_t psn)
 	return bits[i / 8] >> (i % 8) & 1;
 }
 
-static void seen_set(struct flow *f, uint32_t psn, int on)
-{
-	psn_bit_put(f->seen, psn, on);
-}
-
-static int seen_get(const struct flow *f, uint32_t psn)
-{
-	return psn_bit(f->seen, psn);
-}
-
-static void carried_set(struct flow *f, uint32_t psn, int on)
-{
-	psn_bit_put(f->carried, psn, on);
-}
-
-static int carried_get(const struct flow *f, uint32_t psn)
-{
-	return psn_bit(f->carried, psn);
-}
-
 /* a packet sent again: *count is seen_again or resent */
 static void burst(struct flow *f, uint64_t *count, uint32_t psn, double ts)
 {
@@ -196,8 +176,8 @@ static void psn_track(struct flow *f, const struct flow *nak, uint32_t psn, doub
 		f->have_psn = 1;
 		f->first_psn = f->max_psn = psn;
 		f->expect = (psn + 1) & ROCE_PSN_MASK;
-		seen_set(f, psn, 1);
-		carried_set(f, psn, 1);
+		psn_bit_put(f->seen, psn, 1);
+		psn_bit_put(f->carried, psn, 1);
 		f->read_slack = slack_next;
 		return;
 	}
@@ -213,22 +193,22 @@ static void psn_track(struct flow *f, const struct flow *nak, uint32_t psn, doub
 			event(f->gap_ev, &f->ngap_ev, ts, f->expect, 0);
 		}
 		for (i = 0; i < skip && i < FLOW_WINDOW; i++) {	/* lost: not seen; skipped: taken */
-			seen_set(f, (f->expect + i) & ROCE_PSN_MASK, !lost);
-			carried_set(f, (f->expect + i) & ROCE_PSN_MASK, 0);
+			psn_bit_put(f->seen, (f->expect + i) & ROCE_PSN_MASK, !lost);
+			psn_bit_put(f->carried, (f->expect + i) & ROCE_PSN_MASK, 0);
 		}
-		seen_set(f, psn, 1);
-		carried_set(f, psn, 1);
+		psn_bit_put(f->seen, psn, 1);
+		psn_bit_put(f->carried, psn, 1);
 		f->max_psn = psn;
 		f->expect = (psn + 1) & ROCE_PSN_MASK;
 		f->in_burst = 0;
-	} else if (-d > FLOW_WINDOW || carried_get(f, psn)) {
+	} else if (-d > FLOW_WINDOW || psn_bit(f->carried, psn)) {
 		burst(f, &f->seen_again, psn, ts);	/* seen before (or too old to know) */
-	} else if (seen_get(f, psn)) {
-		carried_set(f, psn, 1);	/* a PSN a READ's responses took: READ again */
+	} else if (psn_bit(f->seen, psn)) {
+		psn_bit_put(f->carried, psn, 1);	/* a PSN a READ's responses took: READ again */
 		burst(f, &f->resent, psn, ts);
 	} else {
-		seen_set(f, psn, 1);	/* it fills a gap */
-		carried_set(f, psn, 1);
+		psn_bit_put(f->seen, psn, 1);	/* it fills a gap */
+		psn_bit_put(f->carried, psn, 1);
 		if (f->missing)
 			f->missing--;
 		if (f->in_burst || kind != PSN_REQUEST || (nak && nak->have_seq_nak && nak->seq_nak_psn == psn)) {
