@@ -653,6 +653,11 @@ static void dissect_grh(struct dctx *d, int lrh)
 	if (need(d, PKT_GRH_LEN, PKT_L_GRH))
 		return;
 	w = get_be32(&d->c);
+	if (w >> 28 != 6) {	/* IPVer: a GRH is an IPv6 header's twin */
+		d->k->flags |= PKT_F_IP_VERSION;
+		d->c.off = off + PKT_GRH_LEN;	/* (read, as dissect_ipv6 reads its) */
+		return;
+	}
 	ib->tclass = (uint8_t)(w >> 20);
 	ib->flow = w & 0xfffff;
 	ib->paylen = get_be16(&d->c);

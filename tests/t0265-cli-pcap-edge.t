@@ -168,4 +168,14 @@ test_expect_success $P,TSHARK 'tshark: the packets whose PSN came before are exa
 	echo 4 >again.expect && test_cmp again.expect again.tshark
 '
 
+test_expect_success $P 'RoCE v1: a GRH whose IPVer is not 6 is no GRH: flagged ip-version, no BTH read from it' '
+	eth=0000000000020000000000018915 &&
+	grh=0000000002c1b40fe800000000000000000000000000001fe800000000000000000000000000002 &&
+	bth=0a00ffff00000011000000010000000000000000000000000000000000000000000000000000000000000000 &&
+	"$TEST_TOOL" dissect ${eth}6$grh$bth >good &&
+	test_grep "^layers ethernet grh bth reth$" good && test_grep "^flags none$" good &&
+	"$TEST_TOOL" dissect ${eth}4$grh$bth >bad &&
+	test_grep "^layers ethernet$" bad && test_grep "^flags ip-version$" bad
+'
+
 test_done
