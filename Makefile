@@ -133,12 +133,14 @@ QLD = @echo '   LD $@';
 endif
 
 CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
-	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c core/shquote.c
+	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c core/shquote.c \
+	    core/auth.c core/alloc.c
+RECORDS_SRC := records/read.c records/analyze.c
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/bw.c bench/lat.c
-FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.c fleet/auth.c fleet/agent.c \
+FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.c fleet/agent.c \
 	     fleet/coord.c fleet/coord-job.c fleet/coord-phase.c fleet/coord-check.c fleet/launch.c fleet/results.c \
-	     fleet/analyze.c fleet/run.c fleet/coord-retest.c
+	     fleet/run.c fleet/coord-retest.c
 REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/polar.c report/pfc.c report/coll.c report/coll-render.c \
 	      report/coll-export.c report/coll-checks.c report/coll-plot.c report/cmd.c
 PROBES_SRC := probes/polar.c probes/probe.c probes/probe-polar.c probes/probe-pfc.c probes/trace.c \
@@ -147,7 +149,7 @@ PROBES_SRC := probes/polar.c probes/probe.c probes/probe-polar.c probes/probe-pf
 COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collectives/alltoall.c \
 	    collectives/cmd.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
-LIB_SRC := $(CORE_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
+LIB_SRC := $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC) $(COLL_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c tests/helper/pfc-tool.c \

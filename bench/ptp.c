@@ -15,7 +15,7 @@
 #include "../core/units.h"
 #include "../core/version.h"
 #include "../core/wire.h"
-#include "../fleet/fleet.h"
+#include "../core/auth.h"
 #include "ptp.h"
 
 
@@ -653,7 +653,7 @@ static int client_auth(struct ptp_ctx *c, const char *cn, json_t **m)
 {
 	const char *type = json_string_value(json_object_get(*m, "type"));
 	const char *sn = json_string_value(json_object_get(*m, "nonce"));
-	char mac[FLEET_NONCE_HEX + 1];
+	char mac[AUTH_NONCE_HEX + 1];
 	int rc;
 
 	if (!type || strcmp(type, "challenge")) {
@@ -661,14 +661,14 @@ static int client_auth(struct ptp_ctx *c, const char *cn, json_t **m)
 				c->peer_name);
 		goto fail;
 	}
-	if (!fleet_nonce_ok(sn) ||
-	    !fleet_mac_ok(c->o->token, "ptp-server", cn, sn, json_string_value(json_object_get(*m, "mac")))) {
+	if (!auth_nonce_ok(sn) ||
+	    !auth_mac_ok(c->o->token, "ptp-server", cn, sn, json_string_value(json_object_get(*m, "mac")))) {
 		ptp_send_error(c->ctl, FS_EXIT_ENV, "its --token-file holds another secret than this server's");
 		rc = fs_err_env("server %s does not know the token of --token-file (another secret, or not the server you meant); not talking to it",
 				c->peer_name);
 		goto fail;
 	}
-	fleet_mac(c->o->token, "ptp-client", sn, cn, mac);
+	auth_mac(c->o->token, "ptp-client", sn, cn, mac);
 	json_decref(*m);
 	*m = NULL;
 	rc = ptp_send(c, json_pack("{s:s, s:s}", "type", "auth", "mac", mac));
@@ -684,7 +684,7 @@ fail:
 static int server_auth(struct ptp_ctx *c, json_t *hello)
 {
 	const char *cn = json_string_value(json_object_get(hello, "auth"));
-	char sn[FLEET_NONCE_HEX + 1], mac[FLEET_NONCE_HEX + 1];
+	char sn[AUTH_NONCE_HEX + 1], mac[AUTH_NONCE_HEX + 1];
 	json_t *a;
 	int rc;
 
@@ -699,17 +699,17 @@ static int server_auth(struct ptp_ctx *c, json_t *hello)
 		ptp_send_error(c->ctl, FS_EXIT_ENV, "this server serves only clients that know its token: give --token-file");
 		return fs_err_env("client %s: refused: it has no token (--token-file)", c->peer_name);
 	}
-	if (!fleet_nonce_ok(cn)) {
+	if (!auth_nonce_ok(cn)) {
 		ptp_send_error(c->ctl, FS_EXIT_PEER, "malformed hello");
 		return fs_err_peer("client %s: malformed hello (its nonce); is it a fabscope client?", c->peer_name);
 	}
-	if ((rc = fleet_nonce(sn)))
+	if ((rc = auth_nonce(sn)))
 		return fs_err_env("cannot get random bytes for a nonce: %s", strerror(-rc));
-	fleet_mac(c->o->token, "ptp-server", cn, sn, mac);
+	auth_mac(c->o->token, "ptp-server", cn, sn, mac);
 	rc = ptp_send(c, json_pack("{s:s, s:s, s:s}", "type", "challenge", "nonce", sn, "mac", mac));
 	if (rc || (rc = recv_msg(c, &a, "auth", 0)))
 		return rc;
-	if (!fleet_mac_ok(c->o->token, "ptp-client", sn, cn, json_string_value(json_object_get(a, "mac")))) {
+	if (!auth_mac_ok(c->o->token, "ptp-client", sn, cn, json_string_value(json_object_get(a, "mac")))) {
 		json_decref(a);
 		ptp_send_error(c->ctl, FS_EXIT_ENV, "wrong token: this server has another secret");
 		return fs_err_env("client %s: refused: it does not know the token", c->peer_name);
@@ -745,7 +745,7 @@ static int fits_link(const struct ptp_opts *o, const struct net_addr *local, uin
 
 int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 {
-	char cn[FLEET_NONCE_HEX + 1];
+	char cn[AUTH_NONCE_HEX + 1];
 	struct net_addr dst, src;
 	char err[256], name[NET_ADDRSTRLEN + 64];
 	const char *bad = NULL, *peer_node;
@@ -803,7 +803,7 @@ int ptp_client_open(struct ptp_ctx *c, struct ptp_opts *o, const char *host)
 		return fs_err_peer("cannot connect to %s: %s", name, strerror(-rc));
 	}
 	c->ctl = rc;
-	if (o->token && (rc = fleet_nonce(cn)))
+	if (o->token && (rc = auth_nonce(cn)))
 		return fs_err_env("cannot get random bytes for a nonce: %s", strerror(-rc));
 	rc = ptp_send(c, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:s*}",
 				   "type", "hello", "proto", PTP_PROTO,
@@ -1157,7 +1157,7 @@ int ptp_cmd(const struct ptp_test *t, int argc, const char **argv)
 	if (!rc && o.allow_readable_token && !o.token_file)
 		rc = fs_err_usage("--allow-readable-token is for --token-file");
 	if (!rc && o.token_file)
-		rc = fleet_token(o.token_file, o.allow_readable_token, &o.token);
+		rc = auth_token(o.token_file, o.allow_readable_token, &o.token);
 	if (!rc && !ptp_check_only)
 		rc = o.server ? ptp_server_loop(&o, t) : t->client(&o, argv[0]);
 	opt_list_release(&o.labels);

@@ -3,9 +3,19 @@
  * Errors and exit codes.
  *
  * Every fabscope error is one line on stderr: what failed, on what, and what
- * to do about it.  Library code prints with one of the fs_err*() helpers and
- * returns their value, a negative exit code (-FS_EXIT_*), so that a command
- * can end with `return -rc;`.  Only command entry points exit.
+ * to do about it.
+ *
+ * Return codes, one rule for the whole tree:
+ *   - A command (the cmd_* of core/builtin.h) returns its exit status, an
+ *     FS_EXIT_* value, never a negative number.  Only main() exits.
+ *   - A function that prints its own message (one of the fs_err*() helpers
+ *     below) returns their value: 0, or a negative exit code -FS_EXIT_*.  A
+ *     verdict is such a code too (-FS_EXIT_CHECK), never a positive 1, so
+ *     that a command ends with `return -rc;`.
+ *   - A function that leaves the message to its caller returns 0 or -errno
+ *     and says so in its header comment (the transport ops, records_scan,
+ *     fs_grow); its caller says what failed and returns -FS_EXIT_*.
+ *   Nothing returns a positive error: a value > 0 is a count or a size.
  */
 #ifndef FS_ERROR_H
 #define FS_ERROR_H

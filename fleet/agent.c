@@ -575,9 +575,10 @@ static int add_rail(const char *s, json_t *eps)
 	      (sscanf(s, "%d%n", &rail, &used) == 1 && s + used == eq && !(plane = 0))) ||
 	    !isdigit((unsigned char)s[0]))
 		return fs_err_usage("--rail '%s': write K=IP or K/P=IP (rail K, plane P)", s);
-	if (!plan_lane_ok(rail, plane) ||	/* (< 0: %d overflowed) */
+	if (!fs_lane_ok(rail, plane) ||	/* (< 0: %d overflowed) */
 	    (strchr(s, '/') && !isdigit((unsigned char)strchr(s, '/')[1])))
-		return fs_err_usage("--rail '%s': rails are 0 to %d, planes 0 to 7", s, PLAN_MAX_LANES - 1);
+		return fs_err_usage("--rail '%s': rails are 0 to %d, planes 0 to %d", s, FS_MAX_RAILS - 1,
+				    FS_MAX_PLANES - 1);
 	if (!plan_ip_ok(eq + 1))
 		return fs_err_usage("--rail '%s': '%s' is not an IP address (the NIC's on that rail)", s, eq + 1);
 	json_array_append_new(eps, json_pack("{si,si,ss}", "rail", rail, "plane", plane, "ip", eq + 1));
@@ -586,8 +587,8 @@ static int add_rail(const char *s, json_t *eps)
 
 static int handshake(struct agent *a, json_t *eps, const char *slot)
 {
-	char nonce[FLEET_NONCE_HEX + 1], mac[FLEET_NONCE_HEX + 1], host[256] = "";
-	char cnonce[FLEET_NONCE_HEX + 1];
+	char nonce[AUTH_NONCE_HEX + 1], mac[AUTH_NONCE_HEX + 1], host[256] = "";
+	char cnonce[AUTH_NONCE_HEX + 1];
 	const char *proto, *cn;
 	json_t *m = NULL;
 	int rc, version;
@@ -598,7 +599,7 @@ static int handshake(struct agent *a, json_t *eps, const char *slot)
 	proto = json_str(m, "proto");
 	version = (int)json_integer_value(json_object_get(m, "version"));
 	cn = json_str(m, "nonce");
-	if (!proto || strcmp(proto, FLEET_PROTO) || !cn || strlen(cn) != FLEET_NONCE_HEX) {
+	if (!proto || strcmp(proto, FLEET_PROTO) || !cn || strlen(cn) != AUTH_NONCE_HEX) {
 		json_decref(m);
 		return fs_err_peer("the peer is not a fabscope coordinator (no '%s' challenge)", FLEET_PROTO);
 	}
@@ -616,11 +617,11 @@ static int handshake(struct agent *a, json_t *eps, const char *slot)
 		json_decref(m);
 		return fs_err_env("%s", msg);
 	}
-	if (fleet_nonce(nonce)) {
+	if (auth_nonce(nonce)) {
 		json_decref(m);
 		return fs_err_env("no random numbers (getrandom failed)");
 	}
-	fleet_mac(a->token, "agent", cnonce, nonce, mac);
+	auth_mac(a->token, "agent", cnonce, nonce, mac);
 	gethostname(host, sizeof(host) - 1);
 	rc = send_msg(a, json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si,ss?,sO}", "type", "register",
 				   "proto", FLEET_PROTO, "version", wire_version(),
@@ -640,14 +641,14 @@ static int handshake(struct agent *a, json_t *eps, const char *slot)
 		json_decref(m);
 		return rc;
 	}
-	if (!fleet_mac_ok(a->token, "coordinator", nonce, cnonce, json_str(m, "mac"))) {
+	if (!auth_mac_ok(a->token, "coordinator", nonce, cnonce, json_str(m, "mac"))) {
 		json_decref(m);
 		return fs_err_env("the coordinator did not prove the token: check --token-file / FABSCOPE_TOKEN on both sides");
 	}
 	{	/* from here on every message each way carries its MAC */
 		uint8_t key[WIRE_MAC_LEN];
 
-		fleet_session_key(a->token, cnonce, nonce, key);
+		auth_session_key(a->token, cnonce, nonce, key);
 		wire_mac_start(&a->tx, key, 'a');
 		wire_mac_start(&a->rx, key, 'c');
 		memset(key, 0, sizeof(key));
@@ -841,7 +842,7 @@ int cmd_agent(int argc, const char **argv)
 		goto out;
 	}
 	a.timeout_ms = units_ms(timeout_s);
-	if (!token_stdin && (rc = fleet_token(token_file, readable_token, &a.token)))
+	if (!token_stdin && (rc = auth_token(token_file, readable_token, &a.token)))
 		goto out;
 	signal(SIGPIPE, SIG_IGN);
 	net_stop_on_signals();
@@ -876,7 +877,7 @@ int cmd_agent(int argc, const char **argv)
 		}
 		a.rfd = a.wfd = fd;
 	}
-	if (token_stdin && (rc = fleet_token_fd(a.rfd, a.timeout_ms, &a.token)))
+	if (token_stdin && (rc = auth_token_fd(a.rfd, a.timeout_ms, &a.token)))
 		goto out;
 	net_set_nonblock(a.rfd, 1);
 	net_set_nonblock(a.wfd, 1);

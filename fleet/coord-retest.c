@@ -20,7 +20,8 @@
 #include "../core/error.h"
 #include "../core/record.h"
 #include "../core/testhook.h"
-#include "analyze.h"
+#include "../records/analyze.h"
+#include "../records/read.h"
 #include "coord-int.h"
 
 static const struct plan_phase *phase_named(const struct coord *c, const char *name)
@@ -92,7 +93,7 @@ static const char *retest_job(struct coord *c, json_t *s, struct cjob *j, char *
 int coord_retest(struct coord *c, int max, json_t *info)
 {
 	long torn = 0;
-	json_t *recs = results_load_all(c->res.dir, &torn, NULL), *sus, *nc, *s;
+	json_t *recs = records_load_all(c->res.dir, &torn, NULL), *sus, *nc, *s;
 	json_t *skipped = json_object();
 	size_t k;
 	int rc = 0, n = 0;

@@ -81,7 +81,7 @@ int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer)
 	snprintf(k->peer, sizeof(k->peer), "%s", peer ? peer : "?");
 	k->opened_ns = k->last_ns = clock_ns();
 	net_set_nonblock(fd, 1);
-	fleet_nonce(k->nonce);
+	auth_nonce(k->nonce);
 	c->nconns++;
 	if (coord_send_to(c, c->nconns - 1, json_pack("{ss,ss,si,ss}", "type", "challenge", "proto", FLEET_PROTO,
 						"version", wire_version(), "nonce", k->nonce))) {
@@ -151,7 +151,7 @@ static void on_register(struct coord *c, int ci, json_t *m)
 	const char *nonce = json_string_value(json_object_get(m, "nonce"));
 	const char *type = json_string_value(json_object_get(m, "type"));
 	int version = (int)json_integer_value(json_object_get(m, "version")), node;
-	char mac[FLEET_NONCE_HEX + 1];
+	char mac[AUTH_NONCE_HEX + 1];
 	json_t *nodes, *info;
 
 	if (type && !strcmp(type, "error")) {	/* the agent refused us */
@@ -162,7 +162,7 @@ static void on_register(struct coord *c, int ci, json_t *m)
 		close(k->fd);
 		return;
 	}
-	if (!type || strcmp(type, "register") || !name || !nonce || strlen(nonce) != FLEET_NONCE_HEX) {
+	if (!type || strcmp(type, "register") || !name || !nonce || strlen(nonce) != AUTH_NONCE_HEX) {
 		refuse(c, ci, name, "expected a register message");
 		return;
 	}
@@ -176,7 +176,7 @@ static void on_register(struct coord *c, int ci, json_t *m)
 		       name, version, wire_version());
 		return;
 	}
-	if (!fleet_mac_ok(c->token, "agent", k->nonce, nonce, json_string_value(json_object_get(m, "mac")))) {
+	if (!auth_mac_ok(c->token, "agent", k->nonce, nonce, json_string_value(json_object_get(m, "mac")))) {
 		refuse(c, ci, name, "authentication failed: agent %s has the wrong token (check --token-file / FABSCOPE_TOKEN)", name);
 		return;
 	}
@@ -205,7 +205,7 @@ static void on_register(struct coord *c, int ci, json_t *m)
 		refuse(c, ci, name, "node %s joined too late: it is marked missing", name);
 		return;
 	}
-	fleet_mac(c->token, "coordinator", nonce, k->nonce, mac);
+	auth_mac(c->token, "coordinator", nonce, k->nonce, mac);
 	if (coord_send_to(c, ci, json_pack("{ss,ss,ss,si,si}", "type", "welcome", "mac", mac, "node", name,
 				     "heartbeat_ms", FLEET_HEARTBEAT_MS,
 				     "silence_ms", units_ms(c->agent_timeout)))) {
@@ -215,7 +215,7 @@ static void on_register(struct coord *c, int ci, json_t *m)
 	{	/* from here on every message each way carries its MAC */
 		uint8_t key[WIRE_MAC_LEN];
 
-		fleet_session_key(c->token, k->nonce, nonce, key);
+		auth_session_key(c->token, k->nonce, nonce, key);
 		wire_mac_start(&k->tx, key, 'c');
 		wire_mac_start(&k->rd.mac, key, 'a');
 		memset(key, 0, sizeof(key));
@@ -234,10 +234,10 @@ static void on_register(struct coord *c, int ci, json_t *m)
 				int rail = (int)json_integer_value(json_object_get(e, "rail"));
 				int plane = (int)json_integer_value(json_object_get(e, "plane"));
 
-				if (!ip || !plan_lane_ok(rail, plane) || !plan_ip_ok(ip)) {	/* (its --rail refuses these) */
+				if (!ip || !fs_lane_ok(rail, plane) || !plan_ip_ok(ip)) {	/* (its --rail refuses these) */
 					fs_warn("agent %s: endpoint %d of its registration is not a rail 0-%d, "
-						"plane 0-7 and an IP address: left out", name, (int)i,
-						PLAN_MAX_LANES - 1);
+						"plane 0-%d and an IP address: left out", name, (int)i,
+						FS_MAX_RAILS - 1, FS_MAX_PLANES - 1);
 					continue;
 				}
 				n->ep = realloc(n->ep, (size_t)(n->nep + 1) * sizeof(*n->ep));

@@ -17,7 +17,7 @@ struct conn {
 	int node;		/* plan node, -1 until registered */
 	int want_node;		/* local/ssh: the node this connection was made for */
 	int authed, gone;
-	char nonce[FLEET_NONCE_HEX + 1];
+	char nonce[AUTH_NONCE_HEX + 1];
 	char peer[64];		/* address of a TCP agent, for messages and endpoints */
 	struct wire_rd rd;	/* (rd.mac: the agent's messages are checked once it joined) */
 	struct wire_mac tx;	/* ours to it, MAC'd once it joined */

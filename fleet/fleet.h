@@ -39,37 +39,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/auth.h"
+
 #define FLEET_PROTO "fabscope-fleet"
 #define FLEET_MAX_MSG (4u << 20)
-#define FLEET_NONCE_HEX 64
-#define FLEET_TOKEN_MAX 4096
 #define FLEET_HEARTBEAT_MS 1000
 #define FLEET_SILENCE_MS 10000
-
-/* The shared token: from path (if given), else $FABSCOPE_TOKEN.  0 and a
- * malloc'd token, or -exit code after one line naming what to do.  A file
- * that others may read or write is refused (exit 3) unless readable_ok. */
-int fleet_token(const char *path, int readable_ok, char **token);
-/* The token as the first line read from fd (a launcher's control channel:
- * --token-stdin), one byte at a time so that nothing after it is taken,
- * within timeout_ms.  0 and a malloc'd token, or -exit code. */
-int fleet_token_fd(int fd, int timeout_ms, char **token);
-/* A fresh nonce: FLEET_NONCE_HEX hex characters and a NUL. */
-int fleet_nonce(char out[FLEET_NONCE_HEX + 1]);
-/* 1 if n (may be NULL) is a nonce as fleet_nonce makes them: exactly
- * FLEET_NONCE_HEX hex characters; else 0. */
-int fleet_nonce_ok(const char *n);
-/* mac of role ("agent" or "coordinator") over the two nonces, in hex. */
-void fleet_mac(const char *token, const char *role, const char *n1, const char *n2,
-	       char out[FLEET_NONCE_HEX + 1]);
-/* Constant-time check of a received mac against the expected one. */
-int fleet_mac_ok(const char *token, const char *role, const char *n1, const char *n2,
-		 const char *mac);
-/* The session key of one connection, HMAC-SHA256(token, "fabscope-session\n"
- * challenge-nonce "\n" agent-nonce): every message after the welcome carries
- * a MAC under it (wire_mac), so that none can be injected, changed,
- * replayed, reordered or dropped unseen. */
-void fleet_session_key(const char *token, const char *cnonce, const char *anonce, uint8_t key[32]);
 
 /* The `fabscope agent` and `fabscope run` commands. */
 int cmd_agent(int argc, const char **argv);

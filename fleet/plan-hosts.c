@@ -12,11 +12,6 @@
 #include "../core/error.h"
 #include "plan-int.h"
 
-int plan_lane_ok(int rail, int plane)
-{
-	return rail >= 0 && rail < PLAN_MAX_LANES && plane >= 0 && plane <= 7;
-}
-
 int plan_ip_ok(const char *s)
 {
 	unsigned char a[16];
@@ -126,9 +121,9 @@ int plan_hostfile(struct plan *p, const char *path, const char *text)
 				   (plane = 0, sscanf(k, "rail%d%n", &rail, &used) == 1 && !k[used])) {
 				int i;
 
-				if (!plan_lane_ok(rail, plane) || !*v) {
-					rc = fs_err_usage("%s:%d: %s=%s: rails are 0..%d, planes 0..7, and an address is needed",
-							  path, lineno, k, v, PLAN_MAX_LANES - 1);
+				if (!fs_lane_ok(rail, plane) || !*v) {
+					rc = fs_err_usage("%s:%d: %s=%s: rails are 0..%d, planes 0..%d, and an address is needed",
+							  path, lineno, k, v, FS_MAX_RAILS - 1, FS_MAX_PLANES - 1);
 					break;
 				}
 				if (!plan_ip_ok(v)) {

@@ -71,18 +71,18 @@ double plan_coll_seconds(const struct plan_phase *ph, int nranks, double gbps, d
 
 int plan_lanes(const struct plan *p, const struct plan_phase *ph, struct plan_lane *out, int max)
 {
-	uint8_t seen[PLAN_MAX_LANES][8] = { { 0 } };
+	uint8_t seen[FS_MAX_RAILS][FS_MAX_PLANES] = { { 0 } };
 	int i, j, n = 0, r, pl;
 
 	for (i = 0; i < p->nnodes; i++)
 		for (j = 0; j < p->nodes[i].nep; j++)
 			seen[p->nodes[i].ep[j].rail][p->nodes[i].ep[j].plane] = 1;
-	for (r = 0; r < PLAN_MAX_LANES; r++) {
+	for (r = 0; r < FS_MAX_RAILS; r++) {
 		int want = !ph || !ph->nrails;
 
 		for (j = 0; ph && j < ph->nrails; j++)
 			want |= ph->rails[j] == r;
-		for (pl = 0; pl < 8 && want; pl++)
+		for (pl = 0; pl < FS_MAX_PLANES && want; pl++)
 			if (seen[r][pl] && n < max) {
 				out[n].rail = r;
 				out[n].plane = pl;

@@ -144,7 +144,7 @@ static int parse_rails(const char *v, int *rails, int *n)
 		char *end;
 		long r = strtol(t, &end, 10);
 
-		if (*end || r < 0 || r >= PLAN_MAX_LANES || *n >= PLAN_MAX_LANES) {
+		if (*end || r < 0 || r >= FS_MAX_RAILS || *n >= FS_MAX_RAILS) {
 			rc = -1;
 			break;
 		}

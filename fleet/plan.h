@@ -41,6 +41,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/lanes.h"
+
+/* lanes (rail, plane) a plan_lanes array holds */
 #define PLAN_MAX_LANES 64
 #define PLAN_MAX_TESTS 2
 
@@ -91,7 +94,7 @@ struct plan_phase {
 	uint64_t seed;		/* permutation */
 	char *target;		/* incast: the receiving node (default: the first) */
 	int parallel;		/* at most this many tests at once in a round (0: all) */
-	int rails[PLAN_MAX_LANES], nrails;	/* rails = 0,1: only these (default all) */
+	int rails[FS_MAX_RAILS], nrails;	/* rails = 0,1: only these (default all) */
 	double est_s;		/* estimated seconds per round */
 	int line;
 	int skip;		/* its target did not join: not run */
@@ -130,9 +133,8 @@ void plan_free(struct plan *p);
 int plan_node_add(struct plan *p, const char *name);
 /* 1 when key is an engine option (is_bool: a flag without a value). */
 int plan_engine_key(const char *key, int *is_bool);
-/* An endpoint as hostfiles and agents' --rail give it: rail 0 to
- * PLAN_MAX_LANES - 1 and plane 0 to 7; the NIC's address, IPv4 or IPv6. */
-int plan_lane_ok(int rail, int plane);
+/* An endpoint's address as hostfiles and agents' --rail give it (its rail
+ * and plane: fs_lane_ok): the NIC's, IPv4 or IPv6. */
 int plan_ip_ok(const char *s);
 /* A node name, as hostfiles, agents' --name and registrations give it: 1 to
  * PLAN_NAME_MAX bytes of letters, digits, '.', '_', ':' and '-', beginning

@@ -10,6 +10,7 @@
 
 #include "../core/clock.h"
 #include "../core/error.h"
+#include "../records/read.h"
 #include "results.h"
 
 #define RES_DIR_MODE 0750
@@ -119,57 +120,12 @@ int results_create(struct results *r, const char *dir)
 	return 0;
 }
 
-/* What scan() saw in results.jsonl. */
-struct scan_info {
-	off_t good;		/* the offset after the last whole line */
-	long torn;		/* 1: the last line is cut short (a crash) */
-	long bad, first_bad;	/* whole lines that are not JSON objects; the first's number */
-	long nobj;		/* records */
-};
-
-/* Read results.jsonl: its records into recs (or NULL), the jobs that have
- * one into done (or NULL), and what it holds into *si. */
-static int scan(const char *dir, json_t *recs, json_t *done, struct scan_info *si)
+/* A record's job into the object of the jobs that have one. */
+static int note_job(json_t *rec, void *ctx)
 {
-	char *p = path_of(dir, "results.jsonl"), *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *f = fopen(p, "r");
-	long lineno = 0;
+	const char *key = json_string_value(json_object_get(rec, "job"));
 
-	free(p);
-	memset(si, 0, sizeof(*si));
-	if (!f)
-		return -errno;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		json_t *rec;
-
-		lineno++;
-		if (line[n - 1] != '\n') {	/* cut short: only the last line can be */
-			si->torn = 1;
-			if (!si->bad)
-				si->first_bad = lineno;
-			break;
-		}
-		rec = json_loadb(line, (size_t)n, 0, NULL);
-		if (!json_is_object(rec)) {
-			if (!si->bad++)
-				si->first_bad = lineno;
-		} else {
-			const char *key = json_string_value(json_object_get(rec, "job"));
-
-			if (key && done)
-				json_object_set_new(done, key, json_true());
-			if (recs)
-				json_array_append(recs, rec);
-			si->nobj++;
-		}
-		json_decref(rec);
-		si->good += n;
-	}
-	free(line);
-	fclose(f);
-	return 0;
+	return key && json_object_set_new((json_t *)ctx, key, json_true()) ? -ENOMEM : 0;
 }
 
 /* The keys of jobs.done: NULL when the file is not there (a run of an
@@ -297,7 +253,7 @@ int results_resume(struct results *r, const char *dir)
 	char *p = path_of(dir, "run.json");
 	json_error_t jerr;
 	json_t *finished;
-	struct scan_info si;
+	struct records_scan_info si;
 	long kept = 0, moved = 0;
 	int rc, jerrno;
 
@@ -324,7 +280,7 @@ int results_resume(struct results *r, const char *dir)
 	if (jerrno)
 		return fs_err_env("cannot read '%s/jobs.done': %s", dir, strerror(jerrno));
 	r->done = json_object();
-	rc = scan(dir, NULL, r->done, &si);
+	rc = records_scan(dir, note_job, r->done, &si);
 	if (rc && rc != -ENOENT)
 		return fs_err_env("cannot read '%s/results.jsonl': %s", dir, strerror(-rc));
 	if (finished) {	/* the jobs that finished; the others run again */
@@ -536,19 +492,4 @@ void results_close(struct results *r)
 	json_decref(r->pending);
 	free(r->dir);
 	results_init(r);
-}
-
-json_t *results_load_all(const char *dir, long *skipped, long *first_skipped)
-{
-	json_t *recs = json_array();
-	struct scan_info si;
-
-	if (scan(dir, recs, NULL, &si)) {
-		json_decref(recs);
-		return NULL;
-	}
-	*skipped = si.torn + si.bad;
-	if (first_skipped)
-		*first_skipped = si.first_bad;
-	return recs;
 }

@@ -6,7 +6,7 @@
  *                  nodes and their agents, phases and their progress, suspects,
  *                  start/end times and status.  Replaced atomically (write a
  *                  temporary file, fsync, rename), so it is always whole.
- *   results.jsonl  one record per line, appended with one write(2) per record
+ *   results.jsonl  one record per line (read with records/read.h), appended with one write(2) per record
  *                  as it arrives (O_APPEND), fsync'd at the end of each round.
  *                  A killed coordinator leaves every line it wrote whole; a
  *                  line cut by a crash of the machine is dropped by --resume.
@@ -76,8 +76,5 @@ void results_sync_due(struct results *r);
 int results_failed(const struct results *r);
 int results_job_done(const struct results *r, const char *key);
 void results_close(struct results *r);
-/* Every record of results.jsonl, in order (for the analysis); *skipped: how
- * many lines are not records, *first_skipped (may be NULL): the first's number. */
-json_t *results_load_all(const char *dir, long *skipped, long *first_skipped);
 
 #endif

@@ -18,7 +18,8 @@
 #include "../core/record.h"
 #include "../core/units.h"
 #include "../collectives/coll.h"
-#include "analyze.h"
+#include "../records/analyze.h"
+#include "../records/read.h"
 #include "coord.h"
 
 static const char *const run_usage[] = {
@@ -259,7 +260,7 @@ static int resume_all_done(struct coord *c)
 			json_t *r = json_object_get(e, "rail"), *pl = json_object_get(e, "plane");
 
 			if (!json_is_integer(r) || !json_is_integer(pl) ||
-			    !plan_lane_ok((int)json_integer_value(r), (int)json_integer_value(pl)) ||
+			    !fs_lane_ok((int)json_integer_value(r), (int)json_integer_value(pl)) ||
 			    json_integer_value(r) != (int)json_integer_value(r) ||
 			    json_integer_value(pl) != (int)json_integer_value(pl)) {
 				ok = 0;
@@ -517,7 +518,7 @@ int cmd_run(int argc, const char **argv)
 	 * (unless its re-test of the suspects is still to come) */
 	if (resume && !retest_due(&c, no_retest || !retest_max) && resume_all_done(&c)) {
 		long torn = 0, failed = 0;
-		json_t *all = results_load_all(c.res.dir, &torn, NULL), *r;
+		json_t *all = records_load_all(c.res.dir, &torn, NULL), *r;
 		size_t k;
 
 		wrong_recs = analyze_wrong(all, &wrong_elems);
@@ -543,7 +544,7 @@ int cmd_run(int argc, const char **argv)
 	/* the token */
 	c.token_file = token_file;
 	if (token_file || getenv("FABSCOPE_TOKEN")) {
-		if ((rc = fleet_token(token_file, c.readable_token, &c.token)))
+		if ((rc = auth_token(token_file, c.readable_token, &c.token)))
 			goto out_plan;
 	} else if (!strcmp(launcher, "external")) {
 		rc = fs_err_usage("agents started elsewhere need the token: give --token-file FILE or set FABSCOPE_TOKEN");
@@ -651,7 +652,7 @@ out_agents:
 		long torn = 0;
 		char ended[40];
 
-		records = results_load_all(c.res.dir, &torn, NULL);
+		records = records_load_all(c.res.dir, &torn, NULL);
 		if (!retest_info)	/* (no agent came: nothing was measured) */
 			retest_info = json_object();
 		suspects = analyze_suspects_retest(records, ANALYZE_LOW_FRAC, retest_info, &not_confirmed);

@@ -11,8 +11,8 @@
 #include "../core/error.h"
 #include "../core/record.h"
 #include "../core/units.h"
-#include "../fleet/analyze.h"
-#include "../fleet/results.h"
+#include "../records/analyze.h"
+#include "../records/read.h"
 #include "../probes/pfc.h"
 #include "report.h"
 
@@ -409,7 +409,7 @@ int report_load_run(struct rrun *r, const char *dir)
 		return errno == ENOENT ?
 		       fs_err_usage("'%s' has no results.jsonl: is it a results directory of 'fabscope run'?", dir) :
 		       fs_err_env("cannot read '%s': %s", path, strerror(errno));
-	r->records = results_load_all(dir, &torn, &first_torn);
+	r->records = records_load_all(dir, &torn, &first_torn);
 	if (!r->records)
 		return fs_err_env("cannot read %s: %s", path, strerror(errno));
 	if (torn)

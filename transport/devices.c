@@ -26,7 +26,7 @@
 #include "../core/builtin.h"
 #include "../core/error.h"
 #include "../core/options.h"
-#include "../fleet/plan.h"
+#include "../core/lanes.h"
 
 /*
  * --json where there is no RDMA at all: still a document a script can read,
@@ -208,16 +208,16 @@ static int read_map(const char *path, int from_env, struct rail_map **out, int *
 		while (!why[0] && (tok = strtok_r(NULL, " \t\r\n", &save))) {
 			int *slot = !strncmp(tok, "rail=", 5) ? &m.rail :
 				    !strncmp(tok, "plane=", 6) ? &m.plane : NULL;
-			/* the ranges of hostfiles and agent --rail (plan_lane_ok) */
+			/* the ranges of hostfiles and agent --rail (fs_lane_ok) */
 			long v = slot ? map_num(strchr(tok, '=') + 1, 0, slot == &m.rail ?
-						PLAN_MAX_LANES - 1 : 7) : -1;
+						FS_MAX_RAILS - 1 : FS_MAX_PLANES - 1) : -1;
 
 			if (slot && *slot >= 0)
 				snprintf(why, sizeof(why), "'%.20s' given twice", tok);
 			else if (v < 0)
 				snprintf(why, sizeof(why), "cannot read '%.40s': expected DEVICE[/PORT] rail=N "
-					 "[plane=N], rail 0 to %d and plane 0 to 7 (as in hostfiles)", tok,
-					 PLAN_MAX_LANES - 1);
+					 "[plane=N], rail 0 to %d and plane 0 to %d (as in hostfiles)", tok,
+					 FS_MAX_RAILS - 1, FS_MAX_PLANES - 1);
 			else
 				*slot = (int)v;
 		}

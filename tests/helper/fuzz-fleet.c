@@ -965,7 +965,7 @@ static void welcome_values(uint64_t *s, struct welcome_v *w, int short_silence)
 static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz_stats *st)
 {
 	struct fz z;
-	char tag[96], token[128], cn[FLEET_NONCE_HEX + 1], how[160] = "";
+	char tag[96], token[128], cn[AUTH_NONCE_HEX + 1], how[160] = "";
 	int rc, status = 0, want = -1, bound_ms = 6000, min_ms = 0, engines = 0, k, i, silent;
 	json_int_t next_id = 7000000000LL;
 	uint64_t t_end = 0;
@@ -996,7 +996,7 @@ static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz
 		json_t *m = json_pack("{ss,ss,si}", "type", "challenge", "proto", FLEET_PROTO, "version", wire_version());
 		int what = (int)below(s, 7);
 
-		fleet_nonce(cn);
+		auth_nonce(cn);
 		json_object_set_new(m, "nonce", json_string(cn));
 		want = FS_EXIT_PEER;
 		switch (what) {
@@ -1011,7 +1011,7 @@ static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz
 				json_object_del(m, "nonce");
 			else
 				json_object_set_new(m, "nonce", one_in(s, 2) ? json_string("abcd") : hostile(s, 0, 1));
-			if (json_is_string(json_object_get(m, "nonce")) && strlen(jstr(m, "nonce")) == FLEET_NONCE_HEX)
+			if (json_is_string(json_object_get(m, "nonce")) && strlen(jstr(m, "nonce")) == AUTH_NONCE_HEX)
 				json_object_set_new(m, "nonce", json_string(""));
 			snprintf(how, sizeof(how), "a challenge without a nonce of 64 characters");
 			break;
@@ -1064,11 +1064,11 @@ static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz
 	}
 	/* a valid challenge: our nonce, hex or not, and extra fields */
 	if (one_in(s, 4)) {
-		for (i = 0; i < FLEET_NONCE_HEX; i++)
+		for (i = 0; i < AUTH_NONCE_HEX; i++)
 			cn[i] = (char)('g' + below(s, 20));
-		cn[FLEET_NONCE_HEX] = 0;
+		cn[AUTH_NONCE_HEX] = 0;
 	} else {
-		fleet_nonce(cn);
+		auth_nonce(cn);
 	}
 	{
 		json_t *m = json_pack("{ss,ss,si,ss}", "type", "challenge", "proto", FLEET_PROTO,
@@ -1104,7 +1104,7 @@ static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz
 	{
 		json_t *r = z.reg, *eps = json_object_get(r, "endpoints");
 		const char *an = jstr(r, "nonce");
-		uint8_t raw[FLEET_NONCE_HEX / 2];
+		uint8_t raw[AUTH_NONCE_HEX / 2];
 
 		if (!jstr(r, "proto") || strcmp(jstr(r, "proto"), FLEET_PROTO) ||
 		    json_integer_value(json_object_get(r, "version")) != wire_version() ||
@@ -1114,7 +1114,7 @@ static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz
 			rc = failf("a register without the fields it must have");
 			goto out;
 		}
-		if (!fleet_mac_ok(token, "agent", cn, an, jstr(r, "mac"))) {
+		if (!auth_mac_ok(token, "agent", cn, an, jstr(r, "mac"))) {
 			rc = failf("the register's mac does not prove the token over our nonce");
 			goto out;
 		}
@@ -1132,7 +1132,7 @@ static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz
 	}
 	if (k < 18) {		/* refused */
 		const char *an = jstr(z.reg, "nonce");
-		char mac[FLEET_NONCE_HEX + 1];
+		char mac[AUTH_NONCE_HEX + 1];
 		json_t *m = json_pack("{ss,ss}", "type", "welcome", "node", "fz");
 		int what = (int)below(s, 6);
 
@@ -1141,23 +1141,23 @@ static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz
 		case 0:		/* a mac, but not the right one */
 			switch (below(s, 4)) {
 			case 0:
-				fleet_mac(token, "agent", an, cn, mac);
+				auth_mac(token, "agent", an, cn, mac);
 				break;
 			case 1:
-				fleet_mac(token, "coordinator", cn, an, mac);
+				auth_mac(token, "coordinator", cn, an, mac);
 				break;
 			case 2:
-				fleet_mac("not-the-token", "coordinator", an, cn, mac);
+				auth_mac("not-the-token", "coordinator", an, cn, mac);
 				break;
 			default:
-				fleet_nonce(mac);
+				auth_nonce(mac);
 				break;
 			}
 			json_object_set_new(m, "mac", json_string(mac));
 			snprintf(how, sizeof(how), "a welcome with a wrong mac");
 			break;
 		case 1:		/* no mac, or one that is not 64 hex digits */
-			fleet_mac(token, "coordinator", an, cn, mac);
+			auth_mac(token, "coordinator", an, cn, mac);
 			if (one_in(s, 3)) {
 				mac[63] = 0;
 				json_object_set_new(m, "mac", json_string(mac));
@@ -1184,7 +1184,7 @@ static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz
 				json_object_set_new(m, "type", junk_type(s));
 			if (json_is_string(json_object_get(m, "type")) && !strcmp(jstr(m, "type"), "welcome"))
 				json_object_del(m, "type");
-			fleet_mac(token, "coordinator", an, cn, mac);
+			auth_mac(token, "coordinator", an, cn, mac);
 			json_object_set_new(m, "mac", json_string(mac));
 			snprintf(how, sizeof(how), "another message for a welcome");
 			break;
@@ -1212,13 +1212,13 @@ static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz
 	end = (enum ending)below(s, E_NENDINGS);	/* E_SILENT: a short silence_ms, cheap */
 	{
 		struct welcome_v w;
-		char mac[FLEET_NONCE_HEX + 1];
+		char mac[AUTH_NONCE_HEX + 1];
 		json_t *m;
 
 		welcome_values(s, &w, end == E_SILENT);
 		if (end != E_SILENT && w.eff_silence < 2000)
 			end = E_SILENT;	/* it may give up on us in any pause */
-		fleet_mac(token, "coordinator", jstr(z.reg, "nonce"), cn, mac);
+		auth_mac(token, "coordinator", jstr(z.reg, "nonce"), cn, mac);
 		if (one_in(s, 4))	/* the agent reads hex in either case */
 			for (i = 0; mac[i]; i++)
 				if (mac[i] >= 'a' && mac[i] <= 'f')
@@ -1237,7 +1237,7 @@ static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz
 		{	/* the session's MACs, both ways, from here on */
 			uint8_t key[WIRE_MAC_LEN];
 
-			fleet_session_key(token, cn, jstr(z.reg, "nonce"), key);
+			auth_session_key(token, cn, jstr(z.reg, "nonce"), key);
 			wire_mac_start(&z.tx, key, 'c');
 			wire_mac_start(&z.rd.mac, key, 'a');
 		}
@@ -1839,7 +1839,7 @@ static int cz_serve(struct cz *c, int ms, int xfd, int *xready)
 /* Join as fz. */
 static int cz_join(struct cz *c)
 {
-	char an[FLEET_NONCE_HEX + 1], mac[FLEET_NONCE_HEX + 1], cn[FLEET_NONCE_HEX + 1];
+	char an[AUTH_NONCE_HEX + 1], mac[AUTH_NONCE_HEX + 1], cn[AUTH_NONCE_HEX + 1];
 	json_t *m = NULL, *reg;
 	int rc;
 
@@ -1851,13 +1851,13 @@ static int cz_join(struct cz *c)
 		return failf("no challenge for fz: %s", wire_strerror(rc));
 	if (!jstr(m, "type") || strcmp(jstr(m, "type"), "challenge") || !jstr(m, "proto") ||
 	    strcmp(jstr(m, "proto"), FLEET_PROTO) || json_integer_value(json_object_get(m, "version")) != wire_version() ||
-	    !jstr(m, "nonce") || strlen(jstr(m, "nonce")) != FLEET_NONCE_HEX) {
+	    !jstr(m, "nonce") || strlen(jstr(m, "nonce")) != AUTH_NONCE_HEX) {
 		json_decref(m);
 		return failf("a challenge without the fields it must have");
 	}
 	memcpy(cn, jstr(m, "nonce"), sizeof(cn));
-	fleet_nonce(an);
-	fleet_mac(c->token, "agent", cn, an, mac);
+	auth_nonce(an);
+	auth_mac(c->token, "agent", cn, an, mac);
 	reg = json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si,ss}", "type", "register", "proto", FLEET_PROTO,
 			"version", wire_version(), "tool_version", "fuzz", "nonce", an, "mac", mac, "node", "fz",
 			"host", "fuzz-host", "pid", (int)getpid(), "slot", "0");
@@ -1887,7 +1887,7 @@ static int cz_join(struct cz *c)
 		json_decref(m);
 		return rc;
 	}
-	if (!fleet_mac_ok(c->token, "coordinator", an, cn, jstr(m, "mac")) || !jstr(m, "node") ||
+	if (!auth_mac_ok(c->token, "coordinator", an, cn, jstr(m, "mac")) || !jstr(m, "node") ||
 	    strcmp(jstr(m, "node"), "fz") || !json_is_integer(json_object_get(m, "heartbeat_ms")) ||
 	    !json_is_integer(json_object_get(m, "silence_ms"))) {
 		json_decref(m);
@@ -1898,7 +1898,7 @@ static int cz_join(struct cz *c)
 		 * them and reach the coordinator's parser */
 		uint8_t key[WIRE_MAC_LEN];
 
-		fleet_session_key(c->token, cn, an, key);
+		auth_session_key(c->token, cn, an, key);
 		wire_mac_start(&c->mtx, key, 'a');
 		wire_mac_start(&c->mrd.mac, key, 'c');
 	}
@@ -1926,11 +1926,11 @@ static const char *const hkind_name[] = {
 /* A register for nonce cn: right mac unless bad_mac; node name; the reference is the caller's. */
 static json_t *cz_register(struct cz *c, const char *cn, const char *node, int bad_mac)
 {
-	char an[FLEET_NONCE_HEX + 1], mac[FLEET_NONCE_HEX + 1];
+	char an[AUTH_NONCE_HEX + 1], mac[AUTH_NONCE_HEX + 1];
 	json_t *m;
 
-	fleet_nonce(an);
-	fleet_mac(bad_mac ? "wrong-token" : c->token, "agent", cn, an, mac);
+	auth_nonce(an);
+	auth_mac(bad_mac ? "wrong-token" : c->token, "agent", cn, an, mac);
 	m = json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si}", "type", "register", "proto", FLEET_PROTO,
 		      "version", wire_version(), "tool_version", "fuzz", "nonce", an, "mac", mac, "node", node,
 		      "host", "fuzz-host", "pid", 1);
@@ -1992,12 +1992,12 @@ static int cz_hread(struct cz *c, int fd, struct wire_rd *rd, int ms, int until_
 			if (type && !strcmp(type, "challenge") && !*chal) {
 				const char *cn = jstr(m, "nonce");
 
-				if (!cn || strlen(cn) != FLEET_NONCE_HEX || !jstr(m, "proto") ||
+				if (!cn || strlen(cn) != AUTH_NONCE_HEX || !jstr(m, "proto") ||
 				    strcmp(jstr(m, "proto"), FLEET_PROTO)) {
 					json_decref(m);
 					return failf("a challenge without the fields it must have");
 				}
-				memcpy(chal, cn, FLEET_NONCE_HEX + 1);
+				memcpy(chal, cn, AUTH_NONCE_HEX + 1);
 			} else if (type && !strcmp(type, "error") && *chal) {
 				if (!jstr(m, "message") || !*jstr(m, "message")) {
 					json_decref(m);
@@ -2025,7 +2025,7 @@ static int cz_hread(struct cz *c, int fd, struct wire_rd *rd, int ms, int until_
 static int cz_hostile(struct cz *c, unsigned long long seed, unsigned long idx, int kind)
 {
 	struct wire_rd rd;
-	char cn[FLEET_NONCE_HEX + 1] = "", *errmsg = NULL, name[64];
+	char cn[AUTH_NONCE_HEX + 1] = "", *errmsg = NULL, name[64];
 	const char *want_err = NULL;
 	int fd, rc = 0, need_chal = 0, i;
 	uint8_t b[512];
@@ -2172,10 +2172,10 @@ static int cz_hostile(struct cz *c, unsigned long long seed, unsigned long idx, 
 				json_object_set_new(m, "mac", hostile(c->s, 1, 1));
 				break;
 			case 2: {	/* the right mac over another nonce */
-				char mac[FLEET_NONCE_HEX + 1], other[FLEET_NONCE_HEX + 1];
+				char mac[AUTH_NONCE_HEX + 1], other[AUTH_NONCE_HEX + 1];
 
-				fleet_nonce(other);
-				fleet_mac(c->token, "agent", other, jstr(m, "nonce"), mac);
+				auth_nonce(other);
+				auth_mac(c->token, "agent", other, jstr(m, "nonce"), mac);
 				json_object_set_new(m, "mac", json_string(mac));
 				break;
 			}

@@ -18,9 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../fleet/analyze.h"
+#include "../../records/analyze.h"
 #include "../../fleet/plan.h"
 #include "../../fleet/results.h"
+#include "../../records/read.h"
 #include "test-tool.h"
 
 static int kind_of(const char *s, enum plan_kind *k)
@@ -126,7 +127,7 @@ static int analyze_cmd(int argc, const char **argv)
 	dir = strdup(argv[1]);
 	slash = dir;
 	(void)slash;
-	recs = results_load_all(dir, &torn, NULL);
+	recs = records_load_all(dir, &torn, NULL);
 	free(dir);
 	if (!recs) {
 		fprintf(stderr, "test-tool analyze: cannot read %s/results.jsonl\n", argv[1]);

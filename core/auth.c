@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Tokens, nonces and macs of the fleet protocol (see fleet.h). */
+/* Tokens, nonces and MACs (see auth.h). */
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
@@ -12,11 +12,11 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/hmac.h"
-#include "fleet.h"
+#include "auth.h"
 
-int fleet_token(const char *path, int readable_ok, char **token)
+int auth_token(const char *path, int readable_ok, char **token)
 {
-	char buf[FLEET_TOKEN_MAX + 2];
+	char buf[AUTH_TOKEN_MAX + 2];
 	size_t n;
 	FILE *f;
 
@@ -27,8 +27,8 @@ int fleet_token(const char *path, int readable_ok, char **token)
 		if (!e || !*e)
 			return fs_err_usage("no token: give --token-file FILE or set FABSCOPE_TOKEN "
 					    "(the same secret for the coordinator and every agent)");
-		if (strlen(e) > FLEET_TOKEN_MAX)
-			return fs_err_usage("FABSCOPE_TOKEN is longer than %d bytes", FLEET_TOKEN_MAX);
+		if (strlen(e) > AUTH_TOKEN_MAX)
+			return fs_err_usage("FABSCOPE_TOKEN is longer than %d bytes", AUTH_TOKEN_MAX);
 		*token = strdup(e);
 		return 0;
 	}
@@ -50,8 +50,8 @@ int fleet_token(const char *path, int readable_ok, char **token)
 	}
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
-	if (n > FLEET_TOKEN_MAX)
-		return fs_err_usage("token file '%s' is longer than %d bytes", path, FLEET_TOKEN_MAX);
+	if (n > AUTH_TOKEN_MAX)
+		return fs_err_usage("token file '%s' is longer than %d bytes", path, AUTH_TOKEN_MAX);
 	buf[n] = 0;
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))	/* one trailing newline is not the secret */
 		buf[--n] = 0;
@@ -61,9 +61,9 @@ int fleet_token(const char *path, int readable_ok, char **token)
 	return 0;
 }
 
-int fleet_token_fd(int fd, int timeout_ms, char **token)
+int auth_token_fd(int fd, int timeout_ms, char **token)
 {
-	char buf[FLEET_TOKEN_MAX + 1];
+	char buf[AUTH_TOKEN_MAX + 1];
 	size_t n = 0;
 	uint64_t end = clock_ns() + (uint64_t)timeout_ms * 1000000ull;
 
@@ -88,8 +88,8 @@ int fleet_token_fd(int fd, int timeout_ms, char **token)
 			return fs_err_peer("the control channel closed before the token's line (--token-stdin)");
 		if (buf[n] == '\n')
 			break;
-		if (++n > FLEET_TOKEN_MAX)
-			return fs_err_usage("the token on the control channel is longer than %d bytes", FLEET_TOKEN_MAX);
+		if (++n > AUTH_TOKEN_MAX)
+			return fs_err_usage("the token on the control channel is longer than %d bytes", AUTH_TOKEN_MAX);
 	}
 	while (n && buf[n - 1] == '\r')
 		n--;
@@ -100,9 +100,9 @@ int fleet_token_fd(int fd, int timeout_ms, char **token)
 	return *token ? 0 : fs_err_env("out of memory");
 }
 
-int fleet_nonce(char out[FLEET_NONCE_HEX + 1])
+int auth_nonce(char out[AUTH_NONCE_HEX + 1])
 {
-	uint8_t raw[FLEET_NONCE_HEX / 2];
+	uint8_t raw[AUTH_NONCE_HEX / 2];
 	int rc = hmac_random(raw, sizeof(raw));
 
 	if (rc)
@@ -111,9 +111,9 @@ int fleet_nonce(char out[FLEET_NONCE_HEX + 1])
 	return 0;
 }
 
-int fleet_nonce_ok(const char *n)
+int auth_nonce_ok(const char *n)
 {
-	uint8_t raw[FLEET_NONCE_HEX / 2];
+	uint8_t raw[AUTH_NONCE_HEX / 2];
 
 	return n && !hmac_unhex(n, raw, sizeof(raw));
 }
@@ -129,8 +129,8 @@ static void mac_raw(const char *token, const char *role, const char *n1, const c
 	free(msg);
 }
 
-void fleet_mac(const char *token, const char *role, const char *n1, const char *n2,
-	       char out[FLEET_NONCE_HEX + 1])
+void auth_mac(const char *token, const char *role, const char *n1, const char *n2,
+	       char out[AUTH_NONCE_HEX + 1])
 {
 	uint8_t raw[SHA256_LEN];
 
@@ -138,12 +138,12 @@ void fleet_mac(const char *token, const char *role, const char *n1, const char *
 	hmac_hex(raw, sizeof(raw), out);
 }
 
-void fleet_session_key(const char *token, const char *cnonce, const char *anonce, uint8_t key[32])
+void auth_session_key(const char *token, const char *cnonce, const char *anonce, uint8_t key[32])
 {
 	mac_raw(token, "session", cnonce, anonce, key);
 }
 
-int fleet_mac_ok(const char *token, const char *role, const char *n1, const char *n2,
+int auth_mac_ok(const char *token, const char *role, const char *n1, const char *n2,
 		 const char *mac)
 {
 	uint8_t want[SHA256_LEN], got[SHA256_LEN];
