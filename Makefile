@@ -136,7 +136,7 @@ CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c core/shquote.c \
 	    core/auth.c core/alloc.c
 RECORDS_SRC := records/read.c records/analyze.c
-XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c $(VERBS_SRC)
+XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c transport/version.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.c fleet/agent.c \
 	     fleet/coord.c fleet/coord-job.c fleet/coord-phase.c fleet/coord-check.c fleet/launch.c fleet/results.c \

@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../core/builtin.h"
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/net.h"

@@ -197,8 +197,4 @@ int coll_alltoall(struct coll_comm *c, uint64_t count);
 /* nccl-tests' bus bandwidth factor: 2(n-1)/n and (n-1)/n. */
 double coll_bus_factor(enum coll_kind k, int n);
 
-/* The commands. */
-int cmd_allreduce(int argc, const char **argv);
-int cmd_alltoall(int argc, const char **argv);
-
 #endif

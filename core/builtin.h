@@ -6,10 +6,26 @@
 #ifndef FS_BUILTIN_H
 #define FS_BUILTIN_H
 
+/* bench/: the point-to-point tests */
 int cmd_bw(int argc, const char **argv);
-int cmd_devices(int argc, const char **argv);
 int cmd_lat(int argc, const char **argv);
-int cmd_help(int argc, const char **argv);
+/* collectives/ */
+int cmd_allreduce(int argc, const char **argv);
+int cmd_alltoall(int argc, const char **argv);
+/* probes/ */
+int cmd_probe(int argc, const char **argv);
+/* pcap/ */
+int cmd_capture(int argc, const char **argv);
+int cmd_pcap(int argc, const char **argv);
+/* fleet/: the coordinator and its agents */
+int cmd_agent(int argc, const char **argv);
+int cmd_run(int argc, const char **argv);
+/* report/ */
+int cmd_report(int argc, const char **argv);
+/* transport/ */
+int cmd_devices(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
+/* core/main.c */
+int cmd_help(int argc, const char **argv);
 
 #endif

@@ -19,13 +19,6 @@
 #include "output.h"
 #include "testhook.h"
 #include "version.h"
-#include "../collectives/coll.h"
-#include "../fleet/fleet.h"
-#include "../report/report.h"
-#include "../pcap/analyze.h"
-#include "../pcap/capture.h"
-#include "../probes/probe.h"
-#include "../transport/transport.h"
 
 struct cmd {
 	const char *name;
@@ -75,41 +68,6 @@ static void main_usage(FILE *f)
 		   "130 interrupted.\n"
 		   "'fabscope help <command>' or 'fabscope <command> --help' shows a command's options.\n"
 		   "Manual: man fabscope\n");
-}
-
-int cmd_version(int argc, const char **argv)
-{
-	static const char *const usage[] = { "fabscope version [--json]", NULL };
-	int json = 0, nargs = 0, rc;
-	const struct opt opts[] = {
-		OPT_BOOL(0, "json", &json, "print a JSON object: version, transports, test_hooks"),
-		OPT_END(),
-	};
-
-	rc = argc > 1 ? opts_parse(argc, argv, opts, usage, "Show the version and the transports built in.", &nargs) : 0;
-	if (rc)
-		return rc == OPTS_HELP ? 0 : -rc;
-	if (nargs)
-		return -fs_err_usage("version takes no arguments: '%s' is one too many", argv[0]);
-	if (json) {
-		json_t *t = json_array(), *v;
-		char *s, names[256];
-		const char *p;
-
-		snprintf(names, sizeof(names), "%s", xport_names());
-		for (p = strtok(names, ", "); p; p = strtok(NULL, ", "))
-			json_array_append_new(t, json_string(p));
-		v = json_pack("{s:s, s:s, s:o, s:b}", "tool", "fabscope", "version", FABSCOPE_VERSION,
-			      "transports", t, "test_hooks", FS_TEST_HOOKS);
-		s = json_dumps(v, JSON_COMPACT);
-		printf("%s\n", s ? s : "{}");
-		free(s);
-		json_decref(v);
-		return 0;
-	}
-	printf("fabscope %s (transports: %s)%s\n", FABSCOPE_VERSION, xport_names(),
-	       FS_TEST_HOOKS ? " (test hooks: a test build, not for production)" : "");
-	return 0;
 }
 
 /*

@@ -36,7 +36,6 @@
 #include "../collectives/coll.h"
 #include "fleet.h"
 #include "plan.h"
-#include "../probes/probe.h"
 
 #define AGENT_MAX_JOBS 512
 #define AGENT_LINE_MAX (1u << 20)

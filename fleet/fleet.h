@@ -46,8 +46,4 @@
 #define FLEET_HEARTBEAT_MS 1000
 #define FLEET_SILENCE_MS 10000
 
-/* The `fabscope agent` and `fabscope run` commands. */
-int cmd_agent(int argc, const char **argv);
-int cmd_run(int argc, const char **argv);
-
 #endif

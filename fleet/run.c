@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/builtin.h"
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/hmac.h"

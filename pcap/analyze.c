@@ -21,7 +21,7 @@
 
 #include "../core/error.h"
 #include "../core/options.h"
-#include "analyze.h"
+#include "../core/builtin.h"
 #include "../report/report.h"
 #include "flow.h"
 #include "reader.h"

@@ -21,7 +21,7 @@
 #include "../core/net.h"
 #include "../core/options.h"
 #include "../core/units.h"
-#include "capture.h"
+#include "../core/builtin.h"
 #include "live.h"
 
 #define CAP_SNAPLEN 256		/* Ethernet, 2 tags, IPv6 + extensions, UDP, BTH, RETH/AETH/atomics */

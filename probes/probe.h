@@ -6,7 +6,6 @@
 #include <sys/types.h>
 #include <jansson.h>
 
-int cmd_probe(int argc, const char **argv);
 int probe_polarization(int argc, const char **argv);	/* probe-polar.c */
 int probe_pfc(int argc, const char **argv);		/* probe-pfc.c */
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/builtin.h"
 #include "../core/error.h"
 #include "../core/options.h"
 #include "push.h"

@@ -188,6 +188,5 @@ json_t *report_json(struct report *rep);
 /* Prometheus text exposition of the summary (for --push) */
 char *report_exposition(struct report *rep);
 
-int cmd_report(int argc, const char **argv);
 
 #endif
