@@ -251,6 +251,7 @@ demo:
 
 bench: all
 	bench/fleet-bench.sh
+	bench/scale-bench.sh
 	@ci/install-deps bench
 	bench/netns-bench.sh
 	bench/pcap-bench.sh
