@@ -155,7 +155,8 @@ MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c tests/helper/pfc-tool.c \
 	    tests/helper/macctl-tool.c tests/helper/pfcap-tool.c tests/helper/dissect-tool.c \
 	    tests/helper/dissect-fuzz.c tests/helper/dissect-check.c tests/helper/pktgen.c \
-	    tests/helper/tool-util.c tests/helper/xport-tool.c
+	    tests/helper/tool-util.c tests/helper/xport-tool.c \
+	    tests/helper/nightly-tool.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)
@@ -250,6 +251,7 @@ demo:
 
 bench: all
 	bench/fleet-bench.sh
+	bench/scale-bench.sh
 	@ci/install-deps bench
 	bench/netns-bench.sh
 	bench/pcap-bench.sh

@@ -32,18 +32,23 @@
  * low_frac of the lanes' median names the rail.  Any wrong element is a
  * failure (kind "wrong-data"), not a suspect: data was corrupted.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
+#include "../core/error.h"
 #include "../core/record.h"
 #include "../core/units.h"
 #include "analyze.h"
 
 struct res {
 	const char *src, *dst;
+	int s, d;		/* src and dst interned (struct names) */
 	const char *job, *dir;	/* the job that measured it (may be NULL), its direction */
 	int round;
 	double v;
@@ -142,12 +147,82 @@ static const struct rt *rt_find(const struct rtix *ix, const char *job, const ch
 	return best;
 }
 
+/* Node names interned once: each distinct name (borrowed from the records)
+ * gets an id, in order of first appearance; open addressing, FNV-1a. */
+struct names {
+	const char **name;
+	size_t n, alloc;
+	int *slot;		/* -1: empty, else an id */
+	size_t cap;		/* a power of 2, over twice n */
+};
+
+static void names_init(struct names *nm)
+{
+	memset(nm, 0, sizeof(*nm));
+}
+
+static void names_release(struct names *nm)
+{
+	free(nm->name);
+	free(nm->slot);
+	names_init(nm);
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int names_rehash(struct names *nm)
+{
+	size_t cap = nm->cap ? 2 * nm->cap : 1024, i;
+	int *slot = malloc(cap * sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (i = 0; i < cap; i++)
+		slot[i] = -1;
+	for (i = 0; i < nm->n; i++) {
+		size_t h = (size_t)name_hash(nm->name[i]) & (cap - 1);
+
+		while (slot[h] >= 0)
+			h = (h + 1) & (cap - 1);
+		slot[h] = (int)i;
+	}
+	free(nm->slot);
+	nm->slot = slot;
+	nm->cap = cap;
+	return 0;
+}
+
+/* The id of name (added when new), or -ENOMEM. */
+static int names_intern(struct names *nm, const char *name)
+{
+	size_t h;
+
+	if ((nm->n + 1) * 2 > nm->cap && names_rehash(nm))
+		return -ENOMEM;
+	for (h = (size_t)name_hash(name) & (nm->cap - 1); nm->slot[h] >= 0; h = (h + 1) & (nm->cap - 1))
+		if (!strcmp(nm->name[nm->slot[h]], name))
+			return nm->slot[h];
+	if (FS_ALLOC_GROW(nm->name, nm->n + 1, nm->alloc))
+		return -ENOMEM;
+	nm->name[nm->n] = name;
+	nm->slot[h] = (int)nm->n;
+	return (int)nm->n++;
+}
+
 struct group {
 	char key[256];
 	const char *phase, *test;
 	int rail, plane;
 	struct res *r;
-	int n, cap;
+	int n;
+	size_t ralloc;
 	size_t first;		/* index of its first record */
 	double median;
 };
@@ -194,12 +269,37 @@ static int group_cmp(const void *a, const void *b)
 	return x->rail != y->rail ? x->rail - y->rail : x->plane - y->plane;
 }
 
-/* Group the usable results: ok, aggregate, one direction, with both nodes. */
-static struct group *collect(json_t *recs, int *ngroups)
+/* Where one result goes: its group (a new one when the first of its key,
+ * at record k); -1 when out of memory. */
+static int group_of(struct group **g, int *n, size_t *alloc, const char *phase, const char *test, int rail,
+		    int plane, size_t k)
+{
+	char key[256];
+	int i;
+
+	snprintf(key, sizeof(key), "%s/%s/%d/%d", phase, test, rail, plane);
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*g)[i].key, key))
+			return i;
+	if (FS_ALLOC_GROW(*g, (size_t)*n + 1, *alloc))
+		return -1;
+	memset(&(*g)[i], 0, sizeof(**g));
+	snprintf((*g)[i].key, sizeof((*g)[i].key), "%s", key);
+	(*g)[i].phase = phase;
+	(*g)[i].test = !strcmp(test, "bw") ? "bw" : "lat";
+	(*g)[i].rail = rail;
+	(*g)[i].plane = plane;
+	(*g)[i].first = k;
+	return (*n)++;
+}
+
+/* Group the usable results: ok, aggregate, one direction, with both nodes;
+ * their nodes interned in nm (NULL: not needed). */
+static struct group *collect(json_t *recs, struct names *nm, int *ngroups)
 {
 	struct group *g = NULL;
 	int n = 0, i;
-	size_t k;
+	size_t k, galloc = 0;
 	json_t *rec;
 
 	json_array_foreach(recs, k, rec) {
@@ -207,7 +307,7 @@ static struct group *collect(json_t *recs, int *ngroups)
 		const char *src = record_str(rec, "src.node", NULL), *dst = record_str(rec, "dst.node", NULL);
 		const char *scope = record_str(rec, "scope", ""), *dir = record_str(rec, "dir", "");
 		int rail = (int)record_num(rec, "src.rail", 0), plane = (int)record_num(rec, "src.plane", 0);
-		char key[256];
+		struct res *r;
 		double v;
 
 		if (!strcmp(record_str(rec, "kind", ""), "polarization") ||
@@ -224,31 +324,23 @@ static struct group *collect(json_t *recs, int *ngroups)
 			continue;
 		if (isnan(v))
 			continue;
-		snprintf(key, sizeof(key), "%s/%s/%d/%d", phase, test, rail, plane);
-		for (i = 0; i < n; i++)
-			if (!strcmp(g[i].key, key))
-				break;
-		if (i == n) {
-			g = realloc(g, (size_t)(n + 1) * sizeof(*g));
-			memset(&g[n], 0, sizeof(*g));
-			snprintf(g[n].key, sizeof(g[n].key), "%s", key);
-			g[n].phase = phase;
-			g[n].test = !strcmp(test, "bw") ? "bw" : "lat";
-			g[n].rail = rail;
-			g[n].plane = plane;
-			g[n].first = k;
-			n++;
+		if ((i = group_of(&g, &n, &galloc, phase, test, rail, plane, k)) < 0 ||
+		    FS_ALLOC_GROW(g[i].r, (size_t)g[i].n + 1, g[i].ralloc)) {
+			fs_err_env("out of memory reading the records");
+			break;
 		}
-		if (g[i].n == g[i].cap) {
-			g[i].cap = g[i].cap ? 2 * g[i].cap : 16;
-			g[i].r = realloc(g[i].r, (size_t)g[i].cap * sizeof(*g[i].r));
+		r = &g[i].r[g[i].n];
+		r->src = src;
+		r->dst = dst;
+		r->s = r->d = 0;
+		if (nm && ((r->s = names_intern(nm, src)) < 0 || (r->d = names_intern(nm, dst)) < 0)) {
+			fs_err_env("out of memory reading the records");
+			break;
 		}
-		g[i].r[g[i].n].src = src;
-		g[i].r[g[i].n].dst = dst;
-		g[i].r[g[i].n].job = record_str(rec, "job", NULL);
-		g[i].r[g[i].n].dir = *dir ? dir : NULL;
-		g[i].r[g[i].n].round = (int)record_num(rec, "round", 0);
-		g[i].r[g[i].n].v = v;
+		r->job = record_str(rec, "job", NULL);
+		r->dir = *dir ? dir : NULL;
+		r->round = (int)record_num(rec, "round", 0);
+		r->v = v;
 		g[i].n++;
 	}
 	for (i = 0; i < n; i++)
@@ -377,91 +469,205 @@ static void pair_retest(const struct group *g, const struct res *r, double ref, 
 }
 
 
-/* Median of the results that involve none of the nodes in skip (by name;
- * skip_suspects: all nodes flagged in sus[]); falls back to the lane median. */
-static double ref_median(const struct group *g, const char **names, const int *sus, int nn,
-			 const char *skip)
+/* The median of the sorted s[0..n) without the elements at the ascending
+ * positions pos[0..np) (np < n): the k-th of the rest is s[k + the removed
+ * positions at or before it], found by one walk; O(np). */
+static double kth_without(const double *s, const size_t *pos, size_t np, size_t k)
+{
+	size_t i = k, j;
+
+	for (j = 0; j < np && pos[j] <= i; j++)
+		i++;
+	return s[i];
+}
+
+static double median_without(const double *s, size_t n, const size_t *pos, size_t np)
+{
+	size_t m = n - np;
+
+	return m % 2 ? kth_without(s, pos, np, m / 2) :
+	       (kth_without(s, pos, np, m / 2 - 1) + kth_without(s, pos, np, m / 2)) / 2;
+}
+
+/* The first position in the sorted s[0..n) of a value not below v. */
+static size_t lower_bound(const double *s, size_t n, double v)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* One lane's nodes (local ids in order of first appearance) and, per node,
+ * the results through it (a result of a node with itself twice, as it
+ * counts both ends), in CSR form: node j's are idx[start[j]..start[j+1]). */
+struct lane_nodes {
+	int *gid;		/* local id -> interned id */
+	int *src, *dst;		/* per result: the local ids of its ends */
+	size_t *start, *idx;
+	int nn;
+	double *sorted;		/* the lane's values, sorted once */
+	size_t *pos;		/* scratch: positions of a node's results in sorted */
+	double *vals;		/* scratch: a node's values */
+};
+
+static void lane_nodes_release(struct lane_nodes *ln, int *local)
+{
+	int j;
+
+	for (j = 0; local && j < ln->nn; j++)
+		local[ln->gid[j]] = -1;
+	free(ln->gid);
+	free(ln->src);
+	free(ln->dst);
+	free(ln->start);
+	free(ln->idx);
+	free(ln->sorted);
+	free(ln->pos);
+	free(ln->vals);
+	memset(ln, 0, sizeof(*ln));
+}
+
+/* local[] (one slot per interned name, -1 when not in this lane) maps the
+ * interned ids to local ones while the lane is judged; 0 or -ENOMEM. */
+static int lane_nodes_init(struct lane_nodes *ln, const struct group *g, int *local)
+{
+	size_t n = (size_t)g->n, i, *fill;
+	int e;
+
+	memset(ln, 0, sizeof(*ln));
+	ln->gid = malloc((n ? 2 * n : 1) * sizeof(*ln->gid));
+	ln->src = malloc((n ? n : 1) * sizeof(*ln->src));
+	ln->dst = malloc((n ? n : 1) * sizeof(*ln->dst));
+	ln->idx = malloc((n ? 2 * n : 1) * sizeof(*ln->idx));
+	ln->sorted = malloc((n ? n : 1) * sizeof(*ln->sorted));
+	ln->pos = malloc((n ? 2 * n : 1) * sizeof(*ln->pos));
+	ln->vals = malloc((n ? 2 * n : 1) * sizeof(*ln->vals));
+	if (!ln->gid || !ln->src || !ln->dst || !ln->idx || !ln->sorted || !ln->pos || !ln->vals)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		int ends[2] = { g->r[i].s, g->r[i].d }, *to[2] = { &ln->src[i], &ln->dst[i] };
+
+		for (e = 0; e < 2; e++) {
+			if (local[ends[e]] < 0) {
+				local[ends[e]] = ln->nn;
+				ln->gid[ln->nn++] = ends[e];
+			}
+			*to[e] = local[ends[e]];
+		}
+		ln->sorted[i] = g->r[i].v;
+	}
+	if (!(ln->start = calloc((size_t)ln->nn + 1, sizeof(*ln->start))) ||
+	    !(fill = calloc((size_t)ln->nn + 1, sizeof(*fill))))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		ln->start[ln->src[i] + 1]++;
+		ln->start[ln->dst[i] + 1]++;
+	}
+	for (e = 0; e < ln->nn; e++)
+		ln->start[e + 1] += ln->start[e];
+	for (i = 0; i < n; i++) {
+		ln->idx[ln->start[ln->src[i]] + fill[ln->src[i]]++] = i;
+		ln->idx[ln->start[ln->dst[i]] + fill[ln->dst[i]]++] = i;
+	}
+	free(fill);
+	qsort(ln->sorted, n, sizeof(*ln->sorted), dbl_cmp);
+	return 0;
+}
+
+/* The median of the lane's results that do not involve node j (the lane
+ * median when every one does): from the one sorted array, without j's
+ * results, whose positions are found by value; O(d log n) for d results. */
+static double node_ref(const struct group *g, struct lane_nodes *ln, int j)
+{
+	size_t a = ln->start[j], b = ln->start[j + 1], k, nr = 0, run = 0;
+
+	for (k = a; k < b; k++)	/* a result with itself is there twice: once is enough */
+		if (k == a || ln->idx[k] != ln->idx[k - 1])
+			ln->vals[nr++] = g->r[ln->idx[k]].v;
+	if (nr == (size_t)g->n)
+		return g->median;
+	qsort(ln->vals, nr, sizeof(*ln->vals), dbl_cmp);
+	for (k = 0; k < nr; k++) {	/* equal values take the next equal places */
+		run = k && !dbl_cmp(&ln->vals[k], &ln->vals[k - 1]) ? run + 1 : 0;
+		ln->pos[k] = lower_bound(ln->sorted, (size_t)g->n, ln->vals[k]) + run;
+	}
+	return median_without(ln->sorted, (size_t)g->n, ln->pos, nr);
+}
+
+/* The median of the results without any suspect node (the lane median when
+ * none is left). */
+static double pair_ref(const struct group *g, const struct lane_nodes *ln, const int *suspect)
 {
 	double *v = malloc((size_t)(g->n ? g->n : 1) * sizeof(*v)), m;
-	int i, j, n = 0;
+	int i, n = 0;
 
-	for (i = 0; i < g->n; i++) {
-		int out = 0;
-
-		if (skip && (!strcmp(g->r[i].src, skip) || !strcmp(g->r[i].dst, skip)))
-			continue;
-		for (j = 0; sus && j < nn; j++)
-			if (sus[j] && (!strcmp(g->r[i].src, names[j]) || !strcmp(g->r[i].dst, names[j])))
-				out = 1;
-		if (!out)
+	if (!v)
+		return g->median;
+	for (i = 0; i < g->n; i++)
+		if (!suspect[ln->src[i]] && !suspect[ln->dst[i]])
 			v[n++] = g->r[i].v;
-	}
 	m = n ? median_of(v, n) : g->median;
 	free(v);
 	return m;
 }
 
-static void judge_group(const struct group *g, double low_frac, json_t *out, struct rtctx *rc)
+/* Node j against the results that do not involve it: a suspect (added to
+ * out) when low with at least 3/4 of its peers and 2 of them. */
+static int judge_node(const struct group *g, struct lane_nodes *ln, int j, double low_frac, const char *lane,
+		      json_t *out)
 {
-	const char **names = NULL;
-	int *npairs = NULL, *nlow = NULL, *suspect = NULL, nn = 0, i, j;
-	double **vals = NULL, ref;
+	size_t a = ln->start[j], b = ln->start[j + 1], k;
+	int npairs = (int)(b - a), nlow = 0;
+	double ref = node_ref(g, ln, j), m;
+	const struct res *r0 = &g->r[ln->idx[a]];
+	const char *name = ln->src[ln->idx[a]] == j ? r0->src : r0->dst;
+
+	for (k = a; k < b; k++)
+		nlow += is_low_ref(g, g->r[ln->idx[k]].v, ref, low_frac);
+	if (nlow < 2 || 4 * nlow < 3 * npairs)
+		return 0;
+	for (k = a; k < b; k++)
+		ln->vals[k - a] = g->r[ln->idx[k]].v;
+	m = median_of(ln->vals, npairs);
+	not_retested(add(out, "node", g, name, NULL, m,
+	    "%s %s: %s with %d of %d peers (median %.3g %s against %.3g between the others): "
+	    "its NIC, cable or leaf port on %s",
+	    name, lane, !strcmp(g->test, "bw") ? "slow" : "high latency", nlow, npairs,
+	    m, unit_of(g), ref, lane), NULL);
+	return 1;
+}
+
+/* local: see lane_nodes_init */
+static void judge_group(const struct group *g, int *local, double low_frac, json_t *out, struct rtctx *rc)
+{
+	struct lane_nodes ln;
+	int *suspect = NULL, i, j;
+	double ref;
 	char lane[64];
 
 	lane_name(g, lane, sizeof(lane));
-	for (i = 0; i < g->n; i++) {
-		const char *ends[2] = { g->r[i].src, g->r[i].dst };
-		int e;
-
-		for (e = 0; e < 2; e++) {
-			for (j = 0; j < nn; j++)
-				if (!strcmp(names[j], ends[e]))
-					break;
-			if (j == nn) {
-				names = realloc(names, (size_t)(nn + 1) * sizeof(*names));
-				npairs = realloc(npairs, (size_t)(nn + 1) * sizeof(*npairs));
-				nlow = realloc(nlow, (size_t)(nn + 1) * sizeof(*nlow));
-				vals = realloc(vals, (size_t)(nn + 1) * sizeof(*vals));
-				names[nn] = ends[e];
-				npairs[nn] = nlow[nn] = 0;
-				vals[nn] = malloc((size_t)g->n * sizeof(double));
-				nn++;
-			}
-			vals[j][npairs[j]++] = g->r[i].v;
-		}
+	if (lane_nodes_init(&ln, g, local) ||
+	    !(suspect = calloc((size_t)(ln.nn ? ln.nn : 1), sizeof(*suspect)))) {
+		fs_err_env("out of memory judging %s %s %s", g->phase, g->test, lane);
+		lane_nodes_release(&ln, local);
+		return;
 	}
-	suspect = calloc((size_t)(nn ? nn : 1), sizeof(*suspect));
-	/* a node against the results that do not involve it */
-	for (j = 0; j < nn && nn > 2; j++) {
-		double m;
-
-		ref = ref_median(g, names, NULL, nn, names[j]);
-		for (i = 0; i < npairs[j]; i++)
-			nlow[j] += is_low_ref(g, vals[j][i], ref, low_frac);
-		if (nlow[j] < 2 || 4 * nlow[j] < 3 * npairs[j])
-			continue;
-		m = median_of(vals[j], npairs[j]);
-		suspect[j] = 1;
-		not_retested(add(out, "node", g, names[j], NULL, m,
-		    "%s %s: %s with %d of %d peers (median %.3g %s against %.3g between the others): "
-		    "its NIC, cable or leaf port on %s",
-		    names[j], lane, !strcmp(g->test, "bw") ? "slow" : "high latency", nlow[j], npairs[j],
-		    m, unit_of(g), ref, lane), NULL);
-	}
+	for (j = 0; j < ln.nn && ln.nn > 2; j++)
+		suspect[j] = judge_node(g, &ln, j, low_frac, lane, out);
 	/* a pair against the results without the suspect nodes */
-	ref = ref_median(g, names, suspect, nn, NULL);
+	ref = pair_ref(g, &ln, suspect);
 	for (i = 0; i < g->n; i++) {
-		int a = -1, b = -1;
-
 		if (!is_low_ref(g, g->r[i].v, ref, low_frac))
 			continue;
-		for (j = 0; j < nn; j++) {
-			if (!strcmp(names[j], g->r[i].src))
-				a = j;
-			if (!strcmp(names[j], g->r[i].dst))
-				b = j;
-		}
-		if ((a >= 0 && suspect[a]) || (b >= 0 && suspect[b]))
+		if (suspect[ln.src[i]] || suspect[ln.dst[i]])
 			continue;	/* explained by a suspect node */
 		pair_retest(g, &g->r[i], ref, low_frac, out,
 			    add(out, "pair", g, g->r[i].src, g->r[i].dst, g->r[i].v,
@@ -469,12 +675,7 @@ static void judge_group(const struct group *g, double low_frac, json_t *out, str
 				"(a spine link, or flows colliding on one)",
 				g->r[i].src, g->r[i].dst, lane, g->r[i].v, unit_of(g), ref), rc);
 	}
-	for (j = 0; j < nn; j++)
-		free(vals[j]);
-	free(vals);
-	free(names);
-	free(npairs);
-	free(nlow);
+	lane_nodes_release(&ln, local);
 	free(suspect);
 }
 
@@ -690,14 +891,21 @@ long analyze_wrong(json_t *recs, double *elements)
 
 json_t *analyze_suspects_retest(json_t *recs, double low_frac, json_t *retest_info, json_t **not_confirmed)
 {
-	int ng, i, j;
-	struct group *g = collect(recs, &ng);
+	int ng, i, j, *local;
+	struct names nm;
+	struct group *g;
 	json_t *out = json_array();
 	struct rtctx rc = { .info = retest_info, .not_confirmed = json_array() };
 
+	names_init(&nm);
+	g = collect(recs, &nm, &ng);
 	rt_index(recs, &rc.ix);
-	for (i = 0; i < ng; i++)
-		judge_group(&g[i], low_frac, out, &rc);
+	if (!(local = malloc((nm.n ? nm.n : 1) * sizeof(*local))))
+		fs_err_env("out of memory judging the records");
+	for (i = 0; local && i < (int)nm.n; i++)
+		local[i] = -1;
+	for (i = 0; local && i < ng; i++)
+		judge_group(&g[i], local, low_frac, out, &rc);
 	/* whole lanes against the other lanes of the same phase and test */
 	for (i = 0; i < ng; i++) {
 		double *m = malloc((size_t)ng * sizeof(*m)), phase_median;
@@ -722,6 +930,8 @@ json_t *analyze_suspects_retest(json_t *recs, double low_frac, json_t *retest_in
 	for (i = 0; i < ng; i++)
 		free(g[i].r);
 	free(g);
+	free(local);
+	names_release(&nm);
 	free(rc.ix.r);
 	pfc_suspects(recs, out);
 	coll_suspects(recs, low_frac, out);
@@ -732,7 +942,7 @@ json_t *analyze_suspects_retest(json_t *recs, double low_frac, json_t *retest_in
 void analyze_summary(FILE *f, json_t *recs)
 {
 	int ng, i, j;
-	struct group *g = collect(recs, &ng);
+	struct group *g = collect(recs, NULL, &ng);
 
 	if (ng)
 		fprintf(f, "%-20s %-4s %-14s %6s %12s %12s %12s\n", "phase", "test", "lane", "pairs",

@@ -1394,6 +1394,7 @@ static const struct tool_cmd cmds[] = {
 	{ "dissect-pcap", tool_dissect },
 	{ "pcapgen", tool_dissect },
 	{ "dissect-fuzz", tool_dissect },
+	{ "nightly", tool_nightly },
 };
 
 static int tool_usage(void)

@@ -50,4 +50,7 @@ int tool_dissect(int argc, const char **argv);
 /* dissect-fuzz.c: dissect-fuzz */
 int tool_dissect_fuzz(int argc, const char **argv);
 
+/* nightly-tool.c: nightly (a results directory shaped like a nightly run, with planted faults) */
+int tool_nightly(int argc, const char **argv);
+
 #endif
