@@ -112,9 +112,9 @@ static void rt_index(json_t *recs, struct rtix *ix)
 			x.v = record_num(rec, "metrics.bw_gbps", NAN);
 		if (!x.error && isnan(x.v))
 			continue;
-		if (ix->n == cap) {
-			cap = cap ? 2 * cap : 8;
-			ix->r = realloc(ix->r, cap * sizeof(*ix->r));
+		if (FS_ALLOC_GROW(ix->r, ix->n + 1, cap)) {
+			fs_err_env("out of memory indexing the re-tests: %zu of them judged", ix->n);
+			break;
 		}
 		ix->r[ix->n++] = x;
 	}
@@ -757,7 +757,7 @@ static struct crow *coll_rows(json_t *recs, int *nrows)
 {
 	struct crow *r = NULL;
 	int n = 0, i;
-	size_t k;
+	size_t k, alloc = 0;
 	json_t *rec;
 
 	json_array_foreach(recs, k, rec) {
@@ -788,7 +788,10 @@ static struct crow *coll_rows(json_t *recs, int *nrows)
 			r[i] = x;
 			continue;
 		}
-		r = realloc(r, (size_t)(n + 1) * sizeof(*r));
+		if (FS_ALLOC_GROW(r, (size_t)n + 1, alloc)) {
+			fs_err_env("out of memory reading the collectives' records: %d rows judged", n);
+			break;
+		}
 		r[n++] = x;
 	}
 	if (n > 1)
