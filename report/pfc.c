@@ -2,9 +2,9 @@
 /*
  * The report's PFC pauses section, in every rendering: a row per port and
  * priority (pause rates, the worst paused fraction, storms, whether ECN/CNP
- * acted before PFC) with the lines under it in Markdown and HTML, the
- * probe's ports in the JSON summary, and their families in the Prometheus
- * text for --push.  render.c places it among the other sections.
+ * acted before PFC) with the lines under it in Markdown and HTML (one
+ * model, doc.h), the probe's ports in the JSON summary, and their families
+ * in the Prometheus text for --push.  render.c places it among the other sections.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../core/record.h"
+#include "doc.h"
 #include "push.h"
 #include "render.h"
 #include "report.h"
@@ -362,57 +363,17 @@ static int pfc_lines(const struct report *rep, struct pfc_line **out)
 	return n;
 }
 
-/* ---- Markdown ---- */
+/* ---- Markdown and HTML ---- */
 
-void report_md_pfc(const struct report *rep, FILE *f)
+/* a cell's kind: what pfc_cells said for HTML, else a number from prio to the paused fraction */
+static enum rdoc_kind pfc_kind(const char *cls, int c)
 {
-	char cell[PFC_COLS][PFC_CELL];
-	const char *cls[PFC_COLS];
-	struct pfc_line *lines;
-	int ri, i, j, c, n;
-
-	if (!any_pfc(rep))
-		return;
-	fprintf(f, "## PFC pauses\n\n|");
-	for (c = 0; c < PFC_COLS; c++)
-		fprintf(f, " %s |", pfc_head[c]);
-	fputs("\n|", f);
-	for (c = 0; c < PFC_COLS; c++)
-		fputs("---|", f);
-	fputc('\n', f);
-	for (ri = 0; ri < rep->nruns; ri++)
-		for (i = 0; i < rep->runs[ri].npfc; i++)
-			for (j = 0; j < pfc_rows(&rep->runs[ri].pfc[i]); j++) {
-				pfc_cells(rep, ri, &rep->runs[ri].pfc[i], rep->runs[ri].pfc[i].np ? j : -1, cell, cls);
-				fputc('|', f);
-				for (c = 0; c < PFC_COLS; c++) {
-					fputs(c == PFC_COLS - 1 ? " **" : " ", f);
-					report_md_cell(f, cell[c]);
-					fputs(c == PFC_COLS - 1 ? "** |" : " |", f);
-				}
-				fputc('\n', f);
-			}
-	fprintf(f, "\nPause frames per second (rx: the peer paused this port; tx: it paused the peer), the "
-		   "largest fraction of a sampling interval paused (est.: estimated from frame counts), "
-		   "and whether ECN marks or CNPs rose before the first pause.\n\n");
-	n = pfc_lines(rep, &lines);
-	for (i = 0; i < n; i++) {
-		fputs("- ", f);
-		if (lines[i].lead[0]) {
-			fputs("**", f);
-			report_md_cell(f, lines[i].lead);
-			fputs("**: ", f);
-		}
-		report_md_cell(f, lines[i].text);
-		fputc('\n', f);
-	}
-	free(lines);
-	fputc('\n', f);
+	if (cls)
+		return !strcmp(cls, "fail") ? RDOC_FAIL : RDOC_PASS;
+	return c >= 5 && c <= 8 ? RDOC_NUM : RDOC_TEXT;
 }
 
-/* ---- HTML ---- */
-
-void report_html_pfc(const struct report *rep, FILE *f)
+void report_pfc_section(const struct report *rep, struct rdoc *d)
 {
 	char cell[PFC_COLS][PFC_CELL];
 	const char *cls[PFC_COLS];
@@ -421,41 +382,37 @@ void report_html_pfc(const struct report *rep, FILE *f)
 
 	if (!any_pfc(rep))
 		return;
-	fputs("<h2>PFC pauses</h2>\n<table><tr>", f);
-	for (c = 0; c < PFC_COLS; c++)
-		fprintf(f, "<th>%s</th>", pfc_head[c]);
-	fputs("</tr>\n", f);
+	rdoc_heading(d, 2);
+	rdoc_text(d, "PFC pauses");
+	rdoc_table(d);
+	rdoc_head(d);
+	for (c = 0; c < PFC_COLS; c++) {
+		rdoc_cell(d, RDOC_TEXT, 0);
+		rdoc_lit(d, pfc_head[c]);
+	}
 	for (ri = 0; ri < rep->nruns; ri++)
 		for (i = 0; i < rep->runs[ri].npfc; i++)
 			for (j = 0; j < pfc_rows(&rep->runs[ri].pfc[i]); j++) {
 				pfc_cells(rep, ri, &rep->runs[ri].pfc[i], rep->runs[ri].pfc[i].np ? j : -1, cell, cls);
-				fputs("<tr>", f);
-				for (c = 0; c < PFC_COLS; c++) {
-					if (cls[c])
-						fprintf(f, "<td class=\"%s\">", cls[c]);
-					else
-						fputs(c >= 5 && c <= 8 ? "<td class=\"num\">" : "<td>", f);
-					report_html_escape(f, cell[c]);
-					fputs("</td>", f);
-				}
-				fputs("</tr>\n", f);
+				rdoc_row(d);
+				for (c = 0; c < PFC_COLS; c++)	/* the verdict in bold in Markdown */
+					rdoc_cellf(d, pfc_kind(cls[c], c), c == PFC_COLS - 1, "%s", cell[c]);
 			}
-	fputs("</table>\n<p class=\"note\">Pause frames per second (rx: the peer paused this port; tx: it paused "
-	      "the peer), the largest fraction of a sampling interval paused (est.: estimated from frame "
-	      "counts), and whether ECN marks or CNPs rose before the first pause.</p>\n<ul>\n", f);
+	rdoc_para(d, 1);
+	rdoc_lit(d, "Pause frames per second (rx: the peer paused this port; tx: it paused the peer), the "
+		    "largest fraction of a sampling interval paused (est.: estimated from frame counts), "
+		    "and whether ECN marks or CNPs rose before the first pause.");
+	rdoc_list(d);
 	n = pfc_lines(rep, &lines);
 	for (i = 0; i < n; i++) {
-		fputs("<li>", f);
+		rdoc_item(d, NULL);
 		if (lines[i].lead[0]) {
-			fputs("<b>", f);
-			report_html_escape(f, lines[i].lead);
-			fputs("</b>: ", f);
+			rdoc_bold(d, lines[i].lead);
+			rdoc_lit(d, ": ");
 		}
-		report_html_escape(f, lines[i].text);
-		fputs("</li>\n", f);
+		rdoc_text(d, lines[i].text);
 	}
 	free(lines);
-	fputs("</ul>\n", f);
 }
 
 /* ---- JSON ---- */
