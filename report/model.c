@@ -13,8 +13,16 @@
 #include "../core/units.h"
 #include "../records/analyze.h"
 #include "../records/read.h"
-#include "../probes/pfc.h"
 #include "report.h"
+
+/*
+ * The storm threshold of a PFC record without params.storm_fraction (from
+ * a probe that did not write it): what the probe used then, its default
+ * (PFC_STORM_FRACTION of probes/pfc.h, which the report does not include:
+ * it reads records, not the probe).  A record that has the field says its
+ * own.
+ */
+#define REPORT_PFC_STORM_FRACTION 0.99
 
 void report_lane(int rail, int plane, char *buf, size_t len)
 {
@@ -315,9 +323,9 @@ static void pfc_add(struct rrun *r, json_t *rec)
 	pf->ecn_at = first >= 0 ? report_pfc_at(rec, first) : NAN;
 	first = num_int(rec, "first_pause", -1, 0, INT_MAX);
 	pf->pause_at = first >= 0 ? report_pfc_at(rec, first) : NAN;
-	pf->storm_fraction = record_num(rec, "params.storm_fraction", PFC_STORM_FRACTION);
+	pf->storm_fraction = record_num(rec, "params.storm_fraction", REPORT_PFC_STORM_FRACTION);
 	if (!(pf->storm_fraction > 0 && pf->storm_fraction <= 1))
-		pf->storm_fraction = PFC_STORM_FRACTION;
+		pf->storm_fraction = REPORT_PFC_STORM_FRACTION;
 	pf->storm = json_is_true(json_object_get(rec, "storm"));
 	json_array_foreach(json_object_get(rec, "priorities"), k, e) {
 		int prio = num_int(e, "prio", -1, 0, 7), dup = 0, a, b;
