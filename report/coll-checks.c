@@ -62,7 +62,7 @@ int report_coll_checks(struct report *rep, double allreduce_min, double alltoall
 	long long wrong = 0;
 	int i, j, added = 0;
 
-	coll_build(rep->runs, rep->nruns, &cs);
+	report_coll_build(rep->runs, rep->nruns, &cs);
 	if (cs.n) {
 		c = check_new(rep, "collectives return the right data, every lane and size");
 		snprintf(c->limit, sizeof(c->limit), "0 wrong");
@@ -99,7 +99,7 @@ int report_coll_checks(struct report *rep, double allreduce_min, double alltoall
 		busbw_check(rep, &cs, "alltoall", alltoall_min);
 		added++;
 	}
-	coll_free(&cs);
+	report_coll_release(&cs);
 	return added;
 }
 
@@ -127,8 +127,8 @@ void report_coll_baseline(struct report *rep)
 	struct coll_set cs, base;
 	int i, j;
 
-	coll_build(rep->runs, rep->nruns, &cs);
-	coll_build(&rep->base, 1, &base);
+	report_coll_build(rep->runs, rep->nruns, &cs);
+	report_coll_build(&rep->base, 1, &base);
 	for (i = 0; i < cs.n; i++) {
 		const struct coll_series *s = &cs.s[i], *b;
 		double now = 0, was = 0, worst = INFINITY, worst_size = 0, delta;
@@ -170,6 +170,6 @@ void report_coll_baseline(struct report *rep)
 					  100 * rep->tolerance, sz, 100 * (worst - 1));
 		}
 	}
-	coll_free(&base);
-	coll_free(&cs);
+	report_coll_release(&base);
+	report_coll_release(&cs);
 }

@@ -49,9 +49,9 @@ struct coll_set {
 /* coll.c: the model */
 
 /* the collectives of runs[0..nruns), sorted: by collective, run, phase, lane */
-void coll_build(const struct rrun *runs, int nruns, struct coll_set *cs);
-/* frees what coll_build put in cs and empties it */
-void coll_free(struct coll_set *cs);
+void report_coll_build(const struct rrun *runs, int nruns, struct coll_set *cs);
+/* frees what report_coll_build put in cs and empties it */
+void report_coll_release(struct coll_set *cs);
 /* a multi-rail sum whose rails are there too: they, not it, say what was wrong */
 int rcoll_rails_there(const struct coll_set *cs, const struct coll_series *s);
 /* the point of s at size, or NULL */

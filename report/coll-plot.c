@@ -126,7 +126,7 @@ int report_coll_plots(struct report *rep, const char *dir)
 	char tdir[PATH_MAX];
 	int c, rc = 0;
 
-	coll_build(rep->runs, rep->nruns, &cs);
+	report_coll_build(rep->runs, rep->nruns, &cs);
 	if (cs.n && report_find_templates(tdir, sizeof(tdir))) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note),
 			 "some plots are missing: the gnuplot templates (plots/*.gp) are not in %.120s; set FABSCOPE_PLOTS",
@@ -135,6 +135,6 @@ int report_coll_plots(struct report *rep, const char *dir)
 	}
 	for (c = 0; c < cs.nkey && !rc; c++)
 		rc = coll_plot(rep, &cs, c, dir, tdir);
-	coll_free(&cs);
+	report_coll_release(&cs);
 	return rc;
 }

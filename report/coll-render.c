@@ -316,9 +316,9 @@ void report_coll_section(const struct report *rep, struct rdoc *d)
 	int c, i, ar = 0, a2a = 0, wrong = 0;
 	size_t len;
 
-	coll_build(rep->runs, rep->nruns, &cs);
+	report_coll_build(rep->runs, rep->nruns, &cs);
 	if (!cs.n) {
-		coll_free(&cs);
+		report_coll_release(&cs);
 		return;
 	}
 	rdoc_heading(d, 2);
@@ -374,5 +374,5 @@ void report_coll_section(const struct report *rep, struct rdoc *d)
 		out_item(d, "Wrong data", text);
 	}
 	if (wrong)
-		coll_free(&cs);
+		report_coll_release(&cs);
 }

@@ -192,7 +192,7 @@ static void coll_add(struct coll_set *cs, int ri, json_t *rec)
 }
 
 /* the collectives of runs[0..nruns), sorted: by collective, run, phase, lane */
-void coll_build(const struct rrun *runs, int nruns, struct coll_set *cs)
+void report_coll_build(const struct rrun *runs, int nruns, struct coll_set *cs)
 {
 	json_t *rec;
 	size_t k;
@@ -207,7 +207,7 @@ void coll_build(const struct rrun *runs, int nruns, struct coll_set *cs)
 		qsort(cs->s, (size_t)cs->n, sizeof(*cs->s), series_cmp);
 }
 
-void coll_free(struct coll_set *cs)
+void report_coll_release(struct coll_set *cs)
 {
 	int i;
 
