@@ -136,6 +136,7 @@ CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c core/shquote.c \
 	    core/auth.c core/alloc.c
 RECORDS_SRC := records/read.c records/analyze.c
+PLOTS_SRC := plots/plot.c
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c transport/version.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.c fleet/agent.c \
@@ -150,7 +151,7 @@ COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collec
 	    collectives/cmd.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
 LIB_SRC := $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
-	   $(PCAP_SRC) $(COLL_SRC)
+	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c tests/helper/pfc-tool.c \
 	    tests/helper/macctl-tool.c tests/helper/pfcap-tool.c tests/helper/dissect-tool.c \

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../plots/plot.h"
 #include "coll-int.h"
 #include "render.h"
 #include "report.h"
@@ -70,7 +71,7 @@ static int coll_plot(struct report *rep, const struct coll_set *cs, int c, const
 		snprintf(name, sizeof(name), "%.100s%s%.60s%s%s", rep->nruns > 1 ? rep->runs[line[i]->run].name : "",
 			 rep->nruns > 1 ? ", " : "", phases ? cs->phase[line[i]->phase] : "", phases ? " " : "",
 			 line[i]->lane);
-		report_gnuplot_quote(name, name, sizeof(name));
+		plot_gnuplot_quote(name, name, sizeof(name));
 		for (q = name; *q; q++)
 			if (*q == '"' || (unsigned char)*q < ' ')
 				*q = '_';
@@ -98,14 +99,14 @@ static int coll_plot(struct report *rep, const struct coll_set *cs, int c, const
 	snprintf(title, sizeof(title), "%.40s (%.40s, %.40s): busbw against message size, per lane%s%s",
 		 cs->key[c].test, cs->key[c].algo, cs->key[c].transport, rep->nruns > 1 ? " and run" : "",
 		 more ? " (the first 16)" : "");
-	report_gnuplot_quote(title, tq, sizeof(tq));
+	plot_gnuplot_quote(title, tq, sizeof(tq));
 	snprintf(svg, sizeof(svg), "%s/%02d-%s.svg", dir, rep->nsvg + 1, stem);
 	snprintf(vars, sizeof(vars), "datafile='%s'; outfile='%s'; title='%s'; nlines=%d; dts='%s'; lcs='%s'", path, svg,
 		 tq, n, dts, lcs);
 	{
 		char why[300];
 
-		if (report_gnuplot(tdir, "coll.gp", vars, svg, why, sizeof(why))) {
+		if (plot_gnuplot(tdir, "coll.gp", vars, svg, why, sizeof(why))) {
 			snprintf(rep->plots_note, sizeof(rep->plots_note), "%s%.200s",
 				 rep->nsvg ? "some plots are missing: " : "no plots: ", why);
 			return -1;
@@ -127,10 +128,10 @@ int report_coll_plots(struct report *rep, const char *dir)
 	int c, rc = 0;
 
 	report_coll_build(rep->runs, rep->nruns, &cs);
-	if (cs.n && report_find_templates(tdir, sizeof(tdir))) {
+	if (cs.n && plot_find_templates(tdir, sizeof(tdir))) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note),
 			 "some plots are missing: the gnuplot templates (plots/*.gp) are not in %.120s; set FABSCOPE_PLOTS",
-			 report_templates_default());
+			 plot_templates_default());
 		rc = -1;
 	}
 	for (c = 0; c < cs.nkey && !rc; c++)

@@ -169,17 +169,6 @@ int report_baseline_failed(const struct report *rep);
 
 /* plots.c: SVG files into dir (gnuplot); 0, or the reason in rep->plots_note */
 int report_plots(struct report *rep, const char *dir);
-/* The folder of the gnuplot templates (FABSCOPE_PLOTS, a build tree the binary runs from, or
- * DATADIR/plots): 0, or -1. */
-int report_find_templates(char *out, size_t len);
-/* where the templates were looked for, for messages: $FABSCOPE_PLOTS, else
- * the compiled-in DATADIR/plots */
-const char *report_templates_default(void);
-/* in, for a single-quoted string of gnuplot's -e: quotes and backslashes become '_' */
-void report_gnuplot_quote(const char *in, char *out, size_t len);
-/* gnuplot -e VARS TDIR/TMPL, at most 10 s: 0 when SVG was written, else -1 and why. */
-int report_gnuplot(const char *tdir, const char *tmpl, const char *vars, const char *svg, char *why,
-		   size_t wlen);
 
 /* render.c */
 void report_md(struct report *rep, FILE *f);
