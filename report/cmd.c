@@ -176,6 +176,8 @@ static int write_documents(struct report *rep, const struct opt_list *formats, c
 	} else {
 		snprintf(rep->plots_note, sizeof(rep->plots_note), "no plots: --no-plots was given");
 	}
+	if (rep->oom)	/* a plot that could not be kept: said */
+		return -FS_EXIT_ENV;
 	if (has_format(formats, "md")) {
 		snprintf(path, sizeof(path), "%s/report.md", out_dir);
 		if ((rc = write_file(path, report_md, rep, NULL)))
@@ -327,6 +329,8 @@ static int run_report(struct report *rep, const char **argv, int nargs, const ch
 		rep->thresholds_given = 1;	/* wrong data fails with or without a thresholds file */
 	if (baseline && (rc = load_baseline(rep, baseline, argv, nargs)))
 		return rc;
+	if (rep->oom)	/* a check that could not be kept: said */
+		return -FS_EXIT_ENV;
 	if (!out_dir) {
 		if (nargs == 1)
 			snprintf(def_out, sizeof(def_out), "%s/report", argv[0]);

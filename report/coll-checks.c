@@ -13,11 +13,6 @@
 
 /* ---- checks ---- */
 
-static struct check *check_new(struct report *rep, const char *name)
-{
-	return report_check_new(&rep->checks, &rep->nchecks, name);
-}
-
 static void busbw_check(struct report *rep, const struct coll_set *cs, const char *test, double lim)
 {
 	char buf[300], sz[32];
@@ -26,7 +21,7 @@ static void busbw_check(struct report *rep, const struct coll_set *cs, const cha
 	int i, unknown = 0;
 
 	snprintf(buf, sizeof(buf), "%s busbw >= %.4g Gb/s, every lane at its largest size", test, lim);
-	c = check_new(rep, buf);
+	c = report_check_new(rep, buf);
 	snprintf(c->limit, sizeof(c->limit), "%.4g Gb/s", lim);
 	for (i = 0; i < cs->n; i++) {
 		const struct coll_series *s = &cs->s[i];
@@ -64,7 +59,7 @@ int report_coll_checks(struct report *rep, double allreduce_min, double alltoall
 
 	report_coll_build(rep->runs, rep->nruns, &cs);
 	if (cs.n) {
-		c = check_new(rep, "collectives return the right data, every lane and size");
+		c = report_check_new(rep, "collectives return the right data, every lane and size");
 		snprintf(c->limit, sizeof(c->limit), "0 wrong");
 		added++;
 		for (i = 0; i < cs.n; i++) {
@@ -159,7 +154,7 @@ void report_coll_baseline(struct report *rep)
 		rcoll_series_name(rep, &cs, s, name, sizeof(name));
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), " mean busbw over %d size%s", n,
 			 n > 1 ? "s" : "");
-		c = report_check_new(&rep->regs, &rep->nregs, name);
+		c = report_reg_new(rep, name);
 		delta = (now - was) / was;
 		snprintf(c->limit, sizeof(c->limit), "%.4g Gb/s", was);
 		snprintf(c->worst, sizeof(c->worst), "%.4g Gb/s (%+.1f%%)", now, 100 * delta);

@@ -112,12 +112,12 @@ static int coll_plot(struct report *rep, const struct coll_set *cs, int c, const
 			return -1;
 		}
 	}
-	rep->svg = realloc(rep->svg, (size_t)(rep->nsvg + 1) * sizeof(*rep->svg));
-	rep->svg_title = realloc(rep->svg_title, (size_t)(rep->nsvg + 1) * sizeof(*rep->svg_title));
 	snprintf(path, sizeof(path), "%02d-%s.svg", rep->nsvg + 1, stem);
-	rep->svg[rep->nsvg] = strdup(path);
-	rep->svg_title[rep->nsvg] = strdup(title);
-	rep->nsvg++;
+	if (report_add_svg(rep, path, title)) {
+		snprintf(rep->plots_note, sizeof(rep->plots_note), "%sout of memory",
+			 rep->nsvg ? "some plots are missing: " : "no plots: ");
+		return -1;
+	}
 	return 0;
 }
 

@@ -15,18 +15,29 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/alloc.h"
 #include "../core/error.h"
 #include "../core/record.h"
 #include "../plots/plot.h"
 #include "report.h"
 
-static void add_svg(struct report *rep, const char *file, const char *title)
+int report_add_svg(struct report *rep, const char *file, const char *title)
 {
-	rep->svg = realloc(rep->svg, (size_t)(rep->nsvg + 1) * sizeof(*rep->svg));
-	rep->svg_title = realloc(rep->svg_title, (size_t)(rep->nsvg + 1) * sizeof(*rep->svg_title));
-	rep->svg[rep->nsvg] = strdup(file);
-	rep->svg_title[rep->nsvg] = strdup(title);
+	char *f = NULL, *t = NULL;
+
+	if (FS_ALLOC_GROW(rep->svg, rep->nsvg + 1, rep->svg_alloc) ||
+	    FS_ALLOC_GROW(rep->svg_title, rep->nsvg + 1, rep->svg_title_alloc) ||
+	    !(f = strdup(file)) || !(t = strdup(title))) {
+		free(f);
+		if (!rep->oom)
+			fs_err_env("out of memory adding the plot '%s'", file);
+		rep->oom = 1;
+		return -1;
+	}
+	rep->svg[rep->nsvg] = f;
+	rep->svg_title[rep->nsvg] = t;
 	rep->nsvg++;
+	return 0;
 }
 
 /* A name safe in a file name and in a gnuplot string: [A-Za-z0-9._-] */
@@ -59,7 +70,10 @@ static int run_plot(struct pctx *p, const char *stem, const char *tmpl, const ch
 	if (plot_gnuplot(p->tdir, tmpl, vars, svg, p->why, sizeof(p->why)))
 		return -1;
 	snprintf(name, sizeof(name), "%02d-%s.svg", p->n, stem);
-	add_svg(p->rep, name, title);
+	if (report_add_svg(p->rep, name, title)) {
+		snprintf(p->why, sizeof(p->why), "out of memory");
+		return -1;
+	}
 	return 0;
 }
 

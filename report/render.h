@@ -95,9 +95,12 @@ void report_coll_baseline(struct report *rep);
  */
 int report_coll_plots(struct report *rep, const char *dir);
 
-/* checks.c: a new check (passing until told otherwise) in *v, and one more
- * failing thing named among the first few. */
-struct check *report_check_new(struct check **v, int *n, const char *name);
+/* checks.c: a new check (passing until told otherwise) among rep's checks,
+ * or its baseline figures (report_reg_new), and one more failing thing
+ * named among the first few.  Out of memory: a check that is not kept,
+ * said, and rep->oom. */
+struct check *report_check_new(struct report *rep, const char *name);
+struct check *report_reg_new(struct report *rep, const char *name);
 void report_check_fail(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A check with nothing to check (total 0) fails, saying so. */
 void report_check_empty(struct check *c);
