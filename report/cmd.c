@@ -47,21 +47,26 @@ static const char report_about[] =
 	"report cannot be written, 4 the report was written but --push or --webhook failed (a\n"
 	"failed check still gives 1).";
 
-static int write_file(const char *path, void (*fn)(struct report *, FILE *), struct report *rep,
+static int write_file(const char *path, int (*fn)(struct report *, FILE *), struct report *rep,
 		      const char *text)
 {
 	char tmp[PATH_MAX + 8];
 	FILE *f;
-	int bad;
+	int bad, rc = 0;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
 	if (!f)
 		return fs_err_env("cannot write '%s': %s", tmp, strerror(errno));
 	if (fn)
-		fn(rep, f);
+		rc = fn(rep, f);
 	else
 		fputs(text, f);
+	if (rc) {	/* said */
+		fclose(f);
+		unlink(tmp);
+		return rc;
+	}
 	bad = ferror(f);
 	if (fclose(f) || bad || rename(tmp, path)) {
 		unlink(tmp);
@@ -253,7 +258,7 @@ static int publish(struct report *rep, const struct publish *pub, const char *te
 	if (pub->push_url) {
 		char *body = report_exposition(rep);
 
-		prc = push_gateway(pub->push_url, body, &po);
+		prc = body ? push_gateway(pub->push_url, body, &po) : -FS_EXIT_ENV;
 		free(body);
 		if (!prc)
 			printf("pushed: %s (job %s)\n", pub->push_url, pub->job);

@@ -57,7 +57,8 @@ int report_coll_checks(struct report *rep, double allreduce_min, double alltoall
 	long long wrong = 0;
 	int i, j, added = 0;
 
-	report_coll_build(rep->runs, rep->nruns, &cs);
+	if (report_coll_build(rep->runs, rep->nruns, &cs))
+		rep->oom = 1;	/* said; the command fails */
 	if (cs.n) {
 		c = report_check_new(rep, "collectives return the right data, every lane and size");
 		snprintf(c->limit, sizeof(c->limit), "0 wrong");
@@ -122,8 +123,8 @@ void report_coll_baseline(struct report *rep)
 	struct coll_set cs, base;
 	int i, j;
 
-	report_coll_build(rep->runs, rep->nruns, &cs);
-	report_coll_build(&rep->base, 1, &base);
+	if (report_coll_build(rep->runs, rep->nruns, &cs) | report_coll_build(&rep->base, 1, &base))
+		rep->oom = 1;	/* said; the command fails */
 	for (i = 0; i < cs.n; i++) {
 		const struct coll_series *s = &cs.s[i], *b;
 		double now = 0, was = 0, worst = INFINITY, worst_size = 0, delta;

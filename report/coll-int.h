@@ -31,6 +31,7 @@ struct coll_series {
 	json_t *first;		/* its first record, for the endpoints */
 	struct coll_pt *pt;	/* by size */
 	int npt;
+	size_t pt_alloc;
 };
 
 struct coll_key {
@@ -44,12 +45,14 @@ struct coll_set {
 	int nphase;
 	struct coll_series *s;
 	int n;
+	size_t key_alloc, phase_alloc, s_alloc;
 };
 
 /* coll.c: the model */
 
-/* the collectives of runs[0..nruns), sorted: by collective, run, phase, lane */
-void report_coll_build(const struct rrun *runs, int nruns, struct coll_set *cs);
+/* the collectives of runs[0..nruns), sorted: by collective, run, phase, lane;
+ * 0, or out of memory: said, -FS_EXIT_ENV and cs empty */
+int report_coll_build(const struct rrun *runs, int nruns, struct coll_set *cs);
 /* frees what report_coll_build put in cs and empties it */
 void report_coll_release(struct coll_set *cs);
 /* a multi-rail sum whose rails are there too: they, not it, say what was wrong */

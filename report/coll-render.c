@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "../core/record.h"
 #include "coll-int.h"
 #include "doc.h"
@@ -141,10 +142,11 @@ struct lane_key {
 	int order, runs;
 };
 
-/* the (phase, lane)s of collective c that two runs or more have, in order */
+/* the (phase, lane)s of collective c that two runs or more have, in order; -1 out of memory */
 static int compared_lanes(const struct report *rep, const struct coll_set *cs, int c, struct lane_key **out)
 {
 	struct lane_key *v = NULL;
+	size_t alloc = 0;
 	int n = 0, i, j, a, b;
 
 	for (i = 0; i < cs->n; i++) {
@@ -157,7 +159,11 @@ static int compared_lanes(const struct report *rep, const struct coll_set *cs, i
 				break;
 		if (j < n)
 			continue;
-		v = realloc(v, (size_t)(n + 1) * sizeof(*v));
+		if (FS_ALLOC_GROW(v, n + 1, alloc)) {
+			free(v);
+			*out = NULL;
+			return -1;
+		}
 		v[n] = (struct lane_key){ .phase = s->phase, .lane = s->lane, .order = s->lane_order };
 		for (a = 0; a < rep->nruns; a++)
 			v[n].runs += rcoll_series_of(cs, a, c, s->phase, s->lane) != NULL;
@@ -176,10 +182,11 @@ static int compared_lanes(const struct report *rep, const struct coll_set *cs, i
 	return n;
 }
 
-/* the sizes any run measured on a lane, in order; the caller frees */
+/* the sizes any run measured on a lane, in order (-1 out of memory); the caller frees */
 static int lane_sizes(const struct report *rep, const struct coll_set *cs, int c, const struct lane_key *k,
 		      double **out)
 {
+	size_t alloc = 0;
 	double *v = NULL;
 	int n = 0, ri, i, j;
 
@@ -191,7 +198,11 @@ static int lane_sizes(const struct report *rep, const struct coll_set *cs, int c
 				;
 			if (j < n)
 				continue;
-			v = realloc(v, (size_t)(n + 1) * sizeof(*v));
+			if (FS_ALLOC_GROW(v, n + 1, alloc)) {
+				free(v);
+				*out = NULL;
+				return -1;
+			}
 			for (j = n++; j > 0 && v[j - 1] > s->pt[i].size; j--)
 				v[j] = v[j - 1];
 			v[j] = s->pt[i].size;
@@ -217,12 +228,15 @@ static void compare_runs(const struct report *rep, const struct coll_set *cs, in
 	char (*cell)[COLL_CELL], text[1024], lead[200], b1[32], b2[32];
 	int *fail;
 
-	if (!nk) {
+	cell = nk > 0 ? calloc((size_t)ncol, sizeof(*cell)) : NULL;
+	fail = nk > 0 ? calloc((size_t)ncol, sizeof(*fail)) : NULL;
+	if (!cell || !fail) {	/* nothing to compare, or out of memory */
+		d->oom |= nk != 0;
+		free(cell);
+		free(fail);
 		free(keys);
 		return;
 	}
-	cell = calloc((size_t)ncol, sizeof(*cell));
-	fail = calloc((size_t)ncol, sizeof(*fail));
 	snprintf(text, sizeof(text), " (Gb/s), and the ratio to %.200s", rep->runs[0].name);
 	out_para(d, "busbw by run", text, 0);
 	snprintf(cell[0], COLL_CELL, "phase");
@@ -236,6 +250,8 @@ static void compare_runs(const struct report *rep, const struct coll_set *cs, in
 	for (k = 0; k < nk; k++) {
 		double *sizes;
 		int ns = lane_sizes(rep, cs, c, &keys[k], &sizes);
+
+		d->oom |= ns < 0;
 
 		for (i = 0; i < ns; i++) {
 			double first = busbw_at(cs, 0, c, &keys[k], sizes[i]);
@@ -264,6 +280,8 @@ static void compare_runs(const struct report *rep, const struct coll_set *cs, in
 		double *sizes, size = NAN, best = NAN, v;
 		int ns = lane_sizes(rep, cs, c, &keys[k], &sizes), b = -1, have, alike = 1;
 		size_t len;
+
+		d->oom |= ns < 0;
 
 		for (i = ns - 1; i >= 0 && isnan(size); i--) {
 			for (ri = 0, have = 0; ri < rep->nruns; ri++)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "../core/record.h"
 #include "doc.h"
 #include "push.h"
@@ -190,21 +191,34 @@ static void pfc_ctx(const struct report *rep, int ri, const struct rpfc *pf, int
 		snprintf(buf, len, " (phase %s)", pf->phase);
 }
 
-static struct pfc_line *pfc_line_new(struct pfc_line **v, int *n, const char *lead)
+/* the lines under the table */
+struct pfc_lines {
+	struct pfc_line *v;
+	int n;
+	size_t alloc;
+	int oom;		/* a line could not be kept: it went to spare */
+	struct pfc_line spare;
+};
+
+static struct pfc_line *pfc_line_new(struct pfc_lines *ls, const char *lead)
 {
 	struct pfc_line *l;
 
-	*v = realloc(*v, (size_t)(*n + 1) * sizeof(**v));
-	l = &(*v)[(*n)++];
+	if (FS_ALLOC_GROW(ls->v, ls->n + 1, ls->alloc)) {
+		ls->oom = 1;
+		l = &ls->spare;
+	} else {
+		l = &ls->v[ls->n++];
+	}
 	snprintf(l->lead, sizeof(l->lead), "%s", lead);
 	l->text[0] = 0;
 	return l;
 }
 
-static void pfc_before_line(struct pfc_line **v, int *n, const struct rpfc *pf, const struct rpfc_prio *p,
+static void pfc_before_line(struct pfc_lines *ls, const struct rpfc *pf, const struct rpfc_prio *p,
 			    const char *ctx)
 {
-	struct pfc_line *l = pfc_line_new(v, n, "PFC before ECN/CNP");
+	struct pfc_line *l = pfc_line_new(ls, "PFC before ECN/CNP");
 	double pause_at = p ? p->pause_at : pf->pause_at;
 	char at[32];
 
@@ -227,7 +241,7 @@ static void pfc_before_line(struct pfc_line **v, int *n, const struct rpfc *pf, 
 }
 
 /* with several runs: the one that paused worst, against the others */
-static void pfc_worse_line(const struct report *rep, struct pfc_line **v, int *n)
+static void pfc_worse_line(const struct report *rep, struct pfc_lines *ls)
 {
 	struct pfc_stat w, s;
 	struct pfc_line *l;
@@ -249,12 +263,12 @@ static void pfc_worse_line(const struct report *rep, struct pfc_line **v, int *n
 	if (runs < 2)
 		return;
 	if (alike) {
-		l = pfc_line_new(v, n, "Alike");
+		l = pfc_line_new(ls, "Alike");
 		pfc_stat_text(&w, buf, sizeof(buf));
 		lput(l->text, sizeof(l->text), "every run: %s", buf);
 	} else {
 		snprintf(buf, sizeof(buf), "Worse: %s", rep->runs[wi].name);
-		l = pfc_line_new(v, n, buf);
+		l = pfc_line_new(ls, buf);
 		pfc_stat_text(&w, buf, sizeof(buf));
 		lput(l->text, sizeof(l->text), "%s; against ", buf);
 		for (ri = 0, runs = 0; ri < rep->nruns; ri++) {
@@ -275,12 +289,12 @@ static void pfc_worse_line(const struct report *rep, struct pfc_line **v, int *n
  * The lines under the table, the same in Markdown and HTML: every storm,
  * every port that paused before ECN/CNP acted, what the probe said of
  * every port that was not clean, the clean ones, and with several runs the
- * one that paused worst.  The caller frees *out.
+ * one that paused worst, into ls (empty); the caller frees ls->v.
  */
-static int pfc_lines(const struct report *rep, struct pfc_line **out)
+static void pfc_lines(const struct report *rep, struct pfc_lines *ls)
 {
-	struct pfc_line *v = NULL, *l;
-	int n = 0, ri, i, j, phases = 0;
+	struct pfc_line *l;
+	int ri, i, j, phases = 0;
 	char ctx[400], at[32];
 
 	for (ri = 0; ri < rep->nruns; ri++)
@@ -298,7 +312,7 @@ static int pfc_lines(const struct report *rep, struct pfc_line **out)
 				if (!pfc_stormy(p))
 					continue;
 				named++;
-				l = pfc_line_new(&v, &n, "PFC storm");
+				l = pfc_line_new(ls, "PFC storm");
 				lput(l->text, sizeof(l->text), "%s %s prio %d %s, paused > %.3g %%", pf->node, pf->iface,
 				     p->prio, p->storm, 100 * pf->storm_fraction);
 				if (p->storm_run > 0)
@@ -310,7 +324,7 @@ static int pfc_lines(const struct report *rep, struct pfc_line **out)
 				lput(l->text, sizeof(l->text), "%s", ctx);
 			}
 			if (pf->storm && !named) {
-				l = pfc_line_new(&v, &n, "PFC storm");
+				l = pfc_line_new(ls, "PFC storm");
 				lput(l->text, sizeof(l->text), "%s %s, priority not recorded%s", pf->node, pf->iface, ctx);
 			}
 		}
@@ -322,11 +336,11 @@ static int pfc_lines(const struct report *rep, struct pfc_line **out)
 			pfc_ctx(rep, ri, pf, phases, ctx, sizeof(ctx));
 			for (j = 0; j < pf->np; j++)
 				if (!strcmp(pf->p[j].ecn_first, "no")) {
-					pfc_before_line(&v, &n, pf, &pf->p[j], ctx);
+					pfc_before_line(ls, pf, &pf->p[j], ctx);
 					named++;
 				}
 			if (!named && !strcmp(pf->ecn_first, "no"))	/* the port's word, when no priority says it */
-				pfc_before_line(&v, &n, pf, NULL, ctx);
+				pfc_before_line(ls, pf, NULL, ctx);
 		}
 	for (ri = 0; ri < rep->nruns; ri++) {	/* what the probe said of each port that was not clean */
 		char clean[1024] = "";
@@ -343,7 +357,7 @@ static int pfc_lines(const struct report *rep, struct pfc_line **out)
 				continue;
 			}
 			pfc_ctx(rep, ri, pf, phases, ctx, sizeof(ctx));
-			l = pfc_line_new(&v, &n, "");
+			l = pfc_line_new(ls, "");
 			lput(l->text, sizeof(l->text), "%s %s, %s%s%s%s: ", pf->node, pf->iface, pf->role,
 			     pf->dst ? " -> " : "", pf->dst ? pf->dst : "", ctx);
 			if (pf->verdict_text)
@@ -353,14 +367,12 @@ static int pfc_lines(const struct report *rep, struct pfc_line **out)
 				     pf->verdict);
 		}
 		if (nclean) {
-			l = pfc_line_new(&v, &n, "");
+			l = pfc_line_new(ls, "");
 			lput(l->text, sizeof(l->text), "%s%sclean, no pauses: %s", rep->nruns > 1 ? rep->runs[ri].name : "",
 			     rep->nruns > 1 ? ": " : "", clean);
 		}
 	}
-	pfc_worse_line(rep, &v, &n);
-	*out = v;
-	return n;
+	pfc_worse_line(rep, ls);
 }
 
 /* ---- Markdown and HTML ---- */
@@ -377,8 +389,8 @@ void report_pfc_section(const struct report *rep, struct rdoc *d)
 {
 	char cell[PFC_COLS][PFC_CELL];
 	const char *cls[PFC_COLS];
-	struct pfc_line *lines;
-	int ri, i, j, c, n;
+	struct pfc_lines ls = { 0 };
+	int ri, i, j, c;
 
 	if (!any_pfc(rep))
 		return;
@@ -403,16 +415,17 @@ void report_pfc_section(const struct report *rep, struct rdoc *d)
 		    "largest fraction of a sampling interval paused (est.: estimated from frame counts), "
 		    "and whether ECN marks or CNPs rose before the first pause.");
 	rdoc_list(d);
-	n = pfc_lines(rep, &lines);
-	for (i = 0; i < n; i++) {
+	pfc_lines(rep, &ls);
+	d->oom |= ls.oom;
+	for (i = 0; i < ls.n; i++) {
 		rdoc_item(d, NULL);
-		if (lines[i].lead[0]) {
-			rdoc_bold(d, lines[i].lead);
+		if (ls.v[i].lead[0]) {
+			rdoc_bold(d, ls.v[i].lead);
 			rdoc_lit(d, ": ");
 		}
-		rdoc_text(d, lines[i].text);
+		rdoc_text(d, ls.v[i].text);
 	}
-	free(lines);
+	free(ls.v);
 }
 
 /* ---- JSON ---- */

@@ -556,6 +556,7 @@ static int plot_pfc_phase(struct pctx *p, int ri, const char *phase, int seq)
 	const struct rrun *r = &p->rep->runs[ri];
 	struct tl_series pps[PFC_SERIES], frac[PFC_SERIES];
 	struct tl_cand *c = NULL;
+	size_t c_alloc = 0;
 	int npps = 0, nfrac = 0, nc = 0, i, j, prio, d, k;
 	double dfrom = NAN, dto = NAN;
 	char stem[160], sp[64], extra[PATH_MAX + 512], title[300], fpath[PATH_MAX], fq[PATH_MAX];
@@ -595,7 +596,11 @@ static int plot_pfc_phase(struct pctx *p, int ri, const char *phase, int seq)
 				has_frac = drawable(t, v, n);
 				if (!has_pps || (has_pps < 2 && has_frac < 2))
 					continue;
-				c = realloc(c, (size_t)(nc + 1) * sizeof(*c));
+				if (FS_ALLOC_GROW(c, nc + 1, c_alloc)) {
+					free(c);
+					snprintf(p->why, sizeof(p->why), "out of memory");
+					return -1;
+				}
 				c[nc] = (struct tl_cand){ .pf = pf, .prio = prio, .d = d, .frac = has_frac == 2,
 							  .order = nc, .score = score };
 				nc++;

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
+#include "../core/error.h"
 #include "../core/record.h"
 #include "doc.h"
 #include "push.h"
@@ -593,22 +595,34 @@ static void report_doc(struct report *rep, struct rdoc *d)
 	sec_missing(rep, d);
 }
 
-void report_md(struct report *rep, FILE *f)
+/* out of memory building the model: said, and nothing written */
+static int doc_oom(struct rdoc *d)
 {
-	struct rdoc d;
-
-	rdoc_init(&d);
-	report_doc(rep, &d);
-	rdoc_md(&d, f);
-	rdoc_release(&d);
+	rdoc_release(d);
+	return fs_err_env("out of memory writing the report");
 }
 
-void report_html(struct report *rep, FILE *f)
+int report_md(struct report *rep, FILE *f)
 {
 	struct rdoc d;
 
 	rdoc_init(&d);
 	report_doc(rep, &d);
+	if (d.oom)
+		return doc_oom(&d);
+	rdoc_md(&d, f);
+	rdoc_release(&d);
+	return 0;
+}
+
+int report_html(struct report *rep, FILE *f)
+{
+	struct rdoc d;
+
+	rdoc_init(&d);
+	report_doc(rep, &d);
+	if (d.oom)
+		return doc_oom(&d);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>fabscope report</title>\n"
 	      "<style>\nbody{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222;padding:0 1em}\n"
 	      "table{border-collapse:collapse;margin:0.5em 0 1.5em}\n"
@@ -622,6 +636,7 @@ void report_html(struct report *rep, FILE *f)
 	rdoc_html(&d, f);
 	fputs("</body></html>\n", f);
 	rdoc_release(&d);
+	return 0;
 }
 
 /* ---- JSON ---- */
@@ -713,7 +728,9 @@ void report_bput(struct report_buf *b, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	for (;;) {
+	while (!b->oom) {
+		char *grown;
+
 		va_start(ap, fmt);
 		n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
 		va_end(ap);
@@ -721,8 +738,12 @@ void report_bput(struct report_buf *b, const char *fmt, ...)
 			b->len += (size_t)n;
 			return;
 		}
+		if (n < 0 || !(grown = fs_reallocarray(b->s, (b->cap + (size_t)n + 1), 2))) {
+			b->oom = 1;
+			return;
+		}
+		b->s = grown;
 		b->cap = (b->cap + (size_t)n + 1) * 2;
-		b->s = realloc(b->s, b->cap);
 	}
 }
 
@@ -781,5 +802,10 @@ char *report_exposition(struct report *rep)
 		report_bput(&b, "# HELP fabscope_baseline_regressions figures worse than the baseline beyond the tolerance\n"
 				"# TYPE fabscope_baseline_regressions gauge\nfabscope_baseline_regressions %d\n",
 			    nregressions(rep));
+	if (b.oom) {
+		free(b.s);
+		fs_err_env("out of memory writing the metrics");
+		return NULL;
+	}
 	return b.s;
 }

@@ -23,6 +23,7 @@
 struct report_buf {
 	char *s;
 	size_t len, cap;
+	int oom;	/* something could not be put: nothing more is */
 };
 
 /* appends printf-style to b */

@@ -179,10 +179,11 @@ int report_plots(struct report *rep, const char *dir);
 int report_add_svg(struct report *rep, const char *file, const char *title);
 
 /* render.c */
-void report_md(struct report *rep, FILE *f);
-void report_html(struct report *rep, FILE *f);
+/* the report to f: 0, or out of memory: said, nothing written, -FS_EXIT_ENV */
+int report_md(struct report *rep, FILE *f);
+int report_html(struct report *rep, FILE *f);
 json_t *report_json(struct report *rep);
-/* Prometheus text exposition of the summary (for --push) */
+/* Prometheus text exposition of the summary (for --push); NULL out of memory, said */
 char *report_exposition(struct report *rep);
 
 
