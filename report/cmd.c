@@ -61,7 +61,7 @@ static int write_file(const char *path, int (*fn)(struct report *, FILE *), stru
 	if (fn)
 		rc = fn(rep, f);
 	else
-		fputs(text, f);
+		fprintf(f, "%s\n", text);
 	if (rc) {	/* said */
 		fclose(f);
 		unlink(tmp);
@@ -202,18 +202,10 @@ static int write_documents(struct report *rep, const struct opt_list *formats, c
 static int write_summary(struct report *rep, const char *out_dir, const char *text)
 {
 	char path[PATH_MAX + 16];
-	size_t len = strlen(text);
-	char *t2 = malloc(len + 2);
 	int rc;
 
-	if (!t2)
-		return fs_err_env("out of memory writing the summary");
-	memcpy(t2, text, len);
-	t2[len] = '\n';
-	t2[len + 1] = 0;
 	snprintf(path, sizeof(path), "%s/summary.json", out_dir);
-	rc = write_file(path, NULL, rep, t2);
-	free(t2);
+	rc = write_file(path, NULL, rep, text);
 	if (!rc)
 		printf("report: %s\n", path);
 	return rc;

@@ -399,62 +399,12 @@ static void drop_foreign(json_t *recs, const char *path)
 	free(first);
 }
 
-int report_load_run(struct rrun *r, const char *dir)
+/* the records of r into its groups, sweeps, PFC ports and polarization records */
+static int add_records(struct rrun *r, const char *dir)
 {
-	char path[4096];
-	struct stat st;
-	long torn = 0, first_torn = 0;
 	size_t k;
 	json_t *rec;
-	int i;
 
-	memset(r, 0, sizeof(*r));
-	r->dir = strdup(dir);
-	r->polar = json_array();
-	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
-	/* a path that is not there is a wrong argument (2); one that is there
-	 * but cannot be read, the environment's doing (3) */
-	if (stat(dir, &st) && errno != ENOENT && errno != ENOTDIR)
-		return fs_err_env("cannot read '%s': %s", dir, strerror(errno));
-	if (stat(dir, &st))
-		return fs_err_usage("'%s' does not exist: give a results directory (what 'fabscope run -o' wrote)",
-				    dir);
-	if (!S_ISDIR(st.st_mode))
-		return fs_err_usage("'%s' is not a directory: give a results directory (what 'fabscope run -o' wrote)",
-				    dir);
-	r->dev = st.st_dev;
-	r->ino = st.st_ino;
-	if (stat(path, &st))
-		return errno == ENOENT ?
-		       fs_err_usage("'%s' has no results.jsonl: is it a results directory of 'fabscope run'?", dir) :
-		       fs_err_env("cannot read '%s': %s", path, strerror(errno));
-	r->records = records_load_all(dir, &torn, &first_torn);
-	if (!r->records)
-		return fs_err_env("cannot read %s: %s", path, strerror(errno));
-	if (torn)
-		fs_warn("%s: %ld line(s) that are not records were skipped, the first at line %ld",
-			path, torn, first_torn);
-	drop_foreign(r->records, path);
-	snprintf(path, sizeof(path), "%s/run.json", dir);
-	{	/* not there: the records alone; there but not readable: exit 3 */
-		FILE *f = fopen(path, "r");
-
-		if (!f && errno != ENOENT)
-			return fs_err_read(NULL, path, errno);
-		r->run = f ? json_loadf(f, 0, NULL) : NULL;
-		if (f)
-			fclose(f);
-	}
-	if (!json_is_object(r->run)) {
-		json_decref(r->run);
-		r->run = json_object();
-		fs_warn("%s: missing or unreadable; the report has the records only", path);
-	}
-	{
-		const char *slash = strrchr(dir, '/');
-
-		snprintf(r->name, sizeof(r->name), "%s", slash && slash[1] ? slash + 1 : dir);
-	}
 	json_array_foreach(r->records, k, rec) {
 		const char *phase = record_str(rec, "phase", "(standalone)"), *test = record_str(rec, "test", "");
 		int rail = (int)record_num(rec, "src.rail", 0), plane = (int)record_num(rec, "src.plane", 0);
@@ -516,6 +466,67 @@ int report_load_run(struct rrun *r, const char *dir)
 		g->p[g->n].v99 = v99;
 		g->n++;
 	}
+	return 0;
+}
+
+int report_load_run(struct rrun *r, const char *dir)
+{
+	int rc;
+	char path[4096];
+	struct stat st;
+	long torn = 0, first_torn = 0;
+	size_t k;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->dir = strdup(dir);
+	r->polar = json_array();
+	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
+	/* a path that is not there is a wrong argument (2); one that is there
+	 * but cannot be read, the environment's doing (3) */
+	if (stat(dir, &st) && errno != ENOENT && errno != ENOTDIR)
+		return fs_err_env("cannot read '%s': %s", dir, strerror(errno));
+	if (stat(dir, &st))
+		return fs_err_usage("'%s' does not exist: give a results directory (what 'fabscope run -o' wrote)",
+				    dir);
+	if (!S_ISDIR(st.st_mode))
+		return fs_err_usage("'%s' is not a directory: give a results directory (what 'fabscope run -o' wrote)",
+				    dir);
+	r->dev = st.st_dev;
+	r->ino = st.st_ino;
+	if (stat(path, &st))
+		return errno == ENOENT ?
+		       fs_err_usage("'%s' has no results.jsonl: is it a results directory of 'fabscope run'?", dir) :
+		       fs_err_env("cannot read '%s': %s", path, strerror(errno));
+	r->records = records_load_all(dir, &torn, &first_torn);
+	if (!r->records)
+		return fs_err_env("cannot read %s: %s", path, strerror(errno));
+	if (torn)
+		fs_warn("%s: %ld line(s) that are not records were skipped, the first at line %ld",
+			path, torn, first_torn);
+	drop_foreign(r->records, path);
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	{	/* not there: the records alone; there but not readable: exit 3 */
+		FILE *f = fopen(path, "r");
+
+		if (!f && errno != ENOENT)
+			return fs_err_read(NULL, path, errno);
+		r->run = f ? json_loadf(f, 0, NULL) : NULL;
+		if (f)
+			fclose(f);
+	}
+	if (!json_is_object(r->run)) {
+		json_decref(r->run);
+		r->run = json_object();
+		fs_warn("%s: missing or unreadable; the report has the records only", path);
+	}
+	{
+		const char *slash = strrchr(dir, '/');
+
+		snprintf(r->name, sizeof(r->name), "%s", slash && slash[1] ? slash + 1 : dir);
+	}
+	if ((rc = add_records(r, dir)))
+		return rc;
 	for (i = 0; i < r->ng; i++)
 		finish_group(&r->g[i]);
 	if (r->npfc > 1)

@@ -595,9 +595,13 @@ static void report_doc(struct report *rep, struct rdoc *d)
 	sec_missing(rep, d);
 }
 
-/* out of memory building the model: said, and nothing written */
-static int doc_oom(struct rdoc *d)
+/* the model of the report into d; out of memory: said, d empty, -FS_EXIT_ENV */
+static int build_doc(struct report *rep, struct rdoc *d)
 {
+	rdoc_init(d);
+	report_doc(rep, d);
+	if (!d->oom)
+		return 0;
 	rdoc_release(d);
 	return fs_err_env("out of memory writing the report");
 }
@@ -605,11 +609,10 @@ static int doc_oom(struct rdoc *d)
 int report_md(struct report *rep, FILE *f)
 {
 	struct rdoc d;
+	int rc = build_doc(rep, &d);
 
-	rdoc_init(&d);
-	report_doc(rep, &d);
-	if (d.oom)
-		return doc_oom(&d);
+	if (rc)
+		return rc;
 	rdoc_md(&d, f);
 	rdoc_release(&d);
 	return 0;
@@ -618,11 +621,10 @@ int report_md(struct report *rep, FILE *f)
 int report_html(struct report *rep, FILE *f)
 {
 	struct rdoc d;
+	int rc = build_doc(rep, &d);
 
-	rdoc_init(&d);
-	report_doc(rep, &d);
-	if (d.oom)
-		return doc_oom(&d);
+	if (rc)
+		return rc;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>fabscope report</title>\n"
 	      "<style>\nbody{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222;padding:0 1em}\n"
 	      "table{border-collapse:collapse;margin:0.5em 0 1.5em}\n"
