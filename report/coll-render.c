@@ -391,6 +391,5 @@ void report_coll_section(const struct report *rep, struct rdoc *d)
 			 buf, n, n == 1 ? "" : "s", sizes);
 		out_item(d, "Wrong data", text);
 	}
-	if (wrong)
-		report_coll_release(&cs);
+	report_coll_release(&cs);
 }
