@@ -136,12 +136,13 @@ CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c core/shquote.c \
 	    core/auth.c core/alloc.c
 RECORDS_SRC := records/read.c records/analyze.c
+PLOTS_SRC := plots/plot.c
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c transport/version.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.c fleet/agent.c \
 	     fleet/coord.c fleet/coord-job.c fleet/coord-phase.c fleet/coord-check.c fleet/launch.c fleet/results.c \
 	     fleet/run.c fleet/coord-retest.c
-REPORT_SRC := report/push.c report/model.c report/checks.c report/plots.c report/render.c report/polar.c report/pfc.c report/coll.c report/coll-render.c \
+REPORT_SRC := report/push.c report/doc.c report/model.c report/checks.c report/plots.c report/render.c report/polar.c report/pfc.c report/coll.c report/coll-render.c \
 	      report/coll-export.c report/coll-checks.c report/coll-plot.c report/cmd.c
 PROBES_SRC := probes/polar.c probes/probe.c probes/probe-polar.c probes/probe-pfc.c probes/trace.c \
 	      probes/counters.c probes/counters-names.c probes/counters-ethtool.c probes/counters-snap.c \
@@ -150,7 +151,7 @@ COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collec
 	    collectives/cmd.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
 LIB_SRC := $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
-	   $(PCAP_SRC) $(COLL_SRC)
+	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c tests/helper/pfc-tool.c \
 	    tests/helper/macctl-tool.c tests/helper/pfcap-tool.c tests/helper/dissect-tool.c \

@@ -22,7 +22,7 @@
 #include "../core/error.h"
 #include "../core/options.h"
 #include "../core/builtin.h"
-#include "../report/report.h"
+#include "../plots/plot.h"
 #include "flow.h"
 #include "reader.h"
 
@@ -522,9 +522,9 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 
 	if (strlen(svg) > 1000 || strlen(file) > 600)
 		return fs_err_usage("no plot: a path of over 1000 bytes");
-	if (report_find_templates(tdir, sizeof(tdir)))
+	if (plot_find_templates(tdir, sizeof(tdir)))
 		return fs_err_env("no plot: the gnuplot templates are not in %s (set FABSCOPE_PLOTS to the plots folder)",
-				  report_templates_default());
+				  plot_templates_default());
 	for (i = 0; i < t->n; i++) {	/* the busiest, by insertion */
 		for (j = ntop; j > 0 && t->v[top[j - 1]]->bytes < t->v[i]->bytes; j--)
 			if (j < 8)
@@ -572,14 +572,14 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 		snprintf(pnames + used, sizeof(pnames) - used, "%sprio%d", npfc++ ? " " : "", p);
 	}
 	fclose(f);
-	report_gnuplot_quote(fdat, q[0], sizeof(q[0]));
-	report_gnuplot_quote(pdat, q[1], sizeof(q[1]));
-	report_gnuplot_quote(svg, q[2], sizeof(q[2]));
-	report_gnuplot_quote(file, q[3], sizeof(q[3]));
+	plot_gnuplot_quote(fdat, q[0], sizeof(q[0]));
+	plot_gnuplot_quote(pdat, q[1], sizeof(q[1]));
+	plot_gnuplot_quote(svg, q[2], sizeof(q[2]));
+	plot_gnuplot_quote(file, q[3], sizeof(q[3]));
 	snprintf(vars, sizeof(vars), "flows='%s'; nflows=%d; names='%s'; pfc='%s'; npfc=%d; pnames='%s'; "
 		 "xmax=%.9g; outfile='%s'; title='%s: the busiest QP flows and PFC pauses'", q[0], ntop, names, q[1],
 		 npfc, pnames, t->pkts ? t->last - t->first : 0.0, q[2], q[3]);
-	rc = report_gnuplot(tdir, "pcap.gp", vars, svg, why, sizeof(why));
+	rc = plot_gnuplot(tdir, "pcap.gp", vars, svg, why, sizeof(why));
 	unlink(fdat);
 	unlink(pdat);
 	return rc ? fs_err_env("no plot: %s", why) : 0;

@@ -41,20 +41,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "../core/error.h"
 #include "render.h"
 #include "report.h"
 
-struct check *report_check_new(struct check **v, int *n, const char *name)
+/* a new check among *v; out of memory: said once, rep->oom, and the spare filled in vain */
+static struct check *check_add(struct report *rep, struct check **v, int *n, size_t *alloc, const char *name)
 {
 	struct check *c;
 
-	*v = realloc(*v, (size_t)(*n + 1) * sizeof(**v));
-	c = &(*v)[(*n)++];
+	if (FS_ALLOC_GROW(*v, *n + 1, *alloc)) {
+		if (!rep->oom)
+			fs_err_env("out of memory adding the check '%s'", name);
+		rep->oom = 1;
+		c = &rep->spare;
+	} else {
+		c = &(*v)[(*n)++];
+	}
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->pass = 1;
 	return c;
+}
+
+struct check *report_check_new(struct report *rep, const char *name)
+{
+	return check_add(rep, &rep->checks, &rep->nchecks, &rep->checks_alloc, name);
+}
+
+struct check *report_reg_new(struct report *rep, const char *name)
+{
+	return check_add(rep, &rep->regs, &rep->nregs, &rep->regs_alloc, name);
 }
 
 void report_check_fail(struct check *c, const char *fmt, ...)
@@ -119,6 +137,7 @@ static int read_thresholds(const char *path, struct tkv **out, int *n)
 	FILE *f = fopen(path, "r");
 	char line[512], sec[32] = "";
 	int lineno = 0, rc = 0;
+	size_t alloc = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -170,7 +189,10 @@ static int read_thresholds(const char *path, struct tkv **out, int *n)
 					  (*out)[i].line);
 			break;
 		}
-		*out = realloc(*out, (size_t)(*n + 1) * sizeof(**out));
+		if (FS_ALLOC_GROW(*out, *n + 1, alloc)) {
+			rc = fs_err_env("out of memory reading %s", path);
+			break;
+		}
 		snprintf((*out)[*n].sec, sizeof((*out)[*n].sec), "%s", sec);
 		snprintf((*out)[*n].key, sizeof((*out)[*n].key), "%s", s);
 		(*out)[*n].line = lineno;
@@ -247,7 +269,7 @@ static void pfc_checks(struct report *rep, int storm, double max_paused)
 	double worst = NAN;
 
 	if (storm) {
-		c = report_check_new(&rep->checks, &rep->nchecks, "no PFC storm, every port and priority");
+		c = report_check_new(rep, "no PFC storm, every port and priority");
 		snprintf(c->limit, sizeof(c->limit), "none");
 		for (ri = 0; ri < rep->nruns; ri++)
 			for (i = 0; i < rep->runs[ri].npfc; i++) {
@@ -292,7 +314,7 @@ static void pfc_checks(struct report *rep, int storm, double max_paused)
 	unknown = 0;
 	report_pct(max_paused, buf, sizeof(buf));
 	snprintf(pre, sizeof(pre), "PFC paused <= %s of an interval, every port, priority and direction", buf);
-	c = report_check_new(&rep->checks, &rep->nchecks, pre);
+	c = report_check_new(rep, pre);
 	snprintf(c->limit, sizeof(c->limit), "%s", buf);
 	for (ri = 0; ri < rep->nruns; ri++)
 		for (i = 0; i < rep->runs[ri].npfc; i++) {
@@ -356,7 +378,7 @@ int report_thresholds(struct report *rep, const char *path)
 			snprintf(buf, sizeof(buf), "bw >= %.3g x line rate, every pair", frac);
 		else
 			snprintf(buf, sizeof(buf), "bw >= %.3g Gb/s, every pair", min_gbps);
-		c = report_check_new(&rep->checks, &rep->nchecks, buf);
+		c = report_check_new(rep, buf);
 		if (!isnan(frac) && !isnan(line))
 			snprintf(c->limit, sizeof(c->limit), "%.4g Gb/s", frac * line);
 		else if (!isnan(frac))
@@ -402,7 +424,7 @@ int report_thresholds(struct report *rep, const char *path)
 			if (isnan(lim[w]))
 				continue;
 			snprintf(buf, sizeof(buf), "latency %s <= %.4g us, every pair", name[w], lim[w]);
-			c = report_check_new(&rep->checks, &rep->nchecks, buf);
+			c = report_check_new(rep, buf);
 			snprintf(c->limit, sizeof(c->limit), "%.4g us", lim[w]);
 			for (ri = 0; ri < rep->nruns; ri++)
 				for (gi = 0; gi < rep->runs[ri].ng; gi++) {
@@ -440,7 +462,7 @@ int report_thresholds(struct report *rep, const char *path)
 			if (isnan(lim))
 				continue;
 			snprintf(buf, sizeof(buf), "%s <= %.0f", what[w], lim);
-			c = report_check_new(&rep->checks, &rep->nchecks, buf);
+			c = report_check_new(rep, buf);
 			snprintf(c->limit, sizeof(c->limit), "%.0f", lim);
 			for (ri = 0; ri < rep->nruns; ri++) {
 				const struct rrun *r = &rep->runs[ri];
@@ -487,7 +509,7 @@ void report_baseline(struct report *rep)
 			report_lane(g->rail, g->plane, lane, sizeof(lane));
 			snprintf(name, sizeof(name), "%.80s%s%.60s %s %s median", rep->nruns > 1 ? rep->runs[ri].name : "",
 				 rep->nruns > 1 ? ": " : "", g->phase, g->test, lane);
-			c = report_check_new(&rep->regs, &rep->nregs, name);
+			c = report_reg_new(rep, name);
 			delta = (g->median - b->median) / b->median;
 			snprintf(c->limit, sizeof(c->limit), "%.4g %s", b->median, report_unit(g->test));
 			c->total = 1;

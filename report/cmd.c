@@ -47,21 +47,26 @@ static const char report_about[] =
 	"report cannot be written, 4 the report was written but --push or --webhook failed (a\n"
 	"failed check still gives 1).";
 
-static int write_file(const char *path, void (*fn)(struct report *, FILE *), struct report *rep,
+static int write_file(const char *path, int (*fn)(struct report *, FILE *), struct report *rep,
 		      const char *text)
 {
 	char tmp[PATH_MAX + 8];
 	FILE *f;
-	int bad;
+	int bad, rc = 0;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
 	if (!f)
 		return fs_err_env("cannot write '%s': %s", tmp, strerror(errno));
 	if (fn)
-		fn(rep, f);
+		rc = fn(rep, f);
 	else
-		fputs(text, f);
+		fprintf(f, "%s\n", text);
+	if (rc) {	/* said */
+		fclose(f);
+		unlink(tmp);
+		return rc;
+	}
 	bad = ferror(f);
 	if (fclose(f) || bad || rename(tmp, path)) {
 		unlink(tmp);
@@ -89,16 +94,261 @@ static int has_format(const struct opt_list *l, const char *f)
 	return 0;
 }
 
+/* every --format names md, html or json, and one at least is named */
+static int check_formats(const struct opt_list *formats)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < formats->n; i++) {
+		char *dup = strdup(formats->v[i]), *save = NULL, *t;
+
+		if (!dup)
+			return fs_err_env("out of memory reading --format");
+		for (t = strtok_r(dup, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save))
+			if (strcmp(t, "md") && strcmp(t, "html") && strcmp(t, "json"))
+				rc = fs_err_usage("--format: unknown format '%s': use md, html, json", t);
+		free(dup);
+		if (rc)
+			return rc;
+	}
+	if (formats->n && !has_format(formats, "md") && !has_format(formats, "html") &&
+	    !has_format(formats, "json"))
+		return fs_err_usage("--format names no format: give md, html or json (comma-separated)");
+	return 0;
+}
+
+/* the runs of argv[0..nargs), each once */
+static int load_runs(struct report *rep, const char **argv, int nargs)
+{
+	int i, j, rc;
+
+	rep->runs = calloc((size_t)nargs, sizeof(*rep->runs));
+	if (!rep->runs)
+		return fs_err_env("out of memory loading %d runs", nargs);
+	for (i = 0; i < nargs; i++) {
+		rep->nruns++;	/* freed at the end even when it did not load */
+		if ((rc = report_load_run(&rep->runs[i], argv[i])))
+			return rc;
+	}
+	for (i = 1; i < nargs; i++)	/* a run given twice: the comparison would show nothing */
+		for (j = 0; j < i; j++)
+			if (rep->runs[i].dev == rep->runs[j].dev && rep->runs[i].ino == rep->runs[j].ino)
+				return fs_err_usage("'%s' and '%s' are the same results directory: a run compared "
+						    "with itself shows no difference; give each run once", argv[j], argv[i]);
+	return 0;
+}
+
+/* --baseline: loaded, none of the runs, and compared */
+static int load_baseline(struct report *rep, const char *baseline, const char **argv, int nargs)
+{
+	int i, rc;
+
+	rep->have_base = 1;
+	if ((rc = report_load_run(&rep->base, baseline)))
+		return rc;
+	for (i = 0; i < nargs; i++)
+		if (rep->base.dev == rep->runs[i].dev && rep->base.ino == rep->runs[i].ino)
+			return fs_err_usage("--baseline '%s' is '%s' itself: a run cannot regress against "
+					    "itself; give an earlier run", baseline, argv[i]);
+	report_baseline(rep);
+	return 0;
+}
+
+/* out_dir made when missing; there already, but not a directory: one line, before any plot is tried */
+static int make_out_dir(const char *out_dir)
+{
+	struct stat st;
+
+	if (mkdir(out_dir, 0777) && errno != EEXIST)
+		return fs_err_env("cannot create '%s': %s", out_dir, strerror(errno));
+	if (stat(out_dir, &st) || !S_ISDIR(st.st_mode))
+		return fs_err_usage("-o '%s' is not a directory: give the directory the report goes in "
+				    "(made when it is missing)", out_dir);
+	return 0;
+}
+
+/* the plots, report.md and report.html */
+static int write_documents(struct report *rep, const struct opt_list *formats, const char *out_dir,
+			   int no_plots)
+{
+	char path[PATH_MAX + 16];
+	int rc;
+
+	if (!no_plots && has_format(formats, "html") + has_format(formats, "md")) {
+		snprintf(path, sizeof(path), "%s/plots", out_dir);
+		if (report_plots(rep, path) || report_coll_plots(rep, path))
+			fs_warn("%s", rep->plots_note);
+	} else {
+		snprintf(rep->plots_note, sizeof(rep->plots_note), "no plots: --no-plots was given");
+	}
+	if (rep->oom)	/* a plot that could not be kept: said */
+		return -FS_EXIT_ENV;
+	if (has_format(formats, "md")) {
+		snprintf(path, sizeof(path), "%s/report.md", out_dir);
+		if ((rc = write_file(path, report_md, rep, NULL)))
+			return rc;
+		printf("report: %s\n", path);
+	}
+	if (has_format(formats, "html")) {
+		snprintf(path, sizeof(path), "%s/report.html", out_dir);
+		if ((rc = write_file(path, report_html, rep, NULL)))
+			return rc;
+		printf("report: %s\n", path);
+	}
+	return 0;
+}
+
+/* summary.json: text and a newline */
+static int write_summary(struct report *rep, const char *out_dir, const char *text)
+{
+	char path[PATH_MAX + 16];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/summary.json", out_dir);
+	rc = write_file(path, NULL, rep, text);
+	if (!rc)
+		printf("report: %s\n", path);
+	return rc;
+}
+
+/* the verdict lines; 1 when a check failed or the baseline comparison did */
+static int say_verdicts(const struct report *rep)
+{
+	int i, failed = 0, regressed = 0;
+
+	for (i = 0; i < rep->nchecks; i++)
+		failed += !rep->checks[i].pass;
+	if (rep->thresholds_given)
+		printf("acceptance: %s (%d of %d checks failed)\n", failed ? "FAIL" : "PASS", failed,
+		       rep->nchecks);
+	if (rep->have_base) {
+		int nc, nr = report_regressions(rep, &nc);
+		char note[160] = "";
+
+		if (nc)	/* other sizes or parameters: no verdict on those */
+			snprintf(note, sizeof(note), "; %d not comparable: measured with other message "
+				 "sizes or test parameters, see the report", nc);
+		printf("baseline %s: %s (%d of %d figures regressed%s)\n", rep->base.dir,
+		       report_baseline_verdict(rep), nr, rep->nregs, note);
+		regressed = report_baseline_failed(rep);	/* (nothing comparable: no pass) */
+	}
+	return failed || regressed;
+}
+
+struct publish {
+	const char *push_url, *webhook, *job, *instance;
+};
+
+/* the local report is written: now publish, and let a failure say so */
+static int publish(struct report *rep, const struct publish *pub, const char *text)
+{
+	struct push_opts po = { .timeout_ms = 5000, .retries = 2, .backoff_ms = 500, .job = pub->job,
+				.instance = pub->instance ? pub->instance :
+					    json_string_value(json_object_get(rep->runs[0].run, "id")) };
+	int prc = 0;
+
+	if (pub->push_url) {
+		char *body = report_exposition(rep);
+
+		prc = body ? push_gateway(pub->push_url, body, &po) : -FS_EXIT_ENV;
+		free(body);
+		if (!prc)
+			printf("pushed: %s (job %s)\n", pub->push_url, pub->job);
+	}
+	if (pub->webhook) {
+		int wrc = push_webhook(pub->webhook, text, &po);
+
+		if (!wrc)
+			printf("posted: %s\n", pub->webhook);
+		prc = prc ? prc : wrc;
+	}
+	return prc;
+}
+
+/* summary.json, the verdicts, the publishing; -FS_EXIT_CHECK on a failed verdict */
+static int finish(struct report *rep, const struct opt_list *formats, const char *out_dir,
+		  const struct publish *pub)
+{
+	json_t *sum = report_json(rep);
+	char *text = json_dumps(sum, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = 0, bad;
+
+	if (!text) {
+		json_decref(sum);
+		return fs_err_env("out of memory writing the summary");
+	}
+	if (has_format(formats, "json"))
+		rc = write_summary(rep, out_dir, text);
+	bad = say_verdicts(rep);
+	if (!rc && (pub->push_url || pub->webhook))
+		rc = publish(rep, pub, text);
+	free(text);
+	json_decref(sum);
+	if (bad && rc != -FS_EXIT_ENV && rc != -FS_EXIT_USAGE)
+		rc = -FS_EXIT_CHECK;
+	return rc;
+}
+
+/* frees what the command put in rep */
+static void report_release(struct report *rep)
+{
+	int i;
+
+	for (i = 0; i < rep->nruns; i++)
+		report_free_run(&rep->runs[i]);
+	free(rep->runs);
+	if (rep->have_base)
+		report_free_run(&rep->base);
+	free(rep->checks);
+	free(rep->regs);
+	for (i = 0; i < rep->nsvg; i++) {
+		free(rep->svg[i]);
+		free(rep->svg_title[i]);
+	}
+	free(rep->svg);
+	free(rep->svg_title);
+}
+
+/* the runs, checks and baseline into rep; then the report into out_dir */
+static int run_report(struct report *rep, const char **argv, int nargs, const char *thresholds,
+		      const char *baseline, const char *out_dir, const struct opt_list *formats, int no_plots,
+		      const struct publish *pub)
+{
+	char def_out[PATH_MAX];
+	int rc;
+
+	if ((rc = load_runs(rep, argv, nargs)))
+		return rc;
+	report_name_runs(rep);
+	if (thresholds && (rc = report_thresholds(rep, thresholds)))
+		return rc;
+	if (!thresholds && report_coll_checks(rep, NAN, NAN))
+		rep->thresholds_given = 1;	/* wrong data fails with or without a thresholds file */
+	if (baseline && (rc = load_baseline(rep, baseline, argv, nargs)))
+		return rc;
+	if (rep->oom)	/* a check that could not be kept: said */
+		return -FS_EXIT_ENV;
+	if (!out_dir) {
+		if (nargs == 1)
+			snprintf(def_out, sizeof(def_out), "%s/report", argv[0]);
+		else
+			snprintf(def_out, sizeof(def_out), "fabscope-report");
+		out_dir = def_out;
+	}
+	if ((rc = make_out_dir(out_dir)) || (rc = write_documents(rep, formats, out_dir, no_plots)))
+		return rc;
+	return finish(rep, formats, out_dir, pub);
+}
+
 int cmd_report(int argc, const char **argv)
 {
 	const char *out_dir = NULL, *by = NULL, *thresholds = NULL, *baseline = NULL;
-	const char *push_url = NULL, *webhook = NULL, *job = "fabscope", *instance = NULL;
+	struct publish pub = { NULL, NULL, "fabscope", NULL };
 	struct opt_list formats = { 0 };
-	int no_plots = 0, verbose = 0, nargs, rc, i, failed = 0, regressed = 0;
+	int no_plots = 0, verbose = 0, nargs, rc;
 	const char *tol_s = "10";
 	double tolerance;
 	char *end;
-	char path[PATH_MAX], def_out[PATH_MAX];
 	struct report rep;
 	struct opt tab[] = {
 		OPT_GROUP("Output"),
@@ -111,10 +361,10 @@ int cmd_report(int argc, const char **argv)
 		OPT_FILE(0, "baseline", &baseline, "DIR", "an earlier results directory to compare with; exit 1 on a regression"),
 		OPT_STRING(0, "tolerance", &tol_s, "PERCENT", "how much worse than the baseline a figure may be (default 10)"),
 		OPT_GROUP("Publishing"),
-		OPT_STRING(0, "push", &push_url, "URL", "push the summary's metrics to a Prometheus Pushgateway, e.g. http://pgw:9091"),
-		OPT_STRING(0, "job", &job, "NAME", "the Pushgateway job label (default fabscope)"),
-		OPT_STRING(0, "instance", &instance, "NAME", "the Pushgateway instance label (default: the run's id)"),
-		OPT_STRING(0, "webhook", &webhook, "URL", "POST the JSON summary to this URL"),
+		OPT_STRING(0, "push", &pub.push_url, "URL", "push the summary's metrics to a Prometheus Pushgateway, e.g. http://pgw:9091"),
+		OPT_STRING(0, "job", &pub.job, "NAME", "the Pushgateway job label (default fabscope)"),
+		OPT_STRING(0, "instance", &pub.instance, "NAME", "the Pushgateway instance label (default: the run's id)"),
+		OPT_STRING(0, "webhook", &pub.webhook, "URL", "POST the JSON summary to this URL"),
 		OPT_VERBOSE(&verbose),
 		OPT_END(),
 	};
@@ -129,22 +379,9 @@ int cmd_report(int argc, const char **argv)
 		rc = fs_err_usage("give at least one results directory (what 'fabscope run -o DIR' wrote)");
 		goto out;
 	}
-	for (i = 0; i < formats.n; i++) {
-		char *dup = strdup(formats.v[i]), *save = NULL, *t;
-
-		for (t = strtok_r(dup, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save))
-			if (strcmp(t, "md") && strcmp(t, "html") && strcmp(t, "json"))
-				rc = fs_err_usage("--format: unknown format '%s': use md, html, json", t);
-		free(dup);
-		if (rc)
-			goto out;
-	}
-	if (formats.n && !has_format(&formats, "md") && !has_format(&formats, "html") &&
-	    !has_format(&formats, "json")) {
-		rc = fs_err_usage("--format names no format: give md, html or json (comma-separated)");
+	if ((rc = check_formats(&formats)))
 		goto out;
-	}
-	if ((push_url || webhook) && (rc = push_check_urls(push_url, webhook)))
+	if ((pub.push_url || pub.webhook) && (rc = push_check_urls(pub.push_url, pub.webhook)))
 		goto out;	/* before the work, not after it */
 	tolerance = strtod(tol_s, &end);
 	if (end == tol_s || (*end && strcmp(end, "%")) || !(tolerance >= 0 && tolerance <= 1000)) {
@@ -153,155 +390,9 @@ int cmd_report(int argc, const char **argv)
 	}
 	rep.tolerance = tolerance / 100;
 	rep.by = by;
-	rep.runs = calloc((size_t)nargs, sizeof(*rep.runs));
-	for (i = 0; i < nargs; i++) {
-		rep.nruns++;	/* freed at the end even when it did not load */
-		if ((rc = report_load_run(&rep.runs[i], argv[i])))
-			goto out;
-	}
-	for (i = 1; i < nargs; i++) {	/* a run given twice: the comparison would show nothing */
-		int j;
-
-		for (j = 0; j < i; j++)
-			if (rep.runs[i].dev == rep.runs[j].dev && rep.runs[i].ino == rep.runs[j].ino) {
-				rc = fs_err_usage("'%s' and '%s' are the same results directory: a run compared "
-						  "with itself shows no difference; give each run once", argv[j], argv[i]);
-				goto out;
-			}
-	}
-	report_name_runs(&rep);
-	if (thresholds && (rc = report_thresholds(&rep, thresholds)))
-		goto out;
-	if (!thresholds && report_coll_checks(&rep, NAN, NAN))
-		rep.thresholds_given = 1;	/* wrong data fails with or without a thresholds file */
-	if (baseline) {
-		rep.have_base = 1;
-		if ((rc = report_load_run(&rep.base, baseline)))
-			goto out;
-		for (i = 0; i < nargs; i++)
-			if (rep.base.dev == rep.runs[i].dev && rep.base.ino == rep.runs[i].ino) {
-				rc = fs_err_usage("--baseline '%s' is '%s' itself: a run cannot regress against "
-						  "itself; give an earlier run", baseline, argv[i]);
-				goto out;
-			}
-		report_baseline(&rep);
-	}
-	if (!out_dir) {
-		if (nargs == 1)
-			snprintf(def_out, sizeof(def_out), "%s/report", argv[0]);
-		else
-			snprintf(def_out, sizeof(def_out), "fabscope-report");
-		out_dir = def_out;
-	}
-	if (mkdir(out_dir, 0777) && errno != EEXIST) {
-		rc = fs_err_env("cannot create '%s': %s", out_dir, strerror(errno));
-		goto out;
-	}
-	{	/* there already, but not a directory: one line, before any plot is tried */
-		struct stat st;
-
-		if (stat(out_dir, &st) || !S_ISDIR(st.st_mode)) {
-			rc = fs_err_usage("-o '%s' is not a directory: give the directory the report goes in "
-					  "(made when it is missing)", out_dir);
-			goto out;
-		}
-	}
-	if (!no_plots && has_format(&formats, "html") + has_format(&formats, "md")) {
-		snprintf(path, sizeof(path), "%s/plots", out_dir);
-		if (report_plots(&rep, path) || report_coll_plots(&rep, path))
-			fs_warn("%s", rep.plots_note);
-	} else {
-		snprintf(rep.plots_note, sizeof(rep.plots_note), "no plots: --no-plots was given");
-	}
-	if (has_format(&formats, "md")) {
-		snprintf(path, sizeof(path), "%s/report.md", out_dir);
-		if ((rc = write_file(path, report_md, &rep, NULL)))
-			goto out;
-		printf("report: %s\n", path);
-	}
-	if (has_format(&formats, "html")) {
-		snprintf(path, sizeof(path), "%s/report.html", out_dir);
-		if ((rc = write_file(path, report_html, &rep, NULL)))
-			goto out;
-		printf("report: %s\n", path);
-	}
-	{
-		json_t *sum = report_json(&rep);
-		char *text = json_dumps(sum, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-
-		if (has_format(&formats, "json")) {
-			size_t len = strlen(text);
-			char *t2 = malloc(len + 2);
-
-			memcpy(t2, text, len);
-			t2[len] = '\n';
-			t2[len + 1] = 0;
-			snprintf(path, sizeof(path), "%s/summary.json", out_dir);
-			rc = write_file(path, NULL, &rep, t2);
-			free(t2);
-			if (!rc)
-				printf("report: %s\n", path);
-		}
-		for (i = 0; i < rep.nchecks; i++)
-			failed += !rep.checks[i].pass;
-		if (rep.thresholds_given)
-			printf("acceptance: %s (%d of %d checks failed)\n", failed ? "FAIL" : "PASS", failed,
-			       rep.nchecks);
-		if (rep.have_base) {
-			int nc, nr = report_regressions(&rep, &nc);
-			char note[160] = "";
-
-			if (nc)	/* other sizes or parameters: no verdict on those */
-				snprintf(note, sizeof(note), "; %d not comparable: measured with other message "
-					 "sizes or test parameters, see the report", nc);
-			printf("baseline %s: %s (%d of %d figures regressed%s)\n", rep.base.dir,
-			       report_baseline_verdict(&rep), nr, rep.nregs, note);
-			regressed = report_baseline_failed(&rep);	/* (nothing comparable: no pass) */
-		}
-		/* the local report is written: now publish, and let a failure say so */
-		if (!rc && (push_url || webhook)) {
-			struct push_opts po = { .timeout_ms = 5000, .retries = 2, .backoff_ms = 500, .job = job,
-						.instance = instance ? instance :
-							    json_string_value(json_object_get(rep.runs[0].run, "id")) };
-			int prc = 0;
-
-			if (push_url) {
-				char *body = report_exposition(&rep);
-
-				prc = push_gateway(push_url, body, &po);
-				free(body);
-				if (!prc)
-					printf("pushed: %s (job %s)\n", push_url, job);
-			}
-			if (webhook) {
-				int wrc = push_webhook(webhook, text, &po);
-
-				if (!wrc)
-					printf("posted: %s\n", webhook);
-				prc = prc ? prc : wrc;
-			}
-			if (prc)
-				rc = prc;
-		}
-		free(text);
-		json_decref(sum);
-	}
-	if ((failed || regressed) && rc != -FS_EXIT_ENV && rc != -FS_EXIT_USAGE)
-		rc = -FS_EXIT_CHECK;
+	rc = run_report(&rep, argv, nargs, thresholds, baseline, out_dir, &formats, no_plots, &pub);
 out:
-	for (i = 0; i < rep.nruns; i++)
-		report_free_run(&rep.runs[i]);
-	free(rep.runs);
-	if (rep.have_base)
-		report_free_run(&rep.base);
-	free(rep.checks);
-	free(rep.regs);
-	for (i = 0; i < rep.nsvg; i++) {
-		free(rep.svg[i]);
-		free(rep.svg_title[i]);
-	}
-	free(rep.svg);
-	free(rep.svg_title);
+	report_release(&rep);
 	opt_list_release(&formats);
-	return rc < 0 ? -rc : rc;
+	return -rc;
 }

@@ -13,11 +13,6 @@
 
 /* ---- checks ---- */
 
-static struct check *check_new(struct report *rep, const char *name)
-{
-	return report_check_new(&rep->checks, &rep->nchecks, name);
-}
-
 static void busbw_check(struct report *rep, const struct coll_set *cs, const char *test, double lim)
 {
 	char buf[300], sz[32];
@@ -26,7 +21,7 @@ static void busbw_check(struct report *rep, const struct coll_set *cs, const cha
 	int i, unknown = 0;
 
 	snprintf(buf, sizeof(buf), "%s busbw >= %.4g Gb/s, every lane at its largest size", test, lim);
-	c = check_new(rep, buf);
+	c = report_check_new(rep, buf);
 	snprintf(c->limit, sizeof(c->limit), "%.4g Gb/s", lim);
 	for (i = 0; i < cs->n; i++) {
 		const struct coll_series *s = &cs->s[i];
@@ -62,9 +57,10 @@ int report_coll_checks(struct report *rep, double allreduce_min, double alltoall
 	long long wrong = 0;
 	int i, j, added = 0;
 
-	coll_build(rep->runs, rep->nruns, &cs);
+	if (report_coll_build(rep->runs, rep->nruns, &cs))
+		rep->oom = 1;	/* said; the command fails */
 	if (cs.n) {
-		c = check_new(rep, "collectives return the right data, every lane and size");
+		c = report_check_new(rep, "collectives return the right data, every lane and size");
 		snprintf(c->limit, sizeof(c->limit), "0 wrong");
 		added++;
 		for (i = 0; i < cs.n; i++) {
@@ -99,7 +95,7 @@ int report_coll_checks(struct report *rep, double allreduce_min, double alltoall
 		busbw_check(rep, &cs, "alltoall", alltoall_min);
 		added++;
 	}
-	coll_free(&cs);
+	report_coll_release(&cs);
 	return added;
 }
 
@@ -127,8 +123,8 @@ void report_coll_baseline(struct report *rep)
 	struct coll_set cs, base;
 	int i, j;
 
-	coll_build(rep->runs, rep->nruns, &cs);
-	coll_build(&rep->base, 1, &base);
+	if (report_coll_build(rep->runs, rep->nruns, &cs) | report_coll_build(&rep->base, 1, &base))
+		rep->oom = 1;	/* said; the command fails */
 	for (i = 0; i < cs.n; i++) {
 		const struct coll_series *s = &cs.s[i], *b;
 		double now = 0, was = 0, worst = INFINITY, worst_size = 0, delta;
@@ -159,7 +155,7 @@ void report_coll_baseline(struct report *rep)
 		rcoll_series_name(rep, &cs, s, name, sizeof(name));
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), " mean busbw over %d size%s", n,
 			 n > 1 ? "s" : "");
-		c = report_check_new(&rep->regs, &rep->nregs, name);
+		c = report_reg_new(rep, name);
 		delta = (now - was) / was;
 		snprintf(c->limit, sizeof(c->limit), "%.4g Gb/s", was);
 		snprintf(c->worst, sizeof(c->worst), "%.4g Gb/s (%+.1f%%)", now, 100 * delta);
@@ -170,6 +166,6 @@ void report_coll_baseline(struct report *rep)
 					  100 * rep->tolerance, sz, 100 * (worst - 1));
 		}
 	}
-	coll_free(&base);
-	coll_free(&cs);
+	report_coll_release(&base);
+	report_coll_release(&cs);
 }

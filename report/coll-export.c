@@ -31,9 +31,9 @@ json_t *report_coll_json(const struct rrun *r)
 	json_t *a;
 	int i, j;
 
-	coll_build(r, 1, &cs);
+	report_coll_build(r, 1, &cs);
 	if (!cs.n) {
-		coll_free(&cs);
+		report_coll_release(&cs);
 		return NULL;
 	}
 	a = json_array();
@@ -67,7 +67,7 @@ json_t *report_coll_json(const struct rrun *r)
 			"plane", s->rail >= 0 ? json_integer(s->plane) : json_null(), "ranks", s->ranks,
 			"nodes", nodes, "sizes", sizes));
 	}
-	coll_free(&cs);
+	report_coll_release(&cs);
 	return a;
 }
 
@@ -86,9 +86,9 @@ void report_coll_exposition(const struct report *rep, struct report_buf *b)
 	struct coll_set cs;
 	int m, i, j;
 
-	coll_build(rep->runs, rep->nruns, &cs);
+	report_coll_build(rep->runs, rep->nruns, &cs);
 	if (!cs.n) {
-		coll_free(&cs);
+		report_coll_release(&cs);
 		return;
 	}
 	for (m = 0; m < 4; m++) {
@@ -124,5 +124,5 @@ void report_coll_exposition(const struct report *rep, struct report_buf *b)
 			free(lane);
 		}
 	}
-	coll_free(&cs);
+	report_coll_release(&cs);
 }

@@ -31,6 +31,7 @@ struct coll_series {
 	json_t *first;		/* its first record, for the endpoints */
 	struct coll_pt *pt;	/* by size */
 	int npt;
+	size_t pt_alloc;
 };
 
 struct coll_key {
@@ -44,14 +45,16 @@ struct coll_set {
 	int nphase;
 	struct coll_series *s;
 	int n;
+	size_t key_alloc, phase_alloc, s_alloc;
 };
 
 /* coll.c: the model */
 
-/* the collectives of runs[0..nruns), sorted: by collective, run, phase, lane */
-void coll_build(const struct rrun *runs, int nruns, struct coll_set *cs);
-/* frees what coll_build put in cs and empties it */
-void coll_free(struct coll_set *cs);
+/* the collectives of runs[0..nruns), sorted: by collective, run, phase, lane;
+ * 0, or out of memory: said, -FS_EXIT_ENV and cs empty */
+int report_coll_build(const struct rrun *runs, int nruns, struct coll_set *cs);
+/* frees what report_coll_build put in cs and empties it */
+void report_coll_release(struct coll_set *cs);
 /* a multi-rail sum whose rails are there too: they, not it, say what was wrong */
 int rcoll_rails_there(const struct coll_set *cs, const struct coll_series *s);
 /* the point of s at size, or NULL */

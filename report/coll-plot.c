@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../plots/plot.h"
 #include "coll-int.h"
 #include "render.h"
 #include "report.h"
@@ -70,7 +71,7 @@ static int coll_plot(struct report *rep, const struct coll_set *cs, int c, const
 		snprintf(name, sizeof(name), "%.100s%s%.60s%s%s", rep->nruns > 1 ? rep->runs[line[i]->run].name : "",
 			 rep->nruns > 1 ? ", " : "", phases ? cs->phase[line[i]->phase] : "", phases ? " " : "",
 			 line[i]->lane);
-		report_gnuplot_quote(name, name, sizeof(name));
+		plot_gnuplot_quote(name, name, sizeof(name));
 		for (q = name; *q; q++)
 			if (*q == '"' || (unsigned char)*q < ' ')
 				*q = '_';
@@ -98,25 +99,25 @@ static int coll_plot(struct report *rep, const struct coll_set *cs, int c, const
 	snprintf(title, sizeof(title), "%.40s (%.40s, %.40s): busbw against message size, per lane%s%s",
 		 cs->key[c].test, cs->key[c].algo, cs->key[c].transport, rep->nruns > 1 ? " and run" : "",
 		 more ? " (the first 16)" : "");
-	report_gnuplot_quote(title, tq, sizeof(tq));
+	plot_gnuplot_quote(title, tq, sizeof(tq));
 	snprintf(svg, sizeof(svg), "%s/%02d-%s.svg", dir, rep->nsvg + 1, stem);
 	snprintf(vars, sizeof(vars), "datafile='%s'; outfile='%s'; title='%s'; nlines=%d; dts='%s'; lcs='%s'", path, svg,
 		 tq, n, dts, lcs);
 	{
 		char why[300];
 
-		if (report_gnuplot(tdir, "coll.gp", vars, svg, why, sizeof(why))) {
+		if (plot_gnuplot(tdir, "coll.gp", vars, svg, why, sizeof(why))) {
 			snprintf(rep->plots_note, sizeof(rep->plots_note), "%s%.200s",
 				 rep->nsvg ? "some plots are missing: " : "no plots: ", why);
 			return -1;
 		}
 	}
-	rep->svg = realloc(rep->svg, (size_t)(rep->nsvg + 1) * sizeof(*rep->svg));
-	rep->svg_title = realloc(rep->svg_title, (size_t)(rep->nsvg + 1) * sizeof(*rep->svg_title));
 	snprintf(path, sizeof(path), "%02d-%s.svg", rep->nsvg + 1, stem);
-	rep->svg[rep->nsvg] = strdup(path);
-	rep->svg_title[rep->nsvg] = strdup(title);
-	rep->nsvg++;
+	if (report_add_svg(rep, path, title)) {
+		snprintf(rep->plots_note, sizeof(rep->plots_note), "%sout of memory",
+			 rep->nsvg ? "some plots are missing: " : "no plots: ");
+		return -1;
+	}
 	return 0;
 }
 
@@ -126,15 +127,15 @@ int report_coll_plots(struct report *rep, const char *dir)
 	char tdir[PATH_MAX];
 	int c, rc = 0;
 
-	coll_build(rep->runs, rep->nruns, &cs);
-	if (cs.n && report_find_templates(tdir, sizeof(tdir))) {
+	report_coll_build(rep->runs, rep->nruns, &cs);
+	if (cs.n && plot_find_templates(tdir, sizeof(tdir))) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note),
 			 "some plots are missing: the gnuplot templates (plots/*.gp) are not in %.120s; set FABSCOPE_PLOTS",
-			 report_templates_default());
+			 plot_templates_default());
 		rc = -1;
 	}
 	for (c = 0; c < cs.nkey && !rc; c++)
 		rc = coll_plot(rep, &cs, c, dir, tdir);
-	coll_free(&cs);
+	report_coll_release(&cs);
 	return rc;
 }

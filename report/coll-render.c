@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The collectives section in Markdown and HTML (report_md_coll,
- * report_html_coll: see render.h), one walk of the model for both.
+ * The collectives section in Markdown and HTML (report_coll_section: see
+ * render.h), one model for both (doc.h).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "../core/record.h"
 #include "coll-int.h"
+#include "doc.h"
 #include "render.h"
 
 #define COLL_CELL 320
 
-/* ---- Markdown and HTML: one walk, two spellings ---- */
+/* ---- the section ---- */
 
 /* the distinct node names of a record's endpoints, comma-separated */
 static void nodes_of(json_t *rec, char *buf, size_t len)
@@ -55,113 +57,49 @@ static void num(double v, int prec, char *buf, size_t len)
 		snprintf(buf, len, "%.*f", prec, v);
 }
 
-struct cout {
-	FILE *f;
-	int html;
-};
-
-static void out_text(const struct cout *o, const char *s)
-{
-	if (o->html)
-		report_html_escape(o->f, s);
-	else
-		report_md_cell(o->f, s);
-}
-
-static void out_heading(const struct cout *o, int level, const char *text)
-{
-	if (o->html) {
-		fprintf(o->f, "<h%d>", level);
-		out_text(o, text);
-		fprintf(o->f, "</h%d>\n", level);
-	} else {
-		fprintf(o->f, "%.*s ", level, "######");
-		out_text(o, text);
-		fputs("\n\n", o->f);
-	}
-}
-
 /* a paragraph: lead in bold (none when ""), then text */
-static void out_para(const struct cout *o, const char *lead, const char *text, int note)
+static void out_para(struct rdoc *d, const char *lead, const char *text, int note)
 {
-	fputs(o->html ? (note ? "<p class=\"note\">" : "<p>") : "", o->f);
+	rdoc_para(d, note);
+	if (lead[0])
+		rdoc_bold(d, lead);
+	rdoc_text(d, text);
+}
+
+static void out_item(struct rdoc *d, const char *lead, const char *text)
+{
+	rdoc_item(d, NULL);
 	if (lead[0]) {
-		fputs(o->html ? "<b>" : "**", o->f);
-		out_text(o, lead);
-		fputs(o->html ? "</b>" : "**", o->f);
+		rdoc_bold(d, lead);
+		rdoc_lit(d, ": ");
 	}
-	out_text(o, text);
-	fputs(o->html ? "</p>\n" : "\n\n", o->f);
+	rdoc_text(d, text);
 }
 
-static void out_item(const struct cout *o, const char *lead, const char *text)
-{
-	fputs(o->html ? "<li>" : "- ", o->f);
-	if (lead[0]) {
-		fputs(o->html ? "<b>" : "**", o->f);
-		out_text(o, lead);
-		fputs(o->html ? "</b>: " : "**: ", o->f);
-	}
-	out_text(o, text);
-	fputs(o->html ? "</li>\n" : "\n", o->f);
-}
-
-static void out_list(const struct cout *o, int end)
-{
-	if (o->html)
-		fputs(end ? "</ul>\n" : "<ul>\n", o->f);
-	else if (end)
-		fputc('\n', o->f);
-}
-
-static void out_head(const struct cout *o, char (*head)[COLL_CELL], int ncol)
+/* a new table and its header row */
+static void out_head(struct rdoc *d, char (*head)[COLL_CELL], int ncol)
 {
 	int c;
 
-	fputs(o->html ? "<table><tr>" : "|", o->f);
-	for (c = 0; c < ncol; c++) {
-		fputs(o->html ? "<th>" : " ", o->f);
-		out_text(o, head[c]);
-		fputs(o->html ? "</th>" : " |", o->f);
-	}
-	if (o->html) {
-		fputs("</tr>\n", o->f);
-		return;
-	}
-	fputs("\n|", o->f);
+	rdoc_table(d);
+	rdoc_head(d);
 	for (c = 0; c < ncol; c++)
-		fputs("---|", o->f);
-	fputc('\n', o->f);
+		rdoc_cellf(d, RDOC_TEXT, 0, "%s", head[c]);
 }
 
 /* a row; fail[c]: the cell shows a failure (bold in Markdown); cells from column num on are numbers */
-static void out_row(const struct cout *o, char (*cell)[COLL_CELL], const int *fail, int ncol, int num)
+static void out_row(struct rdoc *d, char (*cell)[COLL_CELL], const int *fail, int ncol, int num)
 {
 	int c;
 
-	fputs(o->html ? "<tr>" : "|", o->f);
-	for (c = 0; c < ncol; c++) {
-		if (o->html)
-			fputs(fail[c] ? "<td class=\"fail\">" : c >= num ? "<td class=\"num\">" : "<td>", o->f);
-		else
-			fputs(fail[c] ? " **" : " ", o->f);
-		out_text(o, cell[c]);
-		if (o->html)
-			fputs("</td>", o->f);
-		else
-			fputs(fail[c] ? "** |" : " |", o->f);
-	}
-	fputs(o->html ? "</tr>\n" : "\n", o->f);
-}
-
-static void out_table_end(const struct cout *o)
-{
-	fputs(o->html ? "</table>\n" : "\n", o->f);
+	rdoc_row(d);
+	for (c = 0; c < ncol; c++)
+		rdoc_cellf(d, fail[c] ? RDOC_FAIL : c >= num ? RDOC_NUM : RDOC_TEXT, fail[c], "%s", cell[c]);
 }
 
 /* one lane's table, nccl-tests' columns */
 static void lane_table(const struct report *rep, const struct coll_set *cs, const struct coll_series *s,
-		       const struct cout *o)
+		       struct rdoc *d)
 {
 	static const char *const head[6] = { "size (B)", "count", "time (us)", "algbw (Gb/s)", "busbw (Gb/s)", "#wrong" };
 	char cell[6][COLL_CELL], ln[128], lead[300], text[600], nodes[400];
@@ -176,10 +114,10 @@ static void lane_table(const struct report *rep, const struct coll_set *cs, cons
 			 s->ranks == 1 ? "" : "s", nodes, s->sum ? "; time: the slowest rail's" : "");
 	else
 		snprintf(text, sizeof(text), ": %sranks unknown", s->sum ? "the rails added up, " : "");
-	out_para(o, lead, text, 0);
+	out_para(d, lead, text, 0);
 	for (c = 0; c < 6; c++)
 		snprintf(cell[c], COLL_CELL, "%s", head[c]);
-	out_head(o, cell, 6);
+	out_head(d, cell, 6);
 	for (i = 0; i < s->npt; i++) {
 		const struct coll_pt *p = &s->pt[i];
 
@@ -194,9 +132,8 @@ static void lane_table(const struct report *rep, const struct coll_set *cs, cons
 			snprintf(cell[5], COLL_CELL, "%lld", p->wrong);
 		memset(fail, 0, sizeof(fail));
 		fail[5] = p->wrong > 0;
-		out_row(o, cell, fail, 6, 0);
+		out_row(d, cell, fail, 6, 0);
 	}
-	out_table_end(o);
 }
 
 struct lane_key {
@@ -205,10 +142,11 @@ struct lane_key {
 	int order, runs;
 };
 
-/* the (phase, lane)s of collective c that two runs or more have, in order */
+/* the (phase, lane)s of collective c that two runs or more have, in order; -1 out of memory */
 static int compared_lanes(const struct report *rep, const struct coll_set *cs, int c, struct lane_key **out)
 {
 	struct lane_key *v = NULL;
+	size_t alloc = 0;
 	int n = 0, i, j, a, b;
 
 	for (i = 0; i < cs->n; i++) {
@@ -221,7 +159,11 @@ static int compared_lanes(const struct report *rep, const struct coll_set *cs, i
 				break;
 		if (j < n)
 			continue;
-		v = realloc(v, (size_t)(n + 1) * sizeof(*v));
+		if (FS_ALLOC_GROW(v, n + 1, alloc)) {
+			free(v);
+			*out = NULL;
+			return -1;
+		}
 		v[n] = (struct lane_key){ .phase = s->phase, .lane = s->lane, .order = s->lane_order };
 		for (a = 0; a < rep->nruns; a++)
 			v[n].runs += rcoll_series_of(cs, a, c, s->phase, s->lane) != NULL;
@@ -240,10 +182,11 @@ static int compared_lanes(const struct report *rep, const struct coll_set *cs, i
 	return n;
 }
 
-/* the sizes any run measured on a lane, in order; the caller frees */
+/* the sizes any run measured on a lane, in order (-1 out of memory); the caller frees */
 static int lane_sizes(const struct report *rep, const struct coll_set *cs, int c, const struct lane_key *k,
 		      double **out)
 {
+	size_t alloc = 0;
 	double *v = NULL;
 	int n = 0, ri, i, j;
 
@@ -255,7 +198,11 @@ static int lane_sizes(const struct report *rep, const struct coll_set *cs, int c
 				;
 			if (j < n)
 				continue;
-			v = realloc(v, (size_t)(n + 1) * sizeof(*v));
+			if (FS_ALLOC_GROW(v, n + 1, alloc)) {
+				free(v);
+				*out = NULL;
+				return -1;
+			}
 			for (j = n++; j > 0 && v[j - 1] > s->pt[i].size; j--)
 				v[j] = v[j - 1];
 			v[j] = s->pt[i].size;
@@ -274,21 +221,24 @@ static double busbw_at(const struct coll_set *cs, int ri, int c, const struct la
 }
 
 /* with several runs: busbw side by side per size, the ratio to the first run, and the best at the largest size */
-static void compare_runs(const struct report *rep, const struct coll_set *cs, int c, const struct cout *o)
+static void compare_runs(const struct report *rep, const struct coll_set *cs, int c, struct rdoc *d)
 {
 	struct lane_key *keys;
 	int nk = compared_lanes(rep, cs, c, &keys), ncol = 3 + 2 * rep->nruns - 1, k, i, ri;
 	char (*cell)[COLL_CELL], text[1024], lead[200], b1[32], b2[32];
 	int *fail;
 
-	if (!nk) {
+	cell = nk > 0 ? calloc((size_t)ncol, sizeof(*cell)) : NULL;
+	fail = nk > 0 ? calloc((size_t)ncol, sizeof(*fail)) : NULL;
+	if (!cell || !fail) {	/* nothing to compare, or out of memory */
+		d->oom |= nk != 0;
+		free(cell);
+		free(fail);
 		free(keys);
 		return;
 	}
-	cell = calloc((size_t)ncol, sizeof(*cell));
-	fail = calloc((size_t)ncol, sizeof(*fail));
 	snprintf(text, sizeof(text), " (Gb/s), and the ratio to %.200s", rep->runs[0].name);
-	out_para(o, "busbw by run", text, 0);
+	out_para(d, "busbw by run", text, 0);
 	snprintf(cell[0], COLL_CELL, "phase");
 	snprintf(cell[1], COLL_CELL, "lane");
 	snprintf(cell[2], COLL_CELL, "size (B)");
@@ -296,10 +246,12 @@ static void compare_runs(const struct report *rep, const struct coll_set *cs, in
 		snprintf(cell[3 + ri], COLL_CELL, "%.250s", rep->runs[ri].name);
 	for (ri = 1; ri < rep->nruns; ri++)
 		snprintf(cell[2 + rep->nruns + ri], COLL_CELL, "%.150s / %.150s", rep->runs[ri].name, rep->runs[0].name);
-	out_head(o, cell, ncol);
+	out_head(d, cell, ncol);
 	for (k = 0; k < nk; k++) {
 		double *sizes;
 		int ns = lane_sizes(rep, cs, c, &keys[k], &sizes);
+
+		d->oom |= ns < 0;
 
 		for (i = 0; i < ns; i++) {
 			double first = busbw_at(cs, 0, c, &keys[k], sizes[i]);
@@ -319,16 +271,17 @@ static void compare_runs(const struct report *rep, const struct coll_set *cs, in
 				else if (ri)
 					snprintf(cell[2 + rep->nruns + ri], COLL_CELL, "-");
 			}
-			out_row(o, cell, fail, ncol, 2);
+			out_row(d, cell, fail, ncol, 2);
 		}
 		free(sizes);
 	}
-	out_table_end(o);
-	out_list(o, 0);
+	rdoc_list(d);
 	for (k = 0; k < nk; k++) {	/* the best run at the largest size two runs or more measured */
 		double *sizes, size = NAN, best = NAN, v;
 		int ns = lane_sizes(rep, cs, c, &keys[k], &sizes), b = -1, have, alike = 1;
 		size_t len;
+
+		d->oom |= ns < 0;
 
 		for (i = ns - 1; i >= 0 && isnan(size); i--) {
 			for (ri = 0, have = 0; ri < rep->nruns; ri++)
@@ -367,37 +320,38 @@ static void compare_runs(const struct report *rep, const struct coll_set *cs, in
 							rep->runs[ri].name, b2, best > 0 ? v / best : NAN);
 			}
 		}
-		out_item(o, lead, text);
+		out_item(d, lead, text);
 	}
-	out_list(o, 1);
 	free(cell);
 	free(fail);
 	free(keys);
 }
 
-static void coll_render(const struct report *rep, const struct cout *o)
+void report_coll_section(const struct report *rep, struct rdoc *d)
 {
 	struct coll_set cs;
 	char buf[300], text[1400];
 	int c, i, ar = 0, a2a = 0, wrong = 0;
 	size_t len;
 
-	coll_build(rep->runs, rep->nruns, &cs);
+	report_coll_build(rep->runs, rep->nruns, &cs);
 	if (!cs.n) {
-		coll_free(&cs);
+		report_coll_release(&cs);
 		return;
 	}
-	out_heading(o, 2, "Collectives");
+	rdoc_heading(d, 2);
+	rdoc_text(d, "Collectives");
 	for (c = 0; c < cs.nkey; c++) {
 		ar |= !strcmp(cs.key[c].test, "allreduce");
 		a2a |= !strcmp(cs.key[c].test, "alltoall");
 		snprintf(buf, sizeof(buf), "%.40s, %.60s, %.60s", cs.key[c].test, cs.key[c].algo, cs.key[c].transport);
-		out_heading(o, 3, buf);
+		rdoc_heading(d, 3);
+		rdoc_text(d, buf);
 		for (i = 0; i < cs.n; i++)
 			if (cs.s[i].coll == c)
-				lane_table(rep, &cs, &cs.s[i], o);
+				lane_table(rep, &cs, &cs.s[i], d);
 		if (rep->nruns > 1)
-			compare_runs(rep, &cs, c, o);
+			compare_runs(rep, &cs, c, d);
 	}
 	len = (size_t)snprintf(text, sizeof(text), "Time: per operation, the mean over the ranks. algbw = size / time. busbw = algbw x ");
 	if (ar)
@@ -410,7 +364,7 @@ static void coll_render(const struct report *rep, const struct cout *o)
 		 "ring would carry, not what that tier limits a job to; compare it per rail and with the pairwise bw "
 		 "of the same links. Gb/s are 10^9 bit/s (nccl-tests prints GB/s: 8 times less). #wrong: elements "
 		 "unlike the expected result (n/a: not checked).");
-	out_para(o, "", text, 1);
+	out_para(d, "", text, 1);
 	for (i = 0; i < cs.n; i++) {	/* every lane that returned wrong data */
 		const struct coll_series *s = &cs.s[i];
 		char sizes[400] = "", sz[32];
@@ -431,27 +385,11 @@ static void coll_render(const struct report *rep, const struct cout *o)
 		if (!n)
 			continue;
 		if (!wrong++)
-			out_list(o, 0);
+			rdoc_list(d);
 		rcoll_series_name(rep, &cs, s, buf, sizeof(buf));
 		snprintf(text, sizeof(text), "%s: %lld wrong element%s at %s (a rank, its NIC or the fabric corrupted data)",
 			 buf, n, n == 1 ? "" : "s", sizes);
-		out_item(o, "Wrong data", text);
+		out_item(d, "Wrong data", text);
 	}
-	if (wrong)
-		out_list(o, 1);
-	coll_free(&cs);
-}
-
-void report_md_coll(const struct report *rep, FILE *f)
-{
-	struct cout o = { f, 0 };
-
-	coll_render(rep, &o);
-}
-
-void report_html_coll(const struct report *rep, FILE *f)
-{
-	struct cout o = { f, 1 };
-
-	coll_render(rep, &o);
+	report_coll_release(&cs);
 }

@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
+#include "../core/error.h"
 #include "../core/record.h"
 #include "../core/units.h"
 #include "coll-int.h"
@@ -101,7 +103,8 @@ static void mean_in(double *m, double v, int n)
 		*m = (*m * n + v) / (n + 1);
 }
 
-static void pt_add(struct coll_series *s, json_t *rec, double size)
+/* 0, or -1 out of memory */
+static int pt_add(struct coll_series *s, json_t *rec, double size)
 {
 	double w = record_num(rec, "metrics.wrong", -1), v;
 	long long wrong = w >= 0 && w < 1e18 ? (long long)w : -1;
@@ -112,7 +115,8 @@ static void pt_add(struct coll_series *s, json_t *rec, double size)
 		if (s->pt[i].size == size)
 			p = &s->pt[i];
 	if (!p) {
-		s->pt = realloc(s->pt, (size_t)(s->npt + 1) * sizeof(*s->pt));
+		if (FS_ALLOC_GROW(s->pt, s->npt + 1, s->pt_alloc))
+			return -1;
 		for (i = s->npt++; i > 0 && s->pt[i - 1].size > size; i--)
 			s->pt[i] = s->pt[i - 1];
 		p = &s->pt[i];
@@ -132,6 +136,7 @@ static void pt_add(struct coll_series *s, json_t *rec, double size)
 	if (wrong >= 0)
 		p->wrong = (p->wrong < 0 ? 0 : p->wrong) + wrong;
 	p->n++;
+	return 0;
 }
 
 static int series_cmp(const void *a, const void *b)
@@ -149,7 +154,8 @@ static int series_cmp(const void *a, const void *b)
 	return strcmp(x->lane, y->lane);
 }
 
-static void coll_add(struct coll_set *cs, int ri, json_t *rec)
+/* 0, or -1 out of memory */
+static int coll_add(struct coll_set *cs, int ri, json_t *rec)
 {
 	struct coll_key k = { record_str(rec, "test", ""), record_str(rec, "algo", "-"),
 			      record_str(rec, "transport", "-") };
@@ -159,19 +165,21 @@ static void coll_add(struct coll_set *cs, int ri, json_t *rec)
 	int i;
 
 	if (!(size >= 0 && size < 1e18))
-		return;
+		return 0;
 	for (t.coll = 0; t.coll < cs->nkey; t.coll++)
 		if (!strcmp(cs->key[t.coll].test, k.test) && !strcmp(cs->key[t.coll].algo, k.algo) &&
 		    !strcmp(cs->key[t.coll].transport, k.transport))
 			break;
 	if (t.coll == cs->nkey) {
-		cs->key = realloc(cs->key, (size_t)(cs->nkey + 1) * sizeof(*cs->key));
+		if (FS_ALLOC_GROW(cs->key, cs->nkey + 1, cs->key_alloc))
+			return -1;
 		cs->key[cs->nkey++] = k;
 	}
 	for (t.phase = 0; t.phase < cs->nphase && strcmp(cs->phase[t.phase], phase); t.phase++)
 		;
 	if (t.phase == cs->nphase) {
-		cs->phase = realloc(cs->phase, (size_t)(cs->nphase + 1) * sizeof(*cs->phase));
+		if (FS_ALLOC_GROW(cs->phase, cs->nphase + 1, cs->phase_alloc))
+			return -1;
 		cs->phase[cs->nphase++] = phase;
 	}
 	rec_lane(rec, &t);
@@ -180,7 +188,8 @@ static void coll_add(struct coll_set *cs, int ri, json_t *rec)
 		    !strcmp(cs->s[i].lane, t.lane))
 			s = &cs->s[i];
 	if (!s) {
-		cs->s = realloc(cs->s, (size_t)(cs->n + 1) * sizeof(*cs->s));
+		if (FS_ALLOC_GROW(cs->s, cs->n + 1, cs->s_alloc))
+			return -1;
 		s = &cs->s[cs->n++];
 		*s = t;
 		s->first = rec;
@@ -188,11 +197,11 @@ static void coll_add(struct coll_set *cs, int ri, json_t *rec)
 		if (s->ranks < 0)
 			s->ranks = (int)json_array_size(json_object_get(rec, "endpoints"));
 	}
-	pt_add(s, rec, size);
+	return pt_add(s, rec, size);
 }
 
 /* the collectives of runs[0..nruns), sorted: by collective, run, phase, lane */
-void coll_build(const struct rrun *runs, int nruns, struct coll_set *cs)
+int report_coll_build(const struct rrun *runs, int nruns, struct coll_set *cs)
 {
 	json_t *rec;
 	size_t k;
@@ -201,13 +210,17 @@ void coll_build(const struct rrun *runs, int nruns, struct coll_set *cs)
 	memset(cs, 0, sizeof(*cs));
 	for (ri = 0; ri < nruns; ri++)
 		json_array_foreach(runs[ri].records, k, rec)
-			if (is_coll(record_str(rec, "test", "")) && !strcmp(record_str(rec, "status", "ok"), "ok"))
-				coll_add(cs, ri, rec);
+			if (is_coll(record_str(rec, "test", "")) && !strcmp(record_str(rec, "status", "ok"), "ok") &&
+			    coll_add(cs, ri, rec)) {
+				report_coll_release(cs);
+				return fs_err_env("out of memory reading the collectives of %s", runs[ri].dir);
+			}
 	if (cs->n > 1)
 		qsort(cs->s, (size_t)cs->n, sizeof(*cs->s), series_cmp);
+	return 0;
 }
 
-void coll_free(struct coll_set *cs)
+void report_coll_release(struct coll_set *cs)
 {
 	int i;
 

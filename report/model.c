@@ -8,13 +8,22 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/alloc.h"
 #include "../core/error.h"
 #include "../core/record.h"
 #include "../core/units.h"
 #include "../records/analyze.h"
 #include "../records/read.h"
-#include "../probes/pfc.h"
 #include "report.h"
+
+/*
+ * The storm threshold of a PFC record without params.storm_fraction (from
+ * a probe that did not write it): what the probe used then, its default
+ * (PFC_STORM_FRACTION of probes/pfc.h, which the report does not include:
+ * it reads records, not the probe).  A record that has the field says its
+ * own.
+ */
+#define REPORT_PFC_STORM_FRACTION 0.99
 
 void report_lane(int rail, int plane, char *buf, size_t len)
 {
@@ -90,7 +99,8 @@ static struct rgroup *group_get(struct rrun *r, const char *phase, const char *t
 		if (!strcmp(r->g[i].phase, phase) && !strcmp(r->g[i].test, test) &&
 		    r->g[i].rail == rail && r->g[i].plane == plane)
 			return &r->g[i];
-	r->g = realloc(r->g, (size_t)(r->ng + 1) * sizeof(*r->g));
+	if (FS_ALLOC_GROW(r->g, r->ng + 1, r->g_alloc))
+		return NULL;
 	memset(&r->g[r->ng], 0, sizeof(*r->g));
 	snprintf(r->g[r->ng].phase, sizeof(r->g[r->ng].phase), "%s", phase);
 	r->g[r->ng].order = r->ng;
@@ -117,7 +127,8 @@ const struct rgroup *report_group(const struct rrun *r, const char *phase, const
 	return NULL;
 }
 
-static void sweep_add(struct rrun *r, const char *phase, int rail, int plane, double size, double bw)
+/* 0, or -1 out of memory */
+static int sweep_add(struct rrun *r, const char *phase, int rail, int plane, double size, double bw)
 {
 	struct rsweep *s = NULL;
 	int i;
@@ -126,7 +137,8 @@ static void sweep_add(struct rrun *r, const char *phase, int rail, int plane, do
 		if (!strcmp(r->sw[i].phase, phase) && r->sw[i].rail == rail && r->sw[i].plane == plane)
 			s = &r->sw[i];
 	if (!s) {
-		r->sw = realloc(r->sw, (size_t)(r->nsw + 1) * sizeof(*r->sw));
+		if (FS_ALLOC_GROW(r->sw, r->nsw + 1, r->sw_alloc))
+			return -1;
 		s = &r->sw[r->nsw++];
 		memset(s, 0, sizeof(*s));
 		snprintf(s->phase, sizeof(s->phase), "%s", phase);
@@ -137,12 +149,13 @@ static void sweep_add(struct rrun *r, const char *phase, int rail, int plane, do
 		if (s->size[i] == size) {
 			/* the median of a few is overkill here: keep the running mean */
 			s->bw[i] = (s->bw[i] + bw) / 2;
-			return;
+			return 0;
 		}
 	if (s->n < 32) {
 		s->size[s->n] = size;
 		s->bw[s->n++] = bw;
 	}
+	return 0;
 }
 
 static void finish_group(struct rgroup *g)
@@ -283,14 +296,16 @@ static void pfc_prio_parse(json_t *rec, json_t *e, int prio, struct rpfc_prio *p
 		pp->ecn_first = "unknown";
 }
 
-static void pfc_add(struct rrun *r, json_t *rec)
+/* 0, or -1 out of memory (r as it was) */
+static int pfc_add(struct rrun *r, json_t *rec)
 {
 	struct rpfc *pf;
 	json_t *e;
 	size_t k;
 	int i, first;
 
-	r->pfc = realloc(r->pfc, (size_t)(r->npfc + 1) * sizeof(*r->pfc));
+	if (FS_ALLOC_GROW(r->pfc, r->npfc + 1, r->pfc_alloc))
+		return -1;
 	pf = &r->pfc[r->npfc];
 	memset(pf, 0, sizeof(*pf));
 	pf->rec = rec;
@@ -315,9 +330,9 @@ static void pfc_add(struct rrun *r, json_t *rec)
 	pf->ecn_at = first >= 0 ? report_pfc_at(rec, first) : NAN;
 	first = num_int(rec, "first_pause", -1, 0, INT_MAX);
 	pf->pause_at = first >= 0 ? report_pfc_at(rec, first) : NAN;
-	pf->storm_fraction = record_num(rec, "params.storm_fraction", PFC_STORM_FRACTION);
+	pf->storm_fraction = record_num(rec, "params.storm_fraction", REPORT_PFC_STORM_FRACTION);
 	if (!(pf->storm_fraction > 0 && pf->storm_fraction <= 1))
-		pf->storm_fraction = PFC_STORM_FRACTION;
+		pf->storm_fraction = REPORT_PFC_STORM_FRACTION;
 	pf->storm = json_is_true(json_object_get(rec, "storm"));
 	json_array_foreach(json_object_get(rec, "priorities"), k, e) {
 		int prio = num_int(e, "prio", -1, 0, 7), dup = 0, a, b;
@@ -326,7 +341,10 @@ static void pfc_add(struct rrun *r, json_t *rec)
 			dup |= pf->p[a].prio == prio;
 		if (prio < 0 || dup)
 			continue;	/* not a priority, or one said twice: the first counts */
-		pf->p = realloc(pf->p, (size_t)(pf->np + 1) * sizeof(*pf->p));
+		if (FS_ALLOC_GROW(pf->p, pf->np + 1, pf->p_alloc)) {
+			free(pf->p);
+			return -1;
+		}
 		pfc_prio_parse(rec, e, prio, &pf->p[pf->np]);
 		pf->storm |= pf->p[pf->np].storm && strcmp(pf->p[pf->np].storm, "none");
 		for (b = pf->np++; b > 0 && pf->p[b - 1].prio > pf->p[b].prio; b--) {
@@ -337,6 +355,7 @@ static void pfc_add(struct rrun *r, json_t *rec)
 		}
 	}
 	r->npfc++;
+	return 0;
 }
 
 /* ports in the order phases first appear, then node and interface, then as recorded */
@@ -380,13 +399,83 @@ static void drop_foreign(json_t *recs, const char *path)
 	free(first);
 }
 
+/* the records of r into its groups, sweeps, PFC ports and polarization records */
+static int add_records(struct rrun *r, const char *dir)
+{
+	size_t k;
+	json_t *rec;
+
+	json_array_foreach(r->records, k, rec) {
+		const char *phase = record_str(rec, "phase", "(standalone)"), *test = record_str(rec, "test", "");
+		int rail = (int)record_num(rec, "src.rail", 0), plane = (int)record_num(rec, "src.plane", 0);
+		struct rgroup *g;
+		double v, v99 = NAN;
+
+		r->nrec++;
+		if (strcmp(record_str(rec, "status", "ok"), "ok")) {
+			r->nerr++;
+			continue;
+		}
+		if (!strcmp(test, "polarization")) {
+			json_array_append(r->polar, rec);
+			continue;
+		}
+		if (!strcmp(test, "pfc")) {
+			if (pfc_add(r, rec))
+				return fs_err_env("out of memory reading the PFC records of %s", dir);
+			continue;
+		}
+		if (!strcmp(record_str(rec, "kind", ""), "polarization") ||
+		    !strcmp(record_str(rec, "kind", ""), "pfc"))
+			continue;	/* a probe's flows or load: in its own section */
+		if (strcmp(record_str(rec, "scope", "aggregate"), "aggregate") ||
+		    !strcmp(record_str(rec, "dir", ""), "both"))
+			continue;
+		if (json_is_string(json_object_get(rec, "retest_of")))
+			continue;	/* a suspect's re-test: in the suspects, not the lane's results */
+		if (!strcmp(test, "bw")) {
+			v = record_num(rec, "metrics.bw_gbps", NAN);
+			if (sweep_add(r, phase, rail, plane, record_num(rec, "msg_size_bytes", 0), v))
+				return fs_err_env("out of memory reading the records of %s", dir);
+		} else if (!strcmp(test, "lat")) {
+			v = record_num(rec, "metrics.lat_us.p50", NAN);
+			v99 = record_num(rec, "metrics.lat_us.p99", NAN);
+		} else {
+			continue;
+		}
+		if (isnan(v) || !record_str(rec, "src.node", NULL) || !record_str(rec, "dst.node", NULL))
+			continue;
+		if (!(g = group_get(r, phase, test, rail, plane)))
+			return fs_err_env("out of memory reading the records of %s", dir);
+		{	/* a phase that swept sizes: the pairs at the largest size */
+			double size = record_num(rec, "msg_size_bytes", 0);
+
+			if (size < g->size)
+				continue;
+			if (size > g->size || !g->n) {
+				g->size = size;
+				g->n = 0;
+				group_params(g, rec);
+			}
+		}
+		if (FS_ALLOC_GROW(g->p, g->n + 1, g->p_alloc))
+			return fs_err_env("out of memory reading the records of %s", dir);
+		g->p[g->n].src = record_str(rec, "src.node", "?");
+		g->p[g->n].dst = record_str(rec, "dst.node", "?");
+		g->p[g->n].v = v;
+		g->p[g->n].v99 = v99;
+		g->n++;
+	}
+	return 0;
+}
+
 int report_load_run(struct rrun *r, const char *dir)
 {
+	int rc;
 	char path[4096];
 	struct stat st;
 	long torn = 0, first_torn = 0;
 	size_t k;
-	json_t *rec;
 	int i;
 
 	memset(r, 0, sizeof(*r));
@@ -436,66 +525,8 @@ int report_load_run(struct rrun *r, const char *dir)
 
 		snprintf(r->name, sizeof(r->name), "%s", slash && slash[1] ? slash + 1 : dir);
 	}
-	json_array_foreach(r->records, k, rec) {
-		const char *phase = record_str(rec, "phase", "(standalone)"), *test = record_str(rec, "test", "");
-		int rail = (int)record_num(rec, "src.rail", 0), plane = (int)record_num(rec, "src.plane", 0);
-		struct rgroup *g;
-		double v, v99 = NAN;
-
-		r->nrec++;
-		if (strcmp(record_str(rec, "status", "ok"), "ok")) {
-			r->nerr++;
-			continue;
-		}
-		if (!strcmp(test, "polarization")) {
-			json_array_append(r->polar, rec);
-			continue;
-		}
-		if (!strcmp(test, "pfc")) {
-			pfc_add(r, rec);
-			continue;
-		}
-		if (!strcmp(record_str(rec, "kind", ""), "polarization") ||
-		    !strcmp(record_str(rec, "kind", ""), "pfc"))
-			continue;	/* a probe's flows or load: in its own section */
-		if (strcmp(record_str(rec, "scope", "aggregate"), "aggregate") ||
-		    !strcmp(record_str(rec, "dir", ""), "both"))
-			continue;
-		if (json_is_string(json_object_get(rec, "retest_of")))
-			continue;	/* a suspect's re-test: in the suspects, not the lane's results */
-		if (!strcmp(test, "bw")) {
-			v = record_num(rec, "metrics.bw_gbps", NAN);
-			sweep_add(r, phase, rail, plane, record_num(rec, "msg_size_bytes", 0), v);
-		} else if (!strcmp(test, "lat")) {
-			v = record_num(rec, "metrics.lat_us.p50", NAN);
-			v99 = record_num(rec, "metrics.lat_us.p99", NAN);
-		} else {
-			continue;
-		}
-		if (isnan(v) || !record_str(rec, "src.node", NULL) || !record_str(rec, "dst.node", NULL))
-			continue;
-		g = group_get(r, phase, test, rail, plane);
-		{	/* a phase that swept sizes: the pairs at the largest size */
-			double size = record_num(rec, "msg_size_bytes", 0);
-
-			if (size < g->size)
-				continue;
-			if (size > g->size || !g->n) {
-				g->size = size;
-				g->n = 0;
-				group_params(g, rec);
-			}
-		}
-		if (g->n == g->cap) {
-			g->cap = g->cap ? 2 * g->cap : 16;
-			g->p = realloc(g->p, (size_t)g->cap * sizeof(*g->p));
-		}
-		g->p[g->n].src = record_str(rec, "src.node", "?");
-		g->p[g->n].dst = record_str(rec, "dst.node", "?");
-		g->p[g->n].v = v;
-		g->p[g->n].v99 = v99;
-		g->n++;
-	}
+	if ((rc = add_records(r, dir)))
+		return rc;
 	for (i = 0; i < r->ng; i++)
 		finish_group(&r->g[i]);
 	if (r->npfc > 1)

@@ -2,9 +2,9 @@
 /*
  * The report's PFC pauses section, in every rendering: a row per port and
  * priority (pause rates, the worst paused fraction, storms, whether ECN/CNP
- * acted before PFC) with the lines under it in Markdown and HTML, the
- * probe's ports in the JSON summary, and their families in the Prometheus
- * text for --push.  render.c places it among the other sections.
+ * acted before PFC) with the lines under it in Markdown and HTML (one
+ * model, doc.h), the probe's ports in the JSON summary, and their families
+ * in the Prometheus text for --push.  render.c places it among the other sections.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "../core/record.h"
+#include "doc.h"
 #include "push.h"
 #include "render.h"
 #include "report.h"
@@ -189,21 +191,34 @@ static void pfc_ctx(const struct report *rep, int ri, const struct rpfc *pf, int
 		snprintf(buf, len, " (phase %s)", pf->phase);
 }
 
-static struct pfc_line *pfc_line_new(struct pfc_line **v, int *n, const char *lead)
+/* the lines under the table */
+struct pfc_lines {
+	struct pfc_line *v;
+	int n;
+	size_t alloc;
+	int oom;		/* a line could not be kept: it went to spare */
+	struct pfc_line spare;
+};
+
+static struct pfc_line *pfc_line_new(struct pfc_lines *ls, const char *lead)
 {
 	struct pfc_line *l;
 
-	*v = realloc(*v, (size_t)(*n + 1) * sizeof(**v));
-	l = &(*v)[(*n)++];
+	if (FS_ALLOC_GROW(ls->v, ls->n + 1, ls->alloc)) {
+		ls->oom = 1;
+		l = &ls->spare;
+	} else {
+		l = &ls->v[ls->n++];
+	}
 	snprintf(l->lead, sizeof(l->lead), "%s", lead);
 	l->text[0] = 0;
 	return l;
 }
 
-static void pfc_before_line(struct pfc_line **v, int *n, const struct rpfc *pf, const struct rpfc_prio *p,
+static void pfc_before_line(struct pfc_lines *ls, const struct rpfc *pf, const struct rpfc_prio *p,
 			    const char *ctx)
 {
-	struct pfc_line *l = pfc_line_new(v, n, "PFC before ECN/CNP");
+	struct pfc_line *l = pfc_line_new(ls, "PFC before ECN/CNP");
 	double pause_at = p ? p->pause_at : pf->pause_at;
 	char at[32];
 
@@ -226,7 +241,7 @@ static void pfc_before_line(struct pfc_line **v, int *n, const struct rpfc *pf, 
 }
 
 /* with several runs: the one that paused worst, against the others */
-static void pfc_worse_line(const struct report *rep, struct pfc_line **v, int *n)
+static void pfc_worse_line(const struct report *rep, struct pfc_lines *ls)
 {
 	struct pfc_stat w, s;
 	struct pfc_line *l;
@@ -248,12 +263,12 @@ static void pfc_worse_line(const struct report *rep, struct pfc_line **v, int *n
 	if (runs < 2)
 		return;
 	if (alike) {
-		l = pfc_line_new(v, n, "Alike");
+		l = pfc_line_new(ls, "Alike");
 		pfc_stat_text(&w, buf, sizeof(buf));
 		lput(l->text, sizeof(l->text), "every run: %s", buf);
 	} else {
 		snprintf(buf, sizeof(buf), "Worse: %s", rep->runs[wi].name);
-		l = pfc_line_new(v, n, buf);
+		l = pfc_line_new(ls, buf);
 		pfc_stat_text(&w, buf, sizeof(buf));
 		lput(l->text, sizeof(l->text), "%s; against ", buf);
 		for (ri = 0, runs = 0; ri < rep->nruns; ri++) {
@@ -274,12 +289,12 @@ static void pfc_worse_line(const struct report *rep, struct pfc_line **v, int *n
  * The lines under the table, the same in Markdown and HTML: every storm,
  * every port that paused before ECN/CNP acted, what the probe said of
  * every port that was not clean, the clean ones, and with several runs the
- * one that paused worst.  The caller frees *out.
+ * one that paused worst, into ls (empty); the caller frees ls->v.
  */
-static int pfc_lines(const struct report *rep, struct pfc_line **out)
+static void pfc_lines(const struct report *rep, struct pfc_lines *ls)
 {
-	struct pfc_line *v = NULL, *l;
-	int n = 0, ri, i, j, phases = 0;
+	struct pfc_line *l;
+	int ri, i, j, phases = 0;
 	char ctx[400], at[32];
 
 	for (ri = 0; ri < rep->nruns; ri++)
@@ -297,7 +312,7 @@ static int pfc_lines(const struct report *rep, struct pfc_line **out)
 				if (!pfc_stormy(p))
 					continue;
 				named++;
-				l = pfc_line_new(&v, &n, "PFC storm");
+				l = pfc_line_new(ls, "PFC storm");
 				lput(l->text, sizeof(l->text), "%s %s prio %d %s, paused > %.3g %%", pf->node, pf->iface,
 				     p->prio, p->storm, 100 * pf->storm_fraction);
 				if (p->storm_run > 0)
@@ -309,7 +324,7 @@ static int pfc_lines(const struct report *rep, struct pfc_line **out)
 				lput(l->text, sizeof(l->text), "%s", ctx);
 			}
 			if (pf->storm && !named) {
-				l = pfc_line_new(&v, &n, "PFC storm");
+				l = pfc_line_new(ls, "PFC storm");
 				lput(l->text, sizeof(l->text), "%s %s, priority not recorded%s", pf->node, pf->iface, ctx);
 			}
 		}
@@ -321,11 +336,11 @@ static int pfc_lines(const struct report *rep, struct pfc_line **out)
 			pfc_ctx(rep, ri, pf, phases, ctx, sizeof(ctx));
 			for (j = 0; j < pf->np; j++)
 				if (!strcmp(pf->p[j].ecn_first, "no")) {
-					pfc_before_line(&v, &n, pf, &pf->p[j], ctx);
+					pfc_before_line(ls, pf, &pf->p[j], ctx);
 					named++;
 				}
 			if (!named && !strcmp(pf->ecn_first, "no"))	/* the port's word, when no priority says it */
-				pfc_before_line(&v, &n, pf, NULL, ctx);
+				pfc_before_line(ls, pf, NULL, ctx);
 		}
 	for (ri = 0; ri < rep->nruns; ri++) {	/* what the probe said of each port that was not clean */
 		char clean[1024] = "";
@@ -342,7 +357,7 @@ static int pfc_lines(const struct report *rep, struct pfc_line **out)
 				continue;
 			}
 			pfc_ctx(rep, ri, pf, phases, ctx, sizeof(ctx));
-			l = pfc_line_new(&v, &n, "");
+			l = pfc_line_new(ls, "");
 			lput(l->text, sizeof(l->text), "%s %s, %s%s%s%s: ", pf->node, pf->iface, pf->role,
 			     pf->dst ? " -> " : "", pf->dst ? pf->dst : "", ctx);
 			if (pf->verdict_text)
@@ -352,110 +367,65 @@ static int pfc_lines(const struct report *rep, struct pfc_line **out)
 				     pf->verdict);
 		}
 		if (nclean) {
-			l = pfc_line_new(&v, &n, "");
+			l = pfc_line_new(ls, "");
 			lput(l->text, sizeof(l->text), "%s%sclean, no pauses: %s", rep->nruns > 1 ? rep->runs[ri].name : "",
 			     rep->nruns > 1 ? ": " : "", clean);
 		}
 	}
-	pfc_worse_line(rep, &v, &n);
-	*out = v;
-	return n;
+	pfc_worse_line(rep, ls);
 }
 
-/* ---- Markdown ---- */
+/* ---- Markdown and HTML ---- */
 
-void report_md_pfc(const struct report *rep, FILE *f)
+/* a cell's kind: what pfc_cells said for HTML, else a number from prio to the paused fraction */
+static enum rdoc_kind pfc_kind(const char *cls, int c)
+{
+	if (cls)
+		return !strcmp(cls, "fail") ? RDOC_FAIL : RDOC_PASS;
+	return c >= 5 && c <= 8 ? RDOC_NUM : RDOC_TEXT;
+}
+
+void report_pfc_section(const struct report *rep, struct rdoc *d)
 {
 	char cell[PFC_COLS][PFC_CELL];
 	const char *cls[PFC_COLS];
-	struct pfc_line *lines;
-	int ri, i, j, c, n;
+	struct pfc_lines ls = { 0 };
+	int ri, i, j, c;
 
 	if (!any_pfc(rep))
 		return;
-	fprintf(f, "## PFC pauses\n\n|");
-	for (c = 0; c < PFC_COLS; c++)
-		fprintf(f, " %s |", pfc_head[c]);
-	fputs("\n|", f);
-	for (c = 0; c < PFC_COLS; c++)
-		fputs("---|", f);
-	fputc('\n', f);
+	rdoc_heading(d, 2);
+	rdoc_text(d, "PFC pauses");
+	rdoc_table(d);
+	rdoc_head(d);
+	for (c = 0; c < PFC_COLS; c++) {
+		rdoc_cell(d, RDOC_TEXT, 0);
+		rdoc_lit(d, pfc_head[c]);
+	}
 	for (ri = 0; ri < rep->nruns; ri++)
 		for (i = 0; i < rep->runs[ri].npfc; i++)
 			for (j = 0; j < pfc_rows(&rep->runs[ri].pfc[i]); j++) {
 				pfc_cells(rep, ri, &rep->runs[ri].pfc[i], rep->runs[ri].pfc[i].np ? j : -1, cell, cls);
-				fputc('|', f);
-				for (c = 0; c < PFC_COLS; c++) {
-					fputs(c == PFC_COLS - 1 ? " **" : " ", f);
-					report_md_cell(f, cell[c]);
-					fputs(c == PFC_COLS - 1 ? "** |" : " |", f);
-				}
-				fputc('\n', f);
+				rdoc_row(d);
+				for (c = 0; c < PFC_COLS; c++)	/* the verdict in bold in Markdown */
+					rdoc_cellf(d, pfc_kind(cls[c], c), c == PFC_COLS - 1, "%s", cell[c]);
 			}
-	fprintf(f, "\nPause frames per second (rx: the peer paused this port; tx: it paused the peer), the "
-		   "largest fraction of a sampling interval paused (est.: estimated from frame counts), "
-		   "and whether ECN marks or CNPs rose before the first pause.\n\n");
-	n = pfc_lines(rep, &lines);
-	for (i = 0; i < n; i++) {
-		fputs("- ", f);
-		if (lines[i].lead[0]) {
-			fputs("**", f);
-			report_md_cell(f, lines[i].lead);
-			fputs("**: ", f);
+	rdoc_para(d, 1);
+	rdoc_lit(d, "Pause frames per second (rx: the peer paused this port; tx: it paused the peer), the "
+		    "largest fraction of a sampling interval paused (est.: estimated from frame counts), "
+		    "and whether ECN marks or CNPs rose before the first pause.");
+	rdoc_list(d);
+	pfc_lines(rep, &ls);
+	d->oom |= ls.oom;
+	for (i = 0; i < ls.n; i++) {
+		rdoc_item(d, NULL);
+		if (ls.v[i].lead[0]) {
+			rdoc_bold(d, ls.v[i].lead);
+			rdoc_lit(d, ": ");
 		}
-		report_md_cell(f, lines[i].text);
-		fputc('\n', f);
+		rdoc_text(d, ls.v[i].text);
 	}
-	free(lines);
-	fputc('\n', f);
-}
-
-/* ---- HTML ---- */
-
-void report_html_pfc(const struct report *rep, FILE *f)
-{
-	char cell[PFC_COLS][PFC_CELL];
-	const char *cls[PFC_COLS];
-	struct pfc_line *lines;
-	int ri, i, j, c, n;
-
-	if (!any_pfc(rep))
-		return;
-	fputs("<h2>PFC pauses</h2>\n<table><tr>", f);
-	for (c = 0; c < PFC_COLS; c++)
-		fprintf(f, "<th>%s</th>", pfc_head[c]);
-	fputs("</tr>\n", f);
-	for (ri = 0; ri < rep->nruns; ri++)
-		for (i = 0; i < rep->runs[ri].npfc; i++)
-			for (j = 0; j < pfc_rows(&rep->runs[ri].pfc[i]); j++) {
-				pfc_cells(rep, ri, &rep->runs[ri].pfc[i], rep->runs[ri].pfc[i].np ? j : -1, cell, cls);
-				fputs("<tr>", f);
-				for (c = 0; c < PFC_COLS; c++) {
-					if (cls[c])
-						fprintf(f, "<td class=\"%s\">", cls[c]);
-					else
-						fputs(c >= 5 && c <= 8 ? "<td class=\"num\">" : "<td>", f);
-					report_html_escape(f, cell[c]);
-					fputs("</td>", f);
-				}
-				fputs("</tr>\n", f);
-			}
-	fputs("</table>\n<p class=\"note\">Pause frames per second (rx: the peer paused this port; tx: it paused "
-	      "the peer), the largest fraction of a sampling interval paused (est.: estimated from frame "
-	      "counts), and whether ECN marks or CNPs rose before the first pause.</p>\n<ul>\n", f);
-	n = pfc_lines(rep, &lines);
-	for (i = 0; i < n; i++) {
-		fputs("<li>", f);
-		if (lines[i].lead[0]) {
-			fputs("<b>", f);
-			report_html_escape(f, lines[i].lead);
-			fputs("</b>: ", f);
-		}
-		report_html_escape(f, lines[i].text);
-		fputs("</li>\n", f);
-	}
-	free(lines);
-	fputs("</ul>\n", f);
+	free(ls.v);
 }
 
 /* ---- JSON ---- */

@@ -4,152 +4,40 @@
  * lanes, heatmaps, size sweeps, latency CDFs (bw and lat groups), entropy
  * bars (polarization probe), pause timelines per run and phase (PFC probe).
  *
- * The templates are found in $FABSCOPE_PLOTS, else in a build tree the
- * binary runs from (plots/ or ../plots/ of its directory, with O=DIR), else
- * in FABSCOPE_DATADIR/plots, the directory compiled in (make DATADIR=...,
- * /usr/share/fabscope for the Debian package).  Each gnuplot run is
- * bounded (10 s); a missing gnuplot or template leaves the report without
- * plots, and the report says why.
+ * plots/plot.h finds the templates and runs gnuplot; a missing gnuplot or
+ * template leaves the report without plots, and the report says why.
  */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "../core/clock.h"
+#include "../core/alloc.h"
 #include "../core/error.h"
 #include "../core/record.h"
+#include "../plots/plot.h"
 #include "report.h"
 
-#ifndef FABSCOPE_DATADIR
-#define FABSCOPE_DATADIR "/usr/local/share/fabscope"
-#endif
-
-const char *report_templates_default(void)
+int report_add_svg(struct report *rep, const char *file, const char *title)
 {
-	static char buf[PATH_MAX + 32];
-	const char *env = getenv("FABSCOPE_PLOTS");
+	char *f = NULL, *t = NULL;
 
-	if (env && *env) {	/* (then it is the only place looked in) */
-		snprintf(buf, sizeof(buf), "%s (FABSCOPE_PLOTS)", env);
-		return buf;
-	}
-	return FABSCOPE_DATADIR "/plots";
-}
-
-int report_find_templates(char *out, size_t len)
-{
-	const char *env = getenv("FABSCOPE_PLOTS");
-	char exe[PATH_MAX], try[PATH_MAX + 64], *slash;
-	const char *rel[] = { "/plots", "/../plots" };
-	ssize_t n;
-	size_t i;
-	struct stat st;
-
-	if (env && *env) {
-		snprintf(out, len, "%s", env);
-		snprintf(try, sizeof(try), "%s/lanes.gp", env);
-		return stat(try, &st) ? -1 : 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	slash = n > 0 ? (exe[n] = 0, strrchr(exe, '/')) : NULL;
-	if (slash) {
-		*slash = 0;
-		/* a build tree: its Makefile beside the templates, so that an
-		 * installed binary never takes /usr/plots for its own */
-		for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-			snprintf(try, sizeof(try), "%s%s/../Makefile", exe, rel[i]);
-			if (stat(try, &st))
-				continue;
-			snprintf(try, sizeof(try), "%s%s/lanes.gp", exe, rel[i]);
-			if (!stat(try, &st)) {
-				snprintf(out, len, "%s%s", exe, rel[i]);
-				return 0;
-			}
-		}
-	}
-	snprintf(try, sizeof(try), "%s/plots/lanes.gp", FABSCOPE_DATADIR);
-	if (stat(try, &st))
-		return -1;
-	snprintf(out, len, "%s/plots", FABSCOPE_DATADIR);
-	return 0;
-}
-
-/* gnuplot -e VARS TEMPLATE, bounded; 0 when the SVG was written */
-int report_gnuplot(const char *tdir, const char *tmpl, const char *vars, const char *svg, char *why, size_t wlen)
-{
-	char path[PATH_MAX + 64], errpath[PATH_MAX + 16];
-	uint64_t deadline = clock_ns() + 10000000000ull;
-	struct stat st;
-	pid_t pid;
-	int st_w = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", tdir, tmpl);
-	snprintf(errpath, sizeof(errpath), "%s.log", svg);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(why, wlen, "fork: %s", strerror(errno));
+	if (FS_ALLOC_GROW(rep->svg, rep->nsvg + 1, rep->svg_alloc) ||
+	    FS_ALLOC_GROW(rep->svg_title, rep->nsvg + 1, rep->svg_title_alloc) ||
+	    !(f = strdup(file)) || !(t = strdup(title))) {
+		free(f);
+		if (!rep->oom)
+			fs_err_env("out of memory adding the plot '%s'", file);
+		rep->oom = 1;
 		return -1;
 	}
-	if (!pid) {
-		FILE *e = freopen(errpath, "w", stderr);
-
-		(void)e;
-		if (!freopen("/dev/null", "r", stdin))
-			_exit(126);
-		execlp("gnuplot", "gnuplot", "-e", vars, path, (char *)NULL);
-		_exit(127);
-	}
-	for (;;) {
-		struct timespec ts = { 0, 20000000 };
-		pid_t w = waitpid(pid, &st_w, WNOHANG);
-
-		if (w == pid)
-			break;
-		if (clock_ns() > deadline) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st_w, 0);
-			snprintf(why, wlen, "gnuplot took over 10 s on %s", tmpl);
-			return -1;
-		}
-		nanosleep(&ts, NULL);
-	}
-	if (WIFEXITED(st_w) && WEXITSTATUS(st_w) == 127) {
-		snprintf(why, wlen, "gnuplot is not installed (apt-get install gnuplot-nox)");
-		return -1;
-	}
-	if (!WIFEXITED(st_w) || WEXITSTATUS(st_w) || stat(svg, &st) || !st.st_size) {
-		FILE *e = fopen(errpath, "r");
-		char line[200] = "";
-
-		if (e) {
-			if (!fgets(line, sizeof(line), e))
-				line[0] = 0;
-			fclose(e);
-		}
-		line[strcspn(line, "\n")] = 0;
-		snprintf(why, wlen, "gnuplot failed on %s: %s", tmpl, *line ? line : "no message");
-		return -1;
-	}
-	unlink(errpath);
-	return 0;
-}
-
-static void add_svg(struct report *rep, const char *file, const char *title)
-{
-	rep->svg = realloc(rep->svg, (size_t)(rep->nsvg + 1) * sizeof(*rep->svg));
-	rep->svg_title = realloc(rep->svg_title, (size_t)(rep->nsvg + 1) * sizeof(*rep->svg_title));
-	rep->svg[rep->nsvg] = strdup(file);
-	rep->svg_title[rep->nsvg] = strdup(title);
+	rep->svg[rep->nsvg] = f;
+	rep->svg_title[rep->nsvg] = t;
 	rep->nsvg++;
+	return 0;
 }
 
 /* A name safe in a file name and in a gnuplot string: [A-Za-z0-9._-] */
@@ -160,15 +48,6 @@ static void safe(const char *in, char *out, size_t len)
 	for (i = 0; in[i] && i + 1 < len; i++)
 		out[i] = (strchr("-_.", in[i]) || (in[i] >= 'a' && in[i] <= 'z') ||
 			  (in[i] >= 'A' && in[i] <= 'Z') || (in[i] >= '0' && in[i] <= '9')) ? in[i] : '_';
-	out[i] = 0;
-}
-
-void report_gnuplot_quote(const char *in, char *out, size_t len)
-{
-	size_t i;
-
-	for (i = 0; in[i] && i + 1 < len; i++)
-		out[i] = in[i] == '\'' || in[i] == '\\' ? '_' : in[i];
 	out[i] = 0;
 }
 
@@ -186,12 +65,15 @@ static int run_plot(struct pctx *p, const char *stem, const char *tmpl, const ch
 	snprintf(name, sizeof(name), "%02d-%s", ++p->n, stem);
 	snprintf(svg, sizeof(svg), "%s/%s.svg", p->dir, name);
 	snprintf(dat, sizeof(dat), "%s/%s.dat", p->dir, stem);
-	report_gnuplot_quote(title, t, sizeof(t));
+	plot_gnuplot_quote(title, t, sizeof(t));
 	snprintf(vars, sizeof(vars), "datafile='%s'; outfile='%s'; title='%s'; %s", dat, svg, t, extra);
-	if (report_gnuplot(p->tdir, tmpl, vars, svg, p->why, sizeof(p->why)))
+	if (plot_gnuplot(p->tdir, tmpl, vars, svg, p->why, sizeof(p->why)))
 		return -1;
 	snprintf(name, sizeof(name), "%02d-%s.svg", p->n, stem);
-	add_svg(p->rep, name, title);
+	if (report_add_svg(p->rep, name, title)) {
+		snprintf(p->why, sizeof(p->why), "out of memory");
+		return -1;
+	}
 	return 0;
 }
 
@@ -350,7 +232,7 @@ static int plot_heatmaps(struct pctx *p)
 			for (i = 0; i < g->nnodes; i++) {
 				char nm[64];
 
-				report_gnuplot_quote(g->nodes[i], nm, sizeof(nm));
+				plot_gnuplot_quote(g->nodes[i], nm, sizeof(nm));
 				fprintf(h, "%s'%s' %d", i ? ", " : "", nm, i);
 			}
 			fprintf(h, ") noenhanced\n");
@@ -638,8 +520,8 @@ static void pfc_name(const struct rpfc *pf, int prio, int d, int est, char *out,
 {
 	char node[48], ifc[24];
 
-	report_gnuplot_quote(pf->node, node, sizeof(node));
-	report_gnuplot_quote(pf->iface, ifc, sizeof(ifc));
+	plot_gnuplot_quote(pf->node, node, sizeof(node));
+	plot_gnuplot_quote(pf->iface, ifc, sizeof(ifc));
 	snprintf(out, len, "%s %s prio %d %s%s", node, ifc, prio, d ? "tx" : "rx", est ? " (est.)" : "");
 	for (; *out; out++)
 		if (*out == '"' || (unsigned char)*out < ' ')
@@ -674,6 +556,7 @@ static int plot_pfc_phase(struct pctx *p, int ri, const char *phase, int seq)
 	const struct rrun *r = &p->rep->runs[ri];
 	struct tl_series pps[PFC_SERIES], frac[PFC_SERIES];
 	struct tl_cand *c = NULL;
+	size_t c_alloc = 0;
 	int npps = 0, nfrac = 0, nc = 0, i, j, prio, d, k;
 	double dfrom = NAN, dto = NAN;
 	char stem[160], sp[64], extra[PATH_MAX + 512], title[300], fpath[PATH_MAX], fq[PATH_MAX];
@@ -713,7 +596,11 @@ static int plot_pfc_phase(struct pctx *p, int ri, const char *phase, int seq)
 				has_frac = drawable(t, v, n);
 				if (!has_pps || (has_pps < 2 && has_frac < 2))
 					continue;
-				c = realloc(c, (size_t)(nc + 1) * sizeof(*c));
+				if (FS_ALLOC_GROW(c, nc + 1, c_alloc)) {
+					free(c);
+					snprintf(p->why, sizeof(p->why), "out of memory");
+					return -1;
+				}
 				c[nc] = (struct tl_cand){ .pf = pf, .prio = prio, .d = d, .frac = has_frac == 2,
 							  .order = nc, .score = score };
 				nc++;
@@ -750,7 +637,7 @@ static int plot_pfc_phase(struct pctx *p, int ri, const char *phase, int seq)
 	if (nfrac && pfc_dat(p, fpath, frac, nfrac, "paused"))
 		return -1;
 	snprintf(fpath, sizeof(fpath), "%s/%s-paused.dat", p->dir, stem);
-	report_gnuplot_quote(fpath, fq, sizeof(fq));
+	plot_gnuplot_quote(fpath, fq, sizeof(fq));
 	snprintf(extra, sizeof(extra), "fracfile='%s'; fcols='%s'; npps=%d; nfrac=%d; dfrom=%g; dto=%g", fq, fcols,
 		 npps, nfrac, isnan(dfrom) ? 0 : dfrom, isnan(dto) ? 0 : dto);
 	snprintf(cut, sizeof(cut), " (the %d of %d that paused most)", PFC_SERIES, nc);
@@ -785,10 +672,10 @@ int report_plots(struct report *rep, const char *dir)
 	struct pctx p = { .rep = rep, .dir = dir };
 	char tdir[PATH_MAX];
 
-	if (report_find_templates(tdir, sizeof(tdir))) {
+	if (plot_find_templates(tdir, sizeof(tdir))) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note),
 			 "no plots: the gnuplot templates (plots/*.gp) are not in %.150s; set FABSCOPE_PLOTS",
-			 report_templates_default());
+			 plot_templates_default());
 		return -1;
 	}
 	p.tdir = tdir;

@@ -2,7 +2,8 @@
 /*
  * The report's hash polarization section, in every rendering: a row per
  * set of the polarization probe (paths used against uniform hashing) with
- * the collisions of the polarized ones under it in Markdown and HTML, the
+ * the collisions of the polarized ones under it in Markdown and HTML (one
+ * model for both, doc.h), the
  * probe's verdicts in the JSON summary, and their families in the
  * Prometheus text for --push.  render.c places it among the other sections.
  */
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "../core/record.h"
+#include "doc.h"
 #include "push.h"
 #include "render.h"
 #include "report.h"
@@ -106,94 +108,29 @@ static int polar_worst(const struct report *rep, double *used, int *polarized)
 	return with > 1 ? w : -1;	/* worse than another: two runs with verdicts at least */
 }
 
-/* ---- Markdown ---- */
+/* ---- Markdown and HTML ---- */
 
-void report_md_polar(const struct report *rep, FILE *f)
+static const char *const polar_head[] = {
+	"run", "phase", NULL, "lane", "set", "flows", "paths used", "uniform hashing", "p", "verdict",
+};
+
+/* the table: a row per set of the probe (Markdown has the lane too) */
+static void polar_table(const struct report *rep, struct rdoc *d)
 {
-	double used[64];
-	int pol[64], w, ri, i;
-	char buf[512];
+	size_t h;
+	int ri;
 
-	if (!polar_shown(rep))
-		return;
-	fprintf(f, "## Hash polarization\n\n");
-	fprintf(f, "| run | phase | sender -> receiver | lane | set | flows | paths used | uniform hashing | p | verdict |\n"
-		   "|---|---|---|---|---|---|---|---|---|---|\n");
-	for (ri = 0; ri < rep->nruns; ri++) {
-		json_t *rec;
-		size_t k;
-
-		json_array_foreach(rep->runs[ri].polar, k, rec) {
-			char lane[48], pbuf[32];
-
-			if (strcmp(record_str(rec, "scope", ""), "set"))
-				continue;
-			report_lane((int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0),
-				    lane, sizeof(lane));
-			fputs("| ", f);
-			report_md_cell(f, rep->runs[ri].name);
-			fputs(" | ", f);
-			report_md_cell(f, record_str(rec, "phase", "-"));
-			fprintf(f, " | %s -> %s | %s | %d | %d | %.1f of %d | %.1f +- %.1f | %s | **%s** |\n",
-				record_str(rec, "src.node", record_str(rec, "src.ip", "?")),
-				record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")), lane,
-				(int)record_num(rec, "params.set", 0) + 1, (int)record_num(rec, "flows", 0),
-				record_num(rec, "metrics.paths_used", 0), (int)record_num(rec, "params.paths", 0),
-				record_num(rec, "metrics.expected_paths", 0), record_num(rec, "metrics.expected_paths_sd", 0),
-				polar_p(rec, pbuf, sizeof(pbuf)), record_str(rec, "verdict", "?"));
-		}
+	rdoc_table(d);
+	rdoc_head(d);
+	for (h = 0; h < sizeof(polar_head) / sizeof(polar_head[0]); h++) {
+		rdoc_only(d, h == 3 ? RDOC_MD : RDOC_BOTH);
+		rdoc_cell(d, RDOC_TEXT, 0);
+		if (polar_head[h])
+			rdoc_text(d, polar_head[h]);
+		else
+			rdoc_sym(d, "sender -> receiver", "sender &rarr; receiver");
 	}
-	fputc('\n', f);
-	for (ri = 0; ri < rep->nruns; ri++) {
-		json_t *rec;
-		size_t k;
-
-		json_array_foreach(rep->runs[ri].polar, k, rec) {
-			int nov = !strcmp(record_str(rec, "verdict", ""), "inconclusive");
-
-			if (strcmp(record_str(rec, "scope", ""), "set") ||
-			    (strcmp(record_str(rec, "verdict", ""), "polarized") && !nov))
-				continue;
-			polar_groups(rec, buf, sizeof(buf));
-			fputs("- ", f);
-			if (rep->nruns > 1) {
-				report_md_cell(f, rep->runs[ri].name);
-				fputs(": ", f);
-			}
-			report_md_cell(f, record_str(rec, "verdict_text", ""));
-			if (!nov) {	/* no verdict: its collisions are a guess on a wrong link rate */
-				fputs(". Collisions: ", f);
-				report_md_cell(f, buf);
-			}
-			fputc('\n', f);
-		}
-	}
-	if (rep->nruns > 1 && rep->nruns <= 64 && (w = polar_worst(rep, used, pol)) >= 0) {
-		fputs("\n**Worse: ", f);
-		report_md_cell(f, rep->runs[w].name);
-		fprintf(f, "**, %s %.1f paths used on average, against ", pol[w] ? "polarized," : "", used[w]);
-		for (ri = 0, i = 0; ri < rep->nruns; ri++)
-			if (ri != w && !isnan(used[ri])) {
-				fprintf(f, "%s%.1f with ", i++ ? ", " : "", used[ri]);
-				report_md_cell(f, rep->runs[ri].name);
-			}
-		fputs(".\n", f);
-	}
-	fputc('\n', f);
-}
-
-/* ---- HTML ---- */
-
-void report_html_polar(const struct report *rep, FILE *f)
-{
-	double used[64];
-	int pol[64], w, ri;
-	char buf[512];
-
-	if (!polar_shown(rep))
-		return;
-	fputs("<h2>Hash polarization</h2>\n<table><tr><th>run</th><th>phase</th><th>sender &rarr; receiver</th>"
-	      "<th>set</th><th>flows</th><th>paths used</th><th>uniform hashing</th><th>p</th><th>verdict</th></tr>\n", f);
+	rdoc_only(d, RDOC_BOTH);
 	for (ri = 0; ri < rep->nruns; ri++) {
 		json_t *rec;
 		size_t k;
@@ -201,27 +138,78 @@ void report_html_polar(const struct report *rep, FILE *f)
 		json_array_foreach(rep->runs[ri].polar, k, rec) {
 			int bad = !strcmp(record_str(rec, "verdict", ""), "polarized") ||
 				  !strcmp(record_str(rec, "verdict", ""), "inconclusive");
-			char pbuf[32];
+			char lane[48], pbuf[32];
 
 			if (strcmp(record_str(rec, "scope", ""), "set"))
 				continue;
-			fputs("<tr><td>", f);
-			report_html_escape(f, rep->runs[ri].name);
-			fputs("</td><td>", f);
-			report_html_escape(f, record_str(rec, "phase", "-"));
-			fputs("</td><td>", f);
-			report_html_escape(f, record_str(rec, "src.node", record_str(rec, "src.ip", "?")));
-			fputs(" &rarr; ", f);
-			report_html_escape(f, record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
-			fprintf(f, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td><td class=\"num\">%.1f of %d</td>"
-				"<td class=\"num\">%.1f &plusmn; %.1f</td><td class=\"num\">%s</td><td class=\"%s\">%s</td></tr>\n",
-				(int)record_num(rec, "params.set", 0) + 1, (int)record_num(rec, "flows", 0),
-				record_num(rec, "metrics.paths_used", 0), (int)record_num(rec, "params.paths", 0),
-				record_num(rec, "metrics.expected_paths", 0), record_num(rec, "metrics.expected_paths_sd", 0),
-				polar_p(rec, pbuf, sizeof(pbuf)), bad ? "fail" : "pass", record_str(rec, "verdict", "?"));
+			report_lane((int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0),
+				    lane, sizeof(lane));
+			rdoc_row(d);
+			rdoc_cellf(d, RDOC_TEXT, 0, "%s", rep->runs[ri].name);
+			rdoc_cellf(d, RDOC_TEXT, 0, "%s", record_str(rec, "phase", "-"));
+			rdoc_cell(d, RDOC_TEXT, 0);
+			rdoc_lit(d, record_str(rec, "src.node", record_str(rec, "src.ip", "?")));
+			rdoc_sym(d, " -> ", " &rarr; ");
+			rdoc_lit(d, record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
+			rdoc_only(d, RDOC_MD);
+			rdoc_cell(d, RDOC_TEXT, 0);
+			rdoc_lit(d, lane);
+			rdoc_only(d, RDOC_BOTH);
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(rec, "params.set", 0) + 1);
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(rec, "flows", 0));
+			rdoc_cellf(d, RDOC_NUM, 0, "%.1f of %d", record_num(rec, "metrics.paths_used", 0),
+				   (int)record_num(rec, "params.paths", 0));
+			rdoc_cell(d, RDOC_NUM, 0);
+			rdoc_litf(d, "%.1f", record_num(rec, "metrics.expected_paths", 0));
+			rdoc_sym(d, " +- ", " &plusmn; ");
+			rdoc_litf(d, "%.1f", record_num(rec, "metrics.expected_paths_sd", 0));
+			rdoc_cell(d, RDOC_NUM, 0);
+			rdoc_lit(d, polar_p(rec, pbuf, sizeof(pbuf)));
+			rdoc_cell(d, bad ? RDOC_FAIL : RDOC_PASS, 1);
+			rdoc_lit(d, record_str(rec, "verdict", "?"));
 		}
 	}
-	fputs("</table>\n<ul>\n", f);
+}
+
+/* the worse run: HTML says it in the list, Markdown under it, against the others */
+static void polar_worse(const struct report *rep, struct rdoc *d)
+{
+	double used[64];
+	int pol[64], w, ri, i;
+	char buf[512];
+
+	if (rep->nruns <= 1 || rep->nruns > 64 || (w = polar_worst(rep, used, pol)) < 0)
+		return;
+	rdoc_only(d, RDOC_HTML);
+	rdoc_item(d, NULL);
+	snprintf(buf, sizeof(buf), "Worse: %s", rep->runs[w].name);
+	rdoc_bold(d, buf);
+	rdoc_textf(d, ", %s %.1f paths used on average", pol[w] ? "polarized," : "", used[w]);
+	rdoc_only(d, RDOC_MD);
+	rdoc_para(d, 0);
+	rdoc_lit(d, "**Worse: ");
+	rdoc_text(d, rep->runs[w].name);
+	rdoc_litf(d, "**, %s %.1f paths used on average, against ", pol[w] ? "polarized," : "", used[w]);
+	for (ri = 0, i = 0; ri < rep->nruns; ri++)
+		if (ri != w && !isnan(used[ri])) {
+			rdoc_litf(d, "%s%.1f with ", i++ ? ", " : "", used[ri]);
+			rdoc_text(d, rep->runs[ri].name);
+		}
+	rdoc_lit(d, ".");
+	rdoc_only(d, RDOC_BOTH);
+}
+
+void report_polar_section(const struct report *rep, struct rdoc *d)
+{
+	char buf[512];
+	int ri;
+
+	if (!polar_shown(rep))
+		return;
+	rdoc_heading(d, 2);
+	rdoc_text(d, "Hash polarization");
+	polar_table(rep, d);
+	rdoc_list(d);
 	for (ri = 0; ri < rep->nruns; ri++) {
 		json_t *rec;
 		size_t k;
@@ -233,25 +221,19 @@ void report_html_polar(const struct report *rep, FILE *f)
 			    (strcmp(record_str(rec, "verdict", ""), "polarized") && !nov))
 				continue;
 			polar_groups(rec, buf, sizeof(buf));
-			fputs("<li>", f);
+			rdoc_item(d, NULL);
 			if (rep->nruns > 1) {
-				report_html_escape(f, rep->runs[ri].name);
-				fputs(": ", f);
+				rdoc_text(d, rep->runs[ri].name);
+				rdoc_lit(d, ": ");
 			}
-			report_html_escape(f, record_str(rec, "verdict_text", ""));
-			if (!nov) {
-				fputs(". Collisions: ", f);
-				report_html_escape(f, buf);
+			rdoc_text(d, record_str(rec, "verdict_text", ""));
+			if (!nov) {	/* no verdict: its collisions are a guess on a wrong link rate */
+				rdoc_lit(d, ". Collisions: ");
+				rdoc_text(d, buf);
 			}
-			fputs("</li>\n", f);
 		}
 	}
-	if (rep->nruns > 1 && rep->nruns <= 64 && (w = polar_worst(rep, used, pol)) >= 0) {
-		fputs("<li><b>Worse: ", f);
-		report_html_escape(f, rep->runs[w].name);
-		fprintf(f, "</b>, %s %.1f paths used on average</li>\n", pol[w] ? "polarized," : "", used[w]);
-	}
-	fputs("</ul>\n", f);
+	polar_worse(rep, d);
 }
 
 /* ---- JSON ---- */

@@ -2,12 +2,17 @@
 /*
  * The report's renderings: Markdown, one self-contained HTML file (the
  * plots inline as SVG), a JSON summary, and Prometheus text for --push.
- * Markdown and HTML walk the same sections in the same order:
+ * Markdown and HTML are one model of the sections (doc.h), built once by
+ * report_doc in this order and written by its two back ends:
  *
  *   runs (metadata) - verdict (thresholds) - regressions (baseline) -
  *   summary per phase, test and lane - comparison of runs - collectives -
  *   hash polarization - PFC pauses - suspects - plots - pairwise matrices -
  *   missing agents and failed tests
+ *
+ * Where the two say different things (Markdown has the comparison table
+ * and the pairwise matrices, HTML lists the suspects not confirmed among
+ * the others), the model says which back end a part is for (rdoc_only).
  *
  * The collectives section, in every rendering, is in coll*.c, the hash
  * polarization section in polar.c, and the PFC pauses section in pfc.c
@@ -19,7 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
+#include "../core/error.h"
 #include "../core/record.h"
+#include "doc.h"
 #include "push.h"
 #include "render.h"
 #include "report.h"
@@ -65,12 +73,6 @@ static const char *verdict(const struct report *rep, int *failed)
 static int nregressions(const struct report *rep)
 {
 	return report_regressions(rep, NULL);
-}
-
-/* the result cell of a baseline figure */
-static const char *reg_result(const struct check *c)
-{
-	return c->not_comparable ? "not comparable" : c->pass ? "ok" : "REGRESSION";
 }
 
 /* " (2 not comparable: measured with other message sizes or test parameters)", or "" */
@@ -153,268 +155,348 @@ static void comparison_line(const struct report *rep, const struct rgroup *g, ch
 			 g->phase, g->test, lane, rep->runs[b].name, best, 100 * (worst - best) / worst);
 }
 
-/* ---- Markdown ---- */
+/* ---- the sections, once, for Markdown and HTML (doc.h) ---- */
 
-/* Text from records and run.json (node names, labels, phases, reasons) in
- * Markdown: '<' escaped with a backslash (Markdown viewers render inline
- * HTML: a <script> must stay text; without '<' no tag can open, and an
- * entity only ever makes a character), and so Markdown's own punctuation
- * that could make markup, a link or a table cell boundary; control
- * characters and newlines become spaces. */
-void report_md_cell(FILE *f, const char *s)
+static void sec_runs(const struct report *rep, struct rdoc *d)
 {
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	static const char *const title[] = { "results", "run", "started", "finished", "status", "labels",
+					     "nodes", "records", "suspects" };
+	char buf[512];
+	size_t t;
+	int ri;
 
-		if (strchr("<|\\`*_[]", ch))
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			fputc(' ', f);
-		else
-			fputc(ch, f);
+	rdoc_heading(d, 1);
+	rdoc_text(d, "fabscope report");
+	rdoc_table(d);
+	rdoc_head(d);
+	rdoc_cell(d, RDOC_EMPTY, 0);
+	for (ri = 0; ri < rep->nruns; ri++)
+		rdoc_cellf(d, RDOC_TH, 0, "%s", rep->runs[ri].name);
+	for (t = 0; t < sizeof(title) / sizeof(title[0]); t++) {
+		rdoc_row(d);
+		rdoc_cellf(d, RDOC_TH, 0, "%s", title[t]);
+		for (ri = 0; ri < rep->nruns; ri++) {
+			const struct rrun *r = &rep->runs[ri];
+
+			rdoc_cell(d, RDOC_TEXT, 0);
+			switch (t) {
+			case 0: rdoc_text(d, r->dir); break;
+			case 1: rdoc_text(d, rs(r, "id", "-")); break;
+			case 2: rdoc_text(d, rs(r, "started", "-")); break;
+			case 3: rdoc_text(d, rs(r, "finished", "-")); break;
+			case 4: rdoc_text(d, rs(r, "status", "-")); break;
+			case 5: labels_str(r, buf, sizeof(buf)); rdoc_text(d, buf); break;
+			case 6: rdoc_textf(d, "%d (%d missing)", nnodes(r), r->missing); break;
+			case 7: rdoc_textf(d, "%d (%d failed)", r->nrec, r->nerr); break;
+			default: rdoc_textf(d, "%zu", json_array_size(r->suspects)); break;
+			}
+		}
 	}
 }
 
-/* Text as a Markdown code span: nothing inside is markup, so only what could
- * end the span (a backquote) or the line is replaced. */
-void report_md_code(FILE *f, const char *s)
+/*
+ * The table of checks, or (regs) of baseline figures; ok and bad: what a
+ * result says.  Markdown names a figure's columns as such, without the
+ * failing count.
+ */
+static void checks_table(struct rdoc *d, const struct check *c, int n, const char *ok, const char *bad, int regs)
 {
-	fputc('`', f);
-	for (; *s; s++)
-		fputc(*s == '`' ? '\'' : (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-	fputc('`', f);
-}
-
-static void md_checks(FILE *f, const struct check *c, int n)
-{
+	static const char *const head[] = { "check", "limit", "worst", "failing", "result", "endpoints" };
+	static const char *const reg_head[] = { "figure", "baseline", "now", "result", "note" };
+	size_t h;
 	int i;
 
-	fprintf(f, "| check | limit | worst | failing | result | endpoints |\n|---|---|---|---|---|---|\n");
+	rdoc_table(d);
+	rdoc_head(d);
+	rdoc_only(d, regs ? RDOC_HTML : RDOC_BOTH);
+	for (h = 0; h < sizeof(head) / sizeof(head[0]); h++)
+		rdoc_cellf(d, RDOC_TEXT, 0, "%s", head[h]);
+	rdoc_only(d, regs ? RDOC_MD : 0);
+	for (h = 0; h < sizeof(reg_head) / sizeof(reg_head[0]); h++)
+		rdoc_cellf(d, RDOC_TEXT, 0, "%s", reg_head[h]);
+	rdoc_only(d, RDOC_BOTH);
 	for (i = 0; i < n; i++) {
-		fputs("| ", f);
-		report_md_cell(f, c[i].name);
-		fprintf(f, " | %s | %s | %d of %d | **%s** | ", c[i].limit, c[i].worst, c[i].failing, c[i].total,
-			c[i].pass ? "PASS" : "FAIL");
-		report_md_cell(f, c[i].who[0] ? c[i].who : "-");
-		fputs(" |\n", f);
+		rdoc_row(d);
+		rdoc_cellf(d, RDOC_TEXT, 0, "%s", c[i].name);
+		rdoc_cell(d, RDOC_TEXT, 0);
+		rdoc_lit(d, c[i].limit);
+		rdoc_cell(d, RDOC_TEXT, 0);
+		rdoc_lit(d, c[i].worst);
+		rdoc_only(d, regs ? RDOC_HTML : RDOC_BOTH);
+		rdoc_cellf(d, RDOC_TEXT, 0, "%d of %d", c[i].failing, c[i].total);
+		rdoc_only(d, RDOC_BOTH);
+		rdoc_cellf(d, c[i].not_comparable ? RDOC_WARN : c[i].pass ? RDOC_PASS : RDOC_FAIL, 1, "%s",
+			   c[i].not_comparable ? "not comparable" : c[i].pass ? ok : bad);
+		rdoc_cellf(d, RDOC_TEXT, 0, "%s", c[i].who[0] ? c[i].who : "-");
 	}
-	fputc('\n', f);
 }
 
-void report_md(struct report *rep, FILE *f)
+static void sec_acceptance(const struct report *rep, struct rdoc *d)
 {
-	const struct rgroup *gs[512];
-	int ng = all_groups(rep, gs, 512), ri, gi, i, j, failed;
-	char buf[512];
+	int failed;
+	const char *v = verdict(rep, &failed);
 
-	fprintf(f, "# fabscope report\n\n");
-	fprintf(f, "| |");
-	for (ri = 0; ri < rep->nruns; ri++) {
-		fputc(' ', f);
-		report_md_cell(f, rep->runs[ri].name);
-		fputs(" |", f);
-	}
-	fprintf(f, "\n|---|");
-	for (ri = 0; ri < rep->nruns; ri++)
-		fprintf(f, "---|");
-	fputc('\n', f);
-#define ROW(title, expr) do { fprintf(f, "| %s |", title); \
-		for (ri = 0; ri < rep->nruns; ri++) { const struct rrun *r = &rep->runs[ri]; (void)r; \
-			fputc(' ', f); expr; fputs(" |", f); } fputc('\n', f); } while (0)
-	ROW("results", report_md_cell(f, r->dir));
-	ROW("run", report_md_cell(f, rs(r, "id", "-")));
-	ROW("started", report_md_cell(f, rs(r, "started", "-")));
-	ROW("finished", report_md_cell(f, rs(r, "finished", "-")));
-	ROW("status", report_md_cell(f, rs(r, "status", "-")));
-	ROW("labels", (labels_str(r, buf, sizeof(buf)), report_md_cell(f, buf)));
-	ROW("nodes", fprintf(f, "%d (%d missing)", nnodes(r), r->missing));
-	ROW("records", fprintf(f, "%d (%d failed)", r->nrec, r->nerr));
-	ROW("suspects", fprintf(f, "%zu", json_array_size(r->suspects)));
-	fputc('\n', f);
+	rdoc_only(d, RDOC_MD);
+	rdoc_heading(d, 2);
+	rdoc_litf(d, "Acceptance: %s", v);
+	rdoc_para(d, 0);
+	rdoc_litf(d, "%s: %d of %d checks failed.", v, failed, rep->nchecks);
+	rdoc_only(d, RDOC_HTML);
+	rdoc_heading(d, 2);
+	rdoc_text(d, "Acceptance");
+	rdoc_para(d, 0);
+	rdoc_verdict(d, !failed, v);
+	rdoc_textf(d, " %d of %d checks failed", failed, rep->nchecks);
+	rdoc_only(d, RDOC_BOTH);
+	checks_table(d, rep->checks, rep->nchecks, "PASS", "FAIL", 0);
+}
 
-	if (rep->thresholds_given) {
-		const char *v = verdict(rep, &failed);
+static void sec_baseline(const struct report *rep, struct rdoc *d)
+{
+	int nr = nregressions(rep);
+	char note[160];
 
-		fprintf(f, "## Acceptance: %s\n\n", v);
-		fprintf(f, "%s: %d of %d checks failed.\n\n", v, failed, rep->nchecks);
-		md_checks(f, rep->checks, rep->nchecks);
-	}
-	if (rep->have_base) {
-		int nr = nregressions(rep);
+	nc_note(rep, note, sizeof(note));
+	rdoc_only(d, RDOC_MD);
+	rdoc_heading(d, 2);
+	rdoc_litf(d, "Against the baseline: %s", report_baseline_verdict(rep));
+	rdoc_para(d, 0);
+	rdoc_lit(d, "Baseline ");
+	rdoc_code(d, rep->base.dir);
+	rdoc_lit(d, " (run ");
+	rdoc_text(d, rs(&rep->base, "id", "-"));
+	rdoc_litf(d, "), tolerance %.0f%%: %d of %d figures regressed%s.", 100 * rep->tolerance, nr, rep->nregs, note);
+	rdoc_only(d, RDOC_HTML);
+	rdoc_heading(d, 2);
+	rdoc_text(d, "Against the baseline");
+	rdoc_para(d, 0);
+	rdoc_verdict(d, !report_baseline_failed(rep), report_baseline_verdict(rep));
+	rdoc_text(d, " baseline ");
+	rdoc_text(d, rep->base.dir);
+	rdoc_textf(d, ", tolerance %.0f%%: %d of %d figures regressed", 100 * rep->tolerance, nr, rep->nregs);
+	rdoc_text(d, note);
+	rdoc_only(d, RDOC_BOTH);
+	checks_table(d, rep->regs, rep->nregs, "ok", "REGRESSION", 1);
+}
 
-		char note[160];
+static void sec_summary(const struct report *rep, struct rdoc *d)
+{
+	static const char *const head[] = { "phase", "test", "lane", "pairs", "min", "median", "max", "unit" };
+	size_t h;
+	int ri, gi;
 
-		nc_note(rep, note, sizeof(note));
-		fprintf(f, "## Against the baseline: %s\n\n", report_baseline_verdict(rep));
-		fputs("Baseline ", f);
-		report_md_code(f, rep->base.dir);
-		fputs(" (run ", f);
-		report_md_cell(f, rs(&rep->base, "id", "-"));
-		fprintf(f, "), tolerance %.0f%%: %d of %d figures regressed%s.\n\n", 100 * rep->tolerance, nr,
-			rep->nregs, note);
-		fprintf(f, "| figure | baseline | now | result | note |\n|---|---|---|---|---|\n");
-		for (i = 0; i < rep->nregs; i++) {
-			fputs("| ", f);
-			report_md_cell(f, rep->regs[i].name);
-			fprintf(f, " | %s | %s | **%s** | ", rep->regs[i].limit, rep->regs[i].worst,
-				reg_result(&rep->regs[i]));
-			report_md_cell(f, rep->regs[i].who[0] ? rep->regs[i].who : "-");
-			fputs(" |\n", f);
-		}
-		fputc('\n', f);
-	}
-
-	fprintf(f, "## Summary per phase and rail\n\n");
+	rdoc_heading(d, 2);
+	rdoc_text(d, "Summary per phase and rail");
 	for (ri = 0; ri < rep->nruns; ri++) {
 		const struct rrun *r = &rep->runs[ri];
 
 		if (rep->nruns > 1) {
-			fprintf(f, "### ");
-			report_md_cell(f, r->name);
-			fprintf(f, "\n\n");
+			rdoc_heading(d, 3);
+			rdoc_text(d, r->name);
 		}
-		if (!r->ng) {
-			fprintf(f, "No bandwidth or latency results.\n\n");
-			continue;
+		if (!r->ng) {	/* Markdown says so; HTML has a table without rows */
+			rdoc_only(d, RDOC_MD);
+			rdoc_para(d, 0);
+			rdoc_text(d, "No bandwidth or latency results.");
+			rdoc_only(d, RDOC_HTML);
 		}
-		fprintf(f, "| phase | test | lane | pairs | min | median | max | unit |\n|---|---|---|---|---|---|---|---|\n");
+		rdoc_table(d);
+		rdoc_only(d, RDOC_BOTH);
+		rdoc_head(d);
+		for (h = 0; h < sizeof(head) / sizeof(head[0]); h++)
+			rdoc_cellf(d, RDOC_TEXT, 0, "%s", head[h]);
 		for (gi = 0; gi < r->ng; gi++) {
 			const struct rgroup *g = &r->g[gi];
 			char lane[48];
 
 			report_lane(g->rail, g->plane, lane, sizeof(lane));
-			fputs("| ", f);
-			report_md_cell(f, g->phase);
-			fprintf(f, " | %s | %s | %d | %.4g | %.4g | %.4g | %s%s |\n", g->test, lane, g->n, g->min,
-				g->median, g->max, !strcmp(g->test, "bw") ? "Gb/s" : "us p50",
-				!strcmp(g->test, "lat") && !isnan(g->p99_median) ? "" : "");
+			rdoc_row(d);
+			rdoc_cellf(d, RDOC_TEXT, 0, "%s", g->phase);
+			rdoc_cell(d, RDOC_TEXT, 0);
+			rdoc_lit(d, g->test);
+			rdoc_cell(d, RDOC_TEXT, 0);
+			rdoc_lit(d, lane);
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", g->n);
+			rdoc_cellf(d, RDOC_NUM, 0, "%.4g", g->min);
+			rdoc_cellf(d, RDOC_NUM, 0, "%.4g", g->median);
+			rdoc_cellf(d, RDOC_NUM, 0, "%.4g", g->max);
+			rdoc_cellf(d, RDOC_TEXT, 0, "%s", !strcmp(g->test, "bw") ? "Gb/s" : "us p50");
 		}
-		fputc('\n', f);
 	}
+}
 
-	if (rep->nruns > 1 && ng) {
-		fprintf(f, "## Comparison\n\n| phase | test | lane |");
+/* Markdown's table of the medians side by side */
+static void comparison_table(const struct report *rep, struct rdoc *d, const struct rgroup **gs, int ng)
+{
+	int ri, i;
+
+	rdoc_table(d);
+	rdoc_head(d);
+	rdoc_cellf(d, RDOC_TEXT, 0, "phase");
+	rdoc_cellf(d, RDOC_TEXT, 0, "test");
+	rdoc_cellf(d, RDOC_TEXT, 0, "lane");
+	for (ri = 0; ri < rep->nruns; ri++)
+		rdoc_cellf(d, RDOC_TEXT, 0, "%s", rep->runs[ri].name);
+	rdoc_cellf(d, RDOC_TEXT, 0, "best");
+	for (i = 0; i < ng; i++) {
+		double best, worst, first = NAN;
+		int b = best_run(rep, gs[i], &best, &worst);
+		char lane[48];
+
+		report_lane(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
+		rdoc_row(d);
+		rdoc_cellf(d, RDOC_TEXT, 0, "%s", gs[i]->phase);
+		rdoc_cell(d, RDOC_TEXT, 0);
+		rdoc_lit(d, gs[i]->test);
+		rdoc_cell(d, RDOC_TEXT, 0);
+		rdoc_lit(d, lane);
 		for (ri = 0; ri < rep->nruns; ri++) {
-			fputc(' ', f);
-			report_md_cell(f, rep->runs[ri].name);
-			fputs(" |", f);
-		}
-		fprintf(f, " best |\n|---|---|---|");
-		for (ri = 0; ri <= rep->nruns; ri++)
-			fputs("---|", f);
-		fputc('\n', f);
-		for (i = 0; i < ng; i++) {
-			double best, worst, first = NAN;
-			int b = best_run(rep, gs[i], &best, &worst);
-			char lane[48];
+			const struct rgroup *g = report_group(&rep->runs[ri], gs[i]->phase, gs[i]->test,
+							      gs[i]->rail, gs[i]->plane);
 
-			report_lane(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
-			fputs("| ", f);
-			report_md_cell(f, gs[i]->phase);
-			fprintf(f, " | %s | %s |", gs[i]->test, lane);
-			for (ri = 0; ri < rep->nruns; ri++) {
-				const struct rgroup *g = report_group(&rep->runs[ri], gs[i]->phase, gs[i]->test,
-								      gs[i]->rail, gs[i]->plane);
-
-				if (!g) {
-					fputs(" - |", f);
-					continue;
-				}
-				if (isnan(first))
-					first = g->median;
-				if (ri && first > 0)
-					fprintf(f, " %.4g (%+.1f%%) |", g->median, 100 * (g->median - first) / first);
-				else
-					fprintf(f, " %.4g |", g->median);
+			if (!g) {
+				rdoc_cellf(d, RDOC_NUM, 0, "-");
+				continue;
 			}
-			fputc(' ', f);
-			report_md_cell(f, b >= 0 ? rep->runs[b].name : "-");
-			fputs(" |\n", f);
+			if (isnan(first))
+				first = g->median;
+			if (ri && first > 0)
+				rdoc_cellf(d, RDOC_NUM, 0, "%.4g (%+.1f%%)", g->median, 100 * (g->median - first) / first);
+			else
+				rdoc_cellf(d, RDOC_NUM, 0, "%.4g", g->median);
 		}
-		fprintf(f, "\nMedians (Gb/s for bw, us p50 for lat); deltas against the first run.\n\n");
-		for (i = 0; i < ng; i++) {
-			comparison_line(rep, gs[i], buf, sizeof(buf));
-			fputs("- ", f);
-			report_md_cell(f, buf);
-			fputc('\n', f);
-		}
-		fputc('\n', f);
+		rdoc_cellf(d, RDOC_TEXT, 0, "%s", b >= 0 ? rep->runs[b].name : "-");
 	}
+}
 
-	report_md_coll(rep, f);
+static void sec_comparison(const struct report *rep, struct rdoc *d)
+{
+	const struct rgroup *gs[512];
+	int ng = all_groups(rep, gs, 512), i;
+	char buf[512];
 
-	report_md_polar(rep, f);
+	if (rep->nruns <= 1 || !ng)
+		return;
+	rdoc_heading(d, 2);
+	rdoc_text(d, "Comparison");
+	rdoc_only(d, RDOC_MD);
+	comparison_table(rep, d, gs, ng);
+	rdoc_para(d, 0);
+	rdoc_text(d, "Medians (Gb/s for bw, us p50 for lat); deltas against the first run.");
+	rdoc_only(d, RDOC_BOTH);
+	rdoc_list(d);
+	for (i = 0; i < ng; i++) {
+		comparison_line(rep, gs[i], buf, sizeof(buf));
+		rdoc_item(d, NULL);
+		rdoc_text(d, buf);
+	}
+}
 
-	report_md_pfc(rep, f);
+/* "[phase] evidence", after the run's name when there are several */
+static void suspect_text(const struct report *rep, const struct rrun *r, json_t *s, struct rdoc *d)
+{
+	if (rep->nruns > 1) {
+		rdoc_text(d, r->name);
+		rdoc_lit(d, ", ");
+	}
+	rdoc_lit(d, "[");
+	rdoc_text(d, record_str(s, "phase", "?"));
+	rdoc_lit(d, "] ");
+	rdoc_text(d, record_str(s, "evidence", ""));
+}
 
-	fprintf(f, "## Suspects\n\n");
+/* an item for the back ends d is building for now; HTML says it is not confirmed */
+static void not_confirmed_item(const struct report *rep, const struct rrun *r, json_t *s, struct rdoc *d)
+{
+	unsigned only = d->only;
+
+	rdoc_item(d, "not-confirmed");
+	rdoc_only(d, only & RDOC_HTML);
+	rdoc_bold(d, "not confirmed");
+	rdoc_lit(d, " ");
+	rdoc_only(d, only);
+	suspect_text(rep, r, s, d);
+	rdoc_lit(d, ": ");
+	rdoc_text(d, record_str(s, "confirmation", ""));
+}
+
+static void sec_suspects(const struct report *rep, struct rdoc *d)
+{
+	json_t *s;
+	size_t k;
+	int ri, n = 0;
+
+	rdoc_heading(d, 2);
+	rdoc_text(d, "Suspects");
+	rdoc_list(d);
 	for (ri = 0; ri < rep->nruns; ri++) {
 		const struct rrun *r = &rep->runs[ri];
-		json_t *s;
-		size_t k;
 
 		if (!json_array_size(r->suspects)) {
-			fputs("- ", f);
-			report_md_cell(f, rep->nruns > 1 ? r->name : "");
-			fprintf(f, "%snone: no node, pair or rail stands out\n", rep->nruns > 1 ? ": " : "");
-			continue;
+			rdoc_item(d, NULL);
+			rdoc_text(d, rep->nruns > 1 ? r->name : "");
+			rdoc_litf(d, "%snone: no node, pair or rail stands out", rep->nruns > 1 ? ": " : "");
 		}
 		json_array_foreach(r->suspects, k, s) {
-			fputs("- **", f);
-			report_md_cell(f, record_str(s, "kind", "?"));
-			fputs("** ", f);
-			if (rep->nruns > 1) {
-				report_md_cell(f, r->name);
-				fputs(", ", f);
-			}
-			fputc('[', f);
-			report_md_cell(f, record_str(s, "phase", "?"));
-			fputs("] ", f);
-			report_md_cell(f, record_str(s, "evidence", ""));
+			rdoc_item(d, "suspect");
+			rdoc_bold(d, record_str(s, "kind", "?"));
+			rdoc_lit(d, " ");
+			suspect_text(rep, r, s, d);
 			if (record_str(s, "confirmation", NULL)) {
-				fputs(" (", f);
-				report_md_cell(f, record_str(s, "confirmation", ""));
-				fputc(')', f);
-			}
-			fputc('\n', f);
-		}
-	}
-	fputc('\n', f);
-	for (ri = 0, i = 0; ri < rep->nruns; ri++)
-		i += (int)json_array_size(rep->runs[ri].not_confirmed);
-	if (i) {	/* fast on their re-test: said, but not suspects */
-		fprintf(f, "Not confirmed (high in the run, not on the re-test):\n\n");
-		for (ri = 0; ri < rep->nruns; ri++) {
-			json_t *s;
-			size_t k;
-
-			json_array_foreach(rep->runs[ri].not_confirmed, k, s) {
-				fputs("- ", f);
-				if (rep->nruns > 1) {
-					report_md_cell(f, rep->runs[ri].name);
-					fputs(", ", f);
-				}
-				fputc('[', f);
-				report_md_cell(f, record_str(s, "phase", "?"));
-				fputs("] ", f);
-				report_md_cell(f, record_str(s, "evidence", ""));
-				fputs(": ", f);
-				report_md_cell(f, record_str(s, "confirmation", ""));
-				fputc('\n', f);
+				rdoc_lit(d, " (");
+				rdoc_text(d, record_str(s, "confirmation", ""));
+				rdoc_lit(d, ")");
 			}
 		}
-		fputc('\n', f);
+		rdoc_only(d, RDOC_HTML);	/* HTML: in the list, after the run's suspects */
+		json_array_foreach(r->not_confirmed, k, s)
+			not_confirmed_item(rep, r, s, d);
+		rdoc_only(d, RDOC_BOTH);
+		n += (int)json_array_size(r->not_confirmed);
 	}
+	if (!n)
+		return;
+	rdoc_only(d, RDOC_MD);	/* Markdown: fast on their re-test, said apart, but not suspects */
+	rdoc_para(d, 0);
+	rdoc_text(d, "Not confirmed (high in the run, not on the re-test):");
+	rdoc_list(d);
+	for (ri = 0; ri < rep->nruns; ri++)
+		json_array_foreach(rep->runs[ri].not_confirmed, k, s)
+			not_confirmed_item(rep, &rep->runs[ri], s, d);
+	rdoc_only(d, RDOC_BOTH);
+}
 
-	fprintf(f, "## Plots\n\n");
-	if (!rep->nsvg)
-		fprintf(f, "%s\n\n", rep->plots_note[0] ? rep->plots_note : "No plots.");
-	else if (rep->plots_note[0])
-		fprintf(f, "%s\n\n", rep->plots_note);
-	for (i = 0; i < rep->nsvg; i++)
-		fprintf(f, "![%s](plots/%s)\n\n", rep->svg_title[i], rep->svg[i]);
+static void sec_plots(const struct report *rep, struct rdoc *d)
+{
+	int i;
 
-	fprintf(f, "## Pairwise matrices\n\n");
+	rdoc_heading(d, 2);
+	rdoc_text(d, "Plots");
+	if (rep->plots_note[0]) {
+		rdoc_para(d, 1);
+		rdoc_lit(d, rep->plots_note);
+	} else if (!rep->nsvg) {
+		rdoc_only(d, RDOC_MD);
+		rdoc_para(d, 0);
+		rdoc_lit(d, "No plots.");
+		rdoc_only(d, RDOC_BOTH);
+	}
+	for (i = 0; i < rep->nsvg; i++) {
+		char path[4096 + 256];
+
+		snprintf(path, sizeof(path), "%s/%s", rep->plots_dir, rep->svg[i]);
+		rdoc_plot(d, rep->svg[i], rep->svg_title[i], path);
+	}
+}
+
+/* Markdown: the first run's groups of 3 to 16 nodes, a table of every pair's figure */
+static void sec_matrices(const struct report *rep, struct rdoc *d)
+{
+	int gi, i, j, k;
+
+	rdoc_only(d, RDOC_MD);
+	rdoc_heading(d, 2);
+	rdoc_text(d, "Pairwise matrices");
 	for (gi = 0; gi < rep->runs[0].ng; gi++) {
 		const struct rgroup *g = &rep->runs[0].g[gi];
 		char lane[48];
@@ -422,40 +504,40 @@ void report_md(struct report *rep, FILE *f)
 		if (g->nnodes < 3 || g->nnodes > 16)
 			continue;
 		report_lane(g->rail, g->plane, lane, sizeof(lane));
-		fputs("**", f);
-		report_md_cell(f, g->phase);
-		fprintf(f, " %s, %s** (%s; row sends, column receives)\n\n| |", g->test, lane,
-			!strcmp(g->test, "bw") ? "Gb/s" : "p50 us");
-		for (j = 0; j < g->nnodes; j++) {
-			fputc(' ', f);
-			report_md_cell(f, g->nodes[j]);
-			fputs(" |", f);
-		}
-		fputs("\n|---|", f);
+		rdoc_para(d, 0);
+		rdoc_lit(d, "**");
+		rdoc_text(d, g->phase);
+		rdoc_litf(d, " %s, %s** (%s; row sends, column receives)", g->test, lane,
+			  !strcmp(g->test, "bw") ? "Gb/s" : "p50 us");
+		rdoc_table(d);
+		rdoc_head(d);
+		rdoc_cell(d, RDOC_EMPTY, 0);
 		for (j = 0; j < g->nnodes; j++)
-			fputs("---|", f);
-		fputc('\n', f);
+			rdoc_cellf(d, RDOC_TEXT, 0, "%s", g->nodes[j]);
 		for (i = 0; i < g->nnodes; i++) {
-			fputs("| ", f);
-			report_md_cell(f, g->nodes[i]);
-			fputs(" |", f);
+			rdoc_row(d);
+			rdoc_cellf(d, RDOC_TH, 0, "%s", g->nodes[i]);
 			for (j = 0; j < g->nnodes; j++) {
-				int k, found = 0;
-
-				for (k = 0; k < g->n && !found; k++)
-					if (!strcmp(g->p[k].src, g->nodes[i]) && !strcmp(g->p[k].dst, g->nodes[j])) {
-						fprintf(f, " %.3g |", g->p[k].v);
-						found = 1;
-					}
-				if (!found)
-					fputs(" |", f);
+				for (k = 0; k < g->n; k++)
+					if (!strcmp(g->p[k].src, g->nodes[i]) && !strcmp(g->p[k].dst, g->nodes[j]))
+						break;
+				if (k < g->n)
+					rdoc_cellf(d, RDOC_NUM, 0, "%.3g", g->p[k].v);
+				else
+					rdoc_cell(d, RDOC_EMPTY, 0);
 			}
-			fputc('\n', f);
 		}
-		fputc('\n', f);
 	}
+	rdoc_only(d, RDOC_BOTH);
+}
 
-	fprintf(f, "## Missing agents and failed tests\n\n");
+static void sec_missing(const struct report *rep, struct rdoc *d)
+{
+	int ri;
+
+	rdoc_heading(d, 2);
+	rdoc_text(d, "Missing agents and failed tests");
+	rdoc_list(d);
 	for (ri = 0; ri < rep->nruns; ri++) {
 		const struct rrun *r = &rep->runs[ri];
 		json_t *n, *rec;
@@ -464,95 +546,85 @@ void report_md(struct report *rep, FILE *f)
 
 		json_array_foreach(json_object_get(r->run, "nodes"), k, n)
 			if (!strcmp(record_str(n, "status", "ok"), "missing")) {
-				fputs("- agent **", f);
-				report_md_cell(f, record_str(n, "name", "?"));
-				fputs("** missing: ", f);
-				report_md_cell(f, record_str(n, "why", "?"));
-				fputc('\n', f);
+				rdoc_item(d, NULL);
+				rdoc_lit(d, "agent ");
+				rdoc_bold(d, record_str(n, "name", "?"));
+				rdoc_lit(d, " missing: ");
+				rdoc_text(d, record_str(n, "why", "?"));
 			}
 		json_array_foreach(r->records, k, rec)
 			if (strcmp(record_str(rec, "status", "ok"), "ok") && shown++ < 20) {
-				fputs("- ", f);
-				report_md_code(f, record_str(rec, "job", record_str(rec, "test", "?")));
-				fputs(": ", f);
-				report_md_cell(f, record_str(rec, "error", "error"));
-				fputc('\n', f);
+				rdoc_item(d, NULL);
+				rdoc_code(d, record_str(rec, "job", record_str(rec, "test", "?")));
+				rdoc_lit(d, ": ");
+				rdoc_text(d, record_str(rec, "error", "error"));
 			}
-		if (shown > 20)
-			fprintf(f, "- ... and %d more failed tests in %s/results.jsonl\n", shown - 20, r->dir);
-		if (!r->missing && !r->nerr)
-			fprintf(f, "- %s%snone\n", rep->nruns > 1 ? r->name : "", rep->nruns > 1 ? ": " : "");
-	}
-	fputc('\n', f);
-#undef ROW
-}
-
-/* ---- HTML ---- */
-
-void report_html_escape(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
+		if (shown > 20) {
+			rdoc_only(d, RDOC_MD);
+			rdoc_item(d, NULL);
+			rdoc_litf(d, "... and %d more failed tests in %s/results.jsonl", shown - 20, r->dir);
+			rdoc_only(d, RDOC_BOTH);
 		}
-}
-
-static void html_svg(FILE *f, const char *path)
-{
-	FILE *s = fopen(path, "r");
-	char buf[8192];
-	size_t n;
-	int started = 0;
-
-	if (!s) {
-		fputs("<p class=\"note\">(plot missing)</p>", f);
-		return;
-	}
-	/* drop the XML prolog and doctype: the <svg> element goes inline */
-	while (!started && fgets(buf, sizeof(buf), s)) {
-		char *p = strstr(buf, "<svg");
-
-		if (p) {
-			fputs(p, f);
-			started = 1;
+		if (!r->missing && !r->nerr) {
+			rdoc_item(d, NULL);
+			rdoc_litf(d, "%s%snone", rep->nruns > 1 ? r->name : "", rep->nruns > 1 ? ": " : "");
 		}
 	}
-	while ((n = fread(buf, 1, sizeof(buf), s)) > 0)
-		fwrite(buf, 1, n, f);
-	fclose(s);
+	rdoc_only(d, RDOC_HTML);
+	rdoc_para(d, 1);
+	rdoc_textf(d, "fabscope %s; every figure is computed from the records in results.jsonl.", FABSCOPE_VERSION);
+	rdoc_only(d, RDOC_BOTH);
 }
 
-static void html_checks(FILE *f, const struct check *c, int n, const char *ok, const char *bad)
+/* every section of the report, in order */
+static void report_doc(struct report *rep, struct rdoc *d)
 {
-	int i;
-
-	fputs("<table><tr><th>check</th><th>limit</th><th>worst</th><th>failing</th><th>result</th><th>endpoints</th></tr>\n", f);
-	for (i = 0; i < n; i++) {
-		fputs("<tr><td>", f);
-		report_html_escape(f, c[i].name);
-		fputs("</td><td>", f);
-		report_html_escape(f, c[i].limit);
-		fputs("</td><td>", f);
-		report_html_escape(f, c[i].worst);
-		fprintf(f, "</td><td>%d of %d</td><td class=\"%s\">%s</td><td>", c[i].failing, c[i].total,
-			c[i].not_comparable ? "warn" : c[i].pass ? "pass" : "fail",
-			c[i].not_comparable ? "not comparable" : c[i].pass ? ok : bad);
-		report_html_escape(f, c[i].who[0] ? c[i].who : "-");
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table>\n", f);
+	sec_runs(rep, d);
+	if (rep->thresholds_given)
+		sec_acceptance(rep, d);
+	if (rep->have_base)
+		sec_baseline(rep, d);
+	sec_summary(rep, d);
+	sec_comparison(rep, d);
+	report_coll_section(rep, d);
+	report_polar_section(rep, d);
+	report_pfc_section(rep, d);
+	sec_suspects(rep, d);
+	sec_plots(rep, d);
+	sec_matrices(rep, d);
+	sec_missing(rep, d);
 }
 
-void report_html(struct report *rep, FILE *f)
+/* the model of the report into d; out of memory: said, d empty, -FS_EXIT_ENV */
+static int build_doc(struct report *rep, struct rdoc *d)
 {
-	const struct rgroup *gs[512];
-	int ng = all_groups(rep, gs, 512), ri, gi, i, failed;
-	char buf[512];
+	rdoc_init(d);
+	report_doc(rep, d);
+	if (!d->oom)
+		return 0;
+	rdoc_release(d);
+	return fs_err_env("out of memory writing the report");
+}
 
+int report_md(struct report *rep, FILE *f)
+{
+	struct rdoc d;
+	int rc = build_doc(rep, &d);
+
+	if (rc)
+		return rc;
+	rdoc_md(&d, f);
+	rdoc_release(&d);
+	return 0;
+}
+
+int report_html(struct report *rep, FILE *f)
+{
+	struct rdoc d;
+	int rc = build_doc(rep, &d);
+
+	if (rc)
+		return rc;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>fabscope report</title>\n"
 	      "<style>\nbody{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222;padding:0 1em}\n"
 	      "table{border-collapse:collapse;margin:0.5em 0 1.5em}\n"
@@ -562,189 +634,11 @@ void report_html(struct report *rep, FILE *f)
 	      ".warn{background:#fbeec1;font-weight:bold}\n"
 	      ".verdict{font-size:1.6em;padding:0.3em 0.8em;display:inline-block;border-radius:4px}\n"
 	      ".note{color:#666}figure{margin:1em 0}figcaption{font-size:0.9em;color:#444}\n"
-	      "li.suspect{margin:0.3em 0}\n</style></head><body>\n<h1>fabscope report</h1>\n", f);
-	fputs("<table><tr><th></th>", f);
-	for (ri = 0; ri < rep->nruns; ri++) {
-		fputs("<th>", f);
-		report_html_escape(f, rep->runs[ri].name);
-		fputs("</th>", f);
-	}
-	fputs("</tr>\n", f);
-#define HROW(title, expr) do { fprintf(f, "<tr><th>%s</th>", title); \
-		for (ri = 0; ri < rep->nruns; ri++) { const struct rrun *r = &rep->runs[ri]; (void)r; \
-			fputs("<td>", f); expr; fputs("</td>", f); } fputs("</tr>\n", f); } while (0)
-	HROW("results", report_html_escape(f, r->dir));
-	HROW("run", report_html_escape(f, rs(r, "id", "-")));
-	HROW("started", report_html_escape(f, rs(r, "started", "-")));
-	HROW("finished", report_html_escape(f, rs(r, "finished", "-")));
-	HROW("status", report_html_escape(f, rs(r, "status", "-")));
-	HROW("labels", (labels_str(r, buf, sizeof(buf)), report_html_escape(f, buf)));
-	HROW("nodes", fprintf(f, "%d (%d missing)", nnodes(r), r->missing));
-	HROW("records", fprintf(f, "%d (%d failed)", r->nrec, r->nerr));
-	HROW("suspects", fprintf(f, "%zu", json_array_size(r->suspects)));
-	fputs("</table>\n", f);
-#undef HROW
-
-	if (rep->thresholds_given) {
-		const char *v = verdict(rep, &failed);
-
-		fprintf(f, "<h2>Acceptance</h2>\n<p><span class=\"verdict %s\">%s</span> %d of %d checks failed</p>\n",
-			failed ? "fail" : "pass", v, failed, rep->nchecks);
-		html_checks(f, rep->checks, rep->nchecks, "PASS", "FAIL");
-	}
-	if (rep->have_base) {
-		int nr = nregressions(rep);
-		char note[160];
-
-		nc_note(rep, note, sizeof(note));
-		fprintf(f, "<h2>Against the baseline</h2>\n<p><span class=\"verdict %s\">%s</span> baseline ",
-			report_baseline_failed(rep) ? "fail" : "pass", report_baseline_verdict(rep));
-		report_html_escape(f, rep->base.dir);
-		fprintf(f, ", tolerance %.0f%%: %d of %d figures regressed", 100 * rep->tolerance, nr, rep->nregs);
-		report_html_escape(f, note);
-		fputs("</p>\n", f);
-		html_checks(f, rep->regs, rep->nregs, "ok", "REGRESSION");
-	}
-
-	fputs("<h2>Summary per phase and rail</h2>\n", f);
-	for (ri = 0; ri < rep->nruns; ri++) {
-		const struct rrun *r = &rep->runs[ri];
-
-		if (rep->nruns > 1) {
-			fputs("<h3>", f);
-			report_html_escape(f, r->name);
-			fputs("</h3>\n", f);
-		}
-		fputs("<table><tr><th>phase</th><th>test</th><th>lane</th><th>pairs</th><th>min</th><th>median</th>"
-		      "<th>max</th><th>unit</th></tr>\n", f);
-		for (gi = 0; gi < r->ng; gi++) {
-			const struct rgroup *g = &r->g[gi];
-			char lane[48];
-
-			report_lane(g->rail, g->plane, lane, sizeof(lane));
-			fputs("<tr><td>", f);
-			report_html_escape(f, g->phase);
-			fprintf(f, "</td><td>%s</td><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%.4g</td>"
-				"<td class=\"num\">%.4g</td><td class=\"num\">%.4g</td><td>%s</td></tr>\n", g->test,
-				lane, g->n, g->min, g->median, g->max, !strcmp(g->test, "bw") ? "Gb/s" : "us p50");
-		}
-		fputs("</table>\n", f);
-	}
-
-	if (rep->nruns > 1 && ng) {
-		fputs("<h2>Comparison</h2>\n<ul>\n", f);
-		for (i = 0; i < ng; i++) {
-			comparison_line(rep, gs[i], buf, sizeof(buf));
-			fputs("<li>", f);
-			report_html_escape(f, buf);
-			fputs("</li>\n", f);
-		}
-		fputs("</ul>\n", f);
-	}
-
-	report_html_coll(rep, f);
-
-	report_html_polar(rep, f);
-
-	report_html_pfc(rep, f);
-
-	fputs("<h2>Suspects</h2>\n<ul>\n", f);
-	for (ri = 0; ri < rep->nruns; ri++) {
-		const struct rrun *r = &rep->runs[ri];
-		json_t *s;
-		size_t k;
-
-		if (!json_array_size(r->suspects)) {
-			fputs("<li>", f);
-			if (rep->nruns > 1) {
-				report_html_escape(f, r->name);
-				fputs(": ", f);
-			}
-			fputs("none: no node, pair or rail stands out</li>\n", f);
-		}
-		json_array_foreach(r->suspects, k, s) {
-			fprintf(f, "<li class=\"suspect\"><b>%s</b> ", record_str(s, "kind", "?"));
-			if (rep->nruns > 1) {
-				report_html_escape(f, r->name);
-				fputs(", ", f);
-			}
-			fputs("[", f);
-			report_html_escape(f, record_str(s, "phase", "?"));
-			fputs("] ", f);
-			report_html_escape(f, record_str(s, "evidence", ""));
-			if (record_str(s, "confirmation", NULL)) {
-				fputs(" (", f);
-				report_html_escape(f, record_str(s, "confirmation", ""));
-				fputc(')', f);
-			}
-			fputs("</li>\n", f);
-		}
-		json_array_foreach(r->not_confirmed, k, s) {
-			fputs("<li class=\"not-confirmed\"><b>not confirmed</b> ", f);
-			if (rep->nruns > 1) {
-				report_html_escape(f, r->name);
-				fputs(", ", f);
-			}
-			fputs("[", f);
-			report_html_escape(f, record_str(s, "phase", "?"));
-			fputs("] ", f);
-			report_html_escape(f, record_str(s, "evidence", ""));
-			fputs(": ", f);
-			report_html_escape(f, record_str(s, "confirmation", ""));
-			fputs("</li>\n", f);
-		}
-	}
-	fputs("</ul>\n<h2>Plots</h2>\n", f);
-	if (rep->plots_note[0]) {
-		fputs("<p class=\"note\">", f);
-		report_html_escape(f, rep->plots_note);
-		fputs("</p>\n", f);
-	}
-	for (i = 0; i < rep->nsvg; i++) {
-		char path[4096 + 256];
-
-		snprintf(path, sizeof(path), "%s/%s", rep->plots_dir, rep->svg[i]);
-		fputs("<figure>", f);
-		html_svg(f, path);
-		fputs("<figcaption>", f);
-		report_html_escape(f, rep->svg_title[i]);
-		fputs("</figcaption></figure>\n", f);
-	}
-
-	fputs("<h2>Missing agents and failed tests</h2>\n<ul>\n", f);
-	for (ri = 0; ri < rep->nruns; ri++) {
-		const struct rrun *r = &rep->runs[ri];
-		json_t *n, *rec;
-		size_t k;
-		int shown = 0;
-
-		json_array_foreach(json_object_get(r->run, "nodes"), k, n)
-			if (!strcmp(record_str(n, "status", "ok"), "missing")) {
-				fputs("<li>agent <b>", f);
-				report_html_escape(f, record_str(n, "name", "?"));
-				fputs("</b> missing: ", f);
-				report_html_escape(f, record_str(n, "why", "?"));
-				fputs("</li>\n", f);
-			}
-		json_array_foreach(r->records, k, rec)
-			if (strcmp(record_str(rec, "status", "ok"), "ok") && shown++ < 20) {
-				fputs("<li><code>", f);
-				report_html_escape(f, record_str(rec, "job", record_str(rec, "test", "?")));
-				fputs("</code>: ", f);
-				report_html_escape(f, record_str(rec, "error", "error"));
-				fputs("</li>\n", f);
-			}
-		if (!r->missing && !r->nerr) {
-			fputs("<li>", f);
-			if (rep->nruns > 1) {
-				report_html_escape(f, r->name);
-				fputs(": ", f);
-			}
-			fputs("none</li>\n", f);
-		}
-	}
-	fprintf(f, "</ul>\n<p class=\"note\">fabscope %s; every figure is computed from the records in "
-		"results.jsonl.</p>\n</body></html>\n", FABSCOPE_VERSION);
+	      "li.suspect{margin:0.3em 0}\n</style></head><body>\n", f);
+	rdoc_html(&d, f);
+	fputs("</body></html>\n", f);
+	rdoc_release(&d);
+	return 0;
 }
 
 /* ---- JSON ---- */
@@ -836,7 +730,9 @@ void report_bput(struct report_buf *b, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	for (;;) {
+	while (!b->oom) {
+		char *grown;
+
 		va_start(ap, fmt);
 		n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
 		va_end(ap);
@@ -844,8 +740,12 @@ void report_bput(struct report_buf *b, const char *fmt, ...)
 			b->len += (size_t)n;
 			return;
 		}
+		if (n < 0 || !(grown = fs_reallocarray(b->s, (b->cap + (size_t)n + 1), 2))) {
+			b->oom = 1;
+			return;
+		}
+		b->s = grown;
 		b->cap = (b->cap + (size_t)n + 1) * 2;
-		b->s = realloc(b->s, b->cap);
 	}
 }
 
@@ -904,5 +804,10 @@ char *report_exposition(struct report *rep)
 		report_bput(&b, "# HELP fabscope_baseline_regressions figures worse than the baseline beyond the tolerance\n"
 				"# TYPE fabscope_baseline_regressions gauge\nfabscope_baseline_regressions %d\n",
 			    nregressions(rep));
+	if (b.oom) {
+		free(b.s);
+		fs_err_env("out of memory writing the metrics");
+		return NULL;
+	}
 	return b.s;
 }

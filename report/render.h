@@ -4,7 +4,9 @@
  * share.  render.c walks the sections (report.h: report_md, report_html,
  * report_json, report_exposition); polar.c renders the hash polarization
  * section for each, pfc.c the PFC pauses section, coll*.c the collectives
- * section (and their checks and plot, for checks.c and cmd.c).
+ * section (and their checks and plot, for checks.c and cmd.c).  Markdown
+ * and HTML are one model of each section (doc.h), built by the
+ * report_*_section functions and written by its two back ends.
  */
 #ifndef FS_REPORT_RENDER_H
 #define FS_REPORT_RENDER_H
@@ -12,53 +14,42 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "doc.h"
 #include "report.h"
 
 /* render.c */
-
-/* s as Markdown text or a table cell: < | \ ` * _ [ ] escaped with a backslash, control
- * characters as spaces (nothing in the data becomes markup or HTML) */
-void report_md_cell(FILE *f, const char *s);
-/* s as a Markdown code span (backquotes and control characters replaced) */
-void report_md_code(FILE *f, const char *s);
-/* s as HTML text: & < > " escaped */
-void report_html_escape(FILE *f, const char *s);
 
 /* a growing string: { 0 } is empty; s is NULL until something is put */
 struct report_buf {
 	char *s;
 	size_t len, cap;
+	int oom;	/* something could not be put: nothing more is */
 };
 
 /* appends printf-style to b */
 void report_bput(struct report_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
- * polar.c: the hash polarization section.  report_md_polar and
- * report_html_polar write nothing when neither the first run nor the
- * second has polarization records; report_polar_exposition always writes
- * the HELP and TYPE lines of its families.
+ * polar.c: the hash polarization section.  report_polar_section adds
+ * nothing when neither the first run nor the second has polarization
+ * records; report_polar_exposition always writes the HELP and TYPE lines
+ * of its families.
  */
 
-/* "## Hash polarization": a row per set of the probe, the collisions of the polarized ones, the worst run */
-void report_md_polar(const struct report *rep, FILE *f);
-/* the same as <h2>Hash polarization</h2>, a table and a list */
-void report_html_polar(const struct report *rep, FILE *f);
+/* "Hash polarization": a row per set of the probe, the collisions of the polarized ones, the worst run */
+void report_polar_section(const struct report *rep, struct rdoc *d);
 /* run r's probe records for the JSON summary: the verdicts, without the per-flow detail */
 json_t *report_polar_json(const struct rrun *r);
 /* the fabscope_polarization_* families, a sample per set of the probe */
 void report_polar_exposition(const struct report *rep, struct report_buf *b);
 
 /*
- * pfc.c: the PFC pauses section.  report_md_pfc and report_html_pfc write
- * nothing, and report_pfc_exposition appends nothing, when no run has PFC
- * records.
+ * pfc.c: the PFC pauses section.  report_pfc_section adds nothing, and
+ * report_pfc_exposition appends nothing, when no run has PFC records.
  */
 
-/* "## PFC pauses": a row per port and priority, then the lines under it */
-void report_md_pfc(const struct report *rep, FILE *f);
-/* the same as <h2>PFC pauses</h2>, a table and a list */
-void report_html_pfc(const struct report *rep, FILE *f);
+/* "PFC pauses": a row per port and priority, then the lines under it */
+void report_pfc_section(const struct report *rep, struct rdoc *d);
 /* run r's ports for the JSON summary: what the probe judged, per priority, without the timeline */
 json_t *report_pfc_json(const struct rrun *r);
 /* the fabscope_pfc_* families, the worst of a port's rounds per priority */
@@ -66,21 +57,19 @@ void report_pfc_exposition(const struct report *rep, struct report_buf *b);
 
 /*
  * coll*.c: the collectives section (records of allreduce and alltoall).
- * report_md_coll and report_html_coll write nothing, report_coll_json
+ * report_coll_section adds nothing, report_coll_json
  * returns NULL and report_coll_exposition appends nothing when there are
  * no such records.
  */
 
 /*
- * "## Collectives": per test, algorithm and transport a table per run,
+ * "Collectives": per test, algorithm and transport a table per run,
  * phase and lane (size, count, time, algbw, busbw, #wrong); with several
  * runs their busbw side by side per size with the ratio to the first run
  * and the best at the largest size; what busbw means; every lane that
  * returned wrong data
  */
-void report_md_coll(const struct report *rep, FILE *f);
-/* the same as <h2>Collectives</h2>, tables and lists */
-void report_html_coll(const struct report *rep, FILE *f);
+void report_coll_section(const struct report *rep, struct rdoc *d);
 /* run r's series (per test, algo, transport, phase and lane: the sizes) for the JSON summary */
 json_t *report_coll_json(const struct rrun *r);
 /* fabscope_coll_busbw_gbps, _algbw_gbps, _time_us (per lane and size) and _wrong (per lane) */
@@ -107,9 +96,12 @@ void report_coll_baseline(struct report *rep);
  */
 int report_coll_plots(struct report *rep, const char *dir);
 
-/* checks.c: a new check (passing until told otherwise) in *v, and one more
- * failing thing named among the first few. */
-struct check *report_check_new(struct check **v, int *n, const char *name);
+/* checks.c: a new check (passing until told otherwise) among rep's checks,
+ * or its baseline figures (report_reg_new), and one more failing thing
+ * named among the first few.  Out of memory: a check that is not kept,
+ * said, and rep->oom. */
+struct check *report_check_new(struct report *rep, const char *name);
+struct check *report_reg_new(struct report *rep, const char *name);
 void report_check_fail(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A check with nothing to check (total 0) fails, saying so. */
 void report_check_empty(struct check *c);

@@ -36,7 +36,8 @@ struct rgroup {
 	char phase[64], test[8];
 	int rail, plane;
 	struct rpair *p;
-	int n, cap;
+	int n;
+	size_t p_alloc;
 	int order;		/* the phase's place in the run */
 	double size;		/* message size (the largest, when a phase swept) */
 	char params[128];	/* what the figure depends on: size, transport, op (bw: flows, dir) */
@@ -81,6 +82,7 @@ struct rpfc {
 	int seq;			/* the record's place among them */
 	struct rpfc_prio *p;
 	int np;
+	size_t p_alloc;
 };
 
 struct rrun {
@@ -98,6 +100,7 @@ struct rrun {
 	int ng;
 	struct rsweep *sw;
 	int nsw;
+	size_t pfc_alloc, g_alloc, sw_alloc;
 	int nrec, nerr, missing;
 };
 
@@ -126,6 +129,9 @@ struct report {
 	char **svg;		/* file names of plots made, in order */
 	char **svg_title;
 	int nsvg;
+	size_t checks_alloc, regs_alloc, svg_alloc, svg_title_alloc;
+	int oom;		/* something could not be kept: said, and the command fails */
+	struct check spare;	/* what a check gets filled into when it could not be kept */
 };
 
 /* model.c */
@@ -169,23 +175,15 @@ int report_baseline_failed(const struct report *rep);
 
 /* plots.c: SVG files into dir (gnuplot); 0, or the reason in rep->plots_note */
 int report_plots(struct report *rep, const char *dir);
-/* The folder of the gnuplot templates (FABSCOPE_PLOTS, a build tree the binary runs from, or
- * DATADIR/plots): 0, or -1. */
-int report_find_templates(char *out, size_t len);
-/* where the templates were looked for, for messages: $FABSCOPE_PLOTS, else
- * the compiled-in DATADIR/plots */
-const char *report_templates_default(void);
-/* in, for a single-quoted string of gnuplot's -e: quotes and backslashes become '_' */
-void report_gnuplot_quote(const char *in, char *out, size_t len);
-/* gnuplot -e VARS TDIR/TMPL, at most 10 s: 0 when SVG was written, else -1 and why. */
-int report_gnuplot(const char *tdir, const char *tmpl, const char *vars, const char *svg, char *why,
-		   size_t wlen);
+/* one more plot made (file in rep->plots_dir); -1 out of memory: said, and rep->oom */
+int report_add_svg(struct report *rep, const char *file, const char *title);
 
 /* render.c */
-void report_md(struct report *rep, FILE *f);
-void report_html(struct report *rep, FILE *f);
+/* the report to f: 0, or out of memory: said, nothing written, -FS_EXIT_ENV */
+int report_md(struct report *rep, FILE *f);
+int report_html(struct report *rep, FILE *f);
 json_t *report_json(struct report *rep);
-/* Prometheus text exposition of the summary (for --push) */
+/* Prometheus text exposition of the summary (for --push); NULL out of memory, said */
 char *report_exposition(struct report *rep);
 
 
