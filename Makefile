@@ -12,8 +12,10 @@
 #   make test-fresh      the pristine-machine tier alone (root, network to the Debian mirror)
 #   make deps            install every package the tiers use (ci/install-deps all; as root)
 #   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI); needs root
-#   make install         PREFIX=/usr/local DESTDIR= : the binary, fabscope(1), the plot
-#                        templates (DATADIR), examples (DOCDIR); make uninstall removes them
+#   make install         PREFIX=/usr/local DESTDIR= : the binary, the manual pages (man/: man1,
+#                        man5, man7), the plot templates (DATADIR), examples (DOCDIR); make
+#                        uninstall removes them
+#   make doc             check that every manual page renders without groff warnings
 #   make fuzz            libFuzzer targets (clang), e.g. tests/fuzz/fuzz-dissect
 #   make help            this text
 #
@@ -61,7 +63,7 @@ ALL_CFLAGS = -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARNINGS) -MMD -MP -D_GNU_SOURCE
 # ---- dependencies, probed with pkg-config only when something is compiled
 # Goals that must work on a machine without the -dev packages (a pristine Debian: `make demo`
 # installs them first, then builds in a sub-make) skip the probes.
-NOPROBE_GOALS := deps demo check clean distclean help uninstall test-fresh
+NOPROBE_GOALS := deps demo check clean distclean help uninstall test-fresh doc
 PROBE := yes
 ifneq ($(MAKECMDGOALS),)
 ifeq ($(filter-out $(NOPROBE_GOALS),$(MAKECMDGOALS)),)
@@ -261,20 +263,35 @@ bench: all
 	@ci/install-deps vm
 	bench/verbs-bench.sh
 
+# the manual: a page per command (section 1), the file formats (5), the records (7)
+MAN1 := $(wildcard man/*.1)
+MAN5 := $(wildcard man/*.5)
+MAN7 := $(wildcard man/*.7)
+MAN_PAGES := $(MAN1) $(MAN5) $(MAN7)
+
 install: $(O)/fabscope
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/plots \
-		$(DESTDIR)$(DOCDIR)/examples
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/plots $(DESTDIR)$(DOCDIR)/examples
 	install -m 0755 $(O)/fabscope $(DESTDIR)$(BINDIR)/fabscope
-	install -m 0644 core/fabscope.1 $(DESTDIR)$(MANDIR)/man1/fabscope.1
+	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 plots/*.gp $(DESTDIR)$(DATADIR)/plots/
 	install -m 0644 examples/* $(DESTDIR)$(DOCDIR)/examples/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/fabscope $(DESTDIR)$(MANDIR)/man1/fabscope.1
+	rm -f $(DESTDIR)$(BINDIR)/fabscope
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/plots/,$(notdir $(wildcard plots/*.gp)))
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(notdir $(wildcard examples/*)))
 	-rmdir $(DESTDIR)$(DATADIR)/plots $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/examples \
 		$(DESTDIR)$(DOCDIR) 2>/dev/null
+
+doc:
+	@for p in $(MAN_PAGES); do groff -man -ww -z $$p 2>&1 | sed "s|^|$$p: |"; done | \
+		{ ! grep .; } && echo "doc: $(words $(MAN_PAGES)) pages render without warnings"
 
 clean:
 	rm -rf $(ALL_OBJ) $(ALL_OBJ:.o=.d) $(PROGRAMS) $(FUZZ_TARGETS) $(O)/.build-flags build-asan \
@@ -283,4 +300,4 @@ clean:
 help:
 	@sed -n '3,/^$$/{/^$$/d;s/^# \{0,1\}//;p}' $(firstword $(MAKEFILE_LIST))
 
-.PHONY: all deps test test-all test-asan test-fresh check demo bench install uninstall clean help fuzz FORCE
+.PHONY: all deps test test-all test-asan test-fresh check demo bench install uninstall doc clean help fuzz FORCE

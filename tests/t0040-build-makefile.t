@@ -77,6 +77,9 @@ test_expect_success MAKE,PKGS 'install PREFIX=/usr DESTDIR: the binary finds its
 	(cd stage && find . -type f | sort) >files &&
 	test_grep -x "./usr/bin/fabscope" files &&
 	test_grep -x "./usr/share/man/man1/fabscope.1" files &&
+	test_grep -x "./usr/share/man/man1/fabscope-bw.1" files &&
+	test_grep -x "./usr/share/man/man5/fabscope-plan.5" files &&
+	test_grep -x "./usr/share/man/man7/fabscope-records.7" files &&
 	test_grep -x "./usr/share/fabscope/plots/lanes.gp" files &&
 	test_grep -x "./usr/share/doc/fabscope/examples/acceptance.ini" files &&
 	strings stage/usr/bin/fabscope >strings.out &&

@@ -60,7 +60,9 @@ test_expect_success DEBBUILD 'ci/build-deb: the package builds (dpkg-buildpackag
 
 test_expect_success DEBBUILD 'the package holds the binary, fabscope(1), the templates, examples, copyright' '
 	dpkg-deb -c "$(cat deb.path)" | awk "{ print \$6 }" >contents &&
-	for f in ./usr/bin/fabscope ./usr/share/man/man1/fabscope.1.gz ./usr/share/fabscope/plots/lanes.gp \
+	for f in ./usr/bin/fabscope ./usr/share/man/man1/fabscope.1.gz ./usr/share/man/man1/fabscope-bw.1.gz \
+		./usr/share/man/man5/fabscope-plan.5.gz ./usr/share/man/man7/fabscope-records.7.gz \
+		./usr/share/fabscope/plots/lanes.gp \
 		./usr/share/fabscope/plots/heatmap.gp ./usr/share/doc/fabscope/copyright \
 		./usr/share/doc/fabscope/examples/acceptance.ini ./usr/share/doc/fabscope/examples/hosts \
 		./usr/share/doc/fabscope/examples/thresholds.ini; do
@@ -150,6 +152,7 @@ test_expect_success $P,DEBBUILD 'the installed package: fabscope --version, man 
 		command -v fabscope
 		fabscope --version
 		MANPAGER=cat man fabscope | head -n 20
+		MANPAGER=cat man fabscope-bw | head -n 5
 		cd /usr/share/doc/fabscope/examples
 		fabscope run --dry-run acceptance.ini
 		fabscope run --dry-run nightly.ini --hostfile hosts-dual-plane
@@ -159,6 +162,7 @@ test_expect_success $P,DEBBUILD 'the installed package: fabscope --version, man 
 	test_grep "^fabscope 0\.[0-9]*\.[0-9]* (transports: tcp, verbs)" pkg.out &&
 	test_grep ! "test hooks" pkg.out &&
 	test_grep "^NAME" pkg.out &&
+	test_grep "fabscope-bw - point-to-point bandwidth" pkg.out &&
 	test_grep "^plan acceptance.ini: 4 nodes, 2 lanes" pkg.out &&
 	test_grep "^estimated time" pkg.out
 '
