@@ -671,5 +671,5 @@ out:
 	json_decref(labels);
 	json_decref(lrecs);
 	opt_list_release(&o.labels);
-	return rc < 0 ? -rc : rc;
+	return -rc;
 }

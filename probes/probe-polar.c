@@ -462,5 +462,5 @@ int probe_polarization(int argc, const char **argv)
 out_opts:
 	free(res);
 	opt_list_release(&o.labels);
-	return rc < 0 ? -rc : rc;
+	return -rc;
 }
