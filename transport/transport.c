@@ -284,7 +284,7 @@ int xport_poll_mode_parse(const char *s, enum xport_poll_mode *out)
 	else if (!strcmp(s, "adaptive"))
 		m = XPORT_POLL_ADAPTIVE;
 	else
-		return -1;
+		return -EINVAL;
 	if (out)
 		*out = m;
 	return 0;
