@@ -22,6 +22,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../core/alloc.h"
 #include "../core/clock.h"
 #include "../core/net.h"
 #include "transport.h"
@@ -202,7 +203,6 @@ static int flow_attach(struct tcp_flow *f, int fd)
 {
 	struct tcp_x *t = TX(f->c->x);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = f };
-	struct tcp_flow **nf;
 
 	f->fd = fd;
 	f->in_on = 1;
@@ -219,10 +219,8 @@ static int flow_attach(struct tcp_flow *f, int fd)
 	set_sockopts(f->c->x, fd);
 	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		return -errno;
-	nf = realloc(t->flows, (size_t)(t->nflows + 1) * sizeof(*nf));
-	if (!nf)
+	if (FS_ALLOC_GROW(t->flows, t->nflows + 1, t->flows_alloc))
 		return -ENOMEM;
-	t->flows = nf;
 	t->flows[t->nflows++] = f;
 	return 0;
 }
