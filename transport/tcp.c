@@ -146,7 +146,7 @@ static int tcp_conn_new(struct xport_conn *c)
 	return 0;
 }
 
-static void tcp_conn_free(struct xport_conn *c)
+static void tcp_conn_release(struct xport_conn *c)
 {
 	struct tcp_conn *tc = TC(c);
 	struct tcp_x *t = TX(c->x);
@@ -173,6 +173,7 @@ static void tcp_conn_free(struct xport_conn *c)
 		close(tc->lfd);
 	free(tc->flows);
 	free(tc);
+	c->priv = NULL;
 }
 
 static int tcp_conn_blob(struct xport_conn *c, json_t *blob)
@@ -496,7 +497,7 @@ const struct xport_ops xport_tcp_ops = {
 	.conn_new = tcp_conn_new,
 	.conn_blob = tcp_conn_blob,
 	.conn_connect = tcp_conn_connect,
-	.conn_free = tcp_conn_free,
+	.conn_release = tcp_conn_release,
 	.post = tcp_post,
 	.poll = tcp_poll,
 	.flow_info = tcp_flow_info,

@@ -159,7 +159,8 @@ struct xport_ops {
 	int (*conn_new)(struct xport_conn *c);
 	int (*conn_blob)(struct xport_conn *c, json_t *blob);
 	int (*conn_connect)(struct xport_conn *c, json_t *peer);
-	void (*conn_free)(struct xport_conn *c);
+	/* frees what conn_new made (c->priv, NULL ok), not c: xport_conn_free frees c */
+	void (*conn_release)(struct xport_conn *c);
 	int (*post)(struct xport_conn *c, const struct xport_wr *wr);
 	/* optional: n work requests of one flow in one call (verbs: a chained
 	 * list, one doorbell); without it xport_post_list posts one by one */
@@ -224,6 +225,7 @@ int xport_conn_new(struct xport *x, int nflows, enum xport_role role,
 /* NULL on failure (the backend's reason, if it gave one, in xport_errmsg) */
 json_t *xport_conn_blob(struct xport_conn *c);
 int xport_conn_connect(struct xport_conn *c, json_t *peer);
+/* Its contents (the backend's conn_release) and c itself; NULL ok. */
 void xport_conn_free(struct xport_conn *c);
 int xport_flow_info(struct xport_conn *c, int flow, json_t *info);
 

@@ -44,7 +44,7 @@ static uint32_t calc_flow_label(uint32_t lqpn, uint32_t rqpn)
 	return (uint32_t)(v & 0xFFFFF);
 }
 
-void vb_conn_free(struct xport_conn *c)
+void vb_conn_release(struct xport_conn *c)
 {
 	struct vb_conn *vc = VC(c);
 	struct vb_x *v = VX(c->x);
