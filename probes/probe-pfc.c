@@ -9,6 +9,7 @@
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,36 +104,57 @@ struct pfc_run {
 	struct pfcap_counts fin;	/* at the end */
 };
 
+/* A command line for the bw engine, built an argument at a time. */
+struct pfc_argv {
+	const char *v[40];
+	char b[24][160];
+	int n, nb;
+};
+
+static void pfc_arg(struct pfc_argv *a, const char *fmt, ...) FS_PRINTF(2, 3);
+static void pfc_arg(struct pfc_argv *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->b[a->nb], sizeof(a->b[a->nb]), fmt, ap);
+	va_end(ap);
+	a->v[a->n++] = a->b[a->nb++];
+}
+
+/* What the load and the server are given alike: the rail, the device, the class, the node. */
+static void pfc_args_common(const struct fopts *o, struct pfc_argv *a)
+{
+	if (o->bind)
+		pfc_arg(a, "--bind=%s", o->bind);
+	if (o->device && o->transport && !strcmp(o->transport, "verbs"))
+		pfc_arg(a, "--device=%s", o->device);
+	if (o->tclass >= 0)
+		pfc_arg(a, "--tclass=%d", o->tclass);
+	if (o->node)
+		pfc_arg(a, "--node=%s", o->node);
+}
+
 static int pfc_start_load(struct pfc_run *r)
 {
 	const struct fopts *o = r->o;
-	const char *argv[40];
-	char b[24][160];
-	int argc = 0, nb = 0, i;
+	struct pfc_argv a = { .n = 0 };
+	int i;
 
-#define ARG(...) do { snprintf(b[nb], sizeof(b[nb]), __VA_ARGS__); argv[argc++] = b[nb++]; } while (0)
-	argv[argc++] = "bw";
-	argv[argc++] = r->host;
-	ARG("--port=%d", o->port);
-	ARG("--flows=%d", o->flows);
-	ARG("--duration=%g", o->during);
-	ARG("--timeout=%g", o->timeout);
-	ARG("--size=%llu", (unsigned long long)(o->size ? o->size : 65536));
-	ARG("--transport=%s", o->transport ? o->transport : "tcp");
-	if (o->bind)
-		ARG("--bind=%s", o->bind);
-	if (o->device && o->transport && !strcmp(o->transport, "verbs"))
-		ARG("--device=%s", o->device);
-	if (o->tclass >= 0)
-		ARG("--tclass=%d", o->tclass);
-	if (o->node)
-		ARG("--node=%s", o->node);
-	for (i = 0; i < o->labels.n && nb < 24; i++)
-		ARG("--label=%s", o->labels.v[i]);
-	argv[argc] = NULL;
-#undef ARG
+	a.v[a.n++] = "bw";
+	a.v[a.n++] = r->host;
+	pfc_arg(&a, "--port=%d", o->port);
+	pfc_arg(&a, "--flows=%d", o->flows);
+	pfc_arg(&a, "--duration=%g", o->during);
+	pfc_arg(&a, "--timeout=%g", o->timeout);
+	pfc_arg(&a, "--size=%llu", (unsigned long long)(o->size ? o->size : 65536));
+	pfc_arg(&a, "--transport=%s", o->transport ? o->transport : "tcp");
+	pfc_args_common(o, &a);
+	for (i = 0; i < o->labels.n && a.nb < 24; i++)
+		pfc_arg(&a, "--label=%s", o->labels.v[i]);
+	a.v[a.n] = NULL;
 	r->load_started = 1;
-	return probe_child_start(&r->load, argv, argc, 1, "fabscope probe pfc (load)");
+	return probe_child_start(&r->load, a.v, a.n, 1, "fabscope probe pfc (load)");
 }
 
 static int pfc_tick(void *arg, int i, const struct ctr_snapshot *s)
@@ -558,28 +580,17 @@ static int pfc_start_capture(const struct fopts *o, struct pfc_run *r, int sampl
 /* --serve: the bw server the senders' load goes to, for one client. */
 static int pfc_start_server(const struct fopts *o, struct probe_child *server)
 {
-	const char *sargv[24];
-	char b[12][160];
-	int sargc = 0, nb = 0;
+	struct pfc_argv a = { .n = 0 };
 
-#define ARG(...) do { snprintf(b[nb], sizeof(b[nb]), __VA_ARGS__); sargv[sargc++] = b[nb++]; } while (0)
-	sargv[sargc++] = "bw";
-	sargv[sargc++] = "--server";
-	sargv[sargc++] = "--once";
-	ARG("--port=%d", o->port);
-	ARG("--transport=%s", o->transport ? o->transport : "tcp");
-	ARG("--timeout=%g", o->timeout);
-	if (o->bind)
-		ARG("--bind=%s", o->bind);
-	if (o->device && o->transport && !strcmp(o->transport, "verbs"))
-		ARG("--device=%s", o->device);
-	if (o->tclass >= 0)
-		ARG("--tclass=%d", o->tclass);
-	if (o->node)
-		ARG("--node=%s", o->node);
-	sargv[sargc] = NULL;
-#undef ARG
-	return probe_child_start(server, sargv, sargc, 0, "fabscope probe pfc (server)");
+	a.v[a.n++] = "bw";
+	a.v[a.n++] = "--server";
+	a.v[a.n++] = "--once";
+	pfc_arg(&a, "--port=%d", o->port);
+	pfc_arg(&a, "--transport=%s", o->transport ? o->transport : "tcp");
+	pfc_arg(&a, "--timeout=%g", o->timeout);
+	pfc_args_common(o, &a);
+	a.v[a.n] = NULL;
+	return probe_child_start(server, a.v, a.n, 0, "fabscope probe pfc (server)");
 }
 
 /* After the sampling: the load's exit (its rate into *load_gbps), the server's, the capture's counts. */
