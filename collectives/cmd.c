@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../core/alloc.h"
 #include "../core/builtin.h"
 #include "../core/clock.h"
 #include "../core/error.h"
@@ -379,21 +380,34 @@ static int drop_small(const struct coll_opts *o, int gmax, uint64_t *sizes, int 
 	return 0;
 }
 
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* The most ranks in one group: all of them, or with --multi-rail the
- * largest rail's (every rank knows the rails from the root's table). */
+ * largest rail's (every rank knows the rails from the root's table):
+ * the longest run of one rail among the ranks' rails sorted.  -FS_EXIT_ENV
+ * said when there is no memory for that. */
 static int group_max(const struct coll_comm *c)
 {
-	int i, j, most = 0;
+	int *rail, i, run = 0, most = 0;
 
 	if (!c->o->multi_rail)
 		return c->nranks;
+	rail = fs_reallocarray(NULL, (size_t)c->nranks, sizeof(*rail));
+	if (!rail)
+		return fs_err_env("out of memory counting the ranks of each rail");
+	for (i = 0; i < c->nranks; i++)
+		rail[i] = coll_rail_of(c, i);
+	qsort(rail, (size_t)c->nranks, sizeof(*rail), int_cmp);
 	for (i = 0; i < c->nranks; i++) {
-		int k = 0;
-
-		for (j = 0; j < c->nranks; j++)
-			k += coll_rail_of(c, j) == coll_rail_of(c, i);
-		most = k > most ? k : most;
+		run = i && rail[i] == rail[i - 1] ? run + 1 : 1;
+		most = run > most ? run : most;
 	}
+	free(rail);
 	return most;
 }
 
@@ -401,15 +415,33 @@ static int group_max(const struct coll_comm *c)
 struct progress {
 	int on, i, n;
 	uint64_t size, t0, last;
+	/* the clock is read at iteration `next` of a phase (0: the first),
+	 * then `stride` iterations on: every 50 to 100 ms, not every timed
+	 * iteration of a fast size */
+	uint64_t next, stride, read;
 };
+
+#define PROGRESS_STRIDE_MAX (1ull << 20)
+
+/* A phase (warmup, the timed iterations) starts at iteration 1. */
+static void progress_phase(struct progress *p)
+{
+	p->next = 0;
+}
 
 static void progress(struct progress *p, const char *what, uint64_t k, uint64_t of)
 {
 	uint64_t now;
 
-	if (!p->on)
+	if (!p->on || k < p->next)
 		return;
 	now = clock_ns();
+	if (now - p->read < 50000000ull)
+		p->stride = p->stride < PROGRESS_STRIDE_MAX ? 2 * p->stride : p->stride;
+	else if (now - p->read >= 100000000ull)
+		p->stride = p->stride > 1 ? p->stride / 2 : 1;
+	p->read = now;
+	p->next = k + p->stride;
 	if (now - p->t0 < 1000000000ull || now - p->last < 250000000ull)
 		return;
 	p->last = now;
@@ -429,7 +461,9 @@ static int run_size(struct coll_comm *c, uint64_t count, double *time_us, uint64
 	coll_fill(c, count);
 	if (net_stop)	/* (between two sizes) */
 		return -FS_EXIT_INTERRUPTED;
-	p->t0 = p->last = clock_ns();
+	p->t0 = p->last = p->read = clock_ns();
+	p->stride = 1;
+	progress_phase(p);
 	for (i = 0; i < o->warmup; i++) {
 		progress(p, "warmup", i + 1, o->warmup);
 		if ((rc = op(c, count)))
@@ -438,6 +472,7 @@ static int run_size(struct coll_comm *c, uint64_t count, double *time_us, uint64
 	rc = coll_barrier(c);
 	if (rc)
 		return rc;
+	progress_phase(p);
 	t0 = clock_ns();
 	for (i = 0; i < o->iters; i++) {
 		if (i == o->iters - 1 && o->corrupt == c->rank)
@@ -521,7 +556,7 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 	double *times = NULL, busbw_sum = 0;
 	json_t *labels = NULL;
 	const char *bad = NULL;
-	int nsizes = sizes_of(o, sizes), i, rc, wrc, measured = 0;
+	int nsizes = sizes_of(o, sizes), i, rc, wrc, measured = 0, gmax = 0;
 
 	if (record_labels(&o->labels, &labels, &bad))
 		return fs_err_usage(RECORD_LABEL_ERR, bad);
@@ -541,8 +576,10 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 			fs_err(FS_EXIT_INTERRUPTED, "rank %d: interrupted", o->rank);
 	}
 	/* sizes that give a rank no element: skipped, or all of them refused */
+	if (!rc && (gmax = group_max(&c)) < 0)
+		rc = gmax;
 	if (!rc)
-		rc = drop_small(o, group_max(&c), sizes, &nsizes, o->rank == 0);
+		rc = drop_small(o, gmax, sizes, &nsizes, o->rank == 0);
 	if (rc) {
 		coll_comm_close(&c);
 		json_decref(labels);

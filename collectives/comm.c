@@ -412,13 +412,11 @@ static json_t *hello_json(struct coll_comm *c, const char *addr)
 }
 
 /* Ring order: by rail, then node, then rank, so that neighbours share a
- * rail (one leaf) wherever they can. */
-static json_t *sort_ranks;
-
-static int by_rail(const void *a, const void *b)
+ * rail (one leaf) wherever they can (ranks: the ranks' hellos, a JSON array). */
+static int by_rail(const void *a, const void *b, void *ranks)
 {
-	json_t *x = json_array_get(sort_ranks, (size_t)*(const int *)a);
-	json_t *y = json_array_get(sort_ranks, (size_t)*(const int *)b);
+	json_t *x = json_array_get(ranks, (size_t)*(const int *)a);
+	json_t *y = json_array_get(ranks, (size_t)*(const int *)b);
 	json_int_t rx = json_integer_value(json_object_get(x, "rail"));
 	json_int_t ry = json_integer_value(json_object_get(y, "rail"));
 	int cmp;
@@ -583,9 +581,7 @@ static int root_hello(struct coll_comm *c, const char *self_addr)
 
 		for (i = 0; i < n; i++)
 			idx[i] = i;
-		sort_ranks = c->ranks;
-		qsort(idx, (size_t)n, sizeof(*idx), by_rail);
-		sort_ranks = NULL;
+		qsort_r(idx, (size_t)n, sizeof(*idx), by_rail, c->ranks);
 		order = json_array();
 		for (i = 0; i < n; i++)
 			json_array_append_new(order, json_integer(idx[i]));

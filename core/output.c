@@ -239,6 +239,11 @@ static void json_close(FILE *f, int n)
 
 int out_sink_fd = -1;
 
+void out_set_sink_fd(int fd)
+{
+	out_sink_fd = fd;
+}
+
 static void sink_line(json_t *obj)
 {
 	char *text = json_dumps(obj, JSON_COMPACT);

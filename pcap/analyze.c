@@ -593,6 +593,158 @@ static int host_match(const struct pkt_brief *k, const uint8_t *host, int v6)
 	return !memcmp(k->src, host, v6 ? 16 : 4) || !memcmp(k->dst, host, v6 ? 16 : 4);
 }
 
+/* One analysis: the capture, its selection, the flows read from it. */
+struct analyze_run {
+	const struct aopts *o;
+	const char *file;
+	struct reader rd;
+	struct bpf_program prog;
+	int have_prog;
+	uint8_t host[16];	/* --host */
+	int host_v6;
+	unsigned long long host_hits, host_seen;
+	const char *read_error;	/* a file cut short: why (into rd) */
+	struct flow_table t;
+};
+
+/* --qp, --link-speed and --host: 0, or -FS_EXIT_USAGE said. */
+static int analyze_check_opts(struct aopts *o, struct analyze_run *r)
+{
+	if (o->qpstr) {
+		char *end;
+		unsigned long v;
+
+		/* decimal, or hex with 0x: never octal, so 000013 is 13, not 11 */
+		int hex = o->qpstr[0] == '0' && (o->qpstr[1] == 'x' || o->qpstr[1] == 'X');
+		const char *digits = o->qpstr + (hex ? 2 : 0);
+
+		errno = 0;
+		v = strtoul(digits, &end, hex ? 16 : 10);
+		if (errno || !isxdigit((unsigned char)digits[0]) || *end || v > 0xffffff)
+			return fs_err_usage("--qp '%s' is not a QP number (24 bits: 0x11 or 17)", o->qpstr);
+		o->qp = (int)v;
+	}
+	if (!isnan(o->link_gbps) && !(o->link_gbps > 0 && o->link_gbps <= 1e6))
+		return fs_err_usage("--link-speed %g: give the link's speed in Gb/s, e.g. 100 or 400", o->link_gbps);
+	if (o->host) {
+		r->host_v6 = strchr(o->host, ':') != NULL;
+		if (inet_pton(r->host_v6 ? AF_INET6 : AF_INET, o->host, r->host) != 1)
+			return fs_err_usage("--host '%s' is not an IP address", o->host);
+	}
+	return 0;
+}
+
+/* The capture open, its link type known, -f compiled: 0, or -FS_EXIT_* said (nothing open). */
+static int analyze_open(struct analyze_run *r)
+{
+	const char *file = r->file;
+	int linktype;
+
+	if (reader_open(&r->rd, file)) {
+		if (r->rd.env)	/* there, but not ours to read */
+			return fs_err_env("cannot open '%s': %s", file, r->rd.err);
+		return fs_err_usage("cannot read '%s' as a capture: %s", file, r->rd.err);
+	}
+	linktype = r->rd.linktype;
+	if (!pkt_linktype_known(linktype)) {
+		fs_err_usage("'%s' has link type %s: fabscope reads Ethernet, Linux cooked (SLL, SLL2), raw IP and ERF",
+			     file, pcap_datalink_val_to_name(linktype) ? pcap_datalink_val_to_name(linktype) : "unknown");
+		reader_close(&r->rd);
+		return -FS_EXIT_USAGE;
+	}
+	if (r->o->filter) {
+		pcap_t *ph = reader_pcap(&r->rd);
+
+		if (!ph || pcap_compile(ph, &r->prog, r->o->filter, 1, PCAP_NETMASK_UNKNOWN)) {
+			fs_err_usage("filter '%s': %s", r->o->filter, ph ? pcap_geterr(ph) : "no libpcap handle");
+			reader_close(&r->rd);
+			return -FS_EXIT_USAGE;
+		}
+		r->have_prog = 1;
+	}
+	return 0;
+}
+
+/* Every packet selected into the flow table, to the end or where the file is cut short. */
+static void analyze_read_all(struct analyze_run *r)
+{
+	struct pkt_opts po = { 0 };
+	struct pcap_pkthdr hdr;
+	const uint8_t *bytes;
+	int linktype = r->rd.linktype, nano = r->rd.nano, rc;
+
+	po.roce_port = (uint16_t)r->o->port;
+	for (;;) {
+		struct pkt k;
+		struct pkt_brief b;
+		double ts;
+
+		rc = reader_next(&r->rd, &hdr, &bytes);
+		if (!rc)
+			break;
+		if (rc < 0) {	/* a file cut short: what was read stands */
+			r->read_error = r->rd.err;
+			fs_warn("'%s' ends inside a packet after %llu packets (%s): analyzing those", r->file,
+				(unsigned long long)r->t.pkts, r->read_error);
+			break;
+		}
+		if (r->have_prog && !pcap_offline_filter(&r->prog, &hdr, bytes))
+			continue;
+		if (!pkt_brief_fast(bytes, hdr.caplen, hdr.len, linktype, &po, &b)) {
+			pkt_dissect_opts(bytes, hdr.caplen, hdr.len, linktype, &po, &k);
+			pkt_brief_of(&k, &b);	/* (b.mac points into k) */
+		}
+		if (r->o->host && !b.mac) {	/* (PFC frames stay) */
+			if (!host_match(&b, r->host, r->host_v6)) {
+				r->host_seen++;
+				continue;
+			}
+			r->host_hits++;
+		}
+		ts = (double)hdr.ts.tv_sec + (double)hdr.ts.tv_usec / (nano ? 1e9 : 1e6);
+		flow_add_brief(&r->t, &b, ts);
+	}
+	flow_finish(&r->t);
+}
+
+/* The findings, sorted, and the result as JSON or text; the plot: 0, or -FS_EXIT_ENV said. */
+static int analyze_report(struct analyze_run *r)
+{
+	const struct aopts *o = r->o;
+	struct flow_table *t = &r->t;
+	struct findings fs = { 0 };
+	int i, rc;
+
+	for (i = 0; i < t->n; i++)
+		if (flow_selected(t, t->v[i], o))
+			flow_findings(t, t->v[i], &fs);
+	capture_findings(t, o, &fs);
+	if (fs.n)
+		qsort(fs.v, (size_t)fs.n, sizeof(*fs.v), find_cmp);
+	if (o->json) {
+		json_t *j = result_json(t, o, r->file, &fs, r->read_error);
+		char *s = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+
+		puts(s ? s : "{}");
+		free(s);
+		json_decref(j);
+	} else {
+		print_text(stdout, t, o, r->file, &fs, o->all || o->qp >= 0 || t->n <= 64);
+	}
+	free(fs.v);
+	reader_close(&r->rd);	/* (read_error points into it) */
+	rc = o->plot && write_plot(t, o->plot, r->file) ? -FS_EXIT_ENV : 0;
+	if (!t->roce && !t->pfc.have) {	/* no verdict on what was not there: bad input, as --qp */
+		char what[200];
+
+		no_roce_what(o, what, sizeof(what));
+		rc = fs_err_usage("'%s' has %s among its %llu packets%s: nothing to analyze%s", r->file, what,
+				  (unsigned long long)t->pkts, o->filter || o->host ? " selected" : "",
+				  o->port ? "" : " (RoCEv2 on another UDP port: give --port)");
+	}
+	return rc;
+}
+
 int cmd_pcap(int argc, const char **argv)
 {
 	struct aopts o = { .qp = -1, .max_flows = 65536, .link_gbps = NAN };
@@ -612,161 +764,38 @@ int cmd_pcap(int argc, const char **argv)
 		OPT_VERBOSE(&o.verbose),
 		OPT_END(),
 	};
-	struct bpf_program prog;
-	struct flow_table t;
-	struct findings fs = { 0 };
-	struct pkt_opts po = { 0 };
-	struct pcap_pkthdr hdr;
-	const uint8_t *bytes;
-	struct reader rd;
-	uint8_t host[16] = { 0 };
-	int host_v6 = 0, nargs, rc, linktype, have_prog = 0, i, nano;
-	unsigned long long host_hits = 0, host_seen = 0;
-	const char *file, *read_error = NULL;
+	struct analyze_run r = { .o = &o };
+	int nargs, rc;
 
 	fs_set_progname("fabscope pcap");
 	rc = opts_parse(argc, argv, tab, pcap_usage, pcap_about, &nargs);
 	if (rc)
 		return rc == OPTS_HELP ? 0 : -rc;
 	fs_set_verbosity(o.verbose);
-	if (nargs != 1) {
-		fs_err_usage(nargs ? "give one capture file" : "missing FILE: the capture to analyze");
-		return FS_EXIT_USAGE;
-	}
-	file = argv[0];
-	if (o.qpstr) {
-		char *end;
-		unsigned long v;
-
-		/* decimal, or hex with 0x: never octal, so 000013 is 13, not 11 */
-		int hex = o.qpstr[0] == '0' && (o.qpstr[1] == 'x' || o.qpstr[1] == 'X');
-		const char *digits = o.qpstr + (hex ? 2 : 0);
-
-		errno = 0;
-		v = strtoul(digits, &end, hex ? 16 : 10);
-		if (errno || !isxdigit((unsigned char)digits[0]) || *end || v > 0xffffff) {
-			fs_err_usage("--qp '%s' is not a QP number (24 bits: 0x11 or 17)", o.qpstr);
-			return FS_EXIT_USAGE;
-		}
-		o.qp = (int)v;
-	}
-	if (!isnan(o.link_gbps) && !(o.link_gbps > 0 && o.link_gbps <= 1e6)) {
-		fs_err_usage("--link-speed %g: give the link's speed in Gb/s, e.g. 100 or 400", o.link_gbps);
-		return FS_EXIT_USAGE;
-	}
-	if (o.host) {
-		host_v6 = strchr(o.host, ':') != NULL;
-		if (inet_pton(host_v6 ? AF_INET6 : AF_INET, o.host, host) != 1) {
-			fs_err_usage("--host '%s' is not an IP address", o.host);
-			return FS_EXIT_USAGE;
-		}
-	}
-	if (reader_open(&rd, file)) {
-		if (rd.env)	/* there, but not ours to read */
-			return -fs_err_env("cannot open '%s': %s", file, rd.err);
-		fs_err_usage("cannot read '%s' as a capture: %s", file, rd.err);
-		return FS_EXIT_USAGE;
-	}
-	nano = rd.nano;
-	linktype = rd.linktype;
-	if (!pkt_linktype_known(linktype)) {
-		fs_err_usage("'%s' has link type %s: fabscope reads Ethernet, Linux cooked (SLL, SLL2), raw IP and ERF",
-			     file, pcap_datalink_val_to_name(linktype) ? pcap_datalink_val_to_name(linktype) : "unknown");
-		reader_close(&rd);
-		return FS_EXIT_USAGE;
-	}
-	if (o.filter) {
-		pcap_t *ph = reader_pcap(&rd);
-
-		if (!ph || pcap_compile(ph, &prog, o.filter, 1, PCAP_NETMASK_UNKNOWN)) {
-			fs_err_usage("filter '%s': %s", o.filter, ph ? pcap_geterr(ph) : "no libpcap handle");
-			reader_close(&rd);
-			return FS_EXIT_USAGE;
-		}
-		have_prog = 1;
-	}
-	if (flow_table_init(&t, o.max_flows)) {
+	if (nargs != 1)
+		return -fs_err_usage(nargs ? "give one capture file" : "missing FILE: the capture to analyze");
+	r.file = argv[0];
+	if ((rc = analyze_check_opts(&o, &r)) || (rc = analyze_open(&r)))
+		return -rc;
+	if (flow_table_init(&r.t, o.max_flows)) {
 		fs_err_env("out of memory for %d flows", o.max_flows);
-		reader_close(&rd);
+		reader_close(&r.rd);
+		if (r.have_prog)
+			pcap_freecode(&r.prog);
 		return FS_EXIT_ENV;
 	}
-	po.roce_port = (uint16_t)o.port;
-	for (;;) {
-		struct pkt k;
-		struct pkt_brief b;
-		double ts;
-
-		rc = reader_next(&rd, &hdr, &bytes);
-		if (!rc)
-			break;
-		if (rc < 0) {	/* a file cut short: what was read stands */
-			read_error = rd.err;
-			fs_warn("'%s' ends inside a packet after %llu packets (%s): analyzing those", file,
-				(unsigned long long)t.pkts, read_error);
-			break;
-		}
-		if (have_prog && !pcap_offline_filter(&prog, &hdr, bytes))
-			continue;
-		if (!pkt_brief_fast(bytes, hdr.caplen, hdr.len, linktype, &po, &b)) {
-			pkt_dissect_opts(bytes, hdr.caplen, hdr.len, linktype, &po, &k);
-			pkt_brief_of(&k, &b);	/* (b.mac points into k) */
-		}
-		if (o.host && !b.mac) {	/* (PFC frames stay) */
-			if (!host_match(&b, host, host_v6)) {
-				host_seen++;
-				continue;
-			}
-			host_hits++;
-		}
-		ts = (double)hdr.ts.tv_sec + (double)hdr.ts.tv_usec / (nano ? 1e9 : 1e6);
-		flow_add_brief(&t, &b, ts);
-	}
-	flow_finish(&t);
-	if (o.host && !host_hits && host_seen) {	/* like --qp: a selection of nothing is a wrong argument */
-		fs_err_usage("--host %s: no packet in '%s' is from or to that address", o.host, file);
-		reader_close(&rd);
-		if (have_prog)
-			pcap_freecode(&prog);
-		flow_table_release(&t);
-		return FS_EXIT_USAGE;
-	}
-	if (o.qp >= 0 && qp_absent(&t, &o, file)) {
-		reader_close(&rd);
-		if (have_prog)
-			pcap_freecode(&prog);
-		flow_table_release(&t);
-		return FS_EXIT_USAGE;
-	}
-	for (i = 0; i < t.n; i++)
-		if (flow_selected(&t, t.v[i], &o))
-			flow_findings(&t, t.v[i], &fs);
-	capture_findings(&t, &o, &fs);
-	if (fs.n)
-		qsort(fs.v, (size_t)fs.n, sizeof(*fs.v), find_cmp);
-	if (o.json) {
-		json_t *j = result_json(&t, &o, file, &fs, read_error);
-		char *s = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
-
-		puts(s ? s : "{}");
-		free(s);
-		json_decref(j);
+	analyze_read_all(&r);
+	if (o.host && !r.host_hits && r.host_seen) {	/* like --qp: a selection of nothing is a wrong argument */
+		rc = fs_err_usage("--host %s: no packet in '%s' is from or to that address", o.host, r.file);
+		reader_close(&r.rd);
+	} else if (o.qp >= 0 && qp_absent(&r.t, &o, r.file)) {
+		rc = -FS_EXIT_USAGE;
+		reader_close(&r.rd);
 	} else {
-		print_text(stdout, &t, &o, file, &fs, o.all || o.qp >= 0 || t.n <= 64);
+		rc = analyze_report(&r);
 	}
-	reader_close(&rd);	/* (read_error points into it) */
-	rc = o.plot && write_plot(&t, o.plot, file) ? FS_EXIT_ENV : 0;
-	if (!t.roce && !t.pfc.have) {	/* no verdict on what was not there: bad input, as --qp */
-		char what[200];
-
-		no_roce_what(&o, what, sizeof(what));
-		fs_err_usage("'%s' has %s among its %llu packets%s: nothing to analyze%s", file, what,
-			     (unsigned long long)t.pkts, o.filter || o.host ? " selected" : "",
-			     o.port ? "" : " (RoCEv2 on another UDP port: give --port)");
-		rc = FS_EXIT_USAGE;
-	}
-	if (have_prog)
-		pcap_freecode(&prog);
-	free(fs.v);
-	flow_table_release(&t);
-	return rc;
+	if (r.have_prog)
+		pcap_freecode(&r.prog);
+	flow_table_release(&r.t);
+	return -rc;
 }

@@ -151,30 +151,18 @@ int cmd_capture(int argc, const char **argv)
 	if (rc)
 		return rc == OPTS_HELP ? 0 : -rc;
 	fs_set_verbosity(o.verbose);
-	if (nargs) {
-		fs_err_usage("unexpected argument '%s': the filter goes in -f", argv[0]);
-		return FS_EXIT_USAGE;
-	}
-	if (!o.ifname || !o.file) {
-		fs_err_usage("give the interface (-i IF) and the file to write (-w FILE)");
-		return FS_EXIT_USAGE;
-	}
-	if (o.filesz && units_parse_size(o.filesz, &st.file_limit)) {
-		fs_err_usage("bad -C '%s': a size such as 100M or 1G", o.filesz);
-		return FS_EXIT_USAGE;
-	}
-	if (o.filesz && st.file_limit < 4096) {
-		fs_err_usage("-C %s is too small: files of at least 4K", o.filesz);
-		return FS_EXIT_USAGE;
-	}
-	if (o.files && !o.filesz) {
-		fs_err_usage("-W keeps the last N files of -C: give -C SIZE too");
-		return FS_EXIT_USAGE;
-	}
-	if (o.bufsz && (units_parse_size(o.bufsz, &buf) || buf < 65536 || buf > (1ull << 31))) {
-		fs_err_usage("bad --buffer '%s': a size from 64K to 2G", o.bufsz);
-		return FS_EXIT_USAGE;
-	}
+	if (nargs)
+		return -fs_err_usage("unexpected argument '%s': the filter goes in -f", argv[0]);
+	if (!o.ifname || !o.file)
+		return -fs_err_usage("give the interface (-i IF) and the file to write (-w FILE)");
+	if (o.filesz && units_parse_size(o.filesz, &st.file_limit))
+		return -fs_err_usage("bad -C '%s': a size such as 100M or 1G", o.filesz);
+	if (o.filesz && st.file_limit < 4096)
+		return -fs_err_usage("-C %s is too small: files of at least 4K", o.filesz);
+	if (o.files && !o.filesz)
+		return -fs_err_usage("-W keeps the last N files of -C: give -C SIZE too");
+	if (o.bufsz && (units_parse_size(o.bufsz, &buf) || buf < 65536 || buf > (1ull << 31)))
+		return -fs_err_usage("bad --buffer '%s': a size from 64K to 2G", o.bufsz);
 	filter = o.filter;
 	if (!filter) {
 		snprintf(deflt, sizeof(deflt), "udp port %d or ether proto 0x8808 or "
@@ -239,5 +227,5 @@ out:
 	if (st.d)
 		pcap_dump_close(st.d);
 	pcap_close(st.h);
-	return rc < 0 ? -rc : rc;
+	return -rc;
 }

@@ -20,6 +20,7 @@
 
 #include <linux/ethtool.h>
 
+#include "../core/alloc.h"
 #include "../core/error.h"
 #include "counters-int.h"
 
@@ -182,7 +183,7 @@ static int src_map_raw(struct ctr_src *s, const struct ctr_raw *r)
 {
 	const struct ctr_name *tbl = src_table(s);
 	unsigned char seen[CTR_NMETRICS] = { 0 };
-	size_t i;
+	size_t i, alloc = 0;
 
 	free(s->ent);
 	s->ent = NULL;
@@ -195,10 +196,9 @@ static int src_map_raw(struct ctr_src *s, const struct ctr_raw *r)
 		if (m < 0 || seen[m])
 			continue;
 		seen[m] = 1;
-		ne = realloc(s->ent, (s->nent + 1) * sizeof(*ne));
-		if (!ne)
-			return fs_err_env("out of memory");
-		s->ent = ne;
+		if (FS_ALLOC_GROW(s->ent, s->nent + 1, alloc))
+			return fs_err_env("out of memory mapping the counters of '%s'", s->path);
+		ne = s->ent;
 		memcpy(ne[s->nent].name, r->name[i], CTR_NAME_MAX);
 		ne[s->nent].metric = m;
 		ne[s->nent].index = i;

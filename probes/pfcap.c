@@ -280,6 +280,8 @@ static void pfcap_free(struct pfcap *c)
 {
 	int d;
 
+	if (!c)
+		return;
 	for (d = 0; d < 2; d++)
 		if (c->side[d].h)
 			pcap_close(c->side[d].h);

@@ -171,13 +171,13 @@ const char *polar_cause_name(enum polar_cause c)
 	return "";
 }
 
-static const struct polar_flow *gsort_f;
-
-static int kcmp(const void *a, const void *b)
+/* indices into the flows (arg) by rate, then index */
+static int kcmp(const void *a, const void *b, void *arg)
 {
+	const struct polar_flow *f = arg;
 	int x = *(const int *)a, y = *(const int *)b;
 
-	return gsort_f[x].gbps != gsort_f[y].gbps ? (gsort_f[x].gbps < gsort_f[y].gbps ? -1 : 1) : x - y;
+	return f[x].gbps != f[y].gbps ? (f[x].gbps < f[y].gbps ? -1 : 1) : x - y;
 }
 
 int polar_groups(const struct polar_flow *f, int n, double capacity, int *grp)
@@ -187,8 +187,7 @@ int polar_groups(const struct polar_flow *f, int n, double capacity, int *grp)
 
 	for (i = 0; i < n; i++)
 		idx[i] = i;
-	gsort_f = f;
-	qsort(idx, (size_t)n, sizeof(*idx), kcmp);
+	qsort_r(idx, (size_t)n, sizeof(*idx), kcmp, (void *)f);
 	for (i = 0; i < n; i++) {
 		grp[idx[i]] = g;
 		sum += f[idx[i]].gbps;

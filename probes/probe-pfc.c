@@ -9,6 +9,7 @@
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,36 +104,57 @@ struct pfc_run {
 	struct pfcap_counts fin;	/* at the end */
 };
 
+/* A command line for the bw engine, built an argument at a time. */
+struct pfc_argv {
+	const char *v[40];
+	char b[24][160];
+	int n, nb;
+};
+
+static void pfc_arg(struct pfc_argv *a, const char *fmt, ...) FS_PRINTF(2, 3);
+static void pfc_arg(struct pfc_argv *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->b[a->nb], sizeof(a->b[a->nb]), fmt, ap);
+	va_end(ap);
+	a->v[a->n++] = a->b[a->nb++];
+}
+
+/* What the load and the server are given alike: the rail, the device, the class, the node. */
+static void pfc_args_common(const struct fopts *o, struct pfc_argv *a)
+{
+	if (o->bind)
+		pfc_arg(a, "--bind=%s", o->bind);
+	if (o->device && o->transport && !strcmp(o->transport, "verbs"))
+		pfc_arg(a, "--device=%s", o->device);
+	if (o->tclass >= 0)
+		pfc_arg(a, "--tclass=%d", o->tclass);
+	if (o->node)
+		pfc_arg(a, "--node=%s", o->node);
+}
+
 static int pfc_start_load(struct pfc_run *r)
 {
 	const struct fopts *o = r->o;
-	const char *argv[40];
-	char b[24][160];
-	int argc = 0, nb = 0, i;
+	struct pfc_argv a = { .n = 0 };
+	int i;
 
-#define ARG(...) do { snprintf(b[nb], sizeof(b[nb]), __VA_ARGS__); argv[argc++] = b[nb++]; } while (0)
-	argv[argc++] = "bw";
-	argv[argc++] = r->host;
-	ARG("--port=%d", o->port);
-	ARG("--flows=%d", o->flows);
-	ARG("--duration=%g", o->during);
-	ARG("--timeout=%g", o->timeout);
-	ARG("--size=%llu", (unsigned long long)(o->size ? o->size : 65536));
-	ARG("--transport=%s", o->transport ? o->transport : "tcp");
-	if (o->bind)
-		ARG("--bind=%s", o->bind);
-	if (o->device && o->transport && !strcmp(o->transport, "verbs"))
-		ARG("--device=%s", o->device);
-	if (o->tclass >= 0)
-		ARG("--tclass=%d", o->tclass);
-	if (o->node)
-		ARG("--node=%s", o->node);
-	for (i = 0; i < o->labels.n && nb < 24; i++)
-		ARG("--label=%s", o->labels.v[i]);
-	argv[argc] = NULL;
-#undef ARG
+	a.v[a.n++] = "bw";
+	a.v[a.n++] = r->host;
+	pfc_arg(&a, "--port=%d", o->port);
+	pfc_arg(&a, "--flows=%d", o->flows);
+	pfc_arg(&a, "--duration=%g", o->during);
+	pfc_arg(&a, "--timeout=%g", o->timeout);
+	pfc_arg(&a, "--size=%llu", (unsigned long long)(o->size ? o->size : 65536));
+	pfc_arg(&a, "--transport=%s", o->transport ? o->transport : "tcp");
+	pfc_args_common(o, &a);
+	for (i = 0; i < o->labels.n && a.nb < 24; i++)
+		pfc_arg(&a, "--label=%s", o->labels.v[i]);
+	a.v[a.n] = NULL;
 	r->load_started = 1;
-	return probe_child_start(&r->load, argv, argc, 1, "fabscope probe pfc (load)");
+	return probe_child_start(&r->load, a.v, a.n, 1, "fabscope probe pfc (load)");
 }
 
 static int pfc_tick(void *arg, int i, const struct ctr_snapshot *s)
@@ -165,10 +187,10 @@ static int prio_paused(const struct pfc_prio_verdict *pv)
 	return pv->frames[0] || pv->frames[1] || pv->paused_max[0] > 0 || pv->paused_max[1] > 0;
 }
 
-static json_t *pfc_record(const struct fopts *o, const char *role, const char *host, const char *ifname,
-			  const char *sources, double link_gbps, const struct pfc_series *ser,
-			  const struct pfc_interval *iv, int n, const struct pfc_params *pp,
-			  const struct pfc_verdict *v, json_t *labels)
+/* What was measured how: role, ends, port, sources, labels, params and the port's totals. */
+static void pfc_record_head(json_t *rec, const struct fopts *o, const char *role, const char *host,
+			    const char *ifname, const char *sources, double link_gbps, int n,
+			    const struct pfc_params *pp, const struct pfc_verdict *v, json_t *labels)
 {
 	static const struct {
 		enum ctr_port_metric m;
@@ -180,12 +202,8 @@ static json_t *pfc_record(const struct fopts *o, const char *role, const char *h
 		{ CTR_RX_DISCARDS_PHY, "discards_phy" }, { CTR_XMIT_WAIT, "xmit_wait" },
 		{ CTR_XMIT_DISCARDS, "xmit_discards" },
 	};
-	json_t *rec = record_new("pfc"), *m, *prios = json_array(), *tl, *tt = json_array(), *tp = json_array();
-	json_t *tprio = json_object(), *src = json_object();
-	int p, k, d, any_present = 0, any_pause = 0, watch = o->prio;
-	double t0 = ser->s[0].t;
-	char text[2048] = "", buf[1024];
-	size_t used = 0;
+	json_t *m, *src = json_object();
+	int k;
 
 	json_object_set_new(rec, "role", json_string(role));
 	if (o->node)
@@ -206,7 +224,7 @@ static json_t *pfc_record(const struct fopts *o, const char *role, const char *h
 		"link_gbps", num_or_null(link_gbps > 0 ? link_gbps : NAN),
 		/* not given, not known: null, as the man page has unknown numbers */
 		"tclass", o->tclass >= 0 ? json_integer(o->tclass) : json_null(),
-		"prio", watch >= 0 ? json_integer(watch) : json_null(),
+		"prio", o->prio >= 0 ? json_integer(o->prio) : json_null(),
 		"flows", host ? o->flows : 0, "quanta", pp->quanta, "storm_fraction", pp->storm_fraction,
 		"storm_intervals", pp->storm_intervals));
 	if (host)
@@ -216,14 +234,27 @@ static json_t *pfc_record(const struct fopts *o, const char *role, const char *h
 		if (v->have[ctr_port_idx(port[k].m)])
 			json_object_set_new(m, port[k].key, json_integer((json_int_t)v->total[ctr_port_idx(port[k].m)]));
 	json_object_set_new(rec, "metrics", m);
+}
+
+/*
+ * The priorities the counters have, one entry each; the lines of those that
+ * paused or stormed (and the watched one) into text[0..*used), "|" between.
+ * *any_present, *any_pause: whether any had counters, any paused.
+ */
+static json_t *pfc_record_prios(const struct pfc_verdict *v, const struct pfc_params *pp, int watch,
+				char *text, size_t len, size_t *used, int *any_present, int *any_pause)
+{
+	json_t *prios = json_array();
+	char buf[1024];
+	int p;
 
 	for (p = 0; p < CTR_PRIOS; p++) {
 		const struct pfc_prio_verdict *pv = &v->prio[p];
 
 		if (!pv->present)
 			continue;
-		any_present = 1;
-		any_pause |= prio_paused(pv);
+		*any_present = 1;
+		*any_pause |= prio_paused(pv);
 		json_array_append_new(prios, json_pack("{si,sI,sI,so,so,so,so,so,so,so,so,sb,ss,si,si,si,ss,sI}",
 			"prio", p, "rx_frames", (json_int_t)pv->frames[0], "tx_frames", (json_int_t)pv->frames[1],
 			"rx_pps_avg", num_or_null(pv->pps_avg[0]), "rx_pps_max", num_or_null(pv->pps_max[0]),
@@ -237,63 +268,55 @@ static json_t *pfc_record(const struct fopts *o, const char *role, const char *h
 			"first_pause", pv->first_pause, "ecn_first", pfc_tri_name(pv->ecn_first),
 			"discards", (json_int_t)pv->discards));
 		if (pv->storm[0] || pv->storm[1] || prio_paused(pv) || p == watch) {
-			const char *sep = used ? " | " : "";
+			const char *sep = *used ? " | " : "";
 
 			pfc_prio_text(v, pp, p, buf, sizeof(buf));
-			used += (size_t)snprintf(text + used, used < sizeof(text) ? sizeof(text) - used : 0, "%s%s",
-						 sep, buf);
-			if (used >= sizeof(text))
-				used = sizeof(text) - 1;
+			*used += (size_t)snprintf(text + *used, *used < len ? len - *used : 0, "%s%s", sep, buf);
+			if (*used >= len)
+				*used = len - 1;
 		}
 	}
-	json_object_set_new(rec, "priorities", prios);
+	return prios;
+}
 
-	/* the timeline: per interval, its end (seconds from the first sample) and the phase it lies in */
-	for (k = 0; k < n; k++) {
-		double mid = (iv[k].t0 + iv[k].t1) / 2 - t0;
+/* Per interval: ECN and CNP rates, and each paused (or watched) priority's rates and time paused. */
+static void pfc_timeline_rates(json_t *tl, const struct pfc_interval *iv, int n, const struct pfc_verdict *v,
+			       int watch)
+{
+	static const struct {
+		enum ctr_port_metric m[2];
+		const char *key;
+	} rates[] = {
+		{ { CTR_ECN_MARKED, CTR_ECN_MARKED }, "ecn_ps" },
+		{ { CTR_CNP_SENT, CTR_CNP_HANDLED }, "cnp_ps" },
+	};
+	static const char *const keys[4] = { "rx_pps", "tx_pps", "rx_paused", "tx_paused" };
+	json_t *tprio = json_object();
+	size_t r;
+	int p, k, d;
 
-		json_array_append_new(tt, json_real(iv[k].t1 - t0));
-		json_array_append_new(tp, json_string(!host && !strcmp(role, "monitor") && o->before <= 0 &&
-						      o->after <= 0 ? "during" :
-						      mid < o->before ? "before" :
-						      mid < o->before + o->during ? "during" : "after"));
-	}
-	tl = json_pack("{so,so}", "t", tt, "phase", tp);
-	{
-		static const struct {
-			enum ctr_port_metric m[2];
-			const char *key;
-		} rates[] = {
-			{ { CTR_ECN_MARKED, CTR_ECN_MARKED }, "ecn_ps" },
-			{ { CTR_CNP_SENT, CTR_CNP_HANDLED }, "cnp_ps" },
-		};
-		size_t r;
+	for (r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
+		int a = ctr_port_idx(rates[r].m[0]), b = ctr_port_idx(rates[r].m[1]);
+		json_t *arr;
 
-		for (r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
-			int a = ctr_port_idx(rates[r].m[0]), b = ctr_port_idx(rates[r].m[1]);
-			json_t *arr;
+		if (!v->have[a] && !v->have[b])
+			continue;
+		arr = json_array();
+		for (k = 0; k < n; k++) {
+			uint64_t x = (iv[k].have[a] ? iv[k].delta[a] : 0) + (a != b && iv[k].have[b] ? iv[k].delta[b] : 0);
 
-			if (!v->have[a] && !v->have[b])
-				continue;
-			arr = json_array();
-			for (k = 0; k < n; k++) {
-				uint64_t x = (iv[k].have[a] ? iv[k].delta[a] : 0) + (a != b && iv[k].have[b] ? iv[k].delta[b] : 0);
-
-				json_array_append_new(arr, json_real((double)x / (iv[k].t1 - iv[k].t0)));
-			}
-			json_object_set_new(tl, rates[r].key, arr);
+			json_array_append_new(arr, json_real((double)x / (iv[k].t1 - iv[k].t0)));
 		}
+		json_object_set_new(tl, rates[r].key, arr);
 	}
 	for (p = 0; p < CTR_PRIOS; p++) {
 		const struct pfc_prio_verdict *pv = &v->prio[p];
-		static const char *const keys[4] = { "rx_pps", "tx_pps", "rx_paused", "tx_paused" };
-		json_t *o4 = json_object();
+		json_t *o4;
 		char name[4];
 
-		if (!pv->present || !(prio_paused(pv) || p == watch)) {
-			json_decref(o4);
+		if (!pv->present || !(prio_paused(pv) || p == watch))
 			continue;
-		}
+		o4 = json_object();
 		for (d = 0; d < 4; d++) {
 			json_t *arr = json_array();
 
@@ -306,8 +329,43 @@ static json_t *pfc_record(const struct fopts *o, const char *role, const char *h
 		json_object_set_new(tprio, name, o4);
 	}
 	json_object_set_new(tl, "prio", tprio);
-	json_object_set_new(rec, "timeline", tl);
+}
 
+/* The timeline: per interval, its end (seconds from the first sample) and the phase it lies in; its rates. */
+static json_t *pfc_timeline(const struct fopts *o, const char *role, const char *host, double t0,
+			    const struct pfc_interval *iv, int n, const struct pfc_verdict *v)
+{
+	json_t *tl, *tt = json_array(), *tp = json_array();
+	int k;
+
+	for (k = 0; k < n; k++) {
+		double mid = (iv[k].t0 + iv[k].t1) / 2 - t0;
+
+		json_array_append_new(tt, json_real(iv[k].t1 - t0));
+		json_array_append_new(tp, json_string(!host && !strcmp(role, "monitor") && o->before <= 0 &&
+						      o->after <= 0 ? "during" :
+						      mid < o->before ? "before" :
+						      mid < o->before + o->during ? "during" : "after"));
+	}
+	tl = json_pack("{so,so}", "t", tt, "phase", tp);
+	pfc_timeline_rates(tl, iv, n, v, o->prio);
+	return tl;
+}
+
+static json_t *pfc_record(const struct fopts *o, const char *role, const char *host, const char *ifname,
+			  const char *sources, double link_gbps, const struct pfc_series *ser,
+			  const struct pfc_interval *iv, int n, const struct pfc_params *pp,
+			  const struct pfc_verdict *v, json_t *labels)
+{
+	json_t *rec = record_new("pfc");
+	int any_present = 0, any_pause = 0;
+	char text[2048] = "", buf[1024];
+	size_t used = 0;
+
+	pfc_record_head(rec, o, role, host, ifname, sources, link_gbps, n, pp, v, labels);
+	json_object_set_new(rec, "priorities", pfc_record_prios(v, pp, o->prio, text, sizeof(text), &used,
+								&any_present, &any_pause));
+	json_object_set_new(rec, "timeline", pfc_timeline(o, role, host, ser->s[0].t, iv, n, v));
 	json_object_set_new(rec, "storm", json_boolean(v->storm));
 	json_object_set_new(rec, "first_ecn", json_integer(v->first_ecn));
 	json_object_set_new(rec, "first_pause", json_integer(v->first_pause));
@@ -429,6 +487,159 @@ static void pfc_text(struct out *out, json_t *rec)
 	out_comment(out, "%s", record_str(rec, "verdict_text", ""));
 }
 
+/* The checks of the options that need no counters, in the order they are said. */
+static int pfc_check_opts(const struct fopts *o, int nargs, const char *host, json_t **labels)
+{
+	const char *bad;
+	int rc;
+
+	if (nargs > 1)
+		return fs_err_usage("give at most one HOST, the incast target's bw server");
+	if (host && o->serve)
+		return fs_err_usage("--serve makes this node the target: give no HOST with it");
+	if (host && !o->port)
+		return fs_err_usage("-p 0 picks a free port for --serve; a sender needs the server's port");
+	if (!(o->interval >= 0.01) || o->before < 0 || o->after < 0 || !(o->during > 0) ||
+	    !(o->storm_fraction > 0 && o->storm_fraction <= 1))
+		return fs_err_usage(!(o->interval >= 0.01) ? "--interval must be at least 0.01 s" :
+				    !(o->during > 0) ? "--duration must be more than 0" :
+				    !(o->storm_fraction > 0 && o->storm_fraction <= 1) ? "--storm-fraction must be in (0, 1]" :
+				    "--before and --after cannot be negative");
+	if (record_labels(&o->labels, labels, &bad))
+		return fs_err_usage(RECORD_LABEL_ERR, bad);
+	if ((host || o->serve) && o->transport && (rc = xport_check(o->transport)))
+		return rc;	/* (a monitor runs no load) */
+	if ((o->before + o->during + o->after) / o->interval > PFC_MAX_SAMPLES)
+		return fs_err_usage("%g s at --interval %g s is more than %d samples: sample less often or for less long",
+				    o->before + o->during + o->after, o->interval, PFC_MAX_SAMPLES);
+	return 0;
+}
+
+/*
+ * The port's counters (its interface found from --bind when not given, into
+ * ifbuf), what they are (sources) and the judging parameters; the number of
+ * samples and the one the load starts at into r.
+ */
+static int pfc_open_counters(struct fopts *o, struct pfc_run *r, char *ifbuf, size_t iflen,
+			     struct counters **c, char *sources, size_t srclen, struct pfc_params *pp,
+			     int *samples)
+{
+	struct ctr_opts co = { 0 };
+	int rc;
+
+	if (!o->ifname && !o->device) {
+		if (!o->bind)
+			return fs_err_usage("which port? give the interface (-i IF), the RDMA device (-d DEV) or --bind ADDR");
+		if ((rc = ifname_of_addr(o->bind, ifbuf, iflen)))
+			return rc;
+		o->ifname = ifbuf;
+	}
+	co.root = o->root;
+	co.ifname = o->ifname;
+	co.rdma_dev = o->device;
+	co.port = o->ib_port;
+	co.driver = o->driver;
+	if ((rc = counters_open(c, &co)))
+		return rc;
+	counters_describe(*c, sources, srclen);
+	pfc_params_init(pp);
+	pp->link_gbps = o->link_rate > 0 ? o->link_rate : counters_link_gbps(*c);
+	pp->quanta = (unsigned)o->quanta;
+	pp->storm_fraction = o->storm_fraction;
+	pp->storm_intervals = o->storm_intervals;
+	if (o->prio < 0 && o->tclass >= 0)
+		o->prio = o->tclass >> 5;	/* DSCP / 8: the common trust-DSCP map */
+	*samples = (int)llround((o->before + o->during + o->after) / o->interval) + 1;
+	r->load_at = (int)llround(o->before / o->interval);
+	if (*samples < 2)
+		return fs_err_usage("%g s at --interval %g s is less than one interval", o->before + o->during + o->after,
+				    o->interval);
+	return 0;
+}
+
+/* --capture: the frames seen on the interface, one count per sample. */
+static int pfc_start_capture(const struct fopts *o, struct pfc_run *r, int samples, double link,
+			     char *sources, size_t srclen)
+{
+	int rc;
+
+	if (o->capture && (o->root || !o->ifname))
+		return fs_err_usage("--capture needs a live interface: give -i IF, without --counters-root");
+	if (!o->capture)
+		return 0;
+	if ((rc = pfcap_start(&r->cap, o->ifname, link)))
+		return rc;
+	r->caps = calloc((size_t)samples, sizeof(*r->caps));
+	if (!r->caps)
+		return fs_err_env("out of memory for %d samples", samples);
+	r->ncaps = samples;
+	snprintf(sources + strlen(sources), srclen - strlen(sources), ", capture %s", o->ifname);
+	return 0;
+}
+
+/* --serve: the bw server the senders' load goes to, for one client. */
+static int pfc_start_server(const struct fopts *o, struct probe_child *server)
+{
+	struct pfc_argv a = { .n = 0 };
+
+	a.v[a.n++] = "bw";
+	a.v[a.n++] = "--server";
+	a.v[a.n++] = "--once";
+	pfc_arg(&a, "--port=%d", o->port);
+	pfc_arg(&a, "--transport=%s", o->transport ? o->transport : "tcp");
+	pfc_arg(&a, "--timeout=%g", o->timeout);
+	pfc_args_common(o, &a);
+	a.v[a.n] = NULL;
+	return probe_child_start(server, a.v, a.n, 0, "fabscope probe pfc (server)");
+}
+
+/* After the sampling: the load's exit (its rate into *load_gbps), the server's, the capture's counts. */
+static int pfc_stop_children(struct pfc_run *r, struct probe_child *server, struct pfc_series *ser,
+			     json_t *lrecs, double *load_gbps)
+{
+	int load_rc = 0;
+
+	if (r->load_started) {
+		json_t *rec;
+		size_t k;
+
+		load_rc = probe_child_finish(&r->load, r->o->timeout + 5, lrecs);
+		json_array_foreach(lrecs, k, rec)
+			if (!strcmp(record_str(rec, "scope", ""), "aggregate") &&
+			    !strcmp(record_str(rec, "status", "ok"), "ok"))
+				*load_gbps = record_num(rec, "metrics.bw_gbps", NAN);
+	}
+	if (server->pid > 0)
+		probe_child_finish(server, 1, NULL);
+	if (r->cap) {
+		pfcap_stop(r->cap, &r->fin);
+		r->cap = NULL;
+		r->have_fin = 1;
+		pfc_fill_from_capture(ser, r->caps, r->ncaps);
+	}
+	return load_rc;
+}
+
+/* The record, with what the load and the capture add to it, out (and as text). */
+static void pfc_emit(struct out *out, const struct pfc_run *r, json_t *rec, double load_gbps, int load_rc,
+		     int interrupted)
+{
+	if (isfinite(load_gbps))
+		json_object_set_new(json_object_get(rec, "metrics"), "load_gbps", json_real(load_gbps));
+	if (r->load_started && load_rc)
+		json_object_set_new(rec, "load_error",
+				    json_sprintf("the load to %s failed (exit %d): see its message above",
+						 r->host, -load_rc));
+	if (r->have_fin)
+		json_object_set_new(rec, "capture", pfc_capture_json(r->o->ifname, &r->fin));
+	if (interrupted)
+		json_object_set_new(rec, "interrupted", json_true());
+	out_record(out, rec);
+	if (!r->o->json)
+		pfc_text(out, rec);
+	json_decref(rec);
+}
+
 int probe_pfc(int argc, const char **argv)
 {
 	struct fopts o = { .flows = 4, .port = 18520, .tclass = -1, .prio = -1, .interval = 1, .before = 2,
@@ -476,13 +687,12 @@ int probe_pfc(int argc, const char **argv)
 	struct pfc_params pp;
 	struct pfc_verdict v;
 	struct counters *c = NULL;
-	struct ctr_opts co = { 0 };
 	struct out out;
-	int nargs, rc, wrc, samples, niv = 0, out_open = 0, load_rc = 0;
+	int nargs, rc, wrc, samples = 0, niv = 0, out_open = 0, load_rc = 0;
 	char ifbuf[64], sources[512];
-	const char *role, *bad;
+	const char *role;
 	json_t *labels = NULL, *lrecs = json_array();
-	double link = 0, load_gbps = NAN;
+	double load_gbps = NAN;
 
 	fs_set_progname("fabscope probe pfc");
 	rc = opts_parse(argc, argv, tab, pfc_usage, pfc_about, &nargs);
@@ -491,86 +701,13 @@ int probe_pfc(int argc, const char **argv)
 		return rc == OPTS_HELP ? 0 : -rc;
 	}
 	fs_set_verbosity(o.verbose);
-	if (nargs > 1) {
-		rc = fs_err_usage("give at most one HOST, the incast target's bw server");
-		goto out;
-	}
 	run.host = nargs ? argv[0] : NULL;
 	role = run.host ? "sender" : o.serve ? "target" : "monitor";
-	if (run.host && o.serve) {
-		rc = fs_err_usage("--serve makes this node the target: give no HOST with it");
+	if ((rc = pfc_check_opts(&o, nargs, run.host, &labels)) ||
+	    (rc = pfc_open_counters(&o, &run, ifbuf, sizeof(ifbuf), &c, sources, sizeof(sources), &pp,
+				    &samples)) ||
+	    (rc = pfc_start_capture(&o, &run, samples, pp.link_gbps, sources, sizeof(sources))))
 		goto out;
-	}
-	if (run.host && !o.port) {
-		rc = fs_err_usage("-p 0 picks a free port for --serve; a sender needs the server's port");
-		goto out;
-	}
-	if (!(o.interval >= 0.01) || o.before < 0 || o.after < 0 || !(o.during > 0) ||
-	    !(o.storm_fraction > 0 && o.storm_fraction <= 1)) {
-		rc = fs_err_usage(!(o.interval >= 0.01) ? "--interval must be at least 0.01 s" :
-				  !(o.during > 0) ? "--duration must be more than 0" :
-				  !(o.storm_fraction > 0 && o.storm_fraction <= 1) ? "--storm-fraction must be in (0, 1]" :
-				  "--before and --after cannot be negative");
-		goto out;
-	}
-	if (record_labels(&o.labels, &labels, &bad)) {
-		rc = fs_err_usage(RECORD_LABEL_ERR, bad);
-		goto out;
-	}
-	if ((run.host || o.serve) && o.transport && (rc = xport_check(o.transport)))
-		goto out;	/* (a monitor runs no load) */
-	if ((o.before + o.during + o.after) / o.interval > PFC_MAX_SAMPLES) {
-		rc = fs_err_usage("%g s at --interval %g s is more than %d samples: sample less often or for less long",
-				  o.before + o.during + o.after, o.interval, PFC_MAX_SAMPLES);
-		goto out;
-	}
-	if (!o.ifname && !o.device) {
-		if (!o.bind) {
-			rc = fs_err_usage("which port? give the interface (-i IF), the RDMA device (-d DEV) or --bind ADDR");
-			goto out;
-		}
-		if ((rc = ifname_of_addr(o.bind, ifbuf, sizeof(ifbuf))))
-			goto out;
-		o.ifname = ifbuf;
-	}
-	co.root = o.root;
-	co.ifname = o.ifname;
-	co.rdma_dev = o.device;
-	co.port = o.ib_port;
-	co.driver = o.driver;
-	if ((rc = counters_open(&c, &co)))
-		goto out;
-	counters_describe(c, sources, sizeof(sources));
-	link = o.link_rate > 0 ? o.link_rate : counters_link_gbps(c);
-	pfc_params_init(&pp);
-	pp.link_gbps = link;
-	pp.quanta = (unsigned)o.quanta;
-	pp.storm_fraction = o.storm_fraction;
-	pp.storm_intervals = o.storm_intervals;
-	if (o.prio < 0 && o.tclass >= 0)
-		o.prio = o.tclass >> 5;	/* DSCP / 8: the common trust-DSCP map */
-	samples = (int)llround((o.before + o.during + o.after) / o.interval) + 1;
-	run.load_at = (int)llround(o.before / o.interval);
-	if (samples < 2) {
-		rc = fs_err_usage("%g s at --interval %g s is less than one interval", o.before + o.during + o.after,
-				  o.interval);
-		goto out;
-	}
-	if (o.capture && (o.root || !o.ifname)) {
-		rc = fs_err_usage("--capture needs a live interface: give -i IF, without --counters-root");
-		goto out;
-	}
-	if (o.capture) {
-		if ((rc = pfcap_start(&run.cap, o.ifname, link)))
-			goto out;
-		run.caps = calloc((size_t)samples, sizeof(*run.caps));
-		if (!run.caps) {
-			rc = fs_err_env("out of memory for %d samples", samples);
-			goto out;
-		}
-		run.ncaps = samples;
-		snprintf(sources + strlen(sources), sizeof(sources) - strlen(sources), ", capture %s", o.ifname);
-	}
 	out_init(&out, o.json ? OUT_JSON : OUT_TEXT, stdout);
 	out_open = 1;
 	if (o.output && out_json_file(&out, o.output)) {
@@ -578,52 +715,12 @@ int probe_pfc(int argc, const char **argv)
 		goto out;
 	}
 	net_stop_on_signals();
-	if (o.serve) {
-		const char *sargv[24];
-		char b[12][160];
-		int sargc = 0, nb = 0;
-
-#define ARG(...) do { snprintf(b[nb], sizeof(b[nb]), __VA_ARGS__); sargv[sargc++] = b[nb++]; } while (0)
-		sargv[sargc++] = "bw";
-		sargv[sargc++] = "--server";
-		sargv[sargc++] = "--once";
-		ARG("--port=%d", o.port);
-		ARG("--transport=%s", o.transport ? o.transport : "tcp");
-		ARG("--timeout=%g", o.timeout);
-		if (o.bind)
-			ARG("--bind=%s", o.bind);
-		if (o.device && o.transport && !strcmp(o.transport, "verbs"))
-			ARG("--device=%s", o.device);
-		if (o.tclass >= 0)
-			ARG("--tclass=%d", o.tclass);
-		if (o.node)
-			ARG("--node=%s", o.node);
-		sargv[sargc] = NULL;
-#undef ARG
-		if ((rc = probe_child_start(&server, sargv, sargc, 0, "fabscope probe pfc (server)")))
-			goto out;
-	}
+	if (o.serve && (rc = pfc_start_server(&o, &server)))
+		goto out;
 	fs_info("sampling %s every %g s: %g s before, %g s %s, %g s after", sources, o.interval, o.before,
 		o.during, run.host ? "of load" : o.serve ? "serving the senders" : "watching", o.after);
 	rc = pfc_sample(c, o.interval, samples, &net_stop, pfc_tick, &run, &ser);
-	if (run.load_started) {
-		json_t *r;
-		size_t k;
-
-		load_rc = probe_child_finish(&run.load, o.timeout + 5, lrecs);
-		json_array_foreach(lrecs, k, r)
-			if (!strcmp(record_str(r, "scope", ""), "aggregate") &&
-			    !strcmp(record_str(r, "status", "ok"), "ok"))
-				load_gbps = record_num(r, "metrics.bw_gbps", NAN);
-	}
-	if (server.pid > 0)
-		probe_child_finish(&server, 1, NULL);
-	if (run.cap) {
-		pfcap_stop(run.cap, &run.fin);
-		run.cap = NULL;
-		run.have_fin = 1;
-		pfc_fill_from_capture(&ser, run.caps, run.ncaps);
-	}
+	load_rc = pfc_stop_children(&run, &server, &ser, lrecs, &load_gbps);
 	if (ser.n < 2) {
 		if (!rc)
 			rc = fs_err_env("fewer than two samples: nothing to judge");
@@ -633,24 +730,9 @@ int probe_pfc(int argc, const char **argv)
 		rc = rc ? rc : -FS_EXIT_USAGE;
 		goto out;
 	}
-	{
-		json_t *rec = pfc_record(&o, role, run.host, o.ifname, sources, link, &ser, iv, niv, &pp, &v, labels);
-
-		if (isfinite(load_gbps))
-			json_object_set_new(json_object_get(rec, "metrics"), "load_gbps", json_real(load_gbps));
-		if (run.load_started && load_rc)
-			json_object_set_new(rec, "load_error",
-					    json_sprintf("the load to %s failed (exit %d): see its message above",
-							 run.host, -load_rc));
-		if (run.have_fin)
-			json_object_set_new(rec, "capture", pfc_capture_json(o.ifname, &run.fin));
-		if (rc == -FS_EXIT_INTERRUPTED)
-			json_object_set_new(rec, "interrupted", json_true());
-		out_record(&out, rec);
-		if (!o.json)
-			pfc_text(&out, rec);
-		json_decref(rec);
-	}
+	pfc_emit(&out, &run, pfc_record(&o, role, run.host, o.ifname, sources, pp.link_gbps, &ser, iv, niv,
+					&pp, &v, labels),
+		 load_gbps, load_rc, rc == -FS_EXIT_INTERRUPTED);
 	if (!rc && load_rc)
 		rc = load_rc;
 out:
@@ -671,5 +753,5 @@ out:
 	json_decref(labels);
 	json_decref(lrecs);
 	opt_list_release(&o.labels);
-	return rc < 0 ? -rc : rc;
+	return -rc;
 }

@@ -254,6 +254,174 @@ out:
 	free(sports);
 }
 
+/* The checks of the options, in the order they are said. */
+static int polar_check_opts(const struct popts *o, int nargs)
+{
+	json_t *l;
+	const char *bad;
+	int rc;
+
+	if (nargs != 1)
+		return fs_err_usage(nargs ? "give one HOST" : "missing HOST: the address of a 'fabscope bw --server'");
+	if (o->sport + o->flows * o->sweep - 1 > 65535)
+		return fs_err_usage("--sport %d with %d flows x %d sets runs past port 65535", o->sport, o->flows,
+				    o->sweep);
+	if (o->flow_label && o->flow_label + o->flows * o->sweep - 1 > 0xFFFFF)
+		return fs_err_usage("--flow-label %d with %d flows x %d sets runs past the largest label, %d",
+				    o->flow_label, o->flows, o->sweep, 0xFFFFF);
+	if (o->transport && (rc = xport_check(o->transport)))	/* not seconds later, in the bw */
+		return rc;
+	if (record_labels(&o->labels, &l, &bad))
+		return fs_err_usage(RECORD_LABEL_ERR, bad);
+	json_decref(l);
+	if (o->labels.n > POLAR_MAX_LABELS)
+		return fs_err_usage("%d labels: at most %d", o->labels.n, POLAR_MAX_LABELS);
+	return 0;
+}
+
+/* The bw run of set s: its flows' records into recs. */
+static int polar_run_bw(const struct popts *o, const char *host, int s, json_t *recs)
+{
+	const char *bargv[16 + POLAR_MAX_LABELS + 4];
+	char b[16 + POLAR_MAX_LABELS][128], err[256];
+	int bargc = 0, nb = 0, i;
+
+#define ARG(...) do { snprintf(b[nb], sizeof(b[nb]), __VA_ARGS__); bargv[bargc++] = b[nb++]; } while (0)
+	bargv[bargc++] = "bw";
+	bargv[bargc++] = host;
+	ARG("--port=%d", o->port);
+	ARG("--flows=%d", o->flows);
+	ARG("--duration=%g", o->duration);
+	ARG("--timeout=%g", o->timeout);
+	ARG("--size=%llu", (unsigned long long)(o->size ? o->size : 65536));
+	ARG("--tx-depth=16");	/* 1 MiB in flight per flow: slow flows drain fast */
+	ARG("--transport=%s", o->transport ? o->transport : "tcp");
+	if (o->transport && !strcmp(o->transport, "verbs"))
+		ARG("--flow-label=%d", (o->flow_label ? o->flow_label : o->sport) + s * o->flows);
+	else
+		ARG("--sport=%d", o->sport + s * o->flows);
+	if (o->bind)
+		ARG("--bind=%s", o->bind);
+	if (o->device)
+		ARG("--device=%s", o->device);
+	if (o->tclass >= 0)
+		ARG("--tclass=%d", o->tclass);
+	if (o->node)
+		ARG("--node=%s", o->node);
+	for (i = 0; i < o->labels.n; i++)	/* (at most POLAR_MAX_LABELS) */
+		ARG("--label=%s", o->labels.v[i]);
+	bargv[bargc] = NULL;
+#undef ARG
+	return run_bw(bargv, bargc, o->duration + 3 * o->timeout + 30, recs, err, sizeof(err));
+}
+
+/* Set s's verdict from its n flows (their sharing into f[].k): the record, and the lines for a person. */
+static void polar_set_out(const struct popts *o, struct out *out, struct polar_result *res, int s,
+			  struct polar_flow *f, int n, json_t *agg, int dport)
+{
+	int i, base = o->sport + s * o->flows;
+	char tline[512], v[512];
+	json_t *pr;
+
+	polar_analyze(f, n, o->paths, o->link_rate, res);
+	pr = polar_record(o, res, f, agg, s, base);
+	tline[0] = 0;
+	if (o->trace && agg && !(o->transport && !strcmp(o->transport, "verbs")))
+		add_traces(o, pr, agg, f, n, dport, tline, sizeof(tline));
+	else if (o->trace)
+		fs_warn("--trace traces TCP 5-tuples; RoCE's UDP paths are not traced yet");
+	out_record(out, pr);
+	if (!o->json) {
+		polar_verdict(res, v, sizeof(v));
+		out_comment(out, "set %d (entropy from %d): %s", s + 1, base, v);
+		out_comment(out, "rates (%s) by entropy, sharing:", o->gbits ? "Gb/s" : "MB/s");
+		for (i = 0; i < n; i++)	/* the unit of the table above: MB/s = 10^6 bytes/s */
+			out_comment(out, "  %5d  %10.*f  %d", f[i].entropy, o->gbits ? 4 : 2,
+				    f[i].gbps * (o->gbits ? 1 : 1000.0 / 8), f[i].k);
+		if (tline[0])
+			out_comment(out, "%s", tline);
+	} else if (res->inconclusive) {	/* the JSON has it; a person reads stderr */
+		polar_verdict(res, v, sizeof(v));
+		fs_warn("set %d: %s", s + 1, v);
+	}
+	json_decref(pr);
+}
+
+/*
+ * Entropy set s: its bw run (every record of it out), then its verdict
+ * into res[s] when the run measured flows; *best: the set that used the
+ * most paths so far; *inconclusive counts the sets without a verdict.
+ */
+static int polar_set(const struct popts *o, const char *host, int s, struct out *out, struct polar_result *res,
+		     int *best, int *inconclusive)
+{
+	json_t *recs = json_array(), *rec, *agg = NULL;
+	struct polar_flow *f = calloc((size_t)o->flows, sizeof(*f));
+	int n = 0, dport = 0, rc;
+	size_t k;
+
+	rc = polar_run_bw(o, host, s, recs);
+	json_array_foreach(recs, k, rec) {
+		const char *scope = record_str(rec, "scope", "");
+
+		out_record(out, rec);
+		if (!strcmp(scope, "aggregate") && !agg)
+			agg = rec;
+		if (!strcmp(scope, "flow") && n < o->flows &&
+		    !strcmp(record_str(rec, "status", "ok"), "ok")) {
+			f[n].entropy = o->transport && !strcmp(o->transport, "verbs") ?
+				       (int)record_num(rec, "flow_label", 0) : (int)record_num(rec, "src.port", 0);
+			f[n].gbps = record_num(rec, "metrics.bw_gbps", 0);
+			dport = (int)record_num(rec, "dst.port", 0);
+			n++;
+		}
+	}
+	if (!rc && n) {
+		polar_set_out(o, out, &res[s], s, f, n, agg, dport);
+		if (res[s].inconclusive)
+			(*inconclusive)++;
+		if (res[s].used > res[*best].used)
+			*best = s;
+	}
+	free(f);
+	json_decref(recs);
+	return rc;
+}
+
+/* The verdict on all the sets of a --sweep, the best set's paths with it. */
+static void polar_sweep_out(const struct popts *o, struct out *out, const struct polar_result *res, int best)
+{
+	double p = polar_sweep_p_value(res, o->sweep), used = 0;
+	struct polar_result sum = res[best];
+	json_t *pr;
+	char v[512];
+	int s;
+
+	for (s = 0; s < o->sweep; s++)
+		used += res[s].used;
+	sum.used = used / o->sweep;
+	sum.p_value = p;
+	sum.polarized = o->paths > 0 && p < POLAR_ALPHA;
+	polar_check_possible(&sum);
+	polar_verdict(&sum, v, sizeof(v));
+	for (s = 0; s < o->sweep && !sum.inconclusive; s++)	/* one impossible set: no verdict on them all */
+		if (res[s].inconclusive) {
+			sum.inconclusive = 1;
+			sum.polarized = 0;
+			sum.cause = res[s].cause;
+			snprintf(v, sizeof(v), "no verdict: set %d gave none (its line says why)", s + 1);
+		}
+	pr = polar_record(o, &sum, NULL, NULL, -1, o->sport + best * o->flows);
+	json_object_set_new(json_object_get(pr, "metrics"), "sets", json_integer(o->sweep));
+	json_object_set_new(json_object_get(pr, "metrics"), "best_set_paths_used", json_real(res[best].used));
+	json_object_set_new(pr, "verdict_text", json_string(v));
+	out_record(out, pr);
+	out_comment(out, "%d sets, %s%s", o->sweep, sum.inconclusive ? "" : "mean ", v);
+	out_comment(out, "the best entropy set started at %d: %.1f paths", o->sport + best * o->flows,
+		    res[best].used);
+	json_decref(pr);
+}
+
 int probe_polarization(int argc, const char **argv)
 {
 	struct popts o = { .flows = 16, .sport = 40000, .sweep = 1, .duration = 3, .timeout = 10, .port = 18520,
@@ -288,43 +456,14 @@ int probe_polarization(int argc, const char **argv)
 	struct polar_result *res = NULL;
 	struct out out;
 	int nargs, rc, wrc, s, best = 0, inconclusive = 0;
-	const char *host;
 
 	fs_set_progname("fabscope probe polarization");
 	rc = opts_parse(argc, argv, tab, polar_usage, polar_about, &nargs);
 	if (rc)
 		return rc == OPTS_HELP ? 0 : -rc;
 	fs_set_verbosity(o.verbose);
-	if (nargs != 1) {
-		rc = fs_err_usage(nargs ? "give one HOST" : "missing HOST: the address of a 'fabscope bw --server'");
+	if ((rc = polar_check_opts(&o, nargs)))
 		goto out_opts;
-	}
-	host = argv[0];
-	if (o.sport + o.flows * o.sweep - 1 > 65535) {
-		rc = fs_err_usage("--sport %d with %d flows x %d sets runs past port 65535", o.sport, o.flows, o.sweep);
-		goto out_opts;
-	}
-	if (o.flow_label && o.flow_label + o.flows * o.sweep - 1 > 0xFFFFF) {
-		rc = fs_err_usage("--flow-label %d with %d flows x %d sets runs past the largest label, %d",
-				  o.flow_label, o.flows, o.sweep, 0xFFFFF);
-		goto out_opts;
-	}
-	if (o.transport && (rc = xport_check(o.transport)))	/* not seconds later, in the bw */
-		goto out_opts;
-	{
-		json_t *l;
-		const char *bad;
-
-		if (record_labels(&o.labels, &l, &bad)) {
-			rc = fs_err_usage(RECORD_LABEL_ERR, bad);
-			goto out_opts;
-		}
-		json_decref(l);
-		if (o.labels.n > POLAR_MAX_LABELS) {
-			rc = fs_err_usage("%d labels: at most %d", o.labels.n, POLAR_MAX_LABELS);
-			goto out_opts;
-		}
-	}
 	out_init(&out, o.json ? OUT_JSON : OUT_TEXT, stdout);
 	out.gbits = o.gbits;	/* the flows' table and the probe's own lines in one unit */
 	if (o.output && out_json_file(&out, o.output)) {
@@ -333,126 +472,11 @@ int probe_polarization(int argc, const char **argv)
 	}
 	res = calloc((size_t)o.sweep, sizeof(*res));
 	net_stop_on_signals();
-	for (s = 0; s < o.sweep && !net_stop; s++) {
-		const char *bargv[16 + POLAR_MAX_LABELS + 4];
-		char b[16 + POLAR_MAX_LABELS][128], err[256];
-		json_t *recs = json_array(), *rec, *agg = NULL;
-		struct polar_flow *f = calloc((size_t)o.flows, sizeof(*f));
-		int bargc = 0, nb = 0, n = 0, i, base = o.sport + s * o.flows, dport = 0;
-		size_t k;
-
-#define ARG(...) do { snprintf(b[nb], sizeof(b[nb]), __VA_ARGS__); bargv[bargc++] = b[nb++]; } while (0)
-		bargv[bargc++] = "bw";
-		bargv[bargc++] = host;
-		ARG("--port=%d", o.port);
-		ARG("--flows=%d", o.flows);
-		ARG("--duration=%g", o.duration);
-		ARG("--timeout=%g", o.timeout);
-		ARG("--size=%llu", (unsigned long long)(o.size ? o.size : 65536));
-		ARG("--tx-depth=16");	/* 1 MiB in flight per flow: slow flows drain fast */
-		ARG("--transport=%s", o.transport ? o.transport : "tcp");
-		if (o.transport && !strcmp(o.transport, "verbs"))
-			ARG("--flow-label=%d", (o.flow_label ? o.flow_label : o.sport) + s * o.flows);
-		else
-			ARG("--sport=%d", base);
-		if (o.bind)
-			ARG("--bind=%s", o.bind);
-		if (o.device)
-			ARG("--device=%s", o.device);
-		if (o.tclass >= 0)
-			ARG("--tclass=%d", o.tclass);
-		if (o.node)
-			ARG("--node=%s", o.node);
-		for (i = 0; i < o.labels.n; i++)	/* (at most POLAR_MAX_LABELS) */
-			ARG("--label=%s", o.labels.v[i]);
-		bargv[bargc] = NULL;
-#undef ARG
-		rc = run_bw(bargv, bargc, o.duration + 3 * o.timeout + 30, recs, err, sizeof(err));
-		json_array_foreach(recs, k, rec) {
-			const char *scope = record_str(rec, "scope", "");
-
-			out_record(&out, rec);
-			if (!strcmp(scope, "aggregate") && !agg)
-				agg = rec;
-			if (!strcmp(scope, "flow") && n < o.flows &&
-			    !strcmp(record_str(rec, "status", "ok"), "ok")) {
-				f[n].entropy = o.transport && !strcmp(o.transport, "verbs") ?
-					       (int)record_num(rec, "flow_label", 0) : (int)record_num(rec, "src.port", 0);
-				f[n].gbps = record_num(rec, "metrics.bw_gbps", 0);
-				dport = (int)record_num(rec, "dst.port", 0);
-				n++;
-			}
-		}
-		if (!rc && n) {
-			json_t *pr;
-			char tline[512];
-
-			polar_analyze(f, n, o.paths, o.link_rate, &res[s]);
-			pr = polar_record(&o, &res[s], f, agg, s, base);
-			tline[0] = 0;
-			if (o.trace && agg && !(o.transport && !strcmp(o.transport, "verbs")))
-				add_traces(&o, pr, agg, f, n, dport, tline, sizeof(tline));
-			else if (o.trace)
-				fs_warn("--trace traces TCP 5-tuples; RoCE's UDP paths are not traced yet");
-			out_record(&out, pr);
-			if (!o.json) {
-				char v[512];
-
-				polar_verdict(&res[s], v, sizeof(v));
-				out_comment(&out, "set %d (entropy from %d): %s", s + 1, base, v);
-				out_comment(&out, "rates (%s) by entropy, sharing:", o.gbits ? "Gb/s" : "MB/s");
-				for (i = 0; i < n; i++)	/* the unit of the table above: MB/s = 10^6 bytes/s */
-					out_comment(&out, "  %5d  %10.*f  %d", f[i].entropy, o.gbits ? 4 : 2,
-						    f[i].gbps * (o.gbits ? 1 : 1000.0 / 8), f[i].k);
-				if (tline[0])
-					out_comment(&out, "%s", tline);
-			} else if (res[s].inconclusive) {	/* the JSON has it; a person reads stderr */
-				char v[512];
-
-				polar_verdict(&res[s], v, sizeof(v));
-				fs_warn("set %d: %s", s + 1, v);
-			}
-			if (res[s].inconclusive)
-				inconclusive++;
-			json_decref(pr);
-			if (res[s].used > res[best].used)
-				best = s;
-		}
-		free(f);
-		json_decref(recs);
-		if (rc)
+	for (s = 0; s < o.sweep && !net_stop; s++)
+		if ((rc = polar_set(&o, argv[0], s, &out, res, &best, &inconclusive)))
 			break;
-	}
-	if (!rc && o.sweep > 1 && !net_stop) {
-		double p = polar_sweep_p_value(res, o.sweep), used = 0;
-		struct polar_result sum = res[best];
-		json_t *pr;
-		char v[512];
-
-		for (s = 0; s < o.sweep; s++)
-			used += res[s].used;
-		sum.used = used / o.sweep;
-		sum.p_value = p;
-		sum.polarized = o.paths > 0 && p < POLAR_ALPHA;
-		polar_check_possible(&sum);
-		polar_verdict(&sum, v, sizeof(v));
-		for (s = 0; s < o.sweep && !sum.inconclusive; s++)	/* one impossible set: no verdict on them all */
-			if (res[s].inconclusive) {
-				sum.inconclusive = 1;
-				sum.polarized = 0;
-				sum.cause = res[s].cause;
-				snprintf(v, sizeof(v), "no verdict: set %d gave none (its line says why)", s + 1);
-			}
-		pr = polar_record(&o, &sum, NULL, NULL, -1, o.sport + best * o.flows);
-		json_object_set_new(json_object_get(pr, "metrics"), "sets", json_integer(o.sweep));
-		json_object_set_new(json_object_get(pr, "metrics"), "best_set_paths_used", json_real(res[best].used));
-		json_object_set_new(pr, "verdict_text", json_string(v));
-		out_record(&out, pr);
-		out_comment(&out, "%d sets, %s%s", o.sweep, sum.inconclusive ? "" : "mean ", v);
-		out_comment(&out, "the best entropy set started at %d: %.1f paths", o.sport + best * o.flows,
-			    res[best].used);
-		json_decref(pr);
-	}
+	if (!rc && o.sweep > 1 && !net_stop)
+		polar_sweep_out(&o, &out, res, best);
 	if ((wrc = out_finish(&out)) && !rc)
 		rc = wrc;
 	if (!rc && inconclusive)	/* measured, but no verdict: not a pass */
@@ -462,5 +486,5 @@ int probe_polarization(int argc, const char **argv)
 out_opts:
 	free(res);
 	opt_list_release(&o.labels);
-	return rc < 0 ? -rc : rc;
+	return -rc;
 }

@@ -45,7 +45,7 @@ int probe_child_start(struct probe_child *ch, const char **argv, int argc, int p
 		dup2(devnull, 1);
 		if (pipe_records) {
 			dup2(out[1], 3);
-			out_sink_fd = 3;
+			out_set_sink_fd(3);
 		}
 		fs_set_progname(prog);
 		_exit(cmd_bw(argc, argv));

@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "../core/builtin.h"
+#include "../core/alloc.h"
 #include "../core/error.h"
 #include "../core/options.h"
 #include "../core/lanes.h"
@@ -159,6 +160,7 @@ static int read_map(const char *path, int from_env, struct rail_map **out, int *
 	char line[512], why[200] = "";
 	struct stat st;
 	int lineno = 0, k;
+	size_t alloc = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -173,7 +175,6 @@ static int read_map(const char *path, int from_env, struct rail_map **out, int *
 		struct rail_map m = { .port = 0, .rail = -1, .plane = -1 };
 		size_t len = strlen(line);
 		char *tok, *save = NULL, *p;
-		struct rail_map *nm;
 
 		lineno++;
 		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f)) {
@@ -229,15 +230,13 @@ static int read_map(const char *path, int from_env, struct rail_map **out, int *
 					 m.port ? "/" : "", m.port, (*out)[k].line);
 		if (why[0])
 			break;
-		nm = realloc(*out, (size_t)(*n + 1) * sizeof(*nm));
-		if (!nm) {
+		if (FS_ALLOC_GROW(*out, *n + 1, alloc)) {
 			fclose(f);
 			free(*out);
 			*out = NULL;
-			return fs_err_env("out of memory");
+			return fs_err_env("out of memory reading rail map '%s'", path);
 		}
-		*out = nm;
-		nm[(*n)++] = m;
+		(*out)[(*n)++] = m;
 	}
 	if (!why[0] && ferror(f)) {
 		int e = errno;

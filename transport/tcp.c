@@ -22,6 +22,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../core/alloc.h"
 #include "../core/clock.h"
 #include "../core/net.h"
 #include "transport.h"
@@ -145,7 +146,7 @@ static int tcp_conn_new(struct xport_conn *c)
 	return 0;
 }
 
-static void tcp_conn_free(struct xport_conn *c)
+static void tcp_conn_release(struct xport_conn *c)
 {
 	struct tcp_conn *tc = TC(c);
 	struct tcp_x *t = TX(c->x);
@@ -172,6 +173,7 @@ static void tcp_conn_free(struct xport_conn *c)
 		close(tc->lfd);
 	free(tc->flows);
 	free(tc);
+	c->priv = NULL;
 }
 
 static int tcp_conn_blob(struct xport_conn *c, json_t *blob)
@@ -202,7 +204,6 @@ static int flow_attach(struct tcp_flow *f, int fd)
 {
 	struct tcp_x *t = TX(f->c->x);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = f };
-	struct tcp_flow **nf;
 
 	f->fd = fd;
 	f->in_on = 1;
@@ -219,10 +220,8 @@ static int flow_attach(struct tcp_flow *f, int fd)
 	set_sockopts(f->c->x, fd);
 	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		return -errno;
-	nf = realloc(t->flows, (size_t)(t->nflows + 1) * sizeof(*nf));
-	if (!nf)
+	if (FS_ALLOC_GROW(t->flows, t->nflows + 1, t->flows_alloc))
 		return -ENOMEM;
-	t->flows = nf;
 	t->flows[t->nflows++] = f;
 	return 0;
 }
@@ -498,7 +497,7 @@ const struct xport_ops xport_tcp_ops = {
 	.conn_new = tcp_conn_new,
 	.conn_blob = tcp_conn_blob,
 	.conn_connect = tcp_conn_connect,
-	.conn_free = tcp_conn_free,
+	.conn_release = tcp_conn_release,
 	.post = tcp_post,
 	.poll = tcp_poll,
 	.flow_info = tcp_flow_info,

@@ -116,6 +116,7 @@ struct tcp_x {
 	struct ring cq;
 	struct tcp_flow **flows;	/* every flow of every connection */
 	int nflows;
+	size_t flows_alloc;
 };
 
 struct tcp_conn {

@@ -160,7 +160,7 @@ int xport_conn_new(struct xport *x, int nflows, enum xport_role role,
 	rc = x->ops->conn_new(c);
 	if (rc) {
 		if (c->priv)
-			x->ops->conn_free(c);
+			x->ops->conn_release(c);
 		free(c);
 		return rc;
 	}
@@ -198,7 +198,7 @@ void xport_conn_free(struct xport_conn *c)
 {
 	if (!c)
 		return;
-	c->x->ops->conn_free(c);
+	c->x->ops->conn_release(c);
 	free(c);
 }
 
@@ -284,7 +284,7 @@ int xport_poll_mode_parse(const char *s, enum xport_poll_mode *out)
 	else if (!strcmp(s, "adaptive"))
 		m = XPORT_POLL_ADAPTIVE;
 	else
-		return -1;
+		return -EINVAL;
 	if (out)
 		*out = m;
 	return 0;

@@ -31,8 +31,14 @@
  * must call it regularly, also when they only wait for a peer's writes.
  * Posted work may not leave the host before the next xport_poll().
  *
- * Conventions: functions return 0 or -errno; on failure a one-line reason
- * with context is left in xport_errmsg().  Names are prefixed xport_.
+ * Conventions (core/error.h's rule for functions that leave the message to
+ * their caller): the ops and the xport_* functions return 0 (xport_poll: a
+ * count) or -errno, and print nothing; on failure a one-line reason with
+ * context is left in xport_errmsg() (xport_open, which has no instance yet:
+ * in its err buffer), for the caller to say and to turn into -FS_EXIT_*.
+ * The one exception is xport_check(), which a command calls on its options:
+ * it prints its own line and returns -FS_EXIT_*, as a function that prints.
+ * Names are prefixed xport_.
  */
 #ifndef FS_TRANSPORT_H
 #define FS_TRANSPORT_H
@@ -153,7 +159,8 @@ struct xport_ops {
 	int (*conn_new)(struct xport_conn *c);
 	int (*conn_blob)(struct xport_conn *c, json_t *blob);
 	int (*conn_connect)(struct xport_conn *c, json_t *peer);
-	void (*conn_free)(struct xport_conn *c);
+	/* frees what conn_new made (c->priv, NULL ok), not c: xport_conn_free frees c */
+	void (*conn_release)(struct xport_conn *c);
 	int (*post)(struct xport_conn *c, const struct xport_wr *wr);
 	/* optional: n work requests of one flow in one call (verbs: a chained
 	 * list, one doorbell); without it xport_post_list posts one by one */
@@ -193,8 +200,8 @@ extern const struct xport_ops xport_verbs_ops;
 const struct xport_ops *xport_find(const char *name);
 /* Comma-separated names of the backends built in. */
 const char *xport_names(void);
-/* 0 when name is built in; else one line said and -2 (a typo) or -3 (verbs,
- * in a build without rdma-core), as a command returns it. */
+/* 0 when name is built in; else one line said and -FS_EXIT_USAGE (a typo)
+ * or -FS_EXIT_ENV (verbs, in a build without rdma-core). */
 int xport_check(const char *name);
 
 int xport_open(const char *name, const struct xport_params *p, struct xport **out,
@@ -208,14 +215,17 @@ int xport_fail(struct xport *x, int err_no, const char *fmt, ...)
 int xport_mr_reg(struct xport *x, void *addr, size_t len, unsigned access,
 		 struct xport_mr *mr);
 void xport_mr_dereg(struct xport *x, struct xport_mr *mr);
-/* A region as {"addr","len","rkey"} for blobs, and back. */
+/* A region as {"addr","len","rkey"} for blobs, and back (-EPROTO: j is not
+ * one; nothing in xport_errmsg, there is no instance to hold it). */
 json_t *xport_rmr_json(const struct xport_mr *mr);
 int xport_rmr_parse(json_t *j, struct xport_rmr *rmr);
 
 int xport_conn_new(struct xport *x, int nflows, enum xport_role role,
 		   struct xport_conn **out);
+/* NULL on failure (the backend's reason, if it gave one, in xport_errmsg) */
 json_t *xport_conn_blob(struct xport_conn *c);
 int xport_conn_connect(struct xport_conn *c, json_t *peer);
+/* Its contents (the backend's conn_release) and c itself; NULL ok. */
 void xport_conn_free(struct xport_conn *c);
 int xport_flow_info(struct xport_conn *c, int flow, json_t *info);
 
@@ -247,7 +257,8 @@ static inline int xport_poll(struct xport *x, struct xport_wc *wc, int max,
 	return x->ops->poll(x, wc, max, timeout_ms);
 }
 
-/* "busy", "event", "adaptive" -> the mode: 0, or -1 for another word. */
+/* "busy", "event", "adaptive" -> the mode (out may be NULL): 0, or -EINVAL
+ * for another word. */
 int xport_poll_mode_parse(const char *s, enum xport_poll_mode *out);
 
 const char *xport_op_name(enum xport_op op);

@@ -84,7 +84,7 @@ uint32_t vb_sport_flow_label(int port);
 int vb_conn_new(struct xport_conn *c);
 int vb_conn_blob(struct xport_conn *c, json_t *blob);
 int vb_conn_connect(struct xport_conn *c, json_t *peer);
-void vb_conn_free(struct xport_conn *c);
+void vb_conn_release(struct xport_conn *c);
 int vb_post(struct xport_conn *c, const struct xport_wr *wr);
 int vb_post_list(struct xport_conn *c, const struct xport_wr *wrs, int n);
 int vb_poll(struct xport *x, struct xport_wc *wc, int max, int timeout_ms);

@@ -17,6 +17,7 @@
 #include <infiniband/verbs.h>
 
 #include "../core/clock.h"
+#include "../core/alloc.h"
 #include "../core/error.h"
 #include "transport.h"
 #include "verbs.h"
@@ -43,7 +44,7 @@ static uint32_t calc_flow_label(uint32_t lqpn, uint32_t rqpn)
 	return (uint32_t)(v & 0xFFFFF);
 }
 
-void vb_conn_free(struct xport_conn *c)
+void vb_conn_release(struct xport_conn *c)
 {
 	struct vb_conn *vc = VC(c);
 	struct vb_x *v = VX(c->x);
@@ -79,10 +80,11 @@ int vb_conn_new(struct xport_conn *c)
 		return xport_fail(x, ENOMEM, "out of memory");
 	c->priv = vc;
 	vc->qps = calloc((size_t)c->nflows, sizeof(*vc->qps));
-	nq = realloc(v->qps, (size_t)(v->nqps + c->nflows) * sizeof(*nq));
+	nq = fs_reallocarray(v->qps, (size_t)v->nqps + (size_t)c->nflows, sizeof(*nq));
+	if (nq)
+		v->qps = nq;	/* (before the check: the old array may be gone) */
 	if (!vc->qps || !nq)
 		return xport_fail(x, ENOMEM, "out of memory");
-	v->qps = nq;
 	if ((int)depth > v->dattr.max_qp_wr)
 		depth = (uint32_t)v->dattr.max_qp_wr;
 	vc->cq_share = c->nflows * (int)(2 * depth);
