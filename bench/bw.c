@@ -722,7 +722,7 @@ done:
 	return rc;
 }
 
-static const struct ptp_test bw_test = {
+const struct ptp_test bw_test = {
 	.name = "bw",
 	.usage = bw_usage,
 	.about = bw_about,
