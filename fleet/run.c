@@ -504,7 +504,8 @@ int cmd_run(int argc, const char **argv)
 		json_decref(cl);
 	}
 	if (!c.plan.hostfile && (!strcmp(launcher, "local") || dry)) {
-		plan_nodes_anon(&c.plan, nodes);	/* node0, node1, ... */
+		if ((rc = plan_nodes_anon(&c.plan, nodes)))	/* node0, node1, ... */
+			goto out_plan;
 		if (!strcmp(launcher, "local") && (rc = coord_check_targets(&c, 0)))
 			goto out_plan;
 	}
@@ -553,7 +554,10 @@ int cmd_run(int argc, const char **argv)
 	} else {	/* one for this run only; the launcher hands it on */
 		uint8_t raw[24];
 
-		c.token = malloc(2 * sizeof(raw) + 1);
+		if (!(c.token = malloc(2 * sizeof(raw) + 1))) {
+			rc = fs_err_env("out of memory for a token");
+			goto out_plan;
+		}
 		if (hmac_random(raw, sizeof(raw))) {
 			rc = fs_err_env("no random numbers for a token (getrandom failed)");
 			goto out_plan;
@@ -611,7 +615,8 @@ int cmd_run(int argc, const char **argv)
 	net_stop_on_signals();
 	c.tty = isatty(2);
 	c.run_start_ns = clock_ns();
-	coord_ensure_nodes(&c);
+	if ((rc = coord_ensure_nodes(&c, c.plan.nnodes)))
+		goto out_res;
 	if (launch_uses_listener(launcher) && (rc = coord_listen(&c)))
 		goto out_res;
 	if ((rc = launch_agents(&c)) || (rc = coord_join(&c)))
