@@ -895,5 +895,5 @@ out:
 	free(a.token);
 	json_decref(eps);
 	opt_list_release(&rails);
-	return rc < 0 ? -rc : rc;
+	return -rc;
 }
