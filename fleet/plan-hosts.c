@@ -20,11 +20,12 @@ int plan_ip_ok(const char *s)
 	return inet_pton(AF_INET, s, a) == 1 || inet_pton(AF_INET6, s, a) == 1;
 }
 
-static const struct plan *sort_plan;
-
-static int name_cmp(const void *a, const void *b)
+/* qsort_r's order of node indices by name; ctx: the plan */
+static int name_cmp(const void *a, const void *b, void *ctx)
 {
-	return strcmp(sort_plan->nodes[*(const int *)a].name, sort_plan->nodes[*(const int *)b].name);
+	const struct plan *p = ctx;
+
+	return strcmp(p->nodes[*(const int *)a].name, p->nodes[*(const int *)b].name);
 }
 
 /* p->by_name: node indices sorted by name; returns 1 + the index of a
@@ -37,8 +38,7 @@ static int build_index(struct plan *p)
 	p->by_name = malloc((size_t)(p->nnodes ? p->nnodes : 1) * sizeof(int));
 	for (i = 0; i < p->nnodes; i++)
 		p->by_name[i] = i;
-	sort_plan = p;
-	qsort(p->by_name, (size_t)p->nnodes, sizeof(int), name_cmp);
+	qsort_r(p->by_name, (size_t)p->nnodes, sizeof(int), name_cmp, p);
 	for (i = 1; i < p->nnodes; i++)
 		if (!strcmp(p->nodes[p->by_name[i - 1]].name, p->nodes[p->by_name[i]].name))
 			return 1 + p->by_name[i];

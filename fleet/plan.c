@@ -685,7 +685,7 @@ int plan_load(struct plan *p, const char *path)
 	return rc;
 }
 
-void plan_free(struct plan *p)
+void plan_release(struct plan *p)
 {
 	int i, j;
 

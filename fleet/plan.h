@@ -132,7 +132,8 @@ int plan_hostfile(struct plan *p, const char *path, const char *text);
 /* n nodes named PREFIX0.. without endpoints (agents report theirs): 0, or
  * -FS_EXIT_ENV (said) when out of memory. */
 int plan_nodes_anon(struct plan *p, int n);
-void plan_free(struct plan *p);
+/* Free what p holds (p itself is the caller's), and zero it. */
+void plan_release(struct plan *p);
 
 /* A node added at run time (an agent that brought its own name); -1 if
  * the name is taken or there is no memory for it (the caller says which). */

@@ -787,7 +787,7 @@ static void run_release(struct coord *c, struct run_opts *ro, int close_res)
 	free(c->jobs);
 	free(c->token);
 	json_decref(c->labels);
-	plan_free(&c->plan);
+	plan_release(&c->plan);
 	opt_list_release(&ro->labels);
 }
 
