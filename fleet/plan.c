@@ -157,6 +157,64 @@ static int parse_rails(const char *v, int *rails, int *n)
 	return rc || !*n ? -1 : 0;
 }
 
+/* Each of the phase's own keys is one its kind takes. */
+static int kind_keys_ok(const char *path, const struct plan_phase *ph, const char *kind,
+			const struct plan_kv *own, int nown)
+{
+	int i;
+
+	for (i = 0; i < nown; i++) {
+		if (plan_is_group(ph) && plan_engine_key(own[i].key, NULL) && !plan_in_list(plan_coll_keys, own[i].key))
+			return perr(path, own[i].line, "'%s' is not a key of kind = %s: it takes %s", own[i].key, kind,
+				    COLL_KEYS_TEXT);
+		if (!plan_is_group(ph) && plan_in_list(plan_coll_only, own[i].key))
+			return perr(path, own[i].line, "'%s' is for kind = allreduce or alltoall, not %s", own[i].key, kind);
+		if (ph->kind == PLAN_PFC && plan_engine_key(own[i].key, NULL) && !plan_in_list(plan_pfc_keys, own[i].key))
+			return perr(path, own[i].line, "'%s' is not a key of kind = pfc: it takes %s", own[i].key,
+				    "flows, duration, size, transport, device, tclass, timeout, link-rate, interval, before, after, interface, counters-root, driver, capture, prio, quanta, storm-fraction, storm-intervals");
+		if (ph->kind != PLAN_PFC && plan_in_list(plan_pfc_only, own[i].key))
+			return perr(path, own[i].line, "'%s' is for kind = pfc, not %s", own[i].key, kind);
+		if (ph->kind != PLAN_POLARIZATION && ph->kind != PLAN_PFC && plan_in_list(plan_probe_only, own[i].key))
+			return perr(path, own[i].line, "'%s' is for kind = polarization, not %s", own[i].key, kind);
+	}
+	return 0;
+}
+
+/* The tests of a bw/lat phase (test = bw, lat or bw,lat), and the time
+ * estimate of its round. */
+static int bench_tests(const char *path, struct plan_phase *ph, const char *test)
+{
+	char *dup = strdup(test), *save = NULL, *t;
+	int nk = 0, rc, all;
+	const char *v;
+	double d;
+
+	for (t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+		const char *name = !strcmp(t, "bw") ? "bw" : !strcmp(t, "lat") ? "lat" : NULL;
+
+		if (!name || nk >= PLAN_MAX_TESTS) {
+			rc = perr(path, ph->line, "test '%s' of [%s]: use bw, lat, or bw,lat", test, ph->name);
+			free(dup);
+			return rc;
+		}
+		ph->tests[nk++] = name;
+	}
+	free(dup);
+	if (!nk)
+		return perr(path, ph->line, "test of [%s] is empty: use bw, lat, or bw,lat", ph->name);
+	ph->ntests = nk;
+	/* values are checked where they are used, by the engines' own parser
+	 * (fleet/coord-check.c runs it on every phase before anything starts) */
+	/* the time estimate of a round: the duration (bw's defaults: 2 s,
+	 * 1 s per size with all = 1, 23 sizes) and a second to connect */
+	all = plan_bool(plan_opt(ph, "all", NULL)) == 1;
+	d = all ? 1 : 2;
+	if ((v = plan_opt(ph, "duration", NULL)))
+		units_parse_seconds(v, &d);
+	ph->est_s = (all ? 23 * d : d) + 1;
+	return 0;
+}
+
 static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *ph,
 			   const struct plan_kv *eng, int neng, struct plan_kv *own, int nown);
 
@@ -359,7 +417,7 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 			   const struct plan_kv *eng, int neng, struct plan_kv *own, int nown)
 {
 	const char *kind = NULL, *test = "bw", *v;
-	int i, nk = 0, test_line = 0, rc;
+	int i, test_line = 0, rc;
 
 	if ((i = excl_check(path, ph->name, own, nown)))
 		return i;
@@ -417,20 +475,8 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 	if (i == PLAN_NKINDS)
 		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast, ping, polarization, pfc, allreduce or alltoall", kind, ph->name);
 	ph->kind = (enum plan_kind)i;
-	for (i = 0; i < nown; i++) {
-		if (plan_is_group(ph) && plan_engine_key(own[i].key, NULL) && !plan_in_list(plan_coll_keys, own[i].key))
-			return perr(path, own[i].line, "'%s' is not a key of kind = %s: it takes %s", own[i].key, kind,
-				    COLL_KEYS_TEXT);
-		if (!plan_is_group(ph) && plan_in_list(plan_coll_only, own[i].key))
-			return perr(path, own[i].line, "'%s' is for kind = allreduce or alltoall, not %s", own[i].key, kind);
-		if (ph->kind == PLAN_PFC && plan_engine_key(own[i].key, NULL) && !plan_in_list(plan_pfc_keys, own[i].key))
-			return perr(path, own[i].line, "'%s' is not a key of kind = pfc: it takes %s", own[i].key,
-				    "flows, duration, size, transport, device, tclass, timeout, link-rate, interval, before, after, interface, counters-root, driver, capture, prio, quanta, storm-fraction, storm-intervals");
-		if (ph->kind != PLAN_PFC && plan_in_list(plan_pfc_only, own[i].key))
-			return perr(path, own[i].line, "'%s' is for kind = pfc, not %s", own[i].key, kind);
-		if (ph->kind != PLAN_POLARIZATION && ph->kind != PLAN_PFC && plan_in_list(plan_probe_only, own[i].key))
-			return perr(path, own[i].line, "'%s' is for kind = polarization, not %s", own[i].key, kind);
-	}
+	if ((rc = kind_keys_ok(path, ph, kind, own, nown)))
+		return rc;
 	if (ph->kind == PLAN_PING) {
 		ph->ntests = 1;
 		ph->tests[0] = "ping";
@@ -473,37 +519,7 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 		ph->est_s = b + d + a + 1;
 		return 0;
 	}
-	{
-		char *dup = strdup(test), *save = NULL, *t;
-
-		for (t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-			const char *name = !strcmp(t, "bw") ? "bw" : !strcmp(t, "lat") ? "lat" : NULL;
-
-			if (!name || nk >= PLAN_MAX_TESTS) {
-				rc = perr(path, ph->line, "test '%s' of [%s]: use bw, lat, or bw,lat", test, ph->name);
-				free(dup);
-				return rc;
-			}
-			ph->tests[nk++] = name;
-		}
-		free(dup);
-		if (!nk)
-			return perr(path, ph->line, "test of [%s] is empty: use bw, lat, or bw,lat", ph->name);
-		ph->ntests = nk;
-	}
-	/* values are checked where they are used, by the engines' own parser
-	 * (fleet/coord-check.c runs it on every phase before anything starts) */
-	/* the time estimate of a round: the duration (bw's defaults: 2 s,
-	 * 1 s per size with all = 1, 23 sizes) and a second to connect */
-	{
-		int all = plan_bool(plan_opt(ph, "all", NULL)) == 1;
-		double d = all ? 1 : 2;
-
-		if ((v = plan_opt(ph, "duration", NULL)))
-			units_parse_seconds(v, &d);
-		ph->est_s = (all ? 23 * d : d) + 1;
-	}
-	return 0;
+	return bench_tests(path, ph, test);
 }
 
 int plan_parse(struct plan *p, const char *path, const char *text)
