@@ -337,16 +337,147 @@ static int measured_some(const struct ptp_opts *o, const struct bw_side *s)
 	return 0;
 }
 
+/* What bw_run_size keeps from one turn of its loop to the next. */
+struct bw_turn {
+	uint64_t last_ctl, last_progress, t_drain, t_fin, t_hold;
+	uint64_t tmo;		/* --timeout, in ns */
+	long hold_ms;		/* a test build's pause around "finished" (0: none) */
+	int sent_fin;
+};
+
+/* This side's flows and their window for one size: 0, or -FS_EXIT_ENV. */
+static int bw_side_init(const struct ptp_ctx *c, struct bw_side *s, uint64_t size)
+{
+	const struct ptp_opts *o = c->o;
+	uint64_t cap = BW_MAX_INFLIGHT;
+	int i;
+
+	s->f = calloc((size_t)o->flows, sizeof(*s->f));
+	if (!s->f)
+		return fs_err_env("out of memory");
+	for (i = 0; i < o->flows; i++)
+		s->f[i].wu = (uint64_t)o->warmup_iters;
+	s->depth = (uint64_t)o->tx_depth;
+	if (c->op == XPORT_OP_READ && BW_READ_INFLIGHT / (uint64_t)o->flows > cap)
+		cap = BW_READ_INFLIGHT / (uint64_t)o->flows;
+	if (s->depth * size > cap)
+		s->depth = cap / size ? cap / size : 1;
+	s->cq_mod = (uint64_t)o->cq_mod;
+	if (s->cq_mod > (s->depth + 1) / 2)
+		s->cq_mod = (s->depth + 1) / 2;
+	if (s->cq_mod * size > BW_SIGNAL_BYTES)
+		s->cq_mod = BW_SIGNAL_BYTES / size ? BW_SIGNAL_BYTES / size : 1;
+	return 0;
+}
+
+/* This side's "finished", once it has nothing more to send (in a test
+ * build that holds it: after the peer's, or after the hold). */
+static int bw_send_fin(struct ptp_ctx *c, const struct bw_side *s, uint64_t size, struct bw_turn *t,
+		       const json_t *peer_fin, json_t **my_fin)
+{
+	int rc;
+
+	if ((!s->sending || s->done) && t->hold_ms && !t->t_hold)
+		t->t_hold = clock_ns();
+	if ((s->sending && !s->done) || t->sent_fin ||
+	    (t->hold_ms && !peer_fin && clock_ns() - t->t_hold <= 1000000ull * (uint64_t)t->hold_ms))
+		return 0;
+	*my_fin = side_json(c, s, size);
+	rc = ptp_send(c, json_incref(*my_fin));
+	if (rc)
+		return rc;
+	t->sent_fin = 1;
+	t->t_fin = clock_ns();
+	if (t->hold_ms)	/* the peer's next message arrives meanwhile */
+		usleep(1000u * (unsigned)t->hold_ms);
+	return 0;
+}
+
+/* The n completions in wc: receives posted again, sends and one-sided
+ * operations counted. */
+static int bw_reap(struct ptp_ctx *c, struct bw_side *s, const struct xport_wc *wc, int n, uint64_t now,
+		   struct bw_turn *t)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (wc[i].status != XPORT_WC_OK)
+			return ptp_wc_error(c, &wc[i]);
+		if (wc[i].op == XPORT_OP_RECV) {	/* a peer's send: repost */
+			struct xport_wr wr = {
+				.op = XPORT_OP_RECV, .flow = wc[i].flow,
+				.mr = &c->mr, .off = c->area, .len = (uint32_t)c->area,
+			};
+
+			if (xport_post(c->conn, &wr))
+				return fs_err_peer("cannot repost a receive: %s", xport_errmsg(c->x));
+			continue;
+		}
+		flow_completed(c->o, s, &s->f[wc[i].flow], wc[i].wr_id, now);
+		t->last_progress = now;
+	}
+	return 0;
+}
+
+/* The peer's control messages: its "finished" into *peer_fin.  Once that
+ * is here, its next message (the client's "bye" or next "run") belongs to
+ * the session, not to this size: it is left unread. */
+static int bw_peer_msg(struct ptp_ctx *c, json_t **peer_fin)
+{
+	const char *type;
+	json_t *m;
+	int rc = *peer_fin ? 0 : ptp_try_recv(c, &m);
+
+	if (rc <= 0)
+		return rc;
+	type = json_string_value(json_object_get(m, "type"));
+	if (!type || strcmp(type, "finished")) {
+		json_decref(m);
+		return fs_err_peer("%s sent an unexpected control message", c->peer_name);
+	}
+	*peer_fin = m;
+	return 0;
+}
+
+/* A size that has stopped moving (no progress, a trickle that does not
+ * end, a peer that does not report), or an interrupt: the error. */
+static int bw_stalled(const struct ptp_ctx *c, const struct bw_side *s, uint64_t size, const struct bw_turn *t,
+		      const json_t *peer_fin, uint64_t now)
+{
+	const struct ptp_opts *o = c->o;
+
+	if (s->sending && !s->done && now - t->last_progress > t->tmo) {
+		char sz[32];
+
+		units_format_size(size, sz, sizeof(sz));
+		if (none_completed(o, s))	/* not one message yet: too big for the link? */
+			return fs_err_peer("no %s message completed within --timeout %g s: at this link's rate one "
+					   "takes longer, or %s stopped acknowledging data; give a smaller -s or a "
+					   "larger --timeout", sz, c->timeout_ms / 1000.0, c->peer_name);
+		return fs_err_peer("no progress for %g s: %s stopped acknowledging data",
+				   c->timeout_ms / 1000.0, c->peer_name);
+	}
+	/* a trickle of completions must not stretch a run forever */
+	if (s->sending && !s->done && t->t_drain && now - t->t_drain > 2 * t->tmo)
+		return fs_err_peer("the last messages to %s did not complete within %g s of the run's end; the link or the peer is stalling",
+				   c->peer_name, 2 * c->timeout_ms / 1000.0);
+	if (t->sent_fin && !peer_fin && now - t->t_fin > (uint64_t)(o->duration * 1e9) + 3 * t->tmo)
+		return fs_err_peer("%s did not report its results within %.0f s",
+				   c->peer_name, o->duration + 3 * c->timeout_ms / 1000.0);
+	if (net_stop)
+		return fs_err(FS_EXIT_INTERRUPTED, "interrupted");
+	return 0;
+}
+
 /* Run one size on this side until both sides have finished. */
 static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **peer_fin,
 		       json_t **my_fin)
 {
 	const struct ptp_opts *o = c->o;
 	struct bw_side s = { .sending = sending };
+	struct bw_turn t = { .tmo = (uint64_t)c->timeout_ms * 1000000ull };
 	struct xport_wc wc[64];
-	uint64_t last_ctl = 0, last_progress, t_drain = 0, t_fin = 0, t_hold = 0;
-	uint64_t tmo = (uint64_t)c->timeout_ms * 1000000ull, cap = BW_MAX_INFLIGHT;
-	int rc = 0, sent_fin = 0, i, n;
+	int rc = 0, i, n;
 	/* The target of one-sided WRITEs or READs on a hardware transport has
 	 * no completions to wait for (its NIC serves the peer): it sleeps on the
 	 * control connection instead of polling, which with --poll busy would
@@ -358,28 +489,15 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 	 * peer's, and pause after it: the order in which the end of a
 	 * bidirectional size once went wrong (see below). */
 	const char *hold = fs_test_env("FABSCOPE_TEST_BW_FIN_HOLD_MS");
-	long hold_ms = hold ? strtol(hold, NULL, 10) : 0;
 
-	if (hold_ms < 0 || hold_ms > 60000)
-		hold_ms = 0;
+	t.hold_ms = hold ? strtol(hold, NULL, 10) : 0;
+	if (t.hold_ms < 0 || t.hold_ms > 60000)
+		t.hold_ms = 0;
 	*peer_fin = *my_fin = NULL;
-	s.f = calloc((size_t)o->flows, sizeof(*s.f));
-	if (!s.f)
-		return fs_err_env("out of memory");
-	for (i = 0; i < o->flows; i++)
-		s.f[i].wu = (uint64_t)o->warmup_iters;
-	s.depth = (uint64_t)o->tx_depth;
-	if (c->op == XPORT_OP_READ && BW_READ_INFLIGHT / (uint64_t)o->flows > cap)
-		cap = BW_READ_INFLIGHT / (uint64_t)o->flows;
-	if (s.depth * size > cap)
-		s.depth = cap / size ? cap / size : 1;
-	s.cq_mod = (uint64_t)o->cq_mod;
-	if (s.cq_mod > (s.depth + 1) / 2)
-		s.cq_mod = (s.depth + 1) / 2;
-	if (s.cq_mod * size > BW_SIGNAL_BYTES)
-		s.cq_mod = BW_SIGNAL_BYTES / size ? BW_SIGNAL_BYTES / size : 1;
-	s.t_begin = last_progress = clock_ns();
-	while (!*peer_fin || !sent_fin) {
+	if ((rc = bw_side_init(c, &s, size)))
+		return rc;
+	s.t_begin = t.last_progress = clock_ns();
+	while (!*peer_fin || !t.sent_fin) {
 		int window_full = 1;
 		uint64_t now;
 
@@ -390,26 +508,15 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 				goto out;
 			s.done = rc;
 			rc = 0;
-			if (!t_drain && all_stopped(o, &s))
-				t_drain = clock_ns();	/* only completions to come */
+			if (!t.t_drain && all_stopped(o, &s))
+				t.t_drain = clock_ns();	/* only completions to come */
 			for (i = 0; i < o->flows; i++)
 				if (s.f[i].posted - s.f[i].completed < s.depth &&
 				    !warmup_draining(o, &s.f[i]))
 					window_full = 0;
 		}
-		if ((!s.sending || s.done) && hold_ms && !t_hold)
-			t_hold = clock_ns();
-		if ((!s.sending || s.done) && !sent_fin &&
-		    (!hold_ms || *peer_fin || clock_ns() - t_hold > 1000000ull * (uint64_t)hold_ms)) {
-			*my_fin = side_json(c, &s, size);
-			rc = ptp_send(c, json_incref(*my_fin));
-			if (rc)
-				goto out;
-			sent_fin = 1;
-			t_fin = clock_ns();
-			if (hold_ms)	/* the peer's next message arrives meanwhile */
-				usleep(1000u * (unsigned)hold_ms);
-		}
+		if ((rc = bw_send_fin(c, &s, size, &t, *peer_fin, my_fin)))
+			goto out;
 		if (idle) {	/* nothing to poll: wait for the peer's message */
 			net_wait(c->ctl, POLLIN, 100);
 			n = 0;
@@ -421,76 +528,12 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 			goto out;
 		}
 		now = clock_ns();
-		for (i = 0; i < n; i++) {
-			if (wc[i].status != XPORT_WC_OK) {
-				rc = ptp_wc_error(c, &wc[i]);
+		if ((rc = bw_reap(c, &s, wc, n, now, &t)))
+			goto out;
+		if (now - t.last_ctl > 1000000) {	/* the peer's control messages */
+			t.last_ctl = now;
+			if ((rc = bw_peer_msg(c, peer_fin)) || (rc = bw_stalled(c, &s, size, &t, *peer_fin, now)))
 				goto out;
-			}
-			if (wc[i].op == XPORT_OP_RECV) {	/* a peer's send: repost */
-				struct xport_wr wr = {
-					.op = XPORT_OP_RECV, .flow = wc[i].flow,
-					.mr = &c->mr, .off = c->area, .len = (uint32_t)c->area,
-				};
-
-				if (xport_post(c->conn, &wr)) {
-					rc = fs_err_peer("cannot repost a receive: %s", xport_errmsg(c->x));
-					goto out;
-				}
-				continue;
-			}
-			flow_completed(o, &s, &s.f[wc[i].flow], wc[i].wr_id, now);
-			last_progress = now;
-		}
-		if (now - last_ctl > 1000000) {	/* the peer's control messages */
-			json_t *m;
-
-			last_ctl = now;
-			/* Once the peer's "finished" is here, its next message
-			 * (the client's "bye" or next "run") belongs to the
-			 * session, not to this size: leave it unread. */
-			rc = *peer_fin ? 0 : ptp_try_recv(c, &m);
-			if (rc < 0)
-				goto out;
-			if (rc > 0) {
-				const char *t = json_string_value(json_object_get(m, "type"));
-
-				if (!t || strcmp(t, "finished") || *peer_fin) {
-					json_decref(m);
-					rc = fs_err_peer("%s sent an unexpected control message", c->peer_name);
-					goto out;
-				}
-				*peer_fin = m;
-			}
-			rc = 0;
-			if (s.sending && !s.done && now - last_progress > tmo) {
-				char sz[32];
-
-				units_format_size(size, sz, sizeof(sz));
-				if (none_completed(o, &s))	/* not one message yet: too big for the link? */
-					rc = fs_err_peer("no %s message completed within --timeout %g s: at this link's rate one "
-							 "takes longer, or %s stopped acknowledging data; give a smaller -s or a "
-							 "larger --timeout", sz, c->timeout_ms / 1000.0, c->peer_name);
-				else
-					rc = fs_err_peer("no progress for %g s: %s stopped acknowledging data",
-							 c->timeout_ms / 1000.0, c->peer_name);
-				goto out;
-			}
-			/* a trickle of completions must not stretch a run forever */
-			if (s.sending && !s.done && t_drain && now - t_drain > 2 * tmo) {
-				rc = fs_err_peer("the last messages to %s did not complete within %g s of the run's end; the link or the peer is stalling",
-						 c->peer_name, 2 * c->timeout_ms / 1000.0);
-				goto out;
-			}
-			if (sent_fin && !*peer_fin &&
-			    now - t_fin > (uint64_t)(o->duration * 1e9) + 3 * tmo) {
-				rc = fs_err_peer("%s did not report its results within %.0f s",
-						 c->peer_name, o->duration + 3 * c->timeout_ms / 1000.0);
-				goto out;
-			}
-			if (net_stop) {
-				rc = fs_err(FS_EXIT_INTERRUPTED, "interrupted");
-				goto out;
-			}
 		}
 	}
 out:
@@ -722,7 +765,7 @@ done:
 	return rc;
 }
 
-static const struct ptp_test bw_test = {
+const struct ptp_test bw_test = {
 	.name = "bw",
 	.usage = bw_usage,
 	.about = bw_about,

@@ -411,7 +411,7 @@ done:
 	return rc;
 }
 
-static const struct ptp_test lat_test = {
+const struct ptp_test lat_test = {
 	.name = "lat",
 	.usage = lat_usage,
 	.about = lat_about,

@@ -1139,33 +1139,56 @@ int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 	return net_stop ? 0 : rc;
 }
 
-int ptp_check_only;
-
-int ptp_cmd(const struct ptp_test *t, int argc, const char **argv)
+/* A command line of t into o: 0, OPTS_HELP (the help printed), or -FS_EXIT_*
+ * after the one-line message; ptp_opts_release() frees what it holds. */
+static int ptp_parse(const struct ptp_test *t, int argc, const char **argv, struct ptp_opts *o)
 {
-	struct ptp_opts o = { .test = t->name, .tclass = -1, .gid_index = -1, .inline_size = -1,
-			      .port = PTP_DEFAULT_PORT };
 	struct opt tab[80];
 	int nargs, rc;
 
-	ptp_options(&o, tab, 80);
+	*o = (struct ptp_opts){ .test = t->name, .tclass = -1, .gid_index = -1, .inline_size = -1,
+				.port = PTP_DEFAULT_PORT };
+	ptp_options(o, tab, 80);
 	rc = opts_parse(argc, argv, tab, t->usage, t->about, &nargs);
 	if (rc)
-		return rc == OPTS_HELP ? 0 : -rc;
-	fs_set_verbosity(o.verbose);
-	rc = ptp_finish_opts(&o, nargs);
-	if (!rc && o.allow_readable_token && !o.token_file)
+		return rc;
+	fs_set_verbosity(o->verbose);
+	rc = ptp_finish_opts(o, nargs);
+	if (!rc && o->allow_readable_token && !o->token_file)
 		rc = fs_err_usage("--allow-readable-token is for --token-file");
-	if (!rc && o.token_file)
-		rc = auth_token(o.token_file, o.allow_readable_token, &o.token);
-	if (!rc && !ptp_check_only)
-		rc = o.server ? ptp_server_loop(&o, t) : t->client(&o, argv[0]);
-	opt_list_release(&o.labels);
-	if (o.token) {
-		explicit_bzero(o.token, strlen(o.token));
-		free(o.token);
+	if (!rc && o->token_file)
+		rc = auth_token(o->token_file, o->allow_readable_token, &o->token);
+	return rc;
+}
+
+static void ptp_opts_release(struct ptp_opts *o)
+{
+	opt_list_release(&o->labels);
+	if (o->token) {
+		explicit_bzero(o->token, strlen(o->token));
+		free(o->token);
+		o->token = NULL;
 	}
-	return -rc;
+}
+
+int ptp_check_args(const char *test, int argc, const char **argv)
+{
+	struct ptp_opts o;
+	int rc = ptp_parse(!strcmp(test, "bw") ? &bw_test : &lat_test, argc, argv, &o);
+
+	ptp_opts_release(&o);
+	return rc == OPTS_HELP ? 0 : rc;
+}
+
+int ptp_cmd(const struct ptp_test *t, int argc, const char **argv)
+{
+	struct ptp_opts o;
+	int rc = ptp_parse(t, argc, argv, &o);
+
+	if (!rc)
+		rc = o.server ? ptp_server_loop(&o, t) : t->client(&o, argv[0]);
+	ptp_opts_release(&o);
+	return rc == OPTS_HELP ? 0 : -rc;
 }
 
 json_t *ptp_record(struct ptp_ctx *c, uint64_t size, int client_is_src)

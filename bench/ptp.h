@@ -110,9 +110,14 @@ struct ptp_test {
 	int (*client)(struct ptp_opts *o, const char *host);	/* the whole client */
 };
 
-/* When set, ptp_cmd parses and checks its options, then returns 0 without
- * running anything: `fabscope run` checks a plan's options this way. */
-extern int ptp_check_only;
+/* The two tests (bench/bw.c, bench/lat.c). */
+extern const struct ptp_test bw_test, lat_test;
+
+/* Parse and check a command line of test ("bw" or "lat") as `fabscope bw`
+ * and `fabscope lat` do, running nothing: 0 (--help: after the help), or
+ * -FS_EXIT_* after the same one-line message.  `fabscope run` checks a
+ * plan's options this way. */
+int ptp_check_args(const char *test, int argc, const char **argv);
 
 /* The command: parse options, then serve (--server) or run the client. */
 int ptp_cmd(const struct ptp_test *t, int argc, const char **argv);

@@ -401,13 +401,20 @@ static int job_read(struct agent *a, struct job *j)
 		}
 		if (j->len + (size_t)n + 1 > j->cap) {
 			size_t cap = (j->len + (size_t)n + 1) * 2;
+			char *line;
 
 			if (cap > AGENT_LINE_MAX + 65536) {
 				job_kill(j, "the job wrote a record line over 1 MiB");
 				j->len = 0;
 				continue;
 			}
-			j->line = realloc(j->line, cap);
+			if (!(line = realloc(j->line, cap))) {
+				fs_err_env("out of memory for the output of job %ld: it is stopped", j->id);
+				job_kill(j, "out of memory for its output");
+				j->len = 0;
+				continue;
+			}
+			j->line = line;
 			j->cap = cap;
 		}
 		memcpy(j->line + j->len, buf, (size_t)n);
@@ -888,5 +895,5 @@ out:
 	free(a.token);
 	json_decref(eps);
 	opt_list_release(&rails);
-	return rc < 0 ? -rc : rc;
+	return -rc;
 }

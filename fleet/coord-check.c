@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "../bench/ptp.h"
-#include "../core/builtin.h"
 #include "../core/error.h"
 #include "../core/options.h"
 #include "../transport/transport.h"
@@ -136,7 +135,6 @@ int coord_check_phases(struct coord *c)
 	}
 	if ((i = check_runnable(c)))
 		return i;
-	ptp_check_only = 1;
 	for (pi = 0; pi < c->plan.nphases; pi++) {
 		struct plan_phase *ph = &c->plan.phases[pi];
 
@@ -150,17 +148,14 @@ int coord_check_phases(struct coord *c)
 			if (plan_is_group(ph)) {	/* plan.c checked the values; the transport is left */
 				const char *tr = plan_opt(ph, "transport", "tcp");
 
-				if (!xport_find(tr)) {
-					ptp_check_only = 0;
+				if (!xport_find(tr))
 					return fs_err_usage("%s: transport '%s' of [%s]: built in are %s", c->plan.path,
 							    tr, ph->name, xport_names());
-				}
 				if (strcmp(tr, "verbs") && (plan_opt(ph, "ib-port", NULL) || plan_opt(ph, "gid-index", NULL) ||
-							    plan_opt(ph, "mtu", NULL) || plan_opt(ph, "qp-timeout", NULL))) {
-					ptp_check_only = 0;	/* as the ranks would say */
+							    plan_opt(ph, "mtu", NULL) || plan_opt(ph, "qp-timeout", NULL)))
 					return fs_err_usage("%s: [%s] runs over %s: ib-port, gid-index, mtu and "
-							    "qp-timeout are for transport = verbs", c->plan.path, ph->name, tr);
-				}
+							    "qp-timeout are for transport = verbs", c->plan.path, ph->name,
+							    tr);	/* as the ranks would say */
 				continue;
 			}
 			if (ph->kind == PLAN_PING || ph->kind == PLAN_POLARIZATION || ph->kind == PLAN_PFC)
@@ -189,17 +184,14 @@ int coord_check_phases(struct coord *c)
 			vo.path = c->plan.path;
 			vo.ph = ph;
 			opts_set_origin(&origin);
-			rc = !strcmp(ph->tests[t], "bw") ? cmd_bw(argc, argv) : cmd_lat(argc, argv);
+			rc = ptp_check_args(ph->tests[t], argc, argv);
 			opts_set_origin(NULL);
 			fs_set_progname("fabscope run");
 			for (i = 0; i < nb; i++)
 				free(bufs[i]);
-			if (rc) {
-				ptp_check_only = 0;
-				return -rc;
-			}
+			if (rc)
+				return rc;
 		}
 	}
-	ptp_check_only = 0;
 	return 0;
 }

@@ -64,6 +64,7 @@ void coord_jobs_clear(struct coord *c)
 	free(c->jobs);
 	c->jobs = NULL;
 	c->njobs = 0;
+	c->jobs_alloc = 0;
 }
 
 void coord_lane_name(struct plan_lane l, char *buf, size_t len)

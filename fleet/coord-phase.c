@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "coord-int.h"
@@ -62,15 +63,19 @@ int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out)
 }
 
 /* The jobs of round r of test in c->jobs, those done already (--resume)
- * left out; quiet: no word of lanes that have too few nodes. */
-static void round_jobs(struct coord *c, struct plan_phase *ph, const char *test, int r, int quiet)
+ * left out; quiet: no word of lanes that have too few nodes.  0, or
+ * -FS_EXIT_ENV when out of memory. */
+static int round_jobs(struct coord *c, struct plan_phase *ph, const char *test, int r, int quiet)
 {
 	struct plan_lane lanes[PLAN_MAX_LANES];
 	int nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES), li, i;
 	int *idx = malloc((size_t)(c->plan.nnodes ? c->plan.nnodes : 1) * sizeof(int));
 	struct plan_pair *pairs = malloc((size_t)(2 * c->plan.nnodes + 2) * sizeof(*pairs));
+	int rc = 0;
 
-	if (ph->kind == PLAN_PING)
+	if (!idx || !pairs)
+		nl = 0, rc = fs_err_env("out of memory for the jobs of [%s]", ph->name);
+	if (ph->kind == PLAN_PING && !rc)
 		nl = 1;
 	for (li = 0; li < nl; li++) {
 		int n, np, target = 0;
@@ -88,7 +93,10 @@ static void round_jobs(struct coord *c, struct plan_phase *ph, const char *test,
 						n ? "one node only" : "no node", test);
 				continue;
 			}
-			c->jobs = realloc(c->jobs, (size_t)(c->njobs + 1) * sizeof(*c->jobs));
+			if (FS_ALLOC_GROW(c->jobs, (size_t)c->njobs + 1, c->jobs_alloc)) {
+				rc = fs_err_env("out of memory for the jobs of [%s]", ph->name);
+				break;
+			}
 			j = &c->jobs[c->njobs];
 			memset(j, 0, sizeof(*j));
 			j->test = test;
@@ -106,6 +114,10 @@ static void round_jobs(struct coord *c, struct plan_phase *ph, const char *test,
 			if (results_job_done(&c->res, j->key))
 				continue;	/* --resume: measured already */
 			j->m = calloc((size_t)n, sizeof(*j->m));
+			if (!j->m) {
+				rc = fs_err_env("out of memory for the jobs of [%s]", ph->name);
+				break;
+			}
 			j->nm = n;
 			for (i = 0; i < n; i++)
 				j->m[i].node = idx[i];
@@ -133,7 +145,10 @@ static void round_jobs(struct coord *c, struct plan_phase *ph, const char *test,
 			}
 			np = plan_round_pairs(ph, n, r, target, pairs);
 		}
-		c->jobs = realloc(c->jobs, (size_t)(c->njobs + np) * sizeof(*c->jobs));
+		if (FS_ALLOC_GROW(c->jobs, (size_t)c->njobs + (size_t)np, c->jobs_alloc)) {
+			rc = fs_err_env("out of memory for the jobs of [%s]", ph->name);
+			break;
+		}
 		for (i = 0; i < np; i++) {
 			struct cjob *j = &c->jobs[c->njobs];
 			int cl = idx[pairs[i].client], sv = pairs[i].server >= 0 ? idx[pairs[i].server] : -1;
@@ -155,14 +170,18 @@ static void round_jobs(struct coord *c, struct plan_phase *ph, const char *test,
 	}
 	free(idx);
 	free(pairs);
+	return rc;
 }
 
 static int run_round(struct coord *c, struct plan_phase *ph, const char *test, int r)
 {
+	int rc;
+
 	coord_jobs_clear(c);	/* (ids of this round start past the last round's) */
 	c->id_stride = 2;
 	c->jobs_done = 0;
-	round_jobs(c, ph, test, r, 0);
+	if ((rc = round_jobs(c, ph, test, r, 0)))
+		return rc;
 	if (!c->njobs)
 		return 0;
 	coord_progress(c, 0);
@@ -250,9 +269,12 @@ long coord_jobs_left(struct coord *c)
 
 		for (t = 0; t < ph->ntests; t++)
 			for (r = 0; r < maxr; r++) {	/* as run_round makes them */
-				round_jobs(c, ph, ph->tests[t], r, 1);
+				int rc = round_jobs(c, ph, ph->tests[t], r, 1);
+
 				left += c->njobs;
 				coord_jobs_clear(c);
+				if (rc)
+					return -1;
 			}
 	}
 	return left;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/alloc.h"
 #include "../core/error.h"
 #include "../core/record.h"
 #include "../core/testhook.h"
@@ -132,12 +133,15 @@ int coord_retest(struct coord *c, int max, json_t *info)
 			fs_log(1, "%s: not re-tested: %s", key ? key : "?", why);
 			continue;
 		}
-		c->jobs = realloc(c->jobs, (size_t)(c->njobs + 1) * sizeof(*c->jobs));
+		if (FS_ALLOC_GROW(c->jobs, (size_t)c->njobs + 1, c->jobs_alloc)) {
+			rc = fs_err_env("out of memory for the re-tests of %s", c->res.dir);
+			break;
+		}
 		c->jobs[c->njobs++] = j;
 		n++;
 	}
 	json_object_set_new(info, "retested", json_integer(n));
-	if (n) {
+	if (n && !rc) {
 		fs_info("re-testing %d latency suspect%s, one at a time (at most --retest-max %d)", n,
 			n == 1 ? "" : "s", max);
 		if (!(rc = test_hold(c)))

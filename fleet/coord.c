@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/alloc.h"
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/net.h"
@@ -129,19 +130,25 @@ static void refuse(struct coord *c, int ci, const char *claimed, const char *fmt
 	wire_rd_free(&c->conns[ci].rd);
 }
 
-void coord_ensure_nodes(struct coord *c)
+int coord_ensure_nodes(struct coord *c, int n)
 {
-	int i;
+	int i, *conn;
+	char **why;
 
-	if (c->plan.nnodes <= c->nnodes_cap)
-		return;
-	c->node_conn = realloc(c->node_conn, (size_t)c->plan.nnodes * sizeof(*c->node_conn));
-	c->node_why = realloc(c->node_why, (size_t)c->plan.nnodes * sizeof(*c->node_why));
-	for (i = c->nnodes_cap; i < c->plan.nnodes; i++) {
+	if (n <= c->nnodes_cap)
+		return 0;
+	if (!(conn = fs_reallocarray(c->node_conn, (size_t)n, sizeof(*conn))))
+		return fs_err_env("out of memory for %d nodes", n);
+	c->node_conn = conn;
+	if (!(why = fs_reallocarray(c->node_why, (size_t)n, sizeof(*why))))
+		return fs_err_env("out of memory for %d nodes", n);
+	c->node_why = why;
+	for (i = c->nnodes_cap; i < n; i++) {
 		c->node_conn[i] = -1;
 		c->node_why[i] = NULL;
 	}
-	c->nnodes_cap = c->plan.nnodes;
+	c->nnodes_cap = n;
+	return 0;
 }
 
 static void on_register(struct coord *c, int ci, json_t *m)
@@ -194,8 +201,10 @@ static void on_register(struct coord *c, int ci, json_t *m)
 			refuse(c, ci, name, "%d agents have joined already, as many as expected", c->expected);
 			return;
 		}
-		node = plan_node_add(&c->plan, name);
-		coord_ensure_nodes(c);
+		if (coord_ensure_nodes(c, c->plan.nnodes + 1) || (node = plan_node_add(&c->plan, name)) < 0) {
+			refuse(c, ci, name, "out of memory for node %s", name);
+			return;
+		}
 	}
 	if (c->node_conn[node] >= 0) {
 		refuse(c, ci, name, "node %s has joined already (two agents with one name: give --name)", name);
@@ -240,7 +249,11 @@ static void on_register(struct coord *c, int ci, json_t *m)
 						FS_MAX_RAILS - 1, FS_MAX_PLANES - 1);
 					continue;
 				}
-				n->ep = realloc(n->ep, (size_t)(n->nep + 1) * sizeof(*n->ep));
+				if (FS_ALLOC_GROW(n->ep, (size_t)n->nep + 1, n->ep_alloc)) {
+					fs_err_env("out of memory for the endpoints of agent %s: those after %d "
+						   "left out", name, n->nep);
+					break;
+				}
 				n->ep[n->nep].rail = rail;
 				n->ep[n->nep].plane = plane;
 				n->ep[n->nep].ip = strdup(ip);
@@ -529,8 +542,10 @@ int coord_join(struct coord *c)
 			char name[64];
 
 			snprintf(name, sizeof(name), "agent%d", c->plan.nnodes);
-			plan_node_add(&c->plan, name);
-			coord_ensure_nodes(c);	/* (the loop below says why) */
+			if ((rc = coord_ensure_nodes(c, c->plan.nnodes + 1)))	/* (the loop below says why) */
+				return rc;
+			if (plan_node_add(&c->plan, name) < 0)
+				return fs_err_env("out of memory for node %s", name);
 		}
 	if (!joined) {	/* nothing to run a phase on: say why once, not per job */
 		if (gone)

@@ -69,6 +69,7 @@ struct coord {
 	int failed_jobs, missing;
 	struct cjob *jobs;
 	int njobs;
+	size_t jobs_alloc;
 	/* job ids of a round: id_base + id_stride * job + member (member:
 	 * 0 the server, 1 the client of a pair; the rank in a group) */
 	long id_base, id_stride;
@@ -104,7 +105,8 @@ int launch_uses_listener(const char *name);
 int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer);
 
 /* coord.c, coord-check.c, coord-phase.c, coord-job.c */
-void coord_ensure_nodes(struct coord *c);
+/* c->node_conn and c->node_why for n nodes: 0, or -FS_EXIT_ENV (said). */
+int coord_ensure_nodes(struct coord *c, int n);
 /* Every phase's options, as its tests will see them; targets when the
  * nodes' names are known.  0 or -exit code, with one line said. */
 int coord_check_phases(struct coord *c);
@@ -121,7 +123,8 @@ int coord_run_phases(struct coord *c);
  * 0 or -exit code (interrupted, a write failed). */
 int coord_retest(struct coord *c, int max, json_t *info);
 /* How many jobs of the plan have not finished (--resume: none in jobs.done),
- * on the nodes and endpoints of c->plan as they are. */
+ * on the nodes and endpoints of c->plan as they are; -1 when out of memory
+ * (said). */
 long coord_jobs_left(struct coord *c);
 json_t *coord_nodes_json(struct coord *c);
 int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out);

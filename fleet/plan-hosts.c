@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "../core/error.h"
 #include "plan-int.h"
 
@@ -19,11 +20,12 @@ int plan_ip_ok(const char *s)
 	return inet_pton(AF_INET, s, a) == 1 || inet_pton(AF_INET6, s, a) == 1;
 }
 
-static const struct plan *sort_plan;
-
-static int name_cmp(const void *a, const void *b)
+/* qsort_r's order of node indices by name; ctx: the plan */
+static int name_cmp(const void *a, const void *b, void *ctx)
 {
-	return strcmp(sort_plan->nodes[*(const int *)a].name, sort_plan->nodes[*(const int *)b].name);
+	const struct plan *p = ctx;
+
+	return strcmp(p->nodes[*(const int *)a].name, p->nodes[*(const int *)b].name);
 }
 
 /* p->by_name: node indices sorted by name; returns 1 + the index of a
@@ -36,8 +38,7 @@ static int build_index(struct plan *p)
 	p->by_name = malloc((size_t)(p->nnodes ? p->nnodes : 1) * sizeof(int));
 	for (i = 0; i < p->nnodes; i++)
 		p->by_name[i] = i;
-	sort_plan = p;
-	qsort(p->by_name, (size_t)p->nnodes, sizeof(int), name_cmp);
+	qsort_r(p->by_name, (size_t)p->nnodes, sizeof(int), name_cmp, p);
 	for (i = 1; i < p->nnodes; i++)
 		if (!strcmp(p->nodes[p->by_name[i - 1]].name, p->nodes[p->by_name[i]].name))
 			return 1 + p->by_name[i];
@@ -54,7 +55,7 @@ static int ep_cmp(const void *a, const void *b)
 int plan_hostfile(struct plan *p, const char *path, const char *text)
 {
 	char *own = NULL, *dup, *line, *save = NULL;
-	int lineno = 0, rc = 0, cap = 0;
+	int lineno = 0, rc = 0;
 
 	if (!text) {
 		own = plan_slurp(path);
@@ -80,9 +81,9 @@ int plan_hostfile(struct plan *p, const char *path, const char *text)
 		s = plan_trim(line);
 		if (!*s)
 			continue;
-		if (p->nnodes == cap) {
-			cap = cap ? cap * 2 : 64;
-			p->nodes = realloc(p->nodes, (size_t)cap * sizeof(*p->nodes));
+		if (FS_ALLOC_GROW(p->nodes, (size_t)p->nnodes + 1, p->nodes_alloc)) {
+			rc = fs_err_env("out of memory reading %s", path);
+			break;
 		}
 		n = &p->nodes[p->nnodes];
 		memset(n, 0, sizeof(*n));
@@ -138,7 +139,10 @@ int plan_hostfile(struct plan *p, const char *path, const char *text)
 					rc = fs_err_usage("%s:%d: %s given twice for %s", path, lineno, k, n->name);
 					break;
 				}
-				n->ep = realloc(n->ep, (size_t)(n->nep + 1) * sizeof(*n->ep));
+				if (FS_ALLOC_GROW(n->ep, (size_t)n->nep + 1, n->ep_alloc)) {
+					rc = fs_err_env("out of memory reading %s", path);
+					break;
+				}
 				n->ep[n->nep].rail = rail;
 				n->ep[n->nep].plane = plane;
 				n->ep[n->nep].ip = strdup(v);
@@ -165,6 +169,9 @@ int plan_nodes_anon(struct plan *p, int n)
 	int i;
 
 	p->nodes = calloc((size_t)n, sizeof(*p->nodes));
+	if (!p->nodes)
+		return fs_err_env("out of memory for %d nodes", n);
+	p->nodes_alloc = (size_t)n;
 	p->nnodes = n;
 	for (i = 0; i < n; i++) {
 		char name[32];
@@ -172,7 +179,8 @@ int plan_nodes_anon(struct plan *p, int n)
 		snprintf(name, sizeof(name), "node%d", i);
 		p->nodes[i].name = strdup(name);
 	}
-	return build_index(p) ? -1 : 0;
+	build_index(p);	/* (node0, node1, ...: no name twice) */
+	return 0;
 }
 
 static int name_char(int ch)
@@ -219,10 +227,9 @@ int plan_node_add(struct plan *p, const char *name)
 
 	if (plan_node_index(p, name) >= 0)
 		return -1;
-	nn = realloc(p->nodes, (size_t)(p->nnodes + 1) * sizeof(*nn));
-	if (!nn)
+	if (FS_ALLOC_GROW(p->nodes, (size_t)p->nnodes + 1, p->nodes_alloc))
 		return -1;
-	p->nodes = nn;
+	nn = p->nodes;
 	memset(&nn[p->nnodes], 0, sizeof(*nn));
 	nn[p->nnodes].name = strdup(name);
 	p->nnodes++;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "../core/error.h"
 #include "../core/units.h"
 #include "../transport/transport.h"
@@ -38,12 +39,14 @@ char *plan_trim(char *s)
 	return s;
 }
 
-static int kv_add(struct plan_kv **kv, int *n, const char *k, const char *v, int line)
+/* k = v at the end of kv[0..n) (alloc: of them allocated): 0, or
+ * -FS_EXIT_ENV when out of memory. */
+static int kv_add(struct plan_kv **kv, int *n, size_t *alloc, const char *k, const char *v, int line)
 {
-	struct plan_kv *nk = realloc(*kv, (size_t)(*n + 1) * sizeof(**kv));
+	struct plan_kv *nk = *kv;
 
-	if (!nk)
-		return -1;
+	if (FS_ALLOC_GROW(nk, (size_t)*n + 1, *alloc))
+		return fs_err_env("out of memory for the plan's key %s", k);
 	*kv = nk;
 	nk[*n].key = strdup(k);
 	nk[*n].val = strdup(v);
@@ -152,6 +155,64 @@ static int parse_rails(const char *v, int *rails, int *n)
 	}
 	free(dup);
 	return rc || !*n ? -1 : 0;
+}
+
+/* Each of the phase's own keys is one its kind takes. */
+static int kind_keys_ok(const char *path, const struct plan_phase *ph, const char *kind,
+			const struct plan_kv *own, int nown)
+{
+	int i;
+
+	for (i = 0; i < nown; i++) {
+		if (plan_is_group(ph) && plan_engine_key(own[i].key, NULL) && !plan_in_list(plan_coll_keys, own[i].key))
+			return perr(path, own[i].line, "'%s' is not a key of kind = %s: it takes %s", own[i].key, kind,
+				    COLL_KEYS_TEXT);
+		if (!plan_is_group(ph) && plan_in_list(plan_coll_only, own[i].key))
+			return perr(path, own[i].line, "'%s' is for kind = allreduce or alltoall, not %s", own[i].key, kind);
+		if (ph->kind == PLAN_PFC && plan_engine_key(own[i].key, NULL) && !plan_in_list(plan_pfc_keys, own[i].key))
+			return perr(path, own[i].line, "'%s' is not a key of kind = pfc: it takes %s", own[i].key,
+				    "flows, duration, size, transport, device, tclass, timeout, link-rate, interval, before, after, interface, counters-root, driver, capture, prio, quanta, storm-fraction, storm-intervals");
+		if (ph->kind != PLAN_PFC && plan_in_list(plan_pfc_only, own[i].key))
+			return perr(path, own[i].line, "'%s' is for kind = pfc, not %s", own[i].key, kind);
+		if (ph->kind != PLAN_POLARIZATION && ph->kind != PLAN_PFC && plan_in_list(plan_probe_only, own[i].key))
+			return perr(path, own[i].line, "'%s' is for kind = polarization, not %s", own[i].key, kind);
+	}
+	return 0;
+}
+
+/* The tests of a bw/lat phase (test = bw, lat or bw,lat), and the time
+ * estimate of its round. */
+static int bench_tests(const char *path, struct plan_phase *ph, const char *test)
+{
+	char *dup = strdup(test), *save = NULL, *t;
+	int nk = 0, rc, all;
+	const char *v;
+	double d;
+
+	for (t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+		const char *name = !strcmp(t, "bw") ? "bw" : !strcmp(t, "lat") ? "lat" : NULL;
+
+		if (!name || nk >= PLAN_MAX_TESTS) {
+			rc = perr(path, ph->line, "test '%s' of [%s]: use bw, lat, or bw,lat", test, ph->name);
+			free(dup);
+			return rc;
+		}
+		ph->tests[nk++] = name;
+	}
+	free(dup);
+	if (!nk)
+		return perr(path, ph->line, "test of [%s] is empty: use bw, lat, or bw,lat", ph->name);
+	ph->ntests = nk;
+	/* values are checked where they are used, by the engines' own parser
+	 * (fleet/coord-check.c runs it on every phase before anything starts) */
+	/* the time estimate of a round: the duration (bw's defaults: 2 s,
+	 * 1 s per size with all = 1, 23 sizes) and a second to connect */
+	all = plan_bool(plan_opt(ph, "all", NULL)) == 1;
+	d = all ? 1 : 2;
+	if ((v = plan_opt(ph, "duration", NULL)))
+		units_parse_seconds(v, &d);
+	ph->est_s = (all ? 23 * d : d) + 1;
+	return 0;
 }
 
 static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *ph,
@@ -342,6 +403,7 @@ static int finish_phase(const char *path, struct plan *p, struct plan_phase *ph,
 
 	ph->kv = NULL;
 	ph->nkv = 0;
+	ph->kv_alloc = 0;
 	rc = finish_phase_kv(path, p, ph, eng, neng, own, nown);
 	for (i = 0; i < nown; i++) {
 		free(own[i].key);
@@ -355,12 +417,13 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 			   const struct plan_kv *eng, int neng, struct plan_kv *own, int nown)
 {
 	const char *kind = NULL, *test = "bw", *v;
-	int i, nk = 0, test_line = 0;
+	int i, test_line = 0, rc;
 
 	if ((i = excl_check(path, ph->name, own, nown)))
 		return i;
 	for (i = 0; i < neng; i++)
-		kv_add(&ph->kv, &ph->nkv, eng[i].key, eng[i].val, eng[i].line);
+		if ((rc = kv_add(&ph->kv, &ph->nkv, &ph->kv_alloc, eng[i].key, eng[i].val, eng[i].line)))
+			return rc;
 	ph->count = 4;
 	seed_parse(plan_global(p, "seed", "1"), &ph->seed);	/* (checked at its line) */
 	for (i = 0; i < nown; i++) {
@@ -368,12 +431,11 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 		int line = own[i].line;
 
 		if (plan_engine_key(k, NULL)) {
-			int rc = engine_value_ok(path, line, k, val);
-
-			if (rc)
+			if ((rc = engine_value_ok(path, line, k, val)))
 				return rc;
 			excl_drop_inherited(ph, k, val);
-			kv_add(&ph->kv, &ph->nkv, k, val, line);
+			if ((rc = kv_add(&ph->kv, &ph->nkv, &ph->kv_alloc, k, val, line)))
+				return rc;
 		} else if (!strcmp(k, "kind"))
 			kind = val;
 		else if (!strcmp(k, "test")) {
@@ -413,20 +475,8 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 	if (i == PLAN_NKINDS)
 		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast, ping, polarization, pfc, allreduce or alltoall", kind, ph->name);
 	ph->kind = (enum plan_kind)i;
-	for (i = 0; i < nown; i++) {
-		if (plan_is_group(ph) && plan_engine_key(own[i].key, NULL) && !plan_in_list(plan_coll_keys, own[i].key))
-			return perr(path, own[i].line, "'%s' is not a key of kind = %s: it takes %s", own[i].key, kind,
-				    COLL_KEYS_TEXT);
-		if (!plan_is_group(ph) && plan_in_list(plan_coll_only, own[i].key))
-			return perr(path, own[i].line, "'%s' is for kind = allreduce or alltoall, not %s", own[i].key, kind);
-		if (ph->kind == PLAN_PFC && plan_engine_key(own[i].key, NULL) && !plan_in_list(plan_pfc_keys, own[i].key))
-			return perr(path, own[i].line, "'%s' is not a key of kind = pfc: it takes %s", own[i].key,
-				    "flows, duration, size, transport, device, tclass, timeout, link-rate, interval, before, after, interface, counters-root, driver, capture, prio, quanta, storm-fraction, storm-intervals");
-		if (ph->kind != PLAN_PFC && plan_in_list(plan_pfc_only, own[i].key))
-			return perr(path, own[i].line, "'%s' is for kind = pfc, not %s", own[i].key, kind);
-		if (ph->kind != PLAN_POLARIZATION && ph->kind != PLAN_PFC && plan_in_list(plan_probe_only, own[i].key))
-			return perr(path, own[i].line, "'%s' is for kind = polarization, not %s", own[i].key, kind);
-	}
+	if ((rc = kind_keys_ok(path, ph, kind, own, nown)))
+		return rc;
 	if (ph->kind == PLAN_PING) {
 		ph->ntests = 1;
 		ph->tests[0] = "ping";
@@ -469,44 +519,14 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 		ph->est_s = b + d + a + 1;
 		return 0;
 	}
-	{
-		char *dup = strdup(test), *save = NULL, *t;
-
-		for (t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-			const char *name = !strcmp(t, "bw") ? "bw" : !strcmp(t, "lat") ? "lat" : NULL;
-
-			if (!name || nk >= PLAN_MAX_TESTS) {
-				int rc = perr(path, ph->line, "test '%s' of [%s]: use bw, lat, or bw,lat", test, ph->name);
-
-				free(dup);
-				return rc;
-			}
-			ph->tests[nk++] = name;
-		}
-		free(dup);
-		if (!nk)
-			return perr(path, ph->line, "test of [%s] is empty: use bw, lat, or bw,lat", ph->name);
-		ph->ntests = nk;
-	}
-	/* values are checked where they are used, by the engines' own parser
-	 * (fleet/coord-check.c runs it on every phase before anything starts) */
-	/* the time estimate of a round: the duration (bw's defaults: 2 s,
-	 * 1 s per size with all = 1, 23 sizes) and a second to connect */
-	{
-		int all = plan_bool(plan_opt(ph, "all", NULL)) == 1;
-		double d = all ? 1 : 2;
-
-		if ((v = plan_opt(ph, "duration", NULL)))
-			units_parse_seconds(v, &d);
-		ph->est_s = (all ? 23 * d : d) + 1;
-	}
-	return 0;
+	return bench_tests(path, ph, test);
 }
 
 int plan_parse(struct plan *p, const char *path, const char *text)
 {
 	char *dup = strdup(text), *line, *save = NULL;
 	struct plan_kv *eng = NULL;	/* engine keys of [global] */
+	size_t eng_alloc = 0;
 	int neng = 0, lineno = 0, in_global = 0, rc = 0, i;
 	struct plan_phase *cur = NULL;
 
@@ -555,7 +575,10 @@ int plan_parse(struct plan *p, const char *path, const char *text)
 				break;
 			}
 			in_global = 0;
-			p->phases = realloc(p->phases, (size_t)(p->nphases + 1) * sizeof(*p->phases));
+			if (FS_ALLOC_GROW(p->phases, (size_t)p->nphases + 1, p->phases_alloc)) {
+				rc = fs_err_env("out of memory reading %s", path);
+				break;
+			}
 			cur = &p->phases[p->nphases++];
 			memset(cur, 0, sizeof(*cur));
 			cur->name = strdup(s);
@@ -586,19 +609,19 @@ int plan_parse(struct plan *p, const char *path, const char *text)
 			}
 			if (in_global) {
 				if (plan_engine_key(k, NULL)) {
-					rc = engine_value_ok(path, lineno, k, v);
-					kv_add(&eng, &neng, k, v, lineno);
+					if (!(rc = engine_value_ok(path, lineno, k, v)))
+						rc = kv_add(&eng, &neng, &eng_alloc, k, v, lineno);
 				}
 				else if (plan_in_list(global_keys, k)) {
-					rc = global_value_ok(path, lineno, k, v);
-					kv_add(&p->global, &p->nglobal, k, v, lineno);
+					if (!(rc = global_value_ok(path, lineno, k, v)))
+						rc = kv_add(&p->global, &p->nglobal, &p->global_alloc, k, v, lineno);
 				}
 				else if (plan_in_list(phase_keys, k))
 					rc = perr(path, lineno, "'%s' belongs in a phase section, not in [global]", k);
 				else
 					rc = perr(path, lineno, "unknown key '%s' in [global]; see 'fabscope run --help' for plan keys", k);
 			} else if (cur) {
-				kv_add(&cur->kv, &cur->nkv, k, v, lineno);
+				rc = kv_add(&cur->kv, &cur->nkv, &cur->kv_alloc, k, v, lineno);
 			} else {
 				rc = perr(path, lineno, "key '%s' before any section: start with [global] or a [phase]", k);
 			}
@@ -678,7 +701,7 @@ int plan_load(struct plan *p, const char *path)
 	return rc;
 }
 
-void plan_free(struct plan *p)
+void plan_release(struct plan *p)
 {
 	int i, j;
 

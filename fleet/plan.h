@@ -81,6 +81,7 @@ struct plan_node {
 	char *ssh;		/* ssh launcher: destination (default: name) */
 	struct plan_endpoint *ep;
 	int nep;
+	size_t ep_alloc;
 };
 
 struct plan_phase {
@@ -90,6 +91,7 @@ struct plan_phase {
 	int ntests;
 	struct plan_kv *kv;	/* engine options (the engines' long option names) */
 	int nkv;
+	size_t kv_alloc;
 	int count;		/* permutation: rounds */
 	uint64_t seed;		/* permutation */
 	char *target;		/* incast: the receiving node (default: the first) */
@@ -105,10 +107,13 @@ struct plan {
 	char *text;		/* the whole file, kept for run.json */
 	struct plan_kv *global;	/* [global] keys that are not engine options */
 	int nglobal;
+	size_t global_alloc;
 	struct plan_phase *phases;
 	int nphases;
+	size_t phases_alloc;
 	struct plan_node *nodes;
 	int nnodes;
+	size_t nodes_alloc;
 	int *by_name;		/* node indices sorted by name */
 	char *hostfile;		/* resolved path, or NULL */
 	char *hostfile_text;
@@ -124,12 +129,14 @@ int plan_parse(struct plan *p, const char *path, const char *text);
 int plan_load(struct plan *p, const char *path);
 /* Read a hostfile (text, or NULL to read path) into p->nodes. */
 int plan_hostfile(struct plan *p, const char *path, const char *text);
-/* n nodes named PREFIX0.. without endpoints (agents report theirs). */
+/* n nodes named PREFIX0.. without endpoints (agents report theirs): 0, or
+ * -FS_EXIT_ENV (said) when out of memory. */
 int plan_nodes_anon(struct plan *p, int n);
-void plan_free(struct plan *p);
+/* Free what p holds (p itself is the caller's), and zero it. */
+void plan_release(struct plan *p);
 
 /* A node added at run time (an agent that brought its own name); -1 if
- * the name is taken. */
+ * the name is taken or there is no memory for it (the caller says which). */
 int plan_node_add(struct plan *p, const char *name);
 /* 1 when key is an engine option (is_bool: a flag without a value). */
 int plan_engine_key(const char *key, int *is_bool);

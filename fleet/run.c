@@ -303,425 +303,541 @@ static void make_run_id(char *buf, size_t len)
 		 tm.tm_hour, tm.tm_min, tm.tm_sec, hex);
 }
 
-/* An error before anything ran: free what was loaded, return the exit code. */
-static int run_fail(struct coord *c, struct opt_list *labels, int rc)
+/* What the command line says, and what the steps of a run hand on. */
+struct run_opts {
+	const char *out_dir, *resume, *hostfile, *launcher, *token_file, *plan_path;
+	const char **argv;
+	int nargs, nodes, dry, verbose, no_retest, retest_max;
+	double agent_timeout, join_timeout;
+	struct opt_list labels;
+	char run_id[64], hf_path[2 * PATH_MAX + 2];
+	json_t *retest_info;	/* run.json's retest (NULL: no agent came) */
+	long wrong_recs;	/* records with wrong data, and the elements of them */
+	double wrong_elems;
+};
+
+/* The options into c and ro: 0, OPTS_HELP (the help printed), or
+ * -FS_EXIT_USAGE after the message. */
+static int run_options(struct coord *c, struct run_opts *ro, int argc, const char **argv)
 {
-	if (c->res.dir)
+	struct opt tab[] = {
+		OPT_GROUP("Run"),
+		OPT_FILE('o', "output", &ro->out_dir, "DIR", "results directory, new or empty (default: fabscope-run-<time>)"),
+		OPT_FILE(0, "resume", &ro->resume, "DIR", "finish an interrupted run: the jobs without a record in DIR"),
+		OPT_BOOL(0, "dry-run", &ro->dry, "print the schedule (every round generated and checked) and exit"),
+		OPT_LIST(0, "label", &ro->labels, "K=V", "label every record, e.g. lb=ecmp (repeatable; adds to the plan's)"),
+		OPT_BOOL(0, "no-retest", &ro->no_retest, "do not measure the latency pair suspects again at the end"),
+		OPT_INT(0, "retest-max", &ro->retest_max, "K", "re-test at most K latency pair suspects (default 8; 0: none)", 0, 1000),
+		OPT_GROUP("Agents"),
+		OPT_STRING(0, "launcher", &ro->launcher, "NAME", "local (default), ssh, slurm, mpi or external"),
+		OPT_FILE(0, "hostfile", &ro->hostfile, "FILE", "the nodes (overrides the plan's hostfile)"),
+		OPT_INT('n', "nodes", &ro->nodes, "N", "agents to start or wait for when there is no hostfile", 1, 1 << 20),
+		OPT_FILE(0, "token-file", &ro->token_file, "FILE", "shared secret (default: $FABSCOPE_TOKEN; local, ssh, slurm and mpi make one up if neither is given)"),
+		OPT_BOOL(0, "allow-readable-token", &c->readable_token, "accept a token file that others can read (a warning instead of exit 3; ssh agents are told the same)"),
+		OPT_STRING(0, "listen", &c->listen, "ADDR[:PORT]", "where agents connect in (slurm, mpi, external; default: every address, a free port)"),
+		OPT_STRING(0, "advertise", &c->advertise_host, "HOST", "the address agents are told to connect to (default: the listen address, else the host name)"),
+		OPT_STRING(0, "ssh", &c->ssh_cmd, "CMD", "ssh command for the ssh launcher (default: ssh -o BatchMode=yes)"),
+		OPT_FILE(0, "agent-cmd", &c->agent_cmd, "PATH", "the fabscope the agents run, local ones too (default: this one)"),
+		OPT_STRING(0, "launcher-args", &c->launcher_args, "ARGS", "more arguments for srun or mpirun, e.g. '--overcommit'"),
+		OPT_SECONDS(0, "agent-timeout", &ro->agent_timeout, "SECONDS", "an agent silent this long is missing (default 10)"),
+		OPT_SECONDS(0, "join-timeout", &ro->join_timeout, "SECONDS", "wait this long for agents to join (default 30)"),
+		OPT_VERBOSE(&ro->verbose),
+		OPT_END(),
+	};
+	int rc = opts_parse(argc, argv, tab, run_usage, run_about, &ro->nargs);
+
+	if (rc)
+		return rc;
+	ro->argv = argv;
+	fs_set_verbosity(ro->verbose);
+	fs_set_progname("fabscope run");
+	c->verbose = ro->verbose;
+	if (ro->resume && ro->nargs)
+		return fs_err_usage("--resume DIR takes the plan from DIR/run.json: give no PLAN");
+	if (!ro->resume && ro->nargs != 1)
+		return fs_err_usage(ro->nargs ? "give one PLAN" : "missing PLAN: give a plan file (see --help), or --resume DIR");
+	if (ro->resume && ro->dry)
+		return fs_err_usage("--dry-run is for a PLAN, not --resume");
+	if (ro->launcher)
+		return opt_launcher_ok(ro->launcher);
+	return 0;
+}
+
+/* --resume: the plan, the hostfile and the options the run was started
+ * with (what the command line does not give again). */
+static int run_resume_plan(struct coord *c, struct run_opts *ro)
+{
+	json_t *pl, *opts_json;
+	const char *id;
+	int rc;
+
+	if ((rc = results_resume(&c->res, ro->resume)))
+		return rc;
+	pl = json_object_get(c->res.run, "plan");
+	ro->plan_path = json_string_value(json_object_get(pl, "path"));
+	if (!ro->plan_path || !json_string_value(json_object_get(pl, "text")))
+		return fs_err_usage("cannot resume '%s': run.json has no plan", ro->resume);
+	if ((rc = plan_parse(&c->plan, ro->plan_path, json_string_value(json_object_get(pl, "text")))))
+		return rc;
+	opts_json = json_object_get(c->res.run, "options");
+	if (!ro->launcher)
+		ro->launcher = json_string_value(json_object_get(opts_json, "launcher"));
+	if (!ro->nodes)
+		ro->nodes = (int)json_integer_value(json_object_get(opts_json, "nodes"));
+	if (!ro->token_file)
+		ro->token_file = json_string_value(json_object_get(opts_json, "token_file"));
+	if (!c->ssh_cmd)
+		c->ssh_cmd = json_string_value(json_object_get(opts_json, "ssh"));
+	if (!c->launcher_args)
+		c->launcher_args = json_string_value(json_object_get(opts_json, "launcher_args"));
+	if (!c->agent_cmd)
+		c->agent_cmd = json_string_value(json_object_get(opts_json, "agent_cmd"));
+	if (!c->listen)
+		c->listen = json_string_value(json_object_get(opts_json, "listen"));
+	pl = json_object_get(c->res.run, "hostfile");
+	if (json_string_value(json_object_get(pl, "text")) &&
+	    (rc = plan_hostfile(&c->plan, json_string_value(json_object_get(pl, "path")),
+				json_string_value(json_object_get(pl, "text")))))
+		return rc;
+	if (!ro->agent_timeout)
+		ro->agent_timeout = json_real_value(json_object_get(opts_json, "agent_timeout"));
+	if (!ro->join_timeout)
+		ro->join_timeout = json_real_value(json_object_get(opts_json, "join_timeout"));
+	id = json_string_value(json_object_get(c->res.run, "id"));
+	snprintf(ro->run_id, sizeof(ro->run_id), "%s", id ? id : "resumed");
+	return 0;
+}
+
+/* A new run: the plan file, and its hostfile (the command line's, else
+ * the plan's, relative to the plan). */
+static int run_read_plan(struct coord *c, struct run_opts *ro)
+{
+	char plan_dir[PATH_MAX];
+	const char *h;
+	int rc;
+
+	ro->plan_path = ro->argv[0];
+	if ((rc = plan_load(&c->plan, ro->plan_path)))
+		return rc;
+	dir_of(ro->plan_path, plan_dir, sizeof(plan_dir));
+	if (!ro->hostfile && (h = plan_global(&c->plan, "hostfile", NULL))) {
+		if (h[0] == '/')
+			snprintf(ro->hf_path, sizeof(ro->hf_path), "%s", h);
+		else
+			snprintf(ro->hf_path, sizeof(ro->hf_path), "%s/%s", plan_dir, h);
+		ro->hostfile = ro->hf_path;
+	}
+	if (ro->hostfile && (rc = plan_hostfile(&c->plan, ro->hostfile, NULL)))
+		return rc;
+	make_run_id(ro->run_id, sizeof(ro->run_id));
+	return 0;
+}
+
+/* A [global] duration of the plan (agent-timeout, join-timeout) into *v
+ * unless the command line gave it */
+static int run_global_seconds(struct coord *c, const struct run_opts *ro, const char *key, double *v)
+{
+	const char *s = plan_global(&c->plan, key, NULL);
+
+	if (!*v && s && units_parse_seconds(s, v))
+		return fs_err_usage("%s: %s '%s' is not a duration", ro->plan_path, key, s);
+	return 0;
+}
+
+/* The settings: the command line's, then the plan's [global], then the
+ * defaults; and the nodes expected. */
+static int run_settings(struct coord *c, struct run_opts *ro)
+{
+	int rc;
+
+	if (!ro->launcher)
+		ro->launcher = plan_global(&c->plan, "launcher", "local");
+	if ((rc = opt_launcher_ok(ro->launcher)))
+		return rc;
+	c->launcher = ro->launcher;
+	if (!ro->nodes && plan_global(&c->plan, "nodes", NULL)) {
+		uint64_t n = 0;	/* checked when the plan was read */
+
+		units_parse_count(plan_global(&c->plan, "nodes", "0"), &n);
+		ro->nodes = (int)n;
+	}
+	if (!ro->token_file)
+		ro->token_file = plan_global(&c->plan, "token-file", NULL);
+	if (!c->ssh_cmd)
+		c->ssh_cmd = plan_global(&c->plan, "ssh", NULL);
+	if (!c->agent_cmd)
+		c->agent_cmd = plan_global(&c->plan, "agent-cmd", NULL);
+	if (!c->listen)
+		c->listen = plan_global(&c->plan, "listen", NULL);
+	if (!c->launcher_args)
+		c->launcher_args = plan_global(&c->plan, !strcmp(ro->launcher, "mpi") ? "mpirun" : "srun", NULL);
+	if ((rc = run_global_seconds(c, ro, "agent-timeout", &ro->agent_timeout)) ||
+	    (rc = run_global_seconds(c, ro, "join-timeout", &ro->join_timeout)))
+		return rc;
+	c->agent_timeout = ro->agent_timeout > 0 ? ro->agent_timeout : 10;
+	c->join_timeout = ro->join_timeout > 0 ? ro->join_timeout : 30;
+	if (c->plan.hostfile) {
+		if (ro->nodes && ro->nodes != c->plan.nnodes)
+			return fs_err_usage("-n %d, but the hostfile %s has %d nodes", ro->nodes, c->plan.hostfile,
+					    c->plan.nnodes);
+		c->expected = c->plan.nnodes;
+		return 0;
+	}
+	if (!strcmp(ro->launcher, "ssh"))
+		return fs_err_usage("the ssh launcher needs a hostfile (--hostfile, or hostfile = in the plan)");
+	if (!ro->nodes)
+		return fs_err_usage("how many nodes? give a hostfile, or -n N (nodes = N in the plan)");
+	c->expected = ro->nodes;
+	return 0;
+}
+
+/* The labels of every record: the plan's, then the command line's (a
+ * resumed run's, then the new command line's). */
+static int run_labels(struct coord *c, struct run_opts *ro)
+{
+	json_t *cl, *prev = ro->resume ? json_object_get(c->res.run, "labels") : NULL;
+	const char *bad;
+	int i;
+
+	c->labels = json_is_object(prev) ? json_deep_copy(prev) : json_object();
+	for (i = 0; i < c->plan.nglobal; i++) {
+		const struct plan_kv *kv = &c->plan.global[i];
+		const char *eq = strchr(kv->val, '=');
+		char *k;
+
+		if (strcmp(kv->key, "label"))
+			continue;
+		if (!eq || eq == kv->val)
+			return fs_err_usage("%s:%d: label '%s': write label = KEY=VALUE", ro->plan_path, kv->line,
+					    kv->val);
+		k = strndup(kv->val, (size_t)(eq - kv->val));
+		json_object_set_new(c->labels, k, json_string(eq + 1));
+		free(k);
+	}
+	if (record_labels(&ro->labels, &cl, &bad))
+		return fs_err_usage(RECORD_LABEL_ERR, bad);
+	json_object_update(c->labels, cl);
+	json_decref(cl);
+	return 0;
+}
+
+/* What is checked before anything starts (the dry run too: what the real
+ * run would refuse, it refuses): the phases, the labels, the nodes. */
+static int run_check(struct coord *c, struct run_opts *ro)
+{
+	int rc;
+
+	if ((rc = coord_check_phases(c)) || (rc = run_labels(c, ro)))
+		return rc;
+	if (!c->plan.hostfile && (!strcmp(ro->launcher, "local") || ro->dry)) {
+		if ((rc = plan_nodes_anon(&c->plan, ro->nodes)))	/* node0, node1, ... */
+			return rc;
+		if (!strcmp(ro->launcher, "local") && (rc = coord_check_targets(c, 0)))
+			return rc;
+	}
+	return 0;
+}
+
+/* --resume of a finished run: nothing to start agents for; its verdict
+ * stands. */
+static int run_nothing_left(struct coord *c, struct run_opts *ro)
+{
+	long torn = 0, failed = 0;
+	json_t *all = records_load_all(c->res.dir, &torn, NULL), *r;
+	size_t k;
+
+	ro->wrong_recs = analyze_wrong(all, &ro->wrong_elems);
+	json_array_foreach(all, k, r) {
+		const char *st = json_string_value(json_object_get(r, "status"));
+
+		failed += st && strcmp(st, "ok");
+	}
+	json_decref(all);
+	if (failed)
+		return fs_err_peer("nothing left to run: every job of %s has finished (%ld records), %ld of them "
+				   "failed (see %s/results.jsonl); no agent started", ro->resume, c->res.nrec, failed,
+				   ro->resume);
+	if (ro->wrong_recs)
+		return fs_err(FS_EXIT_CHECK, "nothing left to run: every job of %s has finished (%ld records), "
+			      "%.0f wrong element%s in %ld of them: a collective's data check failed; no agent "
+			      "started", ro->resume, c->res.nrec, ro->wrong_elems, ro->wrong_elems == 1 ? "" : "s",
+			      ro->wrong_recs);
+	fs_info("nothing left to run: every job of %s has finished (%ld records); no agent started",
+		ro->resume, c->res.nrec);
+	return 0;
+}
+
+/* The token: the file's or $FABSCOPE_TOKEN, else one for this run only
+ * (the launcher hands it on). */
+static int run_token(struct coord *c, const struct run_opts *ro)
+{
+	uint8_t raw[24];
+
+	c->token_file = ro->token_file;
+	if (ro->token_file || getenv("FABSCOPE_TOKEN"))
+		return auth_token(ro->token_file, c->readable_token, &c->token);
+	if (!strcmp(ro->launcher, "external"))
+		return fs_err_usage("agents started elsewhere need the token: give --token-file FILE or set FABSCOPE_TOKEN");
+	if (!(c->token = malloc(2 * sizeof(raw) + 1)))
+		return fs_err_env("out of memory for a token");
+	if (hmac_random(raw, sizeof(raw)))
+		return fs_err_env("no random numbers for a token (getrandom failed)");
+	hmac_hex(raw, sizeof(raw), c->token);
+	return 0;
+}
+
+/* The results directory, new (run.json's facts of the run) or resumed. */
+static int run_results_dir(struct coord *c, struct run_opts *ro)
+{
+	char def[128], now[40];
+	json_t *run;
+	int rc;
+
+	if (ro->resume) {
+		run = c->res.run;
+		clock_iso8601(now, sizeof(now));
+		if (!json_object_get(run, "resumed"))
+			json_object_set_new(run, "resumed", json_array());
+		json_array_append_new(json_object_get(run, "resumed"), json_string(now));
+		json_object_set_new(run, "status", json_string("running"));
+		fs_info("resuming %s: %ld records there already", ro->resume, c->res.nrec);
+		return 0;
+	}
+	if (!ro->out_dir) {
+		snprintf(def, sizeof(def), "fabscope-run-%.15s", ro->run_id);
+		ro->out_dir = def;
+	}
+	rc = results_create(&c->res, ro->out_dir);
+	ro->out_dir = NULL;	/* (def is gone after this) */
+	if (rc)
+		return rc;
+	run = c->res.run;
+	clock_iso8601(now, sizeof(now));
+	json_object_set_new(run, "schema", json_string("fabscope.run/1"));
+	json_object_set_new(run, "id", json_string(ro->run_id));
+	json_object_set_new(run, "version", json_string(FABSCOPE_VERSION));
+	json_object_set_new(run, "started", json_string(now));
+	json_object_set_new(run, "status", json_string("running"));
+	json_object_set_new(run, "plan", json_pack("{ss,ss}", "path", ro->plan_path, "text", c->plan.text));
+	if (c->plan.hostfile)
+		json_object_set_new(run, "hostfile", json_pack("{ss,ss}", "path", c->plan.hostfile,
+							       "text", c->plan.hostfile_text));
+	json_object_set_new(run, "options", json_pack("{ss,si,ss?,ss?,ss?,ss?,ss?,sf,sf}",
+		"launcher", ro->launcher, "nodes", ro->nodes, "token_file", ro->token_file, "ssh", c->ssh_cmd,
+		"launcher_args", c->launcher_args, "agent_cmd", c->agent_cmd, "listen", c->listen,
+		"agent_timeout", c->agent_timeout, "join_timeout", c->join_timeout));
+	return 0;
+}
+
+/* Before the agents: this binary, the signals, the node tables, and the
+ * listening socket of the launchers whose agents connect in. */
+static int run_start(struct coord *c, const struct run_opts *ro)
+{
+	ssize_t n = readlink("/proc/self/exe", c->self, sizeof(c->self) - 1);
+	int rc;
+
+	if (n <= 0)
+		snprintf(c->self, sizeof(c->self), "fabscope");
+	signal(SIGPIPE, SIG_IGN);
+	net_stop_on_signals();
+	c->tty = isatty(2);
+	c->run_start_ns = clock_ns();
+	if ((rc = coord_ensure_nodes(c, c->plan.nnodes)))
+		return rc;
+	if (launch_uses_listener(ro->launcher) && (rc = coord_listen(c)))
+		return rc;
+	return 0;
+}
+
+/* The agents, the phases, and the latency pair suspects measured again
+ * while the agents are here. */
+static int run_phases(struct coord *c, struct run_opts *ro)
+{
+	int rc;
+
+	if ((rc = launch_agents(c)) || (rc = coord_join(c)))
+		return rc;
+	json_object_set_new(c->res.run, "nodes", coord_nodes_json(c));
+	json_object_set_new(c->res.run, "join_seconds", json_real((clock_ns() - c->run_start_ns) / 1e9));
+	fs_info("%d of %d agents joined in %.1f s", c->expected - c->missing, c->expected,
+		(clock_ns() - c->run_start_ns) / 1e9);
+	results_save(&c->res);
+	if (!(rc = coord_check_targets(c, 1)))	/* the names of joined agents too */
+		rc = coord_run_phases(c);
+	ro->retest_info = json_object();
+	if (ro->no_retest || !ro->retest_max)
+		json_object_set_new(ro->retest_info, "off", json_string(ro->no_retest ? "--no-retest" :
+									"--retest-max 0"));
+	else if (rc)
+		json_object_set_new(ro->retest_info, "off", json_string(rc == -FS_EXIT_INTERRUPTED ?
+			"the run was interrupted" : "the run stopped"));
+	else
+		rc = coord_retest(c, ro->retest_max, ro->retest_info);
+	return rc;
+}
+
+/* bye to every agent, and their connections closed */
+static void run_stop_agents(struct coord *c)
+{
+	json_t *bye = json_pack("{ss}", "type", "bye");
+	int i;
+
+	for (i = 0; i < c->nconns; i++)
+		if (c->conns[i].authed && !c->conns[i].gone)
+			wire_send_mac(c->conns[i].fd, &c->conns[i].tx, bye, 1000);
+	json_decref(bye);
+	launch_reap(c, 0);
+	for (i = 0; i < c->nconns; i++)
+		if (!c->conns[i].gone) {
+			close(c->conns[i].fd);
+			wire_rd_free(&c->conns[i].rd);
+		}
+	if (c->listen_fd >= 0)
+		close(c->listen_fd);
+}
+
+/* run.json's end of the run: its status (rc: how the run went), what
+ * it found and what the coordinator cost. */
+static void run_json_end(struct coord *c, const struct run_opts *ro, int rc)
+{
+	json_t *run = c->res.run;
+	struct rusage ru;
+	char ended[40], st[160];
+
+	json_object_set_new(run, "nodes", coord_nodes_json(c));
+	clock_iso8601(ended, sizeof(ended));
+	json_object_set_new(run, "finished", json_string(ended));
+	results_sync(&c->res);	/* (the last jobs.done lines, unless a write failed) */
+	if (c->res.werr) {
+		snprintf(st, sizeof(st), "failed: %s", c->res.werr == ENOSPC ? "disk full" : strerror(c->res.werr));
+		json_object_set_new(run, "status", json_string(st));
+	} else {
+		json_object_set_new(run, "status", json_string(rc == -FS_EXIT_INTERRUPTED ? "interrupted" :
+							       rc ? "failed" : "finished"));
+	}
+	json_object_set_new(run, "failed_jobs", json_integer(c->failed_jobs));
+	json_object_set_new(run, "wrong_records", json_integer(ro->wrong_recs));
+	if (!getrusage(RUSAGE_SELF, &ru))	/* what the coordinator itself cost: for sizing large runs */
+		json_object_set_new(run, "coordinator", json_pack("{sI,sf}",
+			"max_rss_kib", (json_int_t)ru.ru_maxrss,
+			"cpu_seconds", ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+				       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6));
+	json_object_set_new(run, "missing_agents", json_integer(c->missing));
+}
+
+/* The analysis, of every record in the directory (of every record, so
+ * that a resumed run still fails its check): the summary, the suspects,
+ * and run.json's end. */
+static void run_analysis(struct coord *c, struct run_opts *ro, int rc)
+{
+	long torn = 0;
+	json_t *records = records_load_all(c->res.dir, &torn, NULL), *suspects, *not_confirmed = NULL;
+
+	if (!ro->retest_info)	/* (no agent came: nothing was measured) */
+		ro->retest_info = json_object();
+	suspects = analyze_suspects_retest(records, ANALYZE_LOW_FRAC, ro->retest_info, &not_confirmed);
+	ro->wrong_recs = analyze_wrong(records, &ro->wrong_elems);
+	if (json_array_size(records)) {
+		analyze_summary(stdout, records);
+		analyze_print(stdout, suspects, not_confirmed);
+	}
+	json_object_set_new(c->res.run, "suspects", suspects);
+	json_object_set_new(c->res.run, "not_confirmed", not_confirmed);
+	json_object_set(c->res.run, "retest", ro->retest_info);
+	run_json_end(c, ro, rc);
+	json_decref(records);
+	results_save(&c->res);
+	printf("results: %s (%ld records)\n", c->res.dir, c->res.nrec);
+}
+
+/* The run's exit: a write that failed, then agents missing or jobs
+ * failed, then wrong data; rc (0 or -FS_EXIT_*) when none of them. */
+static int run_verdict(struct coord *c, const struct run_opts *ro, int rc)
+{
+	if (c->res.werr)	/* nothing measured is lost: what was written stays, the rest runs again */
+		rc = fs_err_env("results directory %s %s%s: %ld records written, %ld not; run 'fabscope run --resume %s' "
+				"after %s", c->res.dir, c->res.werr == ENOSPC ? "full" : "cannot be written: ",
+				c->res.werr == ENOSPC ? "" : strerror(c->res.werr), c->res.nrec, c->res.lost, c->res.dir,
+				c->res.werr == ENOSPC ? "freeing space" : "fixing that");
+	else if (!rc && (c->missing || c->failed_jobs))
+		rc = fs_err_peer("%d agent(s) missing, %d job(s) failed%s: see %s/results.jsonl", c->missing,
+				 c->failed_jobs, ro->wrong_recs ? ", and wrong data" : "", c->res.dir);
+	else if (!rc && ro->wrong_recs)
+		rc = fs_err(FS_EXIT_CHECK, "%.0f wrong element%s in %ld record%s: a collective's data check "
+			    "failed (see the failed lines above and %s/results.jsonl)", ro->wrong_elems,
+			    ro->wrong_elems == 1 ? "" : "s", ro->wrong_recs, ro->wrong_recs == 1 ? "" : "s", c->res.dir);
+	if (rc == -FS_EXIT_INTERRUPTED)
+		fs_warn("interrupted: finish the run with 'fabscope run --resume %s'", c->res.dir);
+	return rc;
+}
+
+/* Everything the run holds; close_res: the results directory too. */
+static void run_release(struct coord *c, struct run_opts *ro, int close_res)
+{
+	int i;
+
+	if (close_res && c->res.dir)
 		results_close(&c->res);
-	plan_free(&c->plan);
-	opt_list_release(labels);
-	return rc < 0 ? -rc : rc;
+	json_decref(ro->retest_info);
+	for (i = 0; i < c->nnodes_cap; i++)
+		free(c->node_why[i]);
+	free(c->node_why);
+	free(c->node_conn);
+	free(c->conns);
+	free(c->jobs);
+	free(c->token);
+	json_decref(c->labels);
+	plan_release(&c->plan);
+	opt_list_release(&ro->labels);
+}
+
+/* From the results directory on: the agents, the phases, the analysis. */
+static int run_run(struct coord *c, struct run_opts *ro)
+{
+	int rc;
+
+	json_object_set(c->res.run, "labels", c->labels);
+	json_object_set_new(c->res.run, "agents", json_array());
+	json_object_set_new(c->res.run, "phases", json_array());
+	c->run_id = ro->run_id;
+	if ((rc = results_save(&c->res)) || (rc = run_start(c, ro)))
+		return rc;
+	rc = run_phases(c, ro);
+	run_stop_agents(c);
+	run_analysis(c, ro, rc);
+	return run_verdict(c, ro, rc);
 }
 
 int cmd_run(int argc, const char **argv)
 {
 	struct coord c = { .listen_fd = -1, .agent_timeout = 10, .join_timeout = 30 };
-	const char *out_dir = NULL, *resume = NULL, *hostfile = NULL, *launcher = NULL;
-	const char *token_file = NULL;
-	struct opt_list labels = { 0 };
-	int nodes = 0, dry = 0, verbose = 0, nargs, rc, i;
-	double agent_timeout = 0, join_timeout = 0;
-	char run_id[64], started[40], plan_dir[PATH_MAX], hf_path[2 * PATH_MAX + 2];
-	json_t *records, *suspects, *opts_json;
-	const char *plan_path;
-	long wrong_recs = 0;
-	double wrong_elems = 0;
-	int no_retest = 0, retest_max = RUN_RETEST_MAX;
-	json_t *retest_info = NULL, *not_confirmed = NULL;
-	struct opt tab[] = {
-		OPT_GROUP("Run"),
-		OPT_FILE('o', "output", &out_dir, "DIR", "results directory, new or empty (default: fabscope-run-<time>)"),
-		OPT_FILE(0, "resume", &resume, "DIR", "finish an interrupted run: the jobs without a record in DIR"),
-		OPT_BOOL(0, "dry-run", &dry, "print the schedule (every round generated and checked) and exit"),
-		OPT_LIST(0, "label", &labels, "K=V", "label every record, e.g. lb=ecmp (repeatable; adds to the plan's)"),
-		OPT_BOOL(0, "no-retest", &no_retest, "do not measure the latency pair suspects again at the end"),
-		OPT_INT(0, "retest-max", &retest_max, "K", "re-test at most K latency pair suspects (default 8; 0: none)", 0, 1000),
-		OPT_GROUP("Agents"),
-		OPT_STRING(0, "launcher", &launcher, "NAME", "local (default), ssh, slurm, mpi or external"),
-		OPT_FILE(0, "hostfile", &hostfile, "FILE", "the nodes (overrides the plan's hostfile)"),
-		OPT_INT('n', "nodes", &nodes, "N", "agents to start or wait for when there is no hostfile", 1, 1 << 20),
-		OPT_FILE(0, "token-file", &token_file, "FILE", "shared secret (default: $FABSCOPE_TOKEN; local, ssh, slurm and mpi make one up if neither is given)"),
-		OPT_BOOL(0, "allow-readable-token", &c.readable_token, "accept a token file that others can read (a warning instead of exit 3; ssh agents are told the same)"),
-		OPT_STRING(0, "listen", &c.listen, "ADDR[:PORT]", "where agents connect in (slurm, mpi, external; default: every address, a free port)"),
-		OPT_STRING(0, "advertise", &c.advertise_host, "HOST", "the address agents are told to connect to (default: the listen address, else the host name)"),
-		OPT_STRING(0, "ssh", &c.ssh_cmd, "CMD", "ssh command for the ssh launcher (default: ssh -o BatchMode=yes)"),
-		OPT_FILE(0, "agent-cmd", &c.agent_cmd, "PATH", "the fabscope the agents run, local ones too (default: this one)"),
-		OPT_STRING(0, "launcher-args", &c.launcher_args, "ARGS", "more arguments for srun or mpirun, e.g. '--overcommit'"),
-		OPT_SECONDS(0, "agent-timeout", &agent_timeout, "SECONDS", "an agent silent this long is missing (default 10)"),
-		OPT_SECONDS(0, "join-timeout", &join_timeout, "SECONDS", "wait this long for agents to join (default 30)"),
-		OPT_VERBOSE(&verbose),
-		OPT_END(),
-	};
+	struct run_opts ro = { .retest_max = RUN_RETEST_MAX };
+	int rc = run_options(&c, &ro, argc, argv), close_res = 1;
 
-	rc = opts_parse(argc, argv, tab, run_usage, run_about, &nargs);
-	if (rc)
-		return rc == OPTS_HELP ? 0 : -rc;
-	fs_set_verbosity(verbose);
-	fs_set_progname("fabscope run");
-	c.verbose = verbose;
-	if (resume && nargs)
-		return run_fail(&c, &labels, fs_err_usage("--resume DIR takes the plan from DIR/run.json: give no PLAN"));
-	if (!resume && nargs != 1)
-		return run_fail(&c, &labels, fs_err_usage(nargs ? "give one PLAN" : "missing PLAN: give a plan file (see --help), or --resume DIR"));
-	if (resume && dry)
-		return run_fail(&c, &labels, fs_err_usage("--dry-run is for a PLAN, not --resume"));
-	if (launcher && (rc = opt_launcher_ok(launcher)))
-		return run_fail(&c, &labels, rc);
+	if (rc == OPTS_HELP) {
+		opt_list_release(&ro.labels);
+		return 0;
+	}
 	/* the plan: from the file, or from the run being resumed */
-	if (resume) {
-		json_t *pl;
-
-		if ((rc = results_resume(&c.res, resume)))
-			return run_fail(&c, &labels, rc);
-		pl = json_object_get(c.res.run, "plan");
-		plan_path = json_string_value(json_object_get(pl, "path"));
-		if (!plan_path || !json_string_value(json_object_get(pl, "text")))
-			return run_fail(&c, &labels, fs_err_usage("cannot resume '%s': run.json has no plan", resume));
-		if ((rc = plan_parse(&c.plan, plan_path, json_string_value(json_object_get(pl, "text")))))
-			return run_fail(&c, &labels, rc);
-		opts_json = json_object_get(c.res.run, "options");
-		if (!launcher)
-			launcher = json_string_value(json_object_get(opts_json, "launcher"));
-		if (!nodes)
-			nodes = (int)json_integer_value(json_object_get(opts_json, "nodes"));
-		if (!token_file)
-			token_file = json_string_value(json_object_get(opts_json, "token_file"));
-		if (!c.ssh_cmd)
-			c.ssh_cmd = json_string_value(json_object_get(opts_json, "ssh"));
-		if (!c.launcher_args)
-			c.launcher_args = json_string_value(json_object_get(opts_json, "launcher_args"));
-		if (!c.agent_cmd)
-			c.agent_cmd = json_string_value(json_object_get(opts_json, "agent_cmd"));
-		if (!c.listen)
-			c.listen = json_string_value(json_object_get(opts_json, "listen"));
-		pl = json_object_get(c.res.run, "hostfile");
-		if (json_string_value(json_object_get(pl, "text")) &&
-		    (rc = plan_hostfile(&c.plan, json_string_value(json_object_get(pl, "path")),
-					json_string_value(json_object_get(pl, "text")))))
-			return run_fail(&c, &labels, rc);
-		if (!agent_timeout)
-			agent_timeout = json_real_value(json_object_get(opts_json, "agent_timeout"));
-		if (!join_timeout)
-			join_timeout = json_real_value(json_object_get(opts_json, "join_timeout"));
-		snprintf(run_id, sizeof(run_id), "%s", json_string_value(json_object_get(c.res.run, "id")) ?
-			 json_string_value(json_object_get(c.res.run, "id")) : "resumed");
-	} else {
-		plan_path = argv[0];
-		if ((rc = plan_load(&c.plan, plan_path)))
-			return run_fail(&c, &labels, rc);
-		dir_of(plan_path, plan_dir, sizeof(plan_dir));
-		if (!hostfile && plan_global(&c.plan, "hostfile", NULL)) {
-			const char *h = plan_global(&c.plan, "hostfile", NULL);
-
-			if (h[0] == '/')
-				snprintf(hf_path, sizeof(hf_path), "%s", h);
-			else
-				snprintf(hf_path, sizeof(hf_path), "%s/%s", plan_dir, h);
-			hostfile = hf_path;
-		}
-		if (hostfile && (rc = plan_hostfile(&c.plan, hostfile, NULL)))
-			return run_fail(&c, &labels, rc);
-		make_run_id(run_id, sizeof(run_id));
+	if (!rc)
+		rc = ro.resume ? run_resume_plan(&c, &ro) : run_read_plan(&c, &ro);
+	if (!rc)
+		rc = run_settings(&c, &ro);
+	if (!rc) {
+		close_res = 0;
+		rc = run_check(&c, &ro);
 	}
-	/* settings: command line, then the plan's [global], then defaults */
-	if (!launcher)
-		launcher = plan_global(&c.plan, "launcher", "local");
-	if ((rc = opt_launcher_ok(launcher)))
-		return run_fail(&c, &labels, rc);
-	c.launcher = launcher;
-	if (!nodes && plan_global(&c.plan, "nodes", NULL)) {
-		uint64_t n = 0;	/* checked when the plan was read */
-
-		units_parse_count(plan_global(&c.plan, "nodes", "0"), &n);
-		nodes = (int)n;
-	}
-	if (!token_file)
-		token_file = plan_global(&c.plan, "token-file", NULL);
-	if (!c.ssh_cmd)
-		c.ssh_cmd = plan_global(&c.plan, "ssh", NULL);
-	if (!c.agent_cmd)
-		c.agent_cmd = plan_global(&c.plan, "agent-cmd", NULL);
-	if (!c.listen)
-		c.listen = plan_global(&c.plan, "listen", NULL);
-	if (!c.launcher_args)
-		c.launcher_args = plan_global(&c.plan, !strcmp(launcher, "mpi") ? "mpirun" : "srun", NULL);
-	if (!agent_timeout && plan_global(&c.plan, "agent-timeout", NULL) &&
-	    units_parse_seconds(plan_global(&c.plan, "agent-timeout", NULL), &agent_timeout))
-		return run_fail(&c, &labels, fs_err_usage("%s: agent-timeout '%s' is not a duration", plan_path,
-							  plan_global(&c.plan, "agent-timeout", "")));
-	if (!join_timeout && plan_global(&c.plan, "join-timeout", NULL) &&
-	    units_parse_seconds(plan_global(&c.plan, "join-timeout", NULL), &join_timeout))
-		return run_fail(&c, &labels, fs_err_usage("%s: join-timeout '%s' is not a duration", plan_path,
-							  plan_global(&c.plan, "join-timeout", "")));
-	c.agent_timeout = agent_timeout > 0 ? agent_timeout : 10;
-	c.join_timeout = join_timeout > 0 ? join_timeout : 30;
-	if (c.plan.hostfile) {
-		if (nodes && nodes != c.plan.nnodes)
-			return run_fail(&c, &labels, fs_err_usage("-n %d, but the hostfile %s has %d nodes", nodes,
-								  c.plan.hostfile, c.plan.nnodes));
-		c.expected = c.plan.nnodes;
-	} else {
-		if (!strcmp(launcher, "ssh"))
-			return run_fail(&c, &labels, fs_err_usage("the ssh launcher needs a hostfile "
-								  "(--hostfile, or hostfile = in the plan)"));
-		if (!nodes)
-			return run_fail(&c, &labels, fs_err_usage("how many nodes? give a hostfile, "
-								  "or -n N (nodes = N in the plan)"));
-		c.expected = nodes;
-	}
-	/* the dry run too: what the real run would refuse, it refuses */
-	if ((rc = coord_check_phases(&c)))
-		goto out_plan;
-	/* labels: the plan's, then the command line's (a resumed run's, then
-	 * the new command line's) */
-	c.labels = resume && json_is_object(json_object_get(c.res.run, "labels")) ?
-		   json_deep_copy(json_object_get(c.res.run, "labels")) : json_object();
-	for (i = 0; i < c.plan.nglobal; i++)
-		if (!strcmp(c.plan.global[i].key, "label")) {
-			const char *eq = strchr(c.plan.global[i].val, '=');
-
-			if (!eq || eq == c.plan.global[i].val) {
-				rc = fs_err_usage("%s:%d: label '%s': write label = KEY=VALUE", plan_path,
-						  c.plan.global[i].line, c.plan.global[i].val);
-				goto out_plan;
-			}
-			{
-				char *k = strndup(c.plan.global[i].val, (size_t)(eq - c.plan.global[i].val));
-
-				json_object_set_new(c.labels, k, json_string(eq + 1));
-				free(k);
-			}
-		}
-	{
-		json_t *cl;
-		const char *bad;
-
-		if (record_labels(&labels, &cl, &bad)) {
-			rc = fs_err_usage(RECORD_LABEL_ERR, bad);
-			goto out_plan;
-		}
-		json_object_update(c.labels, cl);
-		json_decref(cl);
-	}
-	if (!c.plan.hostfile && (!strcmp(launcher, "local") || dry)) {
-		plan_nodes_anon(&c.plan, nodes);	/* node0, node1, ... */
-		if (!strcmp(launcher, "local") && (rc = coord_check_targets(&c, 0)))
-			goto out_plan;
-	}
-	if (dry) {
+	if (!rc && ro.dry) {
 		rc = dry_run(&c);
-		json_decref(c.labels);
-		plan_free(&c.plan);
-		opt_list_release(&labels);
-		return -rc;
+	} else if (!rc && ro.resume && !retest_due(&c, ro.no_retest || !ro.retest_max) && resume_all_done(&c)) {
+		/* a finished run: its verdict stands (unless its re-test
+		 * of the suspects is still to come) */
+		close_res = 1;
+		rc = run_nothing_left(&c, &ro);
+	} else if (!rc && !(rc = run_token(&c, &ro)) && !(rc = run_results_dir(&c, &ro))) {
+		close_res = 1;
+		rc = run_run(&c, &ro);
 	}
-	/* a finished run: nothing to start agents for; its verdict stands
-	 * (unless its re-test of the suspects is still to come) */
-	if (resume && !retest_due(&c, no_retest || !retest_max) && resume_all_done(&c)) {
-		long torn = 0, failed = 0;
-		json_t *all = records_load_all(c.res.dir, &torn, NULL), *r;
-		size_t k;
-
-		wrong_recs = analyze_wrong(all, &wrong_elems);
-		json_array_foreach(all, k, r) {
-			const char *st = json_string_value(json_object_get(r, "status"));
-
-			failed += st && strcmp(st, "ok");
-		}
-		json_decref(all);
-		if (failed)
-			rc = fs_err_peer("nothing left to run: every job of %s has finished (%ld records), %ld of them "
-					 "failed (see %s/results.jsonl); no agent started", resume, c.res.nrec, failed,
-					 resume);
-		else if (wrong_recs)
-			rc = fs_err(FS_EXIT_CHECK, "nothing left to run: every job of %s has finished (%ld records), "
-				    "%.0f wrong element%s in %ld of them: a collective's data check failed; no agent "
-				    "started", resume, c.res.nrec, wrong_elems, wrong_elems == 1 ? "" : "s", wrong_recs);
-		else
-			fs_info("nothing left to run: every job of %s has finished (%ld records); no agent started",
-				resume, c.res.nrec);
-		goto out_res;
-	}
-	/* the token */
-	c.token_file = token_file;
-	if (token_file || getenv("FABSCOPE_TOKEN")) {
-		if ((rc = auth_token(token_file, c.readable_token, &c.token)))
-			goto out_plan;
-	} else if (!strcmp(launcher, "external")) {
-		rc = fs_err_usage("agents started elsewhere need the token: give --token-file FILE or set FABSCOPE_TOKEN");
-		goto out_plan;
-	} else {	/* one for this run only; the launcher hands it on */
-		uint8_t raw[24];
-
-		c.token = malloc(2 * sizeof(raw) + 1);
-		if (hmac_random(raw, sizeof(raw))) {
-			rc = fs_err_env("no random numbers for a token (getrandom failed)");
-			goto out_plan;
-		}
-		hmac_hex(raw, sizeof(raw), c.token);
-	}
-	/* the results directory */
-	if (!resume) {
-		char def[128];
-
-		if (!out_dir) {
-			snprintf(def, sizeof(def), "fabscope-run-%.15s", run_id);
-			out_dir = def;
-		}
-		if ((rc = results_create(&c.res, out_dir)))
-			goto out_plan;
-		clock_iso8601(started, sizeof(started));
-		json_object_set_new(c.res.run, "schema", json_string("fabscope.run/1"));
-		json_object_set_new(c.res.run, "id", json_string(run_id));
-		json_object_set_new(c.res.run, "version", json_string(FABSCOPE_VERSION));
-		json_object_set_new(c.res.run, "started", json_string(started));
-		json_object_set_new(c.res.run, "status", json_string("running"));
-		json_object_set_new(c.res.run, "plan", json_pack("{ss,ss}", "path", plan_path, "text", c.plan.text));
-		if (c.plan.hostfile)
-			json_object_set_new(c.res.run, "hostfile", json_pack("{ss,ss}", "path", c.plan.hostfile,
-									     "text", c.plan.hostfile_text));
-		json_object_set_new(c.res.run, "options", json_pack("{ss,si,ss?,ss?,ss?,ss?,ss?,sf,sf}",
-			"launcher", launcher, "nodes", nodes, "token_file", token_file, "ssh", c.ssh_cmd,
-			"launcher_args", c.launcher_args, "agent_cmd", c.agent_cmd, "listen", c.listen,
-			"agent_timeout", c.agent_timeout, "join_timeout", c.join_timeout));
-	} else {
-		char now[40];
-
-		clock_iso8601(now, sizeof(now));
-		json_array_append_new(json_object_get(c.res.run, "resumed") ? json_object_get(c.res.run, "resumed") :
-				      (json_object_set_new(c.res.run, "resumed", json_array()),
-				       json_object_get(c.res.run, "resumed")), json_string(now));
-		json_object_set_new(c.res.run, "status", json_string("running"));
-		fs_info("resuming %s: %ld records there already", resume, c.res.nrec);
-	}
-	json_object_set(c.res.run, "labels", c.labels);
-	json_object_set_new(c.res.run, "agents", json_array());
-	json_object_set_new(c.res.run, "phases", json_array());
-	c.run_id = run_id;
-	if ((rc = results_save(&c.res)))
-		goto out_res;
-	/* agents */
-	{
-		ssize_t n = readlink("/proc/self/exe", c.self, sizeof(c.self) - 1);
-
-		if (n <= 0)
-			snprintf(c.self, sizeof(c.self), "fabscope");
-	}
-	signal(SIGPIPE, SIG_IGN);
-	net_stop_on_signals();
-	c.tty = isatty(2);
-	c.run_start_ns = clock_ns();
-	coord_ensure_nodes(&c);
-	if (launch_uses_listener(launcher) && (rc = coord_listen(&c)))
-		goto out_res;
-	if ((rc = launch_agents(&c)) || (rc = coord_join(&c)))
-		goto out_agents;
-	json_object_set_new(c.res.run, "nodes", coord_nodes_json(&c));
-	json_object_set_new(c.res.run, "join_seconds", json_real((clock_ns() - c.run_start_ns) / 1e9));
-	fs_info("%d of %d agents joined in %.1f s", c.expected - c.missing, c.expected,
-		(clock_ns() - c.run_start_ns) / 1e9);
-	results_save(&c.res);
-	if (!(rc = coord_check_targets(&c, 1)))	/* the names of joined agents too */
-		rc = coord_run_phases(&c);
-	/* the latency pair suspects, measured again while the agents are here */
-	retest_info = json_object();
-	if (no_retest || !retest_max)
-		json_object_set_new(retest_info, "off", json_string(no_retest ? "--no-retest" : "--retest-max 0"));
-	else if (rc)
-		json_object_set_new(retest_info, "off", json_string(rc == -FS_EXIT_INTERRUPTED ?
-			"the run was interrupted" : "the run stopped"));
-	else
-		rc = coord_retest(&c, retest_max, retest_info);
-out_agents:
-	{
-		json_t *bye = json_pack("{ss}", "type", "bye");
-
-		for (i = 0; i < c.nconns; i++)
-			if (c.conns[i].authed && !c.conns[i].gone)
-				wire_send_mac(c.conns[i].fd, &c.conns[i].tx, bye, 1000);
-		json_decref(bye);
-	}
-	launch_reap(&c, 0);
-	for (i = 0; i < c.nconns; i++)
-		if (!c.conns[i].gone) {
-			close(c.conns[i].fd);
-			wire_rd_free(&c.conns[i].rd);
-		}
-	if (c.listen_fd >= 0)
-		close(c.listen_fd);
-	{	/* the analysis, of every record in the directory */
-		long torn = 0;
-		char ended[40];
-
-		records = records_load_all(c.res.dir, &torn, NULL);
-		if (!retest_info)	/* (no agent came: nothing was measured) */
-			retest_info = json_object();
-		suspects = analyze_suspects_retest(records, ANALYZE_LOW_FRAC, retest_info, &not_confirmed);
-		/* of every record, so that a resumed run still fails its check */
-		wrong_recs = analyze_wrong(records, &wrong_elems);
-		if (json_array_size(records)) {
-			analyze_summary(stdout, records);
-			analyze_print(stdout, suspects, not_confirmed);
-		}
-		json_object_set_new(c.res.run, "suspects", suspects);
-		json_object_set_new(c.res.run, "not_confirmed", not_confirmed);
-		json_object_set(c.res.run, "retest", retest_info);
-		json_object_set_new(c.res.run, "nodes", coord_nodes_json(&c));
-		clock_iso8601(ended, sizeof(ended));
-		json_object_set_new(c.res.run, "finished", json_string(ended));
-		results_sync(&c.res);	/* (the last jobs.done lines, unless a write failed) */
-		if (c.res.werr) {
-			char st[160];
-
-			snprintf(st, sizeof(st), "failed: %s", c.res.werr == ENOSPC ? "disk full" : strerror(c.res.werr));
-			json_object_set_new(c.res.run, "status", json_string(st));
-		} else {
-			json_object_set_new(c.res.run, "status", json_string(rc == -FS_EXIT_INTERRUPTED ? "interrupted" :
-									    rc ? "failed" : "finished"));
-		}
-		json_object_set_new(c.res.run, "failed_jobs", json_integer(c.failed_jobs));
-		json_object_set_new(c.res.run, "wrong_records", json_integer(wrong_recs));
-		{	/* what the coordinator itself cost: for sizing large runs */
-			struct rusage ru;
-
-			if (!getrusage(RUSAGE_SELF, &ru))
-				json_object_set_new(c.res.run, "coordinator", json_pack("{sI,sf}",
-					"max_rss_kib", (json_int_t)ru.ru_maxrss,
-					"cpu_seconds", ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-						       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6));
-		}
-		json_object_set_new(c.res.run, "missing_agents", json_integer(c.missing));
-		json_decref(records);
-		results_save(&c.res);
-		printf("results: %s (%ld records)\n", c.res.dir, c.res.nrec);
-	}
-	if (c.res.werr)	/* nothing measured is lost: what was written stays, the rest runs again */
-		rc = fs_err_env("results directory %s %s%s: %ld records written, %ld not; run 'fabscope run --resume %s' "
-				"after %s", c.res.dir, c.res.werr == ENOSPC ? "full" : "cannot be written: ",
-				c.res.werr == ENOSPC ? "" : strerror(c.res.werr), c.res.nrec, c.res.lost, c.res.dir,
-				c.res.werr == ENOSPC ? "freeing space" : "fixing that");
-	else if (!rc && (c.missing || c.failed_jobs))
-		rc = fs_err_peer("%d agent(s) missing, %d job(s) failed%s: see %s/results.jsonl", c.missing,
-				 c.failed_jobs, wrong_recs ? ", and wrong data" : "", c.res.dir);
-	else if (!rc && wrong_recs)
-		rc = fs_err(FS_EXIT_CHECK, "%.0f wrong element%s in %ld record%s: a collective's data check "
-			    "failed (see the failed lines above and %s/results.jsonl)", wrong_elems,
-			    wrong_elems == 1 ? "" : "s", wrong_recs, wrong_recs == 1 ? "" : "s", c.res.dir);
-	if (rc == -FS_EXIT_INTERRUPTED)
-		fs_warn("interrupted: finish the run with 'fabscope run --resume %s'", c.res.dir);
-out_res:
-	results_close(&c.res);
-out_plan:
-	json_decref(retest_info);
-	for (i = 0; i < c.nnodes_cap; i++)
-		free(c.node_why[i]);
-	free(c.node_why);
-	free(c.node_conn);
-	free(c.conns);
-	free(c.jobs);
-	free(c.token);
-	json_decref(c.labels);
-	plan_free(&c.plan);
-	opt_list_release(&labels);
-	return rc < 0 ? -rc : rc;
+	run_release(&c, &ro, close_res);
+	return -rc;
 }

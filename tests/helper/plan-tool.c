@@ -76,7 +76,7 @@ static int plan_parse_cmd(int argc, const char **argv)
 	if (!rc && argc > 2)
 		rc = plan_hostfile(&p, argv[2], NULL);
 	if (rc) {
-		plan_free(&p);
+		plan_release(&p);
 		return -rc;
 	}
 	for (i = 0; i < p.nglobal; i++)
@@ -108,7 +108,7 @@ static int plan_parse_cmd(int argc, const char **argv)
 			printf(" %d/%d=%s", n->ep[j].rail, n->ep[j].plane, n->ep[j].ip);
 		printf("\n");
 	}
-	plan_free(&p);
+	plan_release(&p);
 	return 0;
 }
 
