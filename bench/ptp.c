@@ -1141,7 +1141,8 @@ int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 
 /* A command line of t into o: 0, OPTS_HELP (the help printed), or -FS_EXIT_*
  * after the one-line message; ptp_opts_release() frees what it holds. */
-static int ptp_parse(const struct ptp_test *t, int argc, const char **argv, struct ptp_opts *o)
+static int ptp_parse(const struct ptp_test *t, int argc, const char **argv, struct ptp_opts *o,
+		     int checking)
 {
 	struct opt tab[80];
 	int nargs, rc;
@@ -1152,7 +1153,8 @@ static int ptp_parse(const struct ptp_test *t, int argc, const char **argv, stru
 	rc = opts_parse(argc, argv, tab, t->usage, t->about, &nargs);
 	if (rc)
 		return rc;
-	fs_set_verbosity(o->verbose);
+	if (!checking)	/* (a plan check keeps the coordinator's own -v) */
+		fs_set_verbosity(o->verbose);
 	rc = ptp_finish_opts(o, nargs);
 	if (!rc && o->allow_readable_token && !o->token_file)
 		rc = fs_err_usage("--allow-readable-token is for --token-file");
@@ -1174,7 +1176,7 @@ static void ptp_opts_release(struct ptp_opts *o)
 int ptp_check_args(const char *test, int argc, const char **argv)
 {
 	struct ptp_opts o;
-	int rc = ptp_parse(!strcmp(test, "bw") ? &bw_test : &lat_test, argc, argv, &o);
+	int rc = ptp_parse(!strcmp(test, "bw") ? &bw_test : &lat_test, argc, argv, &o, 1);
 
 	ptp_opts_release(&o);
 	return rc == OPTS_HELP ? 0 : rc;
@@ -1183,7 +1185,7 @@ int ptp_check_args(const char *test, int argc, const char **argv)
 int ptp_cmd(const struct ptp_test *t, int argc, const char **argv)
 {
 	struct ptp_opts o;
-	int rc = ptp_parse(t, argc, argv, &o);
+	int rc = ptp_parse(t, argc, argv, &o, 0);
 
 	if (!rc)
 		rc = o.server ? ptp_server_loop(&o, t) : t->client(&o, argv[0]);

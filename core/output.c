@@ -237,7 +237,7 @@ static void json_close(FILE *f, int n)
 	flush(f);
 }
 
-int out_sink_fd = -1;
+static int out_sink_fd = -1;
 
 void out_set_sink_fd(int fd)
 {

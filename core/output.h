@@ -34,15 +34,12 @@ struct out {
  * line (written whole with one write()).  `fabscope agent` sets it in the
  * child process that runs a job, to carry the records to its coordinator;
  * probe pfc and polarization in the child that runs their bw.  Set it with
- * out_set_sink_fd() (-1: none), not by assigning it: output.c is the one
- * file that writes it.  (The variable stays visible only until
- * fleet/agent.c calls the setter too; then it becomes output.c's own.)
+ * out_set_sink_fd() (-1: none).
  */
-extern int out_sink_fd;
 void out_set_sink_fd(int fd);
 /* The first error (errno) flushing standard output here, or 0: main says it. */
 extern int out_stdout_errno;
-/* One JSON line {KEY: value} to out_sink_fd, when it is set (steals value). */
+/* One JSON line {KEY: value} to the sink, when one is set (steals value). */
 void out_sink_event(const char *key, json_t *value);
 
 void out_init(struct out *o, enum out_format fmt, FILE *f);

@@ -7,7 +7,7 @@
  * very engine of `fabscope bw`, `lat`, `probe`, or one rank of
  * `fabscope allreduce` or `alltoall`, run in a child process
  * (fork, no exec) with its records going to a pipe as JSON lines
- * (out_sink_fd), which the agent forwards as they come.  A child is its own
+ * (out_set_sink_fd), which the agent forwards as they come.  A child is its own
  * process group, so a cancelled or overdue job is killed whole, and a job
  * that crashes takes nothing else with it.  Heartbeats go out every second
  * while jobs run; a coordinator silent for too long ends the agent (exit 4).
@@ -314,7 +314,7 @@ static int job_start(struct agent *a, json_t *m)
 		dup2(err[1], 2);
 		dup2(out[1], 3);
 		close_from(4);
-		out_sink_fd = 3;
+		out_set_sink_fd(3);
 		while (argv[argc])
 			argc++;
 		rc = job_run(argc, argv);

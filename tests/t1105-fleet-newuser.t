@@ -64,6 +64,12 @@ test_expect_success $P '--dry-run counts the rounds the run runs: a bw,lat phase
 	test $(jsonl_count rbl/results.jsonl ".test == \"lat\" and .round == 3") = 2
 '
 
+test_expect_success $P 'run -v stays verbose after its plan check of a bw phase (which has no -v)' '
+	printf "[global]\ntimeout = 5\n[b]\nkind = pairwise\ntest = bw\nsize = 4K\niters = 3\n" >v.ini &&
+	fs_expect 0 run v.ini -n 2 -o rv -v &&
+	test_grep "^fabscope run: agent node[01] joined from local" err
+'
+
 test_expect_success $P 'a pairwise plan on one node: refused in one line naming the phase, exit 2' '
 	printf "[global]\nduration = 0.2\n[pw]\nkind = pairwise\n" >one.ini &&
 	fs_expect 2 run one.ini -n 1 -o r1 &&
