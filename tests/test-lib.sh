@@ -64,6 +64,7 @@
 #	test_expect_exit CODE CMD...  run CMD, succeed when it exits with CODE
 #	test_must_fail CMD...         CMD must exit non-zero, but not die of a signal or be missing
 #	test_must_be_empty FILE
+#	test_line_count OP N FILE     FILE has (OP) N lines; OP: = != -lt -le -gt -ge
 #	test_path_is_file FILE
 #	test_wait_for SECONDS CMD...  poll CMD every 0.1 s until it succeeds; fail after SECONDS (whole)
 #	test_kill_pid PID...          TERM (then KILL after 5 s) processes this script started, reap them
@@ -393,6 +394,17 @@ test_must_be_empty() {
 	[[ -f $1 && ! -s $1 ]] && return 0
 	echo "test_must_be_empty: '$1' should be an empty file; it contains:" >&2
 	head -n 50 "$1" >&2
+	return 1
+}
+
+# test_line_count OP N FILE: FILE has (OP: = != -lt -le -gt -ge) N lines
+test_line_count() {
+	local n
+	[[ $# = 3 && -f $3 ]] || { echo "test_line_count: usage: test_line_count OP N FILE (an existing file)" >&2; return 1; }
+	n=$(wc -l <"$3")
+	test "$n" "$1" "$2" && return 0
+	echo "test_line_count: '$3' has $n lines, expected $1 $2; it contains:" >&2
+	head -n 50 "$3" >&2
 	return 1
 }
 

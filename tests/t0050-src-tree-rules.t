@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+test_description='the rules of the source tree (ci/check-tree): includes point down the layers,
+no realloc that loses its pointer, no guessed sign of a return code, no function over 200 lines
+outside tests/, no file-scope variable assigned in two files'
+. "$(dirname "$0")/test-lib.sh"
+
+check=$SRCDIR/ci/check-tree
+
+# tree: a small tree of the given files (path, then its text on stdin), outside git
+tree_file() {
+	mkdir -p "tree/$(dirname "$1")" && cat >"tree/$1"
+}
+
+test_expect_success 'a clean small tree passes' '
+	tree_file core/a.c <<-\EOF &&
+	#include "a.h"
+	int core_x;
+	void a(void)
+	{
+		core_x = 1;
+	}
+	EOF
+	tree_file report/r.c <<-\EOF &&
+	#include "../core/a.h"
+	#include "../records/read.h"
+	#include "r.h"
+	EOF
+	perl "$check" -v tree >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "2 files, 1 file-scope variables, 0 fault" err
+'
+
+test_expect_success 'an include up the layers, or sideways, is a fault' '
+	tree_file pcap/p.c <<-\EOF &&
+	#include "../report/report.h"
+	#include "../transport/transport.h"
+	#include "../core/error.h"
+	#include "../plots/plot.h"
+	EOF
+	tree_file report/s.c <<-\EOF &&
+	#include "../fleet/results.h"
+	EOF
+	tree_file tests/helper/t.c <<-\EOF &&
+	#include "../../fleet/plan.h"
+	EOF
+	test_expect_code 1 perl "$check" tree >out &&
+	test_grep "^pcap/p.c:1: layers: pcap/ (layer 2) includes \"../report/report.h\" of report/ (layer 4)" out &&
+	test_grep "^pcap/p.c:2: layers: pcap/ (layer 2) includes \"../transport/transport.h\"" out &&
+	test_grep "^report/s.c:1: layers: report/ (layer 4) includes \"../fleet/results.h\" of fleet/ (layer 4)" out &&
+	test_line_count = 3 out &&
+	rm -rf tree/pcap tree/report/s.c tree/tests
+'
+
+test_expect_success 'realloc into its own pointer, a guessed sign: faults; a checked one is not' '
+	tree_file fleet/f.c <<-\EOF &&
+	void f(struct x *c, int n)
+	{
+		c->jobs = realloc(c->jobs, n * sizeof(*c->jobs));
+		np = realloc(c->jobs, n);	/* checked: fine */
+		/* p = realloc(p, n) in a comment is fine */
+		s = "q = realloc(q, 1)";
+		return rc < 0 ? -rc : rc;
+	}
+	EOF
+	test_expect_code 1 perl "$check" tree >out &&
+	test_grep "^fleet/f.c:3: realloc: .c->jobs = realloc(c->jobs, ...). loses c->jobs" out &&
+	test_grep "^fleet/f.c:7: exit codes: .rc < 0 ? -rc : rc. guesses a sign" out &&
+	test_line_count = 2 out &&
+	rm tree/fleet/f.c
+'
+
+test_expect_success 'a function of 201 lines is a fault, of 200 not, in tests/ neither' '
+	{
+		printf "int long_one(void)\n{\n" && for i in $(seq 201); do printf "\tx++;\n"; done && printf "}\n" &&
+		printf "static int just_so(int a,\n\t\t   int b)\n{\n" && for i in $(seq 200); do printf "\tx++;\n"; done &&
+		printf "}\n"
+	} >long.c &&
+	tree_file probes/l.c <long.c &&
+	tree_file tests/helper/l.c <long.c &&
+	test_expect_code 1 perl "$check" tree >out &&
+	test_grep "^probes/l.c:1: length: long_one is 201 lines" out &&
+	test_line_count = 1 out &&
+	rm -r tree/probes tree/tests
+'
+
+test_expect_success 'a file-scope variable assigned in two files is a fault; read in many is not' '
+	tree_file core/b.c <<-\EOF &&
+	void b(void)
+	{
+		core_x++;
+		if (core_x == 2 && &core_x)
+			g(core_x);
+	}
+	EOF
+	tree_file fleet/g.c <<-\EOF &&
+	static int mine;
+	void g(void)
+	{
+		mine = core_x;
+	}
+	EOF
+	test_expect_code 1 perl "$check" tree >out &&
+	test_grep "^core/a.c:2: globals: .core_x. is written by 2 files (core/a.c:5, core/b.c:3)" out &&
+	test_line_count = 1 out
+'
+
+test_expect_success 'the tree keeps every rule' '
+	{ perl "$check" -v "$SRCDIR" >out 2>err || { cat out; false; }; } &&
+	test_must_be_empty out &&
+	test_grep "0 fault" err
+'
+
+test_done
