@@ -152,7 +152,8 @@ PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap
 LIB_SRC := $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC) $(COLL_SRC)
 MAIN_SRC := core/main.c
-TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c tests/helper/pfc-tool.c \
+TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test-units.c tests/helper/test-shquote.c \
+	    tests/helper/test-options.c tests/helper/test-record.c tests/helper/test-wire.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c tests/helper/pfc-tool.c \
 	    tests/helper/macctl-tool.c tests/helper/pfcap-tool.c tests/helper/dissect-tool.c \
 	    tests/helper/dissect-fuzz.c tests/helper/dissect-check.c tests/helper/pktgen.c \
 	    tests/helper/tool-util.c tests/helper/xport-tool.c \

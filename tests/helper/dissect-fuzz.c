@@ -22,8 +22,6 @@
 #include "pktgen.h"
 #include "test-tool.h"
 
-#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
-#define check_failed(...) (-fs_err(FS_EXIT_CHECK, __VA_ARGS__))
 
 static uint64_t rng_next(uint64_t *s)	/* splitmix64 */
 {

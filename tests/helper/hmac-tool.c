@@ -36,8 +36,6 @@
 #include "../../core/hmac.h"
 #include "test-tool.h"
 
-#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
-#define check_failed(...) (-fs_err(FS_EXIT_CHECK, __VA_ARGS__))
 #define env_error(...) (-fs_err_env(__VA_ARGS__))
 
 static uint64_t rnd(uint64_t *s)	/* splitmix64 */

@@ -34,8 +34,6 @@
 #include "../../pcap/macctl.h"
 #include "test-tool.h"
 
-#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
-#define check_failed(...) (-fs_err(FS_EXIT_CHECK, __VA_ARGS__))
 
 #define FRAME_MAX 256
 

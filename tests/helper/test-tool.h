@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Commands of test-tool that live in files of their own. */
+/* The commands of test-tool (test-tool.c has the table), each area in a file of its own. */
 #ifndef FS_TEST_TOOL_H
 #define FS_TEST_TOOL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "../../core/error.h"
+
+/* what a command returns: the exit code, after one line */
+#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
+#define check_failed(...) (-fs_err(FS_EXIT_CHECK, __VA_ARGS__))
 
 /* tool-util.c: an unsigned integer in [0, max] (0x.. too): 0, or the negative exit code
  * after one line naming opt */
@@ -14,6 +22,48 @@ int tool_parse_ulong(const char *opt, const char *s, unsigned long max, unsigned
 int tool_parse_hex(const char *s, uint8_t **out, size_t *len);
 /* "01:80:c2:00:00:01" */
 const char *tool_mac_str(const uint8_t *m, char *buf, size_t len);
+
+/* tool-util.c: samples, one non-negative integer per line (empty lines skipped) */
+struct tool_samples {
+	uint64_t *v;
+	size_t n, alloc;
+};
+/* 0, or the exit code after one line */
+int tool_read_samples(FILE *f, struct tool_samples *s);
+void tool_samples_release(struct tool_samples *s);
+/* one JSON value, compact, on a line of stdout ("(null)" for none) */
+void tool_print_json(json_t *j);
+
+/* test-stats.c: core/stats.c */
+int tool_stats(int argc, const char **argv);
+int tool_stats_check(int argc, const char **argv);
+int tool_stats_merge(int argc, const char **argv);
+int tool_stats_bucket(int argc, const char **argv);
+
+/* test-units.c: core/units.c */
+int tool_size(int argc, const char **argv);
+int tool_count(int argc, const char **argv);
+int tool_seconds(int argc, const char **argv);
+int tool_fmt_size(int argc, const char **argv);
+
+/* test-shquote.c: core/shquote.c */
+int tool_shquote(int argc, const char **argv);
+
+/* test-options.c: core/options.c */
+int tool_options(int argc, const char **argv);
+
+/* test-record.c: core/record.c and core/output.c */
+int tool_record(int argc, const char **argv);
+int tool_get(int argc, const char **argv);
+int tool_labels(int argc, const char **argv);
+int tool_lat_us(int argc, const char **argv);
+int tool_derive(int argc, const char **argv);
+int tool_render(int argc, const char **argv);
+
+/* test-wire.c: core/wire.c */
+int tool_wire_recv(int argc, const char **argv);
+int tool_wire_send(int argc, const char **argv);
+int tool_wire_fuzz(int argc, const char **argv);
 
 /* fuzz-tcp.c: random and mutated frames from a raw peer into a TCP flow */
 int tool_tcp_fuzz(int argc, const char **argv);
