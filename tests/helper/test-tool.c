@@ -31,22 +31,22 @@
  *   wire-send JSON...        framed messages to stdout
  *   wire-fuzz N SEED         N random and mutated frames through wire_recv
  *                            (test-wire.c)
- *   tcp-fuzz N SEED          N hostile peers against the TCP transport (fuzz-tcp.c)
- *   xport-alloc ...          transport/transport.c's buffer allocator (xport-tool.c)
- *   fleet-fuzz agent|coord N SEED ...  hostile peers of the fleet protocol (fuzz-fleet.c)
- *   plan-pairs, plan-parse, analyze   fleet schedules, plans, suspects (plan-tool.c)
- *   polar cdf|moments|analyze          hash-polarization arithmetic (polar-tool.c)
- *   hmac ...                 SHA-256, HMAC-SHA256, hex, random bytes (hmac-tool.c)
- *   push gateway|webhook|name|label|value ...  report/push.c (push-tool.c)
- *   trace SRC SPORT DST DPORT [...]   probes/trace.c, hop per line (trace-tool.c)
- *   pfc ethtool|ethtool-file|snapshot|sample|series ...  PFC counters and verdicts (pfc-tool.c)
- *   macctl HEX, macctl-fuzz N SEED    MAC control frames (PFC, PAUSE) dissected (macctl-tool.c)
- *   pfc-inject IF ..., pfcap IF S G   PFC frames sent, and captured live (pfcap-tool.c)
+ *   tcp-fuzz N SEED          N hostile peers against the TCP transport (test-tcp-fuzz.c)
+ *   xport-alloc ...          transport/transport.c's buffer allocator (test-xport.c)
+ *   fleet-fuzz agent|coord N SEED ...  hostile peers of the fleet protocol (test-fleet-fuzz.c)
+ *   plan-pairs, plan-parse, analyze   fleet schedules, plans, suspects (test-plan.c)
+ *   polar cdf|moments|analyze          hash-polarization arithmetic (test-polar.c)
+ *   hmac ...                 SHA-256, HMAC-SHA256, hex, random bytes (test-hmac.c)
+ *   push gateway|webhook|name|label|value ...  report/push.c (test-push.c)
+ *   trace SRC SPORT DST DPORT [...]   probes/trace.c, hop per line (test-trace.c)
+ *   pfc ethtool|ethtool-file|snapshot|sample|series ...  PFC counters and verdicts (test-pfc.c)
+ *   macctl HEX, macctl-fuzz N SEED    MAC control frames (PFC, PAUSE) dissected (test-macctl.c)
+ *   pfc-inject IF ..., pfcap IF S G   PFC frames sent, and captured live (test-pfcap.c)
  *   dissect HEX, dissect-pcap FILE, pcapgen OUT SPEC..., dissect-fuzz N SEED
  *                                    RoCEv2 packets dissected, pcap files made and read
- *                                    (dissect-tool.c, dissect-fuzz.c, pktgen.c)
+ *                                    (test-dissect.c, test-dissect-fuzz.c, pktgen.c)
  *   nightly ...              a results directory shaped like a nightly run, with
- *                            planted faults (nightly-tool.c)
+ *                            planted faults (test-nightly.c)
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input.
  */

@@ -65,42 +65,42 @@ int tool_wire_recv(int argc, const char **argv);
 int tool_wire_send(int argc, const char **argv);
 int tool_wire_fuzz(int argc, const char **argv);
 
-/* fuzz-tcp.c: random and mutated frames from a raw peer into a TCP flow */
+/* test-tcp-fuzz.c: random and mutated frames from a raw peer into a TCP flow */
 int tool_tcp_fuzz(int argc, const char **argv);
-/* fuzz-fleet.c: hostile coordinators against agents, hostile agents against a coordinator */
+/* test-fleet-fuzz.c: hostile coordinators against agents, hostile agents against a coordinator */
 int tool_fleet_fuzz(int argc, const char **argv);
-/* hmac-tool.c: core/hmac.c (SHA-256, HMAC-SHA256, hex, random bytes) */
+/* test-hmac.c: core/hmac.c (SHA-256, HMAC-SHA256, hex, random bytes) */
 int tool_hmac(int argc, const char **argv);
 
-/* plan-tool.c: plan-pairs, plan-parse, analyze */
+/* test-plan.c: plan-pairs, plan-parse, analyze */
 int tool_plan(int argc, const char **argv);
 
-/* push-tool.c: report/push.c (Pushgateway, webhook, exposition helpers) */
+/* test-push.c: report/push.c (Pushgateway, webhook, exposition helpers) */
 int tool_push(int argc, const char **argv);
 
-/* trace-tool.c: probes/trace.c (TCP 5-tuple traceroute) */
+/* test-trace.c: probes/trace.c (TCP 5-tuple traceroute) */
 int tool_trace(int argc, const char **argv);
 
-/* polar-tool.c: probes/polar.c */
+/* test-polar.c: probes/polar.c */
 int tool_polar(int argc, const char **argv);
 
-/* pfc-tool.c: probes/counters*.c and probes/pfc.c (counter sources, PFC verdicts) */
+/* test-pfc.c: probes/counters*.c and probes/pfc.c (counter sources, PFC verdicts) */
 int tool_pfc(int argc, const char **argv);
 
-/* xport-tool.c: transport/transport.c's buffer allocator (xport-alloc) */
+/* test-xport.c: transport/transport.c's buffer allocator (xport-alloc) */
 int tool_xport_alloc(int argc, const char **argv);
 
-/* macctl-tool.c: pcap/macctl.c (macctl, macctl-fuzz) */
+/* test-macctl.c: pcap/macctl.c (macctl, macctl-fuzz) */
 int tool_macctl(int argc, const char **argv);
-/* pfcap-tool.c: probes/pfcap.c (pfc-inject, pfcap) */
+/* test-pfcap.c: probes/pfcap.c (pfc-inject, pfcap) */
 int tool_pfcap(int argc, const char **argv);
 
-/* dissect-tool.c: pcap/dissect.c (dissect, dissect-pcap, pcapgen) */
+/* test-dissect.c: pcap/dissect.c (dissect, dissect-pcap, pcapgen) */
 int tool_dissect(int argc, const char **argv);
-/* dissect-fuzz.c: dissect-fuzz */
+/* test-dissect-fuzz.c: dissect-fuzz */
 int tool_dissect_fuzz(int argc, const char **argv);
 
-/* nightly-tool.c: nightly (a results directory shaped like a nightly run, with planted faults) */
+/* test-nightly.c: nightly (a results directory shaped like a nightly run, with planted faults) */
 int tool_nightly(int argc, const char **argv);
 
 #endif
