@@ -83,18 +83,9 @@
 
 static char ctx[128];	/* "seed S agent I" for messages */
 
-static uint64_t rnd(uint64_t *s)	/* splitmix64 */
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 static uint64_t below(uint64_t *s, uint64_t n)
 {
-	return n ? rnd(s) % n : 0;
+	return n ? tool_rand(s) % n : 0;
 }
 
 static int one_in(uint64_t *s, uint64_t n)
@@ -175,7 +166,7 @@ static json_t *hostile(uint64_t *s, int depth, int big)
 	case 0:
 		return json_integer(edge_ints[below(s, NELEM(edge_ints))]);
 	case 1:
-		return json_integer((json_int_t)rnd(s));
+		return json_integer((json_int_t)tool_rand(s));
 	case 2:
 		return json_real(reals[below(s, NELEM(reals))]);
 	case 3:
@@ -244,7 +235,7 @@ static uint8_t *bad_frame(uint64_t *s, int kind, size_t *len)
 		put32(b, kind ? huge[below(s, NELEM(huge))] : 0);
 		n = 4 + below(s, 64);
 		for (i = 4; i < n; i++)
-			b[i] = (uint8_t)rnd(s);
+			b[i] = (uint8_t)tool_rand(s);
 		*len = n;
 		return b;
 	}
@@ -715,7 +706,7 @@ static json_t *bad_job(uint64_t *s, struct fz *z)
 		json_object_set_new(m, "id", json_integer(edge_ints[below(s, NELEM(edge_ints))]));
 		break;
 	default:
-		json_object_set_new(m, "id", json_integer((json_int_t)rnd(s)));
+		json_object_set_new(m, "id", json_integer((json_int_t)tool_rand(s)));
 		break;
 	}
 	switch (what) {
@@ -799,7 +790,7 @@ static json_t *bad_job(uint64_t *s, struct fz *z)
 static json_t *good_job(uint64_t *s, struct fz *z, json_int_t id)
 {
 	int coin = one_in(s, 2), far = one_in(s, 4), server = !z->nports || coin;
-	uint64_t pick = rnd(s);
+	uint64_t pick = tool_rand(s);
 	json_t *m = job_template(s, id, server, z->nports && !far ? z->ports[pick % (uint64_t)z->nports] : 1);
 	int i, n;
 
@@ -1013,7 +1004,7 @@ static int fz_case_start(struct fz_case *c, uint64_t *s, unsigned long it, const
 	c->end = E_CLOSE;
 	keepalive_on = 0;
 	snprintf(c->tag, sizeof(c->tag), "FABSCOPE_FUZZ_TAG=fleet-fuzz-%d-%lu", (int)getpid(), it);
-	snprintf(c->token, sizeof(c->token), "fuzz-token-%lu-%016llx", it, (unsigned long long)rnd(s));
+	snprintf(c->token, sizeof(c->token), "fuzz-token-%lu-%016llx", it, (unsigned long long)tool_rand(s));
 	c->silent = one_in(s, 25) ? 1 + (int)below(s, 2) : 0;	/* 1: no challenge, 2: no welcome */
 	rc = fz_spawn(&c->z, fabscope, c->token, c->tag + strlen("FABSCOPE_FUZZ_TAG="), c->silent ? "1" : "3");
 	if (rc)
@@ -1088,7 +1079,7 @@ static int fz_truncated_challenge(struct fz_case *c)
 	int i, rc;
 
 	for (i = 0; i < (int)n; i++)
-		b[i] = (uint8_t)rnd(c->s);
+		b[i] = (uint8_t)tool_rand(c->s);
 	if (one_in(c->s, 2))
 		put32(b, (uint32_t)(20 + below(c->s, 1000)));	/* a length, then too few bytes */
 	if ((rc = fz_put(&c->z, b, n)) < 0)
@@ -1446,7 +1437,7 @@ static int fz_end_random(struct fz_case *c)
 	int i, rc;
 
 	for (i = 0; i < (int)n; i++)
-		b[i] = (uint8_t)rnd(c->s);
+		b[i] = (uint8_t)tool_rand(c->s);
 	rc = fz_put(&c->z, b, n);
 	shutdown(c->z.fd, SHUT_WR);
 	return rc;
@@ -2204,7 +2195,7 @@ static int cz_hostile_raw(struct cz *c, int fd, int kind)
 	case H_GARBAGE:
 		n = 1 + below(c->s, sizeof(b));
 		for (i = 0; i < (int)n; i++)
-			b[i] = (uint8_t)rnd(c->s);
+			b[i] = (uint8_t)tool_rand(c->s);
 		if (one_in(c->s, 2) && n >= 4)
 			put32(b, (uint32_t)below(c->s, 600));
 		cz_hput(fd, b, n);

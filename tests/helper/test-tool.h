@@ -31,7 +31,12 @@ struct tool_samples {
 /* 0, or the exit code after one line */
 int tool_read_samples(FILE *f, struct tool_samples *s);
 void tool_samples_release(struct tool_samples *s);
-/* one JSON value, compact, on a line of stdout ("(null)" for none) */
+
+/* tool-util.c: splitmix64, the random numbers of every fuzzer here: small, fast, and the
+ * same sequence for a seed everywhere */
+uint64_t tool_rand(uint64_t *s);
+
+/* tool-util.c: one JSON value, compact, on a line of stdout ("(null)" for none) */
 void tool_print_json(json_t *j);
 
 /* test-stats.c: core/stats.c */

@@ -147,19 +147,9 @@ out:
 	return rc;
 }
 
-/* splitmix64: small, fast, and the same sequence everywhere */
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static uint64_t rng_below(uint64_t *s, uint64_t n)
 {
-	return n ? rng_next(s) % n : 0;
+	return n ? tool_rand(s) % n : 0;
 }
 
 static json_t *rand_string(uint64_t *s)
@@ -185,9 +175,9 @@ static json_t *rand_value(uint64_t *s, int depth)
 
 	switch (rng_below(s, depth >= 4 ? 5 : 7)) {
 	case 0:
-		return json_integer((json_int_t)rng_next(s));
+		return json_integer((json_int_t)tool_rand(s));
 	case 1:
-		return json_real(ldexp((double)(int64_t)rng_next(s),
+		return json_real(ldexp((double)(int64_t)tool_rand(s),
 				       (int)rng_below(s, 200) - 100));
 	case 2:
 		return rand_string(s);
@@ -474,7 +464,7 @@ int tool_wire_fuzz(int argc, const char **argv)
 			fb_frame(&in, text, tlen);
 			n = 1 + rng_below(&s, 64);
 			for (i = 0; i < n; i++) {
-				uint8_t c = (uint8_t)rng_next(&s);
+				uint8_t c = (uint8_t)tool_rand(&s);
 
 				fb_put(&in, &c, 1);
 			}
@@ -488,12 +478,12 @@ int tool_wire_fuzz(int argc, const char **argv)
 				WIRE_MAX_MSG + 1, 0x7fffffff, 0x80000000, 0xffffffff
 			};
 			uint32_t len = rng_below(&s, 2) ? lens[rng_below(&s, 14)] :
-							 (uint32_t)rng_next(&s);
+							 (uint32_t)tool_rand(&s);
 
 			fb_header(&in, len);
 			n = rng_below(&s, 128);
 			for (i = 0; i < n; i++) {
-				uint8_t c = (uint8_t)rng_next(&s);
+				uint8_t c = (uint8_t)tool_rand(&s);
 
 				fb_put(&in, &c, 1);
 			}
@@ -502,7 +492,7 @@ int tool_wire_fuzz(int argc, const char **argv)
 		case FZ_RANDOM:
 			n = rng_below(&s, 64);
 			for (i = 0; i < n; i++) {
-				uint8_t c = (uint8_t)rng_next(&s);
+				uint8_t c = (uint8_t)tool_rand(&s);
 
 				/* small lengths now and then, so that some bodies are read */
 				if (i < 2 && rng_below(&s, 2))

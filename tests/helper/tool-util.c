@@ -132,3 +132,12 @@ void tool_print_json(json_t *j)
 	printf("%s\n", s ? s : "(null)");
 	free(s);
 }
+
+uint64_t tool_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
