@@ -155,11 +155,14 @@ PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap
 LIB_SRC := $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC)
 MAIN_SRC := core/main.c
-TOOL_SRC := tests/helper/test-tool.c tests/helper/fuzz-tcp.c tests/helper/hmac-tool.c tests/helper/plan-tool.c tests/helper/polar-tool.c tests/helper/fuzz-fleet.c tests/helper/push-tool.c tests/helper/trace-tool.c tests/helper/pfc-tool.c \
-	    tests/helper/macctl-tool.c tests/helper/pfcap-tool.c tests/helper/dissect-tool.c \
-	    tests/helper/dissect-fuzz.c tests/helper/dissect-check.c tests/helper/pktgen.c \
-	    tests/helper/tool-util.c tests/helper/xport-tool.c \
-	    tests/helper/nightly-tool.c
+TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test-units.c \
+	    tests/helper/test-shquote.c tests/helper/test-options.c tests/helper/test-record.c \
+	    tests/helper/test-wire.c tests/helper/test-tcp-fuzz.c tests/helper/test-xport.c \
+	    tests/helper/test-fleet-fuzz.c tests/helper/test-plan.c tests/helper/test-polar.c \
+	    tests/helper/test-hmac.c tests/helper/test-push.c tests/helper/test-trace.c \
+	    tests/helper/test-pfc.c tests/helper/test-macctl.c tests/helper/test-pfcap.c \
+	    tests/helper/test-dissect.c tests/helper/test-dissect-fuzz.c tests/helper/test-nightly.c \
+	    tests/helper/dissect-check.c tests/helper/pktgen.c tests/helper/tool-util.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)

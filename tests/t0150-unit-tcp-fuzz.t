@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 test_description='the TCP transport against hostile peers: seeded random and mutated frames
-from a raw socket into a flow (tests/helper/fuzz-tcp.c); no crash, no sanitizer report, every
+from a raw socket into a flow (tests/helper/test-tcp-fuzz.c); no crash, no sanitizer report, every
 posted receive comes back exactly once, no receive larger than its buffer'
 . "$(dirname "$0")/test-lib.sh"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 test_description='transport buffers (xport_alloc): page-rounded below 2 MiB; from 2 MiB on
 rounded to whole 2 MiB and eligible for transparent huge pages, so that the collectives and
-bw buffers are not millions of 4 KiB pages (tests/helper/xport-tool.c)'
+bw buffers are not millions of 4 KiB pages (tests/helper/test-xport.c)'
 . "$(dirname "$0")/test-lib.sh"
 
 # (THP is not required in CI: a kernel that has it "never" is a real absence)

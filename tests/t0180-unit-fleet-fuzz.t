@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-test_description='the fleet control protocol against hostile peers (tests/helper/fuzz-fleet.c):
+test_description='the fleet control protocol against hostile peers (tests/helper/test-fleet-fuzz.c):
 a fake coordinator against real agents (bad challenges and welcomes, hostile message
 streams, bad frames; exit codes, bounded waits, no job process left behind), and hostile
 agents against a real coordinator whose run still finishes with the real agents'

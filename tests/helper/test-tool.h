@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Commands of test-tool that live in files of their own. */
+/* The commands of test-tool (test-tool.c has the table), each area in a file of its own. */
 #ifndef FS_TEST_TOOL_H
 #define FS_TEST_TOOL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "../../core/error.h"
+
+/* what a command returns: the exit code, after one line */
+#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
+#define check_failed(...) (-fs_err(FS_EXIT_CHECK, __VA_ARGS__))
 
 /* tool-util.c: an unsigned integer in [0, max] (0x.. too): 0, or the negative exit code
  * after one line naming opt */
@@ -15,42 +23,89 @@ int tool_parse_hex(const char *s, uint8_t **out, size_t *len);
 /* "01:80:c2:00:00:01" */
 const char *tool_mac_str(const uint8_t *m, char *buf, size_t len);
 
-/* fuzz-tcp.c: random and mutated frames from a raw peer into a TCP flow */
+/* tool-util.c: samples, one non-negative integer per line (empty lines skipped) */
+struct tool_samples {
+	uint64_t *v;
+	size_t n, alloc;
+};
+/* 0, or the exit code after one line */
+int tool_read_samples(FILE *f, struct tool_samples *s);
+void tool_samples_release(struct tool_samples *s);
+
+/* tool-util.c: splitmix64, the random numbers of every fuzzer here: small, fast, and the
+ * same sequence for a seed everywhere */
+uint64_t tool_rand(uint64_t *s);
+
+/* tool-util.c: one JSON value, compact, on a line of stdout ("(null)" for none) */
+void tool_print_json(json_t *j);
+
+/* test-stats.c: core/stats.c */
+int tool_stats(int argc, const char **argv);
+int tool_stats_check(int argc, const char **argv);
+int tool_stats_merge(int argc, const char **argv);
+int tool_stats_bucket(int argc, const char **argv);
+
+/* test-units.c: core/units.c */
+int tool_size(int argc, const char **argv);
+int tool_count(int argc, const char **argv);
+int tool_seconds(int argc, const char **argv);
+int tool_fmt_size(int argc, const char **argv);
+
+/* test-shquote.c: core/shquote.c */
+int tool_shquote(int argc, const char **argv);
+
+/* test-options.c: core/options.c */
+int tool_options(int argc, const char **argv);
+
+/* test-record.c: core/record.c and core/output.c */
+int tool_record(int argc, const char **argv);
+int tool_get(int argc, const char **argv);
+int tool_labels(int argc, const char **argv);
+int tool_lat_us(int argc, const char **argv);
+int tool_derive(int argc, const char **argv);
+int tool_render(int argc, const char **argv);
+
+/* test-wire.c: core/wire.c */
+int tool_wire_recv(int argc, const char **argv);
+int tool_wire_send(int argc, const char **argv);
+int tool_wire_fuzz(int argc, const char **argv);
+
+/* test-tcp-fuzz.c: random and mutated frames from a raw peer into a TCP flow */
 int tool_tcp_fuzz(int argc, const char **argv);
-/* fuzz-fleet.c: hostile coordinators against agents, hostile agents against a coordinator */
+/* test-fleet-fuzz.c: hostile coordinators against agents, hostile agents against a coordinator */
 int tool_fleet_fuzz(int argc, const char **argv);
-/* hmac-tool.c: core/hmac.c (SHA-256, HMAC-SHA256, hex, random bytes) */
+/* test-hmac.c: core/hmac.c (SHA-256, HMAC-SHA256, hex, random bytes) */
 int tool_hmac(int argc, const char **argv);
 
-/* plan-tool.c: plan-pairs, plan-parse, analyze */
+/* test-plan.c: plan-pairs, plan-parse, analyze */
 int tool_plan(int argc, const char **argv);
 
-/* push-tool.c: report/push.c (Pushgateway, webhook, exposition helpers) */
+/* test-push.c: report/push.c (Pushgateway, webhook, exposition helpers) */
 int tool_push(int argc, const char **argv);
 
-/* trace-tool.c: probes/trace.c (TCP 5-tuple traceroute) */
+/* test-trace.c: probes/trace.c (TCP 5-tuple traceroute) */
 int tool_trace(int argc, const char **argv);
 
-/* polar-tool.c: probes/polar.c */
+/* test-polar.c: probes/polar.c */
 int tool_polar(int argc, const char **argv);
 
-/* pfc-tool.c: probes/counters*.c and probes/pfc.c (counter sources, PFC verdicts) */
+/* test-pfc.c: probes/counters*.c and probes/pfc.c (counter sources, PFC verdicts) */
 int tool_pfc(int argc, const char **argv);
 
-/* xport-tool.c: transport/transport.c's buffer allocator (xport-alloc) */
+/* test-xport.c: transport/transport.c's buffer allocator (xport-alloc) */
 int tool_xport_alloc(int argc, const char **argv);
 
-/* macctl-tool.c: pcap/macctl.c (macctl, macctl-fuzz) */
+/* test-macctl.c: pcap/macctl.c (macctl, macctl-fuzz) */
 int tool_macctl(int argc, const char **argv);
-/* pfcap-tool.c: probes/pfcap.c (pfc-inject, pfcap) */
+/* test-pfcap.c: probes/pfcap.c (pfc-inject, pfcap) */
 int tool_pfcap(int argc, const char **argv);
 
-/* dissect-tool.c: pcap/dissect.c (dissect, dissect-pcap, pcapgen) */
+/* test-dissect.c: pcap/dissect.c (dissect, dissect-pcap, pcapgen) */
 int tool_dissect(int argc, const char **argv);
-/* dissect-fuzz.c: dissect-fuzz */
+/* test-dissect-fuzz.c: dissect-fuzz */
 int tool_dissect_fuzz(int argc, const char **argv);
 
-/* nightly-tool.c: nightly (a results directory shaped like a nightly run, with planted faults) */
+/* test-nightly.c: nightly (a results directory shaped like a nightly run, with planted faults) */
 int tool_nightly(int argc, const char **argv);
 
 #endif

@@ -92,13 +92,9 @@ struct night {
 	json_t *bw, *lat, *ping;
 };
 
-static uint64_t next(struct night *g)	/* splitmix64 */
+static uint64_t next(struct night *g)
 {
-	uint64_t z = (g->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return tool_rand(&g->rng);
 }
 
 static double uni(struct night *g)	/* [0, 1) */

@@ -26,7 +26,6 @@
 #include "../../report/push.h"
 #include "test-tool.h"
 
-#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
 
 #define PUSH_USAGE "usage: test-tool push [--timeout=MS] [--retries=N] [--backoff=MS] " \
 	"[--user-agent=S] [-v] gateway URL JOB [INSTANCE] | webhook URL | name|label|value S..."

@@ -44,7 +44,6 @@
 #include "../../probes/pfcap.h"
 #include "test-tool.h"
 
-#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
 
 #define FRAME_LEN 60
 

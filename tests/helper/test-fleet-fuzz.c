@@ -83,18 +83,9 @@
 
 static char ctx[128];	/* "seed S agent I" for messages */
 
-static uint64_t rnd(uint64_t *s)	/* splitmix64 */
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 static uint64_t below(uint64_t *s, uint64_t n)
 {
-	return n ? rnd(s) % n : 0;
+	return n ? tool_rand(s) % n : 0;
 }
 
 static int one_in(uint64_t *s, uint64_t n)
@@ -175,7 +166,7 @@ static json_t *hostile(uint64_t *s, int depth, int big)
 	case 0:
 		return json_integer(edge_ints[below(s, NELEM(edge_ints))]);
 	case 1:
-		return json_integer((json_int_t)rnd(s));
+		return json_integer((json_int_t)tool_rand(s));
 	case 2:
 		return json_real(reals[below(s, NELEM(reals))]);
 	case 3:
@@ -244,7 +235,7 @@ static uint8_t *bad_frame(uint64_t *s, int kind, size_t *len)
 		put32(b, kind ? huge[below(s, NELEM(huge))] : 0);
 		n = 4 + below(s, 64);
 		for (i = 4; i < n; i++)
-			b[i] = (uint8_t)rnd(s);
+			b[i] = (uint8_t)tool_rand(s);
 		*len = n;
 		return b;
 	}
@@ -715,7 +706,7 @@ static json_t *bad_job(uint64_t *s, struct fz *z)
 		json_object_set_new(m, "id", json_integer(edge_ints[below(s, NELEM(edge_ints))]));
 		break;
 	default:
-		json_object_set_new(m, "id", json_integer((json_int_t)rnd(s)));
+		json_object_set_new(m, "id", json_integer((json_int_t)tool_rand(s)));
 		break;
 	}
 	switch (what) {
@@ -799,7 +790,7 @@ static json_t *bad_job(uint64_t *s, struct fz *z)
 static json_t *good_job(uint64_t *s, struct fz *z, json_int_t id)
 {
 	int coin = one_in(s, 2), far = one_in(s, 4), server = !z->nports || coin;
-	uint64_t pick = rnd(s);
+	uint64_t pick = tool_rand(s);
 	json_t *m = job_template(s, id, server, z->nports && !far ? z->ports[pick % (uint64_t)z->nports] : 1);
 	int i, n;
 
@@ -961,518 +952,652 @@ static void welcome_values(uint64_t *s, struct welcome_v *w, int short_silence)
 		w->eff_silence = 2 * w->eff_hb;
 }
 
-/* The life of one agent; 0, or -1 (a failed check), or -exit code. */
-static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz_stats *st)
-{
+/* One agent's case: what the steps of fz_one share. */
+struct fz_case {
 	struct fz z;
-	char tag[96], token[128], cn[AUTH_NONCE_HEX + 1], how[160] = "";
-	int rc, status = 0, want = -1, bound_ms = 6000, min_ms = 0, engines = 0, k, i, silent;
-	json_int_t next_id = 7000000000LL;
-	uint64_t t_end = 0;
-	enum ending end = E_CLOSE;
+	uint64_t *s;
+	unsigned long it;
+	const char *fabscope;
+	struct fz_stats *st;
+	char tag[96], token[128], cn[AUTH_NONCE_HEX + 1], how[160];
+	int want, bound_ms, min_ms, engines, silent;
+	json_int_t next_id;
+	uint64_t t_end;		/* when the agent was given its ending: its exit is timed from it */
+	enum ending end;
+};
 
-	memset(&z, 0, sizeof(z));
-	z.fd = z.errfd = -1;
+/* A step returns a negative code (a failed check, or -exit code), or one of these: go on
+ * with the next step, or the agent has had its ending (wait for its exit). */
+enum { FZ_NEXT = 0, FZ_ENDED = 1 };
+
+static int fz_ended(struct fz_case *c, int want, const char *how)
+{
+	snprintf(c->how, sizeof(c->how), "%s", how);
+	c->want = want;
+	c->t_end = clock_ns();
+	return FZ_ENDED;
+}
+
+/* No challenge, or no welcome: it must wait for its --timeout 1, and no longer. */
+static int fz_no_reply(struct fz_case *c, const char *how)
+{
+	c->min_ms = 900;
+	c->bound_ms = 7000;
+	return fz_ended(c, FS_EXIT_PEER, how);
+}
+
+/* The agent started on a socketpair; 0, or the negative exit code (nothing to release). */
+static int fz_case_start(struct fz_case *c, uint64_t *s, unsigned long it, const char *fabscope,
+			 struct fz_stats *st)
+{
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->s = s;
+	c->it = it;
+	c->fabscope = fabscope;
+	c->st = st;
+	c->z.fd = c->z.errfd = -1;
+	c->want = -1;
+	c->bound_ms = 6000;
+	c->next_id = 7000000000LL;
+	c->end = E_CLOSE;
 	keepalive_on = 0;
-	snprintf(tag, sizeof(tag), "FABSCOPE_FUZZ_TAG=fleet-fuzz-%d-%lu", (int)getpid(), it);
-	snprintf(token, sizeof(token), "fuzz-token-%lu-%016llx", it, (unsigned long long)rnd(s));
-	silent = one_in(s, 25) ? 1 + (int)below(s, 2) : 0;	/* 1: no challenge, 2: no welcome */
-	rc = fz_spawn(&z, fabscope, token, tag + strlen("FABSCOPE_FUZZ_TAG="), silent ? "1" : "3");
+	snprintf(c->tag, sizeof(c->tag), "FABSCOPE_FUZZ_TAG=fleet-fuzz-%d-%lu", (int)getpid(), it);
+	snprintf(c->token, sizeof(c->token), "fuzz-token-%lu-%016llx", it, (unsigned long long)tool_rand(s));
+	c->silent = one_in(s, 25) ? 1 + (int)below(s, 2) : 0;	/* 1: no challenge, 2: no welcome */
+	rc = fz_spawn(&c->z, fabscope, c->token, c->tag + strlen("FABSCOPE_FUZZ_TAG="), c->silent ? "1" : "3");
 	if (rc)
 		return rc;
 	st->agents++;
+	return 0;
+}
 
-	/* 1. the challenge */
-	k = (int)below(s, 100);
-	if (silent == 1) {
-		snprintf(how, sizeof(how), "no challenge");
-		want = FS_EXIT_PEER;
-		min_ms = 900;
-		bound_ms = 7000;
-		t_end = clock_ns();
-		goto wait;
-	}
-	if (k < 16) {		/* a bad challenge */
-		json_t *m = json_pack("{ss,ss,si}", "type", "challenge", "proto", FLEET_PROTO, "version", wire_version());
-		int what = (int)below(s, 7);
+/* A challenge of another protocol, without a nonce of 64 characters, of another version,
+ * or a bad frame instead; then closed. */
+static int fz_bad_challenge(struct fz_case *c)
+{
+	uint64_t *s = c->s;
+	json_t *m = json_pack("{ss,ss,si}", "type", "challenge", "proto", FLEET_PROTO, "version", wire_version());
+	int what = (int)below(s, 7), want = FS_EXIT_PEER, rc;
+	const char *how;
 
-		auth_nonce(cn);
-		json_object_set_new(m, "nonce", json_string(cn));
-		want = FS_EXIT_PEER;
-		switch (what) {
-		case 0:
-			json_object_set_new(m, "proto", one_in(s, 2) ? json_string("fabscope-fleet2") : hostile(s, 0, 1));
-			if (json_is_string(json_object_get(m, "proto")) && !strcmp(jstr(m, "proto"), FLEET_PROTO))
-				json_object_del(m, "proto");
-			snprintf(how, sizeof(how), "a challenge of another protocol");
-			break;
-		case 1:
-			if (one_in(s, 2))
-				json_object_del(m, "nonce");
-			else
-				json_object_set_new(m, "nonce", one_in(s, 2) ? json_string("abcd") : hostile(s, 0, 1));
-			if (json_is_string(json_object_get(m, "nonce")) && strlen(jstr(m, "nonce")) == AUTH_NONCE_HEX)
-				json_object_set_new(m, "nonce", json_string(""));
-			snprintf(how, sizeof(how), "a challenge without a nonce of 64 characters");
-			break;
-		case 2: {	/* a version it does not speak: it says so (error) and exits 3 */
-			static const json_int_t vv[] = { 0, 2, -1, 99, INT_MAX, INT_MIN };
-
-			if (one_in(s, 3))
-				json_object_del(m, "version");
-			else
-				json_object_set_new(m, "version", one_in(s, 3) ? json_string("1") : json_integer(vv[below(s, NELEM(vv))]));
-			want = FS_EXIT_ENV;
-			snprintf(how, sizeof(how), "a challenge of another version");
-			break;
-		}
-		default: {	/* a bad frame instead */
-			size_t len;
-			uint8_t *b = bad_frame(s, what - 3 + (int)below(s, 3), &len);
-
-			json_decref(m);
-			m = NULL;
-			rc = fz_put(&z, b, len);
-			free(b);
-			if (rc < 0)
-				goto out;
-			snprintf(how, sizeof(how), "a bad frame for a challenge");
-			break;
-		}
-		}
-		if (m && (rc = fz_send(&z, m)) < 0)
-			goto out;
-		shutdown(z.fd, SHUT_WR);
-		t_end = clock_ns();
-		goto wait;
-	}
-	if (k < 20) {		/* a truncated challenge, or random bytes, then closed */
-		uint8_t b[64];
-		size_t n = 1 + below(s, sizeof(b));
-
-		for (i = 0; i < (int)n; i++)
-			b[i] = (uint8_t)rnd(s);
+	auth_nonce(c->cn);
+	json_object_set_new(m, "nonce", json_string(c->cn));
+	switch (what) {
+	case 0:
+		json_object_set_new(m, "proto", one_in(s, 2) ? json_string("fabscope-fleet2") : hostile(s, 0, 1));
+		if (json_is_string(json_object_get(m, "proto")) && !strcmp(jstr(m, "proto"), FLEET_PROTO))
+			json_object_del(m, "proto");
+		how = "a challenge of another protocol";
+		break;
+	case 1:
 		if (one_in(s, 2))
-			put32(b, (uint32_t)(20 + below(s, 1000)));	/* a length, then too few bytes */
-		if ((rc = fz_put(&z, b, n)) < 0)
-			goto out;
-		shutdown(z.fd, SHUT_WR);
-		snprintf(how, sizeof(how), "a truncated challenge");
-		want = FS_EXIT_PEER;
-		t_end = clock_ns();
-		goto wait;
-	}
-	/* a valid challenge: our nonce, hex or not, and extra fields */
-	if (one_in(s, 4)) {
-		for (i = 0; i < AUTH_NONCE_HEX; i++)
-			cn[i] = (char)('g' + below(s, 20));
-		cn[AUTH_NONCE_HEX] = 0;
-	} else {
-		auth_nonce(cn);
-	}
-	{
-		json_t *m = json_pack("{ss,ss,si,ss}", "type", "challenge", "proto", FLEET_PROTO,
-				      "version", wire_version(), "nonce", cn);
+			json_object_del(m, "nonce");
+		else
+			json_object_set_new(m, "nonce", one_in(s, 2) ? json_string("abcd") : hostile(s, 0, 1));
+		if (json_is_string(json_object_get(m, "nonce")) && strlen(jstr(m, "nonce")) == AUTH_NONCE_HEX)
+			json_object_set_new(m, "nonce", json_string(""));
+		how = "a challenge without a nonce of 64 characters";
+		break;
+	case 2: {	/* a version it does not speak: it says so (error) and exits 3 */
+		static const json_int_t vv[] = { 0, 2, -1, 99, INT_MAX, INT_MIN };
 
 		if (one_in(s, 3))
-			json_object_set_new(m, "extra", hostile(s, 0, 1));
-		if ((rc = fz_send(&z, m)) < 0)
-			goto out;
-	}
-
-	/* 2. its register */
-	rc = FZ_WAIT(&z, 8000, z.reg || z.eof);
-	if (rc < 0)
-		goto out;
-	if (!z.reg) {
-		if (z.eof) {	/* it could not be run at all? */
-			uint64_t dl = clock_ns() + 3000 * MS;
-
-			while (clock_ns() < dl && waitpid(z.pid, &status, WNOHANG) == 0)
-				usleep(10000);
-			if (waitpid(z.pid, NULL, WNOHANG) < 0) {	/* reaped above */
-				z.pid = 0;
-				if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-					rc = fs_err_env("cannot run %s", fabscope);
-					goto out;
-				}
-			}
-		}
-		rc = failf("no register within 8 s after a valid challenge%s", z.eof ? " (it closed)" : "");
-		goto out;
-	}
-	{
-		json_t *r = z.reg, *eps = json_object_get(r, "endpoints");
-		const char *an = jstr(r, "nonce");
-		uint8_t raw[AUTH_NONCE_HEX / 2];
-
-		if (!jstr(r, "proto") || strcmp(jstr(r, "proto"), FLEET_PROTO) ||
-		    json_integer_value(json_object_get(r, "version")) != wire_version() ||
-		    !jstr(r, "tool_version") || !an || hmac_unhex(an, raw, sizeof(raw)) ||
-		    !jstr(r, "node") || strcmp(jstr(r, "node"), "fz") || !jstr(r, "host") ||
-		    json_integer_value(json_object_get(r, "pid")) != z.pid || !json_is_array(eps)) {
-			rc = failf("a register without the fields it must have");
-			goto out;
-		}
-		if (!auth_mac_ok(token, "agent", cn, an, jstr(r, "mac"))) {
-			rc = failf("the register's mac does not prove the token over our nonce");
-			goto out;
-		}
-	}
-
-	/* 3. the welcome */
-	k = (int)below(s, 100);
-	if (silent == 2) {
-		snprintf(how, sizeof(how), "no welcome");
-		want = FS_EXIT_PEER;
-		min_ms = 900;
-		bound_ms = 7000;
-		t_end = clock_ns();
-		goto wait;
-	}
-	if (k < 18) {		/* refused */
-		const char *an = jstr(z.reg, "nonce");
-		char mac[AUTH_NONCE_HEX + 1];
-		json_t *m = json_pack("{ss,ss}", "type", "welcome", "node", "fz");
-		int what = (int)below(s, 6);
-
+			json_object_del(m, "version");
+		else
+			json_object_set_new(m, "version", one_in(s, 3) ? json_string("1") : json_integer(vv[below(s, NELEM(vv))]));
 		want = FS_EXIT_ENV;
-		switch (what) {
-		case 0:		/* a mac, but not the right one */
-			switch (below(s, 4)) {
-			case 0:
-				auth_mac(token, "agent", an, cn, mac);
-				break;
-			case 1:
-				auth_mac(token, "coordinator", cn, an, mac);
-				break;
-			case 2:
-				auth_mac("not-the-token", "coordinator", an, cn, mac);
-				break;
-			default:
-				auth_nonce(mac);
-				break;
-			}
-			json_object_set_new(m, "mac", json_string(mac));
-			snprintf(how, sizeof(how), "a welcome with a wrong mac");
-			break;
-		case 1:		/* no mac, or one that is not 64 hex digits */
-			auth_mac(token, "coordinator", an, cn, mac);
-			if (one_in(s, 3)) {
-				mac[63] = 0;
-				json_object_set_new(m, "mac", json_string(mac));
-			} else if (one_in(s, 2)) {
-				mac[10] = 'g';
-				json_object_set_new(m, "mac", json_string(mac));
-			} else if (one_in(s, 2)) {
-				json_object_set_new(m, "mac", hostile(s, 0, 1));
-				if (json_is_string(json_object_get(m, "mac")))
-					json_object_set_new(m, "mac", json_integer(1));
-			}
-			snprintf(how, sizeof(how), "a welcome without a mac");
-			break;
-		case 2:		/* an error */
-			json_object_set_new(m, "type", json_string("error"));
-			if (!one_in(s, 3))
-				json_object_set_new(m, "message", hostile(s, 0, 1));
-			snprintf(how, sizeof(how), "an error for a welcome");
-			break;
-		case 3:		/* not a welcome */
-			if (one_in(s, 2))
-				json_object_del(m, "type");
-			else
-				json_object_set_new(m, "type", junk_type(s));
-			if (json_is_string(json_object_get(m, "type")) && !strcmp(jstr(m, "type"), "welcome"))
-				json_object_del(m, "type");
-			auth_mac(token, "coordinator", an, cn, mac);
-			json_object_set_new(m, "mac", json_string(mac));
-			snprintf(how, sizeof(how), "another message for a welcome");
-			break;
-		default: {	/* a bad frame */
-			size_t len;
-			uint8_t *b = bad_frame(s, (int)below(s, 6), &len);
-
-			json_decref(m);
-			m = NULL;
-			rc = fz_put(&z, b, len);
-			free(b);
-			if (rc < 0)
-				goto out;
-			shutdown(z.fd, SHUT_WR);
-			want = FS_EXIT_PEER;
-			snprintf(how, sizeof(how), "a bad frame for a welcome");
-			break;
-		}
-		}
-		if (m && (rc = fz_send(&z, m)) < 0)
-			goto out;
-		t_end = clock_ns();
-		goto wait;
+		how = "a challenge of another version";
+		break;
 	}
-	end = (enum ending)below(s, E_NENDINGS);	/* E_SILENT: a short silence_ms, cheap */
-	{
-		struct welcome_v w;
-		char mac[AUTH_NONCE_HEX + 1];
-		json_t *m;
+	default: {	/* a bad frame instead */
+		size_t len;
+		uint8_t *b = bad_frame(s, what - 3 + (int)below(s, 3), &len);
 
-		welcome_values(s, &w, end == E_SILENT);
-		if (end != E_SILENT && w.eff_silence < 2000)
-			end = E_SILENT;	/* it may give up on us in any pause */
-		auth_mac(token, "coordinator", jstr(z.reg, "nonce"), cn, mac);
-		if (one_in(s, 4))	/* the agent reads hex in either case */
-			for (i = 0; mac[i]; i++)
-				if (mac[i] >= 'a' && mac[i] <= 'f')
-					mac[i] = (char)(mac[i] - 'a' + 'A');
-		m = json_pack("{ss,ss,ss}", "type", "welcome", "mac", mac, "node", "fz");
-		if (w.hb)
-			json_object_set_new(m, "heartbeat_ms", w.hb);
-		if (w.silence)
-			json_object_set_new(m, "silence_ms", w.silence);
-		if ((rc = fz_send(&z, m)) < 0)
-			goto out;
-		if (rc)	{
-			rc = failf("the agent went away after a valid welcome");
-			goto out;
-		}
-		{	/* the session's MACs, both ways, from here on */
-			uint8_t key[WIRE_MAC_LEN];
+		json_decref(m);
+		m = NULL;
+		rc = fz_put(&c->z, b, len);
+		free(b);
+		if (rc < 0)
+			return rc;
+		how = "a bad frame for a challenge";
+		break;
+	}
+	}
+	if (m && (rc = fz_send(&c->z, m)) < 0)
+		return rc;
+	shutdown(c->z.fd, SHUT_WR);
+	return fz_ended(c, want, how);
+}
 
-			auth_session_key(token, cn, jstr(z.reg, "nonce"), key);
-			wire_mac_start(&z.tx, key, 'c');
-			wire_mac_start(&z.rd.mac, key, 'a');
-		}
-		keepalive_on = end != E_SILENT;
+/* A truncated challenge, or random bytes, then closed. */
+static int fz_truncated_challenge(struct fz_case *c)
+{
+	uint8_t b[64];
+	size_t n = 1 + below(c->s, sizeof(b));
+	int i, rc;
 
-		/* 4. the stream */
-		k = end == E_SILENT ? (int)below(s, 4) : 1 + (int)below(s, 60);
-		for (i = 0; i < k; i++) {
-			if ((rc = fz_stream_one(s, &z, &engines, &next_id, st)) < 0)
-				goto out;
-			if (rc > 0 || z.eof) {
-				if (end == E_SILENT)
-					break;	/* a short silence_ms may end it: fine */
-				rc = failf("the agent went away in the middle of the stream (message %d of %d)", i + 1, k);
-				goto out;
-			}
-			if ((rc = fz_pump(&z, 0)) < 0)
-				goto out;
-		}
-		if (end != E_SILENT) {	/* it lives on, and has answered every job message it refused */
-			long pings;	/* up to the live one (keepalives may follow it) */
-			int j;
+	for (i = 0; i < (int)n; i++)
+		b[i] = (uint8_t)tool_rand(c->s);
+	if (one_in(c->s, 2))
+		put32(b, (uint32_t)(20 + below(c->s, 1000)));	/* a length, then too few bytes */
+	if ((rc = fz_put(&c->z, b, n)) < 0)
+		return rc;
+	shutdown(c->z.fd, SHUT_WR);
+	return fz_ended(c, FS_EXIT_PEER, "a truncated challenge");
+}
 
-			z.live_t = 0x5eed0000LL + (json_int_t)it;
-			pings = ++z.pings_sent;
-			if ((rc = fz_send(&z, json_pack("{ss,sI,ss}", "type", "ping", "t", z.live_t, "id", "live"))) < 0)
-				goto out;
-			rc = FZ_WAIT(&z, 10000, z.live_seen || z.eof);
-			if (rc < 0)
-				goto out;
-			if (!z.live_seen) {
-				rc = failf("no pong within 10 s after the stream%s", z.eof ? " (it went away)" : "");
-				goto out;
-			}
-			if (z.pongs < pings) {
-				rc = failf("%ld pings, %ld pongs", pings, z.pongs);
-				goto out;
-			}
-			if (z.errors < z.noid_sent) {
-				rc = failf("%d job messages without an id, %ld errors", z.noid_sent, z.errors);
-				goto out;
-			}
-			for (j = 0; j < z.njobs; j++)
-				if (z.jobs[j].expect == JX_USAGE && z.jobs[j].done < z.jobs[j].sent) {
-					rc = failf("job %lld: not answered before a later ping", (long long)z.jobs[j].id);
-					goto out;
-				}
-			if (engines && one_in(s, 2))	/* let the engines run a while */
-				if ((rc = FZ_WAIT(&z, 100 + (int)below(s, 400), z.eof)) < 0)
-					goto out;
+/* A valid challenge: our nonce, hex or not, and extra fields. */
+static int fz_valid_challenge(struct fz_case *c)
+{
+	json_t *m;
+	int i, rc;
+
+	if (one_in(c->s, 4)) {
+		for (i = 0; i < AUTH_NONCE_HEX; i++)
+			c->cn[i] = (char)('g' + below(c->s, 20));
+		c->cn[AUTH_NONCE_HEX] = 0;
+	} else {
+		auth_nonce(c->cn);
+	}
+	m = json_pack("{ss,ss,si,ss}", "type", "challenge", "proto", FLEET_PROTO,
+		      "version", wire_version(), "nonce", c->cn);
+	if (one_in(c->s, 3))
+		json_object_set_new(m, "extra", hostile(c->s, 0, 1));
+	rc = fz_send(&c->z, m);
+	return rc < 0 ? rc : FZ_NEXT;
+}
+
+/* 1. the challenge: none, a bad one, a truncated one, or a valid one */
+static int fz_challenge(struct fz_case *c)
+{
+	int k = (int)below(c->s, 100);
+
+	if (c->silent == 1)
+		return fz_no_reply(c, "no challenge");
+	if (k < 16)
+		return fz_bad_challenge(c);
+	if (k < 20)
+		return fz_truncated_challenge(c);
+	return fz_valid_challenge(c);
+}
+
+/* No register after a valid challenge: could it not be run at all? */
+static int fz_no_register(struct fz_case *c)
+{
+	struct fz *z = &c->z;
+	int status = 0;
+
+	if (z->eof) {
+		uint64_t dl = clock_ns() + 3000 * MS;
+
+		while (clock_ns() < dl && waitpid(z->pid, &status, WNOHANG) == 0)
+			usleep(10000);
+		if (waitpid(z->pid, NULL, WNOHANG) < 0) {	/* reaped above */
+			z->pid = 0;
+			if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+				return fs_err_env("cannot run %s", c->fabscope);
 		}
 	}
+	return failf("no register within 8 s after a valid challenge%s", z->eof ? " (it closed)" : "");
+}
 
-	/* 5. the end */
+/* 2. its register: in time, with its fields, and its mac over our nonce */
+static int fz_register(struct fz_case *c)
+{
+	struct fz *z = &c->z;
+	json_t *r, *eps;
+	const char *an;
+	uint8_t raw[AUTH_NONCE_HEX / 2];
+	int rc = FZ_WAIT(z, 8000, z->reg || z->eof);
+
+	if (rc < 0)
+		return rc;
+	if (!z->reg)
+		return fz_no_register(c);
+	r = z->reg;
+	eps = json_object_get(r, "endpoints");
+	an = jstr(r, "nonce");
+	if (!jstr(r, "proto") || strcmp(jstr(r, "proto"), FLEET_PROTO) ||
+	    json_integer_value(json_object_get(r, "version")) != wire_version() ||
+	    !jstr(r, "tool_version") || !an || hmac_unhex(an, raw, sizeof(raw)) ||
+	    !jstr(r, "node") || strcmp(jstr(r, "node"), "fz") || !jstr(r, "host") ||
+	    json_integer_value(json_object_get(r, "pid")) != z->pid || !json_is_array(eps))
+		return failf("a register without the fields it must have");
+	if (!auth_mac_ok(c->token, "agent", c->cn, an, jstr(r, "mac")))
+		return failf("the register's mac does not prove the token over our nonce");
+	return FZ_NEXT;
+}
+
+/* A mac, but not the right one: of the wrong role, of the nonces swapped, of another
+ * token, or random. */
+static void wrong_welcome_mac(struct fz_case *c, const char *an, char *mac)
+{
+	switch (below(c->s, 4)) {
+	case 0:
+		auth_mac(c->token, "agent", an, c->cn, mac);
+		break;
+	case 1:
+		auth_mac(c->token, "coordinator", c->cn, an, mac);
+		break;
+	case 2:
+		auth_mac("not-the-token", "coordinator", an, c->cn, mac);
+		break;
+	default:
+		auth_nonce(mac);
+		break;
+	}
+}
+
+/* No mac, or one that is not 64 hex digits. */
+static void mangled_welcome_mac(struct fz_case *c, const char *an, json_t *m)
+{
+	uint64_t *s = c->s;
+	char mac[AUTH_NONCE_HEX + 1];
+
+	auth_mac(c->token, "coordinator", an, c->cn, mac);
+	if (one_in(s, 3)) {
+		mac[63] = 0;
+		json_object_set_new(m, "mac", json_string(mac));
+	} else if (one_in(s, 2)) {
+		mac[10] = 'g';
+		json_object_set_new(m, "mac", json_string(mac));
+	} else if (one_in(s, 2)) {
+		json_object_set_new(m, "mac", hostile(s, 0, 1));
+		if (json_is_string(json_object_get(m, "mac")))
+			json_object_set_new(m, "mac", json_integer(1));
+	}
+}
+
+/* A welcome it must refuse (a wrong mac or none, an error, another message), or a bad
+ * frame for one. */
+static int fz_refused_welcome(struct fz_case *c)
+{
+	uint64_t *s = c->s;
+	const char *an = jstr(c->z.reg, "nonce"), *how;
+	char mac[AUTH_NONCE_HEX + 1];
+	json_t *m = json_pack("{ss,ss}", "type", "welcome", "node", "fz");
+	int what = (int)below(s, 6), want = FS_EXIT_ENV, rc;
+
+	switch (what) {
+	case 0:
+		wrong_welcome_mac(c, an, mac);
+		json_object_set_new(m, "mac", json_string(mac));
+		how = "a welcome with a wrong mac";
+		break;
+	case 1:
+		mangled_welcome_mac(c, an, m);
+		how = "a welcome without a mac";
+		break;
+	case 2:		/* an error */
+		json_object_set_new(m, "type", json_string("error"));
+		if (!one_in(s, 3))
+			json_object_set_new(m, "message", hostile(s, 0, 1));
+		how = "an error for a welcome";
+		break;
+	case 3:		/* not a welcome */
+		if (one_in(s, 2))
+			json_object_del(m, "type");
+		else
+			json_object_set_new(m, "type", junk_type(s));
+		if (json_is_string(json_object_get(m, "type")) && !strcmp(jstr(m, "type"), "welcome"))
+			json_object_del(m, "type");
+		auth_mac(c->token, "coordinator", an, c->cn, mac);
+		json_object_set_new(m, "mac", json_string(mac));
+		how = "another message for a welcome";
+		break;
+	default: {	/* a bad frame */
+		size_t len;
+		uint8_t *b = bad_frame(s, (int)below(s, 6), &len);
+
+		json_decref(m);
+		m = NULL;
+		rc = fz_put(&c->z, b, len);
+		free(b);
+		if (rc < 0)
+			return rc;
+		shutdown(c->z.fd, SHUT_WR);
+		want = FS_EXIT_PEER;
+		how = "a bad frame for a welcome";
+		break;
+	}
+	}
+	if (m && (rc = fz_send(&c->z, m)) < 0)
+		return rc;
+	return fz_ended(c, want, how);
+}
+
+/* A valid welcome (its mac in either case, odd heartbeat_ms and silence_ms), with the
+ * ending drawn; then the session's MACs, both ways. */
+static int fz_valid_welcome(struct fz_case *c)
+{
+	uint64_t *s = c->s;
+	struct welcome_v w;
+	char mac[AUTH_NONCE_HEX + 1];
+	uint8_t key[WIRE_MAC_LEN];
+	json_t *m;
+	int i, rc;
+
+	c->end = (enum ending)below(s, E_NENDINGS);	/* E_SILENT: a short silence_ms, cheap */
+	welcome_values(s, &w, c->end == E_SILENT);
+	if (c->end != E_SILENT && w.eff_silence < 2000)
+		c->end = E_SILENT;	/* it may give up on us in any pause */
+	auth_mac(c->token, "coordinator", jstr(c->z.reg, "nonce"), c->cn, mac);
+	if (one_in(s, 4))	/* the agent reads hex in either case */
+		for (i = 0; mac[i]; i++)
+			if (mac[i] >= 'a' && mac[i] <= 'f')
+				mac[i] = (char)(mac[i] - 'a' + 'A');
+	m = json_pack("{ss,ss,ss}", "type", "welcome", "mac", mac, "node", "fz");
+	if (w.hb)
+		json_object_set_new(m, "heartbeat_ms", w.hb);
+	if (w.silence)
+		json_object_set_new(m, "silence_ms", w.silence);
+	if ((rc = fz_send(&c->z, m)) < 0)
+		return rc;
+	if (rc)
+		return failf("the agent went away after a valid welcome");
+	auth_session_key(c->token, c->cn, jstr(c->z.reg, "nonce"), key);
+	wire_mac_start(&c->z.tx, key, 'c');
+	wire_mac_start(&c->z.rd.mac, key, 'a');
+	keepalive_on = c->end != E_SILENT;
+	return FZ_NEXT;
+}
+
+/* 3. the welcome: none, one it must refuse, or a valid one */
+static int fz_welcome(struct fz_case *c)
+{
+	int k = (int)below(c->s, 100);
+
+	if (c->silent == 2)
+		return fz_no_reply(c, "no welcome");
+	if (k < 18)
+		return fz_refused_welcome(c);
+	return fz_valid_welcome(c);
+}
+
+/* After the stream the agent lives on: the live ping is answered, every ping before it
+ * too, and every job message it refused. */
+static int fz_live(struct fz_case *c)
+{
+	struct fz *z = &c->z;
+	long pings;	/* up to the live one (keepalives may follow it) */
+	int j, rc;
+
+	z->live_t = 0x5eed0000LL + (json_int_t)c->it;
+	pings = ++z->pings_sent;
+	if ((rc = fz_send(z, json_pack("{ss,sI,ss}", "type", "ping", "t", z->live_t, "id", "live"))) < 0)
+		return rc;
+	rc = FZ_WAIT(z, 10000, z->live_seen || z->eof);
+	if (rc < 0)
+		return rc;
+	if (!z->live_seen)
+		return failf("no pong within 10 s after the stream%s", z->eof ? " (it went away)" : "");
+	if (z->pongs < pings)
+		return failf("%ld pings, %ld pongs", pings, z->pongs);
+	if (z->errors < z->noid_sent)
+		return failf("%d job messages without an id, %ld errors", z->noid_sent, z->errors);
+	for (j = 0; j < z->njobs; j++)
+		if (z->jobs[j].expect == JX_USAGE && z->jobs[j].done < z->jobs[j].sent)
+			return failf("job %lld: not answered before a later ping", (long long)z->jobs[j].id);
+	if (c->engines && one_in(c->s, 2))	/* let the engines run a while */
+		if ((rc = FZ_WAIT(z, 100 + (int)below(c->s, 400), z->eof)) < 0)
+			return rc;
+	return FZ_NEXT;
+}
+
+/* 4. the stream: hostile but well-framed messages (a short silence_ms may end it) */
+static int fz_stream(struct fz_case *c)
+{
+	struct fz *z = &c->z;
+	int k = c->end == E_SILENT ? (int)below(c->s, 4) : 1 + (int)below(c->s, 60), i, rc;
+
+	for (i = 0; i < k; i++) {
+		if ((rc = fz_stream_one(c->s, z, &c->engines, &c->next_id, c->st)) < 0)
+			return rc;
+		if (rc > 0 || z->eof) {
+			if (c->end == E_SILENT)
+				break;	/* a short silence_ms may end it: fine */
+			return failf("the agent went away in the middle of the stream (message %d of %d)", i + 1, k);
+		}
+		if ((rc = fz_pump(z, 0)) < 0)
+			return rc;
+	}
+	return c->end == E_SILENT ? FZ_NEXT : fz_live(c);
+}
+
+/* The ending E_ZERO..E_NOTJSON: a frame refused as a whole.  Lengths are refused before
+ * any MAC; a bad body comes with a good MAC, so that the parser behind it is what
+ * refuses it. */
+static int fz_end_bad_frame(struct fz_case *c)
+{
+	size_t len;
+	uint8_t *b = bad_frame(c->s, c->end - E_ZERO, &len);
+	int rc;
+
+	rc = c->end == E_ZERO || c->end == E_HUGE ? fz_put(&c->z, b, len) : fz_frame(&c->z, (char *)b + 4, len - 4);
+	free(b);
+	return rc;
+}
+
+/* E_FORGED: a ping injected (a MAC of another key), replayed (an old number) or changed. */
+static int fz_end_forged(struct fz_case *c)
+{
+	json_t *m = json_pack("{ss,sI}", "type", "ping", "t", (json_int_t)42);
+	char *t = json_dumps(m, JSON_COMPACT);
+	size_t tl = strlen(t);
+	uint8_t h[4], mac[WIRE_MAC_LEN];
+	struct wire_mac f = c->z.tx;
+	int how = (int)below(c->s, 3), rc;
+
+	if (how == 1 && !f.seq)
+		how = 0;	/* (nothing to replay yet) */
+	if (how == 0)
+		memset(f.key, 0x5a, sizeof(f.key));
+	else if (how == 1 && f.seq)
+		f.seq--;
+	wire_mac_of(&f, t, tl, mac);
+	if (how == 2)
+		t[tl / 2] ^= 1;	/* the body changed on the way */
+	put32(h, (uint32_t)(tl + WIRE_MAC_LEN));
+	rc = fz_put(&c->z, h, 4);
+	if (!rc)
+		rc = fz_put(&c->z, t, tl);
+	if (!rc)
+		rc = fz_put(&c->z, mac, WIRE_MAC_LEN);
+	free(t);
+	json_decref(m);
+	return rc;
+}
+
+/* E_TRUNC: a frame cut short (in its length, or its body), then closed. */
+static int fz_end_truncated(struct fz_case *c)
+{
+	json_t *m = json_pack("{ss,ss}", "type", "ping", "t", "cut");
+	char *t = json_dumps(m, JSON_COMPACT);
+	uint8_t h[4];
+	size_t hn = one_in(c->s, 3) ? 1 + below(c->s, 3) : 4;
+	int rc;
+
+	put32(h, (uint32_t)strlen(t) + (one_in(c->s, 2) ? 0 : 1000));
+	rc = fz_put(&c->z, h, hn);
+	if (!rc && hn == 4)
+		rc = fz_put(&c->z, t, below(c->s, strlen(t)));
+	free(t);
+	json_decref(m);
+	shutdown(c->z.fd, SHUT_WR);
+	return rc;
+}
+
+/* E_RANDOM: random bytes, then closed. */
+static int fz_end_random(struct fz_case *c)
+{
+	uint8_t b[256];
+	size_t n = 1 + below(c->s, sizeof(b));
+	int i, rc;
+
+	for (i = 0; i < (int)n; i++)
+		b[i] = (uint8_t)tool_rand(c->s);
+	rc = fz_put(&c->z, b, n);
+	shutdown(c->z.fd, SHUT_WR);
+	return rc;
+}
+
+/* 5. the end drawn with the welcome */
+static int fz_ending(struct fz_case *c)
+{
+	int rc = 0;
+
 	keepalive_on = 0;
-	snprintf(how, sizeof(how), "%s", ending_name[end]);
-	want = end == E_BYE ? 0 : FS_EXIT_PEER;
-	t_end = clock_ns();
-	switch (end) {
+	snprintf(c->how, sizeof(c->how), "%s", ending_name[c->end]);
+	c->want = c->end == E_BYE ? 0 : FS_EXIT_PEER;
+	c->t_end = clock_ns();
+	switch (c->end) {
 	case E_CLOSE:
-		shutdown(z.fd, SHUT_WR);
+		shutdown(c->z.fd, SHUT_WR);
 		break;
 	case E_BYE:
-		rc = fz_send(&z, one_in(s, 3) ? json_pack("{ss,so}", "type", "bye", "why", hostile(s, 0, 1)) :
-				  json_pack("{ss}", "type", "bye"));
+		rc = fz_send(&c->z, one_in(c->s, 3) ? json_pack("{ss,so}", "type", "bye", "why", hostile(c->s, 0, 1)) :
+				     json_pack("{ss}", "type", "bye"));
 		break;
 	case E_ZERO:
 	case E_HUGE:
 	case E_DEEP:
 	case E_NUL:
 	case E_NOTOBJ:
-	case E_NOTJSON: {
-		size_t len;
-		uint8_t *b = bad_frame(s, end - E_ZERO, &len);
-
-		/* lengths are refused before any MAC; a bad body comes with a good
-		 * MAC, so that the parser behind it is what refuses it */
-		rc = end == E_ZERO || end == E_HUGE ? fz_put(&z, b, len) : fz_frame(&z, (char *)b + 4, len - 4);
-		free(b);
+	case E_NOTJSON:
+		rc = fz_end_bad_frame(c);
 		break;
-	}
-	case E_FORGED: {	/* injected (a MAC of another key), replayed (an old number) or changed */
-		json_t *m = json_pack("{ss,sI}", "type", "ping", "t", (json_int_t)42);
-		char *t = json_dumps(m, JSON_COMPACT);
-		size_t tl = strlen(t);
-		uint8_t h[4], mac[WIRE_MAC_LEN];
-		struct wire_mac f = z.tx;
-		int how_ = (int)below(s, 3);
-
-		if (how_ == 1 && !f.seq)
-			how_ = 0;	/* (nothing to replay yet) */
-		if (how_ == 0)
-			memset(f.key, 0x5a, sizeof(f.key));
-		else if (how_ == 1 && f.seq)
-			f.seq--;
-		wire_mac_of(&f, t, tl, mac);
-		if (how_ == 2)
-			t[tl / 2] ^= 1;	/* the body changed on the way */
-		put32(h, (uint32_t)(tl + WIRE_MAC_LEN));
-		rc = fz_put(&z, h, 4);
-		if (!rc)
-			rc = fz_put(&z, t, tl);
-		if (!rc)
-			rc = fz_put(&z, mac, WIRE_MAC_LEN);
-		free(t);
-		json_decref(m);
+	case E_FORGED:
+		rc = fz_end_forged(c);
 		break;
-	}
-	case E_TRUNC: {
-		json_t *m = json_pack("{ss,ss}", "type", "ping", "t", "cut");
-		char *t = json_dumps(m, JSON_COMPACT);
-		uint8_t h[4];
-		size_t hn = one_in(s, 3) ? 1 + below(s, 3) : 4;
-
-		put32(h, (uint32_t)strlen(t) + (one_in(s, 2) ? 0 : 1000));
-		rc = fz_put(&z, h, hn);
-		if (!rc && hn == 4)
-			rc = fz_put(&z, t, below(s, strlen(t)));
-		free(t);
-		json_decref(m);
-		shutdown(z.fd, SHUT_WR);
+	case E_TRUNC:
+		rc = fz_end_truncated(c);
 		break;
-	}
-	case E_RANDOM: {
-		uint8_t b[256];
-		size_t n = 1 + below(s, sizeof(b));
-
-		for (i = 0; i < (int)n; i++)
-			b[i] = (uint8_t)rnd(s);
-		rc = fz_put(&z, b, n);
-		shutdown(z.fd, SHUT_WR);
+	case E_RANDOM:
+		rc = fz_end_random(c);
 		break;
-	}
 	default:	/* E_SILENT: we say nothing; the agent gives up after silence_ms */
-		bound_ms = 6000;
+		c->bound_ms = 6000;
 		break;
 	}
-	if (rc < 0)
-		goto out;
-	rc = 0;
+	return rc < 0 ? rc : FZ_ENDED;
+}
 
-wait:
-	rc = 0;
-	/* 6. it exits, in time, with the code the ending calls for, saying why */
-	{
-		uint64_t dl = t_end + (uint64_t)bound_ms * MS;
-		pid_t r;
+/* Its last words are on stderr: read them all; one must say why it exited. */
+static int fz_last_words(struct fz_case *c)
+{
+	struct fz *z = &c->z;
+	uint64_t dl = clock_ns() + 3000 * MS;
 
-		while ((r = waitpid(z.pid, &status, WNOHANG)) == 0) {
-			if (clock_ns() > dl) {
-				kill(z.pid, SIGKILL);
-				waitpid(z.pid, &status, 0);
-				z.pid = 0;
-				rc = failf("the agent did not exit within %.1f s after %s", bound_ms / 1000.0, how);
-				goto out;
-			}
-			if (fz_pump(&z, 10) < 0) {
-				rc = -1;
-				goto out;
-			}
-		}
-		z.pid = 0;
-		if (WIFSIGNALED(status)) {
-			rc = failf("the agent died of signal %d after %s", WTERMSIG(status), how);
-			goto out;
-		}
-		if (WEXITSTATUS(status) == 127) {
-			rc = fs_err_env("cannot run %s", fabscope);
-			goto out;
-		}
-		if (WEXITSTATUS(status) != want) {
-			rc = failf("the agent exited %d after %s, expected %d", WEXITSTATUS(status), how, want);
-			goto out;
-		}
-		if (min_ms && clock_ns() - t_end < (uint64_t)min_ms * MS) {
-			rc = failf("the agent gave up after %.1f s of %s, before its --timeout 1",
-				   (clock_ns() - t_end) / 1e9, how);
-			goto out;
-		}
-		{	/* its last words are on stderr: read them all */
-			uint64_t dl2 = clock_ns() + 3000 * MS;
+	while ((z->errfd >= 0 || !z->eof) && clock_ns() < dl)
+		if (fz_pump(z, 20) < 0)
+			return -1;
+	if (c->want && !strstr(z->errtail, "fabscope agent: "))
+		return failf("the agent exited %d after %s without a line saying why", c->want, c->how);
+	if (c->want < 5)
+		c->st->by_code[c->want]++;
+	return 0;
+}
 
-			while ((z.errfd >= 0 || !z.eof) && clock_ns() < dl2)
-				if (fz_pump(&z, 20) < 0) {
-					rc = -1;
-					goto out;
-				}
-		}
-		if (want && !strstr(z.errtail, "fabscope agent: ")) {
-			rc = failf("the agent exited %d after %s without a line saying why", want, how);
-			goto out;
-		}
-		if (want < 5)
-			st->by_code[want]++;
-	}
-	/* 7. nothing of its jobs is left */
-	{
-		pid_t p = 0;
-		int n = 0, tries;
+/* 6. it exits, in time, with the code the ending calls for, saying why */
+static int fz_exit_check(struct fz_case *c)
+{
+	struct fz *z = &c->z;
+	uint64_t dl = c->t_end + (uint64_t)c->bound_ms * MS;
+	int status = 0;
 
-		for (tries = 0; tries < 30 && (n = tagged(tag, &p)); tries++)
-			usleep(100000);
-		if (n) {
-			rc = failf("%d process(es) of its jobs outlived the agent (pid %d, after %s)", n, (int)p, how);
-			goto out;
+	while (waitpid(z->pid, &status, WNOHANG) == 0) {
+		if (clock_ns() > dl) {
+			kill(z->pid, SIGKILL);
+			waitpid(z->pid, &status, 0);
+			z->pid = 0;
+			return failf("the agent did not exit within %.1f s after %s", c->bound_ms / 1000.0, c->how);
 		}
+		if (fz_pump(z, 10) < 0)
+			return -1;
 	}
-	if (!access(INJECTED, F_OK)) {
-		rc = failf("a job's host was taken for an option: %s was written", INJECTED);
-		goto out;
+	z->pid = 0;
+	if (WIFSIGNALED(status))
+		return failf("the agent died of signal %d after %s", WTERMSIG(status), c->how);
+	if (WEXITSTATUS(status) == 127)
+		return fs_err_env("cannot run %s", c->fabscope);
+	if (WEXITSTATUS(status) != c->want)
+		return failf("the agent exited %d after %s, expected %d", WEXITSTATUS(status), c->how, c->want);
+	if (c->min_ms && clock_ns() - c->t_end < (uint64_t)c->min_ms * MS)
+		return failf("the agent gave up after %.1f s of %s, before its --timeout 1",
+			     (clock_ns() - c->t_end) / 1e9, c->how);
+	return fz_last_words(c);
+}
+
+/* 7. nothing of its jobs is left, and no job took a host for an option */
+static int fz_leftovers(struct fz_case *c)
+{
+	pid_t p = 0;
+	int n = 0, tries;
+
+	for (tries = 0; tries < 30 && (n = tagged(c->tag, &p)); tries++)
+		usleep(100000);
+	if (n)
+		return failf("%d process(es) of its jobs outlived the agent (pid %d, after %s)", n, (int)p, c->how);
+	if (!access(INJECTED, F_OK))
+		return failf("a job's host was taken for an option: %s was written", INJECTED);
+	return 0;
+}
+
+/* The agent and what is left of its jobs killed; after a failed check, its last words. */
+static void fz_case_release(struct fz_case *c, int failed)
+{
+	struct fz *z = &c->z;
+
+	if (z->pid > 0) {
+		kill(z->pid, SIGKILL);
+		waitpid(z->pid, NULL, 0);
 	}
-out:
-	if (z.pid > 0) {
-		kill(z.pid, SIGKILL);
-		waitpid(z.pid, NULL, 0);
-	}
-	if (rc) {
+	if (failed) {
 		pid_t p = 0;
 
-		while (tagged(tag, &p) && p > 0) {	/* ours, by pid */
+		while (tagged(c->tag, &p) && p > 0) {	/* ours, by pid */
 			kill(p, SIGKILL);
 			usleep(10000);
 			p = 0;
 		}
-		if (z.errfd >= 0)
-			fz_pump(&z, 100);
-		if (z.errlen)
-			fprintf(stderr, "%s: the agent's last words:\n%s\n", ctx, z.errtail);
+		if (z->errfd >= 0)
+			fz_pump(z, 100);
+		if (z->errlen)
+			fprintf(stderr, "%s: the agent's last words:\n%s\n", ctx, z->errtail);
 	}
-	if (z.fd >= 0)
-		close(z.fd);
-	if (z.errfd >= 0)
-		close(z.errfd);
-	wire_rd_free(&z.rd);
-	json_decref(z.reg);
+	if (z->fd >= 0)
+		close(z->fd);
+	if (z->errfd >= 0)
+		close(z->errfd);
+	wire_rd_free(&z->rd);
+	json_decref(z->reg);
+}
+
+/* The life of one agent; 0, or -1 (a failed check), or -exit code. */
+static int fz_one(uint64_t *s, unsigned long it, const char *fabscope, struct fz_stats *st)
+{
+	struct fz_case c;
+	int rc;
+
+	rc = fz_case_start(&c, s, it, fabscope, st);
+	if (rc)
+		return rc;
+	rc = fz_challenge(&c);
+	if (rc == FZ_NEXT)
+		rc = fz_register(&c);
+	if (rc == FZ_NEXT)
+		rc = fz_welcome(&c);
+	if (rc == FZ_NEXT)
+		rc = fz_stream(&c);
+	if (rc == FZ_NEXT)
+		rc = fz_ending(&c);
+	if (rc == FZ_ENDED)
+		rc = fz_exit_check(&c);
+	if (!rc)
+		rc = fz_leftovers(&c);
+	fz_case_release(&c, rc);
 	return rc;
 }
 
@@ -2021,25 +2146,18 @@ static int cz_hread(struct cz *c, int fd, struct wire_rd *rd, int ms, int until_
 	return 0;
 }
 
-/* One hostile connection: 0, 1 (the coordinator is gone: stop), -1 failed check. */
-static int cz_hostile(struct cz *c, unsigned long long seed, unsigned long idx, int kind)
+/* What cz_hostile_raw did with a connection. */
+enum { CZ_KEPT, CZ_SENT, CZ_CHALLENGE };
+
+/* The kinds that send before any challenge, or nothing: CZ_KEPT (kept silent, or closed:
+ * nothing more to check), CZ_SENT (the coordinator must close it), CZ_CHALLENGE (the
+ * others: they answer the challenge). */
+static int cz_hostile_raw(struct cz *c, int fd, int kind)
 {
-	struct wire_rd rd;
-	char cn[AUTH_NONCE_HEX + 1] = "", *errmsg = NULL, name[64];
-	const char *want_err = NULL;
-	int fd, rc = 0, need_chal = 0, i;
 	uint8_t b[512];
 	size_t n;
+	int i;
 
-	memset(&rd, 0, sizeof(rd));
-	snprintf(ctx, sizeof(ctx), "seed %llu connection %lu (%s)", seed, idx, hkind_name[kind]);
-	fd = net_connect(&c->dst, NULL, 5000);
-	if (fd < 0) {
-		if (c->mbye || c->mgone)
-			return 1;
-		return failf("cannot connect while fz is still in the run: %s", strerror(-fd));
-	}
-	c->conns++;
 	switch (kind) {
 	case H_SILENT:
 	case H_SLOW:
@@ -2054,10 +2172,10 @@ static int cz_hostile(struct cz *c, unsigned long long seed, unsigned long idx, 
 			c->silent[c->nsilent].fd = fd;
 			c->silent[c->nsilent].kind = kind;
 			c->silent[c->nsilent++].opened_ns = clock_ns();
-			return 0;
+			return CZ_KEPT;
 		}
 		close(fd);
-		return 0;
+		return CZ_KEPT;
 	case H_RST: {
 		struct linger l = { 1, 0 };
 
@@ -2065,7 +2183,7 @@ static int cz_hostile(struct cz *c, unsigned long long seed, unsigned long idx, 
 			cz_hput(fd, "\0\0", 2);
 		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 		close(fd);
-		return 0;
+		return CZ_KEPT;
 	}
 	case H_HALFCLOSE:
 		if (one_in(c->s, 2)) {
@@ -2073,16 +2191,16 @@ static int cz_hostile(struct cz *c, unsigned long long seed, unsigned long idx, 
 			cz_hput(fd, b, 4 + below(c->s, 10));
 		}
 		shutdown(fd, SHUT_WR);
-		break;
+		return CZ_SENT;
 	case H_GARBAGE:
 		n = 1 + below(c->s, sizeof(b));
 		for (i = 0; i < (int)n; i++)
-			b[i] = (uint8_t)rnd(c->s);
+			b[i] = (uint8_t)tool_rand(c->s);
 		if (one_in(c->s, 2) && n >= 4)
 			put32(b, (uint32_t)below(c->s, 600));
 		cz_hput(fd, b, n);
 		shutdown(fd, SHUT_WR);
-		break;
+		return CZ_SENT;
 	case H_BADLEN:
 	case H_MALFORMED: {
 		uint8_t *f = bad_frame(c->s, kind == H_BADLEN ? (int)below(c->s, 2) : 2 + (int)below(c->s, 4), &n);
@@ -2099,13 +2217,204 @@ static int cz_hostile(struct cz *c, unsigned long long seed, unsigned long idx, 
 			cz_hput(fd, f, n);
 		}
 		free(f);
+		return CZ_SENT;
+	}
+	default:
+		return CZ_CHALLENGE;
+	}
+}
+
+/* H_NOTREG: a message that is not a register, or a register that lacks something. */
+static json_t *cz_not_register(struct cz *c, const char *cn)
+{
+	json_t *m;
+
+	if (one_in(c->s, 2)) {
+		static const char *const types[] = { "record", "heartbeat", "done", "listening", "pong", "job", "welcome" };
+
+		m = json_pack("{ss,si}", "type", types[below(c->s, NELEM(types))], "id", 1);
+		json_object_set_new(m, "record", cz_record(c));
+		return m;
+	}
+	m = cz_register(c, cn, "fz", 0);
+	switch (below(c->s, 4)) {
+	case 0:
+		json_object_del(m, "node");
+		break;
+	case 1:
+		json_object_set_new(m, "node", hostile(c->s, 1, 0));
+		if (json_is_string(json_object_get(m, "node")))
+			json_object_del(m, "node");
+		break;
+	case 2:
+		json_object_set_new(m, "nonce", one_in(c->s, 2) ? json_string("abc") : json_integer(1));
+		break;
+	default:
+		json_object_set_new(m, "type", junk_type(c->s));
+		if (json_is_string(json_object_get(m, "type")) &&
+		    (!strcmp(jstr(m, "type"), "register") || !strcmp(jstr(m, "type"), "error")))
+			json_object_del(m, "type");
+		break;
+	}
+	return m;
+}
+
+/* H_VERSION: a register of a version it does not speak. */
+static json_t *cz_bad_version(struct cz *c, const char *cn)
+{
+	json_t *m = cz_register(c, cn, one_in(c->s, 2) ? "fz" : "someone", 0);
+	static const json_int_t vv[] = { 0, 2, -1, 99, INT_MAX, INT_MIN };
+
+	if (one_in(c->s, 3))
+		json_object_del(m, "version");
+	else
+		json_object_set_new(m, "version", one_in(c->s, 3) ? json_string("1") :
+				    json_integer(vv[below(c->s, NELEM(vv))]));
+	return m;
+}
+
+/* H_BADMAC: a register with no mac, a hostile one, the right one over another nonce, or
+ * a wrong one. */
+static json_t *cz_bad_mac(struct cz *c, const char *cn)
+{
+	json_t *m = cz_register(c, cn, one_in(c->s, 2) ? "fz" : "n1", 1);
+
+	switch (below(c->s, 4)) {
+	case 0:
+		json_object_del(m, "mac");
+		break;
+	case 1:
+		json_object_set_new(m, "mac", hostile(c->s, 1, 1));
+		break;
+	case 2: {	/* the right mac over another nonce */
+		char mac[AUTH_NONCE_HEX + 1], other[AUTH_NONCE_HEX + 1];
+
+		auth_nonce(other);
+		auth_mac(c->token, "agent", other, jstr(m, "nonce"), mac);
+		json_object_set_new(m, "mac", json_string(mac));
 		break;
 	}
 	default:
-		need_chal = 1;
 		break;
 	}
-	if (need_chal) {	/* the challenge first: a register answers its nonce */
+	return m;
+}
+
+/* H_NEWNAME: a register of a name not in the hostfile, not a name, or over the bound
+ * before authentication; the refusal it calls for ("": checked by cz_hostile_closed;
+ * NULL: just closed). */
+static const char *cz_new_name(struct cz *c, int fd, const char *cn)
+{
+	const char *want_err = "";
+	char name[64];
+	json_t *k = NULL;
+
+	switch (c->plain_name ? 0 : below(c->s, 5)) {
+	case 0:
+		snprintf(name, sizeof(name), "ghost-%llu", (unsigned long long)below(c->s, 1000000));
+		break;
+	case 1:
+		snprintf(name, sizeof(name), "%s", "%s%n\n\tevil");
+		break;
+	case 2:
+		name[0] = 0;
+		break;
+	case 3:
+		k = str_n(256 + below(c->s, 2000), 'N');
+		break;
+	default:	/* a register over the bound before authentication: just closed */
+		k = str_n(100 * 1024, 'N');
+		want_err = NULL;
+		break;
+	}
+	cz_hsend(fd, cz_register(c, cn, k ? json_string_value(k) : name, 0));
+	json_decref(k);
+	return want_err;
+}
+
+/* The answer to the challenge (its nonce cn) that kind calls for; the refusal it calls
+ * for (NULL: none, as when it is over the bound before authentication). */
+static const char *cz_hostile_answer(struct cz *c, int fd, int kind, const char *cn)
+{
+	switch (kind) {
+	case H_NOTREG:
+		return cz_hsend(fd, cz_not_register(c, cn)) > CZ_JOIN_MAX ? NULL : "expected a register";
+	case H_VERSION:
+		return cz_hsend(fd, cz_bad_version(c, cn)) > CZ_JOIN_MAX ? NULL : "fleet protocol";
+	case H_BADMAC:
+		return cz_hsend(fd, cz_bad_mac(c, cn)) > CZ_JOIN_MAX ? NULL : "authentication failed";
+	case H_AGENT_ERROR:
+		cz_hsend(fd, one_in(c->s, 2) ? json_pack("{ss,so}", "type", "error", "message", hostile(c->s, 0, 1)) :
+			     json_pack("{ss}", "type", "error"));
+		return NULL;
+	case H_DUP:
+	case H_PIPELINE:
+		cz_hsend(fd, cz_register(c, cn, "fz", 0));
+		if (kind == H_PIPELINE) {	/* and more, as if it had been welcomed */
+			int k, f = 5 + (int)below(c->s, 50);
+
+			for (k = 0; k < f; k++)
+				cz_hsend(fd, json_pack("{ss,so,so}", "type", one_in(c->s, 2) ? "record" : "done",
+						       "id", cz_other_id(c), "record", cz_record(c)));
+		}
+		return "joined already";
+	case H_NUL_NAME: {	/* jansson writes \u0000, which the coordinator's parser refuses */
+		json_t *m = cz_register(c, cn, "x", 0);
+
+		json_object_set_new(m, "node", json_stringn("fz\0evil", 7));
+		cz_hsend(fd, m);
+		return NULL;
+	}
+	default:
+		return cz_new_name(c, fd, cn);
+	}
+}
+
+/* The coordinator closes it within 3 s, with the refusal want_err calls for: 0, or -1. */
+static int cz_hostile_closed(struct cz *c, int fd, struct wire_rd *rd, int kind, const char *want_err,
+			     char *cn, char **errmsg)
+{
+	int rc = cz_hread(c, fd, rd, 3000, 0, cn, errmsg);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return failf("the coordinator left a %s connection open for 3 s", hkind_name[kind]);
+	c->closed++;
+	if (*errmsg)
+		c->refused++;
+	if (!want_err)
+		return 0;
+	if (!*errmsg)
+		return failf("a %s connection was closed without an error message", hkind_name[kind]);
+	if (kind == H_NEWNAME ? !strstr(*errmsg, "not in the hostfile") && !strstr(*errmsg, "joined already") &&
+				!strstr(*errmsg, "names are") :
+	    !strstr(*errmsg, want_err))
+		return failf("a %s connection was refused with '%s'", hkind_name[kind], *errmsg);
+	return 0;
+}
+
+/* One hostile connection: 0, 1 (the coordinator is gone: stop), -1 failed check. */
+static int cz_hostile(struct cz *c, unsigned long long seed, unsigned long idx, int kind)
+{
+	struct wire_rd rd;
+	char cn[AUTH_NONCE_HEX + 1] = "", *errmsg = NULL;
+	const char *want_err = NULL;
+	int fd, rc;
+
+	memset(&rd, 0, sizeof(rd));
+	snprintf(ctx, sizeof(ctx), "seed %llu connection %lu (%s)", seed, idx, hkind_name[kind]);
+	fd = net_connect(&c->dst, NULL, 5000);
+	if (fd < 0) {
+		if (c->mbye || c->mgone)
+			return 1;
+		return failf("cannot connect while fz is still in the run: %s", strerror(-fd));
+	}
+	c->conns++;
+	rc = cz_hostile_raw(c, fd, kind);
+	if (rc == CZ_KEPT)
+		return 0;
+	if (rc == CZ_CHALLENGE) {	/* the challenge first: a register answers its nonce */
 		rc = cz_hread(c, fd, &rd, 3000, 1, cn, &errmsg);
 		if (rc < 0)
 			goto out;
@@ -2114,156 +2423,9 @@ static int cz_hostile(struct cz *c, unsigned long long seed, unsigned long idx, 
 				       failf("no challenge within 3 s");
 			goto out;
 		}
-		rc = 0;
-		switch (kind) {
-		case H_NOTREG: {
-			json_t *m;
-
-			if (one_in(c->s, 2)) {
-				static const char *const types[] = { "record", "heartbeat", "done", "listening", "pong", "job", "welcome" };
-
-				m = json_pack("{ss,si}", "type", types[below(c->s, NELEM(types))], "id", 1);
-				json_object_set_new(m, "record", cz_record(c));
-			} else {	/* a register that lacks something */
-				m = cz_register(c, cn, "fz", 0);
-				switch (below(c->s, 4)) {
-				case 0:
-					json_object_del(m, "node");
-					break;
-				case 1:
-					json_object_set_new(m, "node", hostile(c->s, 1, 0));
-					if (json_is_string(json_object_get(m, "node")))
-						json_object_del(m, "node");
-					break;
-				case 2:
-					json_object_set_new(m, "nonce", one_in(c->s, 2) ? json_string("abc") : json_integer(1));
-					break;
-				default:
-					json_object_set_new(m, "type", junk_type(c->s));
-					if (json_is_string(json_object_get(m, "type")) &&
-					    (!strcmp(jstr(m, "type"), "register") || !strcmp(jstr(m, "type"), "error")))
-						json_object_del(m, "type");
-					break;
-				}
-			}
-			want_err = cz_hsend(fd, m) > CZ_JOIN_MAX ? NULL : "expected a register";
-			break;
-		}
-		case H_VERSION: {
-			json_t *m = cz_register(c, cn, one_in(c->s, 2) ? "fz" : "someone", 0);
-			static const json_int_t vv[] = { 0, 2, -1, 99, INT_MAX, INT_MIN };
-
-			if (one_in(c->s, 3))
-				json_object_del(m, "version");
-			else
-				json_object_set_new(m, "version", one_in(c->s, 3) ? json_string("1") :
-						    json_integer(vv[below(c->s, NELEM(vv))]));
-			want_err = cz_hsend(fd, m) > CZ_JOIN_MAX ? NULL : "fleet protocol";
-			break;
-		}
-		case H_BADMAC: {
-			json_t *m = cz_register(c, cn, one_in(c->s, 2) ? "fz" : "n1", 1);
-
-			switch (below(c->s, 4)) {
-			case 0:
-				json_object_del(m, "mac");
-				break;
-			case 1:
-				json_object_set_new(m, "mac", hostile(c->s, 1, 1));
-				break;
-			case 2: {	/* the right mac over another nonce */
-				char mac[AUTH_NONCE_HEX + 1], other[AUTH_NONCE_HEX + 1];
-
-				auth_nonce(other);
-				auth_mac(c->token, "agent", other, jstr(m, "nonce"), mac);
-				json_object_set_new(m, "mac", json_string(mac));
-				break;
-			}
-			default:
-				break;
-			}
-			want_err = cz_hsend(fd, m) > CZ_JOIN_MAX ? NULL : "authentication failed";
-			break;
-		}
-		case H_AGENT_ERROR:
-			cz_hsend(fd, one_in(c->s, 2) ? json_pack("{ss,so}", "type", "error", "message", hostile(c->s, 0, 1)) :
-				     json_pack("{ss}", "type", "error"));
-			break;
-		case H_DUP:
-		case H_PIPELINE:
-			cz_hsend(fd, cz_register(c, cn, "fz", 0));
-			if (kind == H_PIPELINE) {	/* and more, as if it had been welcomed */
-				int k, f = 5 + (int)below(c->s, 50);
-
-				for (k = 0; k < f; k++)
-					cz_hsend(fd, json_pack("{ss,so,so}", "type", one_in(c->s, 2) ? "record" : "done",
-							       "id", cz_other_id(c), "record", cz_record(c)));
-			}
-			want_err = "joined already";
-			break;
-		case H_NUL_NAME: {	/* jansson writes \u0000, which the coordinator's parser refuses */
-			json_t *m = cz_register(c, cn, "x", 0);
-
-			json_object_set_new(m, "node", json_stringn("fz\0evil", 7));
-			cz_hsend(fd, m);
-			break;
-		}
-		default: {	/* H_NEWNAME */
-			json_t *k = NULL;
-
-			want_err = "";	/* not in the hostfile, or all have joined, or not a name: checked below */
-			switch (c->plain_name ? 0 : below(c->s, 5)) {
-			case 0:
-				snprintf(name, sizeof(name), "ghost-%llu", (unsigned long long)below(c->s, 1000000));
-				break;
-			case 1:
-				snprintf(name, sizeof(name), "%s", "%s%n\n\tevil");
-				break;
-			case 2:
-				name[0] = 0;
-				break;
-			case 3:
-				k = str_n(256 + below(c->s, 2000), 'N');
-				break;
-			default:	/* a register over the bound before authentication: just closed */
-				k = str_n(100 * 1024, 'N');
-				want_err = NULL;
-				break;
-			}
-			{
-				json_t *m = cz_register(c, cn, k ? json_string_value(k) : name, 0);
-
-				cz_hsend(fd, m);
-			}
-			json_decref(k);
-			break;
-		}
-		}
+		want_err = cz_hostile_answer(c, fd, kind, cn);
 	}
-	/* the coordinator closes it, within 3 s */
-	rc = cz_hread(c, fd, &rd, 3000, 0, cn, &errmsg);
-	if (rc < 0)
-		goto out;
-	if (rc == 0) {
-		rc = failf("the coordinator left a %s connection open for 3 s", hkind_name[kind]);
-		goto out;
-	}
-	rc = 0;
-	c->closed++;
-	if (errmsg)
-		c->refused++;
-	if (want_err) {
-		if (!errmsg) {
-			rc = failf("a %s connection was closed without an error message", hkind_name[kind]);
-			goto out;
-		}
-		if (kind == H_NEWNAME ? !strstr(errmsg, "not in the hostfile") && !strstr(errmsg, "joined already") &&
-					!strstr(errmsg, "names are") :
-		    !strstr(errmsg, want_err)) {
-			rc = failf("a %s connection was refused with '%s'", hkind_name[kind], errmsg);
-			goto out;
-		}
-	}
+	rc = cz_hostile_closed(c, fd, &rd, kind, want_err, cn, &errmsg);
 out:
 	close(fd);
 	wire_rd_free(&rd);

@@ -56,8 +56,6 @@
 #include "pktgen.h"
 #include "test-tool.h"
 
-#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
-#define check_failed(...) (-fs_err(FS_EXIT_CHECK, __VA_ARGS__))
 
 static const char *addr_str(const struct pkt_ip *ip, const uint8_t *a, char *buf, size_t len)
 {

@@ -34,8 +34,6 @@
 #include "../../pcap/macctl.h"
 #include "test-tool.h"
 
-#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
-#define check_failed(...) (-fs_err(FS_EXIT_CHECK, __VA_ARGS__))
 
 #define FRAME_MAX 256
 
@@ -185,18 +183,9 @@ static int cmd_macctl(int argc, const char **argv)
 
 /* ---- macctl-fuzz ---- */
 
-static uint64_t rng_next(uint64_t *s)	/* splitmix64 */
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static unsigned rng_below(uint64_t *s, unsigned n)
 {
-	return n ? (unsigned)(rng_next(s) % n) : 0;
+	return n ? (unsigned)(tool_rand(s) % n) : 0;
 }
 
 static int is_tpid(unsigned t)
@@ -375,28 +364,28 @@ static size_t gen_frame(uint64_t *s, uint8_t *b)
 		memcpy(b, std_dst, 6);
 	else
 		for (i = 0; i < 6; i++)
-			b[i] = (uint8_t)rng_next(s);
+			b[i] = (uint8_t)tool_rand(s);
 	for (i = 6; i < 12; i++)
-		b[i] = (uint8_t)rng_next(s);
+		b[i] = (uint8_t)tool_rand(s);
 	for (t = 0; t < tags; t++) {
 		put16(b + off, tpid[rng_below(s, 3)]);
-		put16(b + off + 2, (unsigned)rng_next(s));
+		put16(b + off + 2, (unsigned)tool_rand(s));
 		off += 4;
 	}
-	put16(b + off, pick < 18 ? 0x8808 : pick == 18 ? 0x0800 : (unsigned)rng_next(s));
+	put16(b + off, pick < 18 ? 0x8808 : pick == 18 ? 0x0800 : (unsigned)tool_rand(s));
 	off += 2;
 	pick = rng_below(s, 20);
 	put16(b + off, pick < 10 ? 0x0101 : pick < 16 ? 0x0001 :
-		       pick < 19 ? ops[rng_below(s, 7)] : (unsigned)rng_next(s));
+		       pick < 19 ? ops[rng_below(s, 7)] : (unsigned)tool_rand(s));
 	off += 2;
 	/* the body: a vector with now and then the reserved byte set, times of every size */
-	b[off] = rng_below(s, 10) ? 0 : (uint8_t)rng_next(s);
-	b[off + 1] = (uint8_t)rng_next(s);
+	b[off] = rng_below(s, 10) ? 0 : (uint8_t)tool_rand(s);
+	b[off + 1] = (uint8_t)tool_rand(s);
 	for (i = 0; i < 8; i++) {
 		static const unsigned times[] = { 0, 1, 0xffff, 0x8000, 1000 };
 
 		put16(b + off + 2 + 2 * i, rng_below(s, 2) ? times[rng_below(s, 5)] :
-							    (unsigned)rng_next(s));
+							    (unsigned)tool_rand(s));
 	}
 	len = 60;
 	if (!rng_below(s, 4))
@@ -420,7 +409,7 @@ static size_t mutate(uint64_t *s, uint8_t *b, size_t len, size_t *wirelen)
 	case 2:		/* bytes replaced, mostly in the headers */
 		n = 1 + rng_below(s, 4);
 		for (i = 0; i < n; i++)
-			b[rng_below(s, rng_below(s, 2) ? 40 : (unsigned)len)] = (uint8_t)rng_next(s);
+			b[rng_below(s, rng_below(s, 2) ? 40 : (unsigned)len)] = (uint8_t)tool_rand(s);
 		break;
 	case 3:		/* cut by the snaplen: the wire length stays */
 		len = rng_below(s, (unsigned)len + 1);
@@ -428,13 +417,13 @@ static size_t mutate(uint64_t *s, uint8_t *b, size_t len, size_t *wirelen)
 	case 4:		/* extended */
 		n = 1 + rng_below(s, (unsigned)(FRAME_MAX - len));
 		for (i = 0; i < n && len < FRAME_MAX; i++)
-			b[len++] = (uint8_t)rng_next(s);
+			b[len++] = (uint8_t)tool_rand(s);
 		*wirelen = len;
 		break;
 	default:	/* random bytes, short frames */
 		len = rng_below(s, 80);
 		for (i = 0; i < len; i++)
-			b[i] = (uint8_t)rng_next(s);
+			b[i] = (uint8_t)tool_rand(s);
 		*wirelen = len;
 		break;
 	}

@@ -36,18 +36,7 @@
 #include "../../core/hmac.h"
 #include "test-tool.h"
 
-#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
-#define check_failed(...) (-fs_err(FS_EXIT_CHECK, __VA_ARGS__))
 #define env_error(...) (-fs_err_env(__VA_ARGS__))
-
-static uint64_t rnd(uint64_t *s)	/* splitmix64 */
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
 
 /* a decimal argument in [0, max], or -1 */
 static long parse_num(const char *s, long max)
@@ -273,7 +262,7 @@ static int cmd_equal_check(int argc, const char **argv)
 	memset(a, 0, sizeof(a));
 	for (len = 0; len <= 65; len++) {
 		for (i = 0; i < len; i++)
-			a[i] = (uint8_t)rnd(&seed);
+			a[i] = (uint8_t)tool_rand(&seed);
 		memcpy(b, a, len);
 		/* a difference past len is not looked at */
 		b[len] = (uint8_t)~a[len];

@@ -44,7 +44,6 @@
 #include "../../probes/pfc.h"
 #include "test-tool.h"
 
-#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
 #define PFC_USAGE "usage: test-tool pfc ethtool IFNAME [--driver] | ethtool-file PATH | " \
 	"snapshot SOURCE... [--at T] | sample SOURCE... --interval S --count N --out PREFIX | " \
 	"series [--link-gbps G] [--quanta Q] [--storm-fraction F] [--storm-intervals N] FILE..."

@@ -25,7 +25,6 @@
 #include "../../probes/trace.h"
 #include "test-tool.h"
 
-#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
 #define TRACE_USAGE "usage: test-tool trace SRC SPORT DST DPORT [--max-ttl N] [--timeout MS] " \
 	"[--probes N] [--pause MS] [--many SPORT,SPORT,...]"
 #define MAX_PORTS 4096

@@ -30,23 +30,14 @@
 #define REGION 4096
 #define NRECV 4
 
-static uint64_t rnd(uint64_t *s)	/* splitmix64 */
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 static uint32_t pick32(uint64_t *s)
 {
 	static const uint32_t edge[] = { 0, 1, 2, 31, 32, 4095, 4096, 4097, 65536,
 					 0x7fffffff, 0x80000000u, 0xffffffffu };
 
-	if (rnd(s) % 2)
-		return edge[rnd(s) % (sizeof(edge) / sizeof(edge[0]))];
-	return (uint32_t)(rnd(s) % (rnd(s) % 2 ? 64 : 8192));
+	if (tool_rand(s) % 2)
+		return edge[tool_rand(s) % (sizeof(edge) / sizeof(edge[0]))];
+	return (uint32_t)(tool_rand(s) % (tool_rand(s) % 2 ? 64 : 8192));
 }
 
 static void put32(uint8_t *p, uint32_t v)
@@ -62,37 +53,37 @@ static size_t make_frame(uint64_t *s, uint8_t *buf, size_t cap)
 {
 	static const uint8_t sane_types[] = { 1, 2, 3, 4, 6 };	/* no READ_RESP */
 	size_t n = 32, plen;
-	int sane = rnd(s) % 10 < 7;
-	uint8_t type = sane ? sane_types[rnd(s) % 5] : (uint8_t)(rnd(s) % 9 ? 1 + rnd(s) % 6 : rnd(s));
+	int sane = tool_rand(s) % 10 < 7;
+	uint8_t type = sane ? sane_types[tool_rand(s) % 5] : (uint8_t)(tool_rand(s) % 9 ? 1 + tool_rand(s) % 6 : tool_rand(s));
 	uint32_t len = pick32(s);
-	uint64_t off = rnd(s) % 3 ? pick32(s) : rnd(s);
+	uint64_t off = tool_rand(s) % 3 ? pick32(s) : tool_rand(s);
 
-	if (!sane && rnd(s) % 4 == 0) {		/* plain garbage */
-		n = 1 + rnd(s) % 200;
+	if (!sane && tool_rand(s) % 4 == 0) {		/* plain garbage */
+		n = 1 + tool_rand(s) % 200;
 		for (size_t i = 0; i < n; i++)
-			buf[i] = (uint8_t)rnd(s);
+			buf[i] = (uint8_t)tool_rand(s);
 		return n;
 	}
 	if (sane) {
-		len = type == 6 ? 0 : (uint32_t)(rnd(s) % 513);	/* fits a receive */
-		off = rnd(s) % (REGION - len + 1);
+		len = type == 6 ? 0 : (uint32_t)(tool_rand(s) % 513);	/* fits a receive */
+		off = tool_rand(s) % (REGION - len + 1);
 	}
 	memset(buf, 0, 32);
 	buf[0] = type;
-	buf[1] = (uint8_t)(sane || rnd(s) % 4 ? rnd(s) % 2 : rnd(s));	/* flags */
-	buf[2] = sane || rnd(s) % 16 ? 0xFB : (uint8_t)rnd(s);		/* magic */
-	buf[3] = sane || rnd(s) % 16 ? 1 : (uint8_t)rnd(s);		/* version */
+	buf[1] = (uint8_t)(sane || tool_rand(s) % 4 ? tool_rand(s) % 2 : tool_rand(s));	/* flags */
+	buf[2] = sane || tool_rand(s) % 16 ? 0xFB : (uint8_t)tool_rand(s);		/* magic */
+	buf[3] = sane || tool_rand(s) % 16 ? 1 : (uint8_t)tool_rand(s);		/* version */
 	put32(buf + 4, len);
-	put32(buf + 8, sane || rnd(s) % 4 ? 0 : pick32(s));		/* ack */
-	put32(buf + 12, sane || rnd(s) % 3 ? 1 : pick32(s));		/* rkey */
+	put32(buf + 8, sane || tool_rand(s) % 4 ? 0 : pick32(s));		/* ack */
+	put32(buf + 12, sane || tool_rand(s) % 3 ? 1 : pick32(s));		/* rkey */
 	put32(buf + 16, (uint32_t)(off >> 32));
 	put32(buf + 20, (uint32_t)off);
-	put32(buf + 24, (uint32_t)rnd(s));				/* imm */
+	put32(buf + 24, (uint32_t)tool_rand(s));				/* imm */
 	plen = type == 4 ? 0 : len < cap - 32 ? len : cap - 32;		/* READ_REQ: none */
-	if (!sane && rnd(s) % 5 == 0 && plen)	/* cut short */
-		plen = rnd(s) % plen;
+	if (!sane && tool_rand(s) % 5 == 0 && plen)	/* cut short */
+		plen = tool_rand(s) % plen;
 	for (size_t i = 0; i < plen; i++)
-		buf[n + i] = (uint8_t)rnd(s);
+		buf[n + i] = (uint8_t)tool_rand(s);
 	return n + plen;
 }
 
@@ -185,9 +176,9 @@ static int one_run(uint64_t *s, unsigned long it, long *broke)
 			goto out;
 		}
 	}
-	bursts = 1 + (int)(rnd(s) % 6);
+	bursts = 1 + (int)(tool_rand(s) % 6);
 	for (i = 0; i < bursts && rc >= 0; i++) {
-		int k, nf = 1 + (int)(rnd(s) % 8);
+		int k, nf = 1 + (int)(tool_rand(s) % 8);
 		char sink[65536];
 
 		for (k = 0; k < nf; k++) {
@@ -196,10 +187,10 @@ static int one_run(uint64_t *s, unsigned long it, long *broke)
 			if (send(fd, frame, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 				break;
 		}
-		if (rnd(s) % 2) {	/* the transport talks back */
-			struct xport_wr wr = { .op = rnd(s) % 2 ? XPORT_OP_SEND : XPORT_OP_WRITE,
+		if (tool_rand(s) % 2) {	/* the transport talks back */
+			struct xport_wr wr = { .op = tool_rand(s) % 2 ? XPORT_OP_SEND : XPORT_OP_WRITE,
 					       .flags = XPORT_WR_SIGNALED, .wr_id = 100, .mr = &mr,
-					       .off = REGION / 2, .len = (uint32_t)(rnd(s) % 1024),
+					       .off = REGION / 2, .len = (uint32_t)(tool_rand(s) % 1024),
 					       .rmr = &peer_rmr };
 
 			xport_post(c, &wr);	/* -ENOTCONN once broken is fine */

@@ -22,21 +22,10 @@
 #include "pktgen.h"
 #include "test-tool.h"
 
-#define usage_error(...) (-fs_err_usage(__VA_ARGS__))
-#define check_failed(...) (-fs_err(FS_EXIT_CHECK, __VA_ARGS__))
-
-static uint64_t rng_next(uint64_t *s)	/* splitmix64 */
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 static unsigned rng_below(uint64_t *s, unsigned n)
 {
-	return n ? (unsigned)(rng_next(s) % n) : 0;
+	return n ? (unsigned)(tool_rand(s) % n) : 0;
 }
 
 static uint8_t random_opcode(uint64_t *s)
@@ -47,7 +36,7 @@ static uint8_t random_opcode(uint64_t *s)
 	case 0:
 		return ROCE_OP_CNP;
 	case 1:
-		return (uint8_t)rng_next(s);	/* reserved ones too */
+		return (uint8_t)tool_rand(s);	/* reserved ones too */
 	default:
 		do
 			op = rng_below(s, 256);
@@ -72,8 +61,8 @@ static void random_packet(uint64_t *s, struct pktgen *g, uint16_t port)
 		g->erfpad = rng_below(s, 3) ? 0 : rng_below(s, 16);
 		if (!rng_below(s, 8))
 			g->erftype = (int)rng_below(s, 32);
-		g->slid = (uint16_t)rng_next(s);
-		g->dlid = (uint16_t)rng_next(s);
+		g->slid = (uint16_t)tool_rand(s);
+		g->dlid = (uint16_t)tool_rand(s);
 		g->sl = (uint8_t)rng_below(s, 16);
 		g->vl = (uint8_t)rng_below(s, 16);
 		if (g->ib)
@@ -102,15 +91,15 @@ static void random_packet(uint64_t *s, struct pktgen *g, uint16_t port)
 		g->pcp = (uint8_t)rng_below(s, 8);
 	}
 	g->sll_type = (int)rng_below(s, 6);
-	g->ifindex = (uint32_t)rng_next(s);
-	g->prio_enable = (uint8_t)rng_next(s);
-	g->quanta = (uint16_t)rng_next(s);
-	g->ethertype = (uint16_t)rng_next(s);
+	g->ifindex = (uint32_t)tool_rand(s);
+	g->prio_enable = (uint8_t)tool_rand(s);
+	g->quanta = (uint16_t)tool_rand(s);
+	g->ethertype = (uint16_t)tool_rand(s);
 	g->ipv6 = lt == DLT_IPV6 || g->v1 || g->grh ? 1 : lt == DLT_IPV4 ? 0 : (int)rng_below(s, 2);
 	if (g->ipv6) {
 		for (i = 0; i < 16; i++) {
-			g->src[i] = (uint8_t)rng_next(s);
-			g->dst[i] = (uint8_t)rng_next(s);
+			g->src[i] = (uint8_t)tool_rand(s);
+			g->dst[i] = (uint8_t)tool_rand(s);
 		}
 		if (!rng_below(s, 3)) {
 			g->next_ext = 1 + (int)rng_below(s, rng_below(s, 8) ? 3 : PKTGEN_MAX_EXT);
@@ -127,11 +116,11 @@ static void random_packet(uint64_t *s, struct pktgen *g, uint16_t port)
 	}
 	g->dscp = (uint8_t)rng_below(s, 64);
 	g->ecn = (uint8_t)rng_below(s, 4);
-	g->ttl = (uint8_t)rng_next(s);
-	g->id = (uint16_t)rng_next(s);
-	g->sport = (uint16_t)rng_next(s);
+	g->ttl = (uint8_t)tool_rand(s);
+	g->id = (uint16_t)tool_rand(s);
+	g->sport = (uint16_t)tool_rand(s);
 	if (g->kind == PKTGEN_UDP)
-		g->dport = (uint16_t)rng_next(s);
+		g->dport = (uint16_t)tool_rand(s);
 	else if (port && !rng_below(s, 4))
 		g->dport = port;
 	g->opcode = random_opcode(s);
@@ -142,24 +131,24 @@ static void random_packet(uint64_t *s, struct pktgen *g, uint16_t port)
 	g->becn = (int)rng_below(s, 2);
 	g->tver = rng_below(s, 16) ? 0 : (uint8_t)rng_below(s, 16);
 	g->pad = (uint8_t)rng_below(s, 4);
-	g->pkey = (uint16_t)rng_next(s);
-	g->qpn = (uint32_t)rng_next(s) & ROCE_PSN_MASK;
-	g->psn = rng_below(s, 4) ? (uint32_t)rng_next(s) & ROCE_PSN_MASK :
+	g->pkey = (uint16_t)tool_rand(s);
+	g->qpn = (uint32_t)tool_rand(s) & ROCE_PSN_MASK;
+	g->psn = rng_below(s, 4) ? (uint32_t)tool_rand(s) & ROCE_PSN_MASK :
 		 ROCE_PSN_MASK - rng_below(s, 3);
-	g->eecnxt = (uint32_t)rng_next(s) & 0xffffff;
-	g->qkey = (uint32_t)rng_next(s);
-	g->sqpn = (uint32_t)rng_next(s) & 0xffffff;
-	g->xrcsrq = (uint32_t)rng_next(s) & 0xffffff;
-	g->feth = (uint32_t)rng_next(s);
-	g->va = rng_next(s);
-	g->rkey = (uint32_t)rng_next(s);
-	g->dmalen = (uint32_t)rng_next(s);
-	g->swap = rng_next(s);
-	g->cmp = rng_next(s);
-	g->syndrome = (uint8_t)rng_next(s);
-	g->msn = (uint32_t)rng_next(s) & 0xffffff;
-	g->orig = rng_next(s);
-	g->imm = (uint32_t)rng_next(s);
+	g->eecnxt = (uint32_t)tool_rand(s) & 0xffffff;
+	g->qkey = (uint32_t)tool_rand(s);
+	g->sqpn = (uint32_t)tool_rand(s) & 0xffffff;
+	g->xrcsrq = (uint32_t)tool_rand(s) & 0xffffff;
+	g->feth = (uint32_t)tool_rand(s);
+	g->va = tool_rand(s);
+	g->rkey = (uint32_t)tool_rand(s);
+	g->dmalen = (uint32_t)tool_rand(s);
+	g->swap = tool_rand(s);
+	g->cmp = tool_rand(s);
+	g->syndrome = (uint8_t)tool_rand(s);
+	g->msn = (uint32_t)tool_rand(s) & 0xffffff;
+	g->orig = tool_rand(s);
+	g->imm = (uint32_t)tool_rand(s);
 	g->len = rng_below(s, 8) ? rng_below(s, 65) : rng_below(s, 1200);
 }
 
@@ -181,7 +170,7 @@ static size_t mutate(uint64_t *s, uint8_t *b, size_t len, size_t *wirelen, int *
 		n = 1 + rng_below(s, 4);
 		for (i = 0; i < n && len; i++)
 			b[rng_below(s, rng_below(s, 4) ? (len < 100 ? (unsigned)len : 100) :
-				       (unsigned)len)] = (uint8_t)rng_next(s);
+				       (unsigned)len)] = (uint8_t)tool_rand(s);
 		break;
 	case 4:		/* cut by a snaplen: the wire length stays */
 	case 5:
@@ -190,13 +179,13 @@ static size_t mutate(uint64_t *s, uint8_t *b, size_t len, size_t *wirelen, int *
 	case 6:		/* extended */
 		n = 1 + rng_below(s, 64);
 		for (i = 0; i < n && len < PKTGEN_MAX; i++)
-			b[len++] = (uint8_t)rng_next(s);
+			b[len++] = (uint8_t)tool_rand(s);
 		*wirelen = len;
 		break;
 	default:	/* random bytes */
 		len = rng_below(s, 120);
 		for (i = 0; i < len; i++)
-			b[i] = (uint8_t)rng_next(s);
+			b[i] = (uint8_t)tool_rand(s);
 		*wirelen = len;
 		break;
 	}
