@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../core/alloc.h"
 #include "../../core/error.h"
 #include "../../core/net.h"
 #include "../../core/wire.h"
@@ -218,9 +219,7 @@ struct fuzz_buf {
 static void fb_put(struct fuzz_buf *b, const void *data, size_t n)
 {
 	if (b->len + n > b->alloc) {
-		b->alloc = (b->len + n) * 2;
-		b->p = realloc(b->p, b->alloc);
-		if (!b->p) {
+		if (FS_ALLOC_GROW(b->p, b->len + n, b->alloc)) {
 			fs_err_env("out of memory");
 			exit(FS_EXIT_ENV);
 		}
@@ -518,7 +517,7 @@ next:
 	free(in.p);
 	free(body.p);
 	if (rc)
-		return rc < 0 ? -rc : rc;
+		return rc;	/* (fuzz_one returns exit codes) */
 	printf("inputs %llu\nok %lu\ntoo large %lu\nclosed %lu\nmalformed %lu\n",
 	       iters, st.ok, st.too_large, st.closed, st.malformed);
 	return 0;

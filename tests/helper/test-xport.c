@@ -77,12 +77,12 @@ int tool_xport_alloc(int argc, const char **argv)
 		if ((rc = tool_parse_ulong("SIZE", argv[i], 1ul << 32, &len)))
 			break;	/* the exit code, after one line */
 		if (!(m = xport_alloc(x, len))) {
-			rc = fs_err(FS_EXIT_ENV, "xport_alloc(%lu) failed", len);
+			rc = -fs_err(FS_EXIT_ENV, "xport_alloc(%lu) failed", len);
 			break;
 		}
 		memset(m, 0x5a, len);
 		if (smaps_of(m, &e) || !e.found) {
-			rc = fs_err(FS_EXIT_ENV, "no mapping at %p in /proc/self/smaps", (void *)m);
+			rc = -fs_err(FS_EXIT_ENV, "no mapping at %p in /proc/self/smaps", (void *)m);
 			break;
 		}
 		printf("%lu len=%lu thp=%d huge_kb=%lu\n", len, e.len, e.thp, e.huge_kb);
@@ -93,5 +93,5 @@ int tool_xport_alloc(int argc, const char **argv)
 		}
 	}
 	xport_close(x);
-	return rc < 0 ? -rc : rc;
+	return rc;
 }
