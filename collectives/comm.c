@@ -252,7 +252,7 @@ static int root_collect(struct coll_comm *c, json_t **msgs, const char *expect)
 		}
 	}
 	for (i = 0; i < n; i++)
-		wire_rd_free(&rd[i]);
+		wire_rd_release(&rd[i]);
 	free(rd);
 	free(pf);
 	if (rc)
@@ -346,7 +346,7 @@ int coll_peer_cause(struct coll_comm *c, int wait_ms, char *buf, size_t len, int
 		}
 		json_decref(m);
 	}
-	wire_rd_free(&rd);
+	wire_rd_release(&rd);
 	return found;
 }
 

@@ -186,7 +186,7 @@ static void rd_next(struct wire_rd *r)
 	r->hlen = r->len = r->got = 0;
 }
 
-void wire_rd_free(struct wire_rd *r)
+void wire_rd_release(struct wire_rd *r)
 {
 	rd_next(r);
 	memset(r, 0, sizeof(*r));	/* (the key too) */

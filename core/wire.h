@@ -72,8 +72,8 @@ struct wire_rd {
 	struct wire_mac mac;	/* checked when on (-EBADMSG); kept by wire_read_some */
 };
 int wire_read_some(int fd, struct wire_rd *r, json_t **msg, size_t max);
-/* Free what a reader holds, its MAC key wiped. */
-void wire_rd_free(struct wire_rd *r);
+/* Release what a reader holds (the struct is the caller's), its MAC key wiped. */
+void wire_rd_release(struct wire_rd *r);
 
 /* Human words for a wire_* error: "timed out", "connection closed by peer". */
 const char *wire_strerror(int err);

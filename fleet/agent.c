@@ -737,7 +737,7 @@ static int agent_loop(struct agent *a)
 			rc = fs_err_peer("the coordinator has been silent for %.0f s: giving up",
 					 a->silence_ms / 1000.0);
 	}
-	wire_rd_free(&rd);
+	wire_rd_release(&rd);
 	jobs_kill_all(a);
 	if (bye)
 		fs_log(1, "the coordinator said bye");

@@ -101,7 +101,7 @@ void coord_conn_gone(struct coord *c, int ci, const char *why)
 		return;
 	k->gone = 1;
 	close(k->fd);
-	wire_rd_free(&k->rd);
+	wire_rd_release(&k->rd);
 	if (k->node >= 0) {
 		const char *name = c->plan.nodes[k->node].name;
 
@@ -127,7 +127,7 @@ static void refuse(struct coord *c, int ci, const char *claimed, const char *fmt
 	coord_send_to(c, ci, json_pack("{ss,ss}", "type", "error", "message", why));
 	c->conns[ci].gone = 1;
 	close(c->conns[ci].fd);
-	wire_rd_free(&c->conns[ci].rd);
+	wire_rd_release(&c->conns[ci].rd);
 }
 
 int coord_ensure_nodes(struct coord *c, int n)
@@ -390,7 +390,7 @@ int coord_poll(struct coord *c, int timeout_ms)
 							c->conns[ci].peer, why);
 					c->conns[ci].gone = 1;
 					close(c->conns[ci].fd);
-					wire_rd_free(&c->conns[ci].rd);
+					wire_rd_release(&c->conns[ci].rd);
 					if (c->conns[ci].want_node >= 0) {
 						int node = c->conns[ci].want_node;
 						const char *last = launch_err_last(c, node);
@@ -429,7 +429,7 @@ int coord_poll(struct coord *c, int timeout_ms)
 			fs_warn("a connection from %s did not register within %.0f s: closed", k->peer, c->agent_timeout);
 			k->gone = 1;
 			close(k->fd);
-			wire_rd_free(&k->rd);
+			wire_rd_release(&k->rd);
 		} else if (k->authed && now - k->last_ns > (uint64_t)(c->agent_timeout * 1e9)) {
 			char why[128];
 

@@ -690,7 +690,7 @@ static void run_stop_agents(struct coord *c)
 	for (i = 0; i < c->nconns; i++)
 		if (!c->conns[i].gone) {
 			close(c->conns[i].fd);
-			wire_rd_free(&c->conns[i].rd);
+			wire_rd_release(&c->conns[i].rd);
 		}
 	if (c->listen_fd >= 0)
 		close(c->listen_fd);

@@ -1571,7 +1571,7 @@ static void fz_case_release(struct fz_case *c, int failed)
 		close(z->fd);
 	if (z->errfd >= 0)
 		close(z->errfd);
-	wire_rd_free(&z->rd);
+	wire_rd_release(&z->rd);
 	json_decref(z->reg);
 }
 
@@ -2428,7 +2428,7 @@ static int cz_hostile(struct cz *c, unsigned long long seed, unsigned long idx, 
 	rc = cz_hostile_closed(c, fd, &rd, kind, want_err, cn, &errmsg);
 out:
 	close(fd);
-	wire_rd_free(&rd);
+	wire_rd_release(&rd);
 	free(errmsg);
 	return rc;
 }
@@ -2489,7 +2489,7 @@ static int fuzz_coord(unsigned long n, unsigned long long seed, const char *wher
 		close(c.silent[i].fd);
 	if (c.mfd >= 0)
 		close(c.mfd);
-	wire_rd_free(&c.mrd);
+	wire_rd_release(&c.mrd);
 	if (rc)
 		return -rc;	/* -1: a check failed */
 	printf("connections %ld closed %ld refused %ld silent-closed %ld jobs %ld pings %ld records %ld messages %ld\n",
