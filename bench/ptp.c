@@ -285,6 +285,9 @@ int ptp_send(struct ptp_ctx *c, json_t *msg)
 	json_decref(msg);
 	if (rc == -EINTR)
 		return fs_err(FS_EXIT_INTERRUPTED, "interrupted");
+	if (rc == -ECONNRESET || rc == -EPIPE)	/* as recv_msg says it: between sizes, the same */
+		return fs_err_peer("%s %s went away (control connection closed)",
+				   peer_role(c), c->peer_name);
 	if (rc)
 		return fs_err_peer("control connection to %s %s: %s", peer_role(c),
 				   c->peer_name, wire_strerror(rc));
