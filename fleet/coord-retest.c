@@ -22,7 +22,6 @@
 #include "../core/record.h"
 #include "../core/testhook.h"
 #include "../records/analyze.h"
-#include "../records/read.h"
 #include "coord-int.h"
 
 static const struct plan_phase *phase_named(const struct coord *c, const char *name)
@@ -93,19 +92,18 @@ static const char *retest_job(struct coord *c, json_t *s, struct cjob *j, char *
 
 int coord_retest(struct coord *c, int max, json_t *info)
 {
-	long torn = 0;
-	json_t *recs = records_load_all(c->res.dir, &torn, NULL), *sus, *nc, *s;
+	json_t *sus, *nc, *s;
 	json_t *skipped = json_object();
 	size_t k;
 	int rc = 0, n = 0;
 
 	json_object_set_new(info, "max", json_integer(max));
 	json_object_set_new(info, "skipped", skipped);
-	if (!recs) {
+	if (rstore_load(&c->recs, c->res.dir, NULL, NULL) < 0) {
 		json_object_set_new(info, "retested", json_integer(0));
 		return 0;	/* (the analysis after says the same) */
 	}
-	sus = analyze_suspects_retest(recs, ANALYZE_LOW_FRAC, NULL, &nc);
+	sus = analyze_suspects_retest(&c->recs, ANALYZE_LOW_FRAC, NULL, &nc);
 	coord_jobs_clear(c);
 	c->id_stride = 2;
 	c->jobs_done = 0;
@@ -150,6 +148,5 @@ int coord_retest(struct coord *c, int max, json_t *info)
 	coord_jobs_clear(c);	/* (before sus goes: the jobs point into it) */
 	json_decref(sus);
 	json_decref(nc);
-	json_decref(recs);
 	return rc;
 }

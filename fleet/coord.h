@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "../core/wire.h"
+#include "../records/store.h"
 #include "fleet.h"
 #include "plan.h"
 #include "results.h"
@@ -79,6 +80,9 @@ struct coord {
 	int phase_i, nphases, round_i, nrounds, jobs_done;
 	uint64_t run_start_ns;
 	double est_left_s;
+	/* the records, read once: by the re-test of the suspects, then on from
+	 * there by the analysis at the end */
+	struct rstore recs;
 };
 
 /* launch.c: start the agents of c->launcher (connections for local and

@@ -20,7 +20,6 @@
 #include "../core/units.h"
 #include "../collectives/coll.h"
 #include "../records/analyze.h"
-#include "../records/read.h"
 #include "coord.h"
 
 static const char *const run_usage[] = {
@@ -542,17 +541,11 @@ static int run_check(struct coord *c, struct run_opts *ro)
  * stands. */
 static int run_nothing_left(struct coord *c, struct run_opts *ro)
 {
-	long torn = 0, failed = 0;
-	json_t *all = records_load_all(c->res.dir, &torn, NULL), *r;
-	size_t k;
+	long failed;
 
-	ro->wrong_recs = analyze_wrong(all, &ro->wrong_elems);
-	json_array_foreach(all, k, r) {
-		const char *st = json_string_value(json_object_get(r, "status"));
-
-		failed += st && strcmp(st, "ok");
-	}
-	json_decref(all);
+	rstore_load(&c->recs, c->res.dir, NULL, NULL);	/* (what cannot be read: nothing failed) */
+	ro->wrong_recs = analyze_wrong(&c->recs, &ro->wrong_elems);
+	failed = c->recs.nfailed;
 	if (failed)
 		return fs_err_peer("nothing left to run: every job of %s has finished (%ld records), %ld of them "
 				   "failed (see %s/results.jsonl); no agent started", ro->resume, c->res.nrec, failed,
@@ -730,22 +723,23 @@ static void run_json_end(struct coord *c, const struct run_opts *ro, int rc)
  * and run.json's end. */
 static void run_analysis(struct coord *c, struct run_opts *ro, int rc)
 {
-	long torn = 0;
-	json_t *records = records_load_all(c->res.dir, &torn, NULL), *suspects, *not_confirmed = NULL;
+	json_t *suspects, *not_confirmed = NULL;
 
+	/* on from what the re-test read (everything, when it did not) */
+	if (rstore_load(&c->recs, c->res.dir, NULL, NULL) == -ENOMEM)
+		fs_err_env("out of memory reading %s/results.jsonl: the analysis has what was read", c->res.dir);
 	if (!ro->retest_info)	/* (no agent came: nothing was measured) */
 		ro->retest_info = json_object();
-	suspects = analyze_suspects_retest(records, ANALYZE_LOW_FRAC, ro->retest_info, &not_confirmed);
-	ro->wrong_recs = analyze_wrong(records, &ro->wrong_elems);
-	if (json_array_size(records)) {
-		analyze_summary(stdout, records);
+	suspects = analyze_suspects_retest(&c->recs, ANALYZE_LOW_FRAC, ro->retest_info, &not_confirmed);
+	ro->wrong_recs = analyze_wrong(&c->recs, &ro->wrong_elems);
+	if (c->recs.nrec) {
+		analyze_summary(stdout, &c->recs);
 		analyze_print(stdout, suspects, not_confirmed);
 	}
 	json_object_set_new(c->res.run, "suspects", suspects);
 	json_object_set_new(c->res.run, "not_confirmed", not_confirmed);
 	json_object_set(c->res.run, "retest", ro->retest_info);
 	run_json_end(c, ro, rc);
-	json_decref(records);
 	results_save(&c->res);
 	printf("results: %s (%ld records)\n", c->res.dir, c->res.nrec);
 }
@@ -779,6 +773,7 @@ static void run_release(struct coord *c, struct run_opts *ro, int close_res)
 	if (close_res && c->res.dir)
 		results_close(&c->res);
 	json_decref(ro->retest_info);
+	rstore_release(&c->recs);
 	for (i = 0; i < c->nnodes_cap; i++)
 		free(c->node_why[i]);
 	free(c->node_why);

@@ -45,185 +45,72 @@
 #include "../core/record.h"
 #include "../core/units.h"
 #include "analyze.h"
+#include "store.h"
 
-struct res {
-	const char *src, *dst;
-	int s, d;		/* src and dst interned (struct names) */
-	const char *job, *dir;	/* the job that measured it (may be NULL), its direction */
-	int round;
-	double v;
-};
-
-/* A re-test's record: the job it repeats, its pair, and what it found. */
-struct rt {
-	const char *of, *src, *dst;
-	const char *error;	/* NULL: ok, v is its value */
-	double v;
-	size_t k;		/* its place among the records: the last one counts */
-};
-
+/* A re-test index: the store's re-tests sorted by (job, src, dst, place). */
 struct rtix {
-	struct rt *r;
+	struct rstore_rt *r;
 	size_t n;
 };
 
 static int rt_cmp(const void *a, const void *b)
 {
-	const struct rt *x = a, *y = b;
-	int c;
+	const struct rstore_rt *x = a, *y = b;
 
-	if ((c = strcmp(x->of, y->of)) || (c = strcmp(x->src, y->src)) || (c = strcmp(x->dst, y->dst)))
-		return c;
+	if (x->of != y->of)
+		return x->of < y->of ? -1 : 1;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
 	return x->k < y->k ? -1 : x->k > y->k;
 }
 
-static int is_retest(json_t *rec)
+/* O(R log R) */
+static void rt_index(const struct rstore *st, struct rtix *ix)
 {
-	return json_is_string(json_object_get(rec, "retest_of"));
-}
-
-/* The re-test records, sorted by (job, src, dst, place): O(R log R). */
-static void rt_index(json_t *recs, struct rtix *ix)
-{
-	size_t k, cap = 0;
-	json_t *rec;
-
-	ix->r = NULL;
 	ix->n = 0;
-	json_array_foreach(recs, k, rec) {
-		const char *test = record_str(rec, "test", ""), *st = record_str(rec, "status", "");
-		struct rt x;
-
-		if (!is_retest(rec) || strcmp(record_str(rec, "scope", "aggregate"), "aggregate"))
-			continue;
-		x.of = json_string_value(json_object_get(rec, "retest_of"));
-		x.src = record_str(rec, "src.node", NULL);
-		x.dst = record_str(rec, "dst.node", NULL);
-		x.k = k;
-		x.error = NULL;
-		x.v = NAN;
-		if (!x.src || !x.dst || !strcmp(record_str(rec, "dir", ""), "both"))
-			continue;
-		if (strcmp(st, "ok"))
-			x.error = record_str(rec, "error", "the re-test failed");
-		else if (!strcmp(test, "lat"))
-			x.v = record_num(rec, "metrics.lat_us.p50", NAN);
-		else if (!strcmp(test, "bw"))
-			x.v = record_num(rec, "metrics.bw_gbps", NAN);
-		if (!x.error && isnan(x.v))
-			continue;
-		if (FS_ALLOC_GROW(ix->r, ix->n + 1, cap)) {
-			fs_err_env("out of memory indexing the re-tests: %zu of them judged", ix->n);
-			break;
-		}
-		ix->r[ix->n++] = x;
+	if (!(ix->r = fs_reallocarray(NULL, st->nrt ? st->nrt : 1, sizeof(*ix->r)))) {
+		fs_err_env("out of memory indexing the re-tests: none judged");
+		return;
 	}
+	memcpy(ix->r, st->rt, st->nrt * sizeof(*ix->r));
+	ix->n = st->nrt;
 	if (ix->n > 1)
 		qsort(ix->r, ix->n, sizeof(*ix->r), rt_cmp);
 }
 
-/* The last re-test of job's pair src -> dst, or NULL: O(log R). */
-static const struct rt *rt_find(const struct rtix *ix, const char *job, const char *src, const char *dst)
+/* The last re-test of job's pair src -> dst (interned ids), or NULL: O(log R). */
+static const struct rstore_rt *rt_find(const struct rtix *ix, int job, int src, int dst)
 {
+	struct rstore_rt key = { .of = job, .src = src, .dst = dst, .k = 0 };
 	size_t lo = 0, hi = ix->n;
-	const struct rt *best = NULL;
+	const struct rstore_rt *best = NULL;
 
-	if (!job)
+	if (job < 0)
 		return NULL;
 	while (lo < hi) {	/* the first not below (job, src, dst) */
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(ix->r[mid].of, job);
 
-		if (!c && !(c = strcmp(ix->r[mid].src, src)))
-			c = strcmp(ix->r[mid].dst, dst);
-		if (c < 0)
+		if (rt_cmp(&ix->r[mid], &key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < ix->n && !strcmp(ix->r[lo].of, job) && !strcmp(ix->r[lo].src, src) &&
-	       !strcmp(ix->r[lo].dst, dst); lo++)
+	for (; lo < ix->n && ix->r[lo].of == job && ix->r[lo].src == src && ix->r[lo].dst == dst; lo++)
 		best = &ix->r[lo];
 	return best;
 }
 
-/* Node names interned once: each distinct name (borrowed from the records)
- * gets an id, in order of first appearance; open addressing, FNV-1a. */
-struct names {
-	const char **name;
-	size_t n, alloc;
-	int *slot;		/* -1: empty, else an id */
-	size_t cap;		/* a power of 2, over twice n */
-};
-
-static void names_init(struct names *nm)
-{
-	memset(nm, 0, sizeof(*nm));
-}
-
-static void names_release(struct names *nm)
-{
-	free(nm->name);
-	free(nm->slot);
-	names_init(nm);
-}
-
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static int names_rehash(struct names *nm)
-{
-	size_t cap = nm->cap ? 2 * nm->cap : 1024, i;
-	int *slot = malloc(cap * sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	for (i = 0; i < cap; i++)
-		slot[i] = -1;
-	for (i = 0; i < nm->n; i++) {
-		size_t h = (size_t)name_hash(nm->name[i]) & (cap - 1);
-
-		while (slot[h] >= 0)
-			h = (h + 1) & (cap - 1);
-		slot[h] = (int)i;
-	}
-	free(nm->slot);
-	nm->slot = slot;
-	nm->cap = cap;
-	return 0;
-}
-
-/* The id of name (added when new), or -ENOMEM. */
-static int names_intern(struct names *nm, const char *name)
-{
-	size_t h;
-
-	if ((nm->n + 1) * 2 > nm->cap && names_rehash(nm))
-		return -ENOMEM;
-	for (h = (size_t)name_hash(name) & (nm->cap - 1); nm->slot[h] >= 0; h = (h + 1) & (nm->cap - 1))
-		if (!strcmp(nm->name[nm->slot[h]], name))
-			return nm->slot[h];
-	if (FS_ALLOC_GROW(nm->name, nm->n + 1, nm->alloc))
-		return -ENOMEM;
-	nm->name[nm->n] = name;
-	nm->slot[h] = (int)nm->n;
-	return (int)nm->n++;
-}
-
+/* One phase, test and lane of the store, as judged. */
 struct group {
-	char key[256];
+	const struct rstore *st;
 	const char *phase, *test;
+	int phase_id;
 	int rail, plane;
-	struct res *r;
+	const struct rstore_res *r;
 	int n;
-	size_t ralloc;
-	size_t first;		/* index of its first record */
+	size_t first;		/* where its phase first appears */
 	double median;
 };
 
@@ -257,6 +144,16 @@ static double group_median(struct group *g)
 	return m;
 }
 
+static const char *src_of(const struct group *g, const struct rstore_res *r)
+{
+	return rstore_str(g->st, r->s);
+}
+
+static const char *dst_of(const struct group *g, const struct rstore_res *r)
+{
+	return rstore_str(g->st, r->d);
+}
+
 static int group_cmp(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
@@ -269,92 +166,39 @@ static int group_cmp(const void *a, const void *b)
 	return x->rail != y->rail ? x->rail - y->rail : x->plane - y->plane;
 }
 
-/* Where one result goes: its group (a new one when the first of its key,
- * at record k); -1 when out of memory. */
-static int group_of(struct group **g, int *n, size_t *alloc, const char *phase, const char *test, int rail,
-		    int plane, size_t k)
+/* The store's groups, with their medians, phases in order of appearance,
+ * then test, rail, plane. */
+static struct group *collect(const struct rstore *st, int *ngroups)
 {
-	char key[256];
-	int i;
+	struct group *g = fs_reallocarray(NULL, st->ng ? st->ng : 1, sizeof(*g));
+	size_t i, j;
 
-	snprintf(key, sizeof(key), "%s/%s/%d/%d", phase, test, rail, plane);
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*g)[i].key, key))
-			return i;
-	if (FS_ALLOC_GROW(*g, (size_t)*n + 1, *alloc))
-		return -1;
-	memset(&(*g)[i], 0, sizeof(**g));
-	snprintf((*g)[i].key, sizeof((*g)[i].key), "%s", key);
-	(*g)[i].phase = phase;
-	(*g)[i].test = !strcmp(test, "bw") ? "bw" : "lat";
-	(*g)[i].rail = rail;
-	(*g)[i].plane = plane;
-	(*g)[i].first = k;
-	return (*n)++;
-}
-
-/* Group the usable results: ok, aggregate, one direction, with both nodes;
- * their nodes interned in nm (NULL: not needed). */
-static struct group *collect(json_t *recs, struct names *nm, int *ngroups)
-{
-	struct group *g = NULL;
-	int n = 0, i;
-	size_t k, galloc = 0;
-	json_t *rec;
-
-	json_array_foreach(recs, k, rec) {
-		const char *phase = record_str(rec, "phase", NULL), *test = record_str(rec, "test", "");
-		const char *src = record_str(rec, "src.node", NULL), *dst = record_str(rec, "dst.node", NULL);
-		const char *scope = record_str(rec, "scope", ""), *dir = record_str(rec, "dir", "");
-		int rail = (int)record_num(rec, "src.rail", 0), plane = (int)record_num(rec, "src.plane", 0);
-		struct res *r;
-		double v;
-
-		if (!strcmp(record_str(rec, "kind", ""), "polarization") ||
-		    !strcmp(record_str(rec, "kind", ""), "pfc"))
-			continue;	/* their flows collide on purpose: the probes judge them */
-		if (!phase || !src || !dst || strcmp(record_str(rec, "status", ""), "ok") ||
-		    strcmp(scope, "aggregate") || !strcmp(dir, "both") || is_retest(rec))
-			continue;
-		if (!strcmp(test, "bw"))
-			v = record_num(rec, "metrics.bw_gbps", NAN);
-		else if (!strcmp(test, "lat"))
-			v = record_num(rec, "metrics.lat_us.p50", NAN);
-		else
-			continue;
-		if (isnan(v))
-			continue;
-		if ((i = group_of(&g, &n, &galloc, phase, test, rail, plane, k)) < 0 ||
-		    FS_ALLOC_GROW(g[i].r, (size_t)g[i].n + 1, g[i].ralloc)) {
-			fs_err_env("out of memory reading the records");
-			break;
-		}
-		r = &g[i].r[g[i].n];
-		r->src = src;
-		r->dst = dst;
-		r->s = r->d = 0;
-		if (nm && ((r->s = names_intern(nm, src)) < 0 || (r->d = names_intern(nm, dst)) < 0)) {
-			fs_err_env("out of memory reading the records");
-			break;
-		}
-		r->job = record_str(rec, "job", NULL);
-		r->dir = *dir ? dir : NULL;
-		r->round = (int)record_num(rec, "round", 0);
-		r->v = v;
-		g[i].n++;
+	*ngroups = 0;
+	if (!g) {
+		fs_err_env("out of memory judging the records");
+		return NULL;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < st->ng; i++) {
+		const struct rstore_group *sg = &st->g[i];
+
+		g[i].st = st;
+		g[i].phase_id = sg->phase;
+		g[i].phase = rstore_str(st, sg->phase);
+		g[i].test = sg->test == RSTORE_BW ? "bw" : "lat";
+		g[i].rail = sg->rail;
+		g[i].plane = sg->plane;
+		g[i].r = sg->r;
+		g[i].n = (int)sg->n;
+		g[i].first = sg->first;
 		g[i].median = group_median(&g[i]);
-	for (i = 0; i < n; i++) {	/* a phase's rank: its earliest record */
-		int j;
-
-		for (j = 0; j < n; j++)
-			if (!strcmp(g[j].phase, g[i].phase) && g[j].first < g[i].first)
-				g[i].first = g[j].first;
 	}
-	if (n > 1)	/* phases in order of appearance, then test, rail, plane */
-		qsort(g, (size_t)n, sizeof(*g), group_cmp);
-	*ngroups = n;
+	for (i = 0; i < st->ng; i++)	/* a phase's rank: its earliest record */
+		for (j = 0; j < st->ng; j++)
+			if (g[j].phase_id == g[i].phase_id && g[j].first < g[i].first)
+				g[i].first = g[j].first;
+	if (st->ng > 1)
+		qsort(g, st->ng, sizeof(*g), group_cmp);
+	*ngroups = (int)st->ng;
 	return g;
 }
 
@@ -422,34 +266,35 @@ static void not_retested(json_t *s, const char *why)
 
 /* A latency pair suspect s (the last of out), first measured by r against
  * ref: its re-test confirms it, or moves it to the not-confirmed list. */
-static void pair_retest(const struct group *g, const struct res *r, double ref, double low_frac,
+static void pair_retest(const struct group *g, const struct rstore_res *r, double ref, double low_frac,
 			json_t *out, json_t *s, struct rtctx *rc)
 {
-	const struct rt *t;
+	const char *job = rstore_str(g->st, r->job), *dir = rstore_str(g->st, r->dir);
+	const struct rstore_rt *t;
 	char txt[700];
 
-	if (r->job)
-		json_object_set_new(s, "job", json_string(r->job));
+	if (job)
+		json_object_set_new(s, "job", json_string(job));
 	if (r->round)
 		json_object_set_new(s, "round", json_integer(r->round));
-	if (r->dir)
-		json_object_set_new(s, "dir", json_string(r->dir));
+	if (dir)
+		json_object_set_new(s, "dir", json_string(dir));
 	if (strcmp(g->test, "lat")) {
 		not_retested(s, NULL);
 		return;
 	}
-	t = rt_find(&rc->ix, r->job, r->src, r->dst);
+	t = rt_find(&rc->ix, r->job, r->s, r->d);
 	if (!t) {
 		json_t *skipped = json_object_get(rc->info, "skipped");
 		const char *why = json_string_value(json_object_get(rc->info, "off"));
 
-		if (!why && r->job)
-			why = json_string_value(json_object_get(skipped, r->job));
+		if (!why && job)
+			why = json_string_value(json_object_get(skipped, job));
 		not_retested(s, why);
 		return;
 	}
-	if (t->error) {
-		snprintf(txt, sizeof(txt), "the re-test failed: %s", t->error);
+	if (t->error >= 0) {
+		snprintf(txt, sizeof(txt), "the re-test failed: %s", rstore_str(g->st, t->error));
 		not_retested(s, txt);
 		json_object_set_new(json_object_get(s, "retest"), "status", json_string("failed"));
 		return;
@@ -627,8 +472,7 @@ static int judge_node(const struct group *g, struct lane_nodes *ln, int j, doubl
 	size_t a = ln->start[j], b = ln->start[j + 1], k;
 	int npairs = (int)(b - a), nlow = 0;
 	double ref = node_ref(g, ln, j), m;
-	const struct res *r0 = &g->r[ln->idx[a]];
-	const char *name = ln->src[ln->idx[a]] == j ? r0->src : r0->dst;
+	const char *name = rstore_str(g->st, ln->gid[j]);
 
 	for (k = a; k < b; k++)
 		nlow += is_low_ref(g, g->r[ln->idx[k]].v, ref, low_frac);
@@ -670,10 +514,10 @@ static void judge_group(const struct group *g, int *local, double low_frac, json
 		if (suspect[ln.src[i]] || suspect[ln.dst[i]])
 			continue;	/* explained by a suspect node */
 		pair_retest(g, &g->r[i], ref, low_frac, out,
-			    add(out, "pair", g, g->r[i].src, g->r[i].dst, g->r[i].v,
+			    add(out, "pair", g, src_of(g, &g->r[i]), dst_of(g, &g->r[i]), g->r[i].v,
 				"%s -> %s on %s: %.3g %s against a median of %.3g: the path between them "
 				"(a spine link, or flows colliding on one)",
-				g->r[i].src, g->r[i].dst, lane, g->r[i].v, unit_of(g), ref), rc);
+				src_of(g, &g->r[i]), dst_of(g, &g->r[i]), lane, g->r[i].v, unit_of(g), ref), rc);
 	}
 	lane_nodes_release(&ln, local);
 	free(suspect);
@@ -874,8 +718,9 @@ static void coll_suspects(json_t *recs, double low_frac, json_t *out)
 	free(r);
 }
 
-long analyze_wrong(json_t *recs, double *elements)
+long analyze_wrong(const struct rstore *st, double *elements)
 {
+	json_t *recs = st->kept;
 	long n = 0;
 	size_t k;
 	json_t *rec;
@@ -892,20 +737,20 @@ long analyze_wrong(json_t *recs, double *elements)
 	return n;
 }
 
-json_t *analyze_suspects_retest(json_t *recs, double low_frac, json_t *retest_info, json_t **not_confirmed)
+json_t *analyze_suspects_retest(const struct rstore *st, double low_frac, json_t *retest_info,
+				json_t **not_confirmed)
 {
 	int ng, i, j, *local;
-	struct names nm;
+	size_t nnames = st->str.n;
 	struct group *g;
 	json_t *out = json_array();
 	struct rtctx rc = { .info = retest_info, .not_confirmed = json_array() };
 
-	names_init(&nm);
-	g = collect(recs, &nm, &ng);
-	rt_index(recs, &rc.ix);
-	if (!(local = malloc((nm.n ? nm.n : 1) * sizeof(*local))))
+	g = collect(st, &ng);
+	rt_index(st, &rc.ix);
+	if (!(local = fs_reallocarray(NULL, nnames ? nnames : 1, sizeof(*local))))
 		fs_err_env("out of memory judging the records");
-	for (i = 0; local && i < (int)nm.n; i++)
+	for (i = 0; local && i < (int)nnames; i++)
 		local[i] = -1;
 	for (i = 0; local && i < ng; i++)
 		judge_group(&g[i], local, low_frac, out, &rc);
@@ -930,22 +775,20 @@ json_t *analyze_suspects_retest(json_t *recs, double low_frac, json_t *retest_in
 			    phase_median, lane), NULL);
 		}
 	}
-	for (i = 0; i < ng; i++)
-		free(g[i].r);
 	free(g);
 	free(local);
-	names_release(&nm);
 	free(rc.ix.r);
-	pfc_suspects(recs, out);
-	coll_suspects(recs, low_frac, out);
+	pfc_suspects(st->kept, out);
+	coll_suspects(st->kept, low_frac, out);
 	*not_confirmed = rc.not_confirmed;
 	return out;
 }
 
-void analyze_summary(FILE *f, json_t *recs)
+void analyze_summary(FILE *f, const struct rstore *st)
 {
 	int ng, i, j;
-	struct group *g = collect(recs, NULL, &ng);
+	struct group *g = collect(st, &ng);
+	json_t *recs = st->kept;
 
 	if (ng)
 		fprintf(f, "%-20s %-4s %-14s %6s %12s %12s %12s\n", "phase", "test", "lane", "pairs",
@@ -963,7 +806,6 @@ void analyze_summary(FILE *f, json_t *recs)
 		lane_name(&g[i], lane, sizeof(lane));
 		fprintf(f, "%-20s %-4s %-14s %6d %12.4g %12.4g %12.4g  %s\n", g[i].phase, g[i].test,
 			lane, g[i].n, lo, g[i].median, hi, unit_of(&g[i]));
-		free(g[i].r);
 	}
 	free(g);
 	{	/* the collectives: busbw per lane and size */

@@ -6,6 +6,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "store.h"
+
 #define ANALYZE_LOW_FRAC 0.5
 
 /* [{kind: node|pair|lane|pfc-storm|pfc-before-ecn|wrong-data, phase, test,
@@ -18,16 +20,16 @@
  * Node and lane suspects say not-retested.  retest_info: run.json's retest
  * object ({off: WHY} | {max: K, skipped: {JOB: WHY}}), for why a pair was
  * not re-tested; NULL when unknown (an older directory). */
-json_t *analyze_suspects_retest(json_t *records, double low_frac, json_t *retest_info,
+json_t *analyze_suspects_retest(const struct rstore *st, double low_frac, json_t *retest_info,
 				json_t **not_confirmed);
 /* The suspects ("suspect: [phase] evidence; confirmation"), then the pairs
  * not confirmed ("not confirmed: ..."; may be NULL). */
 void analyze_print(FILE *f, json_t *suspects, json_t *not_confirmed);
 /* One line per phase, test and lane: pairs, min, median, max; for the
  * collectives one per phase, test, lane and size: busbw, algbw, time, wrong. */
-void analyze_summary(FILE *f, json_t *records);
+void analyze_summary(FILE *f, const struct rstore *st);
 /* How many records of the collectives found wrong data; their wrong
  * elements in *elements. */
-long analyze_wrong(json_t *records, double *elements);
+long analyze_wrong(const struct rstore *st, double *elements);
 
 #endif

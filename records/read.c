@@ -7,7 +7,7 @@
 
 #include "read.h"
 
-int records_scan(const char *dir, records_fn fn, void *ctx, struct records_scan_info *si)
+int records_scan_from(const char *dir, off_t from, records_fn fn, void *ctx, struct records_scan_info *si)
 {
 	size_t plen = strlen(dir) + sizeof("/results.jsonl");
 	char *p = malloc(plen), *line = NULL;
@@ -25,6 +25,11 @@ int records_scan(const char *dir, records_fn fn, void *ctx, struct records_scan_
 	free(p);
 	if (!f)
 		return -errno;
+	if (from && fseeko(f, from, SEEK_SET)) {
+		rc = -errno;
+		fclose(f);
+		return rc;
+	}
 	while (!rc && (n = getline(&line, &cap, f)) > 0) {
 		json_t *rec;
 
@@ -51,22 +56,7 @@ int records_scan(const char *dir, records_fn fn, void *ctx, struct records_scan_
 	return rc;
 }
 
-static int append_one(json_t *rec, void *ctx)
+int records_scan(const char *dir, records_fn fn, void *ctx, struct records_scan_info *si)
 {
-	return json_array_append((json_t *)ctx, rec) ? -ENOMEM : 0;
-}
-
-json_t *records_load_all(const char *dir, long *skipped, long *first_skipped)
-{
-	json_t *recs = json_array();
-	struct records_scan_info si;
-
-	if (!recs || records_scan(dir, append_one, recs, &si)) {
-		json_decref(recs);
-		return NULL;
-	}
-	*skipped = si.torn + si.bad;
-	if (first_skipped)
-		*first_skipped = si.first_bad;
-	return recs;
+	return records_scan_from(dir, 0, fn, ctx, si);
 }

@@ -34,10 +34,8 @@ typedef int (*records_fn)(json_t *rec, void *ctx);
 /* Read DIR/results.jsonl.  0, the callback's non-zero return, or -errno
  * when the file cannot be opened (-ENOENT when there is none). */
 int records_scan(const char *dir, records_fn fn, void *ctx, struct records_scan_info *si);
-
-/* Every record of DIR/results.jsonl, in order, as one array (NULL when the
- * file cannot be read); *skipped: how many lines are not records,
- * *first_skipped (may be NULL): the first one's number. */
-json_t *records_load_all(const char *dir, long *skipped, long *first_skipped);
+/* The same from the byte offset from on (a line's start: an earlier scan's
+ * good); si's counts and line numbers are of what this scan read. */
+int records_scan_from(const char *dir, off_t from, records_fn fn, void *ctx, struct records_scan_info *si);
 
 #endif

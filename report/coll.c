@@ -209,7 +209,7 @@ int report_coll_build(const struct rrun *runs, int nruns, struct coll_set *cs)
 
 	memset(cs, 0, sizeof(*cs));
 	for (ri = 0; ri < nruns; ri++)
-		json_array_foreach(runs[ri].records, k, rec)
+		json_array_foreach(runs[ri].st.kept, k, rec)
 			if (is_coll(record_str(rec, "test", "")) && !strcmp(record_str(rec, "status", "ok"), "ok") &&
 			    coll_add(cs, ri, rec)) {
 				report_coll_release(cs);

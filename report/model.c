@@ -13,7 +13,6 @@
 #include "../core/record.h"
 #include "../core/units.h"
 #include "../records/analyze.h"
-#include "../records/read.h"
 #include "report.h"
 
 /*
@@ -372,67 +371,47 @@ static int pfc_cmp(const void *a, const void *b)
 }
 
 /*
- * Records of another schema (a newer fabscope's "fabscope.record/2") may mean
- * other things by the same fields: they are left out, with one warning.
- * Records without a schema (written by hand) are read.
+ * One record of r into its groups, sweeps, PFC ports and polarization
+ * records, as rstore_load streams them: the record is borrowed, and only
+ * what the store keeps whole (PFC records) or r->polar holds may be
+ * pointed into; node names are the store's.
  */
-static void drop_foreign(json_t *recs, const char *path)
+static int add_record(json_t *rec, void *ctx)
 {
-	char *first = NULL;
-	long n = 0;
-	size_t i = 0;
+	struct rrun *r = ctx;
+	const char *dir = r->dir;
 
-	while (i < json_array_size(recs)) {
-		const char *s = json_string_value(json_object_get(json_array_get(recs, i), "schema"));
-
-		if (!s || !strcmp(s, RECORD_SCHEMA)) {
-			i++;
-			continue;
-		}
-		if (!n++)
-			first = strdup(s);
-		json_array_remove(recs, i);
-	}
-	if (n)
-		fs_warn("%s: %ld record(s) of schema '%.60s' left out: this fabscope reads %s (a newer "
-			"fabscope wrote them?)", path, n, first ? first : "?", RECORD_SCHEMA);
-	free(first);
-}
-
-/* the records of r into its groups, sweeps, PFC ports and polarization records */
-static int add_records(struct rrun *r, const char *dir)
-{
-	size_t k;
-	json_t *rec;
-
-	json_array_foreach(r->records, k, rec) {
+	{
 		const char *phase = record_str(rec, "phase", "(standalone)"), *test = record_str(rec, "test", "");
 		int rail = (int)record_num(rec, "src.rail", 0), plane = (int)record_num(rec, "src.plane", 0);
 		struct rgroup *g;
 		double v, v99 = NAN;
 
+		int s, d;
+
 		r->nrec++;
 		if (strcmp(record_str(rec, "status", "ok"), "ok")) {
 			r->nerr++;
-			continue;
+			return 0;
 		}
 		if (!strcmp(test, "polarization")) {
-			json_array_append(r->polar, rec);
-			continue;
+			if (json_array_append(r->polar, rec))
+				return fs_err_env("out of memory reading the polarization records of %s", dir);
+			return 0;
 		}
 		if (!strcmp(test, "pfc")) {
 			if (pfc_add(r, rec))
 				return fs_err_env("out of memory reading the PFC records of %s", dir);
-			continue;
+			return 0;
 		}
 		if (!strcmp(record_str(rec, "kind", ""), "polarization") ||
 		    !strcmp(record_str(rec, "kind", ""), "pfc"))
-			continue;	/* a probe's flows or load: in its own section */
+			return 0;	/* a probe's flows or load: in its own section */
 		if (strcmp(record_str(rec, "scope", "aggregate"), "aggregate") ||
 		    !strcmp(record_str(rec, "dir", ""), "both"))
-			continue;
+			return 0;
 		if (json_is_string(json_object_get(rec, "retest_of")))
-			continue;	/* a suspect's re-test: in the suspects, not the lane's results */
+			return 0;	/* a suspect's re-test: in the suspects, not the lane's results */
 		if (!strcmp(test, "bw")) {
 			v = record_num(rec, "metrics.bw_gbps", NAN);
 			if (sweep_add(r, phase, rail, plane, record_num(rec, "msg_size_bytes", 0), v))
@@ -441,27 +420,29 @@ static int add_records(struct rrun *r, const char *dir)
 			v = record_num(rec, "metrics.lat_us.p50", NAN);
 			v99 = record_num(rec, "metrics.lat_us.p99", NAN);
 		} else {
-			continue;
+			return 0;
 		}
 		if (isnan(v) || !record_str(rec, "src.node", NULL) || !record_str(rec, "dst.node", NULL))
-			continue;
+			return 0;
 		if (!(g = group_get(r, phase, test, rail, plane)))
 			return fs_err_env("out of memory reading the records of %s", dir);
 		{	/* a phase that swept sizes: the pairs at the largest size */
 			double size = record_num(rec, "msg_size_bytes", 0);
 
 			if (size < g->size)
-				continue;
+				return 0;
 			if (size > g->size || !g->n) {
 				g->size = size;
 				g->n = 0;
 				group_params(g, rec);
 			}
 		}
-		if (FS_ALLOC_GROW(g->p, g->n + 1, g->p_alloc))
+		if (FS_ALLOC_GROW(g->p, g->n + 1, g->p_alloc) ||
+		    (s = rstore_intern(&r->st, record_str(rec, "src.node", "?"))) < 0 ||
+		    (d = rstore_intern(&r->st, record_str(rec, "dst.node", "?"))) < 0)
 			return fs_err_env("out of memory reading the records of %s", dir);
-		g->p[g->n].src = record_str(rec, "src.node", "?");
-		g->p[g->n].dst = record_str(rec, "dst.node", "?");
+		g->p[g->n].src = rstore_str(&r->st, s);
+		g->p[g->n].dst = rstore_str(&r->st, d);
 		g->p[g->n].v = v;
 		g->p[g->n].v99 = v99;
 		g->n++;
@@ -474,11 +455,11 @@ int report_load_run(struct rrun *r, const char *dir)
 	int rc;
 	char path[4096];
 	struct stat st;
-	long torn = 0, first_torn = 0;
 	size_t k;
 	int i;
 
 	memset(r, 0, sizeof(*r));
+	rstore_init(&r->st);
 	r->dir = strdup(dir);
 	r->polar = json_array();
 	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
@@ -498,13 +479,6 @@ int report_load_run(struct rrun *r, const char *dir)
 		return errno == ENOENT ?
 		       fs_err_usage("'%s' has no results.jsonl: is it a results directory of 'fabscope run'?", dir) :
 		       fs_err_env("cannot read '%s': %s", path, strerror(errno));
-	r->records = records_load_all(dir, &torn, &first_torn);
-	if (!r->records)
-		return fs_err_env("cannot read %s: %s", path, strerror(errno));
-	if (torn)
-		fs_warn("%s: %ld line(s) that are not records were skipped, the first at line %ld",
-			path, torn, first_torn);
-	drop_foreign(r->records, path);
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	{	/* not there: the records alone; there but not readable: exit 3 */
 		FILE *f = fopen(path, "r");
@@ -525,8 +499,23 @@ int report_load_run(struct rrun *r, const char *dir)
 
 		snprintf(r->name, sizeof(r->name), "%s", slash && slash[1] ? slash + 1 : dir);
 	}
-	if ((rc = add_records(r, dir)))
+	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
+	rc = rstore_load(&r->st, dir, add_record, r);
+	if (rc == -ENOMEM)
+		return fs_err_env("out of memory reading the records of %s", dir);
+	if (rc < 0)
+		return fs_err_env("cannot read %s: %s", path, strerror(-rc));
+	if (rc)
 		return rc;
+	if (r->st.skipped)
+		fs_warn("%s: %ld line(s) that are not records were skipped, the first at line %ld",
+			path, r->st.skipped, r->st.first_skipped);
+	/* another schema (a newer fabscope's "fabscope.record/2") may mean other
+	 * things by the same fields; records without one (by hand) are read */
+	if (r->st.nforeign)
+		fs_warn("%s: %ld record(s) of schema '%.60s' left out: this fabscope reads %s (a newer "
+			"fabscope wrote them?)", path, r->st.nforeign,
+			r->st.first_foreign ? r->st.first_foreign : "?", RECORD_SCHEMA);
 	for (i = 0; i < r->ng; i++)
 		finish_group(&r->g[i]);
 	if (r->npfc > 1)
@@ -552,7 +541,7 @@ int report_load_run(struct rrun *r, const char *dir)
 			i--;
 		}
 	}
-	r->suspects = analyze_suspects_retest(r->records, ANALYZE_LOW_FRAC, json_object_get(r->run, "retest"),
+	r->suspects = analyze_suspects_retest(&r->st, ANALYZE_LOW_FRAC, json_object_get(r->run, "retest"),
 					      &r->not_confirmed);
 	{
 		json_t *nodes = json_object_get(r->run, "nodes"), *n;
@@ -576,7 +565,7 @@ void report_free_run(struct rrun *r)
 	for (i = 0; i < r->npfc; i++)
 		free(r->pfc[i].p);
 	free(r->pfc);
-	json_decref(r->records);
+	rstore_release(&r->st);
 	json_decref(r->run);
 	json_decref(r->suspects);
 	json_decref(r->not_confirmed);

@@ -552,17 +552,17 @@ static void sec_missing(const struct report *rep, struct rdoc *d)
 				rdoc_lit(d, " missing: ");
 				rdoc_text(d, record_str(n, "why", "?"));
 			}
-		json_array_foreach(r->records, k, rec)
-			if (strcmp(record_str(rec, "status", "ok"), "ok") && shown++ < 20) {
-				rdoc_item(d, NULL);
-				rdoc_code(d, record_str(rec, "job", record_str(rec, "test", "?")));
-				rdoc_lit(d, ": ");
-				rdoc_text(d, record_str(rec, "error", "error"));
-			}
-		if (shown > 20) {
+		json_array_foreach(r->st.failed, k, rec) {	/* the first RSTORE_FAILED_KEPT */
+			shown++;
+			rdoc_item(d, NULL);
+			rdoc_code(d, record_str(rec, "job", record_str(rec, "test", "?")));
+			rdoc_lit(d, ": ");
+			rdoc_text(d, record_str(rec, "error", "error"));
+		}
+		if (r->nerr > shown) {
 			rdoc_only(d, RDOC_MD);
 			rdoc_item(d, NULL);
-			rdoc_litf(d, "... and %d more failed tests in %s/results.jsonl", shown - 20, r->dir);
+			rdoc_litf(d, "... and %d more failed tests in %s/results.jsonl", r->nerr - shown, r->dir);
 			rdoc_only(d, RDOC_BOTH);
 		}
 		if (!r->missing && !r->nerr) {

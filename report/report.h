@@ -27,6 +27,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "../records/store.h"
+
 struct rpair {
 	const char *src, *dst;
 	double v, v99;		/* bw_gbps, or lat p50 and p99 (us) */
@@ -90,7 +92,7 @@ struct rrun {
 	unsigned long long dev, ino;	/* the directory's, to know a run given twice */
 	char name[256];		/* how tables and plots call this run */
 	json_t *run;		/* run.json (or an empty object) */
-	json_t *records;
+	struct rstore st;	/* its records, as numbers (PFC, collectives and the first failed kept whole) */
 	json_t *suspects;
 	json_t *not_confirmed;	/* latency pairs that were not high on their re-test */
 	json_t *polar;		/* polarization records */

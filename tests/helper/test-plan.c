@@ -114,9 +114,8 @@ static int plan_parse_cmd(int argc, const char **argv)
 
 static int analyze_cmd(int argc, const char **argv)
 {
-	json_t *recs, *sus, *nc, *s;
-	char *dir, *slash;
-	long torn;
+	struct rstore st;
+	json_t *sus, *nc, *s;
 	size_t i;
 	int pass;
 
@@ -124,19 +123,16 @@ static int analyze_cmd(int argc, const char **argv)
 		fprintf(stderr, "usage: test-tool analyze DIR (with a results.jsonl)\n");
 		return 2;
 	}
-	dir = strdup(argv[1]);
-	slash = dir;
-	(void)slash;
-	recs = records_load_all(dir, &torn, NULL);
-	free(dir);
-	if (!recs) {
+	rstore_init(&st);
+	if (rstore_load(&st, argv[1], NULL, NULL)) {
 		fprintf(stderr, "test-tool analyze: cannot read %s/results.jsonl\n", argv[1]);
+		rstore_release(&st);
 		return 2;
 	}
-	sus = analyze_suspects_retest(recs, ANALYZE_LOW_FRAC, NULL, &nc);
+	sus = analyze_suspects_retest(&st, ANALYZE_LOW_FRAC, NULL, &nc);
 	for (pass = 0; pass < 2; pass++)
 		json_array_foreach(pass ? nc : sus, i, s) {
-			const char *st = json_string_value(json_object_get(json_object_get(s, "retest"), "status"));
+			const char *rs = json_string_value(json_object_get(json_object_get(s, "retest"), "status"));
 
 			printf("%s%s %s %s %lld %s %s", pass ? "unconfirmed " : "",
 			       json_string_value(json_object_get(s, "kind")),
@@ -145,13 +141,13 @@ static int analyze_cmd(int argc, const char **argv)
 			       (long long)json_integer_value(json_object_get(s, "rail")),
 			       json_string_value(json_object_get(s, "node")) ? json_string_value(json_object_get(s, "node")) : "-",
 			       json_string_value(json_object_get(s, "peer")) ? json_string_value(json_object_get(s, "peer")) : "-");
-			if (st && strcmp(st, "not-retested"))	/* a re-test judged it */
-				printf(" %s: %s", st, json_string_value(json_object_get(s, "confirmation")));
+			if (rs && strcmp(rs, "not-retested"))	/* a re-test judged it */
+				printf(" %s: %s", rs, json_string_value(json_object_get(s, "confirmation")));
 			putchar('\n');
 		}
 	json_decref(sus);
 	json_decref(nc);
-	json_decref(recs);
+	rstore_release(&st);
 	return 0;
 }
 
