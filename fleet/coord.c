@@ -597,9 +597,9 @@ json_t *coord_nodes_json(struct coord *c)
 		for (j = 0; j < n->nep; j++)
 			json_array_append_new(eps, json_pack("{si,si,ss}", "rail", n->ep[j].rail,
 							     "plane", n->ep[j].plane, "ip", n->ep[j].ip));
-		json_array_append_new(a, json_pack("{ss,so,ss,ss?}", "name", n->name, "endpoints", eps,
+		json_array_append_new(a, json_pack("{ss,so,ss,ss?,ss*,ss*}", "name", n->name, "endpoints", eps,
 						   "status", c->node_why[i] ? "missing" : "ok",
-						   "why", c->node_why[i]));
+						   "why", c->node_why[i], "leaf", n->leaf, "pod", n->pod));
 	}
 	return a;
 }

@@ -111,6 +111,19 @@ int plan_hostfile(struct plan *p, const char *path, const char *text)
 			v = eq + 1;
 			if (!strcmp(k, "netns")) {
 				n->netns = strdup(v);
+			} else if (!strcmp(k, "leaf") || !strcmp(k, "pod")) {
+				char **to = !strcmp(k, "leaf") ? &n->leaf : &n->pod;
+
+				if (!plan_name_ok(v)) {
+					rc = fs_err_usage("%s:%d: %s=%s is not a switch name: give letters, digits, '.', '_', "
+							  "':', '-' (at most %d bytes)", path, lineno, k, v, PLAN_NAME_MAX);
+					break;
+				}
+				if (*to) {
+					rc = fs_err_usage("%s:%d: %s given twice for %s", path, lineno, k, n->name);
+					break;
+				}
+				*to = strdup(v);
 			} else if (!strcmp(k, "ssh")) {
 				if (!plan_ssh_dest_ok(v)) {
 					rc = fs_err_usage("%s:%d: ssh=%s is not an ssh destination: give [USER@]HOST "
@@ -148,7 +161,8 @@ int plan_hostfile(struct plan *p, const char *path, const char *text)
 				n->ep[n->nep].ip = strdup(v);
 				n->nep++;
 			} else {
-				rc = fs_err_usage("%s:%d: unknown key '%s': a node has netns=, ssh=, railK= and railK/P=",
+				rc = fs_err_usage("%s:%d: unknown key '%s': a node has netns=, ssh=, railK=, railK/P=, leaf= "
+						  "and pod=",
 						  path, lineno, k);
 			}
 		}

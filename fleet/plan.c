@@ -730,6 +730,8 @@ void plan_release(struct plan *p)
 		free(n->ep);
 		free(n->name);
 		free(n->netns);
+		free(n->leaf);
+		free(n->pod);
 		free(n->ssh);
 	}
 	free(p->nodes);

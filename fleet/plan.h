@@ -79,6 +79,9 @@ struct plan_node {
 	char *name;
 	char *netns;		/* local launcher: run the agent inside it */
 	char *ssh;		/* ssh launcher: destination (default: name) */
+	char *leaf, *pod;	/* its leaf (the group of leaves, one a rail, in a
+				 * rail-optimized fabric) and pod: how a report
+				 * aggregates a large fleet; NULL: not given */
 	struct plan_endpoint *ep;
 	int nep;
 	size_t ep_alloc;

@@ -541,6 +541,8 @@ int report_load_run(struct rrun *r, const char *dir)
 			i--;
 		}
 	}
+	if ((rc = report_aggregate(r)))
+		return rc;
 	r->suspects = analyze_suspects_retest(&r->st, ANALYZE_LOW_FRAC, json_object_get(r->run, "retest"),
 					      &r->not_confirmed);
 	{
@@ -556,6 +558,7 @@ void report_free_run(struct rrun *r)
 {
 	int i;
 
+	report_aggregate_release(r);
 	for (i = 0; i < r->ng; i++) {
 		free(r->g[i].p);
 		free(r->g[i].nodes);

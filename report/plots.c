@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Plots: data files and gnuplot templates (the .gp files of plots/) into SVG files:
- * lanes, heatmaps, size sweeps, latency CDFs (bw and lat groups), entropy
+ * lanes, heatmaps (node x node; leaf x leaf over REPORT_HEAT_NODES nodes), size
+ * sweeps, CDFs (latency; bandwidth of lanes too large for a heatmap), entropy
  * bars (polarization probe), pause timelines per run and phase (PFC probe).
  *
  * plots/plot.h finds the templates and runs gnuplot; a missing gnuplot or
@@ -185,6 +186,28 @@ static int plot_lanes(struct pctx *p)
 	return 0;
 }
 
+/* a heatmap's data file and the gnuplot lines of its tics (hdr), named KIND-PHASE-TEST-rR-pP */
+static int heat_open(struct pctx *p, const char *kind, const struct rgroup *g, char *stem, size_t slen,
+		     char *hdr, size_t hlen, FILE **f, FILE **h)
+{
+	char sp[64];
+
+	safe(g->phase, sp, sizeof(sp));
+	snprintf(stem, slen, "%s-%s-%s-r%d-p%d", kind, sp, g->test, g->rail, g->plane);
+	*f = dat_open(p, stem);
+	snprintf(hdr, hlen, "%s/%s.tics.gp", p->dir, stem);
+	*h = fopen(hdr, "w");
+	if (*f && *h)
+		return 0;
+	if (*f)
+		fclose(*f);
+	if (*h)
+		fclose(*h);
+	return -1;
+}
+
+#define HEAT_LABELS_NODES 24	/* a heatmap's cells carry their figures up to this many nodes */
+
 static int plot_heatmaps(struct pctx *p)
 {
 	const struct rrun *r = &p->rep->runs[0];
@@ -192,23 +215,13 @@ static int plot_heatmaps(struct pctx *p)
 
 	for (gi = 0; gi < r->ng; gi++) {
 		const struct rgroup *g = &r->g[gi];
-		char stem[160], sp[64], hdr[PATH_MAX], extra[PATH_MAX + 64], title[200], lane[48];
+		char stem[160], hdr[PATH_MAX], extra[PATH_MAX + 64], title[200], lane[48];
 		FILE *f, *h;
 
-		if (g->nnodes < 3 || g->nnodes > 64)
+		if (g->nnodes < 3 || g->nnodes > REPORT_HEAT_NODES)
 			continue;	/* a matrix of 2 says nothing; of 64+ is unreadable */
-		safe(g->phase, sp, sizeof(sp));
-		snprintf(stem, sizeof(stem), "heat-%s-%s-r%d-p%d", sp, g->test, g->rail, g->plane);
-		f = dat_open(p, stem);
-		snprintf(hdr, sizeof(hdr), "%s/%s.tics.gp", p->dir, stem);
-		h = fopen(hdr, "w");
-		if (!f || !h) {
-			if (f)
-				fclose(f);
-			if (h)
-				fclose(h);
+		if (heat_open(p, "heat", g, stem, sizeof(stem), hdr, sizeof(hdr), &f, &h))
 			return -1;
-		}
 		/* a pair measured one way only (a tournament measures each
 		 * pair once) fills both of its cells */
 		for (i = 0; i < g->nnodes; i++)
@@ -241,8 +254,8 @@ static int plot_heatmaps(struct pctx *p)
 		fprintf(h, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", g->nnodes - 1, g->nnodes - 1);
 		fclose(h);
 		report_lane(g->rail, g->plane, lane, sizeof(lane));
-		snprintf(extra, sizeof(extra), "hdrfile='%s'; cblabel='%s'", hdr,
-			 !strcmp(g->test, "bw") ? "Gb/s" : "p50 us");
+		snprintf(extra, sizeof(extra), "hdrfile='%s'; cblabel='%s'; labels=%d", hdr,
+			 !strcmp(g->test, "bw") ? "Gb/s" : "p50 us", g->nnodes <= HEAT_LABELS_NODES);
 		snprintf(title, sizeof(title), "%s: %s, %s, sender x receiver (a pair tested one way fills both cells)",
 			 g->phase, g->test, lane);
 		if (run_plot(p, stem, "heatmap.gp", extra, title))
@@ -330,64 +343,142 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+#define CDF_POINTS 400	/* a lane's CDF: at most this many steps (quantiles of a large lane) */
+
+/* the CDFs of one phase and test: lat p50 (w 0) or p99 (w 1), bw (w 0) */
+static int plot_cdf(struct pctx *p, const char *phase, const char *test, int w)
+{
+	const struct rrun *r = &p->rep->runs[0];
+	const struct rgroup *gs[64];
+	double *v[64];
+	int ng = 0, maxn = 0, gi, i, bw = !strcmp(test, "bw");
+	char stem[160], sp[64], extra[128], title[200];
+	FILE *f;
+
+	for (gi = 0; gi < r->ng && ng < 64; gi++)
+		if (!strcmp(r->g[gi].phase, phase) && !strcmp(r->g[gi].test, test) && r->g[gi].n)
+			gs[ng++] = &r->g[gi];
+	if (!ng)
+		return 0;
+	safe(phase, sp, sizeof(sp));
+	snprintf(stem, sizeof(stem), "cdf-%s-%s", sp, bw ? "bw" : w ? "p99" : "p50");
+	f = dat_open(p, stem);
+	if (!f)
+		return -1;
+	for (i = 0; i < ng; i++) {
+		char lane[48];
+
+		report_lane(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
+		fprintf(f, "%s\"%s\" \"f%d\"", i ? " " : "", lane, i);
+		v[i] = fs_reallocarray(NULL, (size_t)gs[i]->n, sizeof(double));
+		if (!v[i]) {
+			while (i--)
+				free(v[i]);
+			fclose(f);
+			snprintf(p->why, sizeof(p->why), "out of memory");
+			return -1;
+		}
+		for (gi = 0; gi < gs[i]->n; gi++)
+			v[i][gi] = w ? gs[i]->p[gi].v99 : gs[i]->p[gi].v;
+		qsort(v[i], (size_t)gs[i]->n, sizeof(double), dbl_cmp);
+		if (gs[i]->n > maxn)
+			maxn = gs[i]->n;
+	}
+	fprintf(f, "\n");
+	maxn = maxn < CDF_POINTS ? maxn : CDF_POINTS;
+	for (gi = 0; gi < maxn; gi++) {
+		for (i = 0; i < ng; i++) {
+			int n = gs[i]->n, m = n < CDF_POINTS ? n : CDF_POINTS;
+			/* step gi of m: the pair at that quantile (every pair when m is n) */
+			int at = m == n ? gi : (int)((double)gi * (n - 1) / (m - 1) + 0.5);
+
+			if (gi < m)
+				fprintf(f, "%s%g %g", i ? " " : "", v[i][at], (at + 1.0) / n);
+			else
+				fprintf(f, "%sNaN NaN", i ? " " : "");
+		}
+		fprintf(f, "\n");
+	}
+	for (i = 0; i < ng; i++)
+		free(v[i]);
+	fclose(f);
+	if (bw)
+		snprintf(extra, sizeof(extra), "nlanes=%d; xlabel='bandwidth (Gb/s)'", ng);
+	else
+		snprintf(extra, sizeof(extra), "nlanes=%d; xlabel='one-way latency %s (us)'", ng, w ? "p99" : "p50");
+	snprintf(title, sizeof(title), "%.60s: %s over the pairs, per lane (CDF)", phase,
+		 bw ? "bandwidth" : w ? "latency p99" : "latency p50");
+	return run_plot(p, stem, "cdf.gp", extra, title);
+}
+
+/* latency CDFs of every phase; bandwidth ones where a lane is too large for a heatmap */
 static int plot_cdfs(struct pctx *p)
 {
 	const struct rrun *r = &p->rep->runs[0];
 	char pt[64][2][64];
-	int npt = phase_tests(p->rep, pt, 64), k, gi, i, w;
+	int npt = phase_tests(p->rep, pt, 64), k, gi, large;
 
-	for (k = 0; k < npt; k++)
-		for (w = 0; w < 2; w++) {
-			const struct rgroup *gs[64];
-			double *v[64];
-			int ng = 0, maxn = 0;
-			char stem[160], sp[64], extra[128], title[200];
-			FILE *f;
-
-			if (strcmp(pt[k][1], "lat"))
-				continue;
-			for (gi = 0; gi < r->ng && ng < 64; gi++)
-				if (!strcmp(r->g[gi].phase, pt[k][0]) && !strcmp(r->g[gi].test, "lat") && r->g[gi].n)
-					gs[ng++] = &r->g[gi];
-			if (!ng)
-				continue;
-			safe(pt[k][0], sp, sizeof(sp));
-			snprintf(stem, sizeof(stem), "cdf-%s-%s", sp, w ? "p99" : "p50");
-			f = dat_open(p, stem);
-			if (!f)
+	for (k = 0; k < npt; k++) {
+		if (!strcmp(pt[k][1], "lat")) {
+			if (plot_cdf(p, pt[k][0], "lat", 0) || plot_cdf(p, pt[k][0], "lat", 1))
 				return -1;
-			for (i = 0; i < ng; i++) {
-				char lane[48];
-
-				report_lane(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
-				fprintf(f, "%s\"%s\" \"f%d\"", i ? " " : "", lane, i);
-				v[i] = malloc((size_t)gs[i]->n * sizeof(double));
-				for (gi = 0; gi < gs[i]->n; gi++)
-					v[i][gi] = w ? gs[i]->p[gi].v99 : gs[i]->p[gi].v;
-				qsort(v[i], (size_t)gs[i]->n, sizeof(double), dbl_cmp);
-				if (gs[i]->n > maxn)
-					maxn = gs[i]->n;
-			}
-			fprintf(f, "\n");
-			for (gi = 0; gi < maxn; gi++) {
-				for (i = 0; i < ng; i++) {
-					if (gi < gs[i]->n)
-						fprintf(f, "%s%g %g", i ? " " : "", v[i][gi], (gi + 1.0) / gs[i]->n);
-					else
-						fprintf(f, "%sNaN NaN", i ? " " : "");
-				}
-				fprintf(f, "\n");
-			}
-			for (i = 0; i < ng; i++)
-				free(v[i]);
-			fclose(f);
-			snprintf(extra, sizeof(extra), "nlanes=%d; xlabel='one-way latency %s (us)'", ng,
-				 w ? "p99" : "p50");
-			snprintf(title, sizeof(title), "%.60s: latency %s over the pairs, per lane (CDF)", pt[k][0],
-				 w ? "p99" : "p50");
-			if (run_plot(p, stem, "cdf.gp", extra, title))
-				return -1;
+			continue;
 		}
+		for (gi = 0, large = 0; gi < r->ng; gi++)
+			large |= !strcmp(r->g[gi].phase, pt[k][0]) && !strcmp(r->g[gi].test, "bw") &&
+				 r->g[gi].nnodes > REPORT_HEAT_NODES;
+		if (large && !strcmp(pt[k][1], "bw") && plot_cdf(p, pt[k][0], "bw", 0))
+			return -1;
+	}
+	return 0;
+}
+
+/* over REPORT_HEAT_NODES nodes: a lane's leaf x leaf matrix (aggregate.c) */
+static int plot_leafheat(struct pctx *p)
+{
+	const struct rrun *r = &p->rep->runs[0];
+	size_t c, cells = (size_t)r->nleaf * (size_t)r->nleaf;
+	int gi, i, j, k, stride = r->nleaf <= 32 ? 1 : (r->nleaf + 15) / 16;
+
+	for (gi = 0; gi < r->ng; gi++) {
+		const struct rgroup *g = &r->g[gi];
+		char stem[160], hdr[PATH_MAX], extra[PATH_MAX + 160], title[300], lane[48], nm[64];
+		double top = 0;	/* one colour scale for the lanes of a phase and test: a slow lane shows */
+		FILE *f, *h;
+
+		if (!g->leafm || !g->leafm_cells)
+			continue;
+		for (k = 0; k < r->ng; k++)
+			if (r->g[k].leafm && !strcmp(r->g[k].phase, g->phase) && !strcmp(r->g[k].test, g->test))
+				for (c = 0; c < cells; c++)
+					if (r->g[k].leafm[c] > top)
+						top = r->g[k].leafm[c];
+		if (heat_open(p, "leafheat", g, stem, sizeof(stem), hdr, sizeof(hdr), &f, &h))
+			return -1;
+		for (i = 0; i < r->nleaf; i++)	/* every cell: an image is a full grid */
+			for (j = 0; j < r->nleaf; j++)
+				fprintf(f, "%d %d %g\n", j, i, g->leafm[(size_t)i * r->nleaf + j]);
+		fclose(f);
+		for (k = 0; k < 2; k++) {
+			fprintf(h, "set %s (", k ? "ytics" : "xtics");
+			for (i = 0; i < r->nleaf; i += stride) {
+				plot_gnuplot_quote(r->leaf[i], nm, sizeof(nm));
+				fprintf(h, "%s'%s' %d", i ? ", " : "", nm, i);
+			}
+			fprintf(h, ") noenhanced%s\n", k ? "" : " rotate by 90 right");
+		}
+		fprintf(h, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", r->nleaf - 1, r->nleaf - 1);
+		fclose(h);
+		report_lane(g->rail, g->plane, lane, sizeof(lane));
+		snprintf(extra, sizeof(extra), "hdrfile='%s'; cblabel='%s'; what='%s'; cbmax=%g; high_bad=%d", hdr,
+			 !strcmp(g->test, "bw") ? "Gb/s (median)" : "p50 us (median)", r->leaf_by, top > 0 ? top : 1,
+			 !strcmp(g->test, "lat"));
+		snprintf(title, sizeof(title), "%.60s: %s, %s, %s x %s: the median of the pairs between "
+			 "their nodes (%d nodes, %d %s)", g->phase, g->test, lane, r->leaf_by, r->leaf_by,
+			 g->nnodes, r->nleaf, !strcmp(r->leaf_by, "leaf") ? "leaves" : "pods");
+		if (run_plot(p, stem, "leafheat.gp", extra, title))
+			return -1;
+	}
 	return 0;
 }
 
@@ -684,7 +775,7 @@ int report_plots(struct report *rep, const char *dir)
 			 strerror(errno));
 		return -1;
 	}
-	if (plot_lanes(&p) || plot_heatmaps(&p) || plot_sweeps(&p) || plot_cdfs(&p) || plot_polar(&p) ||
+	if (plot_lanes(&p) || plot_heatmaps(&p) || plot_leafheat(&p) || plot_sweeps(&p) || plot_cdfs(&p) || plot_polar(&p) ||
 	    plot_pfc(&p)) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note), "%s%.200s",
 			 rep->nsvg ? "some plots are missing: " : "no plots: ", p.why[0] ? p.why : strerror(errno));

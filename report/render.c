@@ -7,7 +7,8 @@
  *
  *   runs (metadata) - verdict (thresholds) - regressions (baseline) -
  *   summary per phase, test and lane - comparison of runs - collectives -
- *   hash polarization - PFC pauses - suspects - plots - pairwise matrices -
+ *   hash polarization - PFC pauses - suspects - worst pairs and nodes (large
+ *   lanes) - plots - pairwise matrices -
  *   missing agents and failed tests
  *
  * Where the two say different things (Markdown has the comparison table
@@ -590,6 +591,7 @@ static void report_doc(struct report *rep, struct rdoc *d)
 	report_polar_section(rep, d);
 	report_pfc_section(rep, d);
 	sec_suspects(rep, d);
+	report_worst_section(rep, d);
 	sec_plots(rep, d);
 	sec_matrices(rep, d);
 	sec_missing(rep, d);
@@ -679,6 +681,11 @@ json_t *report_json(struct report *rep)
 
 			if (!strcmp(g->test, "lat") && !isnan(g->p99_median))
 				json_object_set_new(gj, "p99_median", json_real(g->p99_median));
+			if (g->nworst_pair) {
+				json_object_set_new(gj, "nodes", json_integer(g->nnodes));
+				json_object_set_new(gj, "worst_pairs", report_worst_json(r, g, 0));
+				json_object_set_new(gj, "worst_nodes", report_worst_json(r, g, 1));
+			}
 			json_array_append_new(groups, gj);
 		}
 		labels = json_object_get(r->run, "labels");
@@ -691,6 +698,9 @@ json_t *report_json(struct report *rep)
 		if (json_array_size(r->not_confirmed))
 			json_object_set(json_array_get(runs, json_array_size(runs) - 1), "not_confirmed",
 					r->not_confirmed);
+		if (r->leaf_by)	/* the groups of the worst tables and leaf heatmaps */
+			json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "aggregated_by",
+					    json_pack("{ss,si}", "key", r->leaf_by, "groups", r->nleaf));
 		if (json_array_size(r->polar))	/* the probe's verdicts, without the per-flow detail */
 			json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "polarization",
 					    report_polar_json(r));

@@ -29,6 +29,10 @@ struct report_buf {
 /* appends printf-style to b */
 void report_bput(struct report_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* worst.c: "Worst pairs and nodes" of the first run's lanes over
+ * REPORT_MATRIX_NODES nodes; nothing when it has none */
+void report_worst_section(const struct report *rep, struct rdoc *d);
+
 /*
  * polar.c: the hash polarization section.  report_polar_section adds
  * nothing when neither the first run nor the second has polarization

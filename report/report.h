@@ -34,6 +34,23 @@ struct rpair {
 	double v, v99;		/* bw_gbps, or lat p50 and p99 (us) */
 };
 
+/* The sizes at which a lane's report changes (aggregate.c): pairwise
+ * matrices in Markdown up to REPORT_MATRIX_NODES nodes, the worst pairs and
+ * nodes above; node x node heatmaps up to REPORT_HEAT_NODES, leaf x leaf
+ * ones above (by pod over REPORT_MAX_LEAVES leaves). */
+#define REPORT_MATRIX_NODES 16
+#define REPORT_HEAT_NODES 64
+#define REPORT_MAX_LEAVES 512
+#define REPORT_WORST 10
+
+/* one of a lane's worst pairs (src, dst) or nodes (src; dst NULL) */
+struct rworst {
+	const char *src, *dst;
+	double v;		/* the pair's figure, or the node's median over its pairs */
+	int n;			/* a node: how many pairs */
+	int leaf, dst_leaf;	/* in rrun.leaf (src's, dst's), -1 unknown */
+};
+
 struct rgroup {
 	char phase[64], test[8];
 	int rail, plane;
@@ -46,6 +63,13 @@ struct rgroup {
 	double min, median, max, p99_median;
 	const char **nodes;	/* sorted names, for the matrix */
 	int nnodes;
+	/* over REPORT_MATRIX_NODES nodes (aggregate.c), worst first */
+	struct rworst worst_pair[REPORT_WORST], worst_node[REPORT_WORST];
+	int nworst_pair, nworst_node;
+	/* over REPORT_HEAT_NODES nodes, when the run's nodes have leaves: the
+	 * median from leaf i to leaf j at [i * nleaf + j] (NAN: no pair); NULL */
+	double *leafm;
+	int leafm_cells;	/* cells with a figure */
 };
 
 struct rsweep {
@@ -104,6 +128,14 @@ struct rrun {
 	int nsw;
 	size_t pfc_alloc, g_alloc, sw_alloc;
 	int nrec, nerr, missing;
+	/* the leaves (hostfile's leaf=; or pods, pod=) of run.json's nodes, for
+	 * the aggregates (aggregate.c): leaf_by "leaf", "pod" or NULL (none) */
+	const char *leaf_by;
+	const char **leaf;	/* sorted names */
+	int nleaf;
+	int *leaf_of;		/* interned node name -> leaf index, -1 */
+	int nleaf_of;
+	size_t leaf_of_alloc;
 };
 
 struct check {
@@ -163,6 +195,14 @@ int report_pfc_series(json_t *rec, int prio, const char *key, double *v, int max
 void report_pct(double frac, char *buf, size_t len);
 /* seconds to 10 ms: "2.5", "0.41", "n/a" */
 void report_secs(double secs, char *buf, size_t len);
+
+/* aggregate.c: the worst pairs and nodes, leaf matrices of r's large lanes
+ * (after its groups are finished); 0, or out of memory: said, -FS_EXIT_ENV */
+int report_aggregate(struct rrun *r);
+void report_aggregate_release(struct rrun *r);
+/* a lane's worst pairs ([{src, dst, value, src_leaf, dst_leaf}]) or nodes
+ * ([{node, median, pairs, leaf}]) for the JSON summary */
+json_t *report_worst_json(const struct rrun *r, const struct rgroup *g, int nodes);
 
 /* checks.c */
 int report_thresholds(struct report *rep, const char *path);

@@ -81,7 +81,7 @@ test_expect_success $P 'plan parsing: [global] defaults, phase overrides, hostfi
 	cat >h <<-\EOF &&
 	# two nodes
 	n1 netns=ns1 rail0=10.0.0.1 rail1=10.1.0.1 rail1/1=10.2.0.1
-	n2 ssh=root@x rail1=10.1.0.2 rail0=10.0.0.2
+	n2 ssh=root@x rail1=10.1.0.2 rail0=10.0.0.2 pod=p-1 leaf=su.01
 	EOF
 	"$TEST_TOOL" plan-parse p.ini h >actual &&
 	cat >expect <<-\EOF &&
@@ -95,7 +95,7 @@ test_expect_success $P 'plan parsing: [global] defaults, phase overrides, hostfi
 	  duration=3
 	  size=64K
 	node n1 netns=ns1 0/0=10.0.0.1 1/0=10.1.0.1 1/1=10.2.0.1
-	node n2 ssh=root@x 0/0=10.0.0.2 1/0=10.1.0.2
+	node n2 ssh=root@x leaf=su.01 pod=p-1 0/0=10.0.0.2 1/0=10.1.0.2
 	EOF
 	test_cmp expect actual
 '
@@ -147,6 +147,12 @@ test_expect_success $P 'hostfile errors: the line, and what a node line holds' '
 	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h6 2>err && grep -q "h6:1.*notanip.*not an IP address" err &&
 	printf "n1 rail0=fe80::1 rail1=10.0.0.1\n" >h7 &&
 	"$TEST_TOOL" plan-parse ok.ini h7 >/dev/null &&
+	printf "n1 rail0=1.1.1.1 leaf=a leaf=b\n" >h9 &&
+	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h9 2>err && grep -q "h9:1.*leaf given twice" err &&
+	printf "n1 rail0=1.1.1.1 pod=a;b\n" >h10 &&
+	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h10 2>err && grep -q "h10:1.*pod=a;b is not a switch name" err &&
+	printf "n1 rack=3\n" >h11 &&
+	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h11 2>err && grep -q "h11:1.*rack.*leaf= and pod=" err &&
 	printf "# nothing\n" >h5 &&
 	test_expect_exit 2 "$TEST_TOOL" plan-parse ok.ini h5 2>err && grep -q "no nodes" err
 '

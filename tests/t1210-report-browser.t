@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 test_description='the HTML report in a real browser: headless Chromium loads report.html, the DOM
 has every plot as an inline SVG with its caption, and a screenshot of the page with plots
-carries far more picture than the same report without plots'
+carries far more picture than the same report without plots; a fleet of 512 nodes x 8 rails
+(test-tool nightly) gets its leaf x leaf heatmaps and worst tables in a page that stays small'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 
@@ -53,6 +54,20 @@ test_expect_success $P 'Chromium: every plot is laid out at full size with its d
 	sed -n "s/.*<pre id=\"probe\">\([^<]*\)<\/pre>.*/\1/p" probe.dom | tr ";" "\n" >sizes &&
 	test $(wc -l <sizes) = $(ls with/plots/*.svg | wc -l) &&
 	awk "\$1 < 400 || \$2 < 250 || \$3 < 20 { print \"too small or empty: \" \$0; bad = 1 } END { exit bad }" sizes
+'
+
+# The report's HTML of a 512-node night stays under 2 MiB (16,384 nodes: under 4 MiB, in
+# bench/scale-bench.sh); the browser loads it within the same bounded time.
+test_expect_success $P 'Chromium: a 512-node fleet, leaf x leaf heatmaps and worst tables, a bounded page' '
+	"$TEST_TOOL" nightly night -n 512 --seed 28 >faults &&
+	"$FABSCOPE" report night -o big >/dev/null &&
+	test $(stat -c %s big/report.html) -lt $((2 * 1024 * 1024)) &&
+	chrome --dump-dom "file://$TRASH_DIRECTORY/big/report.html" >big.dom &&
+	test $(grep -o "<svg" big.dom | wc -l) = $(ls big/plots/*.svg | wc -l) &&
+	test $(grep -c "<figcaption>[^<]*leaf x leaf" big.dom) = 16 &&
+	grep -q "<h2>Worst pairs and nodes</h2>" big.dom &&
+	node=$(awk "\$1 == \"node\" && \$3 == \"bw\" { print \$5; exit }" faults) &&
+	grep -q "<td>$node</td>" big.dom
 '
 
 test_done

@@ -193,10 +193,10 @@ test_expect_success $P 'up builds the default fabric (2 groups x 2 hosts x 2 rai
 	test_grep "^# .*ci/netns-fabric up -p $PFX" hostfile &&
 	grep -v "^#" hostfile >hosts &&
 	cat >expect <<-EOF &&
-	h1 netns=$PFX-h1 rail0=10.100.1.1 rail1=10.101.1.1
-	h2 netns=$PFX-h2 rail0=10.100.1.2 rail1=10.101.1.2
-	h3 netns=$PFX-h3 rail0=10.100.2.3 rail1=10.101.2.3
-	h4 netns=$PFX-h4 rail0=10.100.2.4 rail1=10.101.2.4
+	h1 netns=$PFX-h1 rail0=10.100.1.1 rail1=10.101.1.1 leaf=l1
+	h2 netns=$PFX-h2 rail0=10.100.1.2 rail1=10.101.1.2 leaf=l1
+	h3 netns=$PFX-h3 rail0=10.100.2.3 rail1=10.101.2.3 leaf=l2
+	h4 netns=$PFX-h4 rail0=10.100.2.4 rail1=10.101.2.4 leaf=l2
 	EOF
 	test_cmp expect hosts &&
 	fab info >info &&
@@ -308,9 +308,9 @@ test_expect_success $P 'up -G 3 -H 1 --seed 7 replaces it: 3 hosts, 6 leaves, ev
 	expect_ns h1 h2 h3 l1.0 l1.1 l2.0 l2.1 l3.0 l3.1 s1 s2 &&
 	fab hostfile | grep -v "^#" >hosts &&
 	cat >expect <<-EOF &&
-	h1 netns=$PFX-h1 rail0=10.100.1.1 rail1=10.101.1.1
-	h2 netns=$PFX-h2 rail0=10.100.2.2 rail1=10.101.2.2
-	h3 netns=$PFX-h3 rail0=10.100.3.3 rail1=10.101.3.3
+	h1 netns=$PFX-h1 rail0=10.100.1.1 rail1=10.101.1.1 leaf=l1
+	h2 netns=$PFX-h2 rail0=10.100.2.2 rail1=10.101.2.2 leaf=l2
+	h3 netns=$PFX-h3 rail0=10.100.3.3 rail1=10.101.3.3 leaf=l3
 	EOF
 	test_cmp expect hosts &&
 	fab info >info &&

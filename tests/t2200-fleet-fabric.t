@@ -14,7 +14,7 @@ test_expect_success $P 'a 4-host, 2-rail, 4-leaf fabric at 200 Mbit/s, h3 rail 1
 	test_atexit "\"$FABRIC\" down -p $PFX" &&
 	"$FABRIC" up -p $PFX -r 200mbit &&
 	"$FABRIC" hostfile -p $PFX >hosts &&
-	test $(grep -c "^h[0-9] netns=$PFX-h[0-9] rail0=[0-9.]* rail1=[0-9.]*$" hosts) = 4 &&
+	test $(grep -c "^h[0-9] netns=$PFX-h[0-9] rail0=[0-9.]* rail1=[0-9.]* leaf=l[12]$" hosts) = 4 &&
 	"$FABRIC" degrade -p $PFX h3:rail1 20mbit
 '
 
@@ -49,7 +49,9 @@ test_expect_success $P 'pairwise bw on both rails: every pair measured, h3 rail 
 	test $(grep -c "^suspect: .* slow with" out) = 1 &&
 	jq -e "[.suspects[] | select(.kind == \"node\")] == [.suspects[] | select(.kind == \"node\" and .node == \"h3\" and .rail == 1)]
 	       and ([.suspects[] | select(.kind == \"node\")] | length) == 1" r1/run.json >/dev/null &&
-	jq -e "(.nodes | length) == 4 and all(.nodes[]; .status == \"ok\")" r1/run.json >/dev/null
+	jq -e "(.nodes | length) == 4 and all(.nodes[]; .status == \"ok\")" r1/run.json >/dev/null &&
+	# the leaves of the hostfile reach run.json, for the report of a large fleet
+	jq -e "[.nodes[] | .leaf] == [\"l1\", \"l1\", \"l2\", \"l2\"]" r1/run.json >/dev/null
 '
 
 test_expect_success $P 'the agents ran inside their namespaces' '

@@ -29,7 +29,7 @@ test_expect_success $P 'a 4-host, 2-rail, 4-leaf fabric at 200 Mbit/s' '
 	test_atexit "\"$FABRIC\" down -p $PFX" &&
 	"$FABRIC" up -p $PFX -r 200mbit &&
 	"$FABRIC" hostfile -p $PFX >hosts &&
-	test $(grep -c "^h[0-9] netns=$PFX-h[0-9] rail0=[0-9.]* rail1=[0-9.]*$" hosts) = 4
+	test $(grep -c "^h[0-9] netns=$PFX-h[0-9] rail0=[0-9.]* rail1=[0-9.]* leaf=l[12]$" hosts) = 4
 '
 
 test_expect_success $P 'allreduce, 4 hosts on rail 0: every element right, each rank on its own fabric address' '

@@ -8,7 +8,8 @@
  *
  * NODES (16 or more) x 8 rails: a permutation phase of bw (8 rounds, every
  * node sends to one other on every rail), a permutation phase of lat (one
- * round), a ping phase: 73 records a node.  Each record is a real one of a
+ * round), a ping phase: 73 records a node.  Nodes are on leaves of 64 (leaf=,
+ * pod= in the hostfile and run.json's nodes; 16 leaves a pod).  Each record is a real one of a
  * `make demo` run (below, as it wrote it) with its node, peer, rail, address,
  * port, time, job key and measured values varied; run.json is shaped as
  * `fabscope run` writes it (hostfile, plan, nodes, agents, phases).
@@ -39,6 +40,8 @@
 
 #define NRAILS 8
 #define BW_ROUNDS 8
+#define NODES_PER_LEAF 64
+#define LEAVES_PER_POD 16
 #define T0 1796346000	/* 2026-12-04T01:00:00Z */
 
 /* Real records of a `make demo` run (/tmp/base/demo/run/results.jsonl). */
@@ -132,6 +135,13 @@ static void derange(struct night *g, int *p)
 static void node_name(int i, char *buf, size_t len)
 {
 	snprintf(buf, len, "gpu%05d", i + 1);
+}
+
+/* its leaf (64 nodes a leaf of each rail: a scalable unit) and pod (16 leaves) */
+static void node_leaf(int i, char *leaf, size_t llen, char *pod, size_t plen)
+{
+	snprintf(leaf, llen, "su%03d", i / NODES_PER_LEAF + 1);
+	snprintf(pod, plen, "pod%02d", i / (NODES_PER_LEAF * LEAVES_PER_POD) + 1);
 }
 
 static void node_ip(int i, int rail, char *buf, size_t len)
@@ -286,7 +296,7 @@ static int write_results(struct night *g, const char *dir)
 static json_t *run_nodes(struct night *g, json_t **agents, char **hosts)
 {
 	json_t *nodes = json_array();
-	size_t cap = (size_t)g->n * (40 + NRAILS * 20) + 256, len = 0;
+	size_t cap = (size_t)g->n * (80 + NRAILS * 20) + 256, len = 0;
 	int i, rail;
 
 	*agents = json_array();
@@ -294,18 +304,19 @@ static json_t *run_nodes(struct night *g, json_t **agents, char **hosts)
 	len += (size_t)snprintf(*hosts, cap, "# nightly fabric: %d nodes x %d rails\n", g->n, NRAILS);
 	for (i = 0; i < g->n; i++) {
 		json_t *eps = json_array();
-		char name[32], ip[32];
+		char name[32], ip[32], leaf[16], pod[16];
 
 		node_name(i, name, sizeof(name));
+		node_leaf(i, leaf, sizeof(leaf), pod, sizeof(pod));
 		len += (size_t)snprintf(*hosts + len, cap - len, "%s", name);
 		for (rail = 0; rail < NRAILS; rail++) {
 			node_ip(i, rail, ip, sizeof(ip));
 			json_array_append_new(eps, json_pack("{si,si,ss}", "rail", rail, "plane", 0, "ip", ip));
 			len += (size_t)snprintf(*hosts + len, cap - len, " rail%d=%s", rail, ip);
 		}
-		len += (size_t)snprintf(*hosts + len, cap - len, "\n");
-		json_array_append_new(nodes, json_pack("{ss,so,ss,sn}", "name", name, "endpoints", eps,
-						       "status", "ok", "why"));
+		len += (size_t)snprintf(*hosts + len, cap - len, " leaf=%s pod=%s\n", leaf, pod);
+		json_array_append_new(nodes, json_pack("{ss,so,ss,sn,ss,ss}", "name", name, "endpoints", eps,
+						       "status", "ok", "why", "leaf", leaf, "pod", pod));
 		json_array_append_new(*agents, json_pack("{ss,ss,si,ss,ss,sf}", "node", name, "host", name,
 			"pid", 4000 + below(g, 60000), "version", "0.1.0", "from", name, "joined_s",
 			0.5 + 2 * uni(g)));

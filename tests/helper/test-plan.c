@@ -104,6 +104,10 @@ static int plan_parse_cmd(int argc, const char **argv)
 			printf(" netns=%s", n->netns);
 		if (n->ssh)
 			printf(" ssh=%s", n->ssh);
+		if (n->leaf)
+			printf(" leaf=%s", n->leaf);
+		if (n->pod)
+			printf(" pod=%s", n->pod);
 		for (j = 0; j < n->nep; j++)
 			printf(" %d/%d=%s", n->ep[j].rail, n->ep[j].plane, n->ep[j].ip);
 		printf("\n");
