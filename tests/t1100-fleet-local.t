@@ -321,12 +321,14 @@ test_expect_success $P 'the coordinator killed mid-phase leaves valid JSONL; --r
 '
 
 test_expect_success $P '--resume drops a torn last line and re-measures its job' '
-	head -c -40 r1/results.jsonl >torn.jsonl &&
+	# the last record of a job (a busy host may have added re-tests after the jobs: a finished
+	# run does not repeat a lost re-test, so they are left out here)
+	grep -v "\"retest_of\"" r1/results.jsonl | head -c -40 >torn.jsonl &&
 	mkdir r7 && cp r1/run.json r7/ && cp torn.jsonl r7/results.jsonl &&
 	fs_expect 0 run --resume r7 &&
 	jsonl_ok r7/results.jsonl &&
 	grep -q "torn" err &&
-	test $(wc -l <r7/results.jsonl) -ge $(wc -l <r1/results.jsonl) &&
+	test $(grep -vc "\"retest_of\"" r7/results.jsonl) -ge $(grep -vc "\"retest_of\"" r1/results.jsonl) &&
 	# a line that is no record, in the middle: said where, left as it is
 	mkdir r7b && cp r1/run.json r1/jobs.done r7b/ &&
 	{ head -n 1 r1/results.jsonl && echo "not a record" && tail -n +2 r1/results.jsonl; } >r7b/results.jsonl &&
