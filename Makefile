@@ -136,7 +136,7 @@ endif
 
 CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c core/shquote.c \
-	    core/auth.c core/alloc.c
+	    core/auth.c core/alloc.c core/slurp.c
 RECORDS_SRC := records/read.c records/store.c records/analyze.c
 PLOTS_SRC := plots/plot.c
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/devices.c transport/version.c $(VERBS_SRC)
@@ -151,9 +151,10 @@ PROBES_SRC := probes/polar.c probes/probe.c probes/probe-polar.c probes/probe-pf
 	      probes/pfc.c probes/pfcap.c
 COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collectives/alltoall.c \
 	    collectives/cmd.c
+TOPO_SRC := topology/intent.c topology/check.c topology/slurm.c topology/cmd.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
 LIB_SRC := $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
-	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC)
+	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test-units.c \
 	    tests/helper/test-shquote.c tests/helper/test-options.c tests/helper/test-record.c \

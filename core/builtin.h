@@ -22,6 +22,8 @@ int cmd_agent(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 /* report/ */
 int cmd_report(int argc, const char **argv);
+/* topology/ */
+int cmd_topo(int argc, const char **argv);
 /* transport/ */
 int cmd_devices(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);

@@ -11,6 +11,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/slurp.h"
 #include "plan-int.h"
 
 int plan_ip_ok(const char *s)
@@ -58,7 +59,7 @@ int plan_hostfile(struct plan *p, const char *path, const char *text)
 	int lineno = 0, rc = 0;
 
 	if (!text) {
-		own = plan_slurp(path);
+		own = fs_slurp(path, PLAN_FILE_MAX);
 		if (!own)
 			return fs_err_read("hostfile", path, errno);
 		text = own;

@@ -29,6 +29,7 @@ int plan_in_list(const char *const *list, const char *s);
 char *plan_trim(char *s);
 /* A whole text file, NUL-terminated (malloc'ed), or NULL with errno set
  * (EILSEQ: it holds a NUL byte). */
-char *plan_slurp(const char *path);
+/* plans and hostfiles are read whole, at most this large (fs_slurp) */
+#define PLAN_FILE_MAX (256u << 20)
 
 #endif

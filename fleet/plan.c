@@ -14,6 +14,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/slurp.h"
 #include "../core/units.h"
 #include "../transport/transport.h"
 #include "plan-int.h"
@@ -642,55 +643,9 @@ int plan_parse(struct plan *p, const char *path, const char *text)
 	return rc;
 }
 
-char *plan_slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 65536) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536 + 1);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-		}
-		errno = 0;
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {	/* (EISDIR for a directory) */
-		int e = errno ? errno : EIO;
-
-		free(buf);
-		fclose(f);
-		errno = e;
-		return NULL;
-	}
-	fclose(f);
-	buf[len] = 0;
-	if (memchr(buf, 0, len)) {
-		free(buf);
-		errno = EILSEQ;
-		return NULL;
-	}
-	return buf;
-}
-
 int plan_load(struct plan *p, const char *path)
 {
-	char *text = plan_slurp(path);
+	char *text = fs_slurp(path, PLAN_FILE_MAX);
 	int rc;
 
 	memset(p, 0, sizeof(*p));

@@ -8,7 +8,7 @@ nothing is left behind by down or by a failed up'
 FABRIC=$SRCDIR/ci/netns-fabric
 PFX=fs$$f
 P=ROOT,NETNS
-test_require_in_ci ROOT NETNS JQ IPERF3
+test_require_in_ci ROOT NETNS JQ IPERF3 FABSCOPE
 
 test_lazy_prereq UNSHARE '[ "$(id -u)" = 0 ] && command -v unshare && command -v mount'
 test_require_in_ci UNSHARE
@@ -355,6 +355,20 @@ test_expect_success $P '3 tiers with --seed distinct: the same 64 flows take at 
 		test_grep " $hop " distinct.paths || return 1
 	done &&
 	reach_from h4 10.101.2.4 10.100.1.1 10.101.1.2
+'
+
+test_expect_success $P,FABSCOPE 'intent: the 3-tier fabric as fabscope-topology(5), every cable, no finding' '
+	fab intent >fabric.topo &&
+	test_grep "^# fabscope topology .* built by: ci/netns-fabric up -p $PFX .*-P 2 -X 2" fabric.topo &&
+	test $(grep -c "^switch l[12]\.[01] tier=leaf pod=p[12] rail=[01]$" fabric.topo) = 4 &&
+	test $(grep -c "^switch s[1-4] tier=spine pod=p[12]$" fabric.topo) = 4 &&
+	test $(grep -c "^switch x[12] tier=superspine$" fabric.topo) = 2 &&
+	test_grep -x "link h3:rail1 l2.1:h3 rail=1" fabric.topo &&
+	test $(grep -c "^link " fabric.topo) = $((8 + 8 + 8)) &&
+	"$FABSCOPE" topo check-file fabric.topo >check &&
+	test_grep -x "fabric.topo: 10 switches, 4 nodes, 24 cables: 0 errors, 0 warnings" check &&
+	fab hostfile | grep -v "^#" >hosts &&
+	test $(grep -c " leaf=l[12] pod=p[12]$" hosts) = 4
 '
 
 test_expect_success $P 'down removes every namespace of the prefix and is idempotent' '

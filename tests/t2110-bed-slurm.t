@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 test_description='ci/slurm-local: a single-node Slurm cluster owned by a directory: up, srun runs
 tasks with distinct SLURM_PROCID on 16 declared CPUs, a daemon dying at start-up is exit 1 with
-its log, usage errors are exit 2, down stops exactly the daemons it started'
+its log, usage errors are exit 2, down stops exactly the daemons it started; with -T, slurmctld
+runs topology/tree on the topology.conf that fabscope topo export --slurm wrote'
 . "$(dirname "$0")/test-lib.sh"
 
 SLURM_LOCAL=$SRCDIR/ci/slurm-local
@@ -10,7 +11,7 @@ test_lazy_prereq SLURM '
 		command -v $c || exit 1
 	done
 '
-test_require_in_ci ROOT SLURM JQ
+test_require_in_ci ROOT SLURM JQ FABSCOPE
 P=ROOT,SLURM
 
 # The cluster's directory: in the trash (its logs are kept when a test fails), unless that path
@@ -178,6 +179,34 @@ test_expect_success $P 'down leaves alone a process whose PID is in a pidfile bu
 	test_grep "0 daemons stopped" down3 &&
 	running $stranger &&
 	test_kill_pid $stranger
+'
+
+test_expect_success $P,FABSCOPE 'topology/tree takes what fabscope topo export --slurm wrote' '
+	cat >intent.topo <<-EOF &&
+	switch l1 tier=leaf rail=0
+	switch l2 tier=leaf rail=1
+	switch s1 tier=spine
+	switch s2 tier=spine
+	link $HOST:eth0 l1:p1 rail=0
+	link $HOST:eth1 l2:p1 rail=1
+	link l1:s1 s1:l1
+	link l1:s2 s2:l1
+	link l2:s1 s1:l2
+	link l2:s2 s2:l2
+	EOF
+	"$FABSCOPE" topo export intent.topo --slurm -o topology.conf &&
+	grep -v "^#" topology.conf >actual &&
+	printf "SwitchName=l1 Nodes=%s\nSwitchName=s1 Switches=l1\nSwitchName=s2 Switches=l1\n" "$HOST" >expect &&
+	test_cmp expect actual &&
+	test_atexit "\"$SLURM_LOCAL\" down \"$SL\"" &&
+	"$SLURM_LOCAL" up "$SL" -T topology.conf >up.out &&
+	test_grep "TopologyPlugin=topology/tree" "$SL/slurm.conf" &&
+	(. "$SL/env" && timeout 10 scontrol show topology) >topo.out &&
+	test_grep "^SwitchName=l1 Level=0 .*Nodes=$HOST" topo.out &&
+	test_grep "^SwitchName=s1 Level=1 .*Switches=l1" topo.out &&
+	(. "$SL/env" && timeout 30 srun -n1 hostname) >srun.out &&
+	test_grep -x "$HOST" srun.out &&
+	"$SLURM_LOCAL" down "$SL" >/dev/null
 '
 
 test_done

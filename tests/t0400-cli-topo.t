@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+test_description='fabscope topo: an intended topology (fabscope-topology(5)) read and checked
+against itself: a correct rail-optimized design has no finding; each planted fault (a port
+cabled twice, a cable with no switch, a port without a rail or on a leaf of another rail, a
+rail reaching two leaves, a cable between planes, a node on a spine, an unused switch) is one
+finding of its kind on its line, errors exit 1; a file that is no topology is one line, exit 2;
+the file written back reads back the same; the Slurm export of one rail'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-ptp.sh"
+
+test_require_in_ci FABSCOPE JQ
+P=FABSCOPE,JQ
+
+# a rail-optimized design: 4 nodes on 2 rails, a leaf per group and rail, 2 spines
+good() {
+	cat <<-\EOF
+	# two groups of two nodes, two rails
+	switch l1.0 tier=leaf rail=0
+	switch l1.1 tier=leaf rail=1
+	switch l2.0 tier=leaf rail=0
+	switch l2.1 tier=leaf rail=1
+	switch s1 tier=spine
+	switch s2 tier=spine
+	link h1:eth0 l1.0:p1 rail=0 speed=200G
+	link h1:eth1 l1.1:p1 rail=1 speed=200G
+	link h2:eth0 l1.0:p2 speed=200G
+	link h2:eth1 l1.1:p2 speed=200G
+	link h3:eth0 l2.0:p1 rail=0 speed=200G
+	link h3:eth1 l2.1:p1 rail=1 speed=200G
+	link h4:eth0 l2.0:p2 rail=0 speed=200G
+	link h4:eth1 l2.1:p2 rail=1 speed=200G
+	link l1.0:u1 s1:d1 speed=400G
+	link l1.0:u2 s2:d1 speed=400G
+	link l1.1:u1 s1:d2 speed=400G
+	link l1.1:u2 s2:d2 speed=400G
+	link l2.0:u1 s1:d3 speed=400G
+	link l2.0:u2 s2:d3 speed=400G
+	link l2.1:u1 s1:d4 speed=400G
+	link l2.1:u2 s2:d4 speed=400G
+	EOF
+}
+
+# finds FILE: "LINE LEVEL KIND" of each finding of check-file --json, one a line
+finds() {
+	jq -r '.findings[] | "\(.line) \(.level) \(.kind)"' "$1"
+}
+
+# planted EXIT 'SED-SCRIPT' 'LINE LEVEL KIND'...: the good design edited by sed has exactly those
+# findings, and check-file exits EXIT
+planted() {
+	local rc=$1 script=$2
+	shift 2
+	good | sed "$script" >bad.topo &&
+	test_expect_exit "$rc" "$FABSCOPE" topo check-file bad.topo --json >bad.json &&
+	finds bad.json >actual &&
+	printf "%s\n" "$@" >expect &&
+	test_cmp expect actual
+}
+
+test_expect_success $P 'a correct rail-optimized design: no finding, exit 0; the counts' '
+	good >good.topo &&
+	fs_expect 0 topo check-file good.topo &&
+	echo "good.topo: 6 switches, 4 nodes, 16 cables: 0 errors, 0 warnings" >expect &&
+	test_cmp expect out &&
+	test_must_be_empty err &&
+	fs_expect 0 topo check-file good.topo --json &&
+	jq -e ".schema == \"fabscope.topo-check/1\" and .switches == 6 and .nodes == 4 and .links == 16 and
+		.errors == 0 and .warnings == 0 and .findings == []" out >/dev/null
+'
+
+test_expect_success $P 'each planted fault is one finding of its kind, on its line' '
+	planted 1 "s/^link h2:eth0 l1.0:p2/link h2:eth0 l1.0:p1/" "10 error port-twice" &&
+	planted 1 "s/^link h4:eth1 l2.1:p2 rail=1/link h4:eth1 h3:eth9 rail=1/" "15 error no-switch" &&
+	planted 1 "s/^switch l1.0 tier=leaf rail=0/switch l1.0 tier=leaf/" "10 error no-rail" &&
+	planted 1 "s/^link h3:eth0 l2.0:p1 rail=0/link h3:eth0 l2.0:p1 rail=1/" "12 error wrong-rail" &&
+	planted 1 "\$a link h3:eth2 l1.0:p9 rail=0" "24 error rail-leaves" &&
+	planted 1 "s/^switch s2 tier=spine/switch s2 tier=spine plane=1/; s/^switch s1 tier=spine/switch s1 tier=spine plane=0/; /^link l[12].[01]:u2 /d; s/^link l1.0:u1 s1:d1/link l1.0:u1 s2:d1/; s/^switch l1.0 tier=leaf rail=0/switch l1.0 tier=leaf rail=0 plane=0/" \
+		"16 error cross-plane" &&
+	planted 0 "s/^link h4:eth1 l2.1:p2 rail=1/link h4:eth1 s2:p9 rail=1/" "15 warning tier" &&
+	planted 0 "\$a switch s3 tier=spine" "24 warning unused" &&
+	planted 0 "s/^link l1.0:u2 s2:d1/link l1.0:u2 l2.0:u9/" "17 warning tier"
+'
+
+test_expect_success $P 'a leaf of a rail-optimized design serving two rails; the text of findings' '
+	good | sed "s/^switch l2.1 tier=leaf rail=1/switch l2.1 tier=leaf/; s/^link h4:eth1 l2.1:p2 rail=1/link h4:eth1 l2.1:p2 rail=0/" >two.topo &&
+	fs_expect 1 topo check-file two.topo &&
+	test_grep -x "two.topo:15: error: leaf l2.1 serves rail 1 (line 13) and rail 0: a leaf of a rail-optimized design serves one rail" out &&
+	good | sed "s/^link h3:eth0 l2.0:p1 rail=0/link h3:eth0 l2.0:p1 rail=1/" >wr.topo &&
+	fs_expect 1 topo check-file wr.topo &&
+	test_grep -x "wr.topo:12: error: h3:eth0 is rail 1 but leaf l2.0 serves rail 0" out &&
+	test_grep -x "wr.topo: 6 switches, 4 nodes, 16 cables: 1 errors, 0 warnings" out
+'
+
+# not_topo TEXT WORDS...: exit 2, one line on stderr holding every word
+not_topo() {
+	printf "$1" >nt.topo && shift &&
+	fs_expect 2 topo check-file nt.topo &&
+	ptp_one_error err "$@"
+}
+
+test_expect_success $P 'a file that is no topology: one line with the file, line and what to write, exit 2' '
+	not_topo "switch l1 tier=leaf\nrouter r1\n" "nt.topo:2" "router" "switch NAME" &&
+	not_topo "switch l1 tier=core\n" "nt.topo:1" "tier=core" "leaf, spine or superspine" &&
+	not_topo "switch l1\nlink h1:e l1:p\n" "nt.topo:1" "no tier=" &&
+	not_topo "switch l1 tier=leaf color=red\nlink h1:e l1:p\n" "nt.topo:1" "unknown key" "color" &&
+	not_topo "switch l1 tier=leaf\nlink h1 l1:p\n" "nt.topo:2" "DEVICE:PORT" &&
+	not_topo "switch l1 tier=leaf\nlink h1:e l1:p speed=fast\n" "nt.topo:2" "speed=fast" "200G" &&
+	not_topo "switch l1 tier=leaf\nlink h1:e l1:p rail=99\n" "nt.topo:2" "rail=99" "0 to 63" &&
+	not_topo "switch l1 tier=leaf\nlink h1:e l1:p\nswitch l1 tier=spine\n" "nt.topo:3" "declared twice" &&
+	not_topo "switch l1 tier=leaf\nlink h;1:e l1:p\n" "nt.topo:2" "h;1" &&
+	not_topo "switch l1 tier=leaf\nlink l1:p l1:p\n" "nt.topo:2" "to itself" &&
+	not_topo "# nothing\nswitch l1 tier=leaf\n" "no links" &&
+	printf "switch l1 tier=leaf\0\n" >nul.topo &&
+	fs_expect 2 topo check-file nul.topo && ptp_one_error err "not a text file" &&
+	fs_expect 2 topo check-file nosuch.topo && ptp_one_error err "nosuch.topo" &&
+	fs_expect 2 topo check-file && test_grep "give the topology file" err &&
+	fs_expect 2 topo frobnicate good.topo && test_grep "check-file or export" err
+'
+
+test_expect_success $P 'export --format fabscope: read back, the same design; written again, the same bytes' '
+	fs_expect 0 topo export good.topo --format fabscope -o again.topo &&
+	test_grep "^# fabscope topology: 6 switches, 16 links" again.topo &&
+	fs_expect 0 topo check-file again.topo &&
+	grep -c "^link " again.topo >n && echo 16 >expect && test_cmp expect n &&
+	test_grep -x "link h2:eth0 l1.0:p2 speed=200G" again.topo &&
+	test_grep -x "link h1:eth0 l1.0:p1 rail=0 speed=200G" again.topo &&
+	fs_expect 0 topo export again.topo --format fabscope -o third.topo &&
+	test_cmp again.topo third.topo &&
+	fs_expect 0 topo export good.topo --format fabscope &&
+	test_cmp again.topo out
+'
+
+test_expect_success $P 'export --slurm: a leaf lists its nodes, a spine its leaves, for one rail' '
+	fs_expect 0 topo export good.topo --slurm --rail 1 &&
+	grep -v "^#" out >actual &&
+	cat >expect <<-\EOF &&
+	SwitchName=l1.1 Nodes=h1,h2
+	SwitchName=l2.1 Nodes=h3,h4
+	SwitchName=s1 Switches=l1.1,l2.1
+	SwitchName=s2 Switches=l1.1,l2.1
+	EOF
+	test_cmp expect actual &&
+	fs_expect 2 topo export good.topo --slurm --rail 5 && ptp_one_error err "no node is cabled on rail 5" &&
+	fs_expect 2 topo export good.topo && ptp_one_error err "--slurm or --format fabscope" &&
+	fs_expect 2 topo export good.topo --format dot && ptp_one_error err "--format dot"
+'
+
+test_expect_success $P 'export -o never follows a symlink; --help names every option' '
+	ln -s target.conf link.conf &&
+	fs_expect 3 topo export good.topo --slurm -o link.conf && ptp_one_error err "symlink" &&
+	test ! -e target.conf &&
+	fs_expect 0 topo --help &&
+	for o in --json --slurm --rail --plane --format --output; do test_grep -e "$o" out || return 1; done
+'
+
+test_done

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fabscope topo: the intended topology of a fabric (fabscope-topology(5)).
+ *
+ *   topo check-file FILE [--json]     what the design says against itself
+ *   topo export FILE --slurm [--rail K] [--plane P] [-o OUT]
+ *                                     Slurm's topology.conf
+ *   topo export FILE --format fabscope [-o OUT]
+ *                                     the file as fabscope writes it
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/builtin.h"
+#include "../core/error.h"
+#include "../core/options.h"
+#include "check.h"
+#include "intent.h"
+#include "slurm.h"
+
+static const char *const topo_usage[] = {
+	"fabscope topo check-file FILE [--json]",
+	"fabscope topo export FILE (--slurm [--rail K] [--plane P] | --format fabscope) [-o OUT]",
+	NULL,
+};
+
+static const char topo_about[] =
+	"The intended topology of a fabric, from its file (fabscope-topology(5)): switches with their\n"
+	"tier, pod, plane and rail, and a line per cable.\n"
+	"\n"
+	"  check-file  what the design says against itself: a port cabled twice, a cable with no\n"
+	"              switch, a node port with no rail or on a leaf of another rail, a rail of a\n"
+	"              node reaching two leaves, a cable between planes (errors); a node on a spine,\n"
+	"              a cable that skips a tier, an unused switch (warnings)\n"
+	"  export      Slurm's topology.conf (topology/tree) of one rail and plane, or the file as\n"
+	"              fabscope writes it\n"
+	"\n"
+	"Exit codes: 0 no error (warnings are said), 1 an error found, 2 a file that cannot be read\n"
+	"as a topology or bad options, 3 environment.";
+
+struct topo_opts {
+	int json, slurm, rail, plane;
+	const char *format, *output;
+};
+
+/* OUT for writing, never through a symlink; stdout for NULL or "-" */
+static FILE *out_open(const char *path)
+{
+	int fd;
+	FILE *f;
+
+	if (!path || !strcmp(path, "-"))
+		return stdout;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fs_err_env("cannot write '%s': %s%s", path, strerror(errno),
+			   errno == ELOOP ? " (a symlink: give the file itself)" : "");
+		return NULL;
+	}
+	if (!(f = fdopen(fd, "w"))) {
+		close(fd);
+		fs_err_env("cannot write '%s': %s", path, strerror(errno));
+	}
+	return f;
+}
+
+static int out_close(FILE *f, const char *path)
+{
+	if (f == stdout)
+		return fflush(f) ? fs_err_env("cannot write the output: %s", strerror(errno)) : 0;
+	if (ferror(f) | fclose(f))
+		return fs_err_env("cannot write '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+static int topo_check_file(struct topo *t, const struct topo_opts *o)
+{
+	struct topo_findings fs;
+	size_t nodes = 0, i;
+	int rc = topo_check(t, &fs);
+
+	if (rc)
+		return rc;
+	for (i = 0; i < t->nln; i++)	/* nodes: the distinct devices that are not switches */
+		if (t->ln[i].a.sw < 0) {
+			size_t j;
+
+			for (j = 0; j < i && (t->ln[j].a.sw >= 0 || strcmp(t->ln[j].a.dev, t->ln[i].a.dev)); j++)
+				;
+			nodes += j == i;
+		}
+	if (o->json) {
+		json_t *doc = json_pack("{ss,ss,si,si,si,si,si,so}", "schema", "fabscope.topo-check/1", "file", t->path,
+					"switches", (int)t->nsw, "nodes", (int)nodes, "links", (int)t->nln,
+					"errors", fs.errors, "warnings", (int)fs.n - fs.errors,
+					"findings", topo_findings_json(&fs));
+
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(doc);
+	} else {
+		topo_findings_print(&fs, t->path, stdout);
+		printf("%s: %zu switches, %zu nodes, %zu cables: %d errors, %d warnings\n", t->path, t->nsw, nodes,
+		       t->nln, fs.errors, (int)fs.n - fs.errors);
+	}
+	rc = fs.errors ? -FS_EXIT_CHECK : 0;
+	topo_findings_release(&fs);
+	return rc;
+}
+
+static int topo_export(struct topo *t, const struct topo_opts *o)
+{
+	FILE *f;
+	int rc = 0;
+
+	if (o->slurm == !!o->format)
+		return fs_err_usage("export: give --slurm or --format fabscope (one of them)");
+	if (o->format && strcmp(o->format, "fabscope"))
+		return fs_err_usage("export: --format %s: the formats are fabscope (and --slurm)", o->format);
+	if (!(f = out_open(o->output)))
+		return -FS_EXIT_ENV;
+	if (o->slurm)
+		rc = topo_slurm_write(t, o->rail, o->plane, f);
+	else
+		topo_write(t, f);
+	if (out_close(f, o->output) && !rc)
+		rc = -FS_EXIT_ENV;
+	return rc;
+}
+
+int cmd_topo(int argc, const char **argv)
+{
+	struct topo_opts o = { .rail = 0, .plane = 0 };
+	const struct opt tab[] = {
+		OPT_GROUP("check-file"),
+		OPT_BOOL(0, "json", &o.json, "the findings as one JSON document"),
+		OPT_GROUP("export"),
+		OPT_BOOL(0, "slurm", &o.slurm, "Slurm's topology.conf (topology/tree)"),
+		OPT_INT(0, "rail", &o.rail, "K", "--slurm: the rail whose cables make the tree (default 0)", 0, 63),
+		OPT_INT(0, "plane", &o.plane, "P", "--slurm: the plane (default 0)", 0, 7),
+		OPT_STRING(0, "format", &o.format, "NAME", "fabscope: the file as fabscope writes it"),
+		OPT_FILE('o', "output", &o.output, "OUT", "write to OUT (never through a symlink; default: stdout)"),
+		OPT_END(),
+	};
+	struct topo t;
+	int nargs = 0, rc;
+
+	rc = opts_parse(argc, argv, tab, topo_usage, topo_about, &nargs);
+	if (rc == OPTS_HELP)
+		return 0;
+	if (rc)
+		return -rc;
+	if (nargs >= 1 && strcmp(argv[0], "check-file") && strcmp(argv[0], "export"))
+		rc = fs_err_usage("no action '%s': give check-file or export", argv[0]);
+	else if (nargs != 2)
+		rc = fs_err_usage(nargs < 1 ? "give what to do: check-file or export" :
+				  nargs < 2 ? "give the topology file" : "one action and one topology file");
+	if (rc) {
+		opts_usage_short(topo_usage);
+		return FS_EXIT_USAGE;
+	}
+	topo_init(&t);
+	rc = topo_read(&t, argv[1], NULL);
+	if (!rc)
+		rc = !strcmp(argv[0], "check-file") ? topo_check_file(&t, &o) : topo_export(&t, &o);
+	topo_release(&t);
+	return -rc;
+}

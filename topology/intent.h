@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The intended topology of a fabric: switches with their tier, pod, plane
+ * and rail, and every cable between two ports (fabscope-topology(5)).
+ *
+ * A device that is not declared a switch is a node (a host); a cable with a
+ * node at one end is a host port and carries the rail (and plane) of that
+ * NIC port.  The model is what the file says, checked for form only when
+ * read (topo_parse); what the design says about itself is judged by
+ * topo_check (check.c).
+ *
+ *   switch NAME tier=leaf|spine|superspine [pod=POD] [plane=P] [rail=R]
+ *   link DEV:PORT DEV:PORT [rail=R] [plane=P] [speed=SPEED]
+ *
+ * Names (devices, ports, pods) are 1 to TOPO_NAME_MAX bytes of letters,
+ * digits, '.', '_', '-' and '/', beginning with a letter or digit; ':'
+ * separates a device from its port.  A file is at most TOPO_FILE_MAX bytes.
+ */
+#ifndef FS_TOPOLOGY_INTENT_H
+#define FS_TOPOLOGY_INTENT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define TOPO_NAME_MAX 128
+#define TOPO_FILE_MAX (256u << 20)
+
+enum topo_tier { TOPO_NODE, TOPO_LEAF, TOPO_SPINE, TOPO_SUPERSPINE };
+
+struct topo_switch {
+	char *name;
+	enum topo_tier tier;
+	char *pod;		/* NULL: not given */
+	int plane, rail;	/* -1: not given */
+	int line;		/* where it was declared (0: made, not read) */
+};
+
+struct topo_end {
+	char *dev, *port;
+	int sw;			/* its switch (index), -1: a node */
+};
+
+struct topo_link {
+	struct topo_end a, b;	/* a node's end first, when there is one */
+	int rail, plane;	/* -1: not given */
+	double speed_gbps;	/* 0: not given */
+	int line;
+};
+
+struct topo {
+	char *path;		/* for messages: the file it was read from */
+	struct topo_switch *sw;	/* sorted by name once read */
+	size_t nsw, sw_alloc;
+	struct topo_link *ln;	/* in the file's order */
+	size_t nln, ln_alloc;
+};
+
+void topo_init(struct topo *t);
+void topo_release(struct topo *t);
+
+/* 1 when s is a name as above */
+int topo_name_ok(const char *s);
+const char *topo_tier_name(enum topo_tier t);
+
+/*
+ * Read the intent file at path (text may be given instead, path then only
+ * names it): 0, or -FS_EXIT_USAGE with "PATH:LINE: what is wrong" said,
+ * -FS_EXIT_ENV when it cannot be read or memory runs out (said).
+ */
+int topo_read(struct topo *t, const char *path, const char *text);
+/* Declare a switch / add a link as the file's lines do (line 0); then
+ * topo_finish.  0, or -FS_EXIT_* said (a name that is not one, a switch
+ * declared twice, out of memory). */
+int topo_add_switch(struct topo *t, const char *name, enum topo_tier tier, const char *pod, int plane,
+		    int rail, int line);
+int topo_add_link(struct topo *t, const char *adev, const char *aport, const char *bdev, const char *bport,
+		  int rail, int plane, double speed_gbps, int line);
+/* Sort the switches and resolve every link's ends; 0 or -FS_EXIT_ENV said. */
+int topo_finish(struct topo *t);
+
+/* The switch named name, or -1 */
+int topo_switch_index(const struct topo *t, const char *name);
+
+/* The file's text for t (our own format), to f */
+void topo_write(const struct topo *t, FILE *f);
+
+/* "200G", "25G", "400G" (a whole number of Gb/s, or Mb/s with M); 0 on error */
+double topo_parse_speed(const char *s);
+
+#endif
