@@ -151,8 +151,8 @@ PROBES_SRC := probes/polar.c probes/probe.c probes/probe-polar.c probes/probe-pf
 	      probes/pfc.c probes/pfcap.c
 COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collectives/alltoall.c \
 	    collectives/cmd.c
-TOPO_SRC := topology/intent.c topology/check.c topology/slurm.c topology/cmd.c
-PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
+TOPO_SRC := topology/intent.c topology/check.c topology/slurm.c discover/topo.c discover/show.c
+PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
 LIB_SRC := $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC)
 MAIN_SRC := core/main.c
@@ -161,7 +161,7 @@ TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test
 	    tests/helper/test-wire.c tests/helper/test-tcp-fuzz.c tests/helper/test-xport.c \
 	    tests/helper/test-fleet-fuzz.c tests/helper/test-plan.c tests/helper/test-polar.c \
 	    tests/helper/test-hmac.c tests/helper/test-push.c tests/helper/test-trace.c \
-	    tests/helper/test-pfc.c tests/helper/test-macctl.c tests/helper/test-pfcap.c \
+	    tests/helper/test-pfc.c tests/helper/test-macctl.c tests/helper/test-lldp.c tests/helper/test-pfcap.c \
 	    tests/helper/test-dissect.c tests/helper/test-dissect-fuzz.c tests/helper/test-nightly.c \
 	    tests/helper/dissect-check.c tests/helper/pktgen.c tests/helper/tool-util.c
 
@@ -196,12 +196,12 @@ $(O)/%.o: %.c $(O)/.build-flags
 FUZZ_CC ?= clang
 FUZZ_CFLAGS ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DGET_PARANOID
 FUZZ_DISSECT_SRC := tests/fuzz/fuzz-dissect.c tests/helper/dissect-check.c pcap/dissect.c pcap/tok.c \
-		    pcap/roce.c pcap/macctl.c pcap/flow.c
+		    pcap/roce.c pcap/macctl.c pcap/flow.c pcap/lldp.c
 FUZZ_TARGETS := $(O)/tests/fuzz/fuzz-dissect
 
 fuzz: $(FUZZ_TARGETS)
 
-$(O)/tests/fuzz/fuzz-dissect: $(FUZZ_DISSECT_SRC) pcap/dissect.h pcap/get.h pcap/macctl.h pcap/flow.h pcap/tok.h \
+$(O)/tests/fuzz/fuzz-dissect: $(FUZZ_DISSECT_SRC) pcap/dissect.h pcap/get.h pcap/macctl.h pcap/flow.h pcap/tok.h pcap/lldp.h \
 			      tests/helper/dissect-check.h
 	@mkdir -p $(dir $@)
 	$(QLD)$(FUZZ_CC) -std=gnu11 $(FUZZ_CFLAGS) $(WARNINGS) -D_GNU_SOURCE \

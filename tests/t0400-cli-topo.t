@@ -114,7 +114,8 @@ test_expect_success $P 'a file that is no topology: one line with the file, line
 	fs_expect 2 topo check-file nul.topo && ptp_one_error err "not a text file" &&
 	fs_expect 2 topo check-file nosuch.topo && ptp_one_error err "nosuch.topo" &&
 	fs_expect 2 topo check-file && test_grep "give the topology file" err &&
-	fs_expect 2 topo frobnicate good.topo && test_grep "check-file or export" err
+	fs_expect 2 topo frobnicate good.topo && test_grep "check-file, export or show" err &&
+	fs_expect 2 topo show good.topo && test_grep "show takes no file" err
 '
 
 test_expect_success $P 'export --format fabscope: read back, the same design; written again, the same bytes' '
@@ -150,7 +151,7 @@ test_expect_success $P 'export -o never follows a symlink; --help names every op
 	fs_expect 3 topo export good.topo --slurm -o link.conf && ptp_one_error err "symlink" &&
 	test ! -e target.conf &&
 	fs_expect 0 topo --help &&
-	for o in --json --slurm --rail --plane --format --output; do test_grep -e "$o" out || return 1; done
+	for o in --json --slurm --rail --plane --format --output --iface --listen; do test_grep -e "$o" out || return 1; done
 '
 
 test_done

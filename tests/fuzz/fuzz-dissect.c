@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libFuzzer target for pcap/dissect.c (make fuzz; tests/t0250-unit-pcap-fuzz.t).
+ * libFuzzer target for pcap/dissect.c and pcap/lldp.c (make fuzz; tests/t0250-unit-pcap-fuzz.t).
  *
  * The first byte of an input is a selector, the rest the captured packet:
  *   bits 0-2, 5  the link type's selector, dissect_fuzz_byte_selector() and
@@ -21,6 +21,7 @@
 
 #include "../../pcap/dissect.h"
 #include "../../pcap/flow.h"
+#include "../../pcap/lldp.h"
 #include "../helper/dissect-check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -44,6 +45,25 @@ static void flows(const struct pkt *k)
 	}
 	flow_add(&table, k, 1e9 + (double)inputs * 1e-6);
 	inputs++;
+}
+
+/* the same bytes as an LLDP frame (pcap/lldp.c): every string it keeps printable and ended */
+static void lldp_one(const uint8_t *p, size_t n)
+{
+	static struct lldp l;
+	const char *s[] = { l.chassis, l.port, l.port_desc, l.sys_name, l.sys_desc, l.mgmt };
+	size_t i, j, max;
+
+	if (lldp_parse(p, n, &l) > LLDP_TRUNCATED)
+		abort();
+	for (i = 0; i < sizeof(s) / sizeof(*s); i++) {
+		max = i == 5 ? sizeof(l.mgmt) : LLDP_TEXT_MAX;
+		for (j = 0; j < max && s[i][j]; j++)
+			if (s[i][j] < 0x20 || s[i][j] > 0x7e)
+				abort();
+		if (j == max)
+			abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -79,5 +99,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!rc)
 		flows(&k);
+	lldp_one(p, n);
 	return 0;
 }

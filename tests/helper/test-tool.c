@@ -41,6 +41,7 @@
  *   trace SRC SPORT DST DPORT [...]   probes/trace.c, hop per line (test-trace.c)
  *   pfc ethtool|ethtool-file|snapshot|sample|series ...  PFC counters and verdicts (test-pfc.c)
  *   macctl HEX, macctl-fuzz N SEED    MAC control frames (PFC, PAUSE) dissected (test-macctl.c)
+ *   lldp HEX, lldp-fuzz N SEED        LLDP frames dissected (test-lldp.c)
  *   pfc-inject IF ..., pfcap IF S G   PFC frames sent, and captured live (test-pfcap.c)
  *   dissect HEX, dissect-pcap FILE, pcapgen OUT SPEC..., dissect-fuzz N SEED
  *                                    RoCEv2 packets dissected, pcap files made and read
@@ -95,6 +96,8 @@ static const struct tool_cmd cmds[] = {
 	{ "pfc", tool_pfc },
 	{ "macctl", tool_macctl },
 	{ "macctl-fuzz", tool_macctl },
+	{ "lldp", tool_lldp },
+	{ "lldp-fuzz", tool_lldp },
 	{ "pfc-inject", tool_pfcap },
 	{ "pfcap", tool_pfcap },
 	{ "dissect", tool_dissect },

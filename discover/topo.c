@@ -7,6 +7,11 @@
  *                                     Slurm's topology.conf
  *   topo export FILE --format fabscope [-o OUT]
  *                                     the file as fabscope writes it
+ *   topo show [-i IFACE]... [--listen SECONDS] [--json]
+ *                                     this host's cables: LLDP neighbours (show.c)
+ *
+ * The intent file is topology/'s; this command sits a layer above it, with
+ * the engines, since show listens with pcap/.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,13 +23,15 @@
 #include "../core/builtin.h"
 #include "../core/error.h"
 #include "../core/options.h"
-#include "check.h"
-#include "intent.h"
-#include "slurm.h"
+#include "../topology/check.h"
+#include "../topology/intent.h"
+#include "../topology/slurm.h"
+#include "show.h"
 
 static const char *const topo_usage[] = {
 	"fabscope topo check-file FILE [--json]",
 	"fabscope topo export FILE (--slurm [--rail K] [--plane P] | --format fabscope) [-o OUT]",
+	"fabscope topo show [-i IFACE]... [--listen SECONDS] [--json]",
 	NULL,
 };
 
@@ -38,6 +45,9 @@ static const char topo_about[] =
 	"              a cable that skips a tier, an unused switch (warnings)\n"
 	"  export      Slurm's topology.conf (topology/tree) of one rail and plane, or the file as\n"
 	"              fabscope writes it\n"
+	"  show        this host's cables: per interface its state, speed and MTU, and the LLDP\n"
+	"              neighbour heard on it (switch, port, chassis), by listening (no lldpd needed;\n"
+	"              switches send every 30 s, hence the default --listen 35)\n"
 	"\n"
 	"Exit codes: 0 no error (warnings are said), 1 an error found, 2 a file that cannot be read\n"
 	"as a topology or bad options, 3 environment.";
@@ -45,6 +55,8 @@ static const char topo_about[] =
 struct topo_opts {
 	int json, slurm, rail, plane;
 	const char *format, *output;
+	struct opt_list ifaces;
+	double listen;
 };
 
 /* OUT for writing, never through a symlink; stdout for NULL or "-" */
@@ -134,16 +146,20 @@ static int topo_export(struct topo *t, const struct topo_opts *o)
 
 int cmd_topo(int argc, const char **argv)
 {
-	struct topo_opts o = { .rail = 0, .plane = 0 };
+	struct topo_opts o = { .rail = 0, .plane = 0, .listen = 35 };
 	const struct opt tab[] = {
 		OPT_GROUP("check-file"),
-		OPT_BOOL(0, "json", &o.json, "the findings as one JSON document"),
+		OPT_BOOL(0, "json", &o.json, "check-file, show: one JSON document"),
 		OPT_GROUP("export"),
 		OPT_BOOL(0, "slurm", &o.slurm, "Slurm's topology.conf (topology/tree)"),
 		OPT_INT(0, "rail", &o.rail, "K", "--slurm: the rail whose cables make the tree (default 0)", 0, 63),
 		OPT_INT(0, "plane", &o.plane, "P", "--slurm: the plane (default 0)", 0, 7),
 		OPT_STRING(0, "format", &o.format, "NAME", "fabscope: the file as fabscope writes it"),
 		OPT_FILE('o', "output", &o.output, "OUT", "write to OUT (never through a symlink; default: stdout)"),
+		OPT_GROUP("show"),
+		OPT_LIST('i', "iface", &o.ifaces, "IFACE", "listen on IFACE (repeatable; default: every interface up, but lo)"),
+		OPT_SECONDS(0, "listen", &o.listen, "SECONDS", "listen for LLDP at most this long (default 35); "
+			    "each interface stops at its first LLDPDU"),
 		OPT_END(),
 	};
 	struct topo t;
@@ -154,10 +170,18 @@ int cmd_topo(int argc, const char **argv)
 		return 0;
 	if (rc)
 		return -rc;
-	if (nargs >= 1 && strcmp(argv[0], "check-file") && strcmp(argv[0], "export"))
-		rc = fs_err_usage("no action '%s': give check-file or export", argv[0]);
+	if (nargs == 1 && !strcmp(argv[0], "show")) {
+		rc = topo_show(&o.ifaces, o.listen, o.json);
+		opt_list_release(&o.ifaces);
+		return -rc;
+	}
+	opt_list_release(&o.ifaces);
+	if (nargs >= 1 && strcmp(argv[0], "check-file") && strcmp(argv[0], "export") && strcmp(argv[0], "show"))
+		rc = fs_err_usage("no action '%s': give check-file, export or show", argv[0]);
+	else if (nargs >= 1 && !strcmp(argv[0], "show"))
+		rc = fs_err_usage("show takes no file: give the interfaces with -i");
 	else if (nargs != 2)
-		rc = fs_err_usage(nargs < 1 ? "give what to do: check-file or export" :
+		rc = fs_err_usage(nargs < 1 ? "give what to do: check-file, export or show" :
 				  nargs < 2 ? "give the topology file" : "one action and one topology file");
 	if (rc) {
 		opts_usage_short(topo_usage);
