@@ -319,6 +319,8 @@ static int run_report(struct report *rep, const char **argv, int nargs, const ch
 
 	if ((rc = load_runs(rep, argv, nargs)))
 		return rc;
+	if (rep->topology && (rc = report_design(rep, rep->topology)))
+		return rc;
 	report_name_runs(rep);
 	if (thresholds && (rc = report_thresholds(rep, thresholds)))
 		return rc;
@@ -342,7 +344,7 @@ static int run_report(struct report *rep, const char **argv, int nargs, const ch
 
 int cmd_report(int argc, const char **argv)
 {
-	const char *out_dir = NULL, *by = NULL, *thresholds = NULL, *baseline = NULL;
+	const char *out_dir = NULL, *by = NULL, *thresholds = NULL, *baseline = NULL, *topology = NULL;
 	struct publish pub = { NULL, NULL, "fabscope", NULL };
 	struct opt_list formats = { 0 };
 	int no_plots = 0, verbose = 0, nargs, rc;
@@ -360,6 +362,7 @@ int cmd_report(int argc, const char **argv)
 		OPT_FILE(0, "thresholds", &thresholds, "FILE", "acceptance thresholds: a PASS/FAIL table; exit 1 on a FAIL"),
 		OPT_FILE(0, "baseline", &baseline, "DIR", "an earlier results directory to compare with; exit 1 on a regression"),
 		OPT_STRING(0, "tolerance", &tol_s, "PERCENT", "how much worse than the baseline a figure may be (default 10)"),
+		OPT_FILE(0, "topology", &topology, "FILE", "the intended topology (fabscope-topology(5)): every suspect names its ports and links"),
 		OPT_GROUP("Publishing"),
 		OPT_STRING(0, "push", &pub.push_url, "URL", "push the summary's metrics to a Prometheus Pushgateway, e.g. http://pgw:9091"),
 		OPT_STRING(0, "job", &pub.job, "NAME", "the Pushgateway job label (default fabscope)"),
@@ -375,6 +378,7 @@ int cmd_report(int argc, const char **argv)
 	fs_set_verbosity(verbose);
 	fs_set_progname("fabscope report");
 	memset(&rep, 0, sizeof(rep));
+	rep.topology = topology;
 	if (!nargs) {
 		rc = fs_err_usage("give at least one results directory (what 'fabscope run -o DIR' wrote)");
 		goto out;

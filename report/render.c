@@ -443,6 +443,10 @@ static void sec_suspects(const struct report *rep, struct rdoc *d)
 			rdoc_bold(d, record_str(s, "kind", "?"));
 			rdoc_lit(d, " ");
 			suspect_text(rep, r, s, d);
+			if (record_str(s, "design", NULL)) {
+				rdoc_lit(d, "; design: ");
+				rdoc_text(d, record_str(s, "design", ""));
+			}
 			if (record_str(s, "confirmation", NULL)) {
 				rdoc_lit(d, " (");
 				rdoc_text(d, record_str(s, "confirmation", ""));

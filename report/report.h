@@ -156,6 +156,7 @@ struct report {
 	struct rrun base;	/* --baseline */
 	int have_base;
 	double tolerance;
+	const char *topology;	/* --topology: the intent file, or NULL */
 	struct check *regs;	/* baseline comparisons */
 	int nregs;
 	char plots_dir[4096];	/* where the SVGs are, or "" */
@@ -203,6 +204,11 @@ void report_aggregate_release(struct rrun *r);
 /* a lane's worst pairs ([{src, dst, value, src_leaf, dst_leaf}]) or nodes
  * ([{node, median, pairs, leaf}]) for the JSON summary */
 json_t *report_worst_json(const struct rrun *r, const struct rgroup *g, int nodes);
+
+/* design.c: each suspect of every run gains "design", the ports and links of the
+ * intended topology at path (fabscope-topology(5)) that it points at; 0, or
+ * -FS_EXIT_* said (a file that is no topology) */
+int report_design(struct report *rep, const char *path);
 
 /* checks.c */
 int report_thresholds(struct report *rep, const char *path);

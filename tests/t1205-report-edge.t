@@ -145,4 +145,50 @@ test_expect_success $P 'a polarization set without a verdict: its reason, no p-v
 	jq -e "[.runs[] | .polarization[0] | has(\"verdict_reason\")] == [false, true]" pol/summary.json >/dev/null
 '
 
+test_expect_success $P '--topology: each suspect names the ports and links of the design it points at' '
+	mkfabric design "{\"lb\":\"ecmp\"}" h4 0.02 0.19 &&
+	latrec design lat 1 h1 h3 2.0 3.0 && latrec design lat 1 h2 h4 2.1 3.0 &&
+	latrec design lat 1 h1 h4 2.0 3.1 && latrec design lat 1 h2 h3 9.0 9.5 &&
+	cat >fabric.topo <<-\EOF &&
+	switch l1.0 tier=leaf rail=0
+	switch l1.1 tier=leaf rail=1
+	switch l2.0 tier=leaf rail=0
+	switch l2.1 tier=leaf rail=1
+	switch s1 tier=spine
+	switch s2 tier=spine
+	link h1:eth0 l1.0:p1
+	link h1:eth1 l1.1:p1
+	link h2:eth0 l1.0:p2
+	link h2:eth1 l1.1:p2
+	link h3:eth0 l2.0:p1
+	link h3:eth1 l2.1:p1
+	link h4:eth0 l2.0:p2
+	link h4:eth1 l2.1:p2
+	link l1.0:u1 s1:d1
+	link l1.0:u2 s2:d1
+	link l1.1:u1 s1:d2
+	link l1.1:u2 s2:d2
+	link l2.0:u1 s1:d3
+	link l2.0:u2 s2:d3
+	link l2.1:u1 s1:d4
+	link l2.1:u2 s2:d4
+	EOF
+	"$FABSCOPE" report design -o rep-design --topology fabric.topo --no-plots >out &&
+	jq -r ".runs[0].suspects[] | [.kind, .node, (.rail | tostring), .design] | @tsv" rep-design/summary.json >actual &&
+	cat actual &&
+	test_grep -x "node	h4	1	h4:eth1 -> l2.1:p2" actual &&
+	test_grep -x "pair	h2	1	h2:eth1 -> l1.1:p2, h3:eth1 -> l2.1:p1; across l1.1 -> s1|s2 -> l2.1" actual &&
+	test_grep "h4 rail 1: slow with 3 of 3 peers.*; design: h4:eth1 -> l2.1:p2 (not re-tested)$" rep-design/report.md &&
+	test_grep "h4 rail 1: slow with 3 of 3 peers.*; design: h4:eth1 -&gt; l2.1:p2" rep-design/report.html &&
+	"$FABSCOPE" report design -o rep-nodesign --no-plots >out &&
+	test "$(jq "[.runs[0].suspects[] | select(.design)] | length" rep-nodesign/summary.json)" = 0 &&
+	sed "/^link h4:eth1/d" fabric.topo >partial.topo &&
+	"$FABSCOPE" report design -o rep-partial --topology partial.topo --no-plots >out &&
+	jq -r ".runs[0].suspects[] | select(.kind == \"node\") | .design" rep-partial/summary.json >actual &&
+	echo "h4 rail 1: not in partial.topo" >expect && test_cmp expect actual &&
+	printf "switch l1 tier=core\n" >bad.topo &&
+	test_expect_exit 2 "$FABSCOPE" report design -o rep-bad --topology bad.topo 2>err &&
+	test_grep "bad.topo:1" err
+'
+
 test_done
