@@ -74,7 +74,8 @@ static void rt_index(const struct rstore *st, struct rtix *ix)
 		fs_err_env("out of memory indexing the re-tests: none judged");
 		return;
 	}
-	memcpy(ix->r, st->rt, st->nrt * sizeof(*ix->r));
+	if (st->nrt)	/* (st->rt is NULL without re-tests: memcpy takes no NULL, even for 0 bytes) */
+		memcpy(ix->r, st->rt, st->nrt * sizeof(*ix->r));
 	ix->n = st->nrt;
 	if (ix->n > 1)
 		qsort(ix->r, ix->n, sizeof(*ix->r), rt_cmp);
@@ -125,7 +126,8 @@ static double median_of(const double *v, int n)
 {
 	double *c = malloc((size_t)(n ? n : 1) * sizeof(*c)), m;
 
-	memcpy(c, v, (size_t)n * sizeof(*c));
+	if (n > 0)	/* (v may be NULL when there is nothing) */
+		memcpy(c, v, (size_t)n * sizeof(*c));
 	qsort(c, (size_t)n, sizeof(*c), dbl_cmp);
 	m = !n ? 0 : n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
 	free(c);

@@ -145,8 +145,10 @@ int report_design(struct report *rep, const char *path)
 	int ri, rc;
 
 	topo_init(&t);
-	if ((rc = topo_read(&t, path, NULL)))
+	if ((rc = topo_read(&t, path, NULL))) {
+		topo_release(&t);
 		return rc;
+	}
 	for (ri = 0; ri < rep->nruns && !rc; ri++) {
 		json_t *s;
 		size_t k;
