@@ -114,6 +114,8 @@ test_expect_success $P 'make demo on the pristine root: installs the demo packag
 	{ in_root "$QS" 1500 "cd /srv/fabscope && make demo" >demo.out 2>&1 || { tail -n 60 demo.out; false; }; } &&
 	tail -n 30 demo.out &&
 	test_grep "^suspect: .*h4 rail 1" demo.out &&
+	# the degraded link named by the design: ci/demo gives report the intent file of the bed
+	test_grep "h4 rail 1: slow with .*; design: h4:rail1 -> l2.1:h4" "$QS/srv/fabscope/demo-out/run/report/report.md" &&
 	test_path_is_file "$QS/srv/fabscope/demo-out/run/report/report.html" &&
 	test_path_is_file "$QS/srv/fabscope/demo-out/run/results.jsonl" &&
 	ls "$QS"/srv/fabscope/demo-out/run/report/plots/*.svg >svgs &&
