@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/alloc.h"
 #include "../core/builtin.h"
 #include "../core/error.h"
 #include "../core/options.h"
@@ -89,6 +90,11 @@ static int out_close(FILE *f, const char *path)
 	return 0;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int topo_check_file(struct topo *t, const struct topo_opts *o)
 {
 	struct topo_findings fs;
@@ -97,14 +103,22 @@ static int topo_check_file(struct topo *t, const struct topo_opts *o)
 
 	if (rc)
 		return rc;
-	for (i = 0; i < t->nln; i++)	/* nodes: the distinct devices that are not switches */
-		if (t->ln[i].a.sw < 0) {
-			size_t j;
+	{	/* nodes: the distinct devices that are not switches, by one sort */
+		const char **names = fs_reallocarray(NULL, t->nln + 1, sizeof(*names));
+		size_t n = 0;
 
-			for (j = 0; j < i && (t->ln[j].a.sw >= 0 || strcmp(t->ln[j].a.dev, t->ln[i].a.dev)); j++)
-				;
-			nodes += j == i;
+		if (!names) {
+			topo_findings_release(&fs);
+			return fs_err_env("out of memory checking %s", t->path);
 		}
+		for (i = 0; i < t->nln; i++)
+			if (t->ln[i].a.sw < 0)
+				names[n++] = t->ln[i].a.dev;
+		qsort(names, n, sizeof(*names), name_cmp);
+		for (i = 0; i < n; i++)
+			nodes += !i || strcmp(names[i - 1], names[i]);
+		free(names);
+	}
 	if (o->json) {
 		json_t *doc = json_pack("{ss,ss,si,si,si,si,si,so}", "schema", "fabscope.topo-check/1", "file", t->path,
 					"switches", (int)t->nsw, "nodes", (int)nodes, "links", (int)t->nln,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "../core/error.h"
 #include "slurm.h"
 
@@ -34,62 +35,90 @@ static int on_lane(const struct topo *t, const struct topo_link *l, int rail, in
 	return (p < 0 ? 0 : p) == plane;
 }
 
-/* the names under switch s on the lane, comma-separated (nodes when tier is leaf); how many */
-static int members(const struct topo *t, int s, int rail, int plane, const char *has, FILE *f)
-{
-	size_t i;
-	int n = 0;
+/* a member of a switch on the lane: the cable's order keeps the file's order */
+struct member {
+	int sw;			/* the switch it is under */
+	int below;		/* the switch one tier down, or -1: a node */
+	const char *name;
+	size_t order;
+};
 
+static int member_cmp(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+
+	if (x->sw != y->sw)
+		return x->sw < y->sw ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* every (switch, member) of the lane's cables, sorted by switch: one pass, one sort */
+static struct member *lane_members(const struct topo *t, int rail, int plane, size_t *n)
+{
+	struct member *m = fs_reallocarray(NULL, t->nln + 1, sizeof(*m));
+	size_t i;
+
+	*n = 0;
+	if (!m)
+		return NULL;
 	for (i = 0; i < t->nln; i++) {
 		const struct topo_link *l = &t->ln[i];
-		const char *name = NULL;
 
 		if (!on_lane(t, l, rail, plane))
 			continue;
-		if (t->sw[s].tier == TOPO_LEAF) {
-			if (l->a.sw < 0 && l->b.sw == s)
-				name = l->a.dev;
-		} else if (l->a.sw >= 0) {	/* the end one tier down, when it is there on the lane */
-			int o = l->a.sw == s ? l->b.sw : l->b.sw == s ? l->a.sw : -1;
-
-			if (o >= 0 && t->sw[o].tier + 1 == t->sw[s].tier && has[o])
-				name = t->sw[o].name;
+		if (l->a.sw < 0) {
+			if (t->sw[l->b.sw].tier == TOPO_LEAF)
+				m[(*n)++] = (struct member){ l->b.sw, -1, l->a.dev, i };
+		} else if (t->sw[l->a.sw].tier + 1 == t->sw[l->b.sw].tier) {
+			m[(*n)++] = (struct member){ l->b.sw, l->a.sw, t->sw[l->a.sw].name, i };
+		} else if (t->sw[l->b.sw].tier + 1 == t->sw[l->a.sw].tier) {
+			m[(*n)++] = (struct member){ l->a.sw, l->b.sw, t->sw[l->b.sw].name, i };
 		}
-		if (name)
-			fprintf(f, "%s%s", n++ ? "," : "", name);
 	}
-	return n;
+	qsort(m, *n, sizeof(*m), member_cmp);
+	return m;
 }
 
 int topo_slurm_write(const struct topo *t, int rail, int plane, FILE *f)
 {
 	char *has = calloc(t->nsw + 1, 1);
+	size_t *first = fs_reallocarray(NULL, t->nsw + 1, sizeof(*first)), n = 0, k;
+	struct member *m = has && first ? lane_members(t, rail, plane, &n) : NULL;
 	int tier, written = 0;
 	size_t s;
 
-	if (!has)
+	if (!m) {
+		free(has);
+		free(first);
 		return fs_err_env("out of memory writing topology.conf");
+	}
+	for (s = 0; s <= t->nsw; s++)
+		first[s] = n;
+	for (k = n; k-- > 0;)
+		first[m[k].sw] = k;
 	fprintf(f, "# topology.conf for Slurm's topology/tree, from %s: rail %d, plane %d (fabscope topo export)\n",
 		t->path ? t->path : "the intended topology", rail, plane);
-	for (tier = TOPO_LEAF; tier <= TOPO_SUPERSPINE; tier++)
+	for (tier = TOPO_LEAF; tier <= TOPO_SUPERSPINE; tier++)	/* a tier's members are known when it is written */
 		for (s = 0; s < t->nsw; s++) {
-			FILE *m;
-			char *buf = NULL;
-			size_t len = 0;
-			int n;
+			int listed = 0;
 
-			if ((int)t->sw[s].tier != tier || !(m = open_memstream(&buf, &len)))
+			if ((int)t->sw[s].tier != tier)
 				continue;
-			n = members(t, (int)s, rail, plane, has, m);
-			fclose(m);
-			if (n) {
-				fprintf(f, "SwitchName=%s %s=%s\n", t->sw[s].name, tier == TOPO_LEAF ? "Nodes" : "Switches",
-					buf);
+			for (k = first[s]; k < n && m[k].sw == (int)s; k++) {
+				if (m[k].below >= 0 && !has[m[k].below])
+					continue;	/* a switch below with nothing under it */
+				if (!listed++)
+					fprintf(f, "SwitchName=%s %s=", t->sw[s].name, tier == TOPO_LEAF ? "Nodes" : "Switches");
+				fprintf(f, "%s%s", listed > 1 ? "," : "", m[k].name);
+			}
+			if (listed) {
+				fputc('\n', f);
 				has[s] = 1;
 				written++;
 			}
-			free(buf);
 		}
+	free(m);
+	free(first);
 	free(has);
 	if (!written)
 		return fs_err_usage("%s: no node is cabled on rail %d plane %d: nothing for topology.conf (give --rail, "
