@@ -7,38 +7,12 @@ finding of its kind on its line, errors exit 1; a file that is no topology is on
 the file written back reads back the same; the Slurm export of one rail'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
+. "$TEST_DIRECTORY/lib-topo.sh"
 
 test_require_in_ci FABSCOPE JQ
 P=FABSCOPE,JQ
 
-# a rail-optimized design: 4 nodes on 2 rails, a leaf per group and rail, 2 spines
-good() {
-	cat <<-\EOF
-	# two groups of two nodes, two rails
-	switch l1.0 tier=leaf rail=0
-	switch l1.1 tier=leaf rail=1
-	switch l2.0 tier=leaf rail=0
-	switch l2.1 tier=leaf rail=1
-	switch s1 tier=spine
-	switch s2 tier=spine
-	link h1:eth0 l1.0:p1 rail=0 speed=200G
-	link h1:eth1 l1.1:p1 rail=1 speed=200G
-	link h2:eth0 l1.0:p2 speed=200G
-	link h2:eth1 l1.1:p2 speed=200G
-	link h3:eth0 l2.0:p1 rail=0 speed=200G
-	link h3:eth1 l2.1:p1 rail=1 speed=200G
-	link h4:eth0 l2.0:p2 rail=0 speed=200G
-	link h4:eth1 l2.1:p2 rail=1 speed=200G
-	link l1.0:u1 s1:d1 speed=400G
-	link l1.0:u2 s2:d1 speed=400G
-	link l1.1:u1 s1:d2 speed=400G
-	link l1.1:u2 s2:d2 speed=400G
-	link l2.0:u1 s1:d3 speed=400G
-	link l2.0:u2 s2:d3 speed=400G
-	link l2.1:u1 s1:d4 speed=400G
-	link l2.1:u2 s2:d4 speed=400G
-	EOF
-}
+good() { topo_design; }
 
 # finds FILE: "LINE LEVEL KIND" of each finding of check-file --json, one a line
 finds() {

@@ -6,6 +6,7 @@ REGRESSION (text, Markdown, HTML, summary.json), and a baseline with nothing com
 pass; a polarization set without a verdict is shown with its reason and left out of "Worse"'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
+. "$TEST_DIRECTORY/lib-topo.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 
 test_require_in_ci FABSCOPE JQ
@@ -149,30 +150,7 @@ test_expect_success $P '--topology: each suspect names the ports and links of th
 	mkfabric design "{\"lb\":\"ecmp\"}" h4 0.02 0.19 &&
 	latrec design lat 1 h1 h3 2.0 3.0 && latrec design lat 1 h2 h4 2.1 3.0 &&
 	latrec design lat 1 h1 h4 2.0 3.1 && latrec design lat 1 h2 h3 9.0 9.5 &&
-	cat >fabric.topo <<-\EOF &&
-	switch l1.0 tier=leaf rail=0
-	switch l1.1 tier=leaf rail=1
-	switch l2.0 tier=leaf rail=0
-	switch l2.1 tier=leaf rail=1
-	switch s1 tier=spine
-	switch s2 tier=spine
-	link h1:eth0 l1.0:p1
-	link h1:eth1 l1.1:p1
-	link h2:eth0 l1.0:p2
-	link h2:eth1 l1.1:p2
-	link h3:eth0 l2.0:p1
-	link h3:eth1 l2.1:p1
-	link h4:eth0 l2.0:p2
-	link h4:eth1 l2.1:p2
-	link l1.0:u1 s1:d1
-	link l1.0:u2 s2:d1
-	link l1.1:u1 s1:d2
-	link l1.1:u2 s2:d2
-	link l2.0:u1 s1:d3
-	link l2.0:u2 s2:d3
-	link l2.1:u1 s1:d4
-	link l2.1:u2 s2:d4
-	EOF
+	topo_design >fabric.topo &&
 	"$FABSCOPE" report design -o rep-design --topology fabric.topo --no-plots >out &&
 	jq -r ".runs[0].suspects[] | [.kind, .node, (.rail | tostring), .design] | @tsv" rep-design/summary.json >actual &&
 	cat actual &&
