@@ -40,13 +40,13 @@ fabric() {
 
 listening() { "$FABRIC" exec -p $PFX h3 ss -ltnH "sport = :$PORT" | grep -q .; }
 
-# probe NAME: 16 flows h1 -> h3, records in NAME.json
+# probe NAME [SECONDS]: 16 flows h1 -> h3 for SECONDS (3), records in NAME.json
 probe() {
 	"$FABRIC" exec -p $PFX h3 "$FABSCOPE" bw --server --once -p $PORT --bind 10.100.2.3 >srv.log 2>&1 &
 	srv=$! &&
 	test_wait_for 10 listening &&
 	"$FABRIC" exec -p $PFX h1 "$FABSCOPE" probe polarization 10.100.2.3 -p $PORT --bind 10.100.1.1 \
-		-q 16 --paths 4 --link-rate 0.1 -D 3 --trace --json >"$1.json" 2>"$1.err" ||
+		-q 16 --paths 4 --link-rate 0.1 -D ${2:-3} --trace --json >"$1.json" 2>"$1.err" ||
 	{ cat "$1.err" >&2; kill $srv; wait $srv; return 1; }
 	wait $srv || { echo "# the server failed:" >&2; cat srv.log >&2; return 1; }
 }
@@ -114,11 +114,13 @@ test_expect_success $P 'distinct hash seeds: "not polarized", and the sharing ma
 	fabric distinct &&
 	# one retry: the kernel routes the flows over all 4 links every time (crosscheck says
 	# so), but on a host whose cores are busy with other work the flows of one link now and
-	# then get a small share of the 3 s (paths_used 2.87 in one CI run out of dozens; 3.00
-	# in 1 of 15 probes here with both cores spinning, with no TCP timeout in them)
+	# then get a small share of the probe (paths_used 2.87 in one CI run out of dozens; 3.00
+	# in 1 of 15 probes here with both cores spinning, with no TCP timeout in them; both
+	# tries of a 3 s probe once failed in the ASan tier of CI).  So 5 s, and the paths used
+	# are judged against the links the kernel chose (crosscheck, within 0.6), not a constant
 	spread() {
-		probe distinct && {
-		jq -e ".[] | select(.test == \"polarization\") | .verdict == \"not polarized\" and .metrics.paths_used > 3" distinct.json >/dev/null &&
+		probe distinct 5 && {
+		jq -e ".[] | select(.test == \"polarization\") | .verdict == \"not polarized\"" distinct.json >/dev/null &&
 		crosscheck distinct
 		} || { poldump distinct.json; false; }
 	} &&
