@@ -7,8 +7,13 @@
  *                                     Slurm's topology.conf
  *   topo export FILE --format fabscope [-o OUT]
  *                                     the file as fabscope writes it
- *   topo show [-i IFACE]... [--listen SECONDS] [--json]
+ *   topo show [-i IFACE]... [--source S] [--listen SECONDS] [--json]
  *                                     this host's cables: LLDP neighbours (show.c)
+ *   topo check FILE [OBS.json...] [--json]
+ *                                     the hosts' cables and settings against
+ *                                     the design (judge.c)
+ *   topo discover OBS.json... [-o OUT]
+ *                                     a design from what the hosts saw
  *
  * The intent file is topology/'s; this command sits a layer above it, with
  * the engines, since show listens with pcap/.
@@ -27,12 +32,16 @@
 #include "../topology/check.h"
 #include "../topology/intent.h"
 #include "../topology/slurm.h"
+#include "judge.h"
+#include "lldpd.h"
 #include "show.h"
 
 static const char *const topo_usage[] = {
 	"fabscope topo check-file FILE [--json]",
 	"fabscope topo export FILE (--slurm [--rail K] [--plane P] | --format fabscope) [-o OUT]",
-	"fabscope topo show [-i IFACE]... [--listen SECONDS] [--json]",
+	"fabscope topo show [-i IFACE]... [--source auto|lldpd|listen|none] [--listen SECONDS] [--json]",
+	"fabscope topo check FILE [OBS.json...] [--node NAME] [--source S] [--json]",
+	"fabscope topo discover OBS.json... [-o OUT]",
 	NULL,
 };
 
@@ -46,18 +55,26 @@ static const char topo_about[] =
 	"              a cable that skips a tier, an unused switch (warnings)\n"
 	"  export      Slurm's topology.conf (topology/tree) of one rail and plane, or the file as\n"
 	"              fabscope writes it\n"
-	"  show        this host's cables: per interface its state, speed and MTU, and the LLDP\n"
-	"              neighbour heard on it (switch, port, chassis), by listening (no lldpd needed;\n"
-	"              switches send every 30 s, hence the default --listen 35)\n"
+	"  show        this host's cables: per interface its state, speed and MTU, the settings the\n"
+	"              fabric needs alike on a rail (driver, firmware, PCIe link, ECN per priority)\n"
+	"              and the LLDP neighbour on it (switch, port, chassis): from a running lldpd\n"
+	"              (lldpcli), else by listening (switches send every 30 s, hence --listen 35)\n"
+	"  check       the hosts against the design: each observation (show --json of a node), or\n"
+	"              this host observed now as the design's node --node (default: the host name);\n"
+	"              errors: not-seen, no-link (cable out), no-neighbour (LLDP off on the switch),\n"
+	"              swap (two cables, one finding), wrong-rail, wrong-plane, miscabled, slow-link,\n"
+	"              drift (a setting in which a port differs from the majority of its rail)\n"
+	"  discover    a design from observations: a leaf per neighbour, a rail per interface name,\n"
+	"              as a starting point for a new cluster\n"
 	"\n"
 	"Exit codes: 0 no error (warnings are said), 1 an error found, 2 a file that cannot be read\n"
-	"as a topology or bad options, 3 environment.";
+	"as a topology or observation, or bad options, 3 environment.";
 
 struct topo_opts {
 	int json, slurm, rail, plane;
 	const char *format, *output;
 	struct opt_list ifaces;
-	double listen;
+	struct discover_opts d;
 };
 
 /* OUT for writing, never through a symlink; stdout for NULL or "-" */
@@ -158,22 +175,54 @@ static int topo_export(struct topo *t, const struct topo_opts *o)
 	return rc;
 }
 
+/* show and discover: no intent file */
+static int topo_run_noread(int argc, const char **argv, int nargs, const struct topo_opts *o)
+{
+	FILE *f;
+	int rc;
+
+	(void)argc;
+	if (!strcmp(argv[0], "show")) {
+		if (nargs > 1)
+			return fs_err_usage("show takes no file: give the interfaces with -i");
+		return topo_show(&o->d, o->ifaces.v, o->ifaces.n, o->json);
+	}
+	if (nargs < 2)
+		return fs_err_usage("discover: give the observations (files 'fabscope topo show --json' wrote)");
+	if (!(f = out_open(o->output)))
+		return -FS_EXIT_ENV;
+	rc = topo_cmd_discover(argv + 1, nargs - 1, f);
+	if (out_close(f, o->output) && !rc)
+		rc = -FS_EXIT_ENV;
+	return rc;
+}
+
 int cmd_topo(int argc, const char **argv)
 {
-	struct topo_opts o = { .rail = 0, .plane = 0, .listen = 35 };
+	struct topo_opts o = { .d = { .listen_s = 35, .source = "auto", .lldpd_socket = LLDPD_SOCKET_DEFAULT,
+				      .sysfs = "/sys" } };
 	const struct opt tab[] = {
 		OPT_GROUP("check-file"),
-		OPT_BOOL(0, "json", &o.json, "check-file, show: one JSON document"),
+		OPT_BOOL(0, "json", &o.json, "check-file, check, show: one JSON document"),
 		OPT_GROUP("export"),
 		OPT_BOOL(0, "slurm", &o.slurm, "Slurm's topology.conf (topology/tree)"),
 		OPT_INT(0, "rail", &o.rail, "K", "--slurm: the rail whose cables make the tree (default 0)", 0, 63),
 		OPT_INT(0, "plane", &o.plane, "P", "--slurm: the plane (default 0)", 0, 7),
 		OPT_STRING(0, "format", &o.format, "NAME", "fabscope: the file as fabscope writes it"),
-		OPT_FILE('o', "output", &o.output, "OUT", "write to OUT (never through a symlink; default: stdout)"),
-		OPT_GROUP("show"),
-		OPT_LIST('i', "iface", &o.ifaces, "IFACE", "listen on IFACE (repeatable; default: every interface up, but lo)"),
-		OPT_SECONDS(0, "listen", &o.listen, "SECONDS", "listen for LLDP at most this long (default 35); "
+		OPT_FILE('o', "output", &o.output, "OUT", "export, discover: write to OUT (never through a symlink; "
+			 "default: stdout)"),
+		OPT_GROUP("show, check (this host)"),
+		OPT_LIST('i', "iface", &o.ifaces, "IFACE", "show: observe IFACE (repeatable; default: every interface "
+			 "configured up, but lo)"),
+		OPT_STRING(0, "node", &o.d.node, "NAME", "this host's name in the design (default: the host name)"),
+		OPT_STRING(0, "source", &o.d.source, "S", "the LLDP neighbours from: auto (lldpd when it runs, else "
+			   "listen), lldpd, listen, none (default auto)"),
+		OPT_FILE(0, "lldpd-socket", &o.d.lldpd_socket, "PATH", "lldpd's control socket (default "
+			 LLDPD_SOCKET_DEFAULT ")"),
+		OPT_SECONDS(0, "listen", &o.d.listen_s, "SECONDS", "listen for LLDP at most this long (default 35); "
 			    "each interface stops at its first LLDPDU"),
+		OPT_FILE(0, "sysfs", &o.d.sysfs, "DIR", "read the interfaces from DIR instead of /sys (a copy of "
+			 "another host's)"),
 		OPT_END(),
 	};
 	struct topo t;
@@ -184,18 +233,21 @@ int cmd_topo(int argc, const char **argv)
 		return 0;
 	if (rc)
 		return -rc;
-	if (nargs == 1 && !strcmp(argv[0], "show")) {
-		rc = topo_show(&o.ifaces, o.listen, o.json);
+	if (strcmp(o.d.source, "auto") && strcmp(o.d.source, "lldpd") && strcmp(o.d.source, "listen") &&
+	    strcmp(o.d.source, "none")) {
+		opt_list_release(&o.ifaces);
+		return -fs_err_usage("--source %s: give auto, lldpd, listen or none", o.d.source);
+	}
+	if (nargs >= 1 && (!strcmp(argv[0], "show") || !strcmp(argv[0], "discover"))) {
+		rc = topo_run_noread(argc, argv, nargs, &o);
 		opt_list_release(&o.ifaces);
 		return -rc;
 	}
 	opt_list_release(&o.ifaces);
-	if (nargs >= 1 && strcmp(argv[0], "check-file") && strcmp(argv[0], "export") && strcmp(argv[0], "show"))
-		rc = fs_err_usage("no action '%s': give check-file, export or show", argv[0]);
-	else if (nargs >= 1 && !strcmp(argv[0], "show"))
-		rc = fs_err_usage("show takes no file: give the interfaces with -i");
-	else if (nargs != 2)
-		rc = fs_err_usage(nargs < 1 ? "give what to do: check-file, export or show" :
+	if (nargs >= 1 && strcmp(argv[0], "check-file") && strcmp(argv[0], "export") && strcmp(argv[0], "check"))
+		rc = fs_err_usage("no action '%s': give check-file, export, show, check or discover", argv[0]);
+	else if (nargs < 2 || (nargs > 2 && strcmp(argv[0], "check")))
+		rc = fs_err_usage(nargs < 1 ? "give what to do: check-file, export, show, check or discover" :
 				  nargs < 2 ? "give the topology file" : "one action and one topology file");
 	if (rc) {
 		opts_usage_short(topo_usage);
@@ -204,7 +256,9 @@ int cmd_topo(int argc, const char **argv)
 	topo_init(&t);
 	rc = topo_read(&t, argv[1], NULL);
 	if (!rc)
-		rc = !strcmp(argv[0], "check-file") ? topo_check_file(&t, &o) : topo_export(&t, &o);
+		rc = !strcmp(argv[0], "check-file") ? topo_check_file(&t, &o) :
+		     !strcmp(argv[0], "check") ? topo_cmd_check(&t, &o.d, argv + 2, nargs - 2, o.json) :
+		     topo_export(&t, &o);
 	topo_release(&t);
 	return -rc;
 }

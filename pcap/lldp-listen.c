@@ -41,7 +41,10 @@ int lldp_listen(struct lldp_heard *h, int n, double secs)
 		h[i].heard = h[i].bad = 0;
 		if (!(rc = live_open(&pc[i], h[i].ifname, &o, NULL)) &&
 		    !(rc = live_filter(pc[i], h[i].ifname, "ether proto 0x88cc")) &&
-		    pcap_setnonblock(pc[i], 1, (char[PCAP_ERRBUF_SIZE]){ 0 }) < 0)
+		    /* only what comes in: an lldpd on this host sends on the same port */
+		    pcap_setdirection(pc[i], PCAP_D_IN) < 0)
+			rc = fs_err_env("listening on '%s' for what comes in: %s", h[i].ifname, pcap_geterr(pc[i]));
+		if (!rc && pcap_setnonblock(pc[i], 1, (char[PCAP_ERRBUF_SIZE]){ 0 }) < 0)
 			rc = fs_err_env("listening on '%s': %s", h[i].ifname, pcap_geterr(pc[i]));
 		fds[i].fd = pc[i] ? pcap_get_selectable_fd(pc[i]) : -1;
 		fds[i].events = POLLIN;

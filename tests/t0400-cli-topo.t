@@ -88,7 +88,7 @@ test_expect_success $P 'a file that is no topology: one line with the file, line
 	fs_expect 2 topo check-file nul.topo && ptp_one_error err "not a text file" &&
 	fs_expect 2 topo check-file nosuch.topo && ptp_one_error err "nosuch.topo" &&
 	fs_expect 2 topo check-file && test_grep "give the topology file" err &&
-	fs_expect 2 topo frobnicate good.topo && test_grep "check-file, export or show" err &&
+	fs_expect 2 topo frobnicate good.topo && test_grep "check-file, export, show, check or discover" err &&
 	fs_expect 2 topo show good.topo && test_grep "show takes no file" err
 '
 

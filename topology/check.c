@@ -15,12 +15,8 @@ struct chk {
 	int oom;
 };
 
-static void find(struct chk *c, int error, const char *kind, int line, const char *fmt, ...)
-	FS_PRINTF(5, 6);
-
-static void find(struct chk *c, int error, const char *kind, int line, const char *fmt, ...)
+int topo_finding_add(struct topo_findings *o, int error, const char *kind, int line, const char *fmt, ...)
 {
-	struct topo_findings *o = c->out;
 	va_list ap;
 	char *text = NULL;
 
@@ -30,8 +26,7 @@ static void find(struct chk *c, int error, const char *kind, int line, const cha
 	va_end(ap);
 	if (!text || FS_ALLOC_GROW(o->f, o->n + 1, o->alloc)) {
 		free(text);
-		c->oom = 1;
-		return;
+		return -1;
 	}
 	o->f[o->n].error = error;
 	o->f[o->n].kind = kind;
@@ -39,7 +34,11 @@ static void find(struct chk *c, int error, const char *kind, int line, const cha
 	o->f[o->n].text = text;
 	o->n++;
 	o->errors += error;
+	return 0;
 }
+
+#define find(c, error, kind, line, ...) \
+	((c)->oom |= topo_finding_add((c)->out, error, kind, line, __VA_ARGS__) < 0)
 
 /* one end of a cable, for sorting */
 struct pend {
@@ -232,6 +231,12 @@ static int finding_cmp(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
+void topo_findings_sort(struct topo_findings *fs)
+{
+	if (fs->n > 1)
+		qsort(fs->f, fs->n, sizeof(*fs->f), finding_cmp);
+}
+
 int topo_check(const struct topo *t, struct topo_findings *out)
 {
 	struct chk c = { .t = t, .out = out };
@@ -244,8 +249,7 @@ int topo_check(const struct topo *t, struct topo_findings *out)
 		topo_findings_release(out);
 		return fs_err_env("out of memory checking %s", t->path ? t->path : "the topology");
 	}
-	if (out->n > 1)
-		qsort(out->f, out->n, sizeof(*out->f), finding_cmp);
+	topo_findings_sort(out);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "../core/error.h"
 #include "intent.h"
 
 struct topo_finding {
@@ -34,6 +35,11 @@ struct topo_findings {
 	int errors;
 };
 
+/* Add a finding (text as printf): 0, or -1 out of memory (nothing added) */
+int topo_finding_add(struct topo_findings *fs, int error, const char *kind, int line, const char *fmt, ...)
+	FS_PRINTF(5, 6);
+/* In line order, then by text */
+void topo_findings_sort(struct topo_findings *fs);
 /* The findings of t into out (in line order); 0, or -FS_EXIT_ENV said */
 int topo_check(const struct topo *t, struct topo_findings *out);
 void topo_findings_release(struct topo_findings *fs);
