@@ -4,7 +4,8 @@ their captured length - every TLV a switch sends (chassis and port IDs of each s
 description, system name and description, management address, the 802.3 maximum frame size),
 VLAN tags, bytes that are not printable written \xNN, the rules of the first three TLVs and of
 TLVs that may appear once, a frame without its end TLV, another ethertype; a fuzz run of random
-LLDPDUs at every cut and with bytes changed'
+LLDPDUs at every cut and with bytes changed; discover/lldpd.c (test-tool lldpd-json0): the
+neighbour table of lldpcli -f json0 as lldpd 1.0.16 writes it, read and fuzzed'
 . "$(dirname "$0")/test-lib.sh"
 
 test_require_in_ci TEST_TOOL
@@ -100,6 +101,38 @@ test_expect_success $P 'fuzz: 3000 random LLDPDUs, whole, at every cut and with 
 	"$TEST_TOOL" lldp-fuzz 3000 225 >out &&
 	cat out &&
 	test_grep "^lldp-fuzz: 3000 frames: ok [0-9]*, bad [1-9][0-9]*, truncated [1-9][0-9]*, not [1-9][0-9]*$" out
+'
+
+LLDPD_DATA=$TEST_DIRECTORY/data/lldpd
+
+test_expect_success $P 'lldpcli json0 of a leaf (lldpd 1.0.16): each neighbour, an interface without one' '
+	"$TEST_TOOL" lldpd-json0 "$LLDPD_DATA/leaf-4-neighbours.json0" h2 s1 nosuch >out &&
+	cat >expect <<-\EOF &&
+	h2 sys=h2 chassis=4/96:66:23:db:0f:99 port=5/rail0 desc=rail0 ttl=4 mgmt=10.100.1.254 max_frame=-1
+	s1 sys=s1 chassis=4/ce:ac:75:4a:21:cb port=5/l1.0 desc=l1.0 ttl=4 mgmt=10.250.1.2 max_frame=-1
+	nosuch -
+	EOF
+	test_cmp expect out &&
+	"$TEST_TOOL" lldpd-json0 "$LLDPD_DATA/host-2-neighbours.json0" rail1 >out &&
+	test_grep "^rail1 sys=l1.1 chassis=4/[0-9a-f:]* port=5/h1 desc=h1 ttl=4" out
+'
+
+test_expect_success $P 'what is not json0 is refused; names with bytes that are not printable are escaped' '
+	echo "{\"lldp\": {}}" >notarray.json &&
+	test_expect_code 1 "$TEST_TOOL" lldpd-json0 notarray.json h1 >out &&
+	test_grep "not json0" out &&
+	printf "[1,2" >cut.json &&
+	test_expect_code 1 "$TEST_TOOL" lldpd-json0 cut.json h1 &&
+	jq ".lldp[0].interface[0].chassis[0].name[0].value = \"le\u001baf\\\\x\"" \
+		"$LLDPD_DATA/leaf-4-neighbours.json0" >esc.json &&
+	"$TEST_TOOL" lldpd-json0 esc.json h1 >out &&
+	test_grep "^h1 sys=le\\\\x1baf\\\\x5cx " out
+'
+
+test_expect_success $P 'fuzz: 5000 documents made from a real one, values of other types, keys dropped, cut' '
+	"$TEST_TOOL" lldpd-fuzz "$LLDPD_DATA/leaf-4-neighbours.json0" 5000 225 >out &&
+	cat out &&
+	test_grep "^lldpd-fuzz: 5000 documents: refused [1-9][0-9]*, read [1-9][0-9]*, neighbours [1-9][0-9]*$" out
 '
 
 test_done

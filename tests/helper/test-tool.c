@@ -42,6 +42,7 @@
  *   pfc ethtool|ethtool-file|snapshot|sample|series ...  PFC counters and verdicts (test-pfc.c)
  *   macctl HEX, macctl-fuzz N SEED    MAC control frames (PFC, PAUSE) dissected (test-macctl.c)
  *   lldp HEX, lldp-fuzz N SEED        LLDP frames dissected (test-lldp.c)
+ *   lldpd-json0 FILE IFACE..., lldpd-fuzz FILE N SEED   lldpcli's json0 read (test-lldpd.c)
  *   pfc-inject IF ..., pfcap IF S G   PFC frames sent, and captured live (test-pfcap.c)
  *   dissect HEX, dissect-pcap FILE, pcapgen OUT SPEC..., dissect-fuzz N SEED
  *                                    RoCEv2 packets dissected, pcap files made and read
@@ -98,6 +99,8 @@ static const struct tool_cmd cmds[] = {
 	{ "macctl-fuzz", tool_macctl },
 	{ "lldp", tool_lldp },
 	{ "lldp-fuzz", tool_lldp },
+	{ "lldpd-json0", tool_lldpd },
+	{ "lldpd-fuzz", tool_lldpd },
 	{ "pfc-inject", tool_pfcap },
 	{ "pfcap", tool_pfcap },
 	{ "dissect", tool_dissect },
