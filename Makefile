@@ -151,7 +151,7 @@ PROBES_SRC := probes/polar.c probes/probe.c probes/probe-polar.c probes/probe-pf
 	      probes/pfc.c probes/pfcap.c
 COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collectives/alltoall.c \
 	    collectives/cmd.c
-TOPO_SRC := topology/intent.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
+TOPO_SRC := topology/intent.c topology/dot.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
 	discover/show.c discover/lldpd.c discover/judge.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
 LIB_SRC := $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
@@ -162,7 +162,7 @@ TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test
 	    tests/helper/test-wire.c tests/helper/test-tcp-fuzz.c tests/helper/test-xport.c \
 	    tests/helper/test-fleet-fuzz.c tests/helper/test-plan.c tests/helper/test-polar.c \
 	    tests/helper/test-hmac.c tests/helper/test-push.c tests/helper/test-trace.c \
-	    tests/helper/test-pfc.c tests/helper/test-macctl.c tests/helper/test-lldp.c tests/helper/test-lldpd.c tests/helper/test-pfcap.c \
+	    tests/helper/test-pfc.c tests/helper/test-macctl.c tests/helper/test-lldp.c tests/helper/test-lldpd.c tests/helper/test-topo.c tests/helper/test-pfcap.c \
 	    tests/helper/test-dissect.c tests/helper/test-dissect-fuzz.c tests/helper/test-nightly.c \
 	    tests/helper/dissect-check.c tests/helper/pktgen.c tests/helper/tool-util.c
 

@@ -5,8 +5,9 @@
  *   topo check-file FILE [--json]     what the design says against itself
  *   topo export FILE --slurm [--rail K] [--plane P] [-o OUT]
  *                                     Slurm's topology.conf
- *   topo export FILE --format fabscope [-o OUT]
- *                                     the file as fabscope writes it
+ *   topo export FILE --format fabscope|dot [-o OUT]
+ *                                     the file as fabscope writes it, or as a
+ *                                     Graphviz graph (PTM's topology.dot)
  *   topo show [-i IFACE]... [--source S] [--listen SECONDS] [--json]
  *                                     this host's cables: LLDP neighbours (show.c)
  *   topo check FILE [OBS.json...] [--json]
@@ -30,6 +31,7 @@
 #include "../core/error.h"
 #include "../core/options.h"
 #include "../topology/check.h"
+#include "../topology/dot.h"
 #include "../topology/intent.h"
 #include "../topology/slurm.h"
 #include "judge.h"
@@ -38,7 +40,7 @@
 
 static const char *const topo_usage[] = {
 	"fabscope topo check-file FILE [--json]",
-	"fabscope topo export FILE (--slurm [--rail K] [--plane P] | --format fabscope) [-o OUT]",
+	"fabscope topo export FILE (--slurm [--rail K] [--plane P] | --format fabscope|dot) [-o OUT]",
 	"fabscope topo show [-i IFACE]... [--source auto|lldpd|listen|none] [--listen SECONDS] [--json]",
 	"fabscope topo check FILE [OBS.json...] [--node NAME] [--source S] [--json]",
 	"fabscope topo discover OBS.json... [-o OUT]",
@@ -47,14 +49,15 @@ static const char *const topo_usage[] = {
 
 static const char topo_about[] =
 	"The intended topology of a fabric, from its file (fabscope-topology(5)): switches with their\n"
-	"tier, pod, plane and rail, and a line per cable.\n"
+	"tier, pod, plane and rail, and a line per cable; or from a Graphviz graph as Cumulus PTM's\n"
+	"topology.dot (devices with function=leaf|spine|superspine are the switches).\n"
 	"\n"
 	"  check-file  what the design says against itself: a port cabled twice, a cable with no\n"
 	"              switch, a node port with no rail or on a leaf of another rail, a rail of a\n"
 	"              node reaching two leaves, a cable between planes (errors); a node on a spine,\n"
 	"              a cable that skips a tier, an unused switch (warnings)\n"
 	"  export      Slurm's topology.conf (topology/tree) of one rail and plane, or the file as\n"
-	"              fabscope writes it\n"
+	"              fabscope writes it, or as a Graphviz graph (--format dot)\n"
 	"  show        this host's cables: per interface its state, speed and MTU, the settings the\n"
 	"              fabric needs alike on a rail (driver, firmware, PCIe link, ECN per priority)\n"
 	"              and the LLDP neighbour on it (switch, port, chassis): from a running lldpd\n"
@@ -161,13 +164,15 @@ static int topo_export(struct topo *t, const struct topo_opts *o)
 	int rc = 0;
 
 	if (o->slurm == !!o->format)
-		return fs_err_usage("export: give --slurm or --format fabscope (one of them)");
-	if (o->format && strcmp(o->format, "fabscope"))
-		return fs_err_usage("export: --format %s: the formats are fabscope (and --slurm)", o->format);
+		return fs_err_usage("export: give --slurm or --format fabscope|dot (one of them)");
+	if (o->format && strcmp(o->format, "fabscope") && strcmp(o->format, "dot"))
+		return fs_err_usage("export: --format %s: the formats are fabscope and dot (and --slurm)", o->format);
 	if (!(f = out_open(o->output)))
 		return -FS_EXIT_ENV;
 	if (o->slurm)
 		rc = topo_slurm_write(t, o->rail, o->plane, f);
+	else if (!strcmp(o->format, "dot"))
+		topo_write_dot(t, f);
 	else
 		topo_write(t, f);
 	if (out_close(f, o->output) && !rc)
@@ -208,7 +213,8 @@ int cmd_topo(int argc, const char **argv)
 		OPT_BOOL(0, "slurm", &o.slurm, "Slurm's topology.conf (topology/tree)"),
 		OPT_INT(0, "rail", &o.rail, "K", "--slurm: the rail whose cables make the tree (default 0)", 0, 63),
 		OPT_INT(0, "plane", &o.plane, "P", "--slurm: the plane (default 0)", 0, 7),
-		OPT_STRING(0, "format", &o.format, "NAME", "fabscope: the file as fabscope writes it"),
+		OPT_STRING(0, "format", &o.format, "NAME", "fabscope: the file as fabscope writes it; dot: as a Graphviz graph "
+			   "(Cumulus PTM's topology.dot)"),
 		OPT_FILE('o', "output", &o.output, "OUT", "export, discover: write to OUT (never through a symlink; "
 			 "default: stdout)"),
 		OPT_GROUP("show, check (this host)"),

@@ -4,12 +4,14 @@ against itself: a correct rail-optimized design has no finding; each planted fau
 cabled twice, a cable with no switch, a port without a rail or on a leaf of another rail, a
 rail reaching two leaves, a cable between planes, a node on a spine, an unused switch) is one
 finding of its kind on its line, errors exit 1; a file that is no topology is one line, exit 2;
-the file written back reads back the same; the Slurm export of one rail'
+the file written back reads back the same; the Slurm export of one rail; a Graphviz graph as
+Cumulus PTM keeps one (topology.dot) read, written, and round-tripped with our format and with
+Graphviz itself; both readers fuzzed'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-topo.sh"
 
-test_require_in_ci FABSCOPE JQ
+test_require_in_ci FABSCOPE JQ TEST_TOOL
 P=FABSCOPE,JQ
 
 good() { topo_design; }
@@ -117,7 +119,98 @@ test_expect_success $P 'export --slurm: a leaf lists its nodes, a spine its leav
 	test_cmp expect actual &&
 	fs_expect 2 topo export good.topo --slurm --rail 5 && ptp_one_error err "no node is cabled on rail 5" &&
 	fs_expect 2 topo export good.topo && ptp_one_error err "--slurm or --format fabscope" &&
-	fs_expect 2 topo export good.topo --format dot && ptp_one_error err "--format dot"
+	fs_expect 2 topo export good.topo --format graphml && ptp_one_error err "--format graphml" "fabscope and dot"
+'
+
+test_lazy_prereq GRAPHVIZ 'command -v dot'
+test_require_in_ci GRAPHVIZ
+
+test_expect_success $P 'export --format dot: a graph that reads back to the same design, both ways' '
+	fs_expect 0 topo export good.topo --format dot -o good.dot &&
+	test_grep -x "graph fabric {" good.dot &&
+	test_grep -x "  \"l1.0\" \[function=\"leaf\" rail=\"0\"\]" good.dot &&
+	test_grep -x "  \"h1\":\"eth0\" -- \"l1.0\":\"p1\" \[rail=\"0\" speed=\"200G\"\]" good.dot &&
+	fs_expect 0 topo check-file good.dot &&
+	test_grep "good.dot: 6 switches, 4 nodes, 16 cables: 0 errors, 0 warnings" out &&
+	fs_expect 0 topo export good.topo --format fabscope -o ours.topo &&
+	fs_expect 0 topo export good.dot --format fabscope -o back.topo &&
+	test_cmp ours.topo back.topo &&
+	fs_expect 0 topo export back.topo --format dot -o again.dot &&
+	test_cmp good.dot again.dot
+'
+
+test_expect_success $P,GRAPHVIZ 'Graphviz reads our graph; what it writes back is the same design (its own order)' '
+	dot -Tcanon good.dot >canon.dot 2>dot.err &&
+	fs_expect 0 topo export canon.dot --format fabscope -o canon.topo &&
+	sort ours.topo >ours.sorted && sort canon.topo >canon.sorted &&
+	test_cmp ours.sorted canon.sorted
+'
+
+# a topology.dot as PTM and topology_converter users keep one: plain and quoted IDs, comments of
+# each kind, defaults, graph attributes, attributes fabscope does not know, a host with a
+# function, semicolons and commas
+test_expect_success $P 'a topology.dot as PTM users keep it: the switches by function, the cables' '
+	cat >ptm.dot <<-\EOF &&
+	# written by hand
+	graph G {
+	  graph [splines=true]; node [shape=record]
+	  rankdir = LR
+	  /* the switches */
+	  "spine1" [function="spine" os="CumulusCommunity/cumulus-vx"]
+	  leaf1 [function=leaf, rail=0]; leaf2 [function="leaf" rail="1"]
+	  "server1" [function="host"]
+	  // the cables
+	  "spine1":"swp1" -- "leaf1":"swp49";
+	  "spine1":"swp2" -- "leaf2":"swp49" [LLDP=""]
+	  "server1":"eth1" -- "leaf1":"swp1" [speed="100G"]
+	  server1:eth2 -- "leaf2":"swp1"
+	}
+	EOF
+	fs_expect 0 topo check-file ptm.dot &&
+	test_grep "ptm.dot: 3 switches, 1 nodes, 4 cables: 0 errors, 0 warnings" out &&
+	fs_expect 0 topo export ptm.dot --format fabscope &&
+	grep -v "^#" out >actual &&
+	cat >expect <<-\EOF &&
+	switch leaf1 tier=leaf rail=0
+	switch leaf2 tier=leaf rail=1
+	switch spine1 tier=spine
+	link spine1:swp1 leaf1:swp49
+	link spine1:swp2 leaf2:swp49
+	link server1:eth1 leaf1:swp1 speed=100G
+	link server1:eth2 leaf2:swp1
+	EOF
+	test_cmp expect actual
+'
+
+# not_dot TEXT WORDS...: a graph that cannot be read: exit 2, one line holding every word
+not_dot() {
+	printf "$1" >nd.dot && shift &&
+	fs_expect 2 topo check-file nd.dot &&
+	ptp_one_error err "$@"
+}
+
+test_expect_success $P 'a graph that cannot be read: one line with the file, line and what is wrong' '
+	not_dot "graph G {\n\"a\":\"p -- l:q\n}\n" "nd.dot:2" "unclosed quote" &&
+	not_dot "graph G {\na:p -- b:q -- c:r\n}\n" "nd.dot:2" "one cable per edge" &&
+	not_dot "graph G {\nsubgraph x { a }\n}\n" "nd.dot:2" "subgraphs are not read" &&
+	not_dot "graph G {\nl [function=leaf]\na -- l:p\n}\n" "nd.dot:3" "a cable joins two ports" &&
+	not_dot "graph G {\nl [function=leaf rail=x]\n}\n" "nd.dot:2" "rail=\"x\"" "0 to 63" &&
+	not_dot "graph G {\nl [function=leaf]\na:p -- l:q [speed=\"fast\"]\n}\n" "nd.dot:3" "speed=\"fast\"" &&
+	not_dot "graph G {\nl [function=leaf]\na:p -- l:q\n" "missing" &&
+	not_dot "graph G {\nl [function=leaf]\na:p -- l:q\n}\n}\n" "nd.dot:5" "one graph a file" &&
+	not_dot "graph G {\nl [function=leaf]\n}\n" "no cables" &&
+	not_dot "graph G {\nl [function=leaf]\n\"a b\":p -- l:q\n}\n" "nd.dot:3" "a b"
+'
+
+test_expect_success $P,TEST_TOOL 'fuzz: 20000 texts each made from our file and from the graph' '
+	"$TEST_TOOL" topo-fuzz good.topo 20000 400 >out 2>/dev/null &&
+	cat out &&
+	test_grep "^topo-fuzz: 20000 texts: refused [1-9][0-9]*, read [1-9][0-9]*$" out &&
+	"$TEST_TOOL" topo-fuzz ptm.dot 20000 401 >out 2>/dev/null &&
+	cat out &&
+	test_grep "^topo-fuzz: 20000 texts: refused [1-9][0-9]*, read [1-9][0-9]*$" out &&
+	"$TEST_TOOL" topo-fuzz good.dot 20000 402 >out 2>/dev/null &&
+	test_grep "^topo-fuzz: 20000 texts: refused [1-9][0-9]*, read [1-9][0-9]*$" out
 '
 
 test_expect_success $P 'export -o never follows a symlink; --help names every option' '

@@ -10,6 +10,7 @@
 #include "../core/alloc.h"
 #include "../core/error.h"
 #include "../core/slurp.h"
+#include "dot.h"
 #include "intent.h"
 
 static const char *const tier_names[] = { "node", "leaf", "spine", "superspine" };
@@ -310,6 +311,14 @@ int topo_read(struct topo *t, const char *path, const char *text)
 							     TOPO_FILE_MAX >> 20) :
 			       fs_err_read("topology", path, errno);
 		text = own;
+	}
+	if (topo_is_dot(text)) {
+		rc = topo_parse_dot(t, path, text);
+		free(own);
+		if (!rc && !t->nln)
+			rc = fs_err_usage("%s: no cables: write an edge per cable, e.g. \"h1\":\"eth2\" -- \"leaf1\":\"swp1\"",
+					  path);
+		return rc ? rc : topo_finish(t);
 	}
 	if (!(dup = strdup(text))) {
 		free(own);

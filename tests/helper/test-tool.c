@@ -43,6 +43,7 @@
  *   macctl HEX, macctl-fuzz N SEED    MAC control frames (PFC, PAUSE) dissected (test-macctl.c)
  *   lldp HEX, lldp-fuzz N SEED        LLDP frames dissected (test-lldp.c)
  *   lldpd-json0 FILE IFACE..., lldpd-fuzz FILE N SEED   lldpcli's json0 read (test-lldpd.c)
+ *   topo-fuzz FILE N SEED    intent files and DOT graphs read from mutated texts (test-topo.c)
  *   pfc-inject IF ..., pfcap IF S G   PFC frames sent, and captured live (test-pfcap.c)
  *   dissect HEX, dissect-pcap FILE, pcapgen OUT SPEC..., dissect-fuzz N SEED
  *                                    RoCEv2 packets dissected, pcap files made and read
@@ -101,6 +102,7 @@ static const struct tool_cmd cmds[] = {
 	{ "lldp-fuzz", tool_lldp },
 	{ "lldpd-json0", tool_lldpd },
 	{ "lldpd-fuzz", tool_lldpd },
+	{ "topo-fuzz", tool_topo },
 	{ "pfc-inject", tool_pfcap },
 	{ "pfcap", tool_pfcap },
 	{ "dissect", tool_dissect },

@@ -100,6 +100,7 @@ int tool_macctl(int argc, const char **argv);
 /* test-lldp.c: pcap/lldp.c (lldp, lldp-fuzz) */
 int tool_lldp(int argc, const char **argv);
 int tool_lldpd(int argc, const char **argv);
+int tool_topo(int argc, const char **argv);
 /* test-pfcap.c: probes/pfcap.c (pfc-inject, pfcap) */
 int tool_pfcap(int argc, const char **argv);
 
