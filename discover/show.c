@@ -10,6 +10,8 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/output.h"
+#include "../core/record.h"
 #include "../pcap/lldp-listen.h"
 #include "lldpd.h"
 #include "show.h"
@@ -301,6 +303,28 @@ static void print_port(json_t *p, const char *src, double listen_s)
 	printf("\n");
 }
 
+/* a result record per port (test "topology"): the port as topo show --json has it */
+static int show_records(json_t *doc)
+{
+	struct out out;
+	json_t *p;
+	size_t i;
+
+	out_init(&out, OUT_JSON, stdout);
+	json_array_foreach(json_object_get(doc, "ports"), i, p) {
+		json_t *rec = record_new("topology");
+
+		json_object_set_new(rec, "status", json_string("ok"));
+		json_object_set_new(rec, "src", json_pack("{sO}", "node", json_object_get(doc, "node")));
+		json_object_set_new(rec, "source", json_copy(json_object_get(doc, "source")));
+		json_object_set_new(rec, "listen_s", json_copy(json_object_get(doc, "listen_s")));
+		json_object_set(rec, "port", p);
+		out_record(&out, rec);
+		json_decref(rec);
+	}
+	return out_finish(&out);
+}
+
 int topo_show(const struct discover_opts *o, const char *const *ifaces, int n, int json)
 {
 	json_t *doc, *p;
@@ -309,6 +333,11 @@ int topo_show(const struct discover_opts *o, const char *const *ifaces, int n, i
 
 	if (rc)
 		return rc;
+	if (json == 2) {
+		rc = show_records(doc);
+		json_decref(doc);
+		return rc;
+	}
 	if (json) {
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);

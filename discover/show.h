@@ -28,7 +28,8 @@ struct discover_opts {
  * *doc; quiet: say nothing on stderr.  0 or -FS_EXIT_* said. */
 int topo_observe(const struct discover_opts *o, const char *const *ifaces, int n, int quiet, json_t **doc);
 
-/* topo show: the observation as text or JSON on stdout */
+/* topo show: the observation as text, JSON (json 1) or a result record per
+ * port (json 2: test "topology", as a plan's topology phase keeps them) on stdout */
 int topo_show(const struct discover_opts *o, const char *const *ifaces, int n, int json);
 
 #endif

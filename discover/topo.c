@@ -74,7 +74,7 @@ static const char topo_about[] =
 	"as a topology or observation, or bad options, 3 environment.";
 
 struct topo_opts {
-	int json, slurm, rail, plane;
+	int json, slurm, rail, plane, records;
 	const char *format, *output;
 	struct opt_list ifaces;
 	struct discover_opts d;
@@ -190,7 +190,7 @@ static int topo_run_noread(int argc, const char **argv, int nargs, const struct 
 	if (!strcmp(argv[0], "show")) {
 		if (nargs > 1)
 			return fs_err_usage("show takes no file: give the interfaces with -i");
-		return topo_show(&o->d, o->ifaces.v, o->ifaces.n, o->json);
+		return topo_show(&o->d, o->ifaces.v, o->ifaces.n, o->records ? 2 : o->json);
 	}
 	if (nargs < 2)
 		return fs_err_usage("discover: give the observations (files 'fabscope topo show --json' wrote)");
@@ -227,6 +227,8 @@ int cmd_topo(int argc, const char **argv)
 			 LLDPD_SOCKET_DEFAULT ")"),
 		OPT_SECONDS(0, "listen", &o.d.listen_s, "SECONDS", "listen for LLDP at most this long (default 35); "
 			    "each interface stops at its first LLDPDU"),
+		OPT_BOOL(0, "records", &o.records, "show: a result record per port (test topology, "
+			 "fabscope-records(7)) as a JSON array, as a plan's topology phase keeps them"),
 		OPT_FILE(0, "sysfs", &o.d.sysfs, "DIR", "read the interfaces from DIR instead of /sys (a copy of "
 			 "another host's)"),
 		OPT_END(),

@@ -100,6 +100,40 @@ static const char *json_str(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
+/* A topology job's argv: topo show --records, with the plan's keys of it */
+static const char **topo_argv(json_t *m, const char *node, char *why, size_t len)
+{
+	json_t *opts = json_object_get(m, "opts"), *v;
+	const char *key, **argv = calloc(8 + json_object_size(opts), sizeof(*argv));
+	char buf[512];
+	int argc = 0;
+
+	if (!argv) {
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	argv[argc++] = strdup("topo");
+	argv[argc++] = strdup("show");
+	argv[argc++] = strdup("--records");
+	snprintf(buf, sizeof(buf), "--node=%s", json_str(m, "node") ? json_str(m, "node") : node);
+	argv[argc++] = strdup(buf);
+	json_object_foreach(opts, key, v) {
+		if (!plan_engine_key(key, NULL) || !json_is_string(v)) {
+			snprintf(why, len, "option '%s' is not one a plan may set", key);
+			for (argc = 0; argv[argc]; argc++)
+				free((void *)argv[argc]);
+			free(argv);
+			return NULL;
+		}
+		if (!plan_key_for(key, "topology"))
+			continue;
+		snprintf(buf, sizeof(buf), "--%s=%s", strcmp(key, "lldp-listen") ? key : "listen",
+			 json_string_value(v));
+		argv[argc++] = strdup(buf);
+	}
+	return argv;
+}
+
 /* The engine's argv for a job message; NULL (and why) when it is bad. */
 static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 {
@@ -111,10 +145,13 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 	char buf[512];
 
 	if (!test || (strcmp(test, "bw") && strcmp(test, "lat") && strcmp(test, "polarization") &&
-		      strcmp(test, "pfc") && strcmp(test, "allreduce") && strcmp(test, "alltoall"))) {
+		      strcmp(test, "pfc") && strcmp(test, "allreduce") && strcmp(test, "alltoall") &&
+		      strcmp(test, "topology"))) {
 		snprintf(why, len, "unknown test '%s'", test ? test : "(none)");
 		return NULL;
 	}
+	if (!strcmp(test, "topology"))	/* this node's own ports: no peer */
+		return topo_argv(m, node, why, len);
 	if (!role || (strcmp(role, "server") && strcmp(role, "client"))) {
 		snprintf(why, len, "unknown role '%s'", role ? role : "(none)");
 		return NULL;
@@ -235,6 +272,7 @@ static const struct {
 	{ "probe", "fabscope probe", cmd_probe },
 	{ "allreduce", "fabscope allreduce", cmd_allreduce },
 	{ "alltoall", "fabscope alltoall", cmd_alltoall },
+	{ "topo", "fabscope topo", cmd_topo },
 };
 
 /* In the job's process: its engine, under the engine's own name. */

@@ -73,7 +73,7 @@ static int check_runnable(struct coord *c)
 	for (pi = 0; pi < c->plan.nphases; pi++) {
 		struct plan_phase *ph = &c->plan.phases[pi];
 
-		if (ph->kind == PLAN_PING || ph->skip) {
+		if (PLAN_PER_NODE(ph->kind) || ph->skip) {
 			runs += !ph->skip;
 			continue;
 		}
@@ -97,7 +97,7 @@ static int check_runnable(struct coord *c)
 	for (pi = first; pi >= 0 && pi < c->plan.nphases; pi++) {
 		const struct plan_phase *ph = &c->plan.phases[pi];
 
-		if (!ph->skip || ph->kind == PLAN_PING)
+		if (!ph->skip || PLAN_PER_NODE(ph->kind))
 			continue;
 		if (c->plan.hostfile && c->expected >= 2)
 			snprintf(why, sizeof(why), "on one rail and plane, and its %d share none", c->expected);
@@ -158,7 +158,7 @@ int coord_check_phases(struct coord *c)
 							    tr);	/* as the ranks would say */
 				continue;
 			}
-			if (ph->kind == PLAN_PING || ph->kind == PLAN_POLARIZATION || ph->kind == PLAN_PFC)
+			if (PLAN_PER_NODE(ph->kind) || ph->kind == PLAN_POLARIZATION || ph->kind == PLAN_PFC)
 				continue;	/* (the probe checks its options when it runs) */
 			argv[argc++] = ph->tests[t];
 			argv[argc++] = "127.0.0.1";

@@ -150,6 +150,11 @@ static void stamp(struct coord *c, json_t *rec, const struct cjob *j)
 		stamp_group(c, rec, j);
 		return;
 	}
+	if (j->ph->kind == PLAN_TOPOLOGY) {	/* a node's own ports, of every lane: only its name */
+		json_object_set_new(rec, "src", json_pack("{ss}", "node", c->plan.nodes[j->client].name));
+		json_object_del(rec, "dst");
+		return;
+	}
 	src = json_object_get(rec, "src");
 	dst = json_object_get(rec, "dst");
 	if (!json_is_object(src))
@@ -272,7 +277,7 @@ void coord_job_finish(struct coord *c, struct cjob *j, const char *why)
 	} else if (j->state == J_LISTEN || j->state == J_RUN) {
 		if (!j->srv_done && j->server >= 0)
 			cancel(c, j->server, coord_job_id(c, j, 0));
-		if (!j->cli_done && j->state == J_RUN && j->server >= 0)
+		if (!j->cli_done && j->state == J_RUN && (j->server >= 0 || j->ph->kind == PLAN_TOPOLOGY))
 			cancel(c, j->client, coord_job_id(c, j, 1));
 	}
 	j->state = J_FIN;
@@ -328,6 +333,8 @@ static double job_budget_s(const struct plan_phase *ph, int nranks)
 	}
 	if (ph->kind == PLAN_PFC)	/* before, the load, after */
 		d = ph->est_s;
+	if (ph->kind == PLAN_TOPOLOGY)	/* the listening, and lldpcli's own 15 s */
+		return ph->est_s * 1.5 + 20;
 	return d * 1.5 + 3 * t + 10;
 }
 
@@ -384,14 +391,33 @@ static int group_send(struct coord *c, struct cjob *j, int k, const char *host, 
 	return 0;
 }
 
+/* A job of one node (topology): the node's agent runs it alone. */
+static void solo_start(struct coord *c, struct cjob *j)
+{
+	json_t *m = json_pack("{ss,sI,ss,ss,so,ss,sI}", "type", "job", "id", (json_int_t)coord_job_id(c, j, 1),
+			      "test", j->test, "role", "client", "opts", job_opts(j->ph), "node",
+			      c->plan.nodes[j->client].name, "deadline_ms", deadline_ms(j));
+
+	j->state = J_RUN;
+	j->srv_done = 1;	/* no server: the client's end is the job's */
+	fs_log(1, "%s: started on %s", j->key, c->plan.nodes[j->client].name);
+	if (send_job(c, j->client, m))
+		coord_job_finish(c, j, "cannot reach the node's agent");
+}
+
 void coord_job_start(struct coord *c, struct cjob *j)
 {
 	json_t *m;
 	int srv = j->m ? j->m[0].node : j->server;
-	const struct plan_endpoint *e = plan_node_ep(&c->plan.nodes[srv], j->lane);
+	const struct plan_endpoint *e;
 
 	j->budget_s = job_budget_s(j->ph, j->nm);
 	j->deadline_ns = clock_ns() + (uint64_t)(j->budget_s * 1e9);
+	if (j->server < 0 && !j->m) {
+		solo_start(c, j);
+		return;
+	}
+	e = plan_node_ep(&c->plan.nodes[srv], j->lane);
 	j->state = J_LISTEN;
 	if (j->m) {
 		fs_log(1, "%s: started, rank 0 on %s, %d ranks", j->key, c->plan.nodes[srv].name, j->nm);

@@ -75,7 +75,7 @@ static int round_jobs(struct coord *c, struct plan_phase *ph, const char *test, 
 
 	if (!idx || !pairs)
 		nl = 0, rc = fs_err_env("out of memory for the jobs of [%s]", ph->name);
-	if (ph->kind == PLAN_PING && !rc)
+	if (PLAN_PER_NODE(ph->kind) && !rc)
 		nl = 1;
 	for (li = 0; li < nl; li++) {
 		int n, np, target = 0;
@@ -126,7 +126,7 @@ static int round_jobs(struct coord *c, struct plan_phase *ph, const char *test, 
 			c->njobs++;
 			continue;
 		}
-		if (ph->kind == PLAN_PING) {
+		if (PLAN_PER_NODE(ph->kind)) {
 			n = c->plan.nnodes;
 			for (i = 0; i < n; i++)
 				idx[i] = i;
@@ -255,7 +255,7 @@ static int phase_rounds(struct coord *c, const struct plan_phase *ph)
 			maxr = rr;
 	}
 	free(idx);
-	return ph->kind == PLAN_PING ? 1 : maxr;
+	return PLAN_PER_NODE(ph->kind) ? 1 : maxr;
 }
 
 long coord_jobs_left(struct coord *c)

@@ -19,6 +19,7 @@ extern const char *const plan_pfc_only[];
 /* Engine keys the collectives take, and those only they take. */
 extern const char *const plan_coll_keys[];
 extern const char *const plan_coll_only[];
+extern const char *const plan_topo_keys[];
 /* plan_coll_keys, as a message lists them */
 #define COLL_KEYS_TEXT "algo, minbytes, maxbytes, stepfactor, warmup, iters, chunk, flows, tx-depth, " \
 	"tclass, no-check, transport, timeout, ib-port, gid-index, mtu, qp-timeout, poll, corrupt"

@@ -13,6 +13,7 @@ const char *const plan_kind_names[] = {
 	[PLAN_PERMUTATION] = "permutation", [PLAN_BISECTION] = "bisection",
 	[PLAN_INCAST] = "incast", [PLAN_PING] = "ping", [PLAN_POLARIZATION] = "polarization",
 	[PLAN_PFC] = "pfc", [PLAN_ALLREDUCE] = "allreduce", [PLAN_ALLTOALL] = "alltoall",
+	[PLAN_TOPOLOGY] = "topology",
 };
 
 /* Engine options a plan may set: the long options of bw, lat, the probes
@@ -37,6 +38,8 @@ static const struct {
 	/* the collectives' own */
 	{ "algo", 0 }, { "minbytes", 0 }, { "maxbytes", 0 }, { "stepfactor", 0 }, { "chunk", 0 },
 	{ "no-check", 1 }, { "corrupt", 0 },
+	/* the topology phase's own (topo show) */
+	{ "source", 0 }, { "lldp-listen", 0 }, { "lldpd-socket", 0 },
 };
 
 /* what `fabscope probe polarization` takes of them */
@@ -67,6 +70,9 @@ const char *const plan_coll_keys[] = {
 const char *const plan_coll_only[] = {
 	"algo", "minbytes", "maxbytes", "stepfactor", "chunk", "no-check", "corrupt", NULL,
 };
+
+/* what `fabscope topo show` takes of them, and only it */
+const char *const plan_topo_keys[] = { "source", "lldp-listen", "lldpd-socket", NULL };
 
 /* bw's own: lat has one message in flight, one way at a time */
 static const char *const bw_only[] = {
@@ -124,6 +130,10 @@ int plan_key_for(const char *key, const char *engine)
 		return plan_in_list(plan_pfc_keys, key);
 	if (!strcmp(engine, "allreduce") || !strcmp(engine, "alltoall"))
 		return plan_in_list(plan_coll_keys, key);
+	if (!strcmp(engine, "topology"))
+		return plan_in_list(plan_topo_keys, key);
+	if (plan_in_list(plan_topo_keys, key))
+		return 0;
 	if (!strcmp(engine, "lat") && plan_in_list(bw_only, key))
 		return 0;
 	return !plan_in_list(plan_probe_only, key) && !plan_in_list(plan_pfc_only, key) && !plan_in_list(plan_coll_only, key);

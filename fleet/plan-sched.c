@@ -100,6 +100,7 @@ int plan_rounds(const struct plan_phase *ph, int n)
 	case PLAN_PERMUTATION:
 		return n < 2 ? 0 : ph->count;
 	case PLAN_PING:
+	case PLAN_TOPOLOGY:
 		return 1;
 	case PLAN_POLARIZATION:
 		return n < 2 ? 0 : 1;
@@ -203,6 +204,7 @@ int plan_round_pairs(const struct plan_phase *ph, int n, int r, int target,
 		}
 		return k;
 	case PLAN_PING:
+	case PLAN_TOPOLOGY:	/* a job per node, no pairs */
 	case PLAN_ALLREDUCE:	/* a group per lane, no pairs */
 	case PLAN_ALLTOALL:
 		return 0;

@@ -22,7 +22,7 @@
 /* [global] keys that steer the run itself. */
 static const char *const global_keys[] = {
 	"hostfile", "nodes", "launcher", "label", "agent-timeout", "join-timeout",
-	"token-file", "listen", "ssh", "agent-cmd", "seed", "mpirun", "srun", NULL,
+	"token-file", "listen", "ssh", "agent-cmd", "seed", "mpirun", "srun", "topology", NULL,
 };
 static const char *const phase_keys[] = {
 	"kind", "test", "count", "seed", "target", "rails", "parallel", NULL,
@@ -175,6 +175,12 @@ static int kind_keys_ok(const char *path, const struct plan_phase *ph, const cha
 				    "flows, duration, size, transport, device, tclass, timeout, link-rate, interval, before, after, interface, counters-root, driver, capture, prio, quanta, storm-fraction, storm-intervals");
 		if (ph->kind != PLAN_PFC && plan_in_list(plan_pfc_only, own[i].key))
 			return perr(path, own[i].line, "'%s' is for kind = pfc, not %s", own[i].key, kind);
+		if (ph->kind == PLAN_TOPOLOGY && plan_engine_key(own[i].key, NULL) &&
+		    !plan_in_list(plan_topo_keys, own[i].key))
+			return perr(path, own[i].line, "'%s' is not a key of kind = topology: it takes source, lldp-listen "
+				    "and lldpd-socket", own[i].key);
+		if (ph->kind != PLAN_TOPOLOGY && plan_in_list(plan_topo_keys, own[i].key))
+			return perr(path, own[i].line, "'%s' is for kind = topology, not %s", own[i].key, kind);
 		if (ph->kind != PLAN_POLARIZATION && ph->kind != PLAN_PFC && plan_in_list(plan_probe_only, own[i].key))
 			return perr(path, own[i].line, "'%s' is for kind = polarization, not %s", own[i].key, kind);
 	}
@@ -469,18 +475,33 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 			return perr(path, line, "unknown key '%s' in [%s]; see 'fabscope run --help' for plan keys", k, ph->name);
 	}
 	if (!kind)
-		return perr(path, ph->line, "phase [%s] has no kind: add kind = pairwise (or ring, permutation, bisection, incast, ping, polarization, pfc, allreduce, alltoall)", ph->name);
+		return perr(path, ph->line, "phase [%s] has no kind: add kind = pairwise (or ring, permutation, bisection, incast, ping, polarization, pfc, allreduce, alltoall, topology)", ph->name);
 	for (i = 0; i < PLAN_NKINDS; i++)
 		if (!strcmp(kind, plan_kind_names[i]))
 			break;
 	if (i == PLAN_NKINDS)
-		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast, ping, polarization, pfc, allreduce or alltoall", kind, ph->name);
+		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast, ping, polarization, pfc, allreduce, alltoall or topology", kind, ph->name);
 	ph->kind = (enum plan_kind)i;
 	if ((rc = kind_keys_ok(path, ph, kind, own, nown)))
 		return rc;
 	if (ph->kind == PLAN_PING) {
 		ph->ntests = 1;
 		ph->tests[0] = "ping";
+		return 0;
+	}
+	if (ph->kind == PLAN_TOPOLOGY) {
+		const char *src = plan_opt(ph, "source", "auto");
+		double l = 35;
+
+		if (strcmp(src, "auto") && strcmp(src, "lldpd") && strcmp(src, "listen") && strcmp(src, "none"))
+			return perr(path, ph->line, "source = %s of [%s]: use auto, lldpd, listen or none", src,
+				    ph->name);
+		if ((v = plan_opt(ph, "lldp-listen", NULL)) && (units_parse_seconds(v, &l) || l <= 0))
+			return perr(path, ph->line, "lldp-listen = %s of [%s]: give seconds, e.g. 35 or 35s", v,
+				    ph->name);
+		ph->ntests = 1;
+		ph->tests[0] = "topology";
+		ph->est_s = (strcmp(src, "lldpd") && strcmp(src, "none") ? l : 0) + 2;
 		return 0;
 	}
 	if (ph->kind == PLAN_POLARIZATION) {

@@ -58,8 +58,11 @@ enum plan_kind {
 	PLAN_PFC,		/* one round: every node -> target, the PFC-pause probe on each */
 	PLAN_ALLREDUCE,		/* one round: per lane, an all-reduce of the nodes on it (a group job) */
 	PLAN_ALLTOALL,		/* one round: per lane, an all-to-all of the nodes on it (a group job) */
+	PLAN_TOPOLOGY,		/* one round: every node observes its cables (topo show), a job each */
 };
-#define PLAN_NKINDS (PLAN_ALLTOALL + 1)
+#define PLAN_NKINDS (PLAN_TOPOLOGY + 1)
+/* the kinds whose jobs are one node each, not a pair or a group */
+#define PLAN_PER_NODE(k) ((k) == PLAN_PING || (k) == PLAN_TOPOLOGY)
 
 struct plan_kv {
 	char *key, *val;

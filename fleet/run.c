@@ -20,7 +20,9 @@
 #include "../core/units.h"
 #include "../collectives/coll.h"
 #include "../records/analyze.h"
+#include "../topology/intent.h"
 #include "coord.h"
+#include "run-topo.h"
 
 static const char *const run_usage[] = {
 	"fabscope run PLAN [options]",
@@ -141,8 +143,8 @@ static int dry_run(struct coord *c)
 		long long jobs = 0, pairs_checked = 0;
 		uint64_t pt0 = clock_ns();
 
-		if (ph->kind == PLAN_PING) {
-			printf("[%d] %s: ping, 1 round, %d agents\n", pi + 1, ph->name, p->nnodes);
+		if (PLAN_PER_NODE(ph->kind)) {
+			printf("[%d] %s: %s, 1 round, %d agents\n", pi + 1, ph->name, plan_kind_name(ph->kind), p->nnodes);
 			continue;
 		}
 		if (plan_is_group(ph)) {
@@ -314,6 +316,9 @@ struct run_opts {
 	json_t *retest_info;	/* run.json's retest (NULL: no agent came) */
 	long wrong_recs;	/* records with wrong data, and the elements of them */
 	double wrong_elems;
+	struct topo design;	/* [global] topology: the cabling its topology phases are judged by */
+	int have_design, cabling_errors;
+	char topo_path[2 * PATH_MAX + 2];
 };
 
 /* The options into c and ro: 0, OPTS_HELP (the help printed), or
@@ -429,6 +434,14 @@ static int run_read_plan(struct coord *c, struct run_opts *ro)
 	}
 	if (ro->hostfile && (rc = plan_hostfile(&c->plan, ro->hostfile, NULL)))
 		return rc;
+	if ((h = plan_global(&c->plan, "topology", NULL))) {	/* read now: a bad design stops the run before it starts */
+		snprintf(ro->topo_path, sizeof(ro->topo_path), h[0] == '/' ? "%s%s" : "%s/%s", h[0] == '/' ? "" : plan_dir,
+			 h);
+		topo_init(&ro->design);
+		ro->have_design = 1;
+		if ((rc = topo_read(&ro->design, ro->topo_path, NULL)))
+			return rc;
+	}
 	make_run_id(ro->run_id, sizeof(ro->run_id));
 	return 0;
 }
@@ -737,6 +750,9 @@ static void run_analysis(struct coord *c, struct run_opts *ro, int rc)
 		analyze_summary(stdout, &c->recs);
 		analyze_print(stdout, suspects, not_confirmed);
 	}
+	ro->cabling_errors = -1;
+	if (ro->have_design)
+		run_topo_judge(c->res.dir, &ro->design, c->res.run, stdout, &ro->cabling_errors);
 	json_object_set_new(c->res.run, "suspects", suspects);
 	json_object_set_new(c->res.run, "not_confirmed", not_confirmed);
 	json_object_set(c->res.run, "retest", ro->retest_info);
@@ -761,6 +777,9 @@ static int run_verdict(struct coord *c, const struct run_opts *ro, int rc)
 		rc = fs_err(FS_EXIT_CHECK, "%.0f wrong element%s in %ld record%s: a collective's data check "
 			    "failed (see the failed lines above and %s/results.jsonl)", ro->wrong_elems,
 			    ro->wrong_elems == 1 ? "" : "s", ro->wrong_recs, ro->wrong_recs == 1 ? "" : "s", c->res.dir);
+	else if (!rc && ro->cabling_errors > 0)
+		rc = fs_err(FS_EXIT_CHECK, "%d cabling error%s against %s (the cabling: lines above)",
+			    ro->cabling_errors, ro->cabling_errors == 1 ? "" : "s", ro->topo_path);
 	if (rc == -FS_EXIT_INTERRUPTED)
 		fs_warn("interrupted: finish the run with 'fabscope run --resume %s'", c->res.dir);
 	return rc;
@@ -774,6 +793,8 @@ static void run_release(struct coord *c, struct run_opts *ro, int close_res)
 	if (close_res && c->res.dir)
 		results_close(&c->res);
 	json_decref(ro->retest_info);
+	if (ro->have_design)
+		topo_release(&ro->design);
 	rstore_release(&c->recs);
 	for (i = 0; i < c->nnodes_cap; i++)
 		free(c->node_why[i]);

@@ -92,6 +92,31 @@ test_expect_success $P 'topo discover writes the cables the fabric has, and topo
 	test_cmp sw.expect sw.actual
 '
 
+# plan.ini: a run of one topology phase, the agents listening (no lldpd asked), judged by the design
+test_expect_success $P 'a plan phase kind = topology: a record per port, no cabling error, exit 0' '
+	fab hostfile >hosts &&
+	cat >plan.ini <<-\EOF &&
+	[global]
+	hostfile = hosts
+	topology = fabric.topo
+
+	[cabling]
+	kind = topology
+	source = listen
+	lldp-listen = 20
+	EOF
+	timeout 120 "$FABSCOPE" run plan.ini -o run1 >out 2>err &&
+	test_grep "^cabling: .*fabric.topo: 8 ports observed: 0 errors, 0 warnings$" out &&
+	test "$(jq -s "[.[] | select(.test == \"topology\" and .status == \"ok\" and .phase == \"cabling\"
+		and .port.neighbor != null)] | length" run1/results.jsonl)" = 8 &&
+	jq -r "select(.test == \"topology\") | \"\(.src.node) \(.port.iface) \(.port.neighbor.sys_name) \(.port.neighbor.port)\"" \
+		run1/results.jsonl | sort >seen &&
+	awk "/^link h/ {split(\$2, a, \":\"); split(\$3, b, \":\"); print a[1], a[2], b[1], b[2]}" fabric.topo |
+		sort >seen.expect &&
+	test_cmp seen.expect seen &&
+	jq -e ".cabling.errors == 0 and .cabling.ports == 8" run1/run.json
+'
+
 test_expect_success $P 'four faults, each named once: a swap, a wrong rail, a pulled cable, an MTU drift' '
 	fab fault swap h1 h2 0 &&
 	fab fault move h3 1 0 &&
@@ -111,6 +136,20 @@ test_expect_success $P 'four faults, each named once: a swap, a wrong rail, a pu
 	test_expect_code 1 "$FABSCOPE" topo check fabric.topo obs-h*.json --json >out.json &&
 	jq -r "[.findings[] | .kind] | sort | join(\" \")" out.json >kinds &&
 	echo "drift no-link swap wrong-rail" >kinds.expect &&
+	test_cmp kinds.expect kinds
+'
+
+test_expect_success $P 'the plan phase names the same four, and the run exits 1' '
+	test_expect_code 1 timeout 120 "$FABSCOPE" run plan.ini -o run2 >out 2>err &&
+	grep "^cabling: " out >cabling &&
+	cat cabling &&
+	test "$(wc -l <cabling)" = 5 &&
+	test_grep "^cabling: .*fabric.topo:[0-9]*: error: h1:rail0 and h2:rail0 are swapped" cabling &&
+	test_grep "^cabling: .*fabric.topo:[0-9]*: error: h3:rail1 (rail 1) reaches l2.0 port spare-h3, on rail 0" cabling &&
+	test_grep "^cabling: .*fabric.topo:[0-9]*: error: h4:rail0 is without carrier" cabling &&
+	test_grep "^cabling: .*fabric.topo:[0-9]*: error: h2:rail1 (rail 1): mtu 9000, where 3 of the 4" cabling &&
+	test_grep "4 cabling errors against .*fabric.topo" err &&
+	jq -r "[.cabling.findings[] | .kind] | sort | join(\" \")" run2/run.json >kinds &&
 	test_cmp kinds.expect kinds
 '
 

@@ -114,19 +114,34 @@ int topo_obs_add_json(struct topo_obsset *s, json_t *doc, const char *what)
 	if (!node || !*node || !json_is_array(ports))
 		return fs_err_usage("%s: no node name or no ports", what);
 	json_array_foreach(ports, i, p) {
+		char w[600];
 		int rc;
 
-		if (FS_ALLOC_GROW(s->o, s->n + 1, s->alloc))
-			return fs_err_env("out of memory reading %s", what);
-		rc = obs_port(&s->o[s->n], node, p);
-		if (rc < 0) {
-			obs_free(&s->o[s->n]);
-			return fs_err_env("out of memory reading %s", what);
-		}
-		if (rc > 0)
-			return fs_err_usage("%s: port %zu has no iface", what, i + 1);
-		s->n++;
+		snprintf(w, sizeof(w), "%s: port %zu", what, i + 1);
+		if ((rc = topo_obs_add_port(s, node, p, w)))
+			return rc;
 	}
+	return 0;
+}
+
+int topo_obs_add_port(struct topo_obsset *s, const char *node, json_t *port, const char *what)
+{
+	int rc;
+
+	if (!node || !*node)
+		return fs_err_usage("%s: no node name", what);
+	if (FS_ALLOC_GROW(s->o, s->n + 1, s->alloc))
+		return fs_err_env("out of memory reading %s", what);
+	rc = obs_port(&s->o[s->n], node, port);
+	if (rc < 0) {
+		obs_free(&s->o[s->n]);
+		return fs_err_env("out of memory reading %s", what);
+	}
+	if (rc > 0) {
+		obs_free(&s->o[s->n]);
+		return fs_err_usage("%s has no iface", what);
+	}
+	s->n++;
 	return 0;
 }
 

@@ -55,6 +55,9 @@ struct topo_obsset {
  * what names the source in messages.  0, -FS_EXIT_USAGE (said: not such a
  * document, with what is wrong), -FS_EXIT_ENV out of memory (said). */
 int topo_obs_add_json(struct topo_obsset *s, json_t *doc, const char *what);
+/* One port (an element of such a document's ports) of node: the same
+ * returns */
+int topo_obs_add_port(struct topo_obsset *s, const char *node, json_t *port, const char *what);
 void topo_obs_release(struct topo_obsset *s);
 
 /* The findings of s against t (s is sorted in place).  0, or -FS_EXIT_ENV said */
