@@ -221,6 +221,9 @@ static int say_verdicts(const struct report *rep)
 	if (rep->thresholds_given)
 		printf("acceptance: %s (%d of %d checks failed)\n", failed ? "FAIL" : "PASS", failed,
 		       rep->nchecks);
+	if (rep->cabling_errors)
+		printf("cabling: FAIL (%d error%s against the intended topology: see the report's Cabling and "
+		       "configuration)\n", rep->cabling_errors, rep->cabling_errors == 1 ? "" : "s");
 	if (rep->have_base) {
 		int nc, nr = report_regressions(rep, &nc);
 		char note[160] = "";
@@ -232,7 +235,7 @@ static int say_verdicts(const struct report *rep)
 		       report_baseline_verdict(rep), nr, rep->nregs, note);
 		regressed = report_baseline_failed(rep);	/* (nothing comparable: no pass) */
 	}
-	return failed || regressed;
+	return failed || regressed || rep->cabling_errors;
 }
 
 struct publish {
@@ -321,6 +324,8 @@ static int run_report(struct report *rep, const char **argv, int nargs, const ch
 		return rc;
 	if (rep->topology && (rc = report_design(rep, rep->topology)))
 		return rc;
+	if ((rc = report_cabling(rep, rep->topology)))
+		return rc;
 	report_name_runs(rep);
 	if (thresholds && (rc = report_thresholds(rep, thresholds)))
 		return rc;
@@ -362,7 +367,7 @@ int cmd_report(int argc, const char **argv)
 		OPT_FILE(0, "thresholds", &thresholds, "FILE", "acceptance thresholds: a PASS/FAIL table; exit 1 on a FAIL"),
 		OPT_FILE(0, "baseline", &baseline, "DIR", "an earlier results directory to compare with; exit 1 on a regression"),
 		OPT_STRING(0, "tolerance", &tol_s, "PERCENT", "how much worse than the baseline a figure may be (default 10)"),
-		OPT_FILE(0, "topology", &topology, "FILE", "the intended topology (fabscope-topology(5)): every suspect names its ports and links"),
+		OPT_FILE(0, "topology", &topology, "FILE", "the intended topology (fabscope-topology(5)): every suspect names its ports and links; the topology phases' ports are judged by it (exit 1 on a cabling error)"),
 		OPT_GROUP("Publishing"),
 		OPT_STRING(0, "push", &pub.push_url, "URL", "push the summary's metrics to a Prometheus Pushgateway, e.g. http://pgw:9091"),
 		OPT_STRING(0, "job", &pub.job, "NAME", "the Pushgateway job label (default fabscope)"),

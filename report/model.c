@@ -394,6 +394,15 @@ static int add_record(json_t *rec, void *ctx)
 			r->nerr++;
 			return 0;
 		}
+		if (!strcmp(test, "topology")) {	/* a port of a node: judged by cabling.c */
+			char what[300];
+
+			snprintf(what, sizeof(what), "%s: a topology record", dir);
+			if (topo_obs_add_port(&r->topo_obs, record_str(rec, "src.node", NULL), json_object_get(rec, "port"),
+					      what) == -FS_EXIT_ENV)
+				return -FS_EXIT_ENV;
+			return 0;
+		}
 		if (!strcmp(test, "polarization")) {
 			if (json_array_append(r->polar, rec))
 				return fs_err_env("out of memory reading the polarization records of %s", dir);
@@ -573,6 +582,8 @@ void report_free_run(struct rrun *r)
 	json_decref(r->suspects);
 	json_decref(r->not_confirmed);
 	json_decref(r->polar);
+	topo_obs_release(&r->topo_obs);
+	json_decref(r->cabling);
 	free(r->dir);
 	memset(r, 0, sizeof(*r));
 }

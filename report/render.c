@@ -591,6 +591,7 @@ static void report_doc(struct report *rep, struct rdoc *d)
 		sec_baseline(rep, d);
 	sec_summary(rep, d);
 	sec_comparison(rep, d);
+	report_cabling_section(rep, d);
 	report_coll_section(rep, d);
 	report_polar_section(rep, d);
 	report_pfc_section(rep, d);
@@ -712,6 +713,8 @@ json_t *report_json(struct report *rep)
 			json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "pfc", report_pfc_json(r));
 		if ((cj = report_coll_json(r)))
 			json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "collectives", cj);
+		if (r->cabling)
+			json_object_set(json_array_get(runs, json_array_size(runs) - 1), "cabling", r->cabling);
 	}
 	json_object_set_new(o, "runs", runs);
 	if (rep->thresholds_given) {

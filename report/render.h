@@ -54,6 +54,8 @@ void report_polar_exposition(const struct report *rep, struct report_buf *b);
 
 /* "PFC pauses": a row per port and priority, then the lines under it */
 void report_pfc_section(const struct report *rep, struct rdoc *d);
+/* cabling.c: "Cabling and configuration", when a run has topology records */
+void report_cabling_section(const struct report *rep, struct rdoc *d);
 /* run r's ports for the JSON summary: what the probe judged, per priority, without the timeline */
 json_t *report_pfc_json(const struct rrun *r);
 /* the fabscope_pfc_* families, the worst of a port's rounds per priority */

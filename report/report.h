@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "../records/store.h"
+#include "../topology/verify.h"
 
 struct rpair {
 	const char *src, *dst;
@@ -128,6 +129,8 @@ struct rrun {
 	int nsw;
 	size_t pfc_alloc, g_alloc, sw_alloc;
 	int nrec, nerr, missing;
+	struct topo_obsset topo_obs;	/* the ports its topology phases saw */
+	json_t *cabling;	/* them judged (cabling.c), or NULL: no topology record */
 	/* the leaves (hostfile's leaf=; or pods, pod=) of run.json's nodes, for
 	 * the aggregates (aggregate.c): leaf_by "leaf", "pod" or NULL (none) */
 	const char *leaf_by;
@@ -157,6 +160,7 @@ struct report {
 	int have_base;
 	double tolerance;
 	const char *topology;	/* --topology: the intent file, or NULL */
+	int cabling_errors;	/* of the runs' ports against it: the report fails */
 	struct check *regs;	/* baseline comparisons */
 	int nregs;
 	char plots_dir[4096];	/* where the SVGs are, or "" */
@@ -209,6 +213,11 @@ json_t *report_worst_json(const struct rrun *r, const struct rgroup *g, int node
  * intended topology at path (fabscope-topology(5)) that it points at; 0, or
  * -FS_EXIT_* said (a file that is no topology) */
 int report_design(struct report *rep, const char *path);
+/* cabling.c: the ports of each run's topology phases judged against the
+ * intended topology at path (NULL: the run's own verdict, if it kept one)
+ * into runs[].cabling; their errors into rep->cabling_errors.  0, or
+ * -FS_EXIT_* said */
+int report_cabling(struct report *rep, const char *path);
 
 /* checks.c */
 int report_thresholds(struct report *rep, const char *path);

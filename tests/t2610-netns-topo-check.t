@@ -153,6 +153,25 @@ test_expect_success $P 'the plan phase names the same four, and the run exits 1'
 	test_cmp kinds.expect kinds
 '
 
+test_expect_success $P 'the report: Cabling and configuration, a row per rail, every finding; exit 1' '
+	"$FABSCOPE" report run1 --topology fabric.topo --no-plots -o rep1 >out &&
+	sed -n "/^## Cabling and configuration/,/^## /p" rep1/report.md >section &&
+	test_grep "^| rail 0 | 4 | 4 | 4 | 4 | 0 |$" section &&
+	test_grep "^| rail 1 | 4 | 4 | 4 | 4 | 0 |$" section &&
+	test_grep "8 ports seen: cabled and set as fabric.topo says" section &&
+	test_expect_code 1 "$FABSCOPE" report run2 --topology fabric.topo --no-plots -o rep2 >out &&
+	test_grep "^cabling: FAIL (4 errors against the intended topology" out &&
+	sed -n "/^## Cabling and configuration/,/^## /p" rep2/report.md >section &&
+	cat section &&
+	test_grep "^| rail 0 | 4 | 4 | 3 | 1 | \*\*2\*\* |$" section &&
+	test_grep "^| rail 1 | 4 | 4 | 4 | 3 | \*\*2\*\* |$" section &&
+	test "$(grep -c "^- \*\*error\*\* fabric.topo:[0-9]*: " section)" = 4 &&
+	jq -e ".runs[0].cabling.errors == 4 and (.runs[0].cabling.lanes | length) == 2" rep2/summary.json &&
+	test_grep "Cabling and configuration" rep2/report.html &&
+	test_expect_code 1 "$FABSCOPE" report run2 --no-plots -o rep3 >out &&
+	test_grep "^cabling: FAIL (4 errors" out
+'
+
 test_expect_success $P 'on one host alone the swap is its own port on another node'"'"'s leaf port' '
 	test_expect_code 1 fab exec h1 "$FABSCOPE" topo check fabric.topo --node h1 --source lldpd \
 		--lldpd-socket "$SOCKS/$PFX-h1.sock" >out &&
