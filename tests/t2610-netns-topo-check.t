@@ -177,6 +177,14 @@ test_expect_success $P 'on one host alone the swap is its own port on another no
 		--lldpd-socket "$SOCKS/$PFX-h1.sock" >out &&
 	test_grep "error: h1:rail0 reaches l1.0 port h2 (the design.s port for h2); the design says l1.0 port h1$" out &&
 	test_grep "1 node, 2 ports observed: 1 error, 0 warnings" out &&
+	# a NIC port never configured up: on the host itself, said so; in what show lists, not observed
+	ip -n $PFX-h3 link set dev rail0 down &&
+	test_expect_code 1 fab exec h3 "$FABSCOPE" topo check fabric.topo --node h3 --source none >out &&
+	test_grep "error: h3:rail0 is configured down on the host (ip link set rail0 up), so its cable to l2.0 port h3 cannot be seen$" out &&
+	fab exec h3 "$FABSCOPE" topo show --node h3 --source none --json >h3-down.json &&
+	test_expect_code 1 "$FABSCOPE" topo check fabric.topo h3-down.json >out &&
+	test_grep "error: h3:rail0 was not observed on h3: no such interface, or it is not configured up (the design cables it to l2.0 port h3)$" out &&
+	ip -n $PFX-h3 link set dev rail0 up &&
 	test_expect_code 2 fab exec h1 "$FABSCOPE" topo check fabric.topo --node h9 --source none 2>err &&
 	test_grep "has no node .h9.: give --node NAME" err
 '

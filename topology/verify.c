@@ -289,8 +289,9 @@ static void cables(struct vfy *v)
 		if (l->a.sw >= 0 || l->b.sw < 0 || !node_seen(v->s, l->a.dev))
 			continue;
 		if (!(o = obs_find(v->s, l->a.dev, l->a.port))) {
-			say(v, 1, "not-seen", l->line, "%s:%s is not an interface of %s (the design cables it to %s port %s)",
-			    l->a.dev, l->a.port, l->a.dev, l->b.dev, l->b.port);
+			say(v, 1, "not-seen", l->line, "%s:%s was not observed on %s: no such interface, or it is not "
+			    "configured up (the design cables it to %s port %s)", l->a.dev, l->a.port, l->a.dev,
+			    l->b.dev, l->b.port);
 			continue;
 		}
 		v->seen[i] = o;
@@ -301,6 +302,12 @@ static void cables(struct vfy *v)
 
 		if (!o || said[i])
 			continue;
+		if (o->up == 0 && o->carrier < 0) {	/* (sysfs has no carrier of a port configured down) */
+			say(v, 1, "no-link", l->line, "%s:%s is configured down on the host (ip link set %s up), so "
+			    "its cable to %s port %s cannot be seen", l->a.dev, l->a.port, l->a.port, l->b.dev,
+			    l->b.port);
+			continue;
+		}
 		if (o->up == 0 || o->carrier == 0) {
 			say(v, 1, "no-link", l->line, "%s:%s is %s: a cable out, or %s port %s down (the design's "
 			    "neighbour)", l->a.dev, l->a.port, o->carrier == 0 ? "without carrier" : "down", l->b.dev,

@@ -5,7 +5,8 @@
  * show --json`, schema fabscope.topo-show/1) judged against the cables the
  * intent file gives those ports.
  *
- *   errors    not-seen (the design's port is not an interface of the node),
+ *   errors    not-seen (the design's port was not observed on its node: no
+ *             such interface, or one not configured up),
  *             no-link (the port is down or has no carrier: a cable out, or
  *             the far end down), no-neighbour (link up, no LLDP heard: the
  *             switch port sends none, or it was not listened to long
