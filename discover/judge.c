@@ -207,8 +207,11 @@ static int rails_by_name(struct seen *v, size_t n)
 	for (i = 0; i < n; i++)
 		if (!i || strcmp(names[i], names[k - 1]))
 			names[k++] = names[i];
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {	/* past rail 63 (the format's last): no rail */
 		v[i].rail = (int)((const char **)bsearch(&v[i].iface, names, k, sizeof(*names), str_cmp) - names);
+		if (v[i].rail > 63)
+			v[i].rail = -1;
+	}
 	free(names);
 	return 0;
 }
@@ -255,14 +258,6 @@ static size_t discover_seen(const struct topo_obsset *s, struct seen *v, FILE *f
 	return n;
 }
 
-static int obs_node_cmp(const void *a, const void *b)
-{
-	const struct topo_obs *x = a, *y = b;
-	int c = strcmp(x->node, y->node);
-
-	return c ? c : strcmp(x->iface, y->iface);
-}
-
 int topo_cmd_discover(const char *const *obs, int nobs, FILE *f)
 {
 	struct topo_obsset s = { 0 };
@@ -274,8 +269,8 @@ int topo_cmd_discover(const char *const *obs, int nobs, FILE *f)
 	topo_init(&t);
 	for (i = 0; i < nobs && !rc; i++)
 		rc = obs_load(&s, obs[i]);
-	if (!rc && s.n > 1)
-		qsort(s.o, s.n, sizeof(*s.o), obs_node_cmp);
+	if (!rc)
+		topo_obs_sort(&s);
 	if (!rc && !(v = fs_reallocarray(NULL, s.n + 1, sizeof(*v))))
 		rc = fs_err_env("out of memory");
 	if (!rc) {

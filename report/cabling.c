@@ -21,48 +21,57 @@
 #include "render.h"
 #include "report.h"
 
-#define CAB_LANES 64
+/* a row per rail (-1: none, 0..63) and plane (-1: none, 0..7), by index */
+#define CAB_PLANES 9
+#define CAB_LANES (65 * CAB_PLANES)
 
 struct lane_row {
 	int rail, plane, used;
 	int design, seen, up, as_designed, errors;
 };
 
-static int obs_cmp(const void *a, const void *b)
-{
-	const struct topo_obs *x = a, *y = b;
-	int c = strcmp(x->node, y->node);
-
-	return c ? c : strcmp(x->iface, y->iface);
-}
-
-static const struct topo_obs *obs_at(const struct topo_obsset *s, const char *node, const char *iface)
-{
-	struct topo_obs key = { .node = (char *)node, .iface = (char *)iface };
-
-	return s->n ? bsearch(&key, s->o, s->n, sizeof(*s->o), obs_cmp) : NULL;
-}
-
 static struct lane_row *row_of(struct lane_row *rows, int rail, int plane)
 {
-	int i;
+	struct lane_row *r;
 
-	for (i = 0; i < CAB_LANES; i++)
-		if (!rows[i].used || (rows[i].rail == rail && rows[i].plane == plane)) {
-			rows[i].used = 1;
-			rows[i].rail = rail;
-			rows[i].plane = plane;
-			return &rows[i];
-		}
-	return &rows[CAB_LANES - 1];	/* (more lanes than rows: the last row takes the rest) */
+	if (rail < -1 || rail > 63 || plane < -1 || plane > 7)	/* (a design read has none such: intent.c) */
+		rail = plane = -1;
+	r = &rows[(rail + 1) * CAB_PLANES + plane + 1];
+
+	r->used = 1;
+	r->rail = rail;
+	r->plane = plane;
+	return r;
+}
+
+/* the errors at line of fs (sorted by line, as topo_verify leaves it) */
+static int errors_at(const struct topo_findings *fs, int line)
+{
+	size_t lo = 0, hi = fs->n;
+	int n = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fs->f[mid].line < line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < fs->n && fs->f[lo].line == line; lo++)
+		n += fs->f[lo].error;
+	return n;
 }
 
 /* the rows of the design's node ports whose node was observed (s sorted, as topo_verify leaves it) */
 static json_t *lane_rows(const struct topo *t, const struct topo_obsset *s, const struct topo_findings *fs)
 {
-	struct lane_row rows[CAB_LANES] = { { 0 } };
+	struct lane_row *rows = calloc(CAB_LANES, sizeof(*rows));
 	json_t *a = json_array();
-	size_t i, k;
+	size_t i;
+
+	if (!rows)
+		return a;	/* (no table; the findings stay) */
 
 	for (i = 0; i < t->nln; i++) {
 		const struct topo_link *l = &t->ln[i];
@@ -71,34 +80,22 @@ static json_t *lane_rows(const struct topo *t, const struct topo_obsset *s, cons
 
 		if (l->a.sw >= 0 || l->b.sw < 0)
 			continue;
-		o = obs_at(s, l->a.dev, l->a.port);
-		if (!o) {	/* a node not observed at all is not this run's */
-			struct topo_obs key = { .node = l->a.dev, .iface = "" };
-			size_t lo = 0, hi = s->n;
-
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (obs_cmp(&s->o[mid], &key) < 0)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo >= s->n || strcmp(s->o[lo].node, l->a.dev))
-				continue;
-		}
+		o = topo_obs_find(s, l->a.dev, l->a.port);
+		if (!o && !topo_obs_has_node(s, l->a.dev))
+			continue;	/* a node not observed at all is not this run's */
 		r = row_of(rows, topo_link_rail(t, l), topo_link_plane(t, l));
 		r->design++;
 		r->seen += !!o;
 		r->up += o && o->up != 0 && o->carrier != 0;
 		r->as_designed += o && o->nsys && !strcmp(o->nsys, l->b.dev) && !strcmp(o->nport, l->b.port);
-		for (k = 0; k < fs->n; k++)
-			r->errors += fs->f[k].error && fs->f[k].line == l->line;
+		r->errors += errors_at(fs, l->line);
 	}
-	for (i = 0; i < CAB_LANES && rows[i].used; i++)
-		json_array_append_new(a, json_pack("{si,si,si,si,si,si,si}", "rail", rows[i].rail, "plane", rows[i].plane,
+	for (i = 0; i < CAB_LANES; i++)
+		if (rows[i].used)
+			json_array_append_new(a, json_pack("{si,si,si,si,si,si,si}", "rail", rows[i].rail, "plane", rows[i].plane,
 						   "design", rows[i].design, "seen", rows[i].seen, "up", rows[i].up,
 						   "as_designed", rows[i].as_designed, "errors", rows[i].errors));
+	free(rows);
 	return a;
 }
 

@@ -165,14 +165,20 @@ static int obs_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->iface, y->iface);
 }
 
-static const struct topo_obs *obs_find(const struct topo_obsset *s, const char *node, const char *iface)
+void topo_obs_sort(struct topo_obsset *s)
+{
+	if (s->n > 1)
+		qsort(s->o, s->n, sizeof(*s->o), obs_cmp);
+}
+
+const struct topo_obs *topo_obs_find(const struct topo_obsset *s, const char *node, const char *iface)
 {
 	struct topo_obs key = { .node = (char *)node, .iface = (char *)iface };
 
 	return s->n ? bsearch(&key, s->o, s->n, sizeof(*s->o), obs_cmp) : NULL;
 }
 
-static int node_seen(const struct topo_obsset *s, const char *node)
+int topo_obs_has_node(const struct topo_obsset *s, const char *node)
 {
 	size_t lo = 0, hi = s->n;
 
@@ -286,9 +292,9 @@ static void cables(struct vfy *v)
 		const struct topo_link *l = &t->ln[i];
 		const struct topo_obs *o;
 
-		if (l->a.sw >= 0 || l->b.sw < 0 || !node_seen(v->s, l->a.dev))
+		if (l->a.sw >= 0 || l->b.sw < 0 || !topo_obs_has_node(v->s, l->a.dev))
 			continue;
-		if (!(o = obs_find(v->s, l->a.dev, l->a.port))) {
+		if (!(o = topo_obs_find(v->s, l->a.dev, l->a.port))) {
 			say(v, 1, "not-seen", l->line, "%s:%s was not observed on %s: no such interface, or it is not "
 			    "configured up (the design cables it to %s port %s)", l->a.dev, l->a.port, l->a.dev,
 			    l->b.dev, l->b.port);
@@ -430,8 +436,7 @@ int topo_verify(const struct topo *t, struct topo_obsset *s, struct topo_finding
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	if (s->n > 1)
-		qsort(s->o, s->n, sizeof(*s->o), obs_cmp);
+	topo_obs_sort(s);
 	v.seen = calloc(t->nln + 1, sizeof(*v.seen));
 	v.sp = fs_reallocarray(NULL, t->nln + 1, sizeof(*v.sp));
 	if (!v.seen || !v.sp) {

@@ -61,6 +61,12 @@ int topo_obs_add_json(struct topo_obsset *s, json_t *doc, const char *what);
 int topo_obs_add_port(struct topo_obsset *s, const char *node, json_t *port, const char *what);
 void topo_obs_release(struct topo_obsset *s);
 
+/* Sort s by node, then interface (topo_verify does); then on a sorted s:
+ * the port node:iface, or NULL; 1 when s has a port of node */
+void topo_obs_sort(struct topo_obsset *s);
+const struct topo_obs *topo_obs_find(const struct topo_obsset *s, const char *node, const char *iface);
+int topo_obs_has_node(const struct topo_obsset *s, const char *node);
+
 /* The findings of s against t (s is sorted in place).  0, or -FS_EXIT_ENV said */
 int topo_verify(const struct topo *t, struct topo_obsset *s, struct topo_findings *out);
 
