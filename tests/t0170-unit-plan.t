@@ -127,6 +127,10 @@ test_expect_success $P 'plan errors name the file, the line and the key' '
 	bad_plan "[global]\nseed = abc\n[a]\nkind = ring\n" "bad.ini:2" "seed" "abc" &&
 	bad_plan "[global]\nall = maybe\n[a]\nkind = ring\n" "bad.ini:2" "all" "true or false" &&
 	bad_plan "[a]\nkind = pairwise\nbidirectional = sometimes\n" "bad.ini:3" "bidirectional" &&
+	bad_plan "[a]\nkind = topology\nsource = snmp\n" "bad.ini:1" "source = snmp" "auto, lldpd, listen or none" &&
+	bad_plan "[a]\nkind = topology\nlldp-listen = soon\n" "bad.ini:1" "lldp-listen = soon" "seconds" &&
+	bad_plan "[a]\nkind = topology\nsize = 64K\n" "bad.ini:3" "not a key of kind = topology" &&
+	bad_plan "[a]\nkind = pairwise\nsource = lldpd\n" "bad.ini:3" "is for kind = topology" &&
 	printf "\0\n" >nul.ini && test_expect_exit 2 "$TEST_TOOL" plan-parse nul.ini 2>err &&
 	grep -q "not a text file" err
 '

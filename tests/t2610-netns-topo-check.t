@@ -243,6 +243,12 @@ test_expect_success $P 'observations that cannot support a verdict are refused, 
 	test_expect_code 2 "$FABSCOPE" topo check fabric.topo h9.json 2>err &&
 	test_grep "no observed node is a node of fabric.topo" err &&
 	test_expect_code 2 "$FABSCOPE" topo discover notobs.json 2>err &&
+	jq ".ports[].neighbor = null" obs-h1.json >deaf.json &&
+	test_expect_code 2 "$FABSCOPE" topo discover deaf.json 2>err &&
+	test_grep "no port of the observations heard a neighbour" err &&
+	printf "[global]\ntopology = nosuch.topo\n[c]\nkind = topology\n" >badtopo.ini &&
+	test_expect_code 2 "$FABSCOPE" run badtopo.ini --hostfile hosts -o run9 2>err &&
+	test "$(wc -l <err)" = 1 && test_grep "nosuch.topo" err && test ! -e run9 &&
 	test_expect_code 2 "$FABSCOPE" topo check fabric.topo nosuch.json 2>err &&
 	test_grep "nosuch.json" err
 '
