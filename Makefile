@@ -21,7 +21,8 @@
 #
 # Knobs: V=1 (show commands), DEVELOPER=1 (warnings are errors), O=DIR (build into DIR),
 # SANITIZE=1 (ASan + UBSan), WITH_VERBS=yes|no|auto (the verbs transport: required, left out,
-# or built in when libibverbs-dev is there), PREFIX, DATADIR (compiled in: where the plot
+# or built in when libibverbs-dev is there), WITH_LB=yes|no|auto (the test bed's BPF
+# load-balancing modes, ci/lb: clang and libbpf-dev), PREFIX, DATADIR (compiled in: where the plot
 # templates are found), CFLAGS, CPPFLAGS, LDFLAGS (dpkg-buildflags' are honoured), TESTS
 # (the test files of test/test-all/test-asan), FRESH_TIER=no (make check without the pristine
 # tier), PROVE_FLAGS, TEST_HOOKS=yes (a test build: the binary reads the FABSCOPE_TEST_*
@@ -117,6 +118,21 @@ DEP_CFLAGS += -DHAVE_VERBS $(shell $(PKG_CONFIG) --cflags libibverbs)
 LIBS += $(shell $(PKG_CONFIG) --libs libibverbs)
 VERBS_SRC := transport/verbs.c transport/verbs-qp.c
 endif
+
+# the test bed's load-balancing modes (ci/lb: a tc BPF program, clang -target bpf, and its
+# loader, libbpf): WITH_LB=yes (required), no (left out), auto (built when clang and
+# libbpf-dev are there)
+WITH_LB ?= auto
+BPF_CLANG ?= clang
+ifeq ($(WITH_LB),yes)
+$(call pkg_need,libbpf,libbpf-dev)
+$(if $(shell command -v $(BPF_CLANG)),,$(error $(BPF_CLANG) not found: the BPF programs of ci/lb need clang (apt-get install clang)))
+HAVE_LB := y
+else ifeq ($(WITH_LB),auto)
+HAVE_LB := $(if $(shell command -v $(BPF_CLANG)),$(call pkg_have,libbpf))
+else ifneq ($(WITH_LB),no)
+$(error WITH_LB='$(WITH_LB)': give yes, no or auto)
+endif
 endif
 LIBS += -lm -ldl
 
@@ -172,6 +188,9 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(O)/%.o)
 ALL_OBJ := $(LIB_OBJ) $(MAIN_OBJ) $(TOOL_OBJ)
 
 PROGRAMS := $(O)/fabscope $(O)/tests/helper/test-tool
+ifeq ($(HAVE_LB),y)
+PROGRAMS += $(O)/ci/lb/fabric-lb $(O)/ci/lb/lb.bpf.o
+endif
 
 all: $(PROGRAMS)
 
@@ -180,6 +199,17 @@ $(O)/fabscope: $(LIB_OBJ) $(MAIN_OBJ)
 
 $(O)/tests/helper/test-tool: $(LIB_OBJ) $(TOOL_OBJ)
 	$(QLD)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/ci/lb/fabric-lb: ci/lb/fabric-lb.c ci/lb/lb-common.h $(O)/.build-flags
+	@mkdir -p $(dir $@)
+	$(QLD)$(CC) -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(shell $(PKG_CONFIG) --cflags libbpf) \
+		$(LDFLAGS) -o $@ $< $(shell $(PKG_CONFIG) --libs libbpf)
+
+# the asm/ headers of <linux/bpf.h> live in the multiarch include directory
+$(O)/ci/lb/lb.bpf.o: ci/lb/lb.bpf.c ci/lb/lb-common.h
+	@mkdir -p $(dir $@)
+	$(QCC)$(BPF_CLANG) -O2 -g -target bpf -I/usr/include/$(shell $(CC) -dumpmachine) \
+		-Wall -Werror -c -o $@ $<
 
 # rebuild everything when the flags change (a new optional part, SANITIZE=1)
 $(O)/.build-flags: FORCE
@@ -245,8 +275,8 @@ test-fresh:
 # the probes above run only once the packages are there.
 check:
 	@ci/install-deps all
-	$(MAKE) DEVELOPER=1 WITH_VERBS=yes TEST_HOOKS=yes all
-	$(MAKE) DEVELOPER=1 WITH_VERBS=yes TEST_HOOKS=yes test-all
+	$(MAKE) DEVELOPER=1 WITH_VERBS=yes WITH_LB=yes TEST_HOOKS=yes all
+	$(MAKE) DEVELOPER=1 WITH_VERBS=yes WITH_LB=yes TEST_HOOKS=yes test-all
 	$(MAKE) test-asan
 ifeq ($(FRESH_TIER),yes)
 	$(MAKE) test-fresh

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+test_description='ci/netns-fabric lb: every load-balancing mode of the bed does what it says, shown by
+the per-link packet counters of the routers: ecmp one uplink per 5-tuple, spray (round robin and
+random) one flow on every uplink, flowlet a flow that moves only after an idle gap, adaptive a new
+flowlet on a less loaded uplink, lbn a fixed ingress-port to uplink mapping; the 3-tier spray
+reaches every superspine; ecmp takes the programs off again'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-lb.sh"
+
+FABRIC=$SRCDIR/ci/netns-fabric
+PFX=fs$$b
+P=ROOT,NETNS,JQ,LB
+test_lazy_prereq LB '[ -x "$SRCDIR/ci/lb/fabric-lb" ] && [ -r "$SRCDIR/ci/lb/lb.bpf.o" ]'
+test_require_in_ci ROOT NETNS JQ LB
+
+fab() { "$FABRIC" "$1" -p "$PFX" "${@:2}"; }
+
+# flow_on NODE SRC SPORT DST COUNT GAP_US: send one flow from NODE; prints the one uplink of
+# l1.0 that carried it (fails when it went over several)
+flow_on() {
+	local a b
+	a=$(uplink_tx l1.0) &&
+	udp_flow "$@" &&
+	b=$(uplink_tx l1.0) &&
+	only_one "$(uplink_delta "$a" "$b")" "$5"
+}
+
+test_expect_success $P 'usage and environment errors are one line with their exit code' '
+	test_expect_exit 2 "$FABRIC" lb -p "$PFX" 2>err && test_line_count = 1 err &&
+	test_expect_exit 2 "$FABRIC" lb -p "$PFX" bogus 2>err && test_grep "unknown mode .bogus." err &&
+	test_expect_exit 2 "$FABRIC" lb -p "$PFX" flowlet --gap 0 2>err && test_grep "bad --gap" err &&
+	test_expect_exit 2 "$FABRIC" lb -p "$PFX" ecmp --hash l5 2>err && test_grep "bad hash" err &&
+	test_expect_exit 2 "$FABRIC" up -p "$PFX" --lb bogus 2>err && test_line_count = 1 err &&
+	test_expect_exit 1 "$FABRIC" lb -p "$PFX" spray 2>err && test_grep "no fabric with prefix" err &&
+	FABRIC_LB=/nonexistent/fabric-lb test_expect_exit 3 "$FABRIC" up -p "$PFX" -G 3 -H 2 -R 1 --lb spray 2>err &&
+	test_grep "needs the BPF loader" err && test_line_count = 1 err &&
+	! ip netns list | grep "^$PFX-"
+'
+
+test_expect_success $P 'a 2-tier bed with four spines, per-flow ECMP: one uplink per 5-tuple' '
+	test_atexit "\"$FABRIC\" down -p $PFX >/dev/null 2>&1 || true" &&
+	fab up -G 3 -H 2 -R 1 -S 4 >up.out &&
+	test_grep "lb ecmp" up.out &&
+	fab info >info && test_grep "^LB=ecmp$" info && test_grep "^HASH=l4$" info &&
+	: >ecmp.used &&
+	for sport in 5001 5002 5003 5004 5005 5006 5007 5008; do
+		flow_on h1 10.100.1.1 $sport 10.100.2.3 20 0 >>ecmp.used || return 1
+	done &&
+	sort -u ecmp.used >ecmp.distinct &&
+	cat ecmp.distinct &&
+	test "$(wc -l <ecmp.distinct)" -ge 2
+'
+
+test_expect_success $P 'spray: one flow on every uplink, in turn or at random' '
+	fab lb spray >lb.out && test_grep "lb spray-rr: a BPF program on 3 routers" lb.out &&
+	fab info | grep -q "^LB=spray-rr$" &&
+	a=$(uplink_tx l1.0) && udp_flow h1 10.100.1.1 5001 10.100.2.3 80 0 && b=$(uplink_tx l1.0) &&
+	d=$(uplink_delta "$a" "$b") && echo "rr: $d" &&
+	every_one "$d" 18 &&
+	fab lb spray-random >/dev/null &&
+	a=$(uplink_tx l1.0) && udp_flow h1 10.100.1.1 5002 10.100.2.3 200 0 && b=$(uplink_tx l1.0) &&
+	d=$(uplink_delta "$a" "$b") && echo "random: $d" &&
+	every_one "$d" 10
+'
+
+test_expect_success $P 'flowlet: a flow stays put within a burst and moves after an idle gap' '
+	fab lb flowlet --gap 300000 >lb.out && test_grep "gap 300000 us" lb.out &&
+	: >fl.used &&
+	for burst in 1 2 3 4; do
+		flow_on h1 10.100.1.1 5001 10.100.2.3 20 2000 >>fl.used || return 1
+		sleep 1
+	done &&
+	cat fl.used &&
+	test "$(uniq fl.used | wc -l)" = 4
+'
+
+test_expect_success $P 'adaptive: a new flowlet takes an uplink other than the loaded one' '
+	fab lb adaptive --gap 300000 --window 500000 >/dev/null &&
+	a=$(uplink_tx l1.0) &&
+	{ udp_flow h1 10.100.1.1 6001 10.100.2.3 500 2000 & } &&
+	loadpid=$! &&
+	sleep 0.3 &&
+	b=$(uplink_tx l1.0) &&
+	busy=$(only_one "$(uplink_delta "$a" "$b")" 10) &&
+	udp_flow h2 10.100.1.2 6002 10.100.2.3 20 0 &&
+	c=$(uplink_tx l1.0) &&
+	wait $loadpid &&
+	others=$(uplink_delta "$b" "$c" | tr " " "\n" | grep -v "^$busy=" | tr "\n" " ") &&
+	new=$(only_one "$others" 20) &&
+	echo "loaded: $busy, new flowlet: $new ($others)" &&
+	test "$new" != "$busy"
+'
+
+test_expect_success $P 'lbn: every flow of one ingress port leaves by that port.s uplink' '
+	fab lb lbn >/dev/null &&
+	: >h1.used && : >h2.used &&
+	for sport in 7001 7002 7003 7004; do
+		flow_on h1 10.100.1.1 $sport 10.100.2.3 10 0 >>h1.used &&
+		flow_on h2 10.100.1.2 $sport 10.100.2.3 10 0 >>h2.used || return 1
+	done &&
+	sort -u h1.used >h1.one && sort -u h2.used >h2.one &&
+	test_line_count = 1 h1.one && test_line_count = 1 h2.one &&
+	! cmp -s h1.one h2.one
+'
+
+test_expect_success $P 'ecmp again: the programs are off every router, the hash is l3 with one seed' '
+	fab lb ecmp --hash l3 --seed same >lb.out && test_grep "the kernel.s hash (l3, seed same)" lb.out &&
+	for n in l1.0 l2.0 l3.0 s1 s4; do
+		! tc -n "$PFX-$n" qdisc show | grep -w clsact || return 1
+	done &&
+	test "$(fab exec l1.0 sysctl -n net.ipv4.fib_multipath_hash_fields)" = 7 &&
+	test "$(fab exec s2 sysctl -n net.ipv4.fib_multipath_hash_seed)" = 1 &&
+	flow_on h1 10.100.1.1 5001 10.100.2.3 20 0
+'
+
+test_expect_success $P '3 tiers: spray reaches every superspine and every spine of the far pod' '
+	fab up -G 4 -H 1 -R 1 -S 2 -P 2 -X 2 --lb spray >up.out &&
+	test_grep "lb spray-rr" up.out &&
+	a1=$(uplink_tx s1) && a2=$(uplink_tx x1) &&
+	udp_flow h1 10.100.1.1 5001 10.100.3.3 80 0 &&
+	b1=$(uplink_tx s1) && b2=$(uplink_tx x1) &&
+	d1=$(uplink_delta "$a1" "$b1") && d2=$(uplink_delta "$a2" "$b2") &&
+	echo "s1: $d1; x1: $d2" &&
+	every_one "$(echo "$d1" | tr " " "\n" | grep "^x" | tr "\n" " ")" 15 &&
+	every_one "$(echo "$d2" | tr " " "\n" | grep -E "^s[34]=" | tr "\n" " ")" 8 &&
+	fab down >/dev/null &&
+	! ip netns list | grep "^$PFX-"
+'
+
+test_done
