@@ -85,6 +85,7 @@ struct bw_side {		/* what one side measured for one size */
 	uint64_t depth, cq_mod;		/* effective for this size */
 	uint64_t t_begin, t_stop;	/* t_stop: -D, stop posting then */
 	struct bw_flow *f;
+	struct xport_flow_stats *st0;	/* each flow's counters when this size began */
 };
 
 static const char *const bw_usage[] = {
@@ -295,6 +296,35 @@ static int all_stopped(const struct ptp_opts *o, const struct bw_side *s)
 	return 1;
 }
 
+static void counter_delta(json_t *o, const char *key, uint64_t now, uint64_t then)
+{
+	if (now != XPORT_STAT_NONE && then != XPORT_STAT_NONE && now >= then)
+		json_object_set_new(o, key, json_integer((json_int_t)(now - then)));
+}
+
+/* [{"retrans":..,"reord_seen":..,"rx_ooo":..,"rx_segs":..,"tx_segs":..}, ...]
+ * a flow each, since the size began; a counter not known is left out */
+static json_t *side_counters(const struct ptp_ctx *c, const struct bw_side *s)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < c->o->flows; i++) {
+		struct xport_flow_stats now;
+		json_t *o = json_object();
+
+		if (!xport_flow_stats(c->conn, i, &now)) {
+			counter_delta(o, "retrans", now.retrans, s->st0[i].retrans);
+			counter_delta(o, "reord_seen", now.reord_seen, s->st0[i].reord_seen);
+			counter_delta(o, "rx_ooo", now.rx_ooo, s->st0[i].rx_ooo);
+			counter_delta(o, "rx_segs", now.rx_segs, s->st0[i].rx_segs);
+			counter_delta(o, "tx_segs", now.tx_segs, s->st0[i].tx_segs);
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *side_json(const struct ptp_ctx *c, const struct bw_side *s, uint64_t size)
 {
 	json_t *flows = json_array();
@@ -310,9 +340,13 @@ static json_t *side_json(const struct ptp_ctx *c, const struct bw_side *s, uint6
 			"duration_s", (double)(f->t_last - f->t_mark) / 1e9));
 	}
 	/* this side's flow facts go along: they describe its sending QPs; and
-	 * the messages it kept in flight a flow (depth and caps applied) */
-	return json_pack("{s:s, s:o, s:O, s:I}", "type", "finished", "flows", flows,
-			 "info", c->flows_info, "inflight_msgs", (json_int_t)s->depth);
+	 * the messages it kept in flight a flow (depth and caps applied); and
+	 * every flow's transport counters over this size, sending or not (a
+	 * receiver's count of out-of-order arrivals belongs to the sender's
+	 * direction) */
+	return json_pack("{s:s, s:o, s:O, s:I, s:o}", "type", "finished", "flows", flows,
+			 "info", c->flows_info, "inflight_msgs", (json_int_t)s->depth,
+			 "counters", side_counters(c, s));
 }
 
 /* Has no flow completed a message yet (warm-up's included)? */
@@ -353,10 +387,13 @@ static int bw_side_init(const struct ptp_ctx *c, struct bw_side *s, uint64_t siz
 	int i;
 
 	s->f = calloc((size_t)o->flows, sizeof(*s->f));
-	if (!s->f)
+	s->st0 = calloc((size_t)o->flows, sizeof(*s->st0));
+	if (!s->f || !s->st0)
 		return fs_err_env("out of memory");
-	for (i = 0; i < o->flows; i++)
+	for (i = 0; i < o->flows; i++) {
 		s->f[i].wu = (uint64_t)o->warmup_iters;
+		xport_flow_stats(c->conn, i, &s->st0[i]);
+	}
 	s->depth = (uint64_t)o->tx_depth;
 	if (c->op == XPORT_OP_READ && BW_READ_INFLIGHT / (uint64_t)o->flows > cap)
 		cap = BW_READ_INFLIGHT / (uint64_t)o->flows;
@@ -370,8 +407,9 @@ static int bw_side_init(const struct ptp_ctx *c, struct bw_side *s, uint64_t siz
 	return 0;
 }
 
-/* This side's "finished", once it has nothing more to send (in a test
- * build that holds it: after the peer's, or after the hold). */
+/* This side's "finished", once it has nothing more to send and, when it only
+ * receives, once the peer's is here (in a test build that holds it: after
+ * the peer's, or after the hold). */
 static int bw_send_fin(struct ptp_ctx *c, const struct bw_side *s, uint64_t size, struct bw_turn *t,
 		       const json_t *peer_fin, json_t **my_fin)
 {
@@ -381,6 +419,10 @@ static int bw_send_fin(struct ptp_ctx *c, const struct bw_side *s, uint64_t size
 		t->t_hold = clock_ns();
 	if ((s->sending && !s->done) || t->sent_fin ||
 	    (t->hold_ms && !peer_fin && clock_ns() - t->t_hold <= 1000000ull * (uint64_t)t->hold_ms))
+		return 0;
+	/* a side that only receives reports after the sender has: its counters
+	 * (out-of-order arrivals) then cover the whole size */
+	if (!s->sending && !peer_fin)
 		return 0;
 	*my_fin = side_json(c, s, size);
 	rc = ptp_send(c, json_incref(*my_fin));
@@ -549,6 +591,7 @@ out:
 		}
 	}
 	free(s.f);
+	free(s.st0);
 	return rc;
 }
 
@@ -557,6 +600,55 @@ out:
 
 /* A side's messages in flight (its "finished") into a record's params; older
  * peers send none */
+/* a direction's reordering: the sender's retransmissions and detected
+ * reorderings, the receiver's out-of-order arrivals of its segments; -1
+ * where not known */
+struct bw_reorder {
+	json_int_t retrans, reord_seen, rx_ooo, rx_segs;
+};
+
+/* fin.counters[i].key from a "finished" message (the peer's: untrusted), -1 when absent */
+static json_int_t fin_counter(json_t *fin, size_t i, const char *key)
+{
+	json_t *v = json_object_get(json_array_get(json_object_get(fin, "counters"), i), key);
+
+	return json_is_integer(v) && json_integer_value(v) >= 0 ? json_integer_value(v) : -1;
+}
+
+static void reorder_add(json_int_t *tot, json_int_t v)
+{
+	if (v >= 0)
+		*tot = (*tot < 0 ? 0 : *tot) + v;
+}
+
+static void reorder_set(json_t *m, const struct bw_reorder *ro)
+{
+	if (ro->retrans >= 0)
+		json_object_set_new(m, "retrans_segs", json_integer(ro->retrans));
+	if (ro->reord_seen >= 0)
+		json_object_set_new(m, "reord_seen", json_integer(ro->reord_seen));
+	if (ro->rx_ooo >= 0)
+		json_object_set_new(m, "ooo_pkts", json_integer(ro->rx_ooo));
+	if (ro->rx_segs >= 0)
+		json_object_set_new(m, "rx_segs", json_integer(ro->rx_segs));
+	if (ro->rx_ooo >= 0 && ro->rx_segs > 0)
+		json_object_set_new(m, "ooo_pct", json_real(100.0 * (double)ro->rx_ooo / (double)ro->rx_segs));
+}
+
+static void reorder_metrics(json_t *m, json_t *tx_fin, json_t *rx_fin, size_t i, struct bw_reorder *tot)
+{
+	struct bw_reorder ro = {
+		fin_counter(tx_fin, i, "retrans"), fin_counter(tx_fin, i, "reord_seen"),
+		fin_counter(rx_fin, i, "rx_ooo"), fin_counter(rx_fin, i, "rx_segs"),
+	};
+
+	reorder_set(m, &ro);
+	reorder_add(&tot->retrans, ro.retrans);
+	reorder_add(&tot->reord_seen, ro.reord_seen);
+	reorder_add(&tot->rx_ooo, ro.rx_ooo);
+	reorder_add(&tot->rx_segs, ro.rx_segs);
+}
+
 static void copy_inflight(json_t *rec, json_t *fin)
 {
 	json_t *n = json_object_get(fin, "inflight_msgs");
@@ -572,11 +664,12 @@ static void copy_inflight(json_t *rec, json_t *fin)
  * "error"), and the run fails (exit 1).
  */
 static int emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t size,
-		    int client_is_src, json_t *src_info, json_t *agg_both)
+		    int client_is_src, json_t *src_info, json_t *agg_both, json_t *tx_fin, json_t *rx_fin)
 {
 	json_t *flows = json_object_get(fin, "flows"), *v, *tmpl;
 	double t0 = 1e300, t1 = 0, agg_bw = 0, agg_rate = 0;
 	json_int_t tot_msgs = 0, tot_bytes = 0, fewest = -1;
+	struct bw_reorder tot_ro = { -1, -1, -1, -1 };
 	const char *cut = json_string_value(json_object_get(fin, "cut"));
 	int empty = 0;
 	size_t i;
@@ -618,6 +711,7 @@ static int emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t si
 			"bw_gbps", dur > 0 ? (double)b * 8 / dur / 1e9 : 0.0,
 			"msg_rate_mpps", dur > 0 ? (double)m / dur / 1e6 : 0.0,
 			"bytes", b, "msgs", m, "duration_s", dur));
+		reorder_metrics(json_object_get(r, "metrics"), tx_fin, rx_fin, i, &tot_ro);
 		out_record(out, r);
 		json_decref(r);
 		tot_msgs += m;
@@ -647,6 +741,7 @@ static int emit_dir(struct ptp_ctx *c, struct out *out, json_t *fin, uint64_t si
 	json_object_set_new(v, "metrics", json_pack("{s:f, s:f, s:I, s:I, s:f}",
 		"bw_gbps", agg_bw, "msg_rate_mpps", agg_rate,
 		"bytes", tot_bytes, "msgs", tot_msgs, "duration_s", t1));
+	reorder_set(json_object_get(v, "metrics"), &tot_ro);
 	out_record(out, v);
 	if (agg_both) {
 		json_t *m = json_object_get(agg_both, "metrics");
@@ -728,7 +823,8 @@ static int bw_client(struct ptp_opts *o, const char *host)
 		rc = bw_run_size(&c, sizes[i], 1, &pf, &mf);	/* the client always initiates */
 		if (rc) {	/* what its flows had measured, "cut" */
 			if (mf)
-				emit_dir(&c, &out, mf, sizes[i], c.op != XPORT_OP_READ, c.flows_info, NULL);
+				emit_dir(&c, &out, mf, sizes[i], c.op != XPORT_OP_READ, c.flows_info, NULL,
+					 c.op != XPORT_OP_READ ? mf : NULL, NULL);
 			json_decref(mf);
 			break;
 		}
@@ -743,11 +839,14 @@ static int bw_client(struct ptp_opts *o, const char *host)
 				"bw_gbps", 0.0, "msg_rate_mpps", 0.0, "bytes", (json_int_t)0,
 				"msgs", (json_int_t)0));
 		}
-		/* data from the client's QPs (write, send) or the server's (read) */
+		/* data from the client's QPs (write, send) or the server's (read);
+		 * the counters of the side the data leaves and of the side it reaches */
 		empty |= emit_dir(&c, &out, mf, sizes[i], c.op != XPORT_OP_READ,
-				  c.op != XPORT_OP_READ ? c.flows_info : json_object_get(pf, "info"), both);
+				  c.op != XPORT_OP_READ ? c.flows_info : json_object_get(pf, "info"), both,
+				  c.op != XPORT_OP_READ ? mf : pf, c.op != XPORT_OP_READ ? pf : mf);
 		empty |= emit_dir(&c, &out, pf, sizes[i], c.op == XPORT_OP_READ,
-				  c.op == XPORT_OP_READ ? c.flows_info : json_object_get(pf, "info"), both);
+				  c.op == XPORT_OP_READ ? c.flows_info : json_object_get(pf, "info"), both,
+				  c.op == XPORT_OP_READ ? mf : pf, c.op == XPORT_OP_READ ? pf : mf);
 		if (both)
 			out_record(&out, both);
 		json_decref(both);

@@ -11,7 +11,7 @@ FABRIC=$SRCDIR/ci/netns-fabric
 PFX=fs$$b
 P=ROOT,NETNS,JQ,LB
 test_lazy_prereq LB '[ -x "$SRCDIR/ci/lb/fabric-lb" ] && [ -r "$SRCDIR/ci/lb/lb.bpf.o" ]'
-test_require_in_ci ROOT NETNS JQ LB
+test_require_in_ci ROOT NETNS JQ LB FABSCOPE
 
 fab() { "$FABRIC" "$1" -p "$PFX" "${@:2}"; }
 
@@ -101,6 +101,20 @@ test_expect_success $P 'lbn: every flow of one ingress port leaves by that port.
 	sort -u h1.used >h1.one && sort -u h2.used >h2.one &&
 	test_line_count = 1 h1.one && test_line_count = 1 h2.one &&
 	! cmp -s h1.one h2.one
+'
+
+test_expect_success $P,FABSCOPE 'bw over TCP records each flow.s retransmissions, reorderings and out-of-order arrivals' '
+	fab lb spray >/dev/null &&
+	{ "$FABRIC" exec -p "$PFX" h3 "$FABSCOPE" bw --server --once --bind 10.100.2.3 >srv.out 2>&1 & } &&
+	srvpid=$! &&
+	test_atexit "test_kill_pid $srvpid" &&
+	test_wait_for 10 sh -c "\"\$0\" exec -p $PFX h3 ss -Hltn | grep -q 10.100.2.3:18520" "$FABRIC" &&
+	"$FABRIC" exec -p "$PFX" h1 "$FABSCOPE" bw -D 1 -q 2 --bind 10.100.1.1 -o bw.json 10.100.2.3 >bw.out &&
+	wait $srvpid &&
+	jq -e "length == 3" bw.json &&
+	jq -e "all(.[]; .metrics | (.retrans_segs >= 0) and (.reord_seen >= 0) and (.ooo_pkts >= 0)
+		and (.rx_segs > 0) and (.ooo_pct >= 0))" bw.json &&
+	jq -e ".[2].metrics.rx_segs == .[0].metrics.rx_segs + .[1].metrics.rx_segs" bw.json
 '
 
 test_expect_success $P 'ecmp again: the programs are off every router, the hash is l3 with one seed' '

@@ -487,6 +487,15 @@ static int tcp_flow_info(struct xport_conn *c, int flow, json_t *info)
 	return 0;
 }
 
+static int tcp_flow_stats(struct xport_conn *c, int flow, struct xport_flow_stats *st)
+{
+	struct tcp_flow *f = &TC(c)->flows[flow];
+
+	if (f->fd < 0)
+		return -ENOTCONN;
+	return tcp_fd_stats(f->fd, st);
+}
+
 const struct xport_ops xport_tcp_ops = {
 	.name = "tcp",
 	.caps = XPORT_CAP_SPORT | XPORT_CAP_SOFTWARE,
@@ -501,4 +510,5 @@ const struct xport_ops xport_tcp_ops = {
 	.post = tcp_post,
 	.poll = tcp_poll,
 	.flow_info = tcp_flow_info,
+	.flow_stats = tcp_flow_stats,
 };

@@ -154,5 +154,7 @@ int tcp_flow_send_ack(struct tcp_flow *f);
 void tcp_flow_read(struct tcp_flow *f, int block);
 #define TCP_BLOCK_MS 1
 void tcp_parse_stage(struct tcp_flow *f);	/* go on after an RNR wait */
+/* tcp-info.c: the socket's counters from TCP_INFO (fields it lacks untouched) */
+int tcp_fd_stats(int fd, struct xport_flow_stats *st);
 
 #endif

@@ -207,6 +207,14 @@ int xport_flow_info(struct xport_conn *c, int flow, json_t *info)
 	return c->x->ops->flow_info(c, flow, info);
 }
 
+int xport_flow_stats(struct xport_conn *c, int flow, struct xport_flow_stats *st)
+{
+	st->retrans = st->reord_seen = st->rx_ooo = st->rx_segs = st->tx_segs = XPORT_STAT_NONE;
+	if (!c->x->ops->flow_stats || flow < 0 || flow >= c->nflows)
+		return -EOPNOTSUPP;
+	return c->x->ops->flow_stats(c, flow, st);
+}
+
 /* Buffers of 2 MiB and more are rounded up to whole 2 MiB and asked to be
  * backed by transparent huge pages (where THP is "madvise" only, as on
  * Debian, nothing else would give them).  Fewer TLB entries for the NIC and

@@ -149,6 +149,21 @@ struct xport_wc {
 	struct xport_conn *conn;
 };
 
+/* Per-flow transport counters, counted since the flow opened (TCP: the
+ * kernel's TCP_INFO); a counter the backend or kernel does not give is
+ * XPORT_STAT_NONE.  What load balancing does to a flow shows here: packet
+ * spraying reorders segments, which the receiver counts as out-of-order
+ * arrivals and the sender as reordering (and, past its threshold, as
+ * spurious retransmissions). */
+#define XPORT_STAT_NONE UINT64_MAX
+struct xport_flow_stats {
+	uint64_t retrans;	/* segments retransmitted (tcpi_total_retrans) */
+	uint64_t reord_seen;	/* reorderings the sender detected (tcpi_reord_seen) */
+	uint64_t rx_ooo;	/* packets received out of order (tcpi_rcv_ooopack) */
+	uint64_t rx_segs;	/* segments received (tcpi_segs_in) */
+	uint64_t tx_segs;	/* segments sent (tcpi_segs_out) */
+};
+
 struct xport_ops {
 	const char *name;
 	unsigned caps;
@@ -170,6 +185,8 @@ struct xport_ops {
 	int (*flow_info)(struct xport_conn *c, int flow, json_t *info);
 	/* optional: the NUMA node of the device, -1 when unknown */
 	int (*numa_node)(struct xport *x);
+	/* optional: the flow's transport counters (struct xport_flow_stats) */
+	int (*flow_stats)(struct xport_conn *c, int flow, struct xport_flow_stats *st);
 };
 
 struct xport {
@@ -228,6 +245,9 @@ int xport_conn_connect(struct xport_conn *c, json_t *peer);
 /* Its contents (the backend's conn_release) and c itself; NULL ok. */
 void xport_conn_free(struct xport_conn *c);
 int xport_flow_info(struct xport_conn *c, int flow, json_t *info);
+/* The flow's counters: 0, or -EOPNOTSUPP where the backend has none (st
+ * then all XPORT_STAT_NONE). */
+int xport_flow_stats(struct xport_conn *c, int flow, struct xport_flow_stats *st);
 
 static inline int xport_post(struct xport_conn *c, const struct xport_wr *wr)
 {
