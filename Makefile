@@ -170,13 +170,14 @@ COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collec
 TOPO_SRC := topology/intent.c topology/dot.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
 	discover/show.c discover/lldpd.c discover/judge.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
-LIB_SRC := $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
+MODEL_SRC := model/maxmin.c model/fabric.c model/shape.c model/cmd.c
+LIB_SRC := $(MODEL_SRC) $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test-units.c \
 	    tests/helper/test-shquote.c tests/helper/test-options.c tests/helper/test-record.c \
 	    tests/helper/test-wire.c tests/helper/test-tcp-fuzz.c tests/helper/test-xport.c \
-	    tests/helper/test-fleet-fuzz.c tests/helper/test-plan.c tests/helper/test-polar.c \
+	    tests/helper/test-fleet-fuzz.c tests/helper/test-plan.c tests/helper/test-polar.c tests/helper/test-model.c \
 	    tests/helper/test-hmac.c tests/helper/test-push.c tests/helper/test-trace.c \
 	    tests/helper/test-pfc.c tests/helper/test-macctl.c tests/helper/test-lldp.c tests/helper/test-lldpd.c tests/helper/test-topo.c tests/helper/test-pfcap.c \
 	    tests/helper/test-dissect.c tests/helper/test-dissect-fuzz.c tests/helper/test-nightly.c \

@@ -24,6 +24,7 @@ int cmd_run(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 /* topology/ */
 int cmd_topo(int argc, const char **argv);
+int cmd_model(int argc, const char **argv);
 /* transport/ */
 int cmd_devices(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);

@@ -36,6 +36,7 @@
  *   fleet-fuzz agent|coord N SEED ...  hostile peers of the fleet protocol (test-fleet-fuzz.c)
  *   plan-pairs, plan-parse, analyze   fleet schedules, plans, suspects (test-plan.c)
  *   polar cdf|moments|analyze          hash-polarization arithmetic (test-polar.c)
+ *   model maxmin|random|ecmp-brute     max-min rates and ECMP by enumeration (test-model.c)
  *   hmac ...                 SHA-256, HMAC-SHA256, hex, random bytes (test-hmac.c)
  *   push gateway|webhook|name|label|value ...  report/push.c (test-push.c)
  *   trace SRC SPORT DST DPORT [...]   probes/trace.c, hop per line (test-trace.c)
@@ -89,6 +90,7 @@ static const struct tool_cmd cmds[] = {
 	{ "xport-alloc", tool_xport_alloc },
 	{ "fleet-fuzz", tool_fleet_fuzz },
 	{ "polar", tool_polar },
+	{ "model", tool_model },
 	{ "plan-pairs", tool_plan },
 	{ "plan-parse", tool_plan },
 	{ "analyze", tool_plan },

@@ -88,6 +88,7 @@ int tool_trace(int argc, const char **argv);
 
 /* test-polar.c: probes/polar.c */
 int tool_polar(int argc, const char **argv);
+int tool_model(int argc, const char **argv);
 
 /* test-pfc.c: probes/counters*.c and probes/pfc.c (counter sources, PFC verdicts) */
 int tool_pfc(int argc, const char **argv);
