@@ -85,6 +85,7 @@ struct model {
 	size_t paths_alloc;
 	double *rate, *exact, *spray_rate;
 	double *tmp;
+	size_t rate_alloc, tmp_alloc;
 	size_t rounds;
 	uint32_t *seen_src, *seen_dst, stamp;	/* ports counted once in a line rate */
 };
@@ -263,9 +264,7 @@ static int round_solve(struct model *m, const struct model_opts *o, size_t round
 
 	if (!m->nfl)
 		return 0;
-	m->rate = realloc(m->rate, m->nfl * sizeof(*m->rate));
-	m->tmp = realloc(m->tmp, m->nfl * sizeof(*m->tmp));
-	if (!m->rate || !m->tmp)
+	if (FS_ALLOC_GROW(m->rate, m->nfl, m->rate_alloc) || FS_ALLOC_GROW(m->tmp, m->nfl, m->tmp_alloc))
 		return fs_err_env("out of memory");
 	if ((rc = solve(m, FAB_SPRAY, &rng)) || (rc = account(m, 0)))
 		return rc;
@@ -316,8 +315,10 @@ static int paths_run(struct model *m, const struct model_opts *o)
 		}
 		if (!rc)
 			rc = fab_add_path(&m->f, &s, hops, n, where, &a, &b);
-		if (rc)
+		if (rc) {
+			free(copy);	/* not the flow's yet */
 			break;
+		}
 		l = lane_index(m, m->f.ports[a].rail, m->f.ports[a].plane);
 		rc = flow_push(m, a, b, l);
 	}
