@@ -13,7 +13,7 @@
 static int plane_fabric(struct topo *t, const struct shape_opts *o, int plane, int rail_only)
 {
 	char a[64], b[64], pod[32], ap[64], bp[64];
-	const char *sfx = plane ? ".p1" : "";
+	const char *sfx = plane ? ".1" : "";	/* plane 1's leaves and host ports */
 	int g, r, k, x, i, p, rc = 0;
 	int gpp = o->groups / o->pods;	/* groups a pod */
 	int nspines = rail_only ? o->rails * o->spines : o->pods * o->spines;
@@ -27,14 +27,16 @@ static int plane_fabric(struct topo *t, const struct shape_opts *o, int plane, i
 			rc = topo_add_switch(t, a, TOPO_LEAF, o->pods > 1 ? pod : NULL, plane, r, 0);
 		}
 	}
+	int k0 = plane * nspines, x0 = plane * (o->pods > 1 ? o->supers : 0);	/* plane 1 numbers after */
+
 	for (k = 1; k <= nspines && !rc; k++) {
-		snprintf(a, sizeof(a), "s%d%s", k, sfx);
+		snprintf(a, sizeof(a), "s%d", k0 + k);
 		snprintf(pod, sizeof(pod), "p%d", (k - 1) / o->spines + 1);
 		rc = topo_add_switch(t, a, TOPO_SPINE, o->pods > 1 ? pod : NULL, plane,
 				     rail_only ? (k - 1) / o->spines : -1, 0);
 	}
 	for (x = 1; x <= (o->pods > 1 ? o->supers : 0) && !rc; x++) {
-		snprintf(a, sizeof(a), "x%d%s", x, sfx);
+		snprintf(a, sizeof(a), "x%d", x0 + x);
 		rc = topo_add_switch(t, a, TOPO_SUPERSPINE, NULL, plane, -1, 0);
 	}
 	/* hosts to leaves */
@@ -51,22 +53,22 @@ static int plane_fabric(struct topo *t, const struct shape_opts *o, int plane, i
 	for (g = 1; g <= o->groups && !rc; g++) {
 		p = (g - 1) / gpp + 1;
 		for (r = 0; r < o->rails && !rc; r++) {
-			int k0 = rail_only ? r * o->spines + 1 : (p - 1) * o->spines + 1;
+			int first = rail_only ? r * o->spines + 1 : (p - 1) * o->spines + 1;
 
 			snprintf(a, sizeof(a), "l%d.%d%s", g, r, sfx);
-			for (k = k0; k < k0 + o->spines && !rc; k++) {
-				snprintf(b, sizeof(b), "s%d%s", k, sfx);
+			for (k = first; k < first + o->spines && !rc; k++) {
+				snprintf(b, sizeof(b), "s%d", k0 + k);
 				rc = topo_add_link(t, a, b, b, a, -1, -1, up, 0);
 			}
 		}
 	}
 	/* spines to superspines */
 	for (k = 1; k <= nspines && o->pods > 1 && !rc; k++) {
-		snprintf(a, sizeof(a), "s%d%s", k, sfx);
+		snprintf(a, sizeof(a), "s%d", k0 + k);
 		for (x = 1; x <= o->supers && !rc; x++) {
-			snprintf(b, sizeof(b), "x%d%s", x, sfx);
-			snprintf(ap, sizeof(ap), "x%d%s", x, sfx);
-			snprintf(bp, sizeof(bp), "s%d%s", k, sfx);
+			snprintf(b, sizeof(b), "x%d", x0 + x);
+			snprintf(ap, sizeof(ap), "x%d", x0 + x);
+			snprintf(bp, sizeof(bp), "s%d", k0 + k);
 			rc = topo_add_link(t, a, ap, b, bp, -1, -1, up, 0);
 		}
 	}

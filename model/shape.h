@@ -4,7 +4,8 @@
  * questions ("this permutation under ECMP on a 1:1 leaf-spine").  Names as
  * ci/netns-fabric gives them: hosts hI with NICs railR, leaves lG.R (the
  * leaf of group G, rail R), spines sK, superspines xX; the second plane of a
- * dual-plane fabric adds ".p1" (l1.0.p1, s1.p1, NIC rail0.p1).
+ * dual-plane fabric has leaves lG.R.1, NIC ports railR.1, and its spines and
+ * superspines numbered after the first plane's.
  *
  *   leaf-spine   every leaf to every spine of its pod; with pods > 1, every
  *                spine to every superspine (a 3-tier fat-tree)
