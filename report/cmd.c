@@ -326,6 +326,8 @@ static int run_report(struct report *rep, const char **argv, int nargs, const ch
 		return rc;
 	if ((rc = report_cabling(rep, rep->topology)))
 		return rc;
+	if (rep->topology && (rc = report_modes_expect(rep, rep->topology)))
+		return rc;
 	report_name_runs(rep);
 	if (thresholds && (rc = report_thresholds(rep, thresholds)))
 		return rc;

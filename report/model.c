@@ -157,6 +157,28 @@ static int sweep_add(struct rrun *r, const char *phase, int rail, int plane, dou
 	return 0;
 }
 
+/* a bw record's reordering counters (bw.c, over TCP) into the group's sums */
+static void reorder_add(struct rreorder *ro, json_t *rec)
+{
+	double rt = record_num(rec, "metrics.retrans_segs", NAN), rs = record_num(rec, "metrics.reord_seen", NAN);
+	double oo = record_num(rec, "metrics.ooo_pkts", NAN), rx = record_num(rec, "metrics.rx_segs", NAN);
+
+	if (!(rt >= 0) || !(rs >= 0) || !(oo >= 0) || !(rx >= 0))
+		return;	/* not TCP, or not all four: left out, never half-counted */
+	ro->retrans += rt;
+	ro->reord_seen += rs;
+	ro->ooo += oo;
+	ro->rx_segs += rx;
+	ro->n++;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void finish_group(struct rgroup *g)
 {
 	double *v = malloc((size_t)(g->n ? g->n : 1) * sizeof(*v));
@@ -182,6 +204,30 @@ static void finish_group(struct rgroup *g)
 			names[g->nnodes++] = names[i];
 	g->nodes = names;
 	free(v);
+	g->exp_spray = g->exp_ecmp = NAN;
+	g->agg = g->jain = NAN;
+	g->rounds = 0;
+	if (!strcmp(g->test, "bw") && g->n) {
+		int *rs = malloc((size_t)g->n * sizeof(*rs));
+		double sum = 0, sq = 0;
+
+		for (i = 0; i < g->n; i++) {
+			sum += g->p[i].v;
+			sq += g->p[i].v * g->p[i].v;
+		}
+		g->jain = sq > 0 ? sum * sum / ((double)g->n * sq) : NAN;
+		if (g->jain > 1)
+			g->jain = 1;	/* 1.0000000000000002 of equal rates */
+		if (rs) {
+			for (i = 0; i < g->n; i++)
+				rs[i] = g->p[i].round;
+			qsort(rs, (size_t)g->n, sizeof(*rs), int_cmp);
+			for (i = 0; i < g->n; i++)
+				g->rounds += !i || rs[i] != rs[i - 1];
+			free(rs);
+		}
+		g->agg = g->rounds ? sum / g->rounds : NAN;
+	}
 }
 
 /* ---- the PFC probe's records ---- */
@@ -443,6 +489,7 @@ static int add_record(json_t *rec, void *ctx)
 			if (size > g->size || !g->n) {
 				g->size = size;
 				g->n = 0;
+				memset(&g->ro, 0, sizeof(g->ro));
 				group_params(g, rec);
 			}
 		}
@@ -454,7 +501,10 @@ static int add_record(json_t *rec, void *ctx)
 		g->p[g->n].dst = rstore_str(&r->st, d);
 		g->p[g->n].v = v;
 		g->p[g->n].v99 = v99;
+		g->p[g->n].round = num_int(rec, "round", 0, 0, 1 << 30);
 		g->n++;
+		if (!strcmp(test, "bw"))
+			reorder_add(&g->ro, rec);
 	}
 	return 0;
 }

@@ -6,7 +6,8 @@
  * report_doc in this order and written by its two back ends:
  *
  *   runs (metadata) - verdict (thresholds) - regressions (baseline) -
- *   summary per phase, test and lane - comparison of runs - collectives -
+ *   summary per phase, test and lane - comparison of runs - load-balancing
+ *   modes and planes (modes.c) - cabling - collectives -
  *   hash polarization - PFC pauses - suspects - worst pairs and nodes (large
  *   lanes) - plots - pairwise matrices -
  *   missing agents and failed tests
@@ -591,6 +592,7 @@ static void report_doc(struct report *rep, struct rdoc *d)
 		sec_baseline(rep, d);
 	sec_summary(rep, d);
 	sec_comparison(rep, d);
+	report_modes_section(rep, d);
 	report_cabling_section(rep, d);
 	report_coll_section(rep, d);
 	report_polar_section(rep, d);
@@ -717,6 +719,13 @@ json_t *report_json(struct report *rep)
 			json_object_set(json_array_get(runs, json_array_size(runs) - 1), "cabling", r->cabling);
 	}
 	json_object_set_new(o, "runs", runs);
+	{
+		json_t *mj = report_modes_json(rep);
+
+		json_object_set(o, "modes", json_object_get(mj, "modes"));
+		json_object_set(o, "planes", json_object_get(mj, "planes"));
+		json_decref(mj);
+	}
 	if (rep->thresholds_given) {
 		verdict(rep, &failed);
 		json_object_set_new(o, "acceptance", json_pack("{sb,so}", "pass", !failed,

@@ -54,6 +54,15 @@ void report_polar_exposition(const struct report *rep, struct report_buf *b);
 
 /* "PFC pauses": a row per port and priority, then the lines under it */
 void report_pfc_section(const struct report *rep, struct rdoc *d);
+/* modes.c: "Load-balancing modes" (the runs' bw phases side by side, with what
+ * TCP saw of the order and, with --topology, what the fabric carries) and
+ * "Planes" (a rail's planes side by side) */
+void report_modes_section(const struct report *rep, struct rdoc *d);
+/* {"modes": [...], "planes": [...]} for the JSON summary */
+json_t *report_modes_json(const struct report *rep);
+/* the model's expectation of every run's bw groups on the design at path:
+ * 0 (a design without speeds gives none), or -FS_EXIT_* said */
+int report_modes_expect(struct report *rep, const char *path);
 /* cabling.c: "Cabling and configuration", when a run has topology records */
 void report_cabling_section(const struct report *rep, struct rdoc *d);
 /* run r's ports for the JSON summary: what the probe judged, per priority, without the timeline */

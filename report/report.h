@@ -33,6 +33,15 @@
 struct rpair {
 	const char *src, *dst;
 	double v, v99;		/* bw_gbps, or lat p50 and p99 (us) */
+	int round;		/* its round in the phase (1..; 0 unknown) */
+};
+
+/* what the path did to a bw group's order (TCP), summed over its pairs:
+ * the senders' retransmissions and detected reorderings, the receivers'
+ * out-of-order packets of their segments; n: pairs that reported them */
+struct rreorder {
+	double retrans, reord_seen, ooo, rx_segs;
+	int n;
 };
 
 /* The sizes at which a lane's report changes (aggregate.c): pairwise
@@ -62,6 +71,13 @@ struct rgroup {
 	double size;		/* message size (the largest, when a phase swept) */
 	char params[128];	/* what the figure depends on: size, transport, op (bw: flows, dir) */
 	double min, median, max, p99_median;
+	double agg;		/* bw: the pairs' sum over the rounds, per round (a round's
+				 * pairs run at once); NAN for lat */
+	int rounds;		/* distinct rounds among the pairs */
+	double jain;		/* bw: Jain's fairness of the pairs' rates */
+	struct rreorder ro;
+	double exp_spray, exp_ecmp;	/* modes.c: the model's aggregate a round for these
+					 * pairs (spraying, per-flow ECMP); NAN: no topology */
 	const char **nodes;	/* sorted names, for the matrix */
 	int nnodes;
 	/* over REPORT_MATRIX_NODES nodes (aggregate.c), worst first */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * fabscope model: what a fabric should carry.
+ * fabscope model: what a fabric should carry.  The command sits with the
+ * plans it pairs nodes by (fleet/); the model itself is model/'s, which the
+ * report uses too.
  *
  * From a topology (an intent file, fabscope-topology(5), or a shape made on
  * the spot) and a traffic pattern (a plan phase's kind, as `fabscope run`
@@ -24,12 +26,12 @@
 #include "../core/error.h"
 #include "../core/options.h"
 #include "../core/slurp.h"
-#include "../fleet/plan.h"
+#include "plan.h"
 #include "../topology/dot.h"
 #include "../topology/intent.h"
-#include "fabric.h"
-#include "maxmin.h"
-#include "shape.h"
+#include "../model/fabric.h"
+#include "../model/maxmin.h"
+#include "../model/shape.h"
 
 static const char *const model_usage[] = {
 	"fabscope model [options] TOPOLOGY",

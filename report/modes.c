@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The report's "Load-balancing modes" and "Planes": the same bandwidth
+ * phases compared across runs made under different load-balancing modes
+ * (runs named by their differing labels, e.g. lb=ecmp, lb=spray), and the
+ * planes of one run side by side.
+ *
+ * Per phase and lane: the aggregate (the pairs' sum a round: a round's pairs
+ * run at once), the slowest pair, Jain's fairness over the pairs, and what
+ * TCP saw of the order (bw.c's counters: retransmitted segments, reorderings
+ * the senders detected, the share of segments the receivers took out of
+ * order).  With --topology, each group's pairs are modelled on the intended
+ * fabric (model/: max-min fair rates, every switch splitting every flow
+ * equally, and per-flow ECMP with a uniform hash), and the aggregate is also
+ * said as a fraction of what the fabric carries; a run below
+ * MODES_FAR_BELOW of it is a finding.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "../model/fabric.h"
+#include "../model/maxmin.h"
+#include "../topology/intent.h"
+#include "render.h"
+#include "report.h"
+
+#define MODES_FAR_BELOW 0.8	/* of what the fabric carries: a finding */
+/* ECMP draws of a round: many for a few pairs, fewer for a large fleet (the
+ * mean of a round of thousands of pairs varies little from draw to draw) */
+#define MODES_ECMP_WORK 200000
+#define MODES_ECMP_DRAWS_MAX 200
+#define MODES_ECMP_DRAWS_MIN 5
+
+/* ---- the expectation of a group's pairs, from the model ---- */
+
+static long host_of(const struct fab *f, const char *name)
+{
+	size_t lo = 0, hi = f->nhosts;
+
+	while (lo < hi) {	/* f->hosts are in natural order */
+		size_t mid = (lo + hi) / 2;
+		int c = fab_natcmp(f->hosts[mid], name);
+
+		if (!c)
+			return (long)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* the rates of flows src[i] -> dst[i] routed how; the aggregate, or NAN */
+static double solve_round(struct fab *f, const size_t *src, const size_t *dst, size_t n, enum fab_route how,
+			  uint64_t *rng, double *rate)
+{
+	struct fab_shares s = { 0 };
+	struct mm_problem p;
+	double sum = NAN;
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < n && !bad; i++)
+		bad = fab_add_flow(f, &s, src[i], dst[i], how, rng) != 0;
+	if (!bad && s.nflows) {
+		p = (struct mm_problem){ f->nedges, f->cap, s.nflows, s.off, s.edge, s.share };
+		if (!mm_solve(&p, rate))
+			for (sum = 0, i = 0; i < n; i++)
+				sum += rate[i];
+	}
+	fab_shares_release(&s);
+	return sum;
+}
+
+/* g's exp_spray and exp_ecmp: the model's aggregate a round, over its rounds */
+static void group_expect(struct fab *f, struct rgroup *g)
+{
+	size_t *src = malloc((size_t)g->n * sizeof(*src)), *dst = malloc((size_t)g->n * sizeof(*dst));
+	double *rate = malloc((size_t)g->n * sizeof(*rate)), es = 0, ee = 0;
+	int *done = calloc((size_t)g->n, sizeof(*done)), i, j, rounds = 0, ok = 1;
+
+	if (!src || !dst || !rate || !done)
+		ok = 0;
+	for (i = 0; ok && i < g->n; i++) {
+		size_t n = 0;
+		uint64_t rng = 0x5eed;
+		int d;
+
+		if (done[i])
+			continue;
+		for (j = i; ok && j < g->n; j++) {	/* the pairs of i's round */
+			long a, b, pa, pb;
+
+			if (done[j] || g->p[j].round != g->p[i].round)
+				continue;
+			done[j] = 1;
+			a = host_of(f, g->p[j].src);
+			b = host_of(f, g->p[j].dst);
+			pa = a < 0 ? -1 : fab_port_of(f, (size_t)a, g->rail, g->plane);
+			pb = b < 0 ? -1 : fab_port_of(f, (size_t)b, g->rail, g->plane);
+			if (pa < 0 || pb < 0)
+				ok = 0;	/* a node or lane the design does not have: no expectation */
+			else {
+				src[n] = (size_t)pa;
+				dst[n++] = (size_t)pb;
+			}
+		}
+		if (!ok)
+			break;
+		{
+			double v = solve_round(f, src, dst, n, FAB_SPRAY, &rng, rate), e = 0;
+			int draws = n ? (int)(MODES_ECMP_WORK / n) : 1;
+
+			draws = draws > MODES_ECMP_DRAWS_MAX ? MODES_ECMP_DRAWS_MAX :
+				draws < MODES_ECMP_DRAWS_MIN ? MODES_ECMP_DRAWS_MIN : draws;
+			for (d = 0; d < draws && !isnan(v); d++)
+				e += solve_round(f, src, dst, n, FAB_ECMP, &rng, rate) / draws;
+			if (isnan(v) || isnan(e))
+				ok = 0;
+			es += v;
+			ee += e;
+			rounds++;
+		}
+	}
+	if (ok && rounds) {
+		g->exp_spray = es / rounds;
+		g->exp_ecmp = ee / rounds;
+	}
+	free(src);
+	free(dst);
+	free(rate);
+	free(done);
+}
+
+int report_modes_expect(struct report *rep, const char *path)
+{
+	struct topo t;
+	struct fab f;
+	int ri, gi, rc;
+
+	topo_init(&t);
+	if ((rc = topo_read(&t, path, NULL))) {
+		topo_release(&t);
+		return rc;
+	}
+	rc = fab_build(&f, &t, 0);
+	if (rc == -FS_EXIT_USAGE) {	/* a design without speeds: no expectation, said once */
+		topo_release(&t);
+		return 0;
+	}
+	for (ri = 0; !rc && ri < rep->nruns; ri++)
+		for (gi = 0; gi < rep->runs[ri].ng; gi++)
+			if (!strcmp(rep->runs[ri].g[gi].test, "bw"))
+				group_expect(&f, &rep->runs[ri].g[gi]);
+	if (!rc)
+		fab_release(&f);
+	topo_release(&t);
+	return rc;
+}
+
+/* ---- figures of a group ---- */
+
+static double ooo_frac(const struct rgroup *g)
+{
+	return g->ro.n && g->ro.rx_segs > 0 ? g->ro.ooo / g->ro.rx_segs : NAN;
+}
+
+static double of_fabric(const struct rgroup *g)
+{
+	return g->exp_spray > 0 ? g->agg / g->exp_spray : NAN;
+}
+
+/* the bw groups of all runs, each (phase, lane) once, in the first run's order */
+static int bw_groups(const struct report *rep, const struct rgroup **out, int max)
+{
+	int n = 0, ri, gi, k;
+
+	for (ri = 0; ri < rep->nruns; ri++)
+		for (gi = 0; gi < rep->runs[ri].ng; gi++) {
+			const struct rgroup *g = &rep->runs[ri].g[gi];
+
+			if (strcmp(g->test, "bw"))
+				continue;
+			for (k = 0; k < n; k++)
+				if (!strcmp(out[k]->phase, g->phase) && out[k]->rail == g->rail && out[k]->plane == g->plane)
+					break;
+			if (k == n && n < max)
+				out[n++] = g;
+		}
+	return n;
+}
+
+enum { M_AGG, M_SLOW, M_FAIR, M_ORDER, M_N };
+static const char *const metric_name[M_N] = { "aggregate", "slowest", "fairness", "reordering" };
+
+/* the value by which run r's group compares on metric m, higher better; NAN: none */
+static double score(const struct rgroup *g, int m)
+{
+	switch (m) {
+	case M_AGG:
+		return g->agg;
+	case M_SLOW:
+		return g->min;
+	case M_FAIR:
+		return g->jain;
+	default:
+		return -ooo_frac(g);
+	}
+}
+
+/* the best run on metric m for the group like g0, or -1 (fewer than 2 runs with a value) */
+static int best_on(const struct report *rep, const struct rgroup *g0, int m)
+{
+	int ri, b = -1, have = 0;
+	double best = NAN, worst = NAN;
+
+	for (ri = 0; ri < rep->nruns; ri++) {
+		const struct rgroup *g = report_group(&rep->runs[ri], g0->phase, "bw", g0->rail, g0->plane);
+		double v = g ? score(g, m) : NAN;
+
+		if (isnan(v))
+			continue;
+		have++;
+		if (b < 0 || v > best) {
+			best = v;
+			b = ri;
+		}
+		if (isnan(worst) || v < worst)
+			worst = v;
+	}
+	/* a tie (to 1 part in 10^6) has no best */
+	return have >= 2 && best - worst > 1e-6 * fabs(best) ? b : -1;
+}
+
+/* a number to `digits` significant digits (0: a whole number), or "-" */
+static void cell_num(struct rdoc *d, double v, int digits)
+{
+	if (isnan(v))
+		rdoc_cellf(d, RDOC_NUM, 0, "-");
+	else if (!digits)
+		rdoc_cellf(d, RDOC_NUM, 0, "%.0f", v);
+	else
+		rdoc_cellf(d, RDOC_NUM, 0, "%.*g", digits, v);
+}
+
+static void cell_pct(struct rdoc *d, double frac)
+{
+	if (isnan(frac))
+		rdoc_cellf(d, RDOC_NUM, 0, "-");
+	else
+		rdoc_cellf(d, RDOC_NUM, 0, "%.2f %%", 100 * frac);
+}
+
+static void group_head(struct rdoc *d, const char *first, int expect)
+{
+	rdoc_table(d);
+	rdoc_head(d);
+	rdoc_cellf(d, RDOC_TEXT, 0, "%s", first);
+	rdoc_cellf(d, RDOC_TEXT, 0, "aggregate Gb/s");
+	if (expect) {
+		rdoc_cellf(d, RDOC_TEXT, 0, "of the fabric");
+		rdoc_cellf(d, RDOC_TEXT, 0, "ECMP model");
+	}
+	rdoc_cellf(d, RDOC_TEXT, 0, "median");
+	rdoc_cellf(d, RDOC_TEXT, 0, "slowest");
+	rdoc_cellf(d, RDOC_TEXT, 0, "fairness");
+	rdoc_cellf(d, RDOC_TEXT, 0, "retransmitted");
+	rdoc_cellf(d, RDOC_TEXT, 0, "reorderings");
+	rdoc_cellf(d, RDOC_TEXT, 0, "out of order");
+}
+
+static void group_row(struct rdoc *d, const char *name, const struct rgroup *g, int expect)
+{
+	double f = of_fabric(g);
+
+	rdoc_row(d);
+	rdoc_cell(d, RDOC_TH, 0);
+	rdoc_lit(d, name);
+	cell_num(d, g->agg, 4);
+	if (expect) {
+		if (isnan(f))
+			rdoc_cellf(d, RDOC_NUM, 0, "-");
+		else
+			rdoc_cellf(d, f < MODES_FAR_BELOW ? RDOC_WARN : RDOC_NUM, 0, "%.2f", f);
+		cell_num(d, g->exp_ecmp, 4);
+	}
+	cell_num(d, g->median, 4);
+	cell_num(d, g->min, 4);
+	cell_num(d, g->jain, 3);
+	cell_num(d, g->ro.n ? g->ro.retrans : NAN, 0);
+	cell_num(d, g->ro.n ? g->ro.reord_seen : NAN, 0);
+	cell_pct(d, ooo_frac(g));
+}
+
+static int any_expect(const struct report *rep)
+{
+	int ri, gi;
+
+	for (ri = 0; ri < rep->nruns; ri++)
+		for (gi = 0; gi < rep->runs[ri].ng; gi++)
+			if (!isnan(rep->runs[ri].g[gi].exp_spray))
+				return 1;
+	return 0;
+}
+
+/* "highest aggregate: lb=spray (1.9 Gb/s; lb=ecmp 1.1, -42 %)" and kin */
+static void best_lines(const struct report *rep, struct rdoc *d, const struct rgroup *g0)
+{
+	int m;
+
+	for (m = 0; m < M_N; m++) {
+		int b = best_on(rep, g0, m), ri;
+		const struct rgroup *gb;
+
+		if (b < 0)
+			continue;
+		gb = report_group(&rep->runs[b], g0->phase, "bw", g0->rail, g0->plane);
+		rdoc_item(d, NULL);
+		rdoc_textf(d, "%s: ", m == M_AGG ? "highest aggregate" : m == M_SLOW ? "fastest slowest pair" :
+				     m == M_FAIR ? "fairest" : "least reordering");
+		rdoc_bold(d, rep->runs[b].name);
+		if (m == M_ORDER)
+			rdoc_textf(d, " (%.2f %% out of order", 100 * ooo_frac(gb));
+		else if (m == M_FAIR)
+			rdoc_textf(d, " (%.3f", score(gb, m));
+		else
+			rdoc_textf(d, " (%.4g", score(gb, m));
+		for (ri = 0; ri < rep->nruns; ri++) {
+			const struct rgroup *g = report_group(&rep->runs[ri], g0->phase, "bw", g0->rail, g0->plane);
+			double v = g ? score(g, m) : NAN;
+
+			if (ri == b || isnan(v))
+				continue;
+			if (m == M_ORDER)
+				rdoc_textf(d, "; %s %.2f %%", rep->runs[ri].name, -100 * v);
+			else if (m == M_FAIR)
+				rdoc_textf(d, "; %s %.3f", rep->runs[ri].name, v);
+			else if (score(gb, m) > 0)
+				rdoc_textf(d, "; %s %.4g, %+.0f %%", rep->runs[ri].name, v,
+					   100 * (v - score(gb, m)) / score(gb, m));
+		}
+		rdoc_text(d, ")");
+	}
+}
+
+/* a run far below what the fabric carries, with what its receivers saw of the order */
+static void far_lines(const struct report *rep, struct rdoc *d, const struct rgroup *g0)
+{
+	int ri;
+
+	for (ri = 0; ri < rep->nruns; ri++) {
+		const struct rgroup *g = report_group(&rep->runs[ri], g0->phase, "bw", g0->rail, g0->plane);
+		double f = g ? of_fabric(g) : NAN;
+
+		if (!(f < MODES_FAR_BELOW))
+			continue;
+		rdoc_item(d, "suspect");
+		rdoc_bold(d, rep->runs[ri].name);
+		rdoc_textf(d, ": %.2f of what the fabric carries", f);
+		if (!isnan(ooo_frac(g)))
+			rdoc_textf(d, "; receivers took %.1f %% of segments out of order", 100 * ooo_frac(g));
+		if (g->ro.n && g->ro.retrans > 0)
+			rdoc_textf(d, ", senders retransmitted %.0f", g->ro.retrans);
+	}
+}
+
+static void sec_modes(const struct report *rep, struct rdoc *d, const struct rgroup **gs, int ng, int expect)
+{
+	int i, ri, shown = 0;
+	char lane[48];
+
+	for (i = 0; i < ng; i++) {
+		int runs = 0;
+
+		for (ri = 0; ri < rep->nruns; ri++)
+			runs += report_group(&rep->runs[ri], gs[i]->phase, "bw", gs[i]->rail, gs[i]->plane) != NULL;
+		if (runs < 2)
+			continue;
+		if (!shown++) {
+			rdoc_heading(d, 2);
+			rdoc_text(d, "Load-balancing modes");
+			rdoc_para(d, 0);
+			rdoc_textf(d, "The same bandwidth phases in each run (%s): per phase and lane, the aggregate (the "
+				   "pairs' sum a round), the median and slowest pair, Jain's fairness of the pairs, and "
+				   "what TCP saw of the order: segments the senders retransmitted, reorderings they "
+				   "detected, segments the receivers took out of order.", rep->by ? rep->by : "named by "
+				   "their labels");
+			if (expect)
+				rdoc_text(d, " Of the fabric: the aggregate over the max-min fair aggregate of the same pairs "
+					     "on the intended topology with every switch splitting every flow equally "
+					     "(fabscope-model(1)); ECMP model: the same with one uniformly hashed path a flow.");
+		}
+		report_lane(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
+		rdoc_heading(d, 3);
+		rdoc_textf(d, "[%s] bw, %s", gs[i]->phase, lane);
+		group_head(d, "run", expect);
+		for (ri = 0; ri < rep->nruns; ri++) {
+			const struct rgroup *g = report_group(&rep->runs[ri], gs[i]->phase, "bw", gs[i]->rail,
+							      gs[i]->plane);
+
+			if (g)
+				group_row(d, rep->runs[ri].name, g, expect);
+		}
+		rdoc_list(d);
+		best_lines(rep, d, gs[i]);
+		far_lines(rep, d, gs[i]);
+	}
+}
+
+/* the planes of each run's phases and rails, when a rail has more than one */
+static void sec_planes(const struct report *rep, struct rdoc *d, int expect)
+{
+	int ri, gi, hi, shown = 0;
+
+	for (ri = 0; ri < rep->nruns; ri++) {
+		const struct rrun *r = &rep->runs[ri];
+
+		for (gi = 0; gi < r->ng; gi++) {
+			const struct rgroup *g = &r->g[gi];
+			int other = 0, first = 1;
+
+			if (strcmp(g->test, "bw"))
+				continue;
+			for (hi = 0; hi < r->ng; hi++) {	/* g the first plane of its phase and rail */
+				const struct rgroup *h = &r->g[hi];
+
+				if (strcmp(h->test, "bw") || strcmp(h->phase, g->phase) || h->rail != g->rail)
+					continue;
+				other += h != g;
+				if (h->plane < g->plane)
+					first = 0;
+			}
+			if (!other || !first)
+				continue;
+			if (!shown++) {
+				rdoc_heading(d, 2);
+				rdoc_text(d, "Planes");
+				rdoc_para(d, 0);
+				rdoc_text(d, "A rail's planes side by side (a dual-plane fabric: each NIC's two ports on two "
+					     "independent planes); the same figures as the modes above.");
+			}
+			rdoc_heading(d, 3);
+			rdoc_textf(d, "%s%s[%s] bw, rail %d", rep->nruns > 1 ? r->name : "", rep->nruns > 1 ? ": " : "",
+				   g->phase, g->rail);
+			group_head(d, "plane", expect);
+			{
+				int p, best = -1;
+				double bv = NAN;
+
+				for (p = 0; p < 8; p++) {
+					const struct rgroup *h = report_group(r, g->phase, "bw", g->rail, p);
+					char name[16];
+
+					if (!h)
+						continue;
+					snprintf(name, sizeof(name), "plane %d", p);
+					group_row(d, name, h, expect);
+					if (best < 0 || h->agg > bv) {
+						best = p;
+						bv = h->agg;
+					}
+				}
+				rdoc_list(d);
+				for (p = 0; p < 8; p++) {
+					const struct rgroup *h = report_group(r, g->phase, "bw", g->rail, p);
+
+					if (!h || p == best || !(bv > 0))
+						continue;
+					rdoc_item(d, NULL);
+					rdoc_textf(d, "plane %d: %+.0f %% aggregate against plane %d", p,
+						   100 * (h->agg - bv) / bv, best);
+					if (!isnan(ooo_frac(h)) && !isnan(ooo_frac(report_group(r, g->phase, "bw", g->rail, best))))
+						rdoc_textf(d, "; %.2f %% out of order against %.2f %%", 100 * ooo_frac(h),
+							   100 * ooo_frac(report_group(r, g->phase, "bw", g->rail, best)));
+				}
+			}
+		}
+	}
+}
+
+void report_modes_section(const struct report *rep, struct rdoc *d)
+{
+	const struct rgroup *gs[512];
+	int ng = bw_groups(rep, gs, 512), expect = any_expect(rep);
+
+	if (rep->nruns > 1)
+		sec_modes(rep, d, gs, ng, expect);
+	sec_planes(rep, d, expect);
+}
+
+/* a figure to 6 significant digits (no 0.6300000000000001 in a summary), or null */
+static json_t *num_or_null(double v)
+{
+	char buf[32];
+
+	if (isnan(v) || isinf(v))
+		return json_null();
+	snprintf(buf, sizeof(buf), "%.6g", v);
+	return json_real(strtod(buf, NULL));
+}
+
+static json_t *group_json(const char *name, const struct rgroup *g)
+{
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "name", name,
+			 "aggregate_gbps", num_or_null(g->agg), "expected_gbps", num_or_null(g->exp_spray),
+			 "expected_ecmp_gbps", num_or_null(g->exp_ecmp), "of_expected", num_or_null(of_fabric(g)),
+			 "median_gbps", num_or_null(g->median), "slowest_gbps", num_or_null(g->min),
+			 "jain", num_or_null(g->jain), "retrans", num_or_null(g->ro.n ? g->ro.retrans : NAN),
+			 "reord_seen", num_or_null(g->ro.n ? g->ro.reord_seen : NAN),
+			 "ooo_pct", num_or_null(100 * ooo_frac(g)), "rounds", g->rounds);
+}
+
+json_t *report_modes_json(const struct report *rep)
+{
+	const struct rgroup *gs[512];
+	int ng = bw_groups(rep, gs, 512), i, ri, m, gi, p;
+	json_t *modes = json_array(), *planes = json_array();
+
+	for (i = 0; rep->nruns > 1 && i < ng; i++) {
+		json_t *runs = json_array(), *best = json_object();
+
+		for (ri = 0; ri < rep->nruns; ri++) {
+			const struct rgroup *g = report_group(&rep->runs[ri], gs[i]->phase, "bw", gs[i]->rail,
+							      gs[i]->plane);
+
+			if (g)
+				json_array_append_new(runs, group_json(rep->runs[ri].name, g));
+		}
+		if (json_array_size(runs) < 2) {
+			json_decref(runs);
+			json_decref(best);
+			continue;
+		}
+		for (m = 0; m < M_N; m++) {
+			int b = best_on(rep, gs[i], m);
+
+			json_object_set_new(best, metric_name[m], b < 0 ? json_null() : json_string(rep->runs[b].name));
+		}
+		json_array_append_new(modes, json_pack("{s:s, s:i, s:i, s:o, s:o}", "phase", gs[i]->phase, "rail",
+						       gs[i]->rail, "plane", gs[i]->plane, "runs", runs, "best", best));
+	}
+	for (ri = 0; ri < rep->nruns; ri++)
+		for (gi = 0; gi < rep->runs[ri].ng; gi++) {
+			const struct rgroup *g = &rep->runs[ri].g[gi];
+			json_t *pl;
+
+			if (strcmp(g->test, "bw") || g->plane)
+				continue;
+			pl = json_array();
+			for (p = 0; p < 8; p++) {
+				const struct rgroup *h = report_group(&rep->runs[ri], g->phase, "bw", g->rail, p);
+				char name[16];
+
+				if (!h)
+					continue;
+				snprintf(name, sizeof(name), "plane %d", p);
+				json_array_append_new(pl, group_json(name, h));
+				json_object_set_new(json_array_get(pl, json_array_size(pl) - 1), "plane", json_integer(p));
+			}
+			if (json_array_size(pl) < 2) {
+				json_decref(pl);
+				continue;
+			}
+			json_array_append_new(planes, json_pack("{s:s, s:s, s:i, s:o}", "run", rep->runs[ri].name, "phase",
+								g->phase, "rail", g->rail, "planes", pl));
+		}
+	return json_pack("{s:o, s:o}", "modes", modes, "planes", planes);
+}

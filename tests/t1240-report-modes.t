@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+test_description='fabscope report: runs made under different load-balancing modes side by side
+(aggregate a round, slowest pair, fairness, what TCP saw of the order), against what the intended
+fabric carries (--topology: the model of the same pairs), the best mode per metric and the modes
+far below the fabric named; a dual-plane run.s planes side by side; records without counters'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-ptp.sh"
+. "$TEST_DIRECTORY/lib-report.sh"
+
+test_require_in_ci FABSCOPE JQ
+P=FABSCOPE,JQ
+
+# rec DIR RAIL PLANE ROUND SRC DST GBPS RETRANS REORD OOO RXSEGS: an aggregate bw record of
+# phase perm with the TCP counters (RETRANS "-": none of them)
+rec() {
+	jq -cn --argjson rail "$2" --argjson plane "$3" --argjson round "$4" --arg s "$5" --arg d "$6" \
+		--argjson bw "$7" --arg rt "$8" --arg rs "$9" --arg oo "${10}" --arg rx "${11}" '
+	{schema: "fabscope.record/1", test: "bw", transport: "tcp", msg_size_bytes: 1048576,
+	 scope: "aggregate", dir: "c2s", status: "ok", phase: "perm", round: $round,
+	 job: "perm/bw/r\($round)/rail\($rail)/\($s)>\($d)",
+	 src: {node: $s, rail: $rail, plane: $plane}, dst: {node: $d, rail: $rail, plane: $plane},
+	 metrics: ({bw_gbps: $bw} + (if $rt == "-" then {} else
+		{retrans_segs: ($rt | tonumber), reord_seen: ($rs | tonumber), ooo_pkts: ($oo | tonumber),
+		 rx_segs: ($rx | tonumber)} end))}' >>"$1/results.jsonl"
+}
+
+# mode DIR LB GBPS(h1>h3 h2>h4 h3>h1 h4>h2) OOO-PER-PAIR REORD-PER-PAIR: one round of a permutation
+mode() {
+	mkrun "$1" "{\"lb\":\"$2\"}" &&
+	rec "$1" 0 0 1 h1 h3 "$3" 2 "$8" "$7" 1000 &&
+	rec "$1" 0 0 1 h2 h4 "$4" 2 "$8" "$7" 1000 &&
+	rec "$1" 0 0 1 h3 h1 "$5" 2 "$8" "$7" 1000 &&
+	rec "$1" 0 0 1 h4 h2 "$6" 2 "$8" "$7" 1000
+}
+
+design() {
+	cat <<-\EOF
+	switch l1 tier=leaf rail=0
+	switch l2 tier=leaf rail=0
+	switch s1 tier=spine
+	switch s2 tier=spine
+	link h1:eth0 l1:p1 rail=0 speed=1G
+	link h2:eth0 l1:p2 rail=0 speed=1G
+	link h3:eth0 l2:p1 rail=0 speed=1G
+	link h4:eth0 l2:p2 rail=0 speed=1G
+	link l1:s1 s1:l1 speed=1G
+	link l1:s2 s2:l1 speed=1G
+	link l2:s1 s1:l2 speed=1G
+	link l2:s2 s2:l2 speed=1G
+	EOF
+}
+
+test_expect_success $P 'three modes: the table, the best per metric, the mode far below the fabric' '
+	mode ecmp ecmp 0.5 0.5 0.5 0.5 0 0 &&
+	mode spray spray 0.95 0.95 0.95 0.95 50 20 &&
+	mode flowlet flowlet 0.9 0.9 0.6 0.6 10 4 &&
+	design >design.topo &&
+	fs_expect 0 report ecmp spray flowlet --topology design.topo -o r --no-plots &&
+	jq -e ".modes | length == 1" r/summary.json &&
+	jq -e ".modes[0].best == {aggregate: \"lb=spray\", slowest: \"lb=spray\", fairness: \"lb=ecmp\",
+		reordering: \"lb=ecmp\"}" r/summary.json &&
+	jq -e "[.modes[0].runs[] | .expected_gbps] == [4, 4, 4]" r/summary.json &&
+	jq -e "[.modes[0].runs[] | .expected_ecmp_gbps] | all(. > 2.8 and . < 3.2)" r/summary.json &&
+	jq -e "[.modes[0].runs[] | .of_expected] == [0.5, 0.95, 0.75]" r/summary.json &&
+	jq -e "[.modes[0].runs[] | .ooo_pct] == [0, 5, 1]" r/summary.json &&
+	jq -e "[.modes[0].runs[] | .reord_seen] == [0, 80, 16]" r/summary.json &&
+	test_grep "^## Load-balancing modes$" r/report.md &&
+	test_grep "^| lb=spray | 3.8 | 0.95 | " r/report.md &&
+	test_grep "^- highest aggregate: \*\*lb=spray\*\* (3.8; lb=ecmp 2, -47 %; lb=flowlet 3, -21 %)$" r/report.md &&
+	test_grep "^- least reordering: \*\*lb=ecmp\*\* (0.00 % out of order; lb=spray 5.00 %; lb=flowlet 1.00 %)$" r/report.md &&
+	test_grep "^- \*\*lb=ecmp\*\*: 0.50 of what the fabric carries; receivers took 0.0 % of segments out of order, senders retransmitted 8$" r/report.md &&
+	! grep -q "lb=spray\*\*: 0.95 of what" r/report.md &&
+	grep -q "<h2>Load-balancing modes</h2>" r/report.html
+'
+
+test_expect_success $P 'without --topology: no expectation column, the rest alike' '
+	fs_expect 0 report ecmp spray -o r2 --no-plots &&
+	jq -e ".modes[0].runs[0].expected_gbps == null and .modes[0].runs[0].of_expected == null" r2/summary.json &&
+	! grep -q "of the fabric" r2/report.md &&
+	test_grep "^| run | aggregate Gb/s | median | slowest | fairness | retransmitted | reorderings | out of order |$" r2/report.md
+'
+
+test_expect_success $P 'records without the TCP counters (verbs, older runs): dashes, never zeros' '
+	mkrun old "{\"lb\":\"old\"}" &&
+	rec old 0 0 1 h1 h3 0.5 - - - - &&
+	rec old 0 0 1 h2 h4 0.5 - - - - &&
+	fs_expect 0 report ecmp old -o r3 --no-plots &&
+	jq -e ".modes[0].runs[1] | .retrans == null and .ooo_pct == null" r3/summary.json &&
+	jq -e ".modes[0].best.reordering == null" r3/summary.json &&
+	test_grep "^| lb=old | 1 | 0.5 | 0.5 | 1 | - | - | - |$" r3/report.md
+'
+
+test_expect_success $P 'a dual-plane run: its planes side by side, the slower one said' '
+	mkrun dp "{\"lb\":\"ecmp\"}" &&
+	rec dp 0 0 1 h1 h3 0.9 0 0 0 1000 &&
+	rec dp 0 0 1 h2 h4 0.9 0 0 0 1000 &&
+	rec dp 0 1 1 h1 h3 0.45 0 0 0 1000 &&
+	rec dp 0 1 1 h2 h4 0.45 0 0 30 1000 &&
+	fs_expect 0 report dp -o r4 --no-plots &&
+	jq -e ".planes | length == 1" r4/summary.json &&
+	jq -e "[.planes[0].planes[] | .aggregate_gbps] == [1.8, 0.9]" r4/summary.json &&
+	test_grep "^## Planes$" r4/report.md &&
+	test_grep "^- plane 1: -50 % aggregate against plane 0; 1.50 % out of order against 0.00 %$" r4/report.md &&
+	! grep -q "^## Load-balancing modes" r4/report.md
+'
+
+test_done
