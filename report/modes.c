@@ -9,7 +9,8 @@
  * run at once), the slowest pair, Jain's fairness over the pairs, and what
  * TCP saw of the order (bw.c's counters: retransmitted segments, reorderings
  * the senders detected, the share of segments the receivers took out of
- * order).  With --topology, each group's pairs are modelled on the intended
+ * order).  Reordering is judged by the senders' count: a receiver's
+ * out-of-order count also rises behind every loss.  With --topology, each group's pairs are modelled on the intended
  * fabric (model/: max-min fair rates, every switch splitting every flow
  * equally, and per-flow ECMP with a uniform hash), and the aggregate is also
  * said as a fraction of what the fabric carries; a run below
@@ -207,8 +208,8 @@ static double score(const struct rgroup *g, int m)
 		return g->min;
 	case M_FAIR:
 		return g->jain;
-	default:
-		return -ooo_frac(g);
+	default:	/* reorderings the senders detected a segment: a loss is not one */
+		return g->ro.n && g->ro.rx_segs > 0 ? -g->ro.reord_seen / g->ro.rx_segs : NAN;
 	}
 }
 
@@ -324,7 +325,7 @@ static void best_lines(const struct report *rep, struct rdoc *d, const struct rg
 				     m == M_FAIR ? "fairest" : "least reordering");
 		rdoc_bold(d, rep->runs[b].name);
 		if (m == M_ORDER)
-			rdoc_textf(d, " (%.2f %% out of order", 100 * ooo_frac(gb));
+			rdoc_textf(d, " (%.0f reorderings", gb->ro.reord_seen);
 		else if (m == M_FAIR)
 			rdoc_textf(d, " (%.3f", score(gb, m));
 		else
@@ -336,7 +337,7 @@ static void best_lines(const struct report *rep, struct rdoc *d, const struct rg
 			if (ri == b || isnan(v))
 				continue;
 			if (m == M_ORDER)
-				rdoc_textf(d, "; %s %.2f %%", rep->runs[ri].name, -100 * v);
+				rdoc_textf(d, "; %s %.0f", rep->runs[ri].name, g->ro.reord_seen);
 			else if (m == M_FAIR)
 				rdoc_textf(d, "; %s %.3f", rep->runs[ri].name, v);
 			else if (score(gb, m) > 0)
@@ -362,9 +363,9 @@ static void far_lines(const struct report *rep, struct rdoc *d, const struct rgr
 		rdoc_bold(d, rep->runs[ri].name);
 		rdoc_textf(d, ": %.2f of what the fabric carries", f);
 		if (!isnan(ooo_frac(g)))
-			rdoc_textf(d, "; receivers took %.1f %% of segments out of order", 100 * ooo_frac(g));
-		if (g->ro.n && g->ro.retrans > 0)
-			rdoc_textf(d, ", senders retransmitted %.0f", g->ro.retrans);
+			rdoc_textf(d, "; receivers took %.1f %% of segments out of order (behind a loss or a "
+				   "reordering), senders detected %.0f reorderings and retransmitted %.0f segments",
+				   100 * ooo_frac(g), g->ro.reord_seen, g->ro.retrans);
 	}
 }
 
@@ -387,7 +388,8 @@ static void sec_modes(const struct report *rep, struct rdoc *d, const struct rgr
 			rdoc_textf(d, "The same bandwidth phases in each run (%s): per phase and lane, the aggregate (the "
 				   "pairs' sum a round), the median and slowest pair, Jain's fairness of the pairs, and "
 				   "what TCP saw of the order: segments the senders retransmitted, reorderings they "
-				   "detected, segments the receivers took out of order.", rep->by ? rep->by : "named by "
+				   "detected (a loss is not one: the measure of reordering), segments the receivers "
+				   "took out of order (behind a reordering or a loss).", rep->by ? rep->by : "named by "
 				   "their labels");
 			if (expect)
 				rdoc_text(d, " Of the fabric: the aggregate over the max-min fair aggregate of the same pairs "
