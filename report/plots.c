@@ -2,7 +2,9 @@
 /*
  * Plots: data files and gnuplot templates (the .gp files of plots/) into SVG files:
  * lanes, heatmaps (node x node; leaf x leaf over REPORT_HEAT_NODES nodes), size
- * sweeps, CDFs (latency; bandwidth of lanes too large for a heatmap), entropy
+ * sweeps, CDFs (latency; bandwidth of lanes too large for a heatmap), modes (a
+ * phase and lane under each run's load-balancing mode: aggregates against the
+ * fabric, CDFs of the pairs' rates), entropy
  * bars (polarization probe), pause timelines per run and phase (PFC probe).
  *
  * plots/plot.h finds the templates and runs gnuplot; a missing gnuplot or
@@ -433,6 +435,120 @@ static int plot_cdfs(struct pctx *p)
 	return 0;
 }
 
+/* modes: a bandwidth phase and lane of several runs (load-balancing modes,
+ * modes.c): bars of the aggregates against the fabric, and the CDF of the
+ * pairs' rates a run */
+/* a run's name as a quoted data-file column: no quote, backslash or control character */
+static void dat_name(const char *in, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < len; i++)
+		out[i] = strchr("\"'\\", in[i]) || (unsigned char)in[i] < 0x20 ? '_' : in[i];
+	out[i] = 0;
+}
+
+static int plot_mode_group(struct pctx *p, const struct rgroup *g0)
+{
+	const struct rgroup *gs[64];
+	const char *names[64];
+	double *v[64];
+	int ng = 0, maxn = 0, ri, i, k;
+	char stem[200], sp[64], lane[48], title[240], extra[128];
+	FILE *f;
+
+	for (ri = 0; ri < p->rep->nruns && ng < 64; ri++) {
+		const struct rgroup *g = report_group(&p->rep->runs[ri], g0->phase, "bw", g0->rail, g0->plane);
+
+		if (g && g->n) {
+			names[ng] = p->rep->runs[ri].name;
+			gs[ng++] = g;
+		}
+	}
+	if (ng < 2)
+		return 0;
+	safe(g0->phase, sp, sizeof(sp));
+	report_lane(g0->rail, g0->plane, lane, sizeof(lane));
+	snprintf(stem, sizeof(stem), "modes-%s-r%dp%d", sp, g0->rail, g0->plane);
+	if (!(f = dat_open(p, stem)))
+		return -1;
+	for (i = 0; i < ng; i++) {
+		char q[256];
+
+		dat_name(names[i], q, sizeof(q));
+		fprintf(f, "\"%s\" %g %g\n", q, gs[i]->agg, gs[i]->exp_spray);
+	}
+	fclose(f);
+	snprintf(title, sizeof(title), "%.60s, %s: aggregate under each mode", g0->phase, lane);
+	if (run_plot(p, stem, "modes.gp", "", title))
+		return -1;
+	/* the pairs' rates, a CDF a run */
+	snprintf(stem, sizeof(stem), "modes-cdf-%s-r%dp%d", sp, g0->rail, g0->plane);
+	if (!(f = dat_open(p, stem)))
+		return -1;
+	for (i = 0; i < ng; i++) {
+		char q[256];
+
+		dat_name(names[i], q, sizeof(q));
+		fprintf(f, "%s\"%s\" \"f%d\"", i ? " " : "", q, i);
+		v[i] = fs_reallocarray(NULL, (size_t)gs[i]->n, sizeof(double));
+		if (!v[i]) {
+			while (i--)
+				free(v[i]);
+			fclose(f);
+			snprintf(p->why, sizeof(p->why), "out of memory");
+			return -1;
+		}
+		for (k = 0; k < gs[i]->n; k++)
+			v[i][k] = gs[i]->p[k].v;
+		qsort(v[i], (size_t)gs[i]->n, sizeof(double), dbl_cmp);
+		maxn = gs[i]->n > maxn ? gs[i]->n : maxn;
+	}
+	fprintf(f, "\n");
+	maxn = maxn < CDF_POINTS ? maxn : CDF_POINTS;
+	for (k = 0; k < maxn; k++) {
+		for (i = 0; i < ng; i++) {
+			int n = gs[i]->n, m = n < CDF_POINTS ? n : CDF_POINTS;
+			int at = m == n ? k : (int)((double)k * (n - 1) / (m - 1) + 0.5);
+
+			if (k < m)
+				fprintf(f, "%s%g %g", i ? " " : "", v[i][at], (at + 1.0) / n);
+			else
+				fprintf(f, "%sNaN NaN", i ? " " : "");
+		}
+		fprintf(f, "\n");
+	}
+	for (i = 0; i < ng; i++)
+		free(v[i]);
+	fclose(f);
+	snprintf(extra, sizeof(extra), "nlanes=%d; xlabel='bandwidth of a pair (Gb/s)'", ng);
+	snprintf(title, sizeof(title), "%.60s, %s: the pairs' rates under each mode (CDF)", g0->phase, lane);
+	return run_plot(p, stem, "cdf.gp", extra, title);
+}
+
+static int plot_modes(struct pctx *p)
+{
+	const struct rrun *r;
+	int ri, gi, k, done;
+
+	if (p->rep->nruns < 2)
+		return 0;
+	for (ri = 0; ri < p->rep->nruns; ri++) {
+		r = &p->rep->runs[ri];
+		for (gi = 0; gi < r->ng; gi++) {
+			const struct rgroup *g = &r->g[gi];
+
+			if (strcmp(g->test, "bw"))
+				continue;
+			for (k = done = 0; k < ri && !done; k++)	/* an earlier run drew it */
+				done = report_group(&p->rep->runs[k], g->phase, "bw", g->rail, g->plane) != NULL;
+			if (!done && plot_mode_group(p, g))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* over REPORT_HEAT_NODES nodes: a lane's leaf x leaf matrix (aggregate.c) */
 static int plot_leafheat(struct pctx *p)
 {
@@ -775,8 +891,8 @@ int report_plots(struct report *rep, const char *dir)
 			 strerror(errno));
 		return -1;
 	}
-	if (plot_lanes(&p) || plot_heatmaps(&p) || plot_leafheat(&p) || plot_sweeps(&p) || plot_cdfs(&p) || plot_polar(&p) ||
-	    plot_pfc(&p)) {
+	if (plot_lanes(&p) || plot_heatmaps(&p) || plot_leafheat(&p) || plot_sweeps(&p) || plot_cdfs(&p) || plot_modes(&p) ||
+	    plot_polar(&p) || plot_pfc(&p)) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note), "%s%.200s",
 			 rep->nsvg ? "some plots are missing: " : "no plots: ", p.why[0] ? p.why : strerror(errno));
 		return -1;

@@ -7,7 +7,8 @@ far below the fabric named; a dual-plane run.s planes side by side; records with
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 
-test_require_in_ci FABSCOPE JQ
+test_lazy_prereq GNUPLOT 'command -v gnuplot'
+test_require_in_ci FABSCOPE JQ GNUPLOT
 P=FABSCOPE,JQ
 
 # rec DIR RAIL PLANE ROUND SRC DST GBPS RETRANS REORD OOO RXSEGS: an aggregate bw record of
@@ -71,6 +72,20 @@ test_expect_success $P 'three modes: the table, the best per metric, the mode fa
 	test_grep "^- \*\*lb=ecmp\*\*: 0.50 of what the fabric carries; receivers took 0.0 % of segments out of order (behind a loss or a reordering), senders detected 0 reorderings and retransmitted 8 segments$" r/report.md &&
 	! grep -q "lb=spray\*\*: 0.95 of what" r/report.md &&
 	grep -q "<h2>Load-balancing modes</h2>" r/report.html
+'
+
+test_expect_success $P,GNUPLOT 'plots: the aggregates under each mode against the fabric, the pairs. rates a CDF each' '
+	fs_expect 0 report ecmp spray flowlet --topology design.topo -o rp &&
+	jq -r ".plots[] | .file" rp/summary.json >files &&
+	test_grep "modes-perm-r0p0.svg$" files &&
+	test_grep "modes-cdf-perm-r0p0.svg$" files &&
+	jq -e "[.plots[].title] | index(\"perm, rail 0: aggregate under each mode\") != null" rp/summary.json &&
+	printf "%s\n" "\"lb=ecmp\" 2 4" "\"lb=spray\" 3.8 4" "\"lb=flowlet\" 3 4" >expect &&
+	test_cmp expect rp/plots/modes-perm-r0p0.dat &&
+	head -1 rp/plots/modes-cdf-perm-r0p0.dat >head &&
+	echo "\"lb=ecmp\" \"f0\" \"lb=spray\" \"f1\" \"lb=flowlet\" \"f2\"" >expect &&
+	test_cmp expect head &&
+	test $(grep -c "<svg" rp/report.html) -ge 4
 '
 
 test_expect_success $P 'without --topology: no expectation column, the rest alike' '
