@@ -60,6 +60,55 @@ static const char *value_where(const char *key, const char *val, void *ctx)
 	return NULL;
 }
 
+/* The options a job of ph gets (load: those of its load, test bw),
+ * through the engine's own parser: 0, or its exit code after its one
+ * line, which names the plan's line of the value it refused. */
+static int check_engine(struct coord *c, const struct plan_phase *ph, const char *test, int load)
+{
+	const char *argv[80];
+	char *bufs[70], prog[600], dur[64], warm[64];
+	struct value_origin vo;
+	struct opts_origin origin = { value_where, &vo, "fabscope run" };
+	int argc = 0, nb = 0, rc, is_bool, i;
+
+	argv[argc++] = test;
+	argv[argc++] = "127.0.0.1";
+	for (i = 0; i < ph->nkv && nb < 60; i++) {
+		size_t len = strlen(ph->kv[i].key) + strlen(ph->kv[i].val) + 4;
+
+		if (load ? !plan_load_key(ph->kv[i].key) : !plan_key_for(ph->kv[i].key, test))
+			continue;	/* [global]'s default for other kinds; the lat's own */
+		plan_engine_key(ph->kv[i].key, &is_bool);
+		bufs[nb] = malloc(len);
+		if (is_bool)
+			snprintf(bufs[nb], len, "--%s", ph->kv[i].key);
+		else
+			snprintf(bufs[nb], len, "--%s=%s", ph->kv[i].key, ph->kv[i].val);
+		if (is_bool && plan_bool(ph->kv[i].val) == 0)
+			free(bufs[nb]);
+		else
+			argv[argc++] = bufs[nb++];
+	}
+	if (load) {	/* as coord-job.c's job_opts gives them */
+		snprintf(dur, sizeof(dur), "--duration=%g", ph->load_s);
+		snprintf(warm, sizeof(warm), "--warmup=%gs", PLAN_LOAD_SETTLE_S);
+		argv[argc++] = dur;
+		argv[argc++] = warm;
+	}
+	argv[argc] = NULL;
+	snprintf(prog, sizeof(prog), "fabscope run: %s [%s]%s", c->plan.path, ph->name, load ? " (its load)" : "");
+	fs_set_progname(prog);
+	vo.path = c->plan.path;
+	vo.ph = ph;
+	opts_set_origin(&origin);
+	rc = ptp_check_args(test, argc, argv);
+	opts_set_origin(NULL);
+	fs_set_progname("fabscope run");
+	for (i = 0; i < nb; i++)
+		free(bufs[i]);
+	return rc;
+}
+
 /* Phases that need two nodes and cannot have them (on one node; with a
  * hostfile, on no lane): each is said and skipped; when no phase is left
  * there is nothing to run, a usage error (not a run of nothing, exit 0). */
@@ -138,13 +187,7 @@ int coord_check_phases(struct coord *c)
 	for (pi = 0; pi < c->plan.nphases; pi++) {
 		struct plan_phase *ph = &c->plan.phases[pi];
 
-		for (t = 0; t < ph->ntests; t++) {
-			const char *argv[80];
-			char *bufs[70], prog[600];
-			struct value_origin vo;
-			struct opts_origin origin = { value_where, &vo, "fabscope run" };
-			int argc = 0, nb = 0, rc, is_bool;
-
+		for (t = 0; t < ph->ntests + !!ph->load; t++) {	/* (and the load's) */
 			if (plan_is_group(ph)) {	/* plan.c checked the values; the transport is left */
 				const char *tr = plan_opt(ph, "transport", "tcp");
 
@@ -160,37 +203,8 @@ int coord_check_phases(struct coord *c)
 			}
 			if (PLAN_PER_NODE(ph->kind) || ph->kind == PLAN_POLARIZATION || ph->kind == PLAN_PFC)
 				continue;	/* (the probe checks its options when it runs) */
-			argv[argc++] = ph->tests[t];
-			argv[argc++] = "127.0.0.1";
-			for (i = 0; i < ph->nkv && nb < 60; i++) {
-				size_t len = strlen(ph->kv[i].key) + strlen(ph->kv[i].val) + 4;
-
-				if (!plan_key_for(ph->kv[i].key, ph->tests[t]))
-					continue;	/* [global]'s default for other kinds */
-				plan_engine_key(ph->kv[i].key, &is_bool);
-				bufs[nb] = malloc(len);
-				if (is_bool)
-					snprintf(bufs[nb], len, "--%s", ph->kv[i].key);
-				else
-					snprintf(bufs[nb], len, "--%s=%s", ph->kv[i].key, ph->kv[i].val);
-				if (is_bool && plan_bool(ph->kv[i].val) == 0)
-					free(bufs[nb]);
-				else
-					argv[argc++] = bufs[nb++];
-			}
-			argv[argc] = NULL;
-			snprintf(prog, sizeof(prog), "fabscope run: %s [%s]", c->plan.path, ph->name);
-			fs_set_progname(prog);
-			vo.path = c->plan.path;
-			vo.ph = ph;
-			opts_set_origin(&origin);
-			rc = ptp_check_args(ph->tests[t], argc, argv);
-			opts_set_origin(NULL);
-			fs_set_progname("fabscope run");
-			for (i = 0; i < nb; i++)
-				free(bufs[i]);
-			if (rc)
-				return rc;
+			if ((i = check_engine(c, ph, t < ph->ntests ? ph->tests[t] : "bw", t == ph->ntests)))
+				return i;
 		}
 	}
 	return 0;

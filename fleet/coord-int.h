@@ -29,6 +29,10 @@ struct cjob {
 	int srv_done, cli_done, srv_exit, cli_exit, nrec;
 	int sampler;		/* pfc: the server that samples the target's port */
 	const char *retest_of;	/* a re-test (coord-retest.c): the key of the job it repeats */
+	int load;		/* a lat job under load: 1 + the index of its load, which
+				 * comes before it (0: none) */
+	int load_for;		/* a load (a bw job): 1 + the index of the lat job it loads */
+	uint64_t run_ns;	/* when its client was started (J_RUN) */
 	double wrong;		/* a group: wrong elements in rank 0's records */
 	char err[512];		/* a pair: the client's error, else the server's; a group: the
 				 * first error of a rank other than 0 */
@@ -60,7 +64,9 @@ void coord_jobs_clear(struct coord *c);
  * name in records, messages and --resume. */
 void coord_job_key(char *buf, size_t len, const struct plan_phase *ph, const char *test, int round,
 	     struct plan_lane l, const char *a, const char *b);
-/* Start a job: its server (a group: rank 0), which then listens. */
+/* Start a job: its server (a group: rank 0), which then listens.  A lat
+ * job under load is started once its load has run PLAN_LOAD_SETTLE_S
+ * (coord_run_jobs); a load that ends before its lat job fails that job. */
 void coord_job_start(struct coord *c, struct cjob *j);
 /* A job is over: failed when why is given (an error record), else as its
  * members reported; what still runs of it is cancelled. */

@@ -146,6 +146,17 @@ static void stamp(struct coord *c, json_t *rec, const struct cjob *j)
 	json_object_set_new(rec, "job", json_string(j->key));
 	if (j->retest_of)	/* a second look at a suspect, not one of the phase's results */
 		json_object_set_new(rec, "retest_of", json_string(j->retest_of));
+	if (j->load_for) {	/* the load of a lat job: not one of the phase's results */
+		json_object_set_new(rec, "kind", json_string("load"));
+		json_object_set_new(rec, "load_for", json_string(c->jobs[j->load_for - 1].key));
+	} else if (j->load) {	/* a latency under load: not the idle one */
+		json_t *params = json_object_get(rec, "params");
+
+		if (!json_is_object(params))
+			json_object_set_new(rec, "params", params = json_object());
+		json_object_set_new(params, "load", json_string(j->ph->load));
+		json_object_set_new(rec, "load_job", json_string(c->jobs[j->load - 1].key));
+	}
 	if (j->m) {
 		stamp_group(c, rec, j);
 		return;
@@ -249,6 +260,23 @@ static int group_failed(const struct coord *c, const struct cjob *j, char *msg, 
 	return 0;
 }
 
+/* The load j is over (why: it failed): its lat job, if it is not done,
+ * fails: a latency measured partly idle is no latency under load. */
+static void load_over(struct coord *c, const struct cjob *j, const char *why)
+{
+	struct cjob *lat = &c->jobs[j->load_for - 1];
+	char msg[1000];
+
+	if (lat->state == J_FIN)
+		return;
+	if (why)
+		snprintf(msg, sizeof(msg), "its load %s failed: %s", j->key, why);
+	else
+		snprintf(msg, sizeof(msg), "its load %s ended before it %s (the load runs %g s): not measured "
+			 "under load throughout", j->key, lat->state == J_IDLE ? "began" : "did", j->ph->load_s);
+	coord_job_finish(c, lat, msg);
+}
+
 void coord_job_finish(struct coord *c, struct cjob *j, const char *why)
 {
 	char msg[700];
@@ -286,6 +314,8 @@ void coord_job_finish(struct coord *c, struct cjob *j, const char *why)
 		fs_log(1, "%s: finished, %d record%s", j->key, j->nrec, j->nrec == 1 ? "" : "s");
 	c->jobs_done++;
 	coord_progress(c, 0);
+	if (j->load_for)
+		load_over(c, j, why);
 }
 
 void coord_fail_jobs_of(struct coord *c, int node, const char *why)
@@ -303,9 +333,11 @@ void coord_fail_jobs_of(struct coord *c, int node, const char *why)
 	}
 }
 
-/* Seconds a job may take before it is called hung (nranks: a group's). */
-static double job_budget_s(const struct plan_phase *ph, int nranks)
+/* Seconds a job may take before it is called hung. */
+static double job_budget_s(const struct cjob *j)
 {
+	const struct plan_phase *ph = j->ph;
+	int nranks = j->nm;
 	double d = 2, t = 10;
 	const char *v;
 
@@ -318,10 +350,12 @@ static double job_budget_s(const struct plan_phase *ph, int nranks)
 			units_parse_seconds(v, &t);
 		return 2 * plan_coll_seconds(ph, nranks, 1, 1e-3) + 3 * t + 10;
 	}
-	if ((v = plan_opt(ph, "duration", NULL)))
-		units_parse_seconds(v, &d);
 	if ((v = plan_opt(ph, "timeout", NULL)))
 		units_parse_seconds(v, &t);
+	if (j->load_for)	/* its warm-up, then its own duration */
+		return (PLAN_LOAD_SETTLE_S + ph->load_s) * 1.5 + 3 * t + 10;
+	if ((v = plan_opt(ph, "duration", NULL)))
+		units_parse_seconds(v, &d);
 	if (plan_opt(ph, "iters", NULL) && !plan_opt(ph, "duration", NULL))
 		d = 30;	/* a counted run: no duration to go by */
 	if (plan_bool(plan_opt(ph, "all", NULL)) == 1)
@@ -338,13 +372,22 @@ static double job_budget_s(const struct plan_phase *ph, int nranks)
 	return d * 1.5 + 3 * t + 10;
 }
 
-static json_t *job_opts(const struct plan_phase *ph)
+static json_t *job_opts(const struct cjob *j)
 {
+	const struct plan_phase *ph = j->ph;
 	json_t *o = json_object();
+	char buf[64];
 	int i;
 
 	for (i = 0; i < ph->nkv; i++)	/* later keys override earlier ones */
-		json_object_set_new(o, ph->kv[i].key, json_string(ph->kv[i].val));
+		if (!j->load_for || plan_load_key(ph->kv[i].key))
+			json_object_set_new(o, ph->kv[i].key, json_string(ph->kv[i].val));
+	if (j->load_for) {	/* a load: long enough, past its warm-up when its lat job starts */
+		snprintf(buf, sizeof(buf), "%g", ph->load_s);
+		json_object_set_new(o, "duration", json_string(buf));
+		snprintf(buf, sizeof(buf), "%gs", PLAN_LOAD_SETTLE_S);
+		json_object_set_new(o, "warmup", json_string(buf));
+	}
 	return o;
 }
 
@@ -378,7 +421,7 @@ static int group_send(struct coord *c, struct cjob *j, int k, const char *host, 
 	json_t *m;
 
 	m = json_pack("{ss,sI,ss,ss,so,ss,ss,si,si,si,sI}", "type", "job", "id", (json_int_t)coord_job_id(c, j, k),
-		      "test", j->test, "role", k ? "client" : "server", "opts", job_opts(j->ph),
+		      "test", j->test, "role", k ? "client" : "server", "opts", job_opts(j),
 		      "bind", e->ip, "node", c->plan.nodes[node].name, "rank", k, "nranks", j->nm,
 		      "rail", j->lane.rail, "deadline_ms", deadline_ms(j));
 	if (k) {
@@ -395,7 +438,7 @@ static int group_send(struct coord *c, struct cjob *j, int k, const char *host, 
 static void solo_start(struct coord *c, struct cjob *j)
 {
 	json_t *m = json_pack("{ss,sI,ss,ss,so,ss,sI}", "type", "job", "id", (json_int_t)coord_job_id(c, j, 1),
-			      "test", j->test, "role", "client", "opts", job_opts(j->ph), "node",
+			      "test", j->test, "role", "client", "opts", job_opts(j), "node",
 			      c->plan.nodes[j->client].name, "deadline_ms", deadline_ms(j));
 
 	j->state = J_RUN;
@@ -411,7 +454,7 @@ void coord_job_start(struct coord *c, struct cjob *j)
 	int srv = j->m ? j->m[0].node : j->server;
 	const struct plan_endpoint *e;
 
-	j->budget_s = job_budget_s(j->ph, j->nm);
+	j->budget_s = job_budget_s(j);
 	j->deadline_ns = clock_ns() + (uint64_t)(j->budget_s * 1e9);
 	if (j->server < 0 && !j->m) {
 		solo_start(c, j);
@@ -419,6 +462,8 @@ void coord_job_start(struct coord *c, struct cjob *j)
 	}
 	e = plan_node_ep(&c->plan.nodes[srv], j->lane);
 	j->state = J_LISTEN;
+	if (j->load)
+		fs_log(1, "%s: started beside its load %s", j->key, c->jobs[j->load - 1].key);
 	if (j->m) {
 		fs_log(1, "%s: started, rank 0 on %s, %d ranks", j->key, c->plan.nodes[srv].name, j->nm);
 		if (j->nm > COLL_MAX_RANKS) {
@@ -438,7 +483,7 @@ void coord_job_start(struct coord *c, struct cjob *j)
 		return;
 	}
 	m = json_pack("{ss,sI,ss,ss,so,ss,ss,sI}", "type", "job", "id", (json_int_t)coord_job_id(c, j, 0),
-		      "test", j->test, "role", "server", "opts", job_opts(j->ph), "bind", e->ip,
+		      "test", j->test, "role", "server", "opts", job_opts(j), "bind", e->ip,
 		      "node", c->plan.nodes[j->server].name, "deadline_ms", deadline_ms(j));
 	if (j->ph->kind == PLAN_PFC)	/* one sampler of the target's port: its first server */
 		json_object_set_new(m, "sample", json_boolean(j->sampler));
@@ -469,9 +514,13 @@ static void on_listening(struct coord *c, struct cjob *j, int port)
 	}
 	se = plan_node_ep(&c->plan.nodes[j->server], j->lane);
 	ce = plan_node_ep(&c->plan.nodes[j->client], j->lane);
+	j->run_ns = clock_ns();
+	if (j->load_for)
+		fs_log(1, "%s: the load's client started; its lat job %s follows in %g s", j->key,
+		       c->jobs[j->load_for - 1].key, PLAN_LOAD_SETTLE_S);
 	if (send_job(c, j->client, json_pack("{ss,sI,ss,ss,so,ss,ss,si,ss,sI}", "type", "job",
 					     "id", (json_int_t)coord_job_id(c, j, 1),
-					     "test", j->test, "role", "client", "opts", job_opts(j->ph),
+					     "test", j->test, "role", "client", "opts", job_opts(j),
 					     "bind", ce->ip, "host", se->ip, "port", port,
 					     "node", c->plan.nodes[j->client].name,
 					     "deadline_ms", deadline_ms(j))))
@@ -604,6 +653,8 @@ void coord_on_agent_msg(struct coord *c, int ci, json_t *m)
 			results_append(&c->res, rec);
 			j->nrec++;
 		}
+		if (j->load_for)	/* it comes once the load's traffic has stopped */
+			load_over(c, j, NULL);
 	} else if (!strcmp(type, "done")) {
 		const char *err = json_string_value(json_object_get(m, "error"));
 		int code = (int)json_integer_value(json_object_get(m, "exit"));
@@ -611,6 +662,8 @@ void coord_on_agent_msg(struct coord *c, int ci, json_t *m)
 		if (err && *err && (!j->err[0] || is_client))
 			snprintf(j->err, sizeof(j->err), "%s: %s",
 				 c->plan.nodes[is_client ? j->client : j->server].name, err);
+		if (is_client && j->load_for)	/* its traffic is over */
+			load_over(c, j, code ? (j->err[0] ? j->err : "the client failed") : NULL);
 		if (is_client) {
 			j->cli_done = 1;
 			j->cli_exit = code;

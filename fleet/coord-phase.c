@@ -62,6 +62,21 @@ int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out)
 	return n;
 }
 
+/* The lat job j, the last of c->jobs (room for one more), gets its load:
+ * a bw job of the same pair and lane, put before it (started first). */
+static void add_load(struct coord *c, struct cjob *j)
+{
+	struct cjob lat = *j;
+
+	j->test = "bw";	/* the engine; its key says "load" */
+	j->sampler = 0;
+	coord_job_key(j->key, sizeof(j->key), j->ph, "load", j->round, j->lane, c->plan.nodes[j->client].name,
+		      c->plan.nodes[j->server].name);
+	j->load_for = c->njobs + 2;
+	lat.load = c->njobs + 1;
+	c->jobs[++c->njobs] = lat;
+}
+
 /* The jobs of round r of test in c->jobs, those done already (--resume)
  * left out; quiet: no word of lanes that have too few nodes.  0, or
  * -FS_EXIT_ENV when out of memory. */
@@ -145,7 +160,8 @@ static int round_jobs(struct coord *c, struct plan_phase *ph, const char *test, 
 			}
 			np = plan_round_pairs(ph, n, r, target, pairs);
 		}
-		if (FS_ALLOC_GROW(c->jobs, (size_t)c->njobs + (size_t)np, c->jobs_alloc)) {
+		/* (a loaded lat job comes with its load: two jobs a pair) */
+		if (FS_ALLOC_GROW(c->jobs, (size_t)c->njobs + 2 * (size_t)np, c->jobs_alloc)) {
 			rc = fs_err_env("out of memory for the jobs of [%s]", ph->name);
 			break;
 		}
@@ -163,8 +179,10 @@ static int round_jobs(struct coord *c, struct plan_phase *ph, const char *test, 
 			coord_job_key(j->key, sizeof(j->key), ph, test, r, lanes[li], c->plan.nodes[cl].name,
 				sv >= 0 ? c->plan.nodes[sv].name : NULL);
 			if (results_job_done(&c->res, j->key))
-				continue;	/* --resume: measured already */
+				continue;	/* --resume: measured already (its load too) */
 			j->sampler = !i;	/* the pairs of an incast round share the server */
+			if (ph->load && sv >= 0)
+				add_load(c, j);
 			c->njobs++;
 		}
 	}
@@ -197,14 +215,23 @@ int coord_run_jobs(struct coord *c, int parallel)
 
 		for (i = 0; i < c->njobs; i++) {
 			left += c->jobs[i].state != J_FIN;
-			running += c->jobs[i].state == J_LISTEN || c->jobs[i].state == J_RUN;
+			/* (a lat job and its load are one test: the load counts) */
+			running += (c->jobs[i].state == J_LISTEN || c->jobs[i].state == J_RUN) && !c->jobs[i].load;
 		}
-		for (i = 0; i < c->njobs && (!parallel || running < parallel); i++) {
+		for (i = 0; i < c->njobs; i++) {
 			struct cjob *j = &c->jobs[i];
 			int missing, k;
 
 			if (j->state != J_IDLE)
 				continue;
+			if (j->load) {	/* under load: once the load has settled, whatever parallel says */
+				const struct cjob *l = &c->jobs[j->load - 1];
+
+				if (l->state != J_RUN || clock_ns() < l->run_ns + (uint64_t)(PLAN_LOAD_SETTLE_S * 1e9))
+					continue;	/* (a load that ended first failed this job) */
+			} else if (parallel && running >= parallel) {
+				continue;
+			}
 			missing = c->node_conn[j->client] < 0 ? j->client :
 				  j->server >= 0 && c->node_conn[j->server] < 0 ? j->server : -1;
 			for (k = 0; j->m && k < j->nm && missing < 0; k++)
@@ -219,7 +246,7 @@ int coord_run_jobs(struct coord *c, int parallel)
 				coord_job_finish(c, j, msg);
 				continue;
 			}
-			running++;
+			running += !j->load;
 			if (j->ph->kind == PLAN_PING) {
 				j->state = J_RUN;
 				j->budget_s = c->agent_timeout;

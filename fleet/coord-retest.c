@@ -8,6 +8,8 @@
  * runs beside it), at most max of them.  The re-test's records carry
  * retest_of (the key of the job they repeat) and a job key of their own
  * (KEY/retest: --resume does not run one twice); analyze.c judges them.
+ * A suspect of a phase under load (load = bw) is not re-tested: alone,
+ * its test would be idle.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +70,10 @@ static const char *retest_job(struct coord *c, json_t *s, struct cjob *j, char *
 
 	if (!ph || a < 0 || b < 0 || !key) {
 		snprintf(why, len, "its job is not one of this plan's");
+		return why;
+	}
+	if (ph->load) {	/* the re-test runs alone: idle, no repeat of a latency under load */
+		snprintf(why, len, "measured under a %s load: alone, a re-test would be idle", ph->load);
 		return why;
 	}
 	if (c->node_conn[cl] < 0 || c->node_conn[sv] < 0) {

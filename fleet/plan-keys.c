@@ -139,6 +139,16 @@ int plan_key_for(const char *key, const char *engine)
 	return !plan_in_list(plan_probe_only, key) && !plan_in_list(plan_pfc_only, key) && !plan_in_list(plan_coll_only, key);
 }
 
+int plan_load_key(const char *key)
+{
+	/* what the lat measures, not what loads it */
+	static const char *const lat_own[] = {
+		"size", "all", "iters", "duration", "warmup", "op", "sport", "flow-label", "inline", NULL,
+	};
+
+	return plan_key_for(key, "bw") && !plan_in_list(lat_own, key);
+}
+
 int plan_is_group(const struct plan_phase *ph)
 {
 	return ph->kind == PLAN_ALLREDUCE || ph->kind == PLAN_ALLTOALL;

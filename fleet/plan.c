@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@ static const char *const global_keys[] = {
 	"token-file", "listen", "ssh", "agent-cmd", "seed", "mpirun", "srun", "topology", NULL,
 };
 static const char *const phase_keys[] = {
-	"kind", "test", "count", "seed", "target", "rails", "parallel", NULL,
+	"kind", "test", "count", "seed", "target", "rails", "parallel", "load", NULL,
 };
 
 char *plan_trim(char *s)
@@ -224,6 +225,52 @@ static int bench_tests(const char *path, struct plan_phase *ph, const char *test
 
 static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *ph,
 			   const struct plan_kv *eng, int neng, struct plan_kv *own, int nown);
+
+/* The line of a phase's engine key (its own or [global]'s), or the phase's */
+static int opt_line(const struct plan_phase *ph, const char *key)
+{
+	int i;
+
+	for (i = ph->nkv - 1; i >= 0; i--)
+		if (!strcmp(ph->kv[i].key, key))
+			return ph->kv[i].line;
+	return ph->line;
+}
+
+/* load = bw (at line) of a lat phase: the lat's time bounds the load's, so
+ * it must be one: a duration, and a warm-up in seconds.  The load runs
+ * for a quarter more than the lat's sizes take (warm-up and duration
+ * each), plus the settling and 3 s for the lat's connection (its server
+ * started, listening, its client started: control round trips, under the
+ * load). */
+static int load_finish(const char *path, struct plan_phase *ph, int line, const char *test)
+{
+	const char *dv = plan_opt(ph, "duration", NULL), *wv = plan_opt(ph, "warmup", NULL);
+	int sizes = plan_bool(plan_opt(ph, "all", NULL)) == 1 ? 23 : 1;	/* ptp_sizes' sweep */
+	double d = 2, w;
+	size_t n;
+
+	if (ph->ntests != 1 || strcmp(ph->tests[0], "lat"))
+		return perr(path, line, "load = %s of [%s] is for test = lat (the latency measured under a "
+			    "bandwidth load), not test = %s", ph->load, ph->name, test);
+	if (!dv)
+		return perr(path, line, "load = %s of [%s] needs duration (the lat's seconds per size, here "
+			    "or in [global]): the load must outlast the latency test, and a count (iters) "
+			    "gives no time to size it by", ph->load, ph->name);
+	units_parse_seconds(dv, &d);	/* (a bad one: the engines' check says so at its line) */
+	w = d / 10;	/* lat's default warm-up: a tenth of the run */
+	if (wv && (n = strlen(wv)) && wv[n - 1] == 's')
+		units_parse_seconds(wv, &w);
+	else if (wv && !strcmp(wv, "0"))
+		w = 0;
+	else if (wv)
+		return perr(path, opt_line(ph, "warmup"), "warmup '%s' of [%s]: with load = %s give it in "
+			    "seconds (e.g. 0.2s): a count of messages gives no time to size the load by", wv,
+			    ph->name, ph->load);
+	ph->load_s = ceil(PLAN_LOAD_SETTLE_S + 3 + 1.25 * sizes * (d + w));
+	ph->est_s = PLAN_LOAD_SETTLE_S + ph->load_s + 1;	/* a round lasts as long as its loads */
+	return 0;
+}
 
 /* Engine keys that exclude each other, as bw's and lat's -n and -D, -a
  * and -s do: a count or a duration; a sweep of every size or one size
@@ -424,7 +471,7 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 			   const struct plan_kv *eng, int neng, struct plan_kv *own, int nown)
 {
 	const char *kind = NULL, *test = "bw", *v;
-	int i, test_line = 0, rc;
+	int i, test_line = 0, load_line = 0, rc;
 
 	if ((i = excl_check(path, ph->name, own, nown)))
 		return i;
@@ -463,6 +510,12 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 			if (units_parse_count(val, &c) || !c || c > 1000000)
 				return perr(path, line, "parallel '%s' of [%s]: give how many tests may run at once, e.g. 1", val, ph->name);
 			ph->parallel = (int)c;
+		} else if (!strcmp(k, "load")) {
+			if (strcmp(val, "bw"))
+				return perr(path, line, "load '%s' of [%s]: give bw (each lat test then runs beside "
+					    "a bw test of its pair, its load)", val, ph->name);
+			ph->load = "bw";
+			load_line = line;
 		} else if (!strcmp(k, "target")) {
 			free(ph->target);
 			ph->target = strdup(val);
@@ -484,6 +537,10 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 	ph->kind = (enum plan_kind)i;
 	if ((rc = kind_keys_ok(path, ph, kind, own, nown)))
 		return rc;
+	if (ph->load && (PLAN_PER_NODE(ph->kind) || plan_is_group(ph) || ph->kind == PLAN_POLARIZATION ||
+			 ph->kind == PLAN_PFC))
+		return perr(path, load_line, "load = %s of [%s] is for the kinds of pairs (pairwise, ring, "
+			    "permutation, bisection, incast), not %s", ph->load, ph->name, kind);
 	if (ph->kind == PLAN_PING) {
 		ph->ntests = 1;
 		ph->tests[0] = "ping";
@@ -541,7 +598,9 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 		ph->est_s = b + d + a + 1;
 		return 0;
 	}
-	return bench_tests(path, ph, test);
+	if ((rc = bench_tests(path, ph, test)) || !ph->load)
+		return rc;
+	return load_finish(path, ph, load_line, test);
 }
 
 int plan_parse(struct plan *p, const char *path, const char *text)

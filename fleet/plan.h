@@ -18,6 +18,12 @@
  *   test = bw                 ; bw, lat, or bw,lat (the collectives are their own test)
  *   size = 1M
  *
+ *   [lat-loaded]
+ *   kind = pairwise
+ *   test = lat
+ *   load = bw                 ; each lat test beside a bw test of its pair, the load
+ *   duration = 2
+ *
  *   [rings]
  *   kind = allreduce          ; per lane, one collective of every node on it
  *   minbytes = 1M
@@ -42,6 +48,19 @@
 #include <stdint.h>
 
 #include "../core/lanes.h"
+
+/*
+ * Latency under load (a phase's load = bw, on test = lat of a pair kind):
+ * in every round, each pair's bw job (the load) starts first; its lat job
+ * starts PLAN_LOAD_SETTLE_S after the load's client was started (the
+ * coordinator has no word of when its traffic flows: the connection takes
+ * milliseconds, and the load's own warm-up is as long, so the latency is
+ * measured past it).  The load runs for load_s, sized from the lat's
+ * duration (which such a phase must give: a count of iters gives no time),
+ * so that it outlasts the lat job; a load that ends first fails its lat
+ * job rather than let a record half idle pass for loaded.
+ */
+#define PLAN_LOAD_SETTLE_S 1.0
 
 /* lanes (rail, plane) a plan_lanes array holds */
 #define PLAN_MAX_LANES 64
@@ -101,7 +120,11 @@ struct plan_phase {
 	int count;		/* permutation: rounds */
 	uint64_t seed;		/* permutation */
 	char *target;		/* incast: the receiving node (default: the first) */
-	int parallel;		/* at most this many tests at once in a round (0: all) */
+	int parallel;		/* at most this many tests at once in a round (0: all; a lat
+				 * job and its load are one test) */
+	const char *load;	/* load = bw: each lat job runs beside a bw job of its pair,
+				 * started first (NULL: the latency is measured idle) */
+	double load_s;		/* the load's duration, longer than its lat job takes */
 	int rails[FS_MAX_RAILS], nrails;	/* rails = 0,1: only these (default all) */
 	double est_s;		/* estimated seconds per round */
 	int line;
@@ -164,6 +187,13 @@ int plan_bool(const char *v);
  * "polarization" (the probe's client; its server is a bw server), "pfc",
  * "allreduce" or "alltoall". */
 int plan_key_for(const char *key, const char *engine);
+/* Does a loaded phase's key go to its load's bw job?  What plan_key_for
+ * gives bw, less the keys that say what the lat measures (size, all,
+ * iters, duration, warmup, op, sport, flow-label, inline): the load is
+ * bw's 64 KiB WRITEs, shaped by the phase's bw-only keys (flows,
+ * bidirectional, tx-depth, cq-mod, post-list) and sharing the lat's
+ * transport, device and traffic class. */
+int plan_load_key(const char *key);
 /* Is the phase's job a group of ranks per lane (allreduce, alltoall)
  * rather than pairs of endpoints? */
 int plan_is_group(const struct plan_phase *ph);

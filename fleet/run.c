@@ -50,6 +50,7 @@ static const char run_about[] =
 	"per lane one collective of the nodes on it (rank i the i-th), every lane at once),\n"
 	"test (bw, lat or bw,lat; none for the collectives), count, seed, target, rails (e.g.\n"
 	"0,1), parallel (at most N tests at once in a round, e.g. 1 for latency on busy hosts),\n"
+	"load (bw, with test = lat and a duration: each lat test beside a bw test of its pair),\n"
 	"and the options of 'fabscope bw' and 'fabscope lat' by their long names: transport,\n"
 	"op, size, all, flows, iters, duration, warmup, bidirectional, sport, tx-depth, cq-mod,\n"
 	"post-list, tclass, device, ib-port, gid-index, mtu, sl, flow-label, inline, poll,\n"
@@ -210,6 +211,10 @@ static int dry_run(struct coord *c)
 			       pi + 1, ph->name, plan_kind_name(ph->kind), ph->ntests == 2 ? "bw,lat" : ph->tests[0],
 			       rounds * ph->ntests, rounds * ph->ntests == 1 ? "" : "s", per, nlp, nlp == 1 ? "" : "s",
 			       jobs, pairs_checked, (clock_ns() - pt0) / 1e9);
+			if (ph->load)
+				printf("    under load: each lat job beside a %s job of its pair, started first (%lld "
+				       "load jobs: a %g s warm-up, then %g s measured; the lat job %g s after its "
+				       "load)\n", ph->load, jobs, PLAN_LOAD_SETTLE_S, ph->load_s, PLAN_LOAD_SETTLE_S);
 		}
 	}
 	printf("estimated time: %.0f s; schedule generated in %.3f s\n", est, (clock_ns() - t0) / 1e9);

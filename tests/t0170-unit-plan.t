@@ -135,6 +135,18 @@ test_expect_success $P 'plan errors name the file, the line and the key' '
 	grep -q "not a text file" err
 '
 
+test_expect_success $P 'load = bw: a lat phase of pairs with a duration, else one line at the key' '
+	printf "[global]\nduration = 1\n[a]\nkind = incast\ntest = lat\nload = bw\nflows = 4\n" >load.ini &&
+	"$TEST_TOOL" plan-parse load.ini >out &&
+	test_grep "^phase a kind=incast tests=lat" out &&
+	bad_plan "[a]\nkind = pairwise\nload = bw\nduration = 1\n" "bad.ini:3" "load = bw" "not test = bw" &&
+	bad_plan "[a]\nkind = ring\ntest = lat\nload = yes\nduration = 1\n" "bad.ini:4" "load" "yes" "give bw" &&
+	bad_plan "[a]\nkind = ring\ntest = lat\nload = bw\n" "bad.ini:4" "needs duration" &&
+	bad_plan "[a]\nkind = ring\ntest = lat\nload = bw\nduration = 1\nwarmup = 50\n" "bad.ini:6" "warmup" &&
+	bad_plan "[a]\nkind = alltoall\nload = bw\n" "bad.ini:3" "load = bw" "not alltoall" &&
+	bad_plan "[global]\nload = bw\n[a]\nkind = ring\n" "bad.ini:2" "load" "phase section"
+'
+
 test_expect_success $P 'hostfile errors: the line, and what a node line holds' '
 	printf "[a]\nkind = ring\n" >ok.ini &&
 	printf "n1 rail0=1.1.1.1\nrail0=2.2.2.2\n" >h1 &&
