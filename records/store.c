@@ -191,8 +191,9 @@ static int add_result(struct rstore *st, json_t *rec)
 	struct rstore_res x;
 	int t, phase;
 
-	if (!strcmp(record_str(rec, "kind", ""), "polarization") || !strcmp(record_str(rec, "kind", ""), "pfc"))
-		return 0;	/* their flows collide on purpose: the probes judge them */
+	if (!strcmp(record_str(rec, "kind", ""), "polarization") || !strcmp(record_str(rec, "kind", ""), "pfc") ||
+	    !strcmp(record_str(rec, "kind", ""), "load"))
+		return 0;	/* their flows collide on purpose (the probes judge them), or load a lat test */
 	if (!record_str(rec, "phase", NULL) || !record_str(rec, "src.node", NULL) ||
 	    !record_str(rec, "dst.node", NULL) || strcmp(record_str(rec, "status", ""), "ok") ||
 	    strcmp(record_str(rec, "scope", ""), "aggregate") || !strcmp(dir, "both") || is_retest(rec))

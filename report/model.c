@@ -460,8 +460,8 @@ static int add_record(json_t *rec, void *ctx)
 			return 0;
 		}
 		if (!strcmp(record_str(rec, "kind", ""), "polarization") ||
-		    !strcmp(record_str(rec, "kind", ""), "pfc"))
-			return 0;	/* a probe's flows or load: in its own section */
+		    !strcmp(record_str(rec, "kind", ""), "pfc") || !strcmp(record_str(rec, "kind", ""), "load"))
+			return 0;	/* a probe's flows or load, a lat test's load: not a result of its own */
 		if (strcmp(record_str(rec, "scope", "aggregate"), "aggregate") ||
 		    !strcmp(record_str(rec, "dir", ""), "both"))
 			return 0;
@@ -502,6 +502,8 @@ static int add_record(json_t *rec, void *ctx)
 		g->p[g->n].v = v;
 		g->p[g->n].v99 = v99;
 		g->p[g->n].round = num_int(rec, "round", 0, 0, 1 << 30);
+		if (!strcmp(test, "lat") && json_is_string(json_object_get(json_object_get(rec, "params"), "load")))
+			g->loaded = 1;	/* measured under a bw load (a plan's load = bw) */
 		g->n++;
 		if (!strcmp(test, "bw"))
 			reorder_add(&g->ro, rec);

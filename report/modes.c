@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The report's "Load-balancing modes" and "Planes": the same bandwidth
+ * The report's "Load-balancing modes", "Latency under load" and "Planes":
+ * the same bandwidth
  * phases compared across runs made under different load-balancing modes
  * (runs named by their differing labels, e.g. lb=ecmp, lb=spray), and the
  * planes of one run side by side.
@@ -484,6 +485,107 @@ static void sec_planes(const struct report *rep, struct rdoc *d, int expect)
 	}
 }
 
+/* the idle latency of g's lane in run r: the first lat group of the lane not under load */
+static const struct rgroup *idle_of(const struct rrun *r, const struct rgroup *g)
+{
+	int gi;
+
+	for (gi = 0; gi < r->ng; gi++) {
+		const struct rgroup *h = &r->g[gi];
+
+		if (!strcmp(h->test, "lat") && !h->loaded && h->rail == g->rail && h->plane == g->plane &&
+		    !isnan(h->median))
+			return h;
+	}
+	return NULL;
+}
+
+/* "Latency under load": every loaded lat group of every run against its lane's idle p50 */
+static void sec_loaded(const struct report *rep, struct rdoc *d)
+{
+	int ri, gi, shown = 0;
+
+	for (ri = 0; ri < rep->nruns; ri++) {
+		const struct rrun *r = &rep->runs[ri];
+
+		for (gi = 0; gi < r->ng; gi++) {
+			const struct rgroup *g = &r->g[gi], *idle;
+			char lane[48];
+
+			if (strcmp(g->test, "lat") || !g->loaded)
+				continue;
+			if (!shown++) {
+				rdoc_heading(d, 2);
+				rdoc_text(d, "Latency under load");
+				rdoc_para(d, 0);
+				rdoc_text(d, "Latency measured while a bandwidth test of the same pair loads the fabric (a "
+					     "plan phase's load = bw), against the same lane's idle latency: the medians "
+					     "over the pairs of their p50 and p99 (us), and how many times the idle p50 "
+					     "each is.");
+				rdoc_table(d);
+				rdoc_head(d);
+				if (rep->nruns > 1)
+					rdoc_cellf(d, RDOC_TEXT, 0, "run");
+				rdoc_cellf(d, RDOC_TEXT, 0, "phase");
+				rdoc_cellf(d, RDOC_TEXT, 0, "lane");
+				rdoc_cellf(d, RDOC_TEXT, 0, "idle p50");
+				rdoc_cellf(d, RDOC_TEXT, 0, "loaded p50");
+				rdoc_cellf(d, RDOC_TEXT, 0, "loaded p99");
+				rdoc_cellf(d, RDOC_TEXT, 0, "p50 x idle");
+				rdoc_cellf(d, RDOC_TEXT, 0, "p99 x idle");
+			}
+			idle = idle_of(r, g);
+			report_lane(g->rail, g->plane, lane, sizeof(lane));
+			rdoc_row(d);
+			if (rep->nruns > 1) {
+				rdoc_cell(d, RDOC_TH, 0);
+				rdoc_lit(d, r->name);
+			}
+			rdoc_cellf(d, RDOC_TEXT, 0, "%s", g->phase);
+			rdoc_cell(d, RDOC_TEXT, 0);
+			rdoc_lit(d, lane);
+			cell_num(d, idle ? idle->median : NAN, 4);
+			cell_num(d, g->median, 4);
+			cell_num(d, g->p99_median, 4);
+			cell_num(d, idle && idle->median > 0 ? g->median / idle->median : NAN, 3);
+			cell_num(d, idle && idle->median > 0 ? g->p99_median / idle->median : NAN, 3);
+		}
+	}
+	if (shown && rep->nruns > 1) {	/* the mode with the lowest loaded p99, per phase and lane */
+		const struct rrun *r0 = &rep->runs[0];
+
+		rdoc_list(d);
+		for (gi = 0; gi < r0->ng; gi++) {
+			const struct rgroup *g0 = &r0->g[gi];
+			int b = -1, n = 0;
+			double bv = NAN;
+
+			if (strcmp(g0->test, "lat") || !g0->loaded)
+				continue;
+			for (ri = 0; ri < rep->nruns; ri++) {
+				const struct rgroup *g = report_group(&rep->runs[ri], g0->phase, "lat", g0->rail, g0->plane);
+
+				if (!g || isnan(g->p99_median))
+					continue;
+				n++;
+				if (b < 0 || g->p99_median < bv) {
+					b = ri;
+					bv = g->p99_median;
+				}
+			}
+			if (n >= 2) {
+				char lane[48];
+
+				report_lane(g0->rail, g0->plane, lane, sizeof(lane));
+				rdoc_item(d, NULL);
+				rdoc_textf(d, "[%s] %s: the lowest loaded p99 is ", g0->phase, lane);
+				rdoc_bold(d, rep->runs[b].name);
+				rdoc_textf(d, " (%.4g us)", bv);
+			}
+		}
+	}
+}
+
 void report_modes_section(const struct report *rep, struct rdoc *d)
 {
 	const struct rgroup *gs[512];
@@ -491,6 +593,7 @@ void report_modes_section(const struct report *rep, struct rdoc *d)
 
 	if (rep->nruns > 1)
 		sec_modes(rep, d, gs, ng, expect);
+	sec_loaded(rep, d);
 	sec_planes(rep, d, expect);
 }
 
@@ -570,5 +673,22 @@ json_t *report_modes_json(const struct report *rep)
 			json_array_append_new(planes, json_pack("{s:s, s:s, s:i, s:o}", "run", rep->runs[ri].name, "phase",
 								g->phase, "rail", g->rail, "planes", pl));
 		}
-	return json_pack("{s:o, s:o}", "modes", modes, "planes", planes);
+	{
+		json_t *ll = json_array();
+
+		for (ri = 0; ri < rep->nruns; ri++)
+			for (gi = 0; gi < rep->runs[ri].ng; gi++) {
+				const struct rgroup *g = &rep->runs[ri].g[gi], *idle;
+
+				if (strcmp(g->test, "lat") || !g->loaded)
+					continue;
+				idle = idle_of(&rep->runs[ri], g);
+				json_array_append_new(ll, json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:o, s:o}", "run",
+					rep->runs[ri].name, "phase", g->phase, "rail", g->rail, "plane", g->plane,
+					"idle_phase", idle ? json_string(idle->phase) : json_null(),
+					"idle_p50_us", num_or_null(idle ? idle->median : NAN),
+					"p50_us", num_or_null(g->median), "p99_us", num_or_null(g->p99_median)));
+			}
+		return json_pack("{s:o, s:o, s:o}", "modes", modes, "planes", planes, "loaded_latency", ll);
+	}
 }

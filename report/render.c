@@ -724,6 +724,7 @@ json_t *report_json(struct report *rep)
 
 		json_object_set(o, "modes", json_object_get(mj, "modes"));
 		json_object_set(o, "planes", json_object_get(mj, "planes"));
+		json_object_set(o, "loaded_latency", json_object_get(mj, "loaded_latency"));
 		json_decref(mj);
 	}
 	if (rep->thresholds_given) {

@@ -74,6 +74,7 @@ struct rgroup {
 	double agg;		/* bw: the pairs' sum over the rounds, per round (a round's
 				 * pairs run at once); NAN for lat */
 	int rounds;		/* distinct rounds among the pairs */
+	int loaded;		/* lat: measured under a load (params.load) */
 	double jain;		/* bw: Jain's fairness of the pairs' rates */
 	struct rreorder ro;
 	double exp_spray, exp_ecmp;	/* modes.c: the model's aggregate a round for these

@@ -105,6 +105,44 @@ test_expect_success $P 'records without the TCP counters (verbs, older runs): da
 	test_grep "^| lb=old | 1 | 0.5 | 0.5 | 1 | - | - | - |$" r3/report.md
 '
 
+# lat DIR PHASE SRC DST P50 P99 LOADED(0|1): an aggregate lat record, under a bw load when LOADED
+lat() {
+	jq -cn --arg ph "$2" --arg s "$3" --arg d "$4" --argjson p50 "$5" --argjson p99 "$6" --argjson l "$7" '
+	{schema: "fabscope.record/1", test: "lat", transport: "tcp", msg_size_bytes: 64, scope: "aggregate",
+	 status: "ok", phase: $ph, round: 1, job: "\($ph)/lat/r1/rail0/\($s)>\($d)",
+	 params: (if $l == 1 then {load: "bw"} else {} end),
+	 src: {node: $s, rail: 0, plane: 0}, dst: {node: $d, rail: 0, plane: 0},
+	 metrics: {lat_us: {p50: $p50, p99: $p99}}} + (if $l == 1 then {load_job: "\($ph)/load/r1/rail0/\($s)>\($d)"} else {} end)' >>"$1/results.jsonl"
+}
+
+# loadrec DIR PHASE SRC DST: the bw record of a lat test.s load
+loadrec() {
+	jq -cn --arg ph "$2" --arg s "$3" --arg d "$4" '
+	{schema: "fabscope.record/1", test: "bw", kind: "load", transport: "tcp", msg_size_bytes: 65536,
+	 scope: "aggregate", dir: "c2s", status: "ok", phase: $ph, round: 1,
+	 job: "\($ph)/load/r1/rail0/\($s)>\($d)", load_for: "\($ph)/lat/r1/rail0/\($s)>\($d)",
+	 src: {node: $s, rail: 0, plane: 0}, dst: {node: $d, rail: 0, plane: 0}, metrics: {bw_gbps: 0.19}}' >>"$1/results.jsonl"
+}
+
+test_expect_success $P 'latency under load: against the idle p50 of its lane, the load itself no bw result' '
+	for m in ecmp spray; do
+		mkrun "l$m" "{\"lb\":\"$m\"}" &&
+		lat "l$m" idle h1 h2 30 40 0 && lat "l$m" idle h3 h4 30 50 0 || return 1
+	done &&
+	lat lecmp busy h1 h2 300 3000 1 && lat lecmp busy h3 h4 330 2800 1 &&
+	loadrec lecmp busy h1 h2 && loadrec lecmp busy h3 h4 &&
+	lat lspray busy h1 h2 600 900 1 && lat lspray busy h3 h4 600 1200 1 &&
+	loadrec lspray busy h1 h2 && loadrec lspray busy h3 h4 &&
+	fs_expect 0 report lecmp lspray -o r5 --no-plots &&
+	jq -e "[.runs[].groups[] | select(.test == \"bw\")] == []" r5/summary.json &&
+	jq -e ".loaded_latency == [
+		{run: \"lb=ecmp\", phase: \"busy\", rail: 0, plane: 0, idle_phase: \"idle\", idle_p50_us: 30, p50_us: 315, p99_us: 2900},
+		{run: \"lb=spray\", phase: \"busy\", rail: 0, plane: 0, idle_phase: \"idle\", idle_p50_us: 30, p50_us: 600, p99_us: 1050}]" r5/summary.json &&
+	test_grep "^## Latency under load$" r5/report.md &&
+	test_grep "^| lb=ecmp | busy | rail 0 | 30 | 315 | 2900 | 10.5 | 96.7 |$" r5/report.md &&
+	grep -qF -- "- \[busy\] rail 0: the lowest loaded p99 is **lb=spray** (1050 us)" r5/report.md
+'
+
 test_expect_success $P 'a dual-plane run: its planes side by side, the slower one said' '
 	mkrun dp "{\"lb\":\"ecmp\"}" &&
 	rec dp 0 0 1 h1 h3 0.9 0 0 0 1000 &&

@@ -120,4 +120,13 @@ test_expect_success $P 'queues behind a load only add delay: loaded p99 >= idle 
 		  lat(\"loaded\") | length == 6 and all(.[]; .metrics.lat_us.p99 >= \$idle[pair])"
 '
 
+test_expect_success $P 'the report: the loaded phase against the idle one, the load no bandwidth result' '
+	"$FABSCOPE" report r1 -o rep --no-plots >rep.out &&
+	jq -e ".loaded_latency | length == 1 and .[0].phase == \"loaded\" and .[0].idle_phase == \"idle\"
+		and .[0].p99_us >= .[0].idle_p50_us" rep/summary.json &&
+	jq -e "[.runs[0].groups[] | select(.test == \"bw\")] == []" rep/summary.json &&
+	test_grep "^## Latency under load$" rep/report.md &&
+	! grep -q "loaded.*bw" out
+'
+
 test_done
