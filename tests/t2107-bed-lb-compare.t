@@ -111,6 +111,23 @@ test_expect_success $P 'fabscope model along the flows. own paths: within 10 % o
 	done
 '
 
+# Ideal splitting on the bed: eight flows a pair, hashed on their ports, fill every uplink a round
+# offers, as splitting each pair equally would; the model.s spray aggregate of the same pairs
+test_expect_success $P 'fabscope model.s ideal splitting: within 10 % of eight hashed flows a pair' '
+	sed "s/^\[pw\]/[pw8]/; \$a flows = 8" pw.ini >pw8.ini &&
+	fab lb ecmp --hash l4 --seed distinct >/dev/null &&
+	timeout 180 "$FABSCOPE" run pw8.ini -o r-pw8 --label lb=ecmp8 >pw8.out 2>&1 &&
+	for round in 1 2 3; do
+		"$FABSCOPE" model design.topo --paths paths.$round --json >model.$round.json &&
+		for r in 0 1; do
+			measured=$(jq -s "[.[] | select(.scope == \"aggregate\" and .round == $round and .src.rail == $r) | .metrics.bw_gbps] | add" r-pw8/results.jsonl) &&
+			expected=$(jq ".lanes[] | select(.rail == $r) | .spray.agg_gbps" model.$round.json) &&
+			echo "round $round rail $r: measured $measured, model (ideal) $expected" &&
+			perl -e "exit(abs(\$ARGV[0] / \$ARGV[1] - 1) <= 0.10 ? 0 : 1)" "$measured" "$expected" || return 1
+		done || return 1
+	done
+'
+
 test_expect_success $P 'a dual-plane run: the report compares its planes' '
 	fab up --shape dual-plane -G 3 -H 1 -R 1 -S 2 -r 200mbit >/dev/null &&
 	fab hostfile >dp.hosts &&
