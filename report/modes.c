@@ -257,22 +257,22 @@ static void cell_pct(struct rdoc *d, double frac)
 		rdoc_cellf(d, RDOC_NUM, 0, "%.2f %%", 100 * frac);
 }
 
-static void group_head(struct rdoc *d, const char *first, int expect)
+/* a table and its head: the names up to a NULL, an empty one left out */
+static void table_head(struct rdoc *d, const char *const *names)
 {
 	rdoc_table(d);
 	rdoc_head(d);
-	rdoc_cellf(d, RDOC_TEXT, 0, "%s", first);
-	rdoc_cellf(d, RDOC_TEXT, 0, "aggregate Gb/s");
-	if (expect) {
-		rdoc_cellf(d, RDOC_TEXT, 0, "of the fabric");
-		rdoc_cellf(d, RDOC_TEXT, 0, "ECMP model");
-	}
-	rdoc_cellf(d, RDOC_TEXT, 0, "median");
-	rdoc_cellf(d, RDOC_TEXT, 0, "slowest");
-	rdoc_cellf(d, RDOC_TEXT, 0, "fairness");
-	rdoc_cellf(d, RDOC_TEXT, 0, "retransmitted");
-	rdoc_cellf(d, RDOC_TEXT, 0, "reorderings");
-	rdoc_cellf(d, RDOC_TEXT, 0, "out of order");
+	for (; *names; names++)
+		if (**names)
+			rdoc_cellf(d, RDOC_TEXT, 0, "%s", *names);
+}
+
+static void group_head(struct rdoc *d, const char *first, int expect)
+{
+	const char *names[] = { first, "aggregate Gb/s", expect ? "of the fabric" : "", expect ? "ECMP model" : "",
+				"median", "slowest", "fairness", "retransmitted", "reorderings", "out of order", NULL };
+
+	table_head(d, names);
 }
 
 static void group_row(struct rdoc *d, const char *name, const struct rgroup *g, int expect)
@@ -522,17 +522,13 @@ static void sec_loaded(const struct report *rep, struct rdoc *d)
 					     "plan phase's load = bw), against the same lane's idle latency: the medians "
 					     "over the pairs of their p50 and p99 (us), and how many times the idle p50 "
 					     "each is.");
-				rdoc_table(d);
-				rdoc_head(d);
-				if (rep->nruns > 1)
-					rdoc_cellf(d, RDOC_TEXT, 0, "run");
-				rdoc_cellf(d, RDOC_TEXT, 0, "phase");
-				rdoc_cellf(d, RDOC_TEXT, 0, "lane");
-				rdoc_cellf(d, RDOC_TEXT, 0, "idle p50");
-				rdoc_cellf(d, RDOC_TEXT, 0, "loaded p50");
-				rdoc_cellf(d, RDOC_TEXT, 0, "loaded p99");
-				rdoc_cellf(d, RDOC_TEXT, 0, "p50 x idle");
-				rdoc_cellf(d, RDOC_TEXT, 0, "p99 x idle");
+				{
+					const char *names[] = { rep->nruns > 1 ? "run" : "", "phase", "lane", "idle p50",
+								"loaded p50", "loaded p99", "p50 x idle", "p99 x idle",
+								NULL };
+
+					table_head(d, names);
+				}
 			}
 			idle = idle_of(r, g);
 			report_lane(g->rail, g->plane, lane, sizeof(lane));

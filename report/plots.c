@@ -347,13 +347,54 @@ static int dbl_cmp(const void *a, const void *b)
 
 #define CDF_POINTS 400	/* a lane's CDF: at most this many steps (quantiles of a large lane) */
 
+/* the rows of a CDF data file: for each series i (n[i] sorted values v[i]), a column pair
+ * "VALUE FRACTION", at most CDF_POINTS steps (quantiles of a large series), NaN padding */
+static void cdf_rows(FILE *f, double *const *v, const int *n, int ns)
+{
+	int maxn = 0, k, i;
+
+	for (i = 0; i < ns; i++)
+		maxn = n[i] > maxn ? n[i] : maxn;
+	maxn = maxn < CDF_POINTS ? maxn : CDF_POINTS;
+	for (k = 0; k < maxn; k++) {
+		for (i = 0; i < ns; i++) {
+			int m = n[i] < CDF_POINTS ? n[i] : CDF_POINTS;
+			/* step k of m: the value at that quantile (every value when m is n) */
+			int at = m == n[i] ? k : (int)((double)k * (n[i] - 1) / (m - 1) + 0.5);
+
+			if (k < m)
+				fprintf(f, "%s%g %g", i ? " " : "", v[i][at], (at + 1.0) / n[i]);
+			else
+				fprintf(f, "%sNaN NaN", i ? " " : "");
+		}
+		fprintf(f, "\n");
+	}
+}
+
+/* g's pairs' values (w 1: their p99), sorted, in a new array; NULL when out of memory
+ * (p->why says so) */
+static double *sorted_values(struct pctx *p, const struct rgroup *g, int w)
+{
+	double *v = fs_reallocarray(NULL, (size_t)(g->n ? g->n : 1), sizeof(double));
+	int k;
+
+	if (!v) {
+		snprintf(p->why, sizeof(p->why), "out of memory");
+		return NULL;
+	}
+	for (k = 0; k < g->n; k++)
+		v[k] = w ? g->p[k].v99 : g->p[k].v;
+	qsort(v, (size_t)g->n, sizeof(double), dbl_cmp);
+	return v;
+}
+
 /* the CDFs of one phase and test: lat p50 (w 0) or p99 (w 1), bw (w 0) */
 static int plot_cdf(struct pctx *p, const char *phase, const char *test, int w)
 {
 	const struct rrun *r = &p->rep->runs[0];
 	const struct rgroup *gs[64];
 	double *v[64];
-	int ng = 0, maxn = 0, gi, i, bw = !strcmp(test, "bw");
+	int ng = 0, ns[64], gi, i, bw = !strcmp(test, "bw");
 	char stem[160], sp[64], extra[128], title[200];
 	FILE *f;
 
@@ -372,35 +413,17 @@ static int plot_cdf(struct pctx *p, const char *phase, const char *test, int w)
 
 		report_lane(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
 		fprintf(f, "%s\"%s\" \"f%d\"", i ? " " : "", lane, i);
-		v[i] = fs_reallocarray(NULL, (size_t)gs[i]->n, sizeof(double));
-		if (!v[i]) {
+		if (!(v[i] = sorted_values(p, gs[i], w))) {
 			while (i--)
 				free(v[i]);
 			fclose(f);
-			snprintf(p->why, sizeof(p->why), "out of memory");
 			return -1;
 		}
-		for (gi = 0; gi < gs[i]->n; gi++)
-			v[i][gi] = w ? gs[i]->p[gi].v99 : gs[i]->p[gi].v;
-		qsort(v[i], (size_t)gs[i]->n, sizeof(double), dbl_cmp);
-		if (gs[i]->n > maxn)
-			maxn = gs[i]->n;
 	}
 	fprintf(f, "\n");
-	maxn = maxn < CDF_POINTS ? maxn : CDF_POINTS;
-	for (gi = 0; gi < maxn; gi++) {
-		for (i = 0; i < ng; i++) {
-			int n = gs[i]->n, m = n < CDF_POINTS ? n : CDF_POINTS;
-			/* step gi of m: the pair at that quantile (every pair when m is n) */
-			int at = m == n ? gi : (int)((double)gi * (n - 1) / (m - 1) + 0.5);
-
-			if (gi < m)
-				fprintf(f, "%s%g %g", i ? " " : "", v[i][at], (at + 1.0) / n);
-			else
-				fprintf(f, "%sNaN NaN", i ? " " : "");
-		}
-		fprintf(f, "\n");
-	}
+	for (i = 0; i < ng; i++)
+		ns[i] = gs[i]->n;
+	cdf_rows(f, v, ns, ng);
 	for (i = 0; i < ng; i++)
 		free(v[i]);
 	fclose(f);
@@ -453,7 +476,7 @@ static int plot_mode_group(struct pctx *p, const struct rgroup *g0)
 	const struct rgroup *gs[64];
 	const char *names[64];
 	double *v[64];
-	int ng = 0, maxn = 0, ri, i, k;
+	int ng = 0, ns[64], ri, i;
 	char stem[200], sp[64], lane[48], title[240], extra[128];
 	FILE *f;
 
@@ -491,33 +514,17 @@ static int plot_mode_group(struct pctx *p, const struct rgroup *g0)
 
 		dat_name(names[i], q, sizeof(q));
 		fprintf(f, "%s\"%s\" \"f%d\"", i ? " " : "", q, i);
-		v[i] = fs_reallocarray(NULL, (size_t)gs[i]->n, sizeof(double));
-		if (!v[i]) {
+		if (!(v[i] = sorted_values(p, gs[i], 0))) {
 			while (i--)
 				free(v[i]);
 			fclose(f);
-			snprintf(p->why, sizeof(p->why), "out of memory");
 			return -1;
 		}
-		for (k = 0; k < gs[i]->n; k++)
-			v[i][k] = gs[i]->p[k].v;
-		qsort(v[i], (size_t)gs[i]->n, sizeof(double), dbl_cmp);
-		maxn = gs[i]->n > maxn ? gs[i]->n : maxn;
 	}
 	fprintf(f, "\n");
-	maxn = maxn < CDF_POINTS ? maxn : CDF_POINTS;
-	for (k = 0; k < maxn; k++) {
-		for (i = 0; i < ng; i++) {
-			int n = gs[i]->n, m = n < CDF_POINTS ? n : CDF_POINTS;
-			int at = m == n ? k : (int)((double)k * (n - 1) / (m - 1) + 0.5);
-
-			if (k < m)
-				fprintf(f, "%s%g %g", i ? " " : "", v[i][at], (at + 1.0) / n);
-			else
-				fprintf(f, "%sNaN NaN", i ? " " : "");
-		}
-		fprintf(f, "\n");
-	}
+	for (i = 0; i < ng; i++)
+		ns[i] = gs[i]->n;
+	cdf_rows(f, v, ns, ng);
 	for (i = 0; i < ng; i++)
 		free(v[i]);
 	fclose(f);

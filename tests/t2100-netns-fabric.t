@@ -4,6 +4,7 @@ rail reaches every rail, path names the hops the kernel forwards along, ECMP spr
 hash seeds and polarizes with one seed, tbf shaping and degrade show in tc and in iperf3, and
 nothing is left behind by down or by a failed up'
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-fabric.sh"
 
 FABRIC=$SRCDIR/ci/netns-fabric
 PFX=fs$$f
@@ -13,94 +14,12 @@ test_require_in_ci ROOT NETNS JQ IPERF3 FABSCOPE
 test_lazy_prereq UNSHARE '[ "$(id -u)" = 0 ] && command -v unshare && command -v mount'
 test_require_in_ci UNSHARE
 
-fab() { # VERB ARGS...: ci/netns-fabric VERB -p $PFX ARGS...
-	"$FABRIC" "$1" -p "$PFX" "${@:2}"
-}
-
-# one_line FILE: FILE holds exactly one line (errors are one line)
-one_line() {
-	[ "$(wc -l <"$1")" = 1 ] && return 0
-	echo "one_line: '$1' should hold one line; it holds:" >&2
-	cat "$1" >&2
-	return 1
-}
-
-# our_ns: the namespaces of the prefix that exist now, sorted
-our_ns() {
-	ip netns list | awk -v p="$PFX-" 'index($1, p) == 1 {print $1}' | sort
-}
-
-# expect_ns NODE...: the namespaces of the prefix are exactly these nodes'
-expect_ns() {
-	printf "$PFX-%s\n" "$@" | sort >ns.expect &&
-	our_ns >ns.actual &&
-	test_cmp ns.expect ns.actual
-}
-
-# reach_all: from every rail address of every host, an ICMP echo to every rail address of
-# every other host is answered within 1 s (same rail: via the leaves; other rail: via a spine).
-# ping -I ADDRESS when iputils ping is installed, else perl's Net::Ping bound to ADDRESS.
-reach_all() {
-	local hf=reach.hosts line name src dst srcs rc=0
-	fab hostfile | grep -v "^#" >$hf || return 1
-	while read -r name line; do
-		srcs=$(echo "$line" | tr " " "\n" | sed -n "s/^rail[0-9]*=//p")
-		dst=$(grep -v "^$name " $hf | tr " " "\n" | sed -n "s/^rail[0-9]*=//p")
-		for src in $srcs; do
-			echo "$name: $src -> $(echo $dst)"
-			reach_from "$name" "$src" $dst || rc=1
-		done
-	done <$hf
-	return $rc
-}
-
-reach_from() { # NODE SRC DST...
-	local node=$1 src=$2
-	shift 2
-	if command -v ping >/dev/null; then
-		fab exec "$node" sh -c '
-			src=$1 rc=0; shift
-			for d; do
-				ping -q -n -c1 -W1 -I "$src" "$d" >/dev/null || { echo "no reply: $src -> $d"; rc=1; }
-			done
-			exit $rc' sh "$src" "$@"
-	else
-		fab exec "$node" perl -MNet::Ping -e '
-			my $src = shift; my $p = Net::Ping->new("icmp", 1); $p->bind($src); my $rc = 0;
-			for my $d (@ARGV) { $p->ping($d) or do { print "no reply: $src -> $d\n"; $rc = 1 } }
-			exit $rc' "$src" "$@"
-	fi
-}
-
 # router_sysctls: "NODE policy fields seed" of every router (sysctl prints fields 0x37 as 55)
 router_sysctls() {
 	local n
 	for n in $(. ./info && echo $LEAVES $SPINES $SUPERSPINES); do
 		echo "$n $(fab exec "$n" sysctl -n net.ipv4.fib_multipath_hash_policy \
 			net.ipv4.fib_multipath_hash_fields net.ipv4.fib_multipath_hash_seed | tr "\n" " ")" || return 1
-	done
-}
-
-# tx NODE DEV: packets sent by DEV in NODE
-tx() { fab exec "$1" cat "/sys/class/net/$2/statistics/tx_packets"; }
-
-# qdisc_rate NODE DEV: the tbf rate on DEV in NODE ("200Mbit"), empty when unshaped
-qdisc_rate() {
-	ip -n "$PFX-$1" -o link show dev "$2" >/dev/null &&
-	tc -n "$PFX-$1" qdisc show dev "$2" | awk '$2 == "tbf" { for (i = 3; i < NF; i++) if ($i == "rate") print $(i + 1) }'
-}
-
-# check_rate RATE NODE:DEV...: each has a tbf of RATE
-check_rate() {
-	local want=$1 nd got
-	shift
-	for nd; do
-		got=$(qdisc_rate "${nd%%:*}" "${nd#*:}") || return 1
-		if [ "$got" != "$want" ]; then
-			echo "check_rate: ${nd%%:*} dev ${nd#*:}: tbf rate '$got', want '$want'" >&2
-			tc -n "$PFX-${nd%%:*}" qdisc show dev "${nd#*:}" >&2
-			return 1
-		fi
 	done
 }
 

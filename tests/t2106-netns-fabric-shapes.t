@@ -5,6 +5,7 @@ dual-plane one (every NIC a port on each of two planes that never meet): reachab
 of a leaf, per-interface counters that show where packets went, path, intent that fabscope reads,
 the hostfile.s endpoints per plane, degrade and spray on plane-1 names; usage errors'
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-fabric.sh"
 . "$TEST_DIRECTORY/lib-lb.sh"
 
 FABRIC=$SRCDIR/ci/netns-fabric
@@ -13,73 +14,10 @@ P=ROOT,NETNS,JQ
 test_lazy_prereq LB '[ -x "$SRCDIR/ci/lb/fabric-lb" ] && [ -r "$SRCDIR/ci/lb/lb.bpf.o" ]'
 test_require_in_ci ROOT NETNS JQ FABSCOPE LB
 
-fab() { # VERB ARGS...: ci/netns-fabric VERB -p $PFX ARGS...
-	"$FABRIC" "$1" -p "$PFX" "${@:2}"
-}
-
-# one_line FILE: FILE holds exactly one line (errors are one line)
-one_line() {
-	[ "$(wc -l <"$1")" = 1 ] && return 0
-	echo "one_line: '$1' should hold one line; it holds:" >&2
-	cat "$1" >&2
-	return 1
-}
-
-# our_ns: the namespaces of the prefix that exist now, sorted
-our_ns() {
-	ip netns list | awk -v p="$PFX-" 'index($1, p) == 1 {print $1}' | sort
-}
-
-# expect_ns NODE...: the namespaces of the prefix are exactly these nodes'
-expect_ns() {
-	printf "$PFX-%s\n" "$@" | sort >ns.expect &&
-	our_ns >ns.actual &&
-	test_cmp ns.expect ns.actual
-}
-
-reach_from() { # NODE SRC DST...: an ICMP echo from SRC to each DST is answered within 1 s
-	local node=$1 src=$2
-	shift 2
-	if command -v ping >/dev/null; then
-		fab exec "$node" sh -c '
-			src=$1 rc=0; shift
-			for d; do
-				ping -q -n -c1 -W1 -I "$src" "$d" >/dev/null || { echo "no reply: $src -> $d"; rc=1; }
-			done
-			exit $rc' sh "$src" "$@"
-	else
-		fab exec "$node" perl -MNet::Ping -e '
-			my $src = shift; my $p = Net::Ping->new("icmp", 1); $p->bind($src); my $rc = 0;
-			for my $d (@ARGV) { $p->ping($d) or do { print "no reply: $src -> $d\n"; $rc = 1 } }
-			exit $rc' "$src" "$@"
-	fi
-}
-
-# reach_plane KEY: from every hostfile endpoint KEY=ADDRESS of every host (KEY a sed regex:
-# rail[0-9]* for plane 0, rail[0-9]*/1 for plane 1), every such endpoint of every other host
-# answers an ICMP echo
-reach_plane() {
-	local hf=reach.hosts name line src dst srcs rc=0
-	fab hostfile | grep -v "^#" >$hf || return 1
-	while read -r name line; do
-		srcs=$(echo "$line" | tr " " "\n" | sed -n "s|^$1=||p")
-		dst=$(grep -v "^$name " $hf | tr " " "\n" | sed -n "s|^$1=||p")
-		[ -n "$srcs" ] && [ -n "$dst" ] || { echo "reach_plane: no endpoint $1 in $hf" >&2; return 1; }
-		for src in $srcs; do
-			echo "$name: $src -> $(echo $dst)"
-			reach_from "$name" "$src" $dst || rc=1
-		done
-	done <$hf
-	return $rc
-}
-
 # ifaces NODE: the interfaces of NODE but lo, sorted, one a line
 ifaces() {
 	ip -n "$PFX-$1" -o link show | awk -F': ' '{ sub(/@.*/, "", $2); if ($2 != "lo") print $2 }' | sort
 }
-
-# tx NODE DEV: packets sent by DEV in NODE
-tx() { fab exec "$1" cat "/sys/class/net/$2/statistics/tx_packets"; }
 
 # sum_tx NODE...: the packets sent by every interface of these nodes together
 sum_tx() {
@@ -95,25 +33,6 @@ sum_tx() {
 # uplink_sum NODE: the packets sent by all uplinks of NODE together (lib-lb.sh's uplink_tx)
 uplink_sum() {
 	uplink_tx "$1" | tr " " "\n" | awk -F= '{ t += $2 } END { print t + 0 }'
-}
-
-# qdisc_rate NODE DEV: the tbf rate on DEV in NODE ("20Mbit"), empty when unshaped
-qdisc_rate() {
-	ip -n "$PFX-$1" -o link show dev "$2" >/dev/null &&
-	tc -n "$PFX-$1" qdisc show dev "$2" | awk '$2 == "tbf" { for (i = 3; i < NF; i++) if ($i == "rate") print $(i + 1) }'
-}
-
-# check_rate RATE NODE:DEV...: each has a tbf of RATE
-check_rate() {
-	local want=$1 nd got
-	shift
-	for nd; do
-		got=$(qdisc_rate "${nd%%:*}" "${nd#*:}") || return 1
-		if [ "$got" != "$want" ]; then
-			echo "check_rate: ${nd%%:*} dev ${nd#*:}: tbf rate '$got', want '$want'" >&2
-			return 1
-		fi
-	done
 }
 
 test_expect_success 'usage errors: a bad --shape, or one that cannot be, is exit 2 with one line' '
@@ -170,7 +89,7 @@ test_expect_success $P 'rail-only: a leaf is cabled to its own rail.s spines onl
 '
 
 test_expect_success $P 'rail-only: every rail of every host reaches every rail of every other host' '
-	reach_plane "rail[0-9]*"
+	reach_all "rail[0-9]*"
 '
 
 test_expect_success $P 'rail-only: cross-rail packets leave the host by the destination.s rail, both ways' '
@@ -264,8 +183,8 @@ test_expect_success $P,FABSCOPE 'dual-plane: fabscope reads the hostfile: a lane
 '
 
 test_expect_success $P 'dual-plane: each plane reaches across, plane 0 to plane 0 and plane 1 to plane 1' '
-	reach_plane "rail[0-9]*" &&
-	reach_plane "rail[0-9]*/1"
+	reach_all "rail[0-9]*" &&
+	reach_all "rail[0-9]*/1"
 '
 
 test_expect_success $P 'dual-plane: the planes never meet' '
@@ -353,8 +272,8 @@ test_expect_success $P,FABSCOPE 'dual-plane with pods (-P 2 -X 1): each plane it
 	test_grep -x "h1 l1.0.1 s[56] x2 s[78] l2.1.1 h2" p1 &&
 	fab path 10.100.1.1 10.100.2.2 40000 5201 >p0 &&
 	test_grep -x "h1 l1.0 s[12] x1 s[34] l2.0 h2" p0 &&
-	reach_plane "rail[0-9]*" &&
-	reach_plane "rail[0-9]*/1" &&
+	reach_all "rail[0-9]*" &&
+	reach_all "rail[0-9]*/1" &&
 	fab intent >pods.topo &&
 	test_grep -x "switch x2 tier=superspine plane=1" pods.topo &&
 	test_grep -x "switch s7 tier=spine pod=p2 plane=1" pods.topo &&

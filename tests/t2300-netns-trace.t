@@ -6,6 +6,7 @@ source port the routers traced are those ci/netns-fabric path predicts from the 
 the default ICMP rate limit retries fill the gaps; concurrent traces do not mix; unreachable
 destinations end bounded; without CAP_NET_RAW exit 3'
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-fabric.sh"
 
 FABRIC=$SRCDIR/ci/netns-fabric
 PFX=fs$$t
@@ -13,18 +14,6 @@ P=ROOT,NETNS,TEST_TOOL
 test_require_in_ci ROOT NETNS TEST_TOOL
 
 test_require_in_ci SETPRIV
-
-fab() { # VERB ARGS...: ci/netns-fabric VERB -p $PFX ARGS...
-	"$FABRIC" "$1" -p "$PFX" "${@:2}"
-}
-
-# one_line FILE: FILE holds exactly one line (errors are one line)
-one_line() {
-	[ "$(wc -l <"$1")" = 1 ] && return 0
-	echo "one_line: '$1' should hold one line; it holds:" >&2
-	cat "$1" >&2
-	return 1
-}
 
 # trace NODE ARGS...: test-tool trace ARGS inside host NODE
 trace() {
