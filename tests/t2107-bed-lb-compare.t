@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 test_description='load-balancing modes compared on the bed: one bisection plan with colliding
 pairs (a polarized ECMP hash) run under ecmp, spray and flowlet; spray carries more than ECMP and
-reorders, ECMP almost never reorders, flowlet reorders no more than spray; the report.s modes
+reorders, ECMP almost never reorders, flowlet reorders no more than spray (its first path is
+drawn, not hashed: it may dodge the collision and carry the most); the report.s modes
 section says so from the records; fabscope model along the paths the flows took (ECMP with the
 bed.s known hash) is within 10 % of every lane.s aggregate; a dual-plane run.s report compares
 its planes'
@@ -83,8 +84,8 @@ test_expect_success $P 'spray carries more than polarized ECMP and reorders; ECM
 		\$r[\"lb=ecmp\"].reord_seen <= 2 + \$r[\"lb=spray\"].reord_seen / 10 and
 		\$r[\"lb=flowlet\"].reord_seen <= \$r[\"lb=spray\"].reord_seen and
 		\$r[\"lb=ecmp\"].expected_gbps > 0.7 and \$r[\"lb=ecmp\"].of_expected < 0.7)" rep/summary.json &&
-	jq -e "all(.modes[]; .best.aggregate == \"lb=spray\" and .best.reordering != \"lb=spray\")" rep/summary.json &&
-	test $(grep -c "^- highest aggregate: \*\*lb=spray\*\*" rep/report.md) = 2 &&
+	jq -e "all(.modes[]; .best.aggregate != \"lb=ecmp\" and .best.reordering != \"lb=spray\")" rep/summary.json &&
+	test $(grep -c "^- highest aggregate: \*\*lb=\(spray\|flowlet\)\*\*" rep/report.md) = 2 &&
 	test $(grep -c "^- \*\*lb=ecmp\*\*: 0\.[0-6][0-9] of what the fabric carries" rep/report.md) = 2
 '
 
