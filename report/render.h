@@ -61,7 +61,7 @@ void report_modes_section(const struct report *rep, struct rdoc *d);
 /* {"modes": [...], "planes": [...]} for the JSON summary */
 json_t *report_modes_json(const struct report *rep);
 /* the model's expectation of every run's bw groups on the design at path:
- * 0 (a design without speeds gives none), or -FS_EXIT_* said */
+ * 0 (a design without speeds gives none, with a warning), or -FS_EXIT_* said */
 int report_modes_expect(struct report *rep, const char *path);
 /* cabling.c: "Cabling and configuration", when a run has topology records */
 void report_cabling_section(const struct report *rep, struct rdoc *d);

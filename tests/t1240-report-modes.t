@@ -95,6 +95,14 @@ test_expect_success $P 'without --topology: no expectation column, the rest alik
 	test_grep "^| run | aggregate Gb/s | median | slowest | fairness | retransmitted | reorderings | out of order |$" r2/report.md
 '
 
+test_expect_success $P 'a design without speeds: a warning naming the cable, no expectation, exit 0' '
+	design | sed "s/ speed=1G//" >nospeed.topo &&
+	fs_expect 0 report ecmp spray --topology nospeed.topo -o r6 --no-plots &&
+	test_grep "warning: nospeed.topo:5: a cable without speed=: the modes are not held against" err &&
+	! grep -v "warning:" err | grep -q . &&
+	jq -e ".modes[0].runs[0].expected_gbps == null" r6/summary.json
+'
+
 test_expect_success $P 'records without the TCP counters (verbs, older runs): dashes, never zeros' '
 	mkrun old "{\"lb\":\"old\"}" &&
 	rec old 0 0 1 h1 h3 0.5 - - - - &&
