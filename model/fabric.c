@@ -306,11 +306,30 @@ oom:
 	return fs_err_env("out of memory for the model's flows");
 }
 
+long fab_host_index(const struct fab *f, const char *name)
+{
+	size_t lo = 0, hi = f->nhosts;
+
+	while (lo < hi) {	/* f->hosts are in natural order */
+		size_t mid = (lo + hi) / 2;
+		int c = fab_natcmp(f->hosts[mid], name);
+
+		if (!c)
+			return (long)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
 /* the cable from device x to device y: its directed edge x -> y, or -1;
- * a host's end picks its port on that switch (*port) */
+ * a host's end picks its port on that switch (*port), among the host's own */
 static long edge_between(const struct fab *f, const char *x, const char *y, long *port)
 {
 	int sx = topo_switch_index(f->t, x), sy = topo_switch_index(f->t, y);
+	long h = sx < 0 ? fab_host_index(f, x) : sy < 0 ? fab_host_index(f, y) : -1;
 	size_t i;
 
 	if (sx >= 0 && sy >= 0) {
@@ -319,17 +338,13 @@ static long edge_between(const struct fab *f, const char *x, const char *y, long
 				return f->adj_e[i];
 		return -1;
 	}
-	for (i = 0; i < f->nports; i++) {
-		const struct fab_port *p = &f->ports[i];
-
-		if (sx < 0 && sy >= 0 && p->leaf == sy && !strcmp(p->node, x)) {
-			*port = (long)i;
-			return 2 * (long)p->link;
-		}
-		if (sy < 0 && sx >= 0 && p->leaf == sx && !strcmp(p->node, y)) {
-			*port = (long)i;
-			return 2 * (long)p->link + 1;
-		}
+	if (h < 0 || (sx < 0 && sy < 0))
+		return -1;
+	for (i = f->host_port[h]; i < f->host_port[h + 1]; i++) {
+		if (f->ports[i].leaf != (sx < 0 ? sy : sx))
+			continue;
+		*port = (long)i;
+		return 2 * (long)f->ports[i].link + (sx >= 0);
 	}
 	return -1;
 }

@@ -55,6 +55,8 @@ struct fab {
 int fab_build(struct fab *f, const struct topo *t, double default_gbps);
 void fab_release(struct fab *f);
 
+/* The index of the host named name in f->hosts, or -1 (a binary search). */
+long fab_host_index(const struct fab *f, const char *name);
 /* The port of host h on lane (rail, plane), or -1. */
 long fab_port_of(const struct fab *f, size_t h, int rail, int plane);
 

@@ -38,24 +38,6 @@
 
 /* ---- the expectation of a group's pairs, from the model ---- */
 
-static long host_of(const struct fab *f, const char *name)
-{
-	size_t lo = 0, hi = f->nhosts;
-
-	while (lo < hi) {	/* f->hosts are in natural order */
-		size_t mid = (lo + hi) / 2;
-		int c = fab_natcmp(f->hosts[mid], name);
-
-		if (!c)
-			return (long)mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 /* the rates of flows src[i] -> dst[i] routed how; the aggregate, or NAN */
 static double solve_round(struct fab *f, const size_t *src, const size_t *dst, size_t n, enum fab_route how,
 			  uint64_t *rng, double *rate)
@@ -100,8 +82,8 @@ static void group_expect(struct fab *f, struct rgroup *g)
 			if (done[j] || g->p[j].round != g->p[i].round)
 				continue;
 			done[j] = 1;
-			a = host_of(f, g->p[j].src);
-			b = host_of(f, g->p[j].dst);
+			a = fab_host_index(f, g->p[j].src);
+			b = fab_host_index(f, g->p[j].dst);
 			pa = a < 0 ? -1 : fab_port_of(f, (size_t)a, g->rail, g->plane);
 			pb = b < 0 ? -1 : fab_port_of(f, (size_t)b, g->rail, g->plane);
 			if (pa < 0 || pb < 0)
