@@ -439,40 +439,49 @@ static int pattern_run(struct model *m, const struct model_opts *o, struct plan_
 	return rc;
 }
 
+/* the 5th and 95th percentiles of the ECMP draws' aggregates: 0, or -1 (none, or no memory) */
+static int agg_spread(const struct acc *a, double *p5, double *p95)
+{
+	double *v = a->naggs ? malloc(a->naggs * sizeof(*v)) : NULL;
+
+	if (!v)
+		return -1;
+	memcpy(v, a->aggs, a->naggs * sizeof(*v));
+	qsort(v, a->naggs, sizeof(*v), dbl_cmp);
+	*p5 = pct(v, a->naggs, 5);
+	*p95 = pct(v, a->naggs, 95);
+	free(v);
+	return 0;
+}
+
 static json_t *acc_json(const struct acc *a, int ecmp)
 {
+	double p5, p95;
 	double k = a->solves ? (double)a->solves : 1;
 	json_t *j = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "flows", (json_int_t)a->flows,
 			      "agg_gbps", a->agg / k, "line_gbps", a->line / k,
 			      "frac_line", a->line > 0 ? a->agg / a->line : 0.0, "min_flow_gbps", a->minf / k,
 			      "p5_flow_gbps", a->p5f / k, "jain", a->jain / k);
 
-	if (ecmp && a->naggs) {
-		double *v = malloc(a->naggs * sizeof(*v));
-
-		if (v) {
-			memcpy(v, a->aggs, a->naggs * sizeof(*v));
-			qsort(v, a->naggs, sizeof(*v), dbl_cmp);
-			json_object_set_new(j, "agg_p5_gbps", json_real(pct(v, a->naggs, 5)));
-			json_object_set_new(j, "agg_p95_gbps", json_real(pct(v, a->naggs, 95)));
-			free(v);
-		}
+	if (ecmp && !agg_spread(a, &p5, &p95)) {
+		json_object_set_new(j, "agg_p5_gbps", json_real(p5));
+		json_object_set_new(j, "agg_p95_gbps", json_real(p95));
 	}
 	return j;
 }
 
-static void row(const char *name, const struct acc *s, const struct acc *e, int exact)
+static void row(const char *name, const struct acc *s, const struct acc *e)
 {
 	double ks = s->solves ? (double)s->solves : 1, ke = e->solves ? (double)e->solves : 1;
 
 	printf("%-10s %6zu %10.1f  %10.1f %5.2f %8.2f %5.3f  %10.1f %5.2f %8.2f %8.2f %5.3f\n", name, s->flows,
 	       s->line / ks, s->agg / ks, s->line > 0 ? s->agg / s->line : 0, s->minf / ks, s->jain / ks,
 	       e->agg / ke, e->line > 0 ? e->agg / e->line : 0, e->minf / ke, e->p5f / ke, e->jain / ke);
-	(void)exact;
 }
 
 static int report(struct model *m, const struct model_opts *o, const char *what, const char *pattern)
 {
+	double p5, p95;
 	size_t l;
 	int exact = o->paths != NULL;
 
@@ -530,21 +539,14 @@ static int report(struct model *m, const struct model_opts *o, const char *what,
 			snprintf(name, sizeof(name), "rail%d/%d", m->lanes[l].rail, m->lanes[l].plane);
 		else
 			snprintf(name, sizeof(name), "rail%d", m->lanes[l].rail);
-		row(name, &m->lanes[l].spray, &m->lanes[l].ecmp, exact);
+		row(name, &m->lanes[l].spray, &m->lanes[l].ecmp);
 	}
-	row("all", &m->all_spray, &m->all_ecmp, exact);
-	if (!exact && m->all_ecmp.naggs) {
-		double *v = malloc(m->all_ecmp.naggs * sizeof(*v));
+	row("all", &m->all_spray, &m->all_ecmp);
+	if (!exact && !agg_spread(&m->all_ecmp, &p5, &p95)) {
+		double line = m->all_ecmp.line / (double)m->all_ecmp.solves;
 
-		if (v) {
-			memcpy(v, m->all_ecmp.aggs, m->all_ecmp.naggs * sizeof(*v));
-			qsort(v, m->all_ecmp.naggs, sizeof(*v), dbl_cmp);
-			printf("ECMP's aggregate over %zu draws: p5 %.1f, p95 %.1f Gb/s (%.2f to %.2f of line rate)\n",
-			       m->all_ecmp.naggs, pct(v, m->all_ecmp.naggs, 5), pct(v, m->all_ecmp.naggs, 95),
-			       m->all_ecmp.line > 0 ? pct(v, m->all_ecmp.naggs, 5) / (m->all_ecmp.line / (double)m->all_ecmp.solves) : 0,
-			       m->all_ecmp.line > 0 ? pct(v, m->all_ecmp.naggs, 95) / (m->all_ecmp.line / (double)m->all_ecmp.solves) : 0);
-			free(v);
-		}
+		printf("ECMP's aggregate over %zu draws: p5 %.1f, p95 %.1f Gb/s (%.2f to %.2f of line rate)\n",
+		       m->all_ecmp.naggs, p5, p95, line > 0 ? p5 / line : 0, line > 0 ? p95 / line : 0);
 	}
 	if (exact) {
 		size_t i;
@@ -589,7 +591,7 @@ static int pick_phase(const struct model_opts *o, struct plan *pl, struct plan_p
 	int i, rc;
 
 	if (o->plan) {
-		char *hf;
+		const char *hf;
 
 		if ((rc = plan_load(pl, o->plan)))
 			return rc;
@@ -604,7 +606,7 @@ static int pick_phase(const struct model_opts *o, struct plan *pl, struct plan_p
 		if (!*ph)
 			return fs_err_usage(o->phase ? "%s: no phase [%s]" : "%s: no phase with traffic to model",
 					    o->plan, o->phase);
-		hf = (char *)plan_global(pl, "hostfile", NULL);
+		hf = plan_global(pl, "hostfile", NULL);
 		if (hf) {
 			char path[4096];
 			const char *slash = strrchr(o->plan, '/');
