@@ -29,6 +29,8 @@ test_expect_success $P 'usage and environment errors are one line with their exi
 	test_expect_exit 2 "$FABRIC" lb -p "$PFX" 2>err && test_line_count = 1 err &&
 	test_expect_exit 2 "$FABRIC" lb -p "$PFX" bogus 2>err && test_grep "unknown mode .bogus." err &&
 	test_expect_exit 2 "$FABRIC" lb -p "$PFX" flowlet --gap 0 2>err && test_grep "bad --gap" err &&
+	test_expect_exit 2 "$FABRIC" lb -p "$PFX" flowlet --gap 10000001 2>err && test_grep "bad --gap" err &&
+	test_expect_exit 1 "$FABRIC" lb -p "$PFX" flowlet --gap 10000000 2>err && test_grep "no fabric" err &&
 	test_expect_exit 2 "$FABRIC" lb -p "$PFX" ecmp --hash l5 2>err && test_grep "bad hash" err &&
 	test_expect_exit 2 "$FABRIC" up -p "$PFX" --lb bogus 2>err && test_line_count = 1 err &&
 	test_expect_exit 1 "$FABRIC" lb -p "$PFX" spray 2>err && test_grep "no fabric with prefix" err &&
@@ -66,8 +68,10 @@ test_expect_success $P 'spray: one flow on every uplink, in turn or at random' '
 test_expect_success $P 'flowlet: a flow stays put within a burst and moves after an idle gap' '
 	fab lb flowlet --gap 300000 >lb.out && test_grep "gap 300000 us" lb.out &&
 	: >fl.used &&
+	# back-to-back bursts (no spacing to stretch on a busy machine) a second apart: sleep only
+	# lengthens the idle gap, so every burst is one flowlet and the next one moves
 	for burst in 1 2 3 4; do
-		flow_on h1 10.100.1.1 5001 10.100.2.3 20 2000 >>fl.used || return 1
+		flow_on h1 10.100.1.1 5001 10.100.2.3 20 0 >>fl.used || return 1
 		sleep 1
 	done &&
 	cat fl.used &&
@@ -75,7 +79,9 @@ test_expect_success $P 'flowlet: a flow stays put within a burst and moves after
 '
 
 test_expect_success $P 'adaptive: a new flowlet takes an uplink other than the loaded one' '
-	fab lb adaptive --gap 300000 --window 500000 >/dev/null &&
+	# a gap and a window longer than the whole test: the loaded flow never moves, however slow
+	# the machine, and its bytes are remembered when the new flow starts
+	fab lb adaptive --gap 10000000 --window 10000000 >/dev/null &&
 	a=$(uplink_tx l1.0) &&
 	{ udp_flow h1 10.100.1.1 6001 10.100.2.3 500 2000 & } &&
 	loadpid=$! &&
