@@ -115,24 +115,18 @@ static int judge_run(struct rrun *r, const struct topo *t, int *errors)
 	return r->cabling ? 0 : fs_err_env("out of memory judging the cabling of %s", r->dir);
 }
 
-int report_cabling(struct report *rep, const char *path)
+int report_cabling(struct report *rep, const struct topo *t)
 {
-	struct topo t;
-	int i, rc = 0, have = 0;
+	int i, rc = 0;
 
-	topo_init(&t);
 	for (i = 0; i < rep->nruns && !rc; i++) {
 		struct rrun *r = &rep->runs[i];
 		json_t *kept = json_object_get(r->run, "cabling");
 
 		if (!r->topo_obs.n)
 			continue;
-		if (path && !have && !(rc = topo_read(&t, path, NULL)))
-			have = 1;
-		if (rc)
-			break;
-		if (path)
-			rc = judge_run(r, &t, &rep->cabling_errors);
+		if (t)
+			rc = judge_run(r, t, &rep->cabling_errors);
 		else if (json_is_object(kept)) {	/* the run's own verdict, by its plan's design */
 			r->cabling = json_incref(kept);
 			rep->cabling_errors += (int)record_num(kept, "errors", 0);
@@ -140,7 +134,6 @@ int report_cabling(struct report *rep, const char *path)
 		else
 			r->cabling = json_pack("{si}", "ports", (int)r->topo_obs.n);
 	}
-	topo_release(&t);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 #include "../core/builtin.h"
 #include "../core/error.h"
 #include "../core/options.h"
+#include "../topology/intent.h"
 #include "push.h"
 #include "render.h"
 #include "report.h"
@@ -322,11 +323,18 @@ static int run_report(struct report *rep, const char **argv, int nargs, const ch
 
 	if ((rc = load_runs(rep, argv, nargs)))
 		return rc;
-	if (rep->topology && (rc = report_design(rep, rep->topology)))
-		return rc;
-	if ((rc = report_cabling(rep, rep->topology)))
-		return rc;
-	if (rep->topology && (rc = report_modes_expect(rep, rep->topology)))
+	if (rep->topology) {	/* read once: the suspects' ports, the cabling, the modes' expectation */
+		struct topo t;
+
+		topo_init(&t);
+		if (!(rc = topo_read(&t, rep->topology, NULL)) && !(rc = report_design(rep, &t)) &&
+		    !(rc = report_cabling(rep, &t)))
+			rc = report_modes_expect(rep, &t);
+		topo_release(&t);
+	} else {
+		rc = report_cabling(rep, NULL);
+	}
+	if (rc)
 		return rc;
 	report_name_runs(rep);
 	if (thresholds && (rc = report_thresholds(rep, thresholds)))

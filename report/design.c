@@ -139,26 +139,19 @@ static int design_one(const struct topo *t, json_t *s)
 	return 0;
 }
 
-int report_design(struct report *rep, const char *path)
+int report_design(struct report *rep, const struct topo *t)
 {
-	struct topo t;
-	int ri, rc;
+	int ri, rc = 0;
 
-	topo_init(&t);
-	if ((rc = topo_read(&t, path, NULL))) {
-		topo_release(&t);
-		return rc;
-	}
 	for (ri = 0; ri < rep->nruns && !rc; ri++) {
 		json_t *s;
 		size_t k;
 
 		json_array_foreach(rep->runs[ri].suspects, k, s)
-			if (design_one(&t, s)) {
-				rc = fs_err_env("out of memory naming the suspects by %s", path);
+			if (design_one(t, s)) {
+				rc = fs_err_env("out of memory naming the suspects by %s", t->path);
 				break;
 			}
 	}
-	topo_release(&t);
 	return rc;
 }

@@ -120,33 +120,26 @@ static void group_expect(struct fab *f, struct rgroup *g)
 	free(done);
 }
 
-int report_modes_expect(struct report *rep, const char *path)
+int report_modes_expect(struct report *rep, const struct topo *t)
 {
-	struct topo t;
 	struct fab f;
+	size_t k;
 	int ri, gi, rc;
 
-	topo_init(&t);
-	if ((rc = topo_read(&t, path, NULL))) {
-		topo_release(&t);
-		return rc;
-	}
-	for (gi = 0; (size_t)gi < t.nln; gi++)
-		if (!(t.ln[gi].speed_gbps > 0)) {	/* no rates to model by: a warning, not an error */
+	for (k = 0; k < t->nln; k++)
+		if (!(t->ln[k].speed_gbps > 0)) {	/* no rates to model by: a warning, not an error */
 			fs_warn("%s:%d: a cable without speed=: the modes are not held against what the fabric "
-				"carries (give every cable its speed)", path, t.ln[gi].line);
-			topo_release(&t);
+				"carries (give every cable its speed)", t->path, t->ln[k].line);
 			return 0;
 		}
-	rc = fab_build(&f, &t, 0);
-	for (ri = 0; !rc && ri < rep->nruns; ri++)
+	if ((rc = fab_build(&f, t, 0)))
+		return rc;
+	for (ri = 0; ri < rep->nruns; ri++)
 		for (gi = 0; gi < rep->runs[ri].ng; gi++)
 			if (!strcmp(rep->runs[ri].g[gi].test, "bw"))
 				group_expect(&f, &rep->runs[ri].g[gi]);
-	if (!rc)
-		fab_release(&f);
-	topo_release(&t);
-	return rc;
+	fab_release(&f);
+	return 0;
 }
 
 /* ---- figures of a group ---- */

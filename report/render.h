@@ -60,9 +60,9 @@ void report_pfc_section(const struct report *rep, struct rdoc *d);
 void report_modes_section(const struct report *rep, struct rdoc *d);
 /* {"modes": [...], "planes": [...]} for the JSON summary */
 json_t *report_modes_json(const struct report *rep);
-/* the model's expectation of every run's bw groups on the design at path:
- * 0 (a design without speeds gives none, with a warning), or -FS_EXIT_* said */
-int report_modes_expect(struct report *rep, const char *path);
+/* the model's expectation of every run's bw groups on the design t: 0 (a
+ * design without speeds gives none, with a warning), or -FS_EXIT_* said */
+int report_modes_expect(struct report *rep, const struct topo *t);
 /* cabling.c: "Cabling and configuration", when a run has topology records */
 void report_cabling_section(const struct report *rep, struct rdoc *d);
 /* run r's ports for the JSON summary: what the probe judged, per priority, without the timeline */

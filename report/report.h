@@ -227,14 +227,14 @@ void report_aggregate_release(struct rrun *r);
 json_t *report_worst_json(const struct rrun *r, const struct rgroup *g, int nodes);
 
 /* design.c: each suspect of every run gains "design", the ports and links of the
- * intended topology at path (fabscope-topology(5)) that it points at; 0, or
- * -FS_EXIT_* said (a file that is no topology) */
-int report_design(struct report *rep, const char *path);
+ * intended topology t (fabscope-topology(5), read once by the command) that it
+ * points at; 0, or -FS_EXIT_ENV said */
+int report_design(struct report *rep, const struct topo *t);
 /* cabling.c: the ports of each run's topology phases judged against the
- * intended topology at path (NULL: the run's own verdict, if it kept one)
- * into runs[].cabling; their errors into rep->cabling_errors.  0, or
- * -FS_EXIT_* said */
-int report_cabling(struct report *rep, const char *path);
+ * intended topology t (NULL: the run's own verdict, if it kept one) into
+ * runs[].cabling; their errors into rep->cabling_errors.  0, or -FS_EXIT_*
+ * said */
+int report_cabling(struct report *rep, const struct topo *t);
 
 /* checks.c */
 int report_thresholds(struct report *rep, const char *path);
