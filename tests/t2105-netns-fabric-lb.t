@@ -39,6 +39,24 @@ test_expect_success $P 'usage and environment errors are one line with their exi
 	! ip netns list | grep "^$PFX-"
 '
 
+test_expect_success $P 'the loader: usage, a bad namespace, a group it cannot use, a refused object' '
+	L=$SRCDIR/ci/lb/fabric-lb &&
+	test_expect_exit 2 "$L" 2>err && test_line_count = 1 err &&
+	test_expect_exit 2 "$L" x bogus 2>err && test_grep "unknown mode .bogus." err &&
+	test_expect_exit 2 "$L" a/b spray 2>err && test_grep "bad namespace name" err &&
+	test_expect_exit 3 "$L" "$PFX-nosuch" spray s1=10.0.0.1,s2=10.0.0.2 2>err &&
+	test_grep "no network namespace" err && test_line_count = 1 err &&
+	ip netns add "$PFX-lbx" && test_atexit "ip netns del $PFX-lbx 2>/dev/null || true" &&
+	test_expect_exit 2 "$L" "$PFX-lbx" spray lo=10.0.0.1 2>err && test_grep "fewer than 2 members" err &&
+	test_expect_exit 2 "$L" "$PFX-lbx" spray lo=bad,lo=10.0.0.1 2>err && test_grep "bad next hop .bad." err &&
+	test_expect_exit 1 "$L" "$PFX-lbx" spray eth9=10.0.0.1,lo=10.0.0.2 2>err && test_grep "no interface .eth9." err &&
+	test_expect_exit 2 "$L" "$PFX-lbx" flowlet --gap 0 lo=10.0.0.1,lo=10.0.0.2 2>err && test_grep "bad --gap" err &&
+	echo "not an object" >bad.o &&
+	test_expect_exit 1 "$L" --obj bad.o "$PFX-lbx" spray lo=10.0.0.1,lo=10.0.0.2 2>err &&
+	test_line_count = 1 err && test_grep "cannot open bad.o" err &&
+	ip netns del "$PFX-lbx"
+'
+
 test_expect_success $P 'a 2-tier bed with four spines, per-flow ECMP: one uplink per 5-tuple' '
 	test_atexit "\"$FABRIC\" down -p $PFX >/dev/null 2>&1 || true" &&
 	fab up -G 3 -H 2 -R 1 -S 4 >up.out &&
