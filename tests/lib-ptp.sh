@@ -50,14 +50,20 @@ ptp_is_listening() {
 }
 
 # This script's block: from its PID, skipping blocks where something already listens (a
-# server another script left behind, say).
+# server another script left behind, say) and blocks another running script has claimed: a
+# claim is a lock on $TMPDIR/fabscope-test-ports/BASE held for the script's life (two scripts
+# whose PIDs pick the same block would otherwise both take it before either listens).
 ptp_pick_block_() {
-	local try n base
+	local try n base fd dir=${TMPDIR:-/tmp}/fabscope-test-ports
+	[[ -d $dir ]] || { mkdir -p "$dir" && chmod 1777 "$dir"; } 2>/dev/null
 	for ((try = 0; try < 100; try++)); do
 		base=$((20000 + (($$ + try * 7) % 1500) * PTP_PORTS))
 		for ((n = 0; n < PTP_PORTS; n++)); do
 			ptp_is_listening $((base + n)) && continue 2
 		done
+		[[ -e $dir/$base ]] || : 2>/dev/null >>"$dir/$base"
+		exec {fd}<"$dir/$base" 2>/dev/null || continue
+		flock -n "$fd" || { exec {fd}<&-; continue; }
 		PTP_PORT_BASE=$base
 		return 0
 	done

@@ -8,10 +8,11 @@ sender runs real incast load (bw flows on a traffic class) to a target that serv
 in one line'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-pfc.sh"
+. "$TEST_DIRECTORY/lib-ptp.sh"
 
 test_require_in_ci FABSCOPE JQ
 P=FABSCOPE,JQ
-PORT=18731
+PORT=$(ptp_port 0)	# and PORT + 1, PORT + 2 (this script's block: lib-ptp.sh)
 
 # set ROOT PAUSES DURATION [ECN CNP]: the counters that move, each file written to a temporary
 # name and renamed, so that the probe never reads half a file (two forks: the loop must keep up

@@ -126,7 +126,7 @@ rank_bg() {
 	test_atexit "test_kill_pid $rank_pid"
 }
 
-PORT=18731
+PORT=$(ptp_port 1)	# the root (rank 0) of the ranks started by hand
 
 # long_ring3 PREFIX: a long 3-rank allreduce in the background, ranks 1, 2, 0 (logs PREFIXr.out
 # and .err, pids in p0, p1, p2), once rank 0 has printed its ring

@@ -4,6 +4,10 @@ tasks with distinct SLURM_PROCID on 16 declared CPUs, a daemon dying at start-up
 its log, usage errors are exit 2, down stops exactly the daemons it started; with -T, slurmctld
 runs topology/tree on the topology.conf that fabscope topo export --slurm wrote'
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-ptp.sh"
+
+# one single-node cluster per host (its node name is the host's name)
+test_holds slurm
 
 SLURM_LOCAL=$SRCDIR/ci/slurm-local
 test_lazy_prereq SLURM '
@@ -119,7 +123,7 @@ test_expect_success $P 'srun -n16 fits the 16 declared CPUs without --overcommit
 '
 
 test_expect_success $P,JQ 'srun -n4 fabscope allreduce: ranks from SLURM_PROCID, rails from SLURM_LOCALID' '
-	{ in_cluster timeout 60 srun -N1 -n4 "$FABSCOPE" allreduce --root 127.0.0.1:18739 --rail 0,1,0,1 \
+	{ in_cluster timeout 60 srun -N1 -n4 "$FABSCOPE" allreduce --root 127.0.0.1:$(ptp_port 0) --rail 0,1,0,1 \
 		-b 100000 -e 100000 -w 1 -i 2 --json >coll.json 2>coll.err || { cat coll.err; false; }; } &&
 	jq -e "length == 1 and .[0].ranks == 4 and .[0].metrics.wrong == 0 and
 	       (.[0].endpoints | sort_by(.pos) | map(.rail)) == [0, 0, 1, 1] and

@@ -6,6 +6,9 @@ measured'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"
 
+# one single-node Slurm cluster per host (its node name is the host's name)
+test_holds slurm
+
 FABRIC=$SRCDIR/ci/netns-fabric
 SSHD=$SRCDIR/ci/sshd-netns
 SLURM=$SRCDIR/ci/slurm-local

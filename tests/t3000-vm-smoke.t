@@ -4,6 +4,10 @@ test_description='ci/rxe-vm, the Soft-RoCE VM test bed: its contract (exit statu
 ib_write_bw from rxe2 to rxe1 captured on br0 as RoCEv2 (UDP 4791) between 10.1.0.2 and 10.1.0.1,
 and the host-built fabscope running in the guest'
 . "$(dirname "$0")/test-lib.sh"
+
+# one Soft-RoCE guest at a time: qemu TCG emulates 2 vCPUs on the host's cores, and two guests
+# at once would starve each other's time limits
+test_holds vm
 . "$TEST_DIRECTORY/lib-vm.sh"
 
 test_lazy_prereq PERFTEST 'command -v ib_write_bw && command -v ibv_devices'

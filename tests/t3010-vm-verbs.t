@@ -4,6 +4,10 @@ bidirectional, latency percentiles, devices, the UDP source port and DSCP of eac
 and each bring-up error that rxe lets us provoke (one VM boot runs tests/vm/verbs.sh)'
 . "$(dirname "$0")/test-lib.sh"
 
+# one Soft-RoCE guest at a time: qemu TCG emulates 2 vCPUs on the host's cores, and two guests
+# at once would starve each other's time limits
+test_holds vm
+
 test_lazy_prereq VM '"$SRCDIR/ci/rxe-vm" --check'
 test_require_in_ci VM TEST_HOOKS
 

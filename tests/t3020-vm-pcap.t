@@ -6,6 +6,10 @@ flow the packets, requests, NAKs by code and resends agree with tshark (one VM b
 tests/vm/pcap.sh)'
 . "$(dirname "$0")/test-lib.sh"
 
+# one Soft-RoCE guest at a time: qemu TCG emulates 2 vCPUs on the host's cores, and two guests
+# at once would starve each other's time limits
+test_holds vm
+
 test_lazy_prereq VM '"$SRCDIR/ci/rxe-vm" --check'
 test_lazy_prereq TSHARK 'command -v tshark'
 test_require_in_ci VM JQ TSHARK

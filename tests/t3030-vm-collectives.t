@@ -5,6 +5,10 @@ divide, several QPs per peer; a spoiled element caught; the records, the rxe cou
 wire agree on who talked to whom (one VM boot runs tests/vm/coll.sh; t0300 does this over TCP)'
 . "$(dirname "$0")/test-lib.sh"
 
+# one Soft-RoCE guest at a time: qemu TCG emulates 2 vCPUs on the host's cores, and two guests
+# at once would starve each other's time limits
+test_holds vm
+
 test_lazy_prereq VM '"$SRCDIR/ci/rxe-vm" --check'
 test_require_in_ci VM JQ TCPDUMP
 

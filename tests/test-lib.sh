@@ -71,6 +71,14 @@
 #	test_atexit COMMAND           run COMMAND (eval'd, last registered first) when the script
 #	                              exits, whether it passed, failed, or died: netns teardown,
 #	                              killing servers started in the background (by PID)
+#
+# What a file holds exclusively (tests/run-tests reads these lines before it starts anything):
+#	test_holds NAME...            at the top level of a test file, before its tests: this file
+#	                              uses something no other test may use at the same time (one
+#	                              name per thing: tests/README lists them).  tests/run-tests
+#	                              never starts two files holding a NAME at once; test_holds
+#	                              also takes a lock per NAME for the file's life, so that two
+#	                              runs side by side (two prove -j) serialise too.
 
 # ---- where things are
 TEST_DIRECTORY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
@@ -444,6 +452,22 @@ test_kill_pid() {
 }
 
 test_atexit() { test_atexit_+=("$1"); }
+
+# test_holds NAME...: a lock per NAME ($TMPDIR/fabscope-test-holds/NAME), held until the script
+# exits (the fd is inherited by what the script starts, so a server it leaves behind keeps
+# holding it: it still holds the thing).  Waits for another run's file at most 30 minutes.
+test_holds() {
+	local n fd dir=${TMPDIR:-/tmp}/fabscope-test-holds
+	[[ -d $dir ]] || { mkdir -p "$dir" && chmod 1777 "$dir"; } 2>/dev/null
+	for n; do
+		[[ $n =~ ^[a-z][a-z0-9-]*$ ]] || test_bug_ "test_holds '$n': names are lowercase letters, digits and -"
+		[[ -e $dir/$n ]] || : 2>/dev/null >>"$dir/$n"
+		exec {fd}<"$dir/$n" || test_bug_ "test_holds: cannot open the lock $dir/$n"
+		flock -n "$fd" && continue
+		test_diag_ "waiting for '$n': another test run holds it ($dir/$n)"
+		flock -w 1800 "$fd" || test_bug_ "test_holds: '$n' still held by another run after 30 minutes"
+	done
+}
 
 test_run_atexit_() { # in this shell (a subshell could not reap the processes it kills)
 	local i log=$TRASH_DIRECTORY/.testlib/atexit.out
