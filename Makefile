@@ -3,13 +3,17 @@
 #   make                 build ./fabscope and the test helper
 #   make demo            install what the demo needs (as root), build, run a local multi-agent
 #                        plan on an embedded default and write its report (demo-out/)
-#   make check           install everything the tiers use (as root), build, run every tier:
-#                        unit, CLI, netns, Soft-RoCE VM, all again under ASan/UBSan, then the
-#                        pristine-machine tier (a debootstrap root: the quick start, the .deb)
+#   make check           install everything the tiers use (as root), build, run every tier at
+#                        once (tests/run-tests): unit, CLI, netns, Soft-RoCE VM, the ASan/UBSan
+#                        selection (tests/asan-tests), the pristine-machine tier (a debootstrap
+#                        root: the quick start, the .deb)
 #   make test            the fast tier that needs no root and no test bed (t0xxx, t1xxx)
 #   make test-all        every functional tier (TESTS=... to pick files)
-#   make test-asan       the functional tiers again with ASan + UBSan (build-asan/)
+#   make test-asan       the ASan + UBSan selection of the functional tiers (build-asan/);
+#                        make test-asan-all runs every functional file so
 #   make test-fresh      the pristine-machine tier alone (root, network to the Debian mirror)
+#   make coverage        line coverage of the functional tiers (build-cov/, gcovr): a table per
+#                        folder, the least covered files, and the ASan selection made anew
 #   make deps            install every package the tiers use (ci/install-deps all; as root)
 #   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI); needs root
 #   make install         PREFIX=/usr/local DESTDIR= : the binary, the manual pages (man/: man1,
@@ -25,9 +29,10 @@
 # load-balancing modes, ci/lb: clang and libbpf-dev), PREFIX, DATADIR (compiled in: where the plot
 # templates are found), CFLAGS, CPPFLAGS, LDFLAGS (dpkg-buildflags' are honoured), TESTS
 # (the test files of test/test-all/test-asan), FRESH_TIER=no (make check without the pristine
-# tier), PROVE_FLAGS, TEST_HOOKS=yes (a test build: the binary reads the FABSCOPE_TEST_*
-# variables; the test targets build so, plain make and make install never); local overrides in
-# config.mak.
+# tier), TEST_JOBS (test files at once; default twice the CPUs), TEST_FLAGS (tests/run-tests'
+# options, default --timer), COVERAGE=1 (a --coverage build), TEST_HOOKS=yes (a test build:
+# the binary reads the FABSCOPE_TEST_* variables; the test targets build so, plain make and
+# make install never); local overrides in config.mak.
 
 -include config.mak
 
@@ -52,6 +57,10 @@ ifeq ($(TEST_HOOKS),yes)
 HOOK_CFLAGS := -DFABSCOPE_TEST_HOOKS
 else ifneq ($(TEST_HOOKS),no)
 $(error TEST_HOOKS='$(TEST_HOOKS)': give yes or no)
+endif
+ifdef COVERAGE
+CFLAGS += -O0 --coverage
+LDFLAGS += --coverage
 endif
 ifdef SANITIZE
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
@@ -241,14 +250,23 @@ $(O)/tests/fuzz/fuzz-dissect: $(FUZZ_DISSECT_SRC) pcap/dissect.h pcap/get.h pcap
 
 # ---- tests ----
 # Tiers: unit and CLI (t0xxx, t1xxx: no root), netns (t2xxx, root), Soft-RoCE VM (t3xxx,
-# qemu), ASan/UBSan (the functional tiers again), pristine machine (t4xxx: a debootstrap
-# root, once, not under ASan).  CI=true turns a prerequisite CI can provide into a failure.
-PROVE ?= prove
-PROVE_FLAGS ?= --timer
+# qemu), ASan/UBSan (the files of tests/asan-tests again: chosen by line coverage, see
+# tests/README), pristine machine (t4xxx: a debootstrap root, once, not under ASan).  CI=true
+# turns a prerequisite CI can provide into a failure.  tests/run-tests runs the files in
+# parallel, longest first, serialising those that hold the same thing (test_holds); TEST_JOBS
+# sets how many at once (default 2 per CPU).
+RUN_TESTS ?= tests/run-tests
+TEST_FLAGS ?= --timer
+TEST_JOBS ?=
+RUN_TESTS_J = $(RUN_TESTS) $(if $(TEST_JOBS),-j $(TEST_JOBS)) $(TEST_FLAGS)
 TESTS ?= tests/t[0-3]*.t
 FAST_TESTS ?= tests/t0*.t tests/t1*.t
 FRESH_TESTS ?= tests/t4*.t
 FRESH_TIER ?= yes
+# the ASan tier: the files tests/asan-tests names (made by make coverage), those of TESTS
+ASAN_TESTS ?= $(filter $(wildcard $(TESTS)),$(shell sed 's/\#.*//' tests/asan-tests 2>/dev/null))
+BUILD_ASAN = $(MAKE) O=build-asan SANITIZE=1 DEVELOPER=1 TEST_HOOKS=yes \
+	     WITH_VERBS=$(if $(filter y,$(HAVE_VERBS)),yes,$(WITH_VERBS)) all
 
 deps:
 	@ci/install-deps all
@@ -257,31 +275,50 @@ deps:
 # build (TEST_HOOKS=yes).
 test:
 	$(MAKE) TEST_HOOKS=yes all
-	$(PROVE) $(PROVE_FLAGS) $(FAST_TESTS)
+	$(RUN_TESTS_J) $(FAST_TESTS)
 
 test-all:
 	$(MAKE) TEST_HOOKS=yes all
-	$(PROVE) $(PROVE_FLAGS) $(TESTS)
+	$(RUN_TESTS_J) $(TESTS)
 
 test-asan:
-	$(MAKE) O=build-asan SANITIZE=1 DEVELOPER=1 TEST_HOOKS=yes WITH_VERBS=$(if $(filter y,$(HAVE_VERBS)),yes,$(WITH_VERBS)) all
-	FABSCOPE=$(CURDIR)/build-asan/fabscope TEST_TOOL=$(CURDIR)/build-asan/tests/helper/test-tool \
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	$(PROVE) $(PROVE_FLAGS) $(TESTS)
+	$(BUILD_ASAN)
+	$(RUN_TESTS_J) --tier asan $(ASAN_TESTS)
+
+# every functional file under ASan, not only the selection (what the selection is measured against)
+test-asan-all:
+	$(BUILD_ASAN)
+	$(RUN_TESTS_J) --tier asan $(TESTS)
 
 test-fresh:
-	$(PROVE) $(PROVE_FLAGS) $(FRESH_TESTS)
+	$(RUN_TESTS_J) --tier fresh $(FRESH_TESTS)
 
 # The goals a pristine machine starts with install first and build in a sub-make, so that
-# the probes above run only once the packages are there.
+# the probes above run only once the packages are there.  The two builds run side by side,
+# then every tier in one run of tests/run-tests: the tiers share its job slots, so the
+# pristine tier's downloads and the ASan files overlap the rest.
 check:
 	@ci/install-deps all
-	$(MAKE) DEVELOPER=1 WITH_VERBS=yes WITH_LB=yes TEST_HOOKS=yes all
-	$(MAKE) DEVELOPER=1 WITH_VERBS=yes WITH_LB=yes TEST_HOOKS=yes test-all
-	$(MAKE) test-asan
-ifeq ($(FRESH_TIER),yes)
-	$(MAKE) test-fresh
-endif
+	$(MAKE) check-build
+	$(MAKE) DEVELOPER=1 WITH_VERBS=yes WITH_LB=yes check-run
+
+check-build:
+	$(MAKE) -j2 DEVELOPER=1 WITH_VERBS=yes WITH_LB=yes TEST_HOOKS=yes all check-build-asan
+
+check-build-asan:
+	$(BUILD_ASAN)
+
+check-run:
+	$(RUN_TESTS_J) --tier plain $(TESTS) --tier asan $(ASAN_TESTS) \
+		$(if $(filter yes,$(FRESH_TIER)),--tier fresh $(FRESH_TESTS))
+
+# line coverage of the plain functional tiers (gcov, gcovr): build-cov/, a table per folder, the
+# least covered files, and what each test file reaches (which chooses tests/asan-tests)
+coverage:
+	$(MAKE) O=build-cov COVERAGE=1 TEST_HOOKS=yes WITH_VERBS=$(if $(filter y,$(HAVE_VERBS)),yes,$(WITH_VERBS)) all
+	rm -rf build-cov/runs
+	-$(RUN_TESTS_J) --tier cov $(TESTS)
+	ci/coverage build-cov
 
 demo:
 	@ci/install-deps demo
@@ -330,10 +367,10 @@ doc:
 		{ ! grep .; } && echo "doc: $(words $(MAN_PAGES)) pages render without warnings"
 
 clean:
-	rm -rf $(ALL_OBJ) $(ALL_OBJ:.o=.d) $(PROGRAMS) $(FUZZ_TARGETS) $(O)/.build-flags build-asan \
-		tests/trash.*
+	rm -rf $(ALL_OBJ) $(ALL_OBJ:.o=.d) $(PROGRAMS) $(FUZZ_TARGETS) $(O)/.build-flags build-asan build-cov \
+		tests/trash.* tests/trash-asan tests/trash-cov
 
 help:
 	@sed -n '3,/^$$/{/^$$/d;s/^# \{0,1\}//;p}' $(firstword $(MAKEFILE_LIST))
 
-.PHONY: all deps test test-all test-asan test-fresh check demo bench install uninstall doc clean help fuzz FORCE
+.PHONY: all deps test test-all test-asan test-asan-all test-fresh check check-build check-build-asan check-run coverage demo bench install uninstall doc clean help fuzz FORCE

@@ -77,7 +77,8 @@ vm_script() {
 	[[ -f $file ]] || { echo "vm_script: no script '$file'" >&2; return 2; }
 	case $file in /*) ;; *) file=$PWD/$file ;; esac
 	((have_t)) || opts+=(-t 300)
-	for e in FABSCOPE TEST_TOOL SRCDIR TEST_DIRECTORY TRASH_DIRECTORY LC_ALL TZ ASAN_OPTIONS UBSAN_OPTIONS; do
+	for e in FABSCOPE TEST_TOOL SRCDIR TEST_DIRECTORY TRASH_DIRECTORY LC_ALL TZ ASAN_OPTIONS UBSAN_OPTIONS \
+		FABSCOPE_TEST_TIER; do
 		[[ -n ${!e+set} ]] && opts+=(-e "$e=${!e}")
 	done
 	rm -rf "$VM_OUT" && mkdir -p "$VM_OUT" || return 2

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 test_description='core/wire: length-prefixed JSON objects; sizes refused before allocation,
 truncation, malformed bodies, timeouts, and random and mutated frames'
+# asan: always: feeds untrusted bytes to C code: control-wire frames from a peer (lengths, JSON)
 . "$(dirname "$0")/test-lib.sh"
 
 test_require_in_ci TEST_TOOL

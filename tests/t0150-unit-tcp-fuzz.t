@@ -2,6 +2,7 @@
 test_description='the TCP transport against hostile peers: seeded random and mutated frames
 from a raw socket into a flow (tests/helper/test-tcp-fuzz.c); no crash, no sanitizer report, every
 posted receive comes back exactly once, no receive larger than its buffer'
+# asan: always: feeds untrusted bytes to C code: fuzzed frames of the TCP transport
 . "$(dirname "$0")/test-lib.sh"
 
 test_require_in_ci TEST_TOOL

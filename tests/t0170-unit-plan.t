@@ -2,6 +2,7 @@
 test_description='fleet/plan.c and fleet/analyze.c: the schedules of every phase kind (the
 tournament meets every pair once with disjoint rounds, permutations are derangements), plan and
 hostfile parsing with its errors, and the suspects found in crafted record sets'
+# asan: always: feeds untrusted bytes to C code: plan files and hostfiles
 . "$(dirname "$0")/test-lib.sh"
 
 test_require_in_ci TEST_TOOL FABSCOPE

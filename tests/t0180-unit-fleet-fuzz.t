@@ -3,6 +3,7 @@ test_description='the fleet control protocol against hostile peers (tests/helper
 a fake coordinator against real agents (bad challenges and welcomes, hostile message
 streams, bad frames; exit codes, bounded waits, no job process left behind), and hostile
 agents against a real coordinator whose run still finishes with the real agents'
+# asan: always: feeds untrusted bytes to C code: fuzzed fleet-protocol messages
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"

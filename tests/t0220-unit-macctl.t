@@ -6,6 +6,7 @@ two VLAN tags of each TPID, three tags (not looked into), a destination other th
 ethertype, short frames and snaplen cuts; every cut from 0 bytes to the whole frame is truncated
 (needing the right number of bytes) or the whole result, never more; quanta in seconds; a fuzz
 run checked against a second walk of the bytes'
+# asan: always: feeds untrusted bytes to C code: MAC control (PFC, PAUSE) frames
 . "$(dirname "$0")/test-lib.sh"
 
 test_require_in_ci TEST_TOOL

@@ -6,6 +6,7 @@ VLAN tags, bytes that are not printable written \xNN, the rules of the first thr
 TLVs that may appear once, a frame without its end TLV, another ethertype; a fuzz run of random
 LLDPDUs at every cut and with bytes changed; discover/lldpd.c (test-tool lldpd-json0): the
 neighbour table of lldpcli -f json0 as lldpd 1.0.16 writes it, read and fuzzed'
+# asan: always: feeds untrusted bytes to C code: LLDP frames and lldpcli JSON
 . "$(dirname "$0")/test-lib.sh"
 
 test_require_in_ci TEST_TOOL

@@ -7,6 +7,7 @@ v1/v2, raw IP), IPv6 extension headers, IPv4 options and fragments, lengths that
 wire, PFC/PAUSE through the same call; every cut of several packets is truncated in the right
 layer or whole; a fuzz run checked against the invariants of dissect-check.h; tshark (when
 installed) agrees on every packet'
+# asan: always: feeds untrusted bytes to C code: packets to the RoCEv2 dissector, and its fuzzer
 . "$(dirname "$0")/test-lib.sh"
 
 test_lazy_prereq TSHARK 'command -v tshark && command -v perl'

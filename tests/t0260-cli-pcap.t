@@ -7,6 +7,7 @@ VLAN tags, IPv6, cooked and raw link types; --qp, --host, --filter; packets cut 
 and a file cut inside a packet are reported, never read past; bad files are one line, exit 2
 (3 for one this user may not read).
 Where tshark is installed its per-packet view of the same files agrees'
+# asan: always: feeds untrusted bytes to C code: pcap files
 . "$(dirname "$0")/test-lib.sh"
 
 test_require_in_ci FABSCOPE TEST_TOOL JQ

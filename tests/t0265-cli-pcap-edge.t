@@ -5,6 +5,7 @@ RoCE at all is said to have nothing to analyze (exit 2), never "no loss"; RoCE v
 LRH+GRH) are read to the same flow table, their planted gaps found; the lost column agrees with
 the gaps, and the packets seen twice at the capture point are told from the first appearances
 resent after a loss upstream, with the exact numbers (tshark, where installed, counts the same)'
+# asan: always: feeds untrusted bytes to C code: pcap files a user brings (truncated, other link types)
 . "$(dirname "$0")/test-lib.sh"
 . "$SRCDIR/tests/lib-pcap.sh"
 

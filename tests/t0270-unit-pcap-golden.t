@@ -3,6 +3,7 @@ test_description='fabscope pcap on golden captures of real Soft-RoCE traffic (wr
 with real loss (tests/data/pcap, recorded by tests/vm/pcap.sh): the flows with retransmissions,
 PSN gaps and NAKs are named by findings, and per flow the packets, requests, NAKs by code and
 resends agree with tshark'"'"'s per-packet view of the same file; the clean control has none'
+# asan: always: feeds untrusted bytes to C code: pcap files of real Soft-RoCE traffic
 . "$(dirname "$0")/test-lib.sh"
 
 test_lazy_prereq TSHARK 'command -v tshark'

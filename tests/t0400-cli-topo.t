@@ -7,6 +7,7 @@ finding of its kind on its line, errors exit 1; a file that is no topology is on
 the file written back reads back the same; the Slurm export of one rail; a Graphviz graph as
 Cumulus PTM keeps one (topology.dot) read, written, and round-tripped with our format and with
 Graphviz itself; both readers fuzzed'
+# asan: always: feeds untrusted bytes to C code: topology files (intent, DOT, Slurm topology.conf)
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-topo.sh"

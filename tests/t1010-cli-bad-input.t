@@ -2,6 +2,7 @@
 test_description='fabscope bw and lat refuse bad input before they connect: malformed values,
 options that exclude each other, a missing or extra HOST, an unknown transport or host; each is
 one line on stderr and the documented exit code (2 usage, 3 environment)'
+# asan: always: feeds untrusted bytes to C code: malformed command-line values
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 

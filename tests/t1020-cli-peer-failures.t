@@ -3,6 +3,7 @@ test_description='fabscope bw and lat when the peer fails, on loopback: refused,
 another protocol version, the wrong test, not a fabscope server, a server busy with another
 client, killed mid-run, garbage on the control port.  The client exits 4 (peer; the wrong test
 is a refusal too) or 3 (version) with one line; a server outlives its clients; --json output stays valid JSON'
+# asan: always: feeds untrusted bytes to C code: what a failing or garbling bw/lat peer sends
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 

@@ -3,6 +3,7 @@ test_description='the ssh launcher never builds shell text from data: a hostile 
 refused before anything runs, and what must reach the remote shell (the agent command, node
 name, token file, token) is quoted so that sh reads it back byte for byte; a fake ssh runs the
 remote command with sh as sshd does'
+# asan: always: feeds untrusted bytes to C code: hostile hostfiles
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"
 

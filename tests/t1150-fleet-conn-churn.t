@@ -2,6 +2,7 @@
 test_description='the coordinator keeps memory by the connections alive, not by all ever made:
 10,000 connections that come, take the challenge and go leave its resident size where it was
 (it grew by about 2 MB when every gone connection stayed in its array and in every poll)'
+# asan: always: feeds untrusted bytes to C code: connections that send half a message, or garbage
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"

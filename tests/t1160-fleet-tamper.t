@@ -4,6 +4,7 @@ middle of one agent'"'"'s connection that injects, forges, changes, drops, reord
 message, either way, is caught at that message: the agent refuses the channel (when it was the
 coordinator'"'"'s message), the run names that agent as missing because its channel was tampered
 with, and nothing the attacker sent is run; the honest agent and the rest of the run go on'
+# asan: always: feeds untrusted bytes to C code: control messages changed by a man in the middle
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"

@@ -3,6 +3,7 @@ test_description='what an unauthenticated peer can make a bw/lat server allocate
 bounded: a hello that asks for more buffer memory than --max-mem is refused before anything is
 allocated; thousands of idle connections, or one that dribbles, keep no real client waiting,
 neither between sessions nor while one runs'
+# asan: always: feeds untrusted bytes to C code: what an unauthenticated peer sends a bw/lat server
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 

@@ -3,6 +3,7 @@ test_description='bw/lat --token-file: a server with a token serves only clients
 a client with one talks only to a server that proves it; a missing or wrong token on either end
 is refused in one line on both (exit 3) before the server looks at what the client asks; the
 handshake is the one the man page gives (a client written from it in Perl gets past it)'
+# asan: always: feeds untrusted bytes to C code: token handshakes, right and wrong
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 

@@ -7,6 +7,7 @@ with a storm against a calm one, [pfc] thresholds, its Prometheus lines, its tim
 records with nulls and parts missing; the collectives section, from records of real allreduce
 and alltoall runs: golden Markdown and JSON of two labelled multi-rail runs, wrong data failing
 (exit 1), [allreduce] and [alltoall] min_busbw_gbps, the busbw plot and the Prometheus lines'
+# asan: always: feeds untrusted bytes to C code: crafted results directories (records, run.json)
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"

@@ -4,6 +4,7 @@ not exist, a file given as a run or as -o, a run given twice or as its own basel
 line and exit 2; a baseline measured with other message sizes is "not comparable" rather than a
 REGRESSION (text, Markdown, HTML, summary.json), and a baseline with nothing comparable is no
 pass; a polarization set without a verdict is shown with its reason and left out of "Worse"'
+# asan: always: feeds untrusted bytes to C code: crafted results directories at their edges
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 . "$TEST_DIRECTORY/lib-topo.sh"

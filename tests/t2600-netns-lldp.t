@@ -3,6 +3,7 @@ test_description='fabscope topo show: LLDP neighbours heard by listening (no lld
 against what lldpd itself says: lldpd runs in both namespaces of a veth pair, the "switch" side
 named leaf-1 with ifname port IDs; topo show on the "host" side names the same system, chassis
 and port as lldpcli there; an interface whose other end sends no LLDP is said so within --listen'
+# asan: always: feeds untrusted bytes to C code: LLDP frames heard on the wire
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-netns.sh"
 

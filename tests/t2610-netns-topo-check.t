@@ -4,6 +4,7 @@ real fabric: the fabric as built passes (neighbours from lldpd, and by listening
 each fault the bed makes is named exactly and once (a swap as one swap, a NIC on another rail,
 a pulled cable, an MTU apart), exit 1; ECN, PFC and speed faults veth cannot express come from
 fixture sysfs trees and an observation; topo discover writes a design that topo check passes'
+# asan: always: feeds untrusted bytes to C code: lldpd JSON and observation files
 . "$(dirname "$0")/test-lib.sh"
 
 FABRIC=$SRCDIR/ci/netns-fabric
