@@ -121,10 +121,14 @@ static int analyze_cmd(int argc, const char **argv)
 	struct rstore st;
 	json_t *sus, *nc, *s;
 	size_t i;
-	int pass;
+	int pass, sizes = argc == 3 && !strcmp(argv[1], "--sizes");
 
+	if (sizes) {
+		argv++;
+		argc--;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: test-tool analyze DIR (with a results.jsonl)\n");
+		fprintf(stderr, "usage: test-tool analyze [--sizes] DIR (with a results.jsonl)\n");
 		return 2;
 	}
 	rstore_init(&st);
@@ -145,8 +149,14 @@ static int analyze_cmd(int argc, const char **argv)
 			       (long long)json_integer_value(json_object_get(s, "rail")),
 			       json_string_value(json_object_get(s, "node")) ? json_string_value(json_object_get(s, "node")) : "-",
 			       json_string_value(json_object_get(s, "peer")) ? json_string_value(json_object_get(s, "peer")) : "-");
+			if (sizes && json_is_number(json_object_get(s, "msg_size_bytes")))
+				printf(" @%.0f", json_number_value(json_object_get(s, "msg_size_bytes")));
+			if (json_array_size(json_object_get(s, "sizes")) > 1)
+				printf(" sizes=%zu", json_array_size(json_object_get(s, "sizes")));
 			if (rs && strcmp(rs, "not-retested"))	/* a re-test judged it */
 				printf(" %s: %s", rs, json_string_value(json_object_get(s, "confirmation")));
+			else if (rs && json_object_get(json_object_get(s, "retest"), "why"))
+				printf(" not-retested: %s", json_string_value(json_object_get(s, "confirmation")));
 			putchar('\n');
 		}
 	json_decref(sus);
