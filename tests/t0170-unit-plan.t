@@ -363,6 +363,62 @@ test_expect_success $P 'analyze: re-tests of every kind, judged against the firs
 	test_cmp expect actual
 '
 
+test_expect_success $P 'the run and the report take the same results into the same groups (one filter)' '
+	mkdir -p g1 && {
+		# a sweep, a second lane, and records neither may take: a flow, both directions, an
+		# error, a probe flow, a load, a re-test, no node, no value; no scope on one flow only
+		for z in 4096 65536; do
+			srec q bw 0 h1 h2 5 $z; srec q bw 0 h3 h4 6 $z; srec q bw 1 h1 h2 7 $z
+		done
+		rec q lat 0 h1 h2 3; rec q lat 0 h3 h4 4
+		rec q bw 0 h1 h3 9 | sed "s/\"aggregate\"/\"flow\"/"
+		rec q bw 0 h1 h3 9 | sed "s/\"c2s\"/\"both\"/"
+		rec q bw 0 h1 h3 9 | sed "s/\"ok\"/\"error\"/"
+		rec q bw 0 h1 h3 9 | sed "s/^{/{\"kind\":\"polarization\",/"
+		rec q bw 0 h1 h3 9 | sed "s/^{/{\"kind\":\"load\",/"
+		rec q bw 0 h1 h3 9 | sed "s/^{/{\"retest_for\":\"x\",\"retest_role\":\"again\",/"
+		rec q bw 0 h1 h3 9 | sed "s/\"node\":\"h3\"//"
+		rec q bw 0 h1 h3 9 | sed "s/\"bw_gbps\": 9/\"rtt\": 9/"
+		rec q bw 0 h2 h4 8 | sed "s/\"scope\":\"aggregate\",//"
+		rec q bw 0 h2 h4 8 | sed "s/\"scope\":\"aggregate\",/\"flows\":2,/"
+	} >g1/results.jsonl &&
+	"$TEST_TOOL" groups g1 >groups &&
+	cat >expect <<-\EOF &&
+	store q bw 0 0 4096 2
+	store q bw 1 0 4096 1
+	store q bw 0 0 65536 2
+	store q bw 1 0 65536 1
+	store q lat 0 0 0 2
+	store q bw 0 0 0 1
+	EOF
+	grep "^store" groups >actual &&
+	test_cmp expect actual &&
+	# the report has each lane at its largest size: the store group of that size, no other
+	grep "^report" groups | sort >report &&
+	cat >expect <<-\EOF &&
+	report q bw 0 0 65536 2
+	report q bw 1 0 65536 1
+	report q lat 0 0 0 2
+	EOF
+	test_cmp expect report
+'
+
+test_expect_success $P 'a phase name of 200 bytes is one group, in the analysis and the report' '
+	long=$(printf "p%.0s" $(seq 200)) &&
+	mkdir -p g2 && {
+		rec $long bw 0 h1 h2 10; rec $long bw 0 h3 h4 10; rec $long bw 0 h1 h3 10
+		rec $long bw 0 h2 h4 10; rec $long bw 0 h1 h4 1; rec $long bw 0 h2 h3 10
+	} >g2/results.jsonl &&
+	"$TEST_TOOL" groups g2 >groups &&
+	printf "store %s bw 0 0 0 6\nreport %s bw 0 0 0 6\n" $long $long >expect &&
+	test_cmp expect groups &&
+	"$TEST_TOOL" analyze g2 >actual &&
+	echo "pair $long bw 0 h1 h4" >expect &&
+	test_cmp expect actual &&
+	"$FABSCOPE" report g2 -o g2rep --format json --no-plots >/dev/null 2>&1 &&
+	jq -e --arg p "$long" "[.runs[0].groups[] | .phase] == [\$p]" g2rep/summary.json >/dev/null
+'
+
 test_expect_success $P 'analyze: two nodes can only name their pair' '
 	mkdir -p a4 && { rec p bw 0 h1 h2 1; rec p bw 1 h1 h2 100; rec p bw 2 h1 h2 99; } >a4/results.jsonl &&
 	"$TEST_TOOL" analyze a4 >actual &&
