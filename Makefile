@@ -162,7 +162,7 @@ endif
 CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c core/shquote.c \
 	    core/auth.c core/alloc.c core/slurp.c
-RECORDS_SRC := records/read.c records/store.c records/analyze.c
+RECORDS_SRC := records/read.c records/result.c records/store.c records/analyze.c records/retest.c
 PLOTS_SRC := plots/plot.c
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/tcp-info.c transport/devices.c transport/version.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/bw.c bench/lat.c

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "clock.h"
@@ -99,6 +101,21 @@ double record_num(json_t *rec, const char *path, double dflt)
 	json_t *v = record_get(rec, path);
 
 	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+int record_int(json_t *rec, const char *path, int dflt, int lo, int hi)
+{
+	double v = record_num(rec, path, NAN);
+
+	return v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
+}
+
+void record_lane_name(int rail, int plane, char *buf, size_t len)
+{
+	if (plane)
+		snprintf(buf, len, "rail %d plane %d", rail, plane);
+	else
+		snprintf(buf, len, "rail %d", rail);
 }
 
 const char *record_str(json_t *rec, const char *path, const char *dflt)

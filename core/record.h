@@ -19,6 +19,7 @@
 #define FS_RECORD_H
 
 #include <jansson.h>
+#include <stddef.h>
 
 #include "options.h"
 #include "stats.h"
@@ -42,5 +43,12 @@ json_t *record_derive(json_t *tmpl, const char *scope);
 json_t *record_get(json_t *rec, const char *path);
 double record_num(json_t *rec, const char *path, double dflt);
 const char *record_str(json_t *rec, const char *path, const char *dflt);
+/* A whole number in [lo, hi] at path, else dflt (absent, not a number, a
+ * fraction, out of range: untrusted numbers never reach an int unchecked). */
+int record_int(json_t *rec, const char *path, int dflt, int lo, int hi);
+
+/* A lane as every message and report names it: "rail 1", "rail 1 plane 1"
+ * (plane 0 is not said). */
+void record_lane_name(int rail, int plane, char *buf, size_t len);
 
 #endif

@@ -29,6 +29,9 @@ struct cjob {
 	int srv_done, cli_done, srv_exit, cli_exit, nrec;
 	int sampler;		/* pfc: the server that samples the target's port */
 	const char *retest_of;	/* a re-test (coord-retest.c): the key of the job it repeats */
+	const char *retest_for, *retest_role;	/* a re-test: the suspect's id, its role */
+	char size_opt[32];	/* a re-test: the size it was found at (size=, or the
+				 * collectives' minbytes= and maxbytes=); "" the phase's */
 	int load;		/* a lat job under load: 1 + the index of its load, which
 				 * comes before it (0: none) */
 	int load_for;		/* a load (a bw job): 1 + the index of the lat job it loads */

@@ -69,10 +69,7 @@ void coord_jobs_clear(struct coord *c)
 
 void coord_lane_name(struct plan_lane l, char *buf, size_t len)
 {
-	if (l.plane)
-		snprintf(buf, len, "rail %d plane %d", l.rail, l.plane);
-	else
-		snprintf(buf, len, "rail %d", l.rail);
+	record_lane_name(l.rail, l.plane, buf, len);
 }
 
 void coord_job_key(char *buf, size_t len, const struct plan_phase *ph, const char *test, int round,
@@ -146,6 +143,10 @@ static void stamp(struct coord *c, json_t *rec, const struct cjob *j)
 	json_object_set_new(rec, "job", json_string(j->key));
 	if (j->retest_of)	/* a second look at a suspect, not one of the phase's results */
 		json_object_set_new(rec, "retest_of", json_string(j->retest_of));
+	if (j->retest_for) {
+		json_object_set_new(rec, "retest_for", json_string(j->retest_for));
+		json_object_set_new(rec, "retest_role", json_string(j->retest_role));
+	}
 	if (j->load_for) {	/* the load of a lat job: not one of the phase's results */
 		json_object_set_new(rec, "kind", json_string("load"));
 		json_object_set_new(rec, "load_for", json_string(c->jobs[j->load_for - 1].key));
@@ -382,6 +383,13 @@ static json_t *job_opts(const struct cjob *j)
 	for (i = 0; i < ph->nkv; i++)	/* later keys override earlier ones */
 		if (!j->load_for || plan_load_key(ph->kv[i].key))
 			json_object_set_new(o, ph->kv[i].key, json_string(ph->kv[i].val));
+	if (j->size_opt[0] && j->m) {	/* a re-test: the size it was found at */
+		json_object_set_new(o, "minbytes", json_string(j->size_opt));
+		json_object_set_new(o, "maxbytes", json_string(j->size_opt));
+	} else if (j->size_opt[0]) {
+		json_object_set_new(o, "size", json_string(j->size_opt));
+		json_object_del(o, "all");
+	}
 	if (j->load_for) {	/* a load: long enough, past its warm-up when its lat job starts */
 		snprintf(buf, sizeof(buf), "%g", ph->load_s);
 		json_object_set_new(o, "duration", json_string(buf));

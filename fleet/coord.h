@@ -121,11 +121,12 @@ int coord_check_targets(struct coord *c, int joined);
 int coord_listen(struct coord *c);
 int coord_join(struct coord *c);
 int coord_run_phases(struct coord *c);
-/* coord-retest.c: measure the latency pair suspects of the records so far
- * again (at most max, one at a time, through the joined agents); what it
- * did goes into info (run.json's retest: max, retested, skipped {JOB: WHY}).
- * 0 or -exit code (interrupted, a write failed). */
-int coord_retest(struct coord *c, int max, json_t *info);
+/* coord-retest.c: measure the suspects of the records so far again (at
+ * most max of them, within time_s seconds, one at a time, through the
+ * joined agents); what it did goes into info (run.json's retest: max,
+ * time_s, retested, seconds, skipped {ID: WHY}).  0 or -exit code
+ * (interrupted, a write failed). */
+int coord_retest(struct coord *c, int max, double time_s, json_t *info);
 /* How many jobs of the plan have not finished (--resume: none in jobs.done),
  * on the nodes and endpoints of c->plan as they are; -1 when out of memory
  * (said). */

@@ -23,7 +23,8 @@
 /* [global] keys that steer the run itself. */
 static const char *const global_keys[] = {
 	"hostfile", "nodes", "launcher", "label", "agent-timeout", "join-timeout",
-	"token-file", "listen", "ssh", "agent-cmd", "seed", "mpirun", "srun", "topology", NULL,
+	"token-file", "listen", "ssh", "agent-cmd", "seed", "mpirun", "srun", "topology", "retest-max",
+	"retest-time", NULL,
 };
 static const char *const phase_keys[] = {
 	"kind", "test", "count", "seed", "target", "rails", "parallel", "load", NULL,

@@ -36,13 +36,15 @@ static const char run_about[] =
 	"round on every rail at once, and write a results directory (run.json, results.jsonl\n"
 	"flushed record by record).  At the end it prints a summary per phase and rail and the\n"
 	"suspects: a node slow with every peer, a slow pair (its path), a slow rail; and any\n"
-	"wrong data a collective found, as a failure.  Before that it measures each latency\n"
-	"pair suspect again (at most --retest-max of them, one at a time): a pair fast on its\n"
-	"re-test is listed as not confirmed, not as a suspect.\n"
+	"wrong data a collective found, as a failure.  Before that it measures every suspect\n"
+	"again (at most --retest-max of them, within --retest-time, one at a time): a pair\n"
+	"again and each end with a fresh peer, a node with two fresh peers, a lane on other\n"
+	"pairs; a suspect fine on its re-test is listed as not confirmed, not as a suspect.\n"
 	"\n"
 	"PLAN is an INI file: [global] then one section per phase.  [global] keys: hostfile,\n"
 	"nodes, launcher, label (repeatable), agent-timeout, join-timeout, token-file, listen,\n"
-	"ssh, agent-cmd, seed, and any test option below as the phases' default.  Phase keys:\n"
+	"ssh, agent-cmd, seed, retest-max, retest-time, and any test option below as the\n"
+	"phases' default.  Phase keys:\n"
 	"kind (pairwise: N-1 rounds of N/2 disjoint pairs; ring; permutation: count random\n"
 	"derangements; bisection: the first half against the second, both ways; incast: every\n"
 	"node to target; ping: the control channel's round trip; polarization and pfc: the\n"
@@ -67,8 +69,9 @@ static const char run_about[] =
 	"or options, 3 environment, 4 an agent was missing or a test failed (the run went on;\n"
 	"results.jsonl says which; 4 wins over 1), 130 interrupted (finish it with --resume DIR).";
 
-/* --retest-max's default: a few seconds of latency tests at the end */
+/* --retest-max's and --retest-time's defaults: a few suspects, two minutes at the end */
 #define RUN_RETEST_MAX 8
+#define RUN_RETEST_TIME 120
 
 static int opt_launcher_ok(const char *l)
 {
@@ -315,7 +318,7 @@ struct run_opts {
 	const char *out_dir, *resume, *hostfile, *launcher, *token_file, *plan_path;
 	const char **argv;
 	int nargs, nodes, dry, verbose, no_retest, retest_max;
-	double agent_timeout, join_timeout;
+	double agent_timeout, join_timeout, retest_time;
 	struct opt_list labels;
 	char run_id[64], hf_path[2 * PATH_MAX + 2];
 	json_t *retest_info;	/* run.json's retest (NULL: no agent came) */
@@ -336,8 +339,9 @@ static int run_options(struct coord *c, struct run_opts *ro, int argc, const cha
 		OPT_FILE(0, "resume", &ro->resume, "DIR", "finish an interrupted run: the jobs without a record in DIR"),
 		OPT_BOOL(0, "dry-run", &ro->dry, "print the schedule (every round generated and checked) and exit"),
 		OPT_LIST(0, "label", &ro->labels, "K=V", "label every record, e.g. lb=ecmp (repeatable; adds to the plan's)"),
-		OPT_BOOL(0, "no-retest", &ro->no_retest, "do not measure the latency pair suspects again at the end"),
-		OPT_INT(0, "retest-max", &ro->retest_max, "K", "re-test at most K latency pair suspects (default 8; 0: none)", 0, 1000),
+		OPT_BOOL(0, "no-retest", &ro->no_retest, "do not measure the suspects again at the end"),
+		OPT_INT(0, "retest-max", &ro->retest_max, "K", "re-test at most K suspects (default 8; 0: none)", 0, 1000),
+		OPT_SECONDS(0, "retest-time", &ro->retest_time, "SECONDS", "re-test for at most this long (default 120)"),
 		OPT_GROUP("Agents"),
 		OPT_STRING(0, "launcher", &ro->launcher, "NAME", "local (default), ssh, slurm, mpi or external"),
 		OPT_FILE(0, "hostfile", &ro->hostfile, "FILE", "the nodes (overrides the plan's hostfile)"),
@@ -490,8 +494,21 @@ static int run_settings(struct coord *c, struct run_opts *ro)
 	if (!c->launcher_args)
 		c->launcher_args = plan_global(&c->plan, !strcmp(ro->launcher, "mpi") ? "mpirun" : "srun", NULL);
 	if ((rc = run_global_seconds(c, ro, "agent-timeout", &ro->agent_timeout)) ||
-	    (rc = run_global_seconds(c, ro, "join-timeout", &ro->join_timeout)))
+	    (rc = run_global_seconds(c, ro, "join-timeout", &ro->join_timeout)) ||
+	    (rc = run_global_seconds(c, ro, "retest-time", &ro->retest_time)))
 		return rc;
+	if (ro->retest_max < 0 && plan_global(&c->plan, "retest-max", NULL)) {
+		const char *v = plan_global(&c->plan, "retest-max", NULL);
+		uint64_t n;
+
+		if (units_parse_count(v, &n) || n > 1000)
+			return fs_err_usage("%s: retest-max '%s': give a count of suspects, 0 to 1000", ro->plan_path, v);
+		ro->retest_max = (int)n;
+	}
+	if (ro->retest_max < 0)
+		ro->retest_max = RUN_RETEST_MAX;
+	if (!(ro->retest_time > 0))
+		ro->retest_time = RUN_RETEST_TIME;
 	c->agent_timeout = ro->agent_timeout > 0 ? ro->agent_timeout : 10;
 	c->join_timeout = ro->join_timeout > 0 ? ro->join_timeout : 30;
 	if (c->plan.hostfile) {
@@ -679,12 +696,12 @@ static int run_phases(struct coord *c, struct run_opts *ro)
 	ro->retest_info = json_object();
 	if (ro->no_retest || !ro->retest_max)
 		json_object_set_new(ro->retest_info, "off", json_string(ro->no_retest ? "--no-retest" :
-									"--retest-max 0"));
+									"retest-max 0"));
 	else if (rc)
 		json_object_set_new(ro->retest_info, "off", json_string(rc == -FS_EXIT_INTERRUPTED ?
 			"the run was interrupted" : "the run stopped"));
 	else
-		rc = coord_retest(c, ro->retest_max, ro->retest_info);
+		rc = coord_retest(c, ro->retest_max, ro->retest_time, ro->retest_info);
 	return rc;
 }
 
@@ -833,7 +850,7 @@ static int run_run(struct coord *c, struct run_opts *ro)
 int cmd_run(int argc, const char **argv)
 {
 	struct coord c = { .listen_fd = -1, .agent_timeout = 10, .join_timeout = 30 };
-	struct run_opts ro = { .retest_max = RUN_RETEST_MAX };
+	struct run_opts ro = { .retest_max = -1 };
 	int rc = run_options(&c, &ro, argc, argv), close_res = 1;
 
 	if (rc == OPTS_HELP) {

@@ -3,8 +3,10 @@
  * What `fabscope run` concludes from its records: a summary per phase and
  * lane, and the suspects.
  *
- * Within one phase, test and lane (rail/plane), a bandwidth result is "low"
- * when it is under low_frac (default 0.5) of a reference median.  Then:
+ * Within one phase, test, lane (rail/plane) and message size (a sweep's
+ * sizes are judged apart: a 4 KiB result is no reference for a 1 MiB one),
+ * a bandwidth result is "low" when it is under low_frac (default 0.5) of a
+ * reference median.  Then:
  *   - a node whose results are low with at least 3/4 of its peers (and at
  *     least 2 of them), the reference being the median of the results that
  *     do not involve it, is the suspect: its NIC, cable or leaf port on that
@@ -13,18 +15,19 @@
  *     median of the results without suspect nodes, names that pair: the
  *     path between them (a spine link, an ECMP collision);
  *   - a lane whose median is under low_frac of the median of the phase's
- *     lanes names the rail (its leaves).
+ *     lanes (at the same size) names the rail (its leaves).
  * Latency is judged the other way round (high is bad, over 1/low_frac of
- * the median p50).  With two nodes only a pair can be named.
+ * the median p50).  With two nodes only a pair can be named.  A suspect
+ * found at several sizes is named once, at the largest (its "sizes" lists
+ * them all).
  *
- * A latency pair stands on one measurement, which a busy host can spoil:
- * at the end of the run the coordinator measures it again (coord-retest.c;
- * a record with retest_of, the key of the job it repeats).  Re-test records
- * are no part of the groups above; a pair whose re-test is still high
- * against the same reference stays a suspect ("re-tested: first p50 X,
- * re-test p50 Y"), one whose re-test is not goes to the not-confirmed list.
- * Every other suspect of the results says "not re-tested" (and why, when
- * run.json's retest object tells: --no-retest, over --retest-max, ...).
+ * Every suspect stands on one measurement, which a busy host can spoil:
+ * at the end of the run the coordinator measures it again (coord-retest.c)
+ * and retest.c judges what it found (confirmed, not confirmed, not
+ * re-tested and why); a suspect not confirmed goes to a list of its own.
+ * Each suspect has an id (kind, phase, test, lane, size, node, peer) that
+ * its re-tests' records name (retest_for), and the reference it was judged
+ * against, so the re-test is judged against the same one.
  *
  * The collectives (allreduce, alltoall: one record per lane and size, from
  * rank 0, with every rank's endpoint) are judged per phase and test at the
@@ -44,88 +47,38 @@
 #include "../core/error.h"
 #include "../core/record.h"
 #include "../core/units.h"
+#include "analyze-int.h"
 #include "analyze.h"
 #include "store.h"
 
-/* A re-test index: the store's re-tests sorted by (job, src, dst, place). */
-struct rtix {
-	struct rstore_rt *r;
-	size_t n;
-};
-
-static int rt_cmp(const void *a, const void *b)
-{
-	const struct rstore_rt *x = a, *y = b;
-
-	if (x->of != y->of)
-		return x->of < y->of ? -1 : 1;
-	if (x->src != y->src)
-		return x->src < y->src ? -1 : 1;
-	if (x->dst != y->dst)
-		return x->dst < y->dst ? -1 : 1;
-	return x->k < y->k ? -1 : x->k > y->k;
-}
-
-/* O(R log R) */
-static void rt_index(const struct rstore *st, struct rtix *ix)
-{
-	ix->n = 0;
-	if (!(ix->r = fs_reallocarray(NULL, st->nrt ? st->nrt : 1, sizeof(*ix->r)))) {
-		fs_err_env("out of memory indexing the re-tests: none judged");
-		return;
-	}
-	if (st->nrt)	/* (st->rt is NULL without re-tests: memcpy takes no NULL, even for 0 bytes) */
-		memcpy(ix->r, st->rt, st->nrt * sizeof(*ix->r));
-	ix->n = st->nrt;
-	if (ix->n > 1)
-		qsort(ix->r, ix->n, sizeof(*ix->r), rt_cmp);
-}
-
-/* The last re-test of job's pair src -> dst (interned ids), or NULL: O(log R). */
-static const struct rstore_rt *rt_find(const struct rtix *ix, int job, int src, int dst)
-{
-	struct rstore_rt key = { .of = job, .src = src, .dst = dst, .k = 0 };
-	size_t lo = 0, hi = ix->n;
-	const struct rstore_rt *best = NULL;
-
-	if (job < 0)
-		return NULL;
-	while (lo < hi) {	/* the first not below (job, src, dst) */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rt_cmp(&ix->r[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < ix->n && ix->r[lo].of == job && ix->r[lo].src == src && ix->r[lo].dst == dst; lo++)
-		best = &ix->r[lo];
-	return best;
-}
-
-/* One phase, test and lane of the store, as judged. */
+/* One phase, test, lane and size of the store, as judged. */
 struct group {
 	const struct rstore *st;
 	const char *phase, *test;
 	int phase_id;
 	int rail, plane;
+	double size;
+	int sweep;		/* its phase, test and lane measured other sizes too */
 	const struct rstore_res *r;
 	int n;
 	size_t first;		/* where its phase first appears */
 	double median;
 };
 
-static int dbl_cmp(const void *a, const void *b)
+int analyze_dbl_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
+#define dbl_cmp analyze_dbl_cmp
 
-static double median_of(const double *v, int n)
+double analyze_median(const double *v, int n)
 {
 	double *c = malloc((size_t)(n ? n : 1) * sizeof(*c)), m;
 
+	if (!c)
+		return NAN;
 	if (n > 0)	/* (v may be NULL when there is nothing) */
 		memcpy(c, v, (size_t)n * sizeof(*c));
 	qsort(c, (size_t)n, sizeof(*c), dbl_cmp);
@@ -133,12 +86,15 @@ static double median_of(const double *v, int n)
 	free(c);
 	return m;
 }
+#define median_of analyze_median
 
 static double group_median(struct group *g)
 {
 	double *v = malloc((size_t)(g->n ? g->n : 1) * sizeof(*v)), m;
 	int i;
 
+	if (!v)
+		return NAN;
 	for (i = 0; i < g->n; i++)
 		v[i] = g->r[i].v;
 	m = median_of(v, g->n);
@@ -165,11 +121,15 @@ static int group_cmp(const void *a, const void *b)
 		return x->first < y->first ? -1 : 1;
 	if ((c = strcmp(x->test, y->test)))
 		return c;
-	return x->rail != y->rail ? x->rail - y->rail : x->plane - y->plane;
+	if (x->rail != y->rail)
+		return x->rail - y->rail;
+	if (x->plane != y->plane)
+		return x->plane - y->plane;
+	return x->size < y->size ? -1 : x->size > y->size;
 }
 
 /* The store's groups, with their medians, phases in order of appearance,
- * then test, rail, plane. */
+ * then test, rail, plane, size. */
 static struct group *collect(const struct rstore *st, int *ngroups)
 {
 	struct group *g = fs_reallocarray(NULL, st->ng ? st->ng : 1, sizeof(*g));
@@ -189,6 +149,8 @@ static struct group *collect(const struct rstore *st, int *ngroups)
 		g[i].test = sg->test == RSTORE_BW ? "bw" : "lat";
 		g[i].rail = sg->rail;
 		g[i].plane = sg->plane;
+		g[i].size = sg->size;
+		g[i].sweep = 0;
 		g[i].r = sg->r;
 		g[i].n = (int)sg->n;
 		g[i].first = sg->first;
@@ -200,13 +162,41 @@ static struct group *collect(const struct rstore *st, int *ngroups)
 				g[i].first = g[j].first;
 	if (st->ng > 1)
 		qsort(g, st->ng, sizeof(*g), group_cmp);
+	for (i = 0; i + 1 < st->ng; i++)	/* neighbours now: a sweep's sizes */
+		if (g[i].phase_id == g[i + 1].phase_id && !strcmp(g[i].test, g[i + 1].test) &&
+		    g[i].rail == g[i + 1].rail && g[i].plane == g[i + 1].plane)
+			g[i].sweep = g[i + 1].sweep = 1;
 	*ngroups = (int)st->ng;
 	return g;
 }
 
 static int is_low_ref(const struct group *g, double v, double ref, double low_frac)
 {
-	return !strcmp(g->test, "bw") ? v < low_frac * ref : v > ref / low_frac;
+	return analyze_is_low(g->test, v, ref, low_frac);
+}
+
+/* Is r evidence at all?  A latency of too few round trips is not. */
+static int judged(const struct group *g, const struct rstore_res *r)
+{
+	return strcmp(g->test, "lat") || r->msgs < 0 || r->msgs >= RRES_MIN_MSGS;
+}
+
+/* Is the result r low, by what it rests on: a bandwidth of m messages is low
+ * only when m + 1 would still be (one message is the rate's grain). */
+static int is_low_res(const struct group *g, const struct rstore_res *r, double ref, double low_frac)
+{
+	double v = r->v;
+
+	if (!judged(g, r))
+		return 0;
+	if (!strcmp(g->test, "bw") && r->msgs > 0)
+		v = v * (r->msgs + 1) / r->msgs;
+	return is_low_ref(g, v, ref, low_frac);
+}
+
+int analyze_is_low(const char *test, double v, double ref, double low_frac)
+{
+	return !strcmp(test, "lat") ? v > ref / low_frac : v < low_frac * ref;
 }
 
 static const char *unit_of(const struct group *g)
@@ -216,64 +206,63 @@ static const char *unit_of(const struct group *g)
 
 static void lane_name(const struct group *g, char *buf, size_t len)
 {
-	if (g->plane)
-		snprintf(buf, len, "rail %d plane %d", g->rail, g->plane);
-	else
-		snprintf(buf, len, "rail %d", g->rail);
+	record_lane_name(g->rail, g->plane, buf, len);
 }
 
-/* A suspect (its object is appended to out, and returned, borrowed). */
-static json_t *add(json_t *out, const char *kind, const struct group *g, const char *node,
-		   const char *peer, double value, const char *fmt, ...)
-	__attribute__((format(printf, 7, 8)));
-static json_t *add(json_t *out, const char *kind, const struct group *g, const char *node,
-		   const char *peer, double value, const char *fmt, ...)
+/* " at 64K" for a group of a phase that measured several sizes, else "" */
+static const char *at_size(const struct group *g, char *buf, size_t len)
 {
-	char ev[600];
+	char sz[32];
+
+	if (!g->sweep || !(g->size > 0))
+		return "";
+	if (g->size < 1024)
+		snprintf(sz, sizeof(sz), "%.0f B", g->size);
+	else
+		units_format_size((uint64_t)g->size, sz, sizeof(sz));
+	snprintf(buf, len, " at %s", sz);
+	return buf;
+}
+
+/* A suspect (its object is appended to out, and returned, borrowed): its
+ * id (what its re-tests name), what it is, its value and the reference it
+ * was judged against. */
+static json_t *add(json_t *out, const char *kind, const struct group *g, const char *node,
+		   const char *peer, double value, double ref, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+static json_t *add(json_t *out, const char *kind, const struct group *g, const char *node,
+		   const char *peer, double value, double ref, const char *fmt, ...)
+{
+	char ev[600], id[1200];
 	va_list ap;
 	json_t *s;
 
 	va_start(ap, fmt);
 	vsnprintf(ev, sizeof(ev), fmt, ap);
 	va_end(ap);
-	s = json_pack("{ss,ss,ss,si,si,ss?,ss?,sf,sf,ss}",
+	analyze_suspect_id(id, sizeof(id), kind, g->phase, g->test, g->rail, g->plane, g->size, node, peer);
+	s = json_pack("{ss,ss,ss,ss,si,si,ss?,ss?,sf,sf,sf,ss}", "id", id,
 		"kind", kind, "phase", g->phase, "test", g->test, "rail", g->rail, "plane", g->plane,
-		"node", node, "peer", peer, "value", value, "lane_median", g->median, "evidence", ev);
+		"node", node, "peer", peer, "value", value, "lane_median", g->median, "reference", ref,
+		"evidence", ev);
+	if (g->size > 0)
+		json_object_set_new(s, "msg_size_bytes", json_real(g->size));
 	json_array_append_new(out, s);
 	return s;
 }
 
-/* How the analysis knows of re-tests: the records, and run.json's retest
- * object ({"off": WHY} or {"max": K, "skipped": {JOB: WHY}}; may be NULL). */
-struct rtctx {
-	struct rtix ix;
-	json_t *info;
-	json_t *not_confirmed;	/* where a pair that was fast on its re-test goes */
-};
-
-/* A suspect's "retest" and "confirmation": not re-tested (why, when said). */
-static void not_retested(json_t *s, const char *why)
+void analyze_suspect_id(char *buf, size_t len, const char *kind, const char *phase, const char *test,
+			int rail, int plane, double size, const char *node, const char *peer)
 {
-	char txt[400];
-
-	if (why)
-		snprintf(txt, sizeof(txt), "not re-tested (%s)", why);
-	else
-		snprintf(txt, sizeof(txt), "not re-tested");
-	json_object_set_new(s, "retest", json_pack("{ss}", "status", "not-retested"));
-	if (why)
-		json_object_set_new(json_object_get(s, "retest"), "why", json_string(why));
-	json_object_set_new(s, "confirmation", json_string(txt));
+	snprintf(buf, len, "%s:%s:%s:rail%d.%d:%.0f:%s>%s", kind, phase, test, rail, plane, size,
+		 node ? node : "", peer ? peer : "");
 }
 
-/* A latency pair suspect s (the last of out), first measured by r against
- * ref: its re-test confirms it, or moves it to the not-confirmed list. */
-static void pair_retest(const struct group *g, const struct rstore_res *r, double ref, double low_frac,
-			json_t *out, json_t *s, struct rtctx *rc)
+/* A pair suspect's first measurement: its job, round and direction, for
+ * its re-test to repeat. */
+static void pair_first(const struct group *g, const struct rstore_res *r, json_t *s)
 {
 	const char *job = rstore_str(g->st, r->job), *dir = rstore_str(g->st, r->dir);
-	const struct rstore_rt *t;
-	char txt[700];
 
 	if (job)
 		json_object_set_new(s, "job", json_string(job));
@@ -281,40 +270,7 @@ static void pair_retest(const struct group *g, const struct rstore_res *r, doubl
 		json_object_set_new(s, "round", json_integer(r->round));
 	if (dir)
 		json_object_set_new(s, "dir", json_string(dir));
-	if (strcmp(g->test, "lat")) {
-		not_retested(s, NULL);
-		return;
-	}
-	t = rt_find(&rc->ix, r->job, r->s, r->d);
-	if (!t) {
-		json_t *skipped = json_object_get(rc->info, "skipped");
-		const char *why = json_string_value(json_object_get(rc->info, "off"));
-
-		if (!why && job)
-			why = json_string_value(json_object_get(skipped, job));
-		not_retested(s, why);
-		return;
-	}
-	if (t->error >= 0) {
-		snprintf(txt, sizeof(txt), "the re-test failed: %s", rstore_str(g->st, t->error));
-		not_retested(s, txt);
-		json_object_set_new(json_object_get(s, "retest"), "status", json_string("failed"));
-		return;
-	}
-	json_object_set_new(s, "retest", json_pack("{ss,sf,sf,sf}", "status", "confirmed", "first", r->v,
-						   "retest", t->v, "reference", ref));
-	if (is_low_ref(g, t->v, ref, low_frac)) {
-		snprintf(txt, sizeof(txt), "re-tested: first p50 %.4g us, re-test p50 %.4g us", r->v, t->v);
-		json_object_set_new(s, "confirmation", json_string(txt));
-		return;
-	}
-	json_object_set_new(json_object_get(s, "retest"), "status", json_string("not-confirmed"));
-	snprintf(txt, sizeof(txt), "not confirmed (re-test p50 %.4g us, first p50 %.4g us)", t->v, r->v);
-	json_object_set_new(s, "confirmation", json_string(txt));
-	json_array_append(rc->not_confirmed, s);
-	json_array_remove(out, json_array_size(out) - 1);
 }
-
 
 /* The median of the sorted s[0..n) without the elements at the ascending
  * positions pos[0..np) (np < n): the k-th of the rest is s[k + the removed
@@ -469,37 +425,41 @@ static double pair_ref(const struct group *g, const struct lane_nodes *ln, const
 /* Node j against the results that do not involve it: a suspect (added to
  * out) when low with at least 3/4 of its peers and 2 of them. */
 static int judge_node(const struct group *g, struct lane_nodes *ln, int j, double low_frac, const char *lane,
-		      json_t *out)
+		      const char *onlane, json_t *out)
 {
 	size_t a = ln->start[j], b = ln->start[j + 1], k;
 	int npairs = (int)(b - a), nlow = 0;
 	double ref = node_ref(g, ln, j), m;
 	const char *name = rstore_str(g->st, ln->gid[j]);
 
-	for (k = a; k < b; k++)
-		nlow += is_low_ref(g, g->r[ln->idx[k]].v, ref, low_frac);
+	for (k = a; k < b; k++) {	/* (a result of too few round trips is no evidence) */
+		npairs -= !judged(g, &g->r[ln->idx[k]]);
+		nlow += is_low_res(g, &g->r[ln->idx[k]], ref, low_frac);
+	}
 	if (nlow < 2 || 4 * nlow < 3 * npairs)
 		return 0;
+	npairs = (int)(b - a);
 	for (k = a; k < b; k++)
 		ln->vals[k - a] = g->r[ln->idx[k]].v;
 	m = median_of(ln->vals, npairs);
-	not_retested(add(out, "node", g, name, NULL, m,
+	add(out, "node", g, name, NULL, m, ref,
 	    "%s %s: %s with %d of %d peers (median %.3g %s against %.3g between the others): "
 	    "its NIC, cable or leaf port on %s",
-	    name, lane, !strcmp(g->test, "bw") ? "slow" : "high latency", nlow, npairs,
-	    m, unit_of(g), ref, lane), NULL);
+	    name, onlane, !strcmp(g->test, "bw") ? "slow" : "high latency", nlow, npairs,
+	    m, unit_of(g), ref, lane);
 	return 1;
 }
 
 /* local: see lane_nodes_init */
-static void judge_group(const struct group *g, int *local, double low_frac, json_t *out, struct rtctx *rc)
+static void judge_group(const struct group *g, int *local, double low_frac, json_t *out)
 {
 	struct lane_nodes ln;
 	int *suspect = NULL, i, j;
 	double ref;
-	char lane[64];
+	char lane[64], onlane[112], sz[48];
 
 	lane_name(g, lane, sizeof(lane));
+	snprintf(onlane, sizeof(onlane), "%s%s", lane, at_size(g, sz, sizeof(sz)));
 	if (lane_nodes_init(&ln, g, local) ||
 	    !(suspect = calloc((size_t)(ln.nn ? ln.nn : 1), sizeof(*suspect)))) {
 		fs_err_env("out of memory judging %s %s %s", g->phase, g->test, lane);
@@ -507,19 +467,19 @@ static void judge_group(const struct group *g, int *local, double low_frac, json
 		return;
 	}
 	for (j = 0; j < ln.nn && ln.nn > 2; j++)
-		suspect[j] = judge_node(g, &ln, j, low_frac, lane, out);
+		suspect[j] = judge_node(g, &ln, j, low_frac, lane, onlane, out);
 	/* a pair against the results without the suspect nodes */
 	ref = pair_ref(g, &ln, suspect);
 	for (i = 0; i < g->n; i++) {
-		if (!is_low_ref(g, g->r[i].v, ref, low_frac))
+		if (!is_low_res(g, &g->r[i], ref, low_frac))
 			continue;
 		if (suspect[ln.src[i]] || suspect[ln.dst[i]])
 			continue;	/* explained by a suspect node */
-		pair_retest(g, &g->r[i], ref, low_frac, out,
-			    add(out, "pair", g, src_of(g, &g->r[i]), dst_of(g, &g->r[i]), g->r[i].v,
-				"%s -> %s on %s: %.3g %s against a median of %.3g: the path between them "
-				"(a spine link, or flows colliding on one)",
-				src_of(g, &g->r[i]), dst_of(g, &g->r[i]), lane, g->r[i].v, unit_of(g), ref), rc);
+		pair_first(g, &g->r[i],
+			   add(out, "pair", g, src_of(g, &g->r[i]), dst_of(g, &g->r[i]), g->r[i].v, ref,
+			       "%s -> %s on %s: %.3g %s against a median of %.3g: the path between them "
+			       "(a spine link, or flows colliding on one)",
+			       src_of(g, &g->r[i]), dst_of(g, &g->r[i]), onlane, g->r[i].v, unit_of(g), ref));
 	}
 	lane_nodes_release(&ln, local);
 	free(suspect);
@@ -540,12 +500,13 @@ static void pfc_suspects(json_t *recs, json_t *out)
 			continue;
 		json_array_foreach(json_object_get(rec, "priorities"), i, pr) {
 			const char *st = record_str(pr, "storm", "none");
-			int p = (int)record_num(pr, "prio", -1);
+			int p = record_int(pr, "prio", -1, 0, 7);
+			char id[600], port[300];
 
 			if (strcmp(st, "none")) {
 				snprintf(ev, sizeof(ev), "%s %s: PFC storm on priority %d (%s), paused over the "
 					 "storm threshold for %d intervals in a row: a stuck receiver or a pause loop",
-					 node, ifn, p, st, (int)record_num(pr, "storm_run", 0));
+					 node, ifn, p, st, record_int(pr, "storm_run", 0, 0, INT32_MAX));
 				storm = 1;
 			} else if (!strcmp(record_str(pr, "ecn_first", ""), "no") &&
 				   record_num(pr, "rx_frames", 0) + record_num(pr, "tx_frames", 0) > 0) {
@@ -554,10 +515,14 @@ static void pfc_suspects(json_t *recs, json_t *out)
 			} else {
 				continue;
 			}
-			json_array_append_new(out, json_pack("{ss,ss,ss,si,si,ss,sf,ss}", "kind",
+			snprintf(port, sizeof(port), "%s prio %d", ifn, p);
+			analyze_suspect_id(id, sizeof(id), storm ? "pfc-storm" : "pfc-before-ecn",
+					   record_str(rec, "phase", "-"), "pfc", record_int(rec, "src.rail", 0, 0, 1 << 20),
+					   record_int(rec, "src.plane", 0, 0, 1 << 20), 0, node, port);
+			json_array_append_new(out, json_pack("{ss,ss,ss,ss,si,si,ss,sf,ss}", "id", id, "kind",
 				storm ? "pfc-storm" : "pfc-before-ecn", "phase", record_str(rec, "phase", "-"),
-				"test", "pfc", "rail", (int)record_num(rec, "src.rail", 0),
-				"plane", (int)record_num(rec, "src.plane", 0), "node", node, "value", (double)p,
+				"test", "pfc", "rail", record_int(rec, "src.rail", 0, 0, 1 << 20),
+				"plane", record_int(rec, "src.plane", 0, 0, 1 << 20), "node", node, "value", (double)p,
 				"evidence", ev));
 		}
 	}
@@ -576,9 +541,11 @@ static int is_coll(json_t *rec)
 {
 	const char *t = record_str(rec, "test", "");
 
+	struct rretest rt;
+
 	return (!strcmp(t, "allreduce") || !strcmp(t, "alltoall")) && record_str(rec, "phase", NULL) &&
 	       !strcmp(record_str(rec, "status", ""), "ok") && !strcmp(record_str(rec, "scope", ""), "aggregate") &&
-	       !isnan(record_num(rec, "metrics.busbw_gbps", NAN));
+	       !isnan(record_num(rec, "metrics.busbw_gbps", NAN)) && !rretest_of(rec, &rt);
 }
 
 static int crow_cmp(const void *a, const void *b)
@@ -613,9 +580,9 @@ static struct crow *coll_rows(json_t *recs, int *nrows)
 			continue;
 		x.phase = record_str(rec, "phase", "");
 		x.test = record_str(rec, "test", "");
-		x.rail = (int)record_num(rec, "rail", record_num(rec, "endpoints.0.rail", 0));
-		x.plane = (int)record_num(rec, "plane", 0);
-		x.ranks = (int)record_num(rec, "ranks", 0);
+		x.rail = record_int(rec, "rail", record_int(rec, "endpoints.0.rail", 0, 0, 1 << 20), 0, 1 << 20);
+		x.plane = record_int(rec, "plane", 0, 0, 1 << 20);
+		x.ranks = record_int(rec, "ranks", 0, 0, 1 << 30);
 		x.size = record_num(rec, "msg_size_bytes", 0);
 		x.busbw = record_num(rec, "metrics.busbw_gbps", 0);
 		x.algbw = record_num(rec, "metrics.algbw_gbps", 0);
@@ -646,13 +613,7 @@ static struct crow *coll_rows(json_t *recs, int *nrows)
 	return r;
 }
 
-static void coll_lane_name(int rail, int plane, char *buf, size_t len)
-{
-	if (plane)
-		snprintf(buf, len, "rail %d plane %d", rail, plane);
-	else
-		snprintf(buf, len, "rail %d", rail);
-}
+#define coll_lane_name record_lane_name
 
 static void coll_suspects(json_t *recs, double low_frac, json_t *out)
 {
@@ -708,10 +669,11 @@ static void coll_suspects(json_t *recs, double low_frac, json_t *out)
 			g.test = r[k].test;
 			g.rail = r[k].rail;
 			g.plane = r[k].plane;
+			g.size = best;
 			g.median = med;
 			coll_lane_name(r[k].rail, r[k].plane, lane, sizeof(lane));
 			units_format_size((uint64_t)best, sz, sizeof(sz));
-			add(out, "lane", &g, NULL, NULL, r[k].busbw,
+			add(out, "lane", &g, NULL, NULL, r[k].busbw, med,
 			    "%s as a whole: %s busbw %.3g Gb/s at %s against a median of %.3g over the %d lanes "
 			    "of the phase: the leaves or the spine uplinks of %s, or a slow NIC on it",
 			    lane, r[k].test, r[k].busbw, sz, med, lanes, lane);
@@ -739,6 +701,100 @@ long analyze_wrong(const struct rstore *st, double *elements)
 	return n;
 }
 
+/* A suspect of the raw list: where it was found. */
+struct sref {
+	json_t *s;
+	size_t at;		/* its place in the list */
+	size_t first;		/* merge_sizes: the first place of its key */
+};
+
+/* suspects by kind, phase, test, lane, node and peer, then size, then place */
+static int suspect_key_cmp(const void *a, const void *b)
+{
+	const struct sref *p = a, *q = b;
+	json_t *x = p->s, *y = q->s;
+	static const char *const keys[] = { "kind", "phase", "test", "node", "peer" };
+	size_t k;
+	int c;
+
+	for (k = 0; k < sizeof(keys) / sizeof(*keys); k++)
+		if ((c = strcmp(record_str(x, keys[k], ""), record_str(y, keys[k], ""))))
+			return c;
+	if ((c = record_int(x, "rail", 0, 0, 1 << 20) - record_int(y, "rail", 0, 0, 1 << 20)))
+		return c;
+	return record_int(x, "plane", 0, 0, 1 << 20) - record_int(y, "plane", 0, 0, 1 << 20);
+}
+
+static int suspect_size_cmp(const void *a, const void *b)
+{
+	const struct sref *p = a, *q = b;
+	double x = record_num(p->s, "msg_size_bytes", 0), y = record_num(q->s, "msg_size_bytes", 0);
+	int c = suspect_key_cmp(a, b);
+
+	if (c)
+		return c;
+	if (x != y)
+		return x < y ? -1 : 1;
+	return p->at < q->at ? -1 : p->at > q->at;
+}
+
+static int sref_first_cmp(const void *a, const void *b)
+{
+	const struct sref *p = a, *q = b;
+
+	return p->first < q->first ? -1 : p->first > q->first;
+}
+
+/* Suspects found at several sizes are named once, at the largest: out's
+ * suspects of the same kind, phase, test, lane, node and peer become the
+ * one of the largest size, with "sizes" (every size, ascending) and its
+ * evidence saying how many others, at the place the first of them had;
+ * O(S log S). */
+static json_t *merge_sizes(json_t *out)
+{
+	size_t n = json_array_size(out), i, j, m = 0;
+	struct sref *v = malloc((n ? n : 1) * sizeof(*v));
+	json_t *merged = json_array();
+
+	if (!v || !merged) {
+		free(v);
+		json_decref(merged);
+		return out;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = (struct sref){ json_array_get(out, i), i, i };
+	qsort(v, n, sizeof(*v), suspect_size_cmp);
+	for (i = 0; i < n; i = j) {
+		json_t *sizes = json_array(), *keep;
+		size_t first = v[i].at;
+
+		for (j = i; j < n && !suspect_key_cmp(&v[i], &v[j]); j++) {
+			if (json_object_get(v[j].s, "msg_size_bytes"))
+				json_array_append(sizes, json_object_get(v[j].s, "msg_size_bytes"));
+			if (v[j].at < first)
+				first = v[j].at;
+		}
+		keep = v[j - 1].s;	/* the largest size */
+		if (json_array_size(sizes) > 1) {
+			char ev[800];
+
+			snprintf(ev, sizeof(ev), "%s (and at %zu smaller size%s)", record_str(keep, "evidence", ""),
+				 json_array_size(sizes) - 1, json_array_size(sizes) == 2 ? "" : "s");
+			json_object_set_new(keep, "evidence", json_string(ev));
+			json_object_set_new(keep, "sizes", sizes);
+		} else {
+			json_decref(sizes);
+		}
+		v[m++] = (struct sref){ keep, 0, first };
+	}
+	qsort(v, m, sizeof(*v), sref_first_cmp);	/* in the order the analysis found them */
+	for (i = 0; i < m; i++)
+		json_array_append(merged, v[i].s);
+	free(v);
+	json_decref(out);
+	return merged;
+}
+
 json_t *analyze_suspects_retest(const struct rstore *st, double low_frac, json_t *retest_info,
 				json_t **not_confirmed)
 {
@@ -746,44 +802,42 @@ json_t *analyze_suspects_retest(const struct rstore *st, double low_frac, json_t
 	size_t nnames = st->str.n;
 	struct group *g;
 	json_t *out = json_array();
-	struct rtctx rc = { .info = retest_info, .not_confirmed = json_array() };
 
 	g = collect(st, &ng);
-	rt_index(st, &rc.ix);
 	if (!(local = fs_reallocarray(NULL, nnames ? nnames : 1, sizeof(*local))))
 		fs_err_env("out of memory judging the records");
 	for (i = 0; local && i < (int)nnames; i++)
 		local[i] = -1;
 	for (i = 0; local && i < ng; i++)
-		judge_group(&g[i], local, low_frac, out, &rc);
-	/* whole lanes against the other lanes of the same phase and test */
+		judge_group(&g[i], local, low_frac, out);
+	/* whole lanes against the other lanes of the same phase, test and size */
 	for (i = 0; i < ng; i++) {
 		double *m = malloc((size_t)ng * sizeof(*m)), phase_median;
 		int n = 0;
 
+		if (!m)
+			break;
 		for (j = 0; j < ng; j++)
-			if (!strcmp(g[j].phase, g[i].phase) && !strcmp(g[j].test, g[i].test))
+			if (g[j].phase_id == g[i].phase_id && !strcmp(g[j].test, g[i].test) && g[j].size == g[i].size)
 				m[n++] = g[j].median;
 		phase_median = median_of(m, n);
 		free(m);
-		if (n >= 2 && (!strcmp(g[i].test, "bw") ? g[i].median < low_frac * phase_median :
-			       g[i].median > phase_median / low_frac)) {
-			char lane[64];
+		if (n >= 2 && is_low_ref(&g[i], g[i].median, phase_median, low_frac)) {
+			char lane[64], sz[48];
 
 			lane_name(&g[i], lane, sizeof(lane));
-			not_retested(add(out, "lane", &g[i], NULL, NULL, g[i].median,
-			    "%s as a whole: median %.3g %s against %.3g on the other lanes: "
-			    "the leaves or the spine uplinks of %s", lane, g[i].median, unit_of(&g[i]),
-			    phase_median, lane), NULL);
+			add(out, "lane", &g[i], NULL, NULL, g[i].median, phase_median,
+			    "%s as a whole%s: median %.3g %s against %.3g on the other lanes: "
+			    "the leaves or the spine uplinks of %s", lane, at_size(&g[i], sz, sizeof(sz)),
+			    g[i].median, unit_of(&g[i]), phase_median, lane);
 		}
 	}
 	free(g);
 	free(local);
-	free(rc.ix.r);
+	out = merge_sizes(out);
 	pfc_suspects(st->kept, out);
 	coll_suspects(st->kept, low_frac, out);
-	*not_confirmed = rc.not_confirmed;
-	return out;
+	return analyze_judge_retests(st, out, low_frac, retest_info, not_confirmed);
 }
 
 void analyze_summary(FILE *f, const struct rstore *st)
@@ -797,8 +851,23 @@ void analyze_summary(FILE *f, const struct rstore *st)
 			"min", "median", "max");
 	for (i = 0; i < ng; i++) {
 		double lo = INFINITY, hi = -INFINITY;
-		char lane[64];
+		char lane[64], sz[32], at[96] = "";
+		int k, nsizes = 1;
 
+		/* a lane of a sweep: its largest size (the suspects are judged at every size) */
+		for (k = i - 1; k >= 0 && g[k].phase_id == g[i].phase_id && !strcmp(g[k].test, g[i].test) &&
+		     g[k].rail == g[i].rail && g[k].plane == g[i].plane; k--)
+			nsizes++;
+		if (i + 1 < ng && g[i + 1].phase_id == g[i].phase_id && !strcmp(g[i + 1].test, g[i].test) &&
+		    g[i + 1].rail == g[i].rail && g[i + 1].plane == g[i].plane)
+			continue;
+		if (g[i].size > 0) {
+			units_format_size((uint64_t)g[i].size, sz, sizeof(sz));
+			if (nsizes > 1)
+				snprintf(at, sizeof(at), " at %s (largest of %d sizes)", sz, nsizes);
+			else
+				snprintf(at, sizeof(at), " at %s", sz);
+		}
 		for (j = 0; j < g[i].n; j++) {
 			if (g[i].r[j].v < lo)
 				lo = g[i].r[j].v;
@@ -806,8 +875,8 @@ void analyze_summary(FILE *f, const struct rstore *st)
 				hi = g[i].r[j].v;
 		}
 		lane_name(&g[i], lane, sizeof(lane));
-		fprintf(f, "%-20s %-4s %-14s %6d %12.4g %12.4g %12.4g  %s\n", g[i].phase, g[i].test,
-			lane, g[i].n, lo, g[i].median, hi, unit_of(&g[i]));
+		fprintf(f, "%-20s %-4s %-14s %6d %12.4g %12.4g %12.4g  %s%s\n", g[i].phase, g[i].test,
+			lane, g[i].n, lo, g[i].median, hi, unit_of(&g[i]), at);
 	}
 	free(g);
 	{	/* the collectives: busbw per lane and size */

@@ -10,16 +10,17 @@
 
 #define ANALYZE_LOW_FRAC 0.5
 
-/* [{kind: node|pair|lane|pfc-storm|pfc-before-ecn|wrong-data, phase, test,
- *   rail, plane, node, peer, value, lane_median, evidence}]; wrong-data (a
- *   collective's check found wrong elements) is a failure, the rest suspects */
-/* The re-tests (records with retest_of) are judged: a latency pair suspect
- * gains retest {status: confirmed|not-confirmed|failed|
- * not-retested, first, retest, reference, why} and confirmation (a line);
- * one that was not high on its re-test goes to *not_confirmed (new) instead.
- * Node and lane suspects say not-retested.  retest_info: run.json's retest
- * object ({off: WHY} | {max: K, skipped: {JOB: WHY}}), for why a pair was
- * not re-tested; NULL when unknown (an older directory). */
+/* [{id, kind: node|pair|lane|pfc-storm|pfc-before-ecn|wrong-data, phase,
+ *   test, rail, plane, msg_size_bytes, sizes, node, peer, value,
+ *   lane_median, reference, evidence, retest, confirmation}]; wrong-data (a
+ * collective's check found wrong elements) is a failure, the rest suspects.
+ * The re-tests (records with retest_for, or an older directory's
+ * retest_of) are judged (retest.c): each suspect gains retest {status:
+ * confirmed|not-confirmed|failed|not-retested, ...} and confirmation (a
+ * line); one not confirmed goes to *not_confirmed (new) instead.
+ * retest_info: run.json's retest object ({off: WHY} | {max: K, skipped:
+ * {ID: WHY}}), for why a suspect was not re-tested; NULL when unknown (an
+ * older directory, or the coordinator asking what to re-test). */
 json_t *analyze_suspects_retest(const struct rstore *st, double low_frac, json_t *retest_info,
 				json_t **not_confirmed);
 /* The suspects ("suspect: [phase] evidence; confirmation"), then the pairs

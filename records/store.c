@@ -117,10 +117,22 @@ int rstore_intern(struct rstore *st, const char *s)
 	return (int)t->n++;
 }
 
-/* the id of the record's string at path, -1 when absent, -2 out of memory */
-static int intern_at(struct rstore *st, json_t *rec, const char *path)
+int rstore_find(const struct rstore *st, const char *s)
 {
-	const char *s = record_str(rec, path, NULL);
+	const struct rstrings *t = &st->str;
+	size_t h;
+
+	if (!s || !t->cap)
+		return -1;
+	for (h = (size_t)str_hash(s) & (t->cap - 1); t->slot[h] >= 0; h = (h + 1) & (t->cap - 1))
+		if (!strcmp(t->s[t->slot[h]], s))
+			return t->slot[h];
+	return -1;
+}
+
+/* the id of s (interned), -1 for NULL, -2 out of memory */
+static int intern_opt(struct rstore *st, const char *s)
+{
 	int id;
 
 	if (!s)
@@ -128,95 +140,60 @@ static int intern_at(struct rstore *st, json_t *rec, const char *path)
 	return (id = rstore_intern(st, s)) < 0 ? -2 : id;
 }
 
-static int is_retest(json_t *rec)
+static int add_retest(struct rstore *st, const struct rretest *t)
 {
-	return json_is_string(json_object_get(rec, "retest_of"));
-}
-
-static int add_retest(struct rstore *st, json_t *rec)
-{
-	const char *test = record_str(rec, "test", ""), *status = record_str(rec, "status", "");
 	struct rstore_rt x;
 
-	if (strcmp(record_str(rec, "scope", "aggregate"), "aggregate") ||
-	    !record_str(rec, "src.node", NULL) || !record_str(rec, "dst.node", NULL) ||
-	    !strcmp(record_str(rec, "dir", ""), "both"))
-		return 0;
 	x.k = (size_t)st->nrec;
-	x.error = -1;
-	x.v = NAN;
-	if (strcmp(status, "ok")) {
-		if ((x.error = rstore_intern(st, record_str(rec, "error", "the re-test failed"))) < 0)
-			return -ENOMEM;
-	} else if (!strcmp(test, "lat")) {
-		x.v = record_num(rec, "metrics.lat_us.p50", NAN);
-	} else if (!strcmp(test, "bw")) {
-		x.v = record_num(rec, "metrics.bw_gbps", NAN);
-	}
-	if (x.error < 0 && isnan(x.v))
-		return 0;
-	if ((x.of = intern_at(st, rec, "retest_of")) < 0 || (x.src = intern_at(st, rec, "src.node")) < 0 ||
-	    (x.dst = intern_at(st, rec, "dst.node")) < 0 || FS_ALLOC_GROW(st->rt, st->nrt + 1, st->rt_alloc))
+	x.test = t->test;
+	x.size = t->size;
+	x.v = t->v;
+	if ((x.error = intern_opt(st, t->error)) < -1 || (x.for_id = intern_opt(st, t->for_id)) < -1 ||
+	    (x.of = intern_opt(st, t->of)) < -1 || (x.role = intern_opt(st, t->role)) < -1 ||
+	    (x.src = intern_opt(st, t->src)) < -1 || (x.dst = intern_opt(st, t->dst)) < -1 ||
+	    FS_ALLOC_GROW(st->rt, st->nrt + 1, st->rt_alloc))
 		return -ENOMEM;
 	st->rt[st->nrt++] = x;
 	return 0;
 }
 
-/* the group of (phase, test, rail, plane), a new one when first seen */
-static struct rstore_group *group_of(struct rstore *st, int phase, int test, int rail, int plane)
+/* the group of (phase, test, rail, plane, size), a new one when first seen */
+static struct rstore_group *group_of(struct rstore *st, int phase, const struct rresult *r)
 {
 	struct rstore_group *g;
 	size_t i;
 
 	for (i = st->ng; i-- > 0;)	/* (a night's records come lane by lane: the last is likeliest) */
-		if (st->g[i].phase == phase && st->g[i].test == test && st->g[i].rail == rail &&
-		    st->g[i].plane == plane)
+		if (st->g[i].phase == phase && st->g[i].test == r->test && st->g[i].rail == r->rail &&
+		    st->g[i].plane == r->plane && st->g[i].size == r->size)
 			return &st->g[i];
 	if (FS_ALLOC_GROW(st->g, st->ng + 1, st->g_alloc))
 		return NULL;
 	g = &st->g[st->ng++];
 	memset(g, 0, sizeof(*g));
 	g->phase = phase;
-	g->test = test;
-	g->rail = rail;
-	g->plane = plane;
+	g->test = r->test;
+	g->rail = r->rail;
+	g->plane = r->plane;
+	g->size = r->size;
 	g->first = (size_t)st->nrec;
 	return g;
 }
 
-static int add_result(struct rstore *st, json_t *rec)
+static int add_result(struct rstore *st, const struct rresult *r)
 {
-	const char *test = record_str(rec, "test", ""), *dir = record_str(rec, "dir", "");
 	struct rstore_group *g;
 	struct rstore_res x;
-	int t, phase;
+	int phase;
 
-	if (!strcmp(record_str(rec, "kind", ""), "polarization") || !strcmp(record_str(rec, "kind", ""), "pfc") ||
-	    !strcmp(record_str(rec, "kind", ""), "load"))
-		return 0;	/* their flows collide on purpose (the probes judge them), or load a lat test */
-	if (!record_str(rec, "phase", NULL) || !record_str(rec, "src.node", NULL) ||
-	    !record_str(rec, "dst.node", NULL) || strcmp(record_str(rec, "status", ""), "ok") ||
-	    strcmp(record_str(rec, "scope", ""), "aggregate") || !strcmp(dir, "both") || is_retest(rec))
-		return 0;
-	if (!strcmp(test, "bw")) {
-		t = RSTORE_BW;
-		x.v = record_num(rec, "metrics.bw_gbps", NAN);
-	} else if (!strcmp(test, "lat")) {
-		t = RSTORE_LAT;
-		x.v = record_num(rec, "metrics.lat_us.p50", NAN);
-	} else {
-		return 0;
-	}
-	if (isnan(x.v))
-		return 0;
-	if ((phase = intern_at(st, rec, "phase")) < 0 || (x.s = intern_at(st, rec, "src.node")) < 0 ||
-	    (x.d = intern_at(st, rec, "dst.node")) < 0 || (x.job = intern_at(st, rec, "job")) < -1 ||
-	    (x.dir = *dir ? rstore_intern(st, dir) : -1) < -1)
+	x.v = r->v;
+	if ((phase = rstore_intern(st, r->phase)) < 0 || (x.s = rstore_intern(st, r->src)) < 0 ||
+	    (x.d = rstore_intern(st, r->dst)) < 0 || (x.job = intern_opt(st, r->job)) < -1 ||
+	    (x.dir = intern_opt(st, r->dir)) < -1)
 		return -ENOMEM;
-	x.round = (int)record_num(rec, "round", 0);
-	x.pad = 0;
-	if (!(g = group_of(st, phase, t, (int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0))) ||
-	    FS_ALLOC_GROW(g->r, g->n + 1, g->alloc))
+	x.round = r->round;
+	x.msgs = r->msgs >= 0 && r->msgs < 1e9 ? (int)r->msgs : r->msgs >= 1e9 ? 1000000000 : -1;
+	if (!(g = group_of(st, phase, r)) || FS_ALLOC_GROW(g->r, g->n + 1, g->alloc))
 		return -ENOMEM;
 	g->r[g->n++] = x;
 	return 0;
@@ -241,7 +218,12 @@ int rstore_add(struct rstore *st, json_t *rec)
 	if ((!strcmp(test, "pfc") || !strcmp(test, "allreduce") || !strcmp(test, "alltoall")) &&
 	    json_array_append(st->kept, rec))
 		return -ENOMEM;
-	rc = is_retest(rec) ? add_retest(st, rec) : add_result(st, rec);
+	{
+		struct rresult r;
+		struct rretest t;
+
+		rc = rretest_of(rec, &t) ? add_retest(st, &t) : rresult_of(rec, &r) ? add_result(st, &r) : 0;
+	}
 	st->nrec++;
 	return rc;
 }

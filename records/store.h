@@ -14,10 +14,9 @@
  * load (rstore_load again: it reads on from where it stopped), so that the
  * coordinator reads its records once.
  *
- * Which results a group takes is the suspects analysis's rule (analyze.c):
- * ok, aggregate, one direction, both nodes named, not a probe's flows, not
- * a re-test; the value is bw_gbps (bw) or lat_us.p50 (lat).  Records of
- * another schema are left out and counted.
+ * Which results a group takes, and which records are re-tests, is
+ * result.h's one filter; a group is a phase, test, lane and message size.
+ * Records of another schema are left out and counted.
  */
 #ifndef FS_RECORDS_STORE_H
 #define FS_RECORDS_STORE_H
@@ -25,6 +24,8 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "result.h"
 
 /* Interned strings: ids in order of first appearance. */
 struct rstrings {
@@ -43,26 +44,30 @@ struct rstore_res {
 	int job;		/* the job that measured it (interned), -1 none */
 	int dir;		/* its direction (interned), -1 none */
 	int round;
-	int pad;
+	int msgs;		/* the messages (bw) or round trips (lat) it rests on; -1 not said */
 	double v;		/* bw_gbps, or lat_us p50 */
 };
 
-enum { RSTORE_BW, RSTORE_LAT };
+enum { RSTORE_BW = RRES_BW, RSTORE_LAT = RRES_LAT };
 
 struct rstore_group {
 	int phase;		/* interned */
 	int test;		/* RSTORE_BW, RSTORE_LAT */
 	int rail, plane;
+	double size;		/* msg_size_bytes (0: not said) */
 	size_t first;		/* the number of its first record (from 0) */
 	struct rstore_res *r;
 	size_t n, alloc;
 };
 
-/* A re-test's record: the job it repeats, its pair, what it found. */
+/* A re-test's record (result.h): the suspect it is for (for_id; -1 in an
+ * older directory, where of, the job it repeats, says), its role, its
+ * pair, what it found. */
 struct rstore_rt {
-	int of, src, dst;	/* interned */
+	int for_id, of, role, src, dst;	/* interned; -1 when not said */
+	int test;		/* RSTORE_BW, RSTORE_LAT, -1 a collective */
 	int error;		/* interned message, or -1: ok, v is its value */
-	double v;
+	double size, v;
 	size_t k;		/* its record's number: the last one counts */
 };
 
@@ -90,6 +95,8 @@ void rstore_release(struct rstore *st);
 
 /* The id of s (added when new), or -ENOMEM. */
 int rstore_intern(struct rstore *st, const char *s);
+/* The id of s when it is interned, else -1 (NULL too); the store is not changed. */
+int rstore_find(const struct rstore *st, const char *s);
 static inline const char *rstore_str(const struct rstore *st, int id)
 {
 	return id < 0 ? NULL : st->str.s[id];

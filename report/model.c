@@ -13,6 +13,7 @@
 #include "../core/record.h"
 #include "../core/units.h"
 #include "../records/analyze.h"
+#include "../records/result.h"
 #include "report.h"
 
 /*
@@ -26,10 +27,7 @@
 
 void report_lane(int rail, int plane, char *buf, size_t len)
 {
-	if (plane)
-		snprintf(buf, len, "rail %d plane %d", rail, plane);
-	else
-		snprintf(buf, len, "rail %d", rail);
+	record_lane_name(rail, plane, buf, len);
 }
 
 const char *report_unit(const char *test)
@@ -90,18 +88,19 @@ static void group_params(struct rgroup *g, json_t *rec)
 	}
 }
 
+/* the group of (phase, test, lane); phase names are the store's (whole, however long) */
 static struct rgroup *group_get(struct rrun *r, const char *phase, const char *test, int rail, int plane)
 {
-	int i;
+	int i, id;
 
 	for (i = 0; i < r->ng; i++)
 		if (!strcmp(r->g[i].phase, phase) && !strcmp(r->g[i].test, test) &&
 		    r->g[i].rail == rail && r->g[i].plane == plane)
 			return &r->g[i];
-	if (FS_ALLOC_GROW(r->g, r->ng + 1, r->g_alloc))
+	if ((id = rstore_intern(&r->st, phase)) < 0 || FS_ALLOC_GROW(r->g, r->ng + 1, r->g_alloc))
 		return NULL;
 	memset(&r->g[r->ng], 0, sizeof(*r->g));
-	snprintf(r->g[r->ng].phase, sizeof(r->g[r->ng].phase), "%s", phase);
+	r->g[r->ng].phase = rstore_str(&r->st, id);
 	r->g[r->ng].order = r->ng;
 	for (i = 0; i < r->ng; i++)	/* a phase's rank: its first group */
 		if (!strcmp(r->g[i].phase, phase)) {
@@ -136,11 +135,13 @@ static int sweep_add(struct rrun *r, const char *phase, int rail, int plane, dou
 		if (!strcmp(r->sw[i].phase, phase) && r->sw[i].rail == rail && r->sw[i].plane == plane)
 			s = &r->sw[i];
 	if (!s) {
-		if (FS_ALLOC_GROW(r->sw, r->nsw + 1, r->sw_alloc))
+		int id = rstore_intern(&r->st, phase);
+
+		if (id < 0 || FS_ALLOC_GROW(r->sw, r->nsw + 1, r->sw_alloc))
 			return -1;
 		s = &r->sw[r->nsw++];
 		memset(s, 0, sizeof(*s));
-		snprintf(s->phase, sizeof(s->phase), "%s", phase);
+		s->phase = rstore_str(&r->st, id);
 		s->rail = rail;
 		s->plane = plane;
 	}
@@ -428,11 +429,9 @@ static int add_record(json_t *rec, void *ctx)
 	const char *dir = r->dir;
 
 	{
-		const char *phase = record_str(rec, "phase", "(standalone)"), *test = record_str(rec, "test", "");
-		int rail = (int)record_num(rec, "src.rail", 0), plane = (int)record_num(rec, "src.plane", 0);
+		const char *test = record_str(rec, "test", "");
+		struct rresult res;
 		struct rgroup *g;
-		double v, v99 = NAN;
-
 		int s, d;
 
 		r->nrec++;
@@ -459,53 +458,34 @@ static int add_record(json_t *rec, void *ctx)
 				return fs_err_env("out of memory reading the PFC records of %s", dir);
 			return 0;
 		}
-		if (!strcmp(record_str(rec, "kind", ""), "polarization") ||
-		    !strcmp(record_str(rec, "kind", ""), "pfc") || !strcmp(record_str(rec, "kind", ""), "load"))
-			return 0;	/* a probe's flows or load, a lat test's load: not a result of its own */
-		if (strcmp(record_str(rec, "scope", "aggregate"), "aggregate") ||
-		    !strcmp(record_str(rec, "dir", ""), "both"))
+		if (!rresult_of(rec, &res))	/* the one filter of the run's analysis too (records/result.h) */
 			return 0;
-		if (json_is_string(json_object_get(rec, "retest_of")))
-			return 0;	/* a suspect's re-test: in the suspects, not the lane's results */
-		if (!strcmp(test, "bw")) {
-			v = record_num(rec, "metrics.bw_gbps", NAN);
-			if (sweep_add(r, phase, rail, plane, record_num(rec, "msg_size_bytes", 0), v))
-				return fs_err_env("out of memory reading the records of %s", dir);
-		} else if (!strcmp(test, "lat")) {
-			v = record_num(rec, "metrics.lat_us.p50", NAN);
-			v99 = record_num(rec, "metrics.lat_us.p99", NAN);
-		} else {
-			return 0;
-		}
-		if (isnan(v) || !record_str(rec, "src.node", NULL) || !record_str(rec, "dst.node", NULL))
-			return 0;
-		if (!(g = group_get(r, phase, test, rail, plane)))
+		if (res.test == RRES_BW && sweep_add(r, res.phase, res.rail, res.plane, res.size, res.v))
 			return fs_err_env("out of memory reading the records of %s", dir);
-		{	/* a phase that swept sizes: the pairs at the largest size */
-			double size = record_num(rec, "msg_size_bytes", 0);
-
-			if (size < g->size)
-				return 0;
-			if (size > g->size || !g->n) {
-				g->size = size;
-				g->n = 0;
-				memset(&g->ro, 0, sizeof(g->ro));
-				group_params(g, rec);
-			}
+		if (!(g = group_get(r, res.phase, test, res.rail, res.plane)))
+			return fs_err_env("out of memory reading the records of %s", dir);
+		/* a phase that swept sizes: the table has the pairs at the largest size (the suspects
+		 * are judged at every size) */
+		if (res.size < g->size)
+			return 0;
+		if (res.size > g->size || !g->n) {
+			g->size = res.size;
+			g->n = 0;
+			memset(&g->ro, 0, sizeof(g->ro));
+			group_params(g, rec);
 		}
 		if (FS_ALLOC_GROW(g->p, g->n + 1, g->p_alloc) ||
-		    (s = rstore_intern(&r->st, record_str(rec, "src.node", "?"))) < 0 ||
-		    (d = rstore_intern(&r->st, record_str(rec, "dst.node", "?"))) < 0)
+		    (s = rstore_intern(&r->st, res.src)) < 0 || (d = rstore_intern(&r->st, res.dst)) < 0)
 			return fs_err_env("out of memory reading the records of %s", dir);
 		g->p[g->n].src = rstore_str(&r->st, s);
 		g->p[g->n].dst = rstore_str(&r->st, d);
-		g->p[g->n].v = v;
-		g->p[g->n].v99 = v99;
-		g->p[g->n].round = num_int(rec, "round", 0, 0, 1 << 30);
-		if (!strcmp(test, "lat") && json_is_string(json_object_get(json_object_get(rec, "params"), "load")))
+		g->p[g->n].v = res.v;
+		g->p[g->n].v99 = res.v99;
+		g->p[g->n].round = res.round;
+		if (res.test == RRES_LAT && json_is_string(json_object_get(json_object_get(rec, "params"), "load")))
 			g->loaded = 1;	/* measured under a bw load (a plan's load = bw) */
 		g->n++;
-		if (!strcmp(test, "bw"))
+		if (res.test == RRES_BW)
 			reorder_add(&g->ro, rec);
 	}
 	return 0;

@@ -243,9 +243,9 @@ test_expect_success $P 'analyze: a latency pair is a suspect only when its re-te
 	} >a5/results.jsonl &&
 	"$TEST_TOOL" analyze a5 >actual &&
 	cat >expect <<-\EOF &&
-	pair q lat 0 h1 h4 confirmed: re-tested: first p50 8 us, re-test p50 8.8 us
-	pair q lat 0 h2 h3 failed: not re-tested (the re-test failed: h4: refused)
-	unconfirmed pair q lat 0 h3 h4 not-confirmed: not confirmed (re-test p50 2.1 us, first p50 9 us)
+	pair q lat 0 h1 h4 confirmed: confirmed: re-test 8.8 us p50 against 2.05 (first 8)
+	pair q lat 0 h2 h3 failed: re-test failed: h4: refused
+	unconfirmed pair q lat 0 h3 h4 not-confirmed: not confirmed: re-test 2.1 us p50 against 2.05 (first 9)
 	EOF
 	test_cmp expect actual &&
 	# the re-tests are no part of the lane: the same suspects without them, none judged
@@ -253,6 +253,171 @@ test_expect_success $P 'analyze: a latency pair is a suspect only when its re-te
 	"$TEST_TOOL" analyze a6 >actual &&
 	printf "pair q lat 0 h3 h4\npair q lat 0 h1 h4\npair q lat 0 h2 h3\n" >expect &&
 	test_cmp expect actual
+'
+
+# srec PHASE TEST RAIL SRC DST VALUE SIZE: rec at a message size
+srec() { rec "$1" "$2" "$3" "$4" "$5" "$6" | sed "s|^{|{\"msg_size_bytes\":$7,|"; }
+# nrt ID ROLE TEST SRC DST VALUE|error [SIZE]: a re-test of the suspect ID, in ROLE
+nrt() {
+	if [ "$6" = error ]; then
+		printf "{\"test\":\"%s\",\"scope\":\"aggregate\",\"status\":\"error\",\"error\":\"%s refused\",\"src\":{\"node\":\"%s\"},\"dst\":{\"node\":\"%s\"},\"retest_for\":\"%s\",\"retest_role\":\"%s\"}\n" \
+			"$3" "$5" "$4" "$5" "$1" "$2"
+	else
+		rec q "$3" 0 "$4" "$5" "$6" |
+			sed "s|^{|{\"retest_for\":\"$1\",\"retest_role\":\"$2\",\"msg_size_bytes\":${7:-0},|"
+	fi
+}
+
+test_expect_success $P 'analyze: sizes are judged apart; a suspect of several sizes is named once, at the largest' '
+	mkdir -p s1 && {
+		# 4K results are all ten times under the 1M ones: no suspect for that
+		for z in 4096 1048576; do
+			f=$(( z == 4096 ? 1 : 10 ))
+			srec q bw 0 h1 h2 $f $z; srec q bw 0 h3 h4 $f $z
+			srec q bw 0 h1 h3 $f $z; srec q bw 0 h2 h4 $f $z
+			srec q bw 0 h1 h4 $f $z; srec q bw 0 h2 h3 $f $z
+		done
+	} >s1/results.jsonl &&
+	"$TEST_TOOL" analyze s1 >actual &&
+	test_must_be_empty actual &&
+	mkdir -p s2 && {
+		# h2 -> h3 slow at both sizes, h1 -> h4 at 4K only
+		for z in 4096 1048576; do
+			f=$(( z == 4096 ? 1 : 10 ))
+			srec q bw 0 h1 h2 $f $z; srec q bw 0 h3 h4 $f $z
+			srec q bw 0 h1 h3 $f $z; srec q bw 0 h2 h4 $f $z
+			srec q bw 0 h2 h3 0.$f $z
+		done
+		srec q bw 0 h1 h4 0.1 4096; srec q bw 0 h1 h4 10 1048576
+	} >s2/results.jsonl &&
+	"$TEST_TOOL" analyze --sizes s2 >actual &&
+	cat >expect <<-\EOF &&
+	pair q bw 0 h2 h3 @1048576 sizes=2
+	pair q bw 0 h1 h4 @4096
+	EOF
+	test_cmp expect actual
+'
+
+test_expect_success $P 'analyze: re-tests of every kind, judged against the first reference' '
+	mkdir -p r1 && {
+		# lane 0: h4 slow with every peer (node); h2 -> h3 slow (pair); lane 1 slow as a whole
+		rec q bw 0 h1 h2 10; rec q bw 0 h1 h3 10; rec q bw 0 h1 h4 1; rec q bw 0 h2 h4 1
+		rec q bw 0 h3 h4 1; rec q bw 0 h2 h3 2; rec q bw 0 h1 h5 10; rec q bw 0 h2 h5 10
+		rec q bw 0 h3 h5 10; rec q bw 0 h5 h6 10; rec q bw 0 h1 h6 10
+		rec q bw 1 h1 h2 3; rec q bw 1 h3 h4 3; rec q bw 1 h5 h6 3
+		rec q bw 2 h1 h2 10; rec q bw 2 h3 h4 10; rec q bw 2 h5 h6 10
+	} >r1/results.jsonl &&
+	"$TEST_TOOL" analyze r1 >actual &&
+	cat >expect <<-\EOF &&
+	node q bw 0 h4 -
+	pair q bw 0 h2 h3
+	lane q bw 1 - -
+	EOF
+	test_cmp expect actual &&
+	cp -r r1 r2 && {
+		nrt "node:q:bw:rail0.0:0:h4>" fresh bw h4 h1 1.2
+		nrt "node:q:bw:rail0.0:0:h4>" fresh bw h5 h4 0.9
+		nrt "pair:q:bw:rail0.0:0:h2>h3" again bw h2 h3 2.5
+		nrt "pair:q:bw:rail0.0:0:h2>h3" src-fresh bw h2 h6 9
+		nrt "pair:q:bw:rail0.0:0:h2>h3" dst-fresh bw h1 h3 2
+		nrt "node:q:bw:rail0.0:0:h4>" control bw h1 h5 9
+		nrt "pair:q:bw:rail0.0:0:h2>h3" control bw h1 h6 10
+		nrt "lane:q:bw:rail1.0:0:>" lane bw h1 h4 9
+		nrt "lane:q:bw:rail1.0:0:>" lane bw h2 h3 10
+	} >>r2/results.jsonl &&
+	"$TEST_TOOL" analyze r2 >actual &&
+	cat >expect <<-\EOF &&
+	node q bw 0 h4 - confirmed: confirmed: low with 2 of 2 fresh peers (median 1.05 Gb/s against 10 and a control of 9)
+	pair q bw 0 h2 h3 confirmed: confirmed: re-test 2.5 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 2 (low too); h3\x27s NIC, cable or leaf port
+	unconfirmed lane q bw 1 - - not-confirmed: not confirmed: not low again (2 measurements: median 9.5 Gb/s against 10)
+	EOF
+	sed "s/\x27/\\\\x27/g" actual >actual.esc &&
+	test_cmp expect actual.esc &&
+	cp -r r1 r3 && {
+		nrt "node:q:bw:rail0.0:0:h4>" fresh bw h4 h1 1.2
+		nrt "node:q:bw:rail0.0:0:h4>" fresh bw h5 h4 9
+		nrt "pair:q:bw:rail0.0:0:h2>h3" again bw h2 h3 error
+		nrt "lane:q:bw:rail1.0:0:>" lane bw h1 h4 2
+	} >>r3/results.jsonl &&
+	"$TEST_TOOL" analyze r3 >actual &&
+	cat >expect <<-\EOF &&
+	pair q bw 0 h2 h3 failed: re-test failed: h3 refused
+	lane q bw 1 - - inconclusive: inconclusive: low again (2 Gb/s against 10), but no control was measured with it (fewer than 2 nodes of its lane under no suspicion)
+	unconfirmed node q bw 0 h4 - not-confirmed: not confirmed: low with 1 of 2 fresh peers (median 5.1 Gb/s against 10)
+	EOF
+	test_cmp expect actual &&
+	# a control measured with the re-test: low itself, the suspect is inconclusive; the pair
+	# low against the reference but not against a slow control is not confirmed
+	cp -r r1 r4 && {
+		nrt "node:q:bw:rail0.0:0:h4>" fresh bw h4 h1 1.2
+		nrt "node:q:bw:rail0.0:0:h4>" fresh bw h5 h4 0.9
+		nrt "node:q:bw:rail0.0:0:h4>" control bw h1 h5 3
+		nrt "pair:q:bw:rail0.0:0:h2>h3" again bw h2 h3 4
+		nrt "pair:q:bw:rail0.0:0:h2>h3" control bw h1 h6 6
+	} >>r4/results.jsonl &&
+	"$TEST_TOOL" analyze r4 >actual &&
+	cat >expect <<-\EOF &&
+	node q bw 0 h4 - inconclusive: inconclusive: the control h1 -> h5 measured 3 Gb/s against 10 too: the hosts or the fabric were busy during the re-test; run again
+	lane q bw 1 - -
+	unconfirmed pair q bw 0 h2 h3 not-confirmed: not confirmed: re-test 4 Gb/s against 10 and a control of 6 (first 2)
+	EOF
+	test_cmp expect actual
+'
+
+test_expect_success $P 'the run and the report take the same results into the same groups (one filter)' '
+	mkdir -p g1 && {
+		# a sweep, a second lane, and records neither may take: a flow, both directions, an
+		# error, a probe flow, a load, a re-test, no node, no value; no scope on one flow only
+		for z in 4096 65536; do
+			srec q bw 0 h1 h2 5 $z; srec q bw 0 h3 h4 6 $z; srec q bw 1 h1 h2 7 $z
+		done
+		rec q lat 0 h1 h2 3; rec q lat 0 h3 h4 4
+		rec q bw 0 h1 h3 9 | sed "s/\"aggregate\"/\"flow\"/"
+		rec q bw 0 h1 h3 9 | sed "s/\"c2s\"/\"both\"/"
+		rec q bw 0 h1 h3 9 | sed "s/\"ok\"/\"error\"/"
+		rec q bw 0 h1 h3 9 | sed "s/^{/{\"kind\":\"polarization\",/"
+		rec q bw 0 h1 h3 9 | sed "s/^{/{\"kind\":\"load\",/"
+		rec q bw 0 h1 h3 9 | sed "s/^{/{\"retest_for\":\"x\",\"retest_role\":\"again\",/"
+		rec q bw 0 h1 h3 9 | sed "s/\"node\":\"h3\"//"
+		rec q bw 0 h1 h3 9 | sed "s/\"bw_gbps\": 9/\"rtt\": 9/"
+		rec q bw 0 h2 h4 8 | sed "s/\"scope\":\"aggregate\",//"
+		rec q bw 0 h2 h4 8 | sed "s/\"scope\":\"aggregate\",/\"flows\":2,/"
+	} >g1/results.jsonl &&
+	"$TEST_TOOL" groups g1 >groups &&
+	cat >expect <<-\EOF &&
+	store q bw 0 0 4096 2
+	store q bw 1 0 4096 1
+	store q bw 0 0 65536 2
+	store q bw 1 0 65536 1
+	store q lat 0 0 0 2
+	store q bw 0 0 0 1
+	EOF
+	grep "^store" groups >actual &&
+	test_cmp expect actual &&
+	# the report has each lane at its largest size: the store group of that size, no other
+	grep "^report" groups | sort >report &&
+	cat >expect <<-\EOF &&
+	report q bw 0 0 65536 2
+	report q bw 1 0 65536 1
+	report q lat 0 0 0 2
+	EOF
+	test_cmp expect report
+'
+
+test_expect_success $P 'a phase name of 200 bytes is one group, in the analysis and the report' '
+	long=$(printf "p%.0s" $(seq 200)) &&
+	mkdir -p g2 && {
+		rec $long bw 0 h1 h2 10; rec $long bw 0 h3 h4 10; rec $long bw 0 h1 h3 10
+		rec $long bw 0 h2 h4 10; rec $long bw 0 h1 h4 1; rec $long bw 0 h2 h3 10
+	} >g2/results.jsonl &&
+	"$TEST_TOOL" groups g2 >groups &&
+	printf "store %s bw 0 0 0 6\nreport %s bw 0 0 0 6\n" $long $long >expect &&
+	test_cmp expect groups &&
+	"$TEST_TOOL" analyze g2 >actual &&
+	echo "pair $long bw 0 h1 h4" >expect &&
+	test_cmp expect actual &&
+	"$FABSCOPE" report g2 -o g2rep --format json --no-plots >/dev/null 2>&1 &&
+	jq -e --arg p "$long" "[.runs[0].groups[] | .phase] == [\$p]" g2rep/summary.json >/dev/null
 '
 
 test_expect_success $P 'analyze: two nodes can only name their pair' '

@@ -36,22 +36,22 @@ test_expect_success $P 'a 4-node plan on the local launcher: every job measured,
 	EOF
 	fs_expect 0 run plan.ini -n 4 -o r1 --label lb=none &&
 	jsonl_ok r1/results.jsonl &&
-	# pairwise: 3 rounds x 2 pairs, per test; ring: 4 jobs; ping: 4 (and a re-test of each
-	# latency pair this busy host made a suspect, if any)
-	test $(jsonl_count r1/results.jsonl ".phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\"") = 6 &&
-	test $(jsonl_count r1/results.jsonl ".phase == \"pw\" and .test == \"lat\" and (.retest_of | not)") = 6 &&
-	test $(jsonl_count r1/results.jsonl ".retest_of and (.phase != \"pw\" or .test != \"lat\")") = 0 &&
+	# pairwise: 3 rounds x 2 pairs, per test; ring: 4 jobs; ping: 4 (and the re-tests of each
+	# suspect this busy host made, if any)
+	test $(jsonl_count r1/results.jsonl ".phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\" and (.retest_for | not)") = 6 &&
+	test $(jsonl_count r1/results.jsonl ".phase == \"pw\" and .test == \"lat\" and (.retest_for | not)") = 6 &&
+	test $(jsonl_count r1/results.jsonl ".retest_for and (.retest_role | not)") = 0 &&
 	test $(jsonl_count r1/results.jsonl ".phase == \"ring\" and .scope == \"aggregate\" and .flows == 2") = 4 &&
 	test $(jsonl_count r1/results.jsonl ".phase == \"ping\" and .metrics.rtt_us > 0") = 4 &&
-	test $(jsonl_count r1/results.jsonl ".status != \"ok\"") = 0 &&
+	test $(jsonl_count r1/results.jsonl ".status != \"ok\" and (.retest_for | not)") = 0 &&
 	test $(jsonl_count r1/results.jsonl ".labels.lb == \"none\" and .labels.fabric == \"loopback\"") = $(wc -l <r1/results.jsonl) &&
 	jq -e ".status == \"finished\" and (.nodes | length) == 4 and all(.nodes[]; .status == \"ok\")
 	       and .plan.text != null and (.phases | length) == 3" r1/run.json >/dev/null &&
 	# every pair of the tournament once, and no node twice in a round
-	jq -r "select(.phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\") |
+	jq -r "select(.phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\" and (.retest_for | not)) |
 	       [.src.node, .dst.node] | sort | join(\"-\")" r1/results.jsonl | sort | uniq -d >dups &&
 	test_must_be_empty dups &&
-	jq -r "select(.phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\") |
+	jq -r "select(.phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\" and (.retest_for | not)) |
 	       \"\(.round) \(.src.node)\n\(.round) \(.dst.node)\"" r1/results.jsonl | sort | uniq -d >twice &&
 	test_must_be_empty twice &&
 	grep -q "^suspect" out &&
@@ -190,8 +190,8 @@ test_expect_success $P 'external launcher: agents started by hand join with the 
 	wait $a1 && wait $a2 &&
 	jq -e "[.nodes[].name] | sort == [\"ext-a\", \"ext-b\"]" r2/run.json >/dev/null &&
 	# the endpoints the agents reported: two rails, one pair each
-	test $(jsonl_count r2/results.jsonl ".status == \"ok\" and .phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\"") = 2 &&
-	test $(jsonl_count r2/results.jsonl ".phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\" and .src.rail == 1") = 1
+	test $(jsonl_count r2/results.jsonl ".status == \"ok\" and .phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\" and (.retest_for | not)") = 2 &&
+	test $(jsonl_count r2/results.jsonl ".phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\" and .src.rail == 1 and (.retest_for | not)") = 1
 '
 
 test_expect_success $P 'external launcher: a target names an agent that joins by name' '
@@ -220,7 +220,7 @@ test_expect_success $P 'external launcher: a target that did not join skips its 
 	fleet_wait $fleet_pid 60 && test $fleet_rc = 4 &&
 	test_grep "\[in\]: its target .ext-z. is not one of the agents that joined (1 did not): the phase is skipped" run5t.log &&
 	test_grep "warning: agent agent2 is missing: did not join within 4 s$" run5t.log &&
-	test $(jsonl_count r5t/results.jsonl ".status == \"ok\" and .phase == \"pw\" and .scope == \"aggregate\"") = 1 &&
+	test $(jsonl_count r5t/results.jsonl ".status == \"ok\" and .phase == \"pw\" and .scope == \"aggregate\" and (.retest_for | not)") = 1 &&
 	test $(jsonl_count r5t/results.jsonl ".phase == \"in\"") = 0
 '
 
@@ -314,21 +314,23 @@ test_expect_success $P 'the coordinator killed mid-phase leaves valid JSONL; --r
 	fs_expect 0 run --resume r6 &&
 	jsonl_ok r6/results.jsonl &&
 	test $(wc -l <r6/results.jsonl) -gt $before &&
-	# each of the 6 jobs has exactly one aggregate record
-	test $(jq -r "select(.scope == \"aggregate\") | .job" r6/results.jsonl | sort -u | wc -l) = 6 &&
-	test $(jq -r "select(.scope == \"aggregate\") | .job" r6/results.jsonl | wc -l) = 6 &&
+	# each of the 6 jobs has exactly one aggregate record (and the re-tests of what this busy
+	# host made suspects, if any, one each too)
+	test $(jq -r "select(.scope == \"aggregate\" and (.retest_for | not)) | .job" r6/results.jsonl | sort -u | wc -l) = 6 &&
+	test $(jq -r "select(.scope == \"aggregate\" and (.retest_for | not)) | .job" r6/results.jsonl | wc -l) = 6 &&
+	test $(jq -r "select(.scope == \"aggregate\") | .job" r6/results.jsonl | sort | uniq -d | wc -l) = 0 &&
 	jq -e ".status == \"finished\" and (.resumed | length) == 1" r6/run.json >/dev/null
 '
 
 test_expect_success $P '--resume drops a torn last line and re-measures its job' '
 	# the last record of a job (a busy host may have added re-tests after the jobs: a finished
 	# run does not repeat a lost re-test, so they are left out here)
-	grep -v "\"retest_of\"" r1/results.jsonl | head -c -40 >torn.jsonl &&
+	grep -v "\"retest_for\"" r1/results.jsonl | head -c -40 >torn.jsonl &&
 	mkdir r7 && cp r1/run.json r7/ && cp torn.jsonl r7/results.jsonl &&
 	fs_expect 0 run --resume r7 &&
 	jsonl_ok r7/results.jsonl &&
 	grep -q "torn" err &&
-	test $(grep -vc "\"retest_of\"" r7/results.jsonl) -ge $(grep -vc "\"retest_of\"" r1/results.jsonl) &&
+	test $(grep -vc "\"retest_for\"" r7/results.jsonl) -ge $(grep -vc "\"retest_for\"" r1/results.jsonl) &&
 	# a line that is no record, in the middle: said where, left as it is
 	mkdir r7b && cp r1/run.json r1/jobs.done r7b/ &&
 	{ head -n 1 r1/results.jsonl && echo "not a record" && tail -n +2 r1/results.jsonl; } >r7b/results.jsonl &&
@@ -341,9 +343,9 @@ test_expect_success $P '--resume drops a torn last line and re-measures its job'
 test_expect_success $P 'parallel = 1 runs the tests of a round one after another' '
 	printf "[global]\nduration = 0.5\n[pw]\nkind = pairwise\nparallel = 1\n" >serial.ini &&
 	fs_expect 0 run serial.ini -n 4 -o r10 &&
-	test $(jsonl_count r10/results.jsonl ".scope == \"aggregate\"") = 6 &&
+	test $(jsonl_count r10/results.jsonl ".scope == \"aggregate\" and (.retest_for | not)") = 6 &&
 	# each test ends (time) after it measured (duration_s): the spans must not overlap
-	jq -r "select(.scope == \"aggregate\") | (.time | sub(\"\\\\.[0-9]+Z$\"; \"Z\") | fromdate) as \$s |
+	jq -r "select(.scope == \"aggregate\" and (.retest_for | not)) | (.time | sub(\"\\\\.[0-9]+Z$\"; \"Z\") | fromdate) as \$s |
 	       (.time | capture(\"\\\\.(?<ms>[0-9]+)Z$\").ms | tonumber / 1000) as \$ms |
 	       \"\\(\$s + \$ms - .metrics.duration_s) \\(\$s + \$ms)\"" r10/results.jsonl | sort -n >spans &&
 	awk "NR > 1 && \$1 < end - 0.05 { print \"overlap: \" \$0 \" starts before \" end; bad = 1 } { end = \$2 } END { exit bad }" spans

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../../records/analyze.h"
+#include "../../report/report.h"
 #include "../../fleet/plan.h"
 #include "../../fleet/results.h"
 #include "../../records/read.h"
@@ -121,10 +122,14 @@ static int analyze_cmd(int argc, const char **argv)
 	struct rstore st;
 	json_t *sus, *nc, *s;
 	size_t i;
-	int pass;
+	int pass, sizes = argc == 3 && !strcmp(argv[1], "--sizes");
 
+	if (sizes) {
+		argv++;
+		argc--;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: test-tool analyze DIR (with a results.jsonl)\n");
+		fprintf(stderr, "usage: test-tool analyze [--sizes] DIR (with a results.jsonl)\n");
 		return 2;
 	}
 	rstore_init(&st);
@@ -145,8 +150,14 @@ static int analyze_cmd(int argc, const char **argv)
 			       (long long)json_integer_value(json_object_get(s, "rail")),
 			       json_string_value(json_object_get(s, "node")) ? json_string_value(json_object_get(s, "node")) : "-",
 			       json_string_value(json_object_get(s, "peer")) ? json_string_value(json_object_get(s, "peer")) : "-");
+			if (sizes && json_is_number(json_object_get(s, "msg_size_bytes")))
+				printf(" @%.0f", json_number_value(json_object_get(s, "msg_size_bytes")));
+			if (json_array_size(json_object_get(s, "sizes")) > 1)
+				printf(" sizes=%zu", json_array_size(json_object_get(s, "sizes")));
 			if (rs && strcmp(rs, "not-retested"))	/* a re-test judged it */
 				printf(" %s: %s", rs, json_string_value(json_object_get(s, "confirmation")));
+			else if (rs && json_object_get(json_object_get(s, "retest"), "why"))
+				printf(" not-retested: %s", json_string_value(json_object_get(s, "confirmation")));
 			putchar('\n');
 		}
 	json_decref(sus);
@@ -155,8 +166,46 @@ static int analyze_cmd(int argc, const char **argv)
 	return 0;
 }
 
+/* test-tool groups DIR: the lane groups of the run's analysis (store: every
+ * size) and of the report (the largest size of each lane), one line each:
+ * "store|report PHASE TEST RAIL PLANE SIZE N" */
+static int groups_cmd(int argc, const char **argv)
+{
+	struct rstore st;
+	struct rrun run;
+	size_t i;
+	int k;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test-tool groups DIR (with a results.jsonl)\n");
+		return 2;
+	}
+	rstore_init(&st);
+	if (rstore_load(&st, argv[1], NULL, NULL)) {
+		fprintf(stderr, "test-tool groups: cannot read %s/results.jsonl\n", argv[1]);
+		rstore_release(&st);
+		return 2;
+	}
+	for (i = 0; i < st.ng; i++)
+		printf("store %s %s %d %d %.0f %zu\n", rstore_str(&st, st.g[i].phase),
+		       st.g[i].test == RSTORE_BW ? "bw" : "lat", st.g[i].rail, st.g[i].plane, st.g[i].size, st.g[i].n);
+	rstore_release(&st);
+	memset(&run, 0, sizeof(run));
+	if (report_load_run(&run, argv[1])) {
+		report_free_run(&run);
+		return 2;
+	}
+	for (k = 0; k < run.ng; k++)
+		printf("report %s %s %d %d %.0f %d\n", run.g[k].phase, run.g[k].test, run.g[k].rail, run.g[k].plane,
+		       run.g[k].size, run.g[k].n);
+	report_free_run(&run);
+	return 0;
+}
+
 int tool_plan(int argc, const char **argv)
 {
+	if (!strcmp(argv[0], "groups"))
+		return groups_cmd(argc, argv);
 	if (!strcmp(argv[0], "plan-pairs"))
 		return plan_pairs(argc, argv);
 	if (!strcmp(argv[0], "plan-parse"))

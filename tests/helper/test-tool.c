@@ -34,7 +34,8 @@
  *   tcp-fuzz N SEED          N hostile peers against the TCP transport (test-tcp-fuzz.c)
  *   xport-alloc ...          transport/transport.c's buffer allocator (test-xport.c)
  *   fleet-fuzz agent|coord N SEED ...  hostile peers of the fleet protocol (test-fleet-fuzz.c)
- *   plan-pairs, plan-parse, analyze   fleet schedules, plans, suspects (test-plan.c)
+ *   plan-pairs, plan-parse, analyze, groups   fleet schedules, plans, suspects, the lane groups
+ *                                      of the analysis and the report (test-plan.c)
  *   polar cdf|moments|analyze          hash-polarization arithmetic (test-polar.c)
  *   model maxmin|random|ecmp-brute     max-min rates and ECMP by enumeration (test-model.c)
  *   hmac ...                 SHA-256, HMAC-SHA256, hex, random bytes (test-hmac.c)
@@ -94,6 +95,7 @@ static const struct tool_cmd cmds[] = {
 	{ "plan-pairs", tool_plan },
 	{ "plan-parse", tool_plan },
 	{ "analyze", tool_plan },
+	{ "groups", tool_plan },
 	{ "hmac", tool_hmac },
 	{ "push", tool_push },
 	{ "trace", tool_trace },
