@@ -166,8 +166,9 @@ static int plot_lanes(struct pctx *p)
 					const struct rgroup *g = report_group(&rep->runs[ri], pt[k][0], pt[k][1],
 									      lanes[a][0], lanes[a][1]);
 
-					if (rep->nruns == 1)
-						fprintf(f, " %g %g %g", g->median, g->min, g->max);
+					if (rep->nruns == 1)	/* the worst node beside the median: one at a tenth shows */
+						fprintf(f, " %g %g %g %g", g->median, g->min, g->max,
+							g->worst1_node.src ? g->worst1_node.v : NAN);
 					else
 						fprintf(f, " %g", g ? g->median : NAN);
 				}

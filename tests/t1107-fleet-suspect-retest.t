@@ -102,7 +102,9 @@ test_expect_success $P 'a pair slow in the run and on its re-test is the suspect
 '
 
 test_expect_success $P 'fabscope report on that directory: the suspect, re-tested, with both p50s' '
-	"$FABSCOPE" report r1 -o rep1 --format md,html,json >report.out 2>report.err &&
+	# a suspect its re-test confirmed fails the run.s integrity, thresholds or not
+	test_expect_exit 1 "$FABSCOPE" report r1 -o rep1 --format md,html,json >report.out 2>report.err &&
+	test_grep "^| no suspect confirmed by a re-test | 0 | 1 confirmed, 0 not | 1 of 1 | \*\*FAIL\*\* | pair h[14]-h[14] rail 1 (lat lat) |$" rep1/report.md &&
 	test_grep "^- \*\*pair\*\* \[lat\] h[14] -> h[14] on rail 1: .* (re-tested: first p50 [0-9.e+]* us, re-test p50 [0-9.e+]* us)$" rep1/report.md &&
 	test_grep "re-tested: first p50" rep1/report.html &&
 	jq -e "[.runs[0].suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .retest.status] == [\"confirmed\"]" \
@@ -138,7 +140,7 @@ test_expect_success $PH 'a pair slow only until the re-test is "not confirmed", 
 '
 
 test_expect_success $PH 'fabscope report on that directory: "not confirmed", apart from the suspects' '
-	"$FABSCOPE" report r2 -o rep2 --format md,html,json >report.out 2>report.err &&
+	test_expect_exit 5 "$FABSCOPE" report r2 -o rep2 --format md,html,json >report.out 2>report.err &&
 	test_grep "^Not confirmed (high in the run, not on the re-test):" rep2/report.md &&
 	test_grep "^- \[lat\] h[14] -> h[14] on rail 1: .*: not confirmed (re-test p50 [0-9.e+]* us, first p50 [0-9.e+]* us)$" rep2/report.md &&
 	test_grep ! "^- \*\*pair\*\* \[lat\] h[14] -> h[14]" rep2/report.md &&
@@ -172,7 +174,7 @@ test_expect_success $P '--no-retest: no re-test records, every suspect "not re-t
 	jq -e ".retest.off == \"--no-retest\" and
 	       (.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .retest.status == \"not-retested\")" \
 		r4/run.json >/dev/null &&
-	"$FABSCOPE" report r4 -o rep4 --format md >report.out 2>report.err &&
+	test_expect_exit 5 "$FABSCOPE" report r4 -o rep4 --format md >report.out 2>report.err &&
 	test_grep "^- \*\*pair\*\* \[lat\] h[14] -> h[14] on rail 1: .* (not re-tested (--no-retest))$" rep4/report.md
 '
 
@@ -202,7 +204,7 @@ test_expect_success $P 'fabscope report on a directory of before the re-tests: "
 	mkdir old &&
 	jq -c "select(.retest_of | not)" r3/results.jsonl >old/results.jsonl &&
 	jq "del(.retest, .not_confirmed, .suspects)" r3/run.json >old/run.json &&
-	"$FABSCOPE" report old -o rep-old --format md,json >report.out 2>report.err &&
+	test_expect_exit 5 "$FABSCOPE" report old -o rep-old --format md,json >report.out 2>report.err &&
 	test $(grep -c "^- \*\*pair\*\* \[lat\] h[1-4] -> h[1-4] on rail 1: .* (not re-tested)$" rep-old/report.md) = 2 &&
 	jq -e "[.runs[0].suspects[] | select(.kind == \"pair\") | .retest.status] == [\"not-retested\", \"not-retested\"]" \
 		rep-old/summary.json >/dev/null

@@ -75,7 +75,9 @@ test_expect_success $P 'the plan under ecmp, spray and flowlet' '
 
 test_expect_success $P 'spray carries more than polarized ECMP and reorders; ECMP almost never; flowlet no more than spray' '
 	fab intent >design.topo &&
-	"$FABSCOPE" report r-ecmp r-spray r-flowlet --topology design.topo -o rep --no-plots >rep.out &&
+	# every lane is judged by the model (a verdict, 0 or 1, by the rates: not asserted here)
+	{ "$FABSCOPE" report r-ecmp r-spray r-flowlet --topology design.topo -o rep --no-plots >rep.out; rc=$?; } &&
+	{ test $rc = 0 || test $rc = 1; } &&
 	jq -e ".modes | length == 2" rep/summary.json &&
 	jq -c ".modes[] | [.rail, [.runs[] | [.name, .aggregate_gbps, .reord_seen, .ooo_pct, .of_expected]]]" rep/summary.json &&
 	jq -e "all(.modes[]; (.runs | map({key: .name, value: .}) | from_entries) as \$r |
@@ -145,7 +147,7 @@ test_expect_success $P 'a dual-plane run: the report compares its planes' '
 	size = 1M
 	EOF
 	timeout 180 "$FABSCOPE" run dp.ini -o r-dp >dp.out 2>&1 &&
-	"$FABSCOPE" report r-dp -o dprep --no-plots >/dev/null &&
+	test_expect_exit 5 "$FABSCOPE" report r-dp -o dprep --no-plots >/dev/null &&
 	jq -e "(.planes | length) == 1 and (.planes[0].planes | map(.plane)) == [0, 1]" dprep/summary.json &&
 	test_grep "^## Planes$" dprep/report.md &&
 	test_grep "^| plane 1 | " dprep/report.md
