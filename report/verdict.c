@@ -52,6 +52,12 @@ void report_judged(struct rrun *r, const char *phase, const char *test, int rail
 	}
 }
 
+/* a count or index of an untrusted record as an int: 0 when it is none */
+static int as_int(double v)
+{
+	return v >= 0 && v <= 1e9 ? (int)v : 0;
+}
+
 /* "lb=ecmp: " when there are several runs */
 static const char *prefix(const struct report *rep, const struct rrun *r, char *buf, size_t len)
 {
@@ -205,7 +211,7 @@ static void suspect_who(const struct report *rep, const struct rrun *r, json_t *
 	char pre[300], lane[48];
 	const char *peer = record_str(s, "peer", NULL);
 
-	report_lane((int)record_num(s, "rail", 0), (int)record_num(s, "plane", 0), lane, sizeof(lane));
+	report_lane(as_int(record_num(s, "rail", 0)), as_int(record_num(s, "plane", 0)), lane, sizeof(lane));
 	report_check_fail(c, "%s%.20s %.60s%s%.60s %s (%.60s %.8s)", prefix(rep, r, pre, sizeof(pre)),
 			  record_str(s, "kind", "?"), record_str(s, "node", "?"), peer ? "-" : "", peer ? peer : "",
 			  lane, record_str(s, "phase", "?"), record_str(s, "test", ""));
@@ -266,57 +272,75 @@ static void suspects_check(struct report *rep, double lim, double lim_un)
 
 /* ---- polarization, cabling ---- */
 
+/* a set of the probe that gave a verdict, either way */
+static int has_verdict(json_t *rec)
+{
+	const char *v = record_str(rec, "verdict", "");
+
+	return !strcmp(v, "polarized") || !strcmp(v, "not polarized");
+}
+
+/* r's polarization phases whose every set had a verdict are judged; in time by sets and phases */
+static void polar_judged(struct rrun *r)
+{
+	const char *seen[64];
+	int bad[64], n = 0, i;
+	json_t *rec;
+	size_t k;
+
+	json_array_foreach(r->polar, k, rec) {
+		const char *ph = record_str(rec, "phase", "(standalone)");
+
+		if (strcmp(record_str(rec, "scope", ""), "set"))
+			continue;
+		for (i = 0; i < n && strcmp(seen[i], ph); i++)
+			;
+		if (i == n && n == 64)
+			continue;	/* (past 64 phases: not judged, said by the verdict) */
+		if (i == n) {
+			seen[n] = ph;
+			bad[n++] = 0;
+		}
+		bad[i] |= !has_verdict(rec);
+	}
+	for (i = 0; i < n; i++)
+		if (!bad[i])
+			report_judged(r, seen[i], "polarization", -1, -1);
+}
+
 static void polar_check(struct report *rep)
 {
 	struct check *c = NULL;
 	char pre[300], lane[48];
 	int ri, unknown = 0;
 	json_t *rec;
-	size_t k, j;
+	size_t k;
 
 	for (ri = 0; ri < rep->nruns; ri++) {
 		struct rrun *r = &rep->runs[ri];
 
 		json_array_foreach(r->polar, k, rec) {
-			const char *v = record_str(rec, "verdict", "");
-
 			if (strcmp(record_str(rec, "scope", ""), "set"))
 				continue;
 			if (!c) {
 				c = report_check_new(rep, "no set of the polarization probe polarized");
 				snprintf(c->limit, sizeof(c->limit), "none");
 			}
-			if (strcmp(v, "polarized") && strcmp(v, "not polarized")) {
+			if (!has_verdict(rec)) {
 				unknown++;
 				continue;
 			}
 			c->total++;
-			if (!strcmp(v, "polarized")) {
-				report_lane((int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0), lane,
-					    sizeof(lane));
+			if (!strcmp(record_str(rec, "verdict", ""), "polarized")) {
+				report_lane(as_int(record_num(rec, "src.rail", 0)), as_int(record_num(rec, "src.plane", 0)),
+					    lane, sizeof(lane));
 				report_check_fail(c, "%s%.60s %.60s -> %.60s %s (%.3g of %.3g paths)",
 						  prefix(rep, r, pre, sizeof(pre)), record_str(rec, "phase", "(standalone)"),
 						  record_str(rec, "src.node", "?"), record_str(rec, "dst.node", "?"), lane,
 						  record_num(rec, "metrics.paths_used", NAN), record_num(rec, "params.paths", NAN));
 			}
 		}
-		/* a phase is judged when each of its sets had a verdict */
-		json_array_foreach(r->polar, k, rec) {
-			const char *ph = record_str(rec, "phase", "(standalone)");
-			int all = 1;
-			json_t *o;
-
-			if (strcmp(record_str(rec, "scope", ""), "set"))
-				continue;
-			json_array_foreach(r->polar, j, o)
-				if (!strcmp(record_str(o, "scope", ""), "set") &&
-				    !strcmp(record_str(o, "phase", "(standalone)"), ph) &&
-				    strcmp(record_str(o, "verdict", ""), "polarized") &&
-				    strcmp(record_str(o, "verdict", ""), "not polarized"))
-					all = 0;
-			if (all)	/* (marked once a set: a mark is a mark) */
-				report_judged(r, ph, "polarization", -1, -1);
-		}
+		polar_judged(r);
 	}
 	if (!c)
 		return;
@@ -352,15 +376,15 @@ static void cabling_check(struct report *rep)
 			unjudged++;
 			continue;
 		}
-		c->total += (int)record_num(r->cabling, "ports", 0);
-		errors += (int)record_num(r->cabling, "errors", 0);
+		c->total += as_int(record_num(r->cabling, "ports", 0));
+		errors += as_int(record_num(r->cabling, "errors", 0));
 		json_array_foreach(json_object_get(r->cabling, "findings"), k, f)
 			if (!strcmp(record_str(f, "level", "error"), "error"))
 				report_check_fail(c, "%s%.60s:%d: %.120s", prefix(rep, r, pre, sizeof(pre)), intent,
-						  (int)record_num(f, "line", 0), record_str(f, "text", ""));
+						  as_int(record_num(f, "line", 0)), record_str(f, "text", ""));
 		if (record_num(r->cabling, "errors", 0) > 0 && !json_array_size(json_object_get(r->cabling, "findings")))
 			report_check_fail(c, "%s%d errors against %.60s", prefix(rep, r, pre, sizeof(pre)),
-					  (int)record_num(r->cabling, "errors", 0), intent);
+					  as_int(record_num(r->cabling, "errors", 0)), intent);
 		report_judged(r, NULL, "topology", -1, -1);
 	}
 	if (!c)
