@@ -29,6 +29,7 @@ enum fs_exit {
 	FS_EXIT_USAGE = 2,	/* bad command line or input file */
 	FS_EXIT_ENV = 3,	/* environment: device, permission, dependency, version */
 	FS_EXIT_PEER = 4,	/* peer or agent failure: refused, timeout, went away */
+	FS_EXIT_INCOMPLETE = 5,	/* report: no verdict, something measured was not judged (no criterion) */
 	FS_EXIT_INTERRUPTED = 130,	/* SIGINT/SIGTERM; what was measured is kept */
 };
 

@@ -307,6 +307,45 @@ long coord_jobs_left(struct coord *c)
 	return left;
 }
 
+int coord_planned(struct coord *c)
+{
+	json_t *planned = json_array(), *done = c->res.done, *none = json_object();
+	int pi, t, r, rc = 0;
+
+	if (!planned || !none) {
+		json_decref(planned);
+		json_decref(none);
+		return fs_err_env("out of memory listing the jobs of the plan");
+	}
+	c->res.done = none;	/* every job, those done before --resume too */
+	for (pi = 0; pi < c->plan.nphases && !rc; pi++) {
+		struct plan_phase *ph = &c->plan.phases[pi];
+		int maxr = phase_rounds(c, ph);
+		json_t *tests = json_array();
+		long jobs = 0;
+
+		for (t = 0; t < ph->ntests && !rc; t++) {
+			json_array_append_new(tests, json_string(ph->tests[t]));
+			for (r = 0; r < maxr && !rc; r++) {	/* as run_round makes them */
+				rc = round_jobs(c, ph, ph->tests[t], r, 1);
+				jobs += c->njobs;
+				coord_jobs_clear(c);
+			}
+		}
+		json_array_append_new(planned, json_pack("{ss,ss,so,sI,sb}", "name", ph->name, "kind",
+							 plan_kind_name(ph->kind), "tests", tests, "jobs",
+							 (json_int_t)jobs, "skipped", ph->skip));
+	}
+	c->res.done = done;
+	json_decref(none);
+	if (rc) {
+		json_decref(planned);
+		return rc;
+	}
+	json_object_set_new(c->res.run, "planned", planned);
+	return results_save(&c->res);
+}
+
 int coord_run_phases(struct coord *c)
 {
 	int pi, rc = 0;

@@ -282,9 +282,11 @@ static struct cjob *add_job(struct coord *c, const struct rplan *p, const char *
 	snprintf(lane, sizeof(lane), l.plane ? "rail%d.%d" : "rail%d", l.rail, l.plane);
 	if (p->size > 0)
 		snprintf(sz, sizeof(sz), "@%.0f", p->size);
-	snprintf(j->key, sizeof(j->key), "%s/%s/retest-%s/%s/%s%s%s%s", p->ph->name, p->test, role, lane,
+	/* (two suspects may measure the same pair in the same role: the key names the suspect too,
+	 * by a hash of its id, so that --resume tells them apart) */
+	snprintf(j->key, sizeof(j->key), "%s/%s/retest-%s/%s/%s%s%s%s/%08x", p->ph->name, p->test, role, lane,
 		 client >= 0 ? c->plan.nodes[client].name : "", server >= 0 ? ">" : "",
-		 server >= 0 ? c->plan.nodes[server].name : "", sz);
+		 server >= 0 ? c->plan.nodes[server].name : "", sz, (unsigned)(fnv(p->id) & 0xffffffffu));
 	return j;
 }
 

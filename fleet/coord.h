@@ -120,6 +120,11 @@ int coord_check_phases(struct coord *c);
 int coord_check_targets(struct coord *c, int joined);
 int coord_listen(struct coord *c);
 int coord_join(struct coord *c);
+/* run.json's "planned": each phase of the plan (name, kind, tests) with the
+ * jobs it holds on the nodes that joined, those done before a --resume
+ * too, and whether it is skipped (a target missing, too few nodes): what
+ * the report holds jobs.done against.  0, or -FS_EXIT_ENV said. */
+int coord_planned(struct coord *c);
 int coord_run_phases(struct coord *c);
 /* coord-retest.c: measure the suspects of the records so far again (at
  * most max of them, within time_s seconds, one at a time, through the

@@ -691,7 +691,8 @@ static int run_phases(struct coord *c, struct run_opts *ro)
 	fs_info("%d of %d agents joined in %.1f s", c->expected - c->missing, c->expected,
 		(clock_ns() - c->run_start_ns) / 1e9);
 	results_save(&c->res);
-	if (!(rc = coord_check_targets(c, 1)))	/* the names of joined agents too */
+	if (!(rc = coord_check_targets(c, 1)) &&	/* the names of joined agents too */
+	    !(rc = coord_planned(c)))
 		rc = coord_run_phases(c);
 	ro->retest_info = json_object();
 	if (ro->no_retest || !ro->retest_max)

@@ -1,6 +1,8 @@
-# plots/lanes.gp - median per lane (rail/plane), one bar per run; whiskers min..max
-# when there is one run.  fabscope report runs it with:
-#   datafile  rows "LANE MEDIAN MIN MAX" (one run) or "LANE RUN1 RUN2 ..." with a header
+# plots/lanes.gp - median per lane (rail/plane), one bar per run; with one run, whiskers
+# min..max and the lane's worst node (the median of its pairs) as a red mark beside the bar, so
+# that a lane with one node at a tenth does not look like the others.  fabscope report runs it with:
+#   datafile  rows "LANE MEDIAN MIN MAX WORSTNODE" (one run; WORSTNODE NaN: fewer than 3 nodes)
+#             or "LANE RUN1 RUN2 ..." with a header
 #   outfile   the SVG to write;  title;  ylabel;  nruns
 set terminal svg size 720,360 dynamic font "sans,11" background rgb "white"
 set output outfile
@@ -15,9 +17,10 @@ set xtics noenhanced
 set title noenhanced
 if (nruns == 1) {
 	set style data boxes
-	unset key
-	plot datafile using 0:2:xtic(1) with boxes lc rgb "#4477aa", \
-	     '' using 0:2:3:4 with yerrorbars lc rgb "#222222" pt 0
+	set datafile missing "nan"
+	plot datafile using 0:2:xtic(1) with boxes lc rgb "#4477aa" title "median", \
+	     '' using 0:2:3:4 with yerrorbars lc rgb "#222222" pt 0 title "min..max", \
+	     '' using ($0 + 0.25):5 with points pt 9 ps 1.6 lc rgb "#b2182b" title "worst node"
 } else {
 	set style data histograms
 	set style histogram clustered gap 1

@@ -428,8 +428,9 @@ static int judge_node(const struct group *g, struct lane_nodes *ln, int j, doubl
 		      const char *onlane, json_t *out)
 {
 	size_t a = ln->start[j], b = ln->start[j + 1], k;
-	int npairs = (int)(b - a), nlow = 0;
+	int npairs = (int)(b - a), nlow = 0, nj;
 	double ref = node_ref(g, ln, j), m;
+	char unjudged[64] = "";
 	const char *name = rstore_str(g->st, ln->gid[j]);
 
 	for (k = a; k < b; k++) {	/* (a result of too few round trips is no evidence) */
@@ -438,15 +439,18 @@ static int judge_node(const struct group *g, struct lane_nodes *ln, int j, doubl
 	}
 	if (nlow < 2 || 4 * nlow < 3 * npairs)
 		return 0;
+	if (npairs < (int)(b - a))
+		snprintf(unjudged, sizeof(unjudged), ", %d more too short to judge", (int)(b - a) - npairs);
+	nj = npairs;
 	npairs = (int)(b - a);
 	for (k = a; k < b; k++)
 		ln->vals[k - a] = g->r[ln->idx[k]].v;
 	m = median_of(ln->vals, npairs);
 	add(out, "node", g, name, NULL, m, ref,
-	    "%s %s: %s with %d of %d peers (median %.3g %s against %.3g between the others): "
+	    "%s %s: %s with %d of %d peers%s (median %.3g %s against %.3g between the others): "
 	    "its NIC, cable or leaf port on %s",
-	    name, onlane, !strcmp(g->test, "bw") ? "slow" : "high latency", nlow, npairs,
-	    m, unit_of(g), ref, lane);
+	    name, onlane, !strcmp(g->test, "bw") ? "slow" : "high latency", nlow, nj,
+	    unjudged, m, unit_of(g), ref, lane);
 	return 1;
 }
 

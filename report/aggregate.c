@@ -242,6 +242,52 @@ static int leaf_matrix(struct rrun *r, struct rgroup *g)
 	return 0;
 }
 
+/* a pair of node ids, whichever way it was measured, and which way (fwd: lo sent) */
+struct upair {
+	int lo, hi, fwd;
+};
+
+static int upair_cmp(const void *a, const void *b)
+{
+	const struct upair *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	return x->fwd - y->fwd;
+}
+
+/* the unordered pairs of g measured both ways (a -> b and b -> a) into g->both_ways */
+static int both_ways(struct rrun *r, struct rgroup *g)
+{
+	struct upair *e = fs_reallocarray(NULL, (size_t)g->n + 1, sizeof(*e));
+	int i, j, n = 0;
+
+	if (!e)
+		return -1;
+	for (i = 0; i < g->n; i++) {
+		int s = rstore_intern(&r->st, g->p[i].src), d = rstore_intern(&r->st, g->p[i].dst);
+
+		if (s < 0 || d < 0) {
+			free(e);
+			return -1;
+		}
+		e[n].lo = s < d ? s : d;
+		e[n].hi = s < d ? d : s;
+		e[n++].fwd = s < d;
+	}
+	qsort(e, (size_t)n, sizeof(*e), upair_cmp);
+	g->both_ways = 0;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && e[j].lo == e[i].lo && e[j].hi == e[i].hi; j++)
+			;
+		g->both_ways += e[i].fwd != e[j - 1].fwd;	/* sorted: 0 first, 1 last */
+	}
+	free(e);
+	return 0;
+}
+
 int report_aggregate(struct rrun *r)
 {
 	int gi;
@@ -251,11 +297,19 @@ int report_aggregate(struct rrun *r)
 	for (gi = 0; gi < r->ng; gi++) {
 		struct rgroup *g = &r->g[gi];
 
-		if (g->nnodes <= REPORT_MATRIX_NODES)
-			continue;
-		if (worst_pairs(r, g) || worst_nodes(r, g) ||
+		if (worst_pairs(r, g) || worst_nodes(r, g) || both_ways(r, g) ||
 		    (g->nnodes > REPORT_HEAT_NODES && r->leaf_by && leaf_matrix(r, g)))
 			return fs_err_env("out of memory finding the worst pairs and nodes of %s", r->dir);
+		/* every lane shows its worst pair and node beside its median (a node of
+		 * two has its peer's figure: none); the tables are for large lanes */
+		memset(&g->worst1_pair, 0, sizeof(g->worst1_pair));
+		memset(&g->worst1_node, 0, sizeof(g->worst1_node));
+		if (g->nworst_pair)
+			g->worst1_pair = g->worst_pair[0];
+		if (g->nworst_node && g->nnodes >= 3)
+			g->worst1_node = g->worst_node[0];
+		if (g->nnodes <= REPORT_MATRIX_NODES)
+			g->nworst_pair = g->nworst_node = 0;
 	}
 	return 0;
 }

@@ -29,24 +29,31 @@ static const char report_about[] =
 	"named by the labels that differ between them (e.g. runs made with --label lb=ecmp and\n"
 	"--label lb=spray), with deltas and which one won where.\n"
 	"\n"
-	"--thresholds FILE is INI: [bw] line_rate_gbps (railN = GBPS for one rail), min_fraction,\n"
-	"min_gbps; [lat] p50_us_max, p99_us_max; [run] max_missing, max_failed, max_suspects;\n"
-	"[pfc] storm = fail (a PFC storm fails; default off), max_paused (the largest fraction of\n"
-	"an interval any port, priority and direction of the PFC probe may be paused, 0 to 1);\n"
-	"[allreduce] and [alltoall] min_busbw_gbps (every lane's busbw at its largest size).\n"
-	"Every pair, port and run is checked; the report has a PASS/FAIL table naming what failed.\n"
-	"Collectives' data is checked with or without thresholds: wrong elements fail.\n"
+	"The report opens with its verdict, PASS, FAIL or INCOMPLETE, and what was tested.  PASS\n"
+	"only when every measured phase was judged and every check passed.  The run's integrity is\n"
+	"always judged: every planned job ran, no test failed, no agent missing, no suspect\n"
+	"confirmed by a re-test, the collectives' data right, no polarized set, the cabling as\n"
+	"designed.  Performance is judged by --thresholds FILE (fabscope-thresholds(5)): [bw]\n"
+	"line_rate_gbps (railN = GBPS for one rail), min_fraction, min_gbps; [lat] p50_us_max,\n"
+	"p99_us_max; [run] max_missing, max_failed, max_suspects; [suspects] max_confirmed,\n"
+	"max_unconfirmed; [pfc] storm = fail, max_paused (0 to 1), max_pps; [allreduce] and\n"
+	"[alltoall] min_busbw_gbps (every lane at its largest size); [model] pair_fraction,\n"
+	"aggregate_fraction; [phase NAME] a phase's own min_gbps, min_fraction, p50_us_max,\n"
+	"p99_us_max, min_busbw_gbps, pair_fraction, aggregate_fraction.  With --topology the\n"
+	"design's speeds judge bandwidth too: every pair >= 0.25 x its fair share of the fabric,\n"
+	"every lane's aggregate >= 0.6 x what per-flow ECMP carries (the [model] fractions).  A\n"
+	"phase that nothing judges makes the verdict INCOMPLETE, naming it and what to give.\n"
 	"--baseline DIR compares every phase, test and rail median with that earlier run, and\n"
 	"every collective lane's mean busbw over the sizes both measured: bandwidth down or\n"
 	"latency up by more than --tolerance is a regression; a phase measured with another\n"
 	"message size, transport, op, flows or direction is 'not comparable', not judged.\n"
 	"\n"
-	"Exit codes: 0 all checks passed (or none given), 1 a threshold failed, a median\n"
-	"regressed, nothing was comparable with the baseline or a collective returned wrong data,\n"
-	"2 usage (a path that does not exist, or is not a results directory; -o not a directory;\n"
-	"a run given twice), 3 a directory or file that is there cannot be read, or the\n"
-	"report cannot be written, 4 the report was written but --push or --webhook failed (a\n"
-	"failed check still gives 1).";
+	"Exit codes: 0 PASS, 1 FAIL (a check failed, a median regressed, nothing was comparable\n"
+	"with the baseline, a cabling error), 5 INCOMPLETE (nothing failed, but something\n"
+	"measured had no criterion), 2 usage (a path that does not exist, or is not a results\n"
+	"directory; -o not a directory; a run given twice; a bad thresholds file), 3 a directory\n"
+	"or file that is there cannot be read, or the report cannot be written, 4 the report was\n"
+	"written but --push or --webhook failed (a verdict of 1 or 5 still gives its code).";
 
 static int write_file(const char *path, int (*fn)(struct report *, FILE *), struct report *rep,
 		      const char *text)
@@ -212,15 +219,22 @@ static int write_summary(struct report *rep, const char *out_dir, const char *te
 	return rc;
 }
 
-/* the verdict lines; 1 when a check failed or the baseline comparison did */
+/* the verdict lines; the verdict's exit status: 0, -FS_EXIT_CHECK or -FS_EXIT_INCOMPLETE */
 static int say_verdicts(const struct report *rep)
 {
-	int i, failed = 0, regressed = 0;
+	char why[1024];
+	int i, failed = 0;
 
 	for (i = 0; i < rep->nchecks; i++)
 		failed += !rep->checks[i].pass;
-	if (rep->thresholds_given)
-		printf("acceptance: %s (%d of %d checks failed)\n", failed ? "FAIL" : "PASS", failed,
+	report_incomplete_line(rep, why, sizeof(why));
+	if (rep->result == REPORT_INCOMPLETE)
+		printf("acceptance: INCOMPLETE: %s (%d of %d checks failed)\n", why, failed, rep->nchecks);
+	else if (why[0])
+		printf("acceptance: %s (%d of %d checks failed; not judged: %s)\n", report_result_word(rep->result),
+		       failed, rep->nchecks, why);
+	else
+		printf("acceptance: %s (%d of %d checks failed)\n", report_result_word(rep->result), failed,
 		       rep->nchecks);
 	if (rep->cabling_errors)
 		printf("cabling: FAIL (%d error%s against the intended topology: see the report's Cabling and "
@@ -234,9 +248,9 @@ static int say_verdicts(const struct report *rep)
 				 "sizes or test parameters, see the report", nc);
 		printf("baseline %s: %s (%d of %d figures regressed%s)\n", rep->base.dir,
 		       report_baseline_verdict(rep), nr, rep->nregs, note);
-		regressed = report_baseline_failed(rep);	/* (nothing comparable: no pass) */
 	}
-	return failed || regressed || rep->cabling_errors;
+	return rep->result == REPORT_FAIL ? -FS_EXIT_CHECK : rep->result == REPORT_INCOMPLETE ?
+	       -FS_EXIT_INCOMPLETE : 0;
 }
 
 struct publish {
@@ -269,7 +283,8 @@ static int publish(struct report *rep, const struct publish *pub, const char *te
 	return prc;
 }
 
-/* summary.json, the verdicts, the publishing; -FS_EXIT_CHECK on a failed verdict */
+/* summary.json, the verdicts, the publishing; the verdict's code (-FS_EXIT_CHECK, -FS_EXIT_INCOMPLETE)
+ * unless something could not be done */
 static int finish(struct report *rep, const struct opt_list *formats, const char *out_dir,
 		  const struct publish *pub)
 {
@@ -289,7 +304,7 @@ static int finish(struct report *rep, const struct opt_list *formats, const char
 	free(text);
 	json_decref(sum);
 	if (bad && rc != -FS_EXIT_ENV && rc != -FS_EXIT_USAGE)
-		rc = -FS_EXIT_CHECK;
+		rc = bad;	/* (a verdict over a failed push: the push said its line) */
 	return rc;
 }
 
@@ -313,6 +328,41 @@ static void report_release(struct report *rep)
 	free(rep->svg_title);
 }
 
+/* the intended topology: read once for the suspects' ports, the cabling, the model's expectations */
+static int design_read(struct report *rep)
+{
+	struct topo t;
+	int rc;
+
+	if (!rep->topology)
+		return report_cabling(rep, NULL);
+	topo_init(&t);
+	if (!(rc = topo_read(&t, rep->topology, NULL)) && !(rc = report_design(rep, &t)) &&
+	    !(rc = report_cabling(rep, &t)) && !(rc = report_modes_expect(rep, &t)))
+		report_design_speeds(rep, &t);
+	topo_release(&t);
+	return rc;
+}
+
+/* the acceptance: the run's integrity always, the thresholds and the model where given; the verdict */
+static int judge(struct report *rep, const char *thresholds)
+{
+	struct thresholds t = { 0 };
+	int rc;
+
+	if (thresholds && (rc = thresholds_read(&t, thresholds)))
+		return rc;
+	rep->thresholds = thresholds;
+	rep->line_rate = thresholds_get(thresholds ? &t : NULL, "bw", "line_rate_gbps", NAN);
+	report_integrity(rep, thresholds ? &t : NULL);
+	if (thresholds)
+		report_thresholds(rep, &t);
+	if (rep->topology)
+		report_model_checks(rep, thresholds ? &t : NULL);
+	thresholds_release(&t);
+	return 0;
+}
+
 /* the runs, checks and baseline into rep; then the report into out_dir */
 static int run_report(struct report *rep, const char **argv, int nargs, const char *thresholds,
 		      const char *baseline, const char *out_dir, const struct opt_list *formats, int no_plots,
@@ -321,30 +371,16 @@ static int run_report(struct report *rep, const char **argv, int nargs, const ch
 	char def_out[PATH_MAX];
 	int rc;
 
-	if ((rc = load_runs(rep, argv, nargs)))
-		return rc;
-	if (rep->topology) {	/* read once: the suspects' ports, the cabling, the modes' expectation */
-		struct topo t;
-
-		topo_init(&t);
-		if (!(rc = topo_read(&t, rep->topology, NULL)) && !(rc = report_design(rep, &t)) &&
-		    !(rc = report_cabling(rep, &t)))
-			rc = report_modes_expect(rep, &t);
-		topo_release(&t);
-	} else {
-		rc = report_cabling(rep, NULL);
-	}
-	if (rc)
+	if ((rc = load_runs(rep, argv, nargs)) || (rc = design_read(rep)))
 		return rc;
 	report_name_runs(rep);
-	if (thresholds && (rc = report_thresholds(rep, thresholds)))
+	if ((rc = judge(rep, thresholds)))
 		return rc;
-	if (!thresholds && report_coll_checks(rep, NAN, NAN))
-		rep->thresholds_given = 1;	/* wrong data fails with or without a thresholds file */
 	if (baseline && (rc = load_baseline(rep, baseline, argv, nargs)))
 		return rc;
 	if (rep->oom)	/* a check that could not be kept: said */
 		return -FS_EXIT_ENV;
+	report_verdict(rep);
 	if (!out_dir) {
 		if (nargs == 1)
 			snprintf(def_out, sizeof(def_out), "%s/report", argv[0]);
@@ -374,10 +410,10 @@ int cmd_report(int argc, const char **argv)
 		OPT_BOOL(0, "no-plots", &no_plots, "do not run gnuplot"),
 		OPT_STRING(0, "by", &by, "KEY", "name the runs by this label (default: the labels that differ)"),
 		OPT_GROUP("Checks"),
-		OPT_FILE(0, "thresholds", &thresholds, "FILE", "acceptance thresholds: a PASS/FAIL table; exit 1 on a FAIL"),
+		OPT_FILE(0, "thresholds", &thresholds, "FILE", "acceptance thresholds (fabscope-thresholds(5)): exit 1 on a FAIL, 5 when a measured phase has no criterion"),
 		OPT_FILE(0, "baseline", &baseline, "DIR", "an earlier results directory to compare with; exit 1 on a regression"),
 		OPT_STRING(0, "tolerance", &tol_s, "PERCENT", "how much worse than the baseline a figure may be (default 10)"),
-		OPT_FILE(0, "topology", &topology, "FILE", "the intended topology (fabscope-topology(5)): every suspect names its ports and links; the topology phases' ports are judged by it (exit 1 on a cabling error)"),
+		OPT_FILE(0, "topology", &topology, "FILE", "the intended topology (fabscope-topology(5)): every suspect names its ports and links; the topology phases' ports are judged by it (exit 1 on a cabling error); its cables' speeds judge every bw pair and lane against the model"),
 		OPT_GROUP("Publishing"),
 		OPT_STRING(0, "push", &pub.push_url, "URL", "push the summary's metrics to a Prometheus Pushgateway, e.g. http://pgw:9091"),
 		OPT_STRING(0, "job", &pub.job, "NAME", "the Pushgateway job label (default fabscope)"),

@@ -13,27 +13,37 @@
 
 /* ---- checks ---- */
 
-static void busbw_check(struct report *rep, const struct coll_set *cs, const char *test, double lim)
+/* a lane's busbw at its largest size >= lim, every lane of test (of phase, or of every phase
+ * without a [phase NAME] min_busbw_gbps of its own: phase NULL) */
+static void busbw_check(struct report *rep, const struct coll_set *cs, const char *test, double lim,
+			const char *phase, const struct thresholds *t)
 {
 	char buf[300], sz[32];
 	struct check *c;
 	double worst = NAN;
-	int i, unknown = 0;
+	int i, unknown = 0, own = 0;
 
-	snprintf(buf, sizeof(buf), "%s busbw >= %.4g Gb/s, every lane at its largest size", test, lim);
+	snprintf(buf, sizeof(buf), "%s%s%s busbw >= %.4g Gb/s, every lane at its largest size", phase ? phase : "",
+		 phase ? ": " : "", test, lim);
 	c = report_check_new(rep, buf);
 	snprintf(c->limit, sizeof(c->limit), "%.4g Gb/s", lim);
 	for (i = 0; i < cs->n; i++) {
 		const struct coll_series *s = &cs->s[i];
 		const struct coll_pt *p = &s->pt[s->npt - 1];
+		const char *ph = cs->phase[s->phase];
 
 		if (s->sum || strcmp(cs->key[s->coll].test, test))
 			continue;	/* the sum of rails is no lane's rate */
+		if (phase ? strcmp(ph, phase) : !isnan(thresholds_phase(t, ph, "min_busbw_gbps"))) {
+			own += !phase;
+			continue;
+		}
 		if (isnan(p->busbw)) {
 			unknown++;
 			continue;
 		}
 		c->total++;
+		report_judged(&rep->runs[s->run], ph, test, -1, -1);
 		if (!(p->busbw >= worst))
 			worst = p->busbw;
 		if (p->busbw < lim) {
@@ -46,57 +56,86 @@ static void busbw_check(struct report *rep, const struct coll_set *cs, const cha
 	snprintf(c->worst, sizeof(c->worst), "%s%s", sz, isnan(worst) ? "" : " Gb/s");
 	if (unknown)
 		snprintf(c->worst + strlen(c->worst), sizeof(c->worst) - strlen(c->worst), " (%d unknown)", unknown);
-	report_check_empty(c);
+	if (!c->total && own)	/* every lane it would judge has a [phase NAME] row */
+		snprintf(c->who, sizeof(c->who), "every phase has a [phase NAME] limit of its own");
+	else
+		report_check_empty(c);
 }
 
-int report_coll_checks(struct report *rep, double allreduce_min, double alltoall_min)
+void report_coll_data_check(struct report *rep)
 {
 	struct coll_set cs;
 	struct check *c;
 	char buf[300], sz[32];
 	long long wrong = 0;
-	int i, j, added = 0;
+	int i, j;
 
 	if (report_coll_build(rep->runs, rep->nruns, &cs))
 		rep->oom = 1;	/* said; the command fails */
-	if (cs.n) {
-		c = report_check_new(rep, "collectives return the right data, every lane and size");
-		snprintf(c->limit, sizeof(c->limit), "0 wrong");
-		added++;
-		for (i = 0; i < cs.n; i++) {
-			const struct coll_series *s = &cs.s[i];
+	if (!cs.n) {
+		report_coll_release(&cs);
+		return;
+	}
+	c = report_check_new(rep, "collectives return the right data, every lane and size");
+	snprintf(c->limit, sizeof(c->limit), "0 wrong");
+	for (i = 0; i < cs.n; i++) {
+		const struct coll_series *s = &cs.s[i];
 
-			if (rcoll_rails_there(&cs, s))
+		if (rcoll_rails_there(&cs, s))
+			continue;
+		for (j = 0; j < s->npt; j++) {
+			const struct coll_pt *p = &s->pt[j];
+
+			if (p->wrong < 0)
 				continue;
-			for (j = 0; j < s->npt; j++) {
-				const struct coll_pt *p = &s->pt[j];
-
-				if (p->wrong < 0)
-					continue;
-				c->total++;
-				wrong += p->wrong;
-				if (p->wrong > 0) {
-					rcoll_series_name(rep, &cs, s, buf, sizeof(buf));
-					rcoll_size_str(p->size, sz, sizeof(sz));
-					report_check_fail(c, "%s at %s (%lld wrong)", buf, sz, p->wrong);
-				}
+			c->total++;
+			wrong += p->wrong;
+			if (p->wrong > 0) {
+				rcoll_series_name(rep, &cs, s, buf, sizeof(buf));
+				rcoll_size_str(p->size, sz, sizeof(sz));
+				report_check_fail(c, "%s at %s (%lld wrong)", buf, sz, p->wrong);
 			}
 		}
-		if (c->total)
-			snprintf(c->worst, sizeof(c->worst), "%lld wrong", wrong);
-		else
-			snprintf(c->worst, sizeof(c->worst), "not checked");
 	}
-	if (!isnan(allreduce_min)) {
-		busbw_check(rep, &cs, "allreduce", allreduce_min);
-		added++;
+	if (c->total)
+		snprintf(c->worst, sizeof(c->worst), "%lld wrong", wrong);
+	else
+		snprintf(c->worst, sizeof(c->worst), "not checked");
+	report_coll_release(&cs);
+}
+
+void report_coll_busbw_checks(struct report *rep, const struct thresholds *t)
+{
+	static const char *const tests[] = { "allreduce", "alltoall" };
+	struct coll_set cs;
+	int k, i, j, p;
+
+	if (report_coll_build(rep->runs, rep->nruns, &cs))
+		rep->oom = 1;	/* said; the command fails */
+	for (k = 0; k < 2; k++) {
+		double lim = thresholds_get(t, tests[k], "min_busbw_gbps", NAN);
+
+		if (!isnan(lim))
+			busbw_check(rep, &cs, tests[k], lim, NULL, t);
 	}
-	if (!isnan(alltoall_min)) {
-		busbw_check(rep, &cs, "alltoall", alltoall_min);
-		added++;
+	for (i = 0; t && i < t->n; i++) {	/* each [phase NAME] min_busbw_gbps: its collectives */
+		const char *ph = t->kv[i].phase;
+		int seen = 0;
+
+		if (!ph[0] || strcmp(t->kv[i].key, "min_busbw_gbps"))
+			continue;
+		for (j = 0; j < i; j++)
+			seen |= !strcmp(t->kv[j].phase, ph) && !strcmp(t->kv[j].key, "min_busbw_gbps");
+		for (k = 0; k < 2 && !seen; k++) {
+			int has = 0;
+
+			for (p = 0; p < cs.n && !has; p++)
+				has = !strcmp(cs.phase[cs.s[p].phase], ph) && !strcmp(cs.key[cs.s[p].coll].test, tests[k]);
+			if (has)
+				busbw_check(rep, &cs, tests[k], t->kv[i].v, ph, t);
+		}
 	}
 	report_coll_release(&cs);
-	return added;
 }
 
 /* the series of base with s's collective, phase and lane (by name: the sets differ), or NULL */

@@ -11,9 +11,12 @@
  *   lane   the rail's leaves: "rail 1: leaves l1.1, l2.1"
  *
  * A node or rail the design does not have is said so ("h9 rail 1: not in
- * FILE"), never guessed.
+ * FILE"), never guessed.  report_design_speeds says the design's port and
+ * link speeds for "What was tested".
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/error.h"
@@ -154,4 +157,74 @@ int report_design(struct report *rep, const struct topo *t)
 			}
 	}
 	return rc;
+}
+
+/* the lowest and highest speed of a set of cables, in a and b ("200 Gb/s", "100..400 Gb/s") */
+static void speed_range(struct report_buf *b, double lo, double hi)
+{
+	if (lo == hi)
+		report_bput(b, "%.4g Gb/s", lo);
+	else
+		report_bput(b, "%.4g..%.4g Gb/s", lo, hi);
+}
+
+void report_design_speeds(struct report *rep, const struct topo *t)
+{
+	struct lane {
+		int rail, plane;
+		double lo, hi;
+	} lanes[64];
+	struct report_buf b = { 0 };
+	double slo = INFINITY, shi = 0;
+	size_t i;
+	int n = 0, k, one = 1;
+
+	for (i = 0; i < t->nln; i++) {
+		const struct topo_link *l = &t->ln[i];
+		int r, p;
+
+		if (!(l->speed_gbps > 0))
+			continue;
+		if (l->a.sw >= 0) {	/* between switches */
+			slo = l->speed_gbps < slo ? l->speed_gbps : slo;
+			shi = l->speed_gbps > shi ? l->speed_gbps : shi;
+			continue;
+		}
+		if (l->b.sw < 0)
+			continue;
+		r = l->rail >= 0 ? l->rail : t->sw[l->b.sw].rail;
+		p = l->plane >= 0 ? l->plane : t->sw[l->b.sw].plane;
+		p = p < 0 ? 0 : p;
+		for (k = 0; k < n && (lanes[k].rail != r || lanes[k].plane != p); k++)
+			;
+		if (k == n && n < 64)
+			lanes[n++] = (struct lane){ r, p, l->speed_gbps, l->speed_gbps };
+		if (k < n) {
+			lanes[k].lo = l->speed_gbps < lanes[k].lo ? l->speed_gbps : lanes[k].lo;
+			lanes[k].hi = l->speed_gbps > lanes[k].hi ? l->speed_gbps : lanes[k].hi;
+		}
+	}
+	for (k = 1; k < n; k++)
+		one &= lanes[k].lo == lanes[0].lo && lanes[k].hi == lanes[0].hi;
+	if (!n) {
+		report_bput(&b, "no host cable with speed= in %s", t->path);
+	} else if (one) {
+		speed_range(&b, lanes[0].lo, lanes[0].hi);
+		report_bput(&b, " every host port");
+	} else {
+		for (k = 0; k < n; k++) {
+			char lane[48];
+
+			report_lane(lanes[k].rail, lanes[k].plane, lane, sizeof(lane));
+			report_bput(&b, "%s%s ", k ? ", " : "", lane);
+			speed_range(&b, lanes[k].lo, lanes[k].hi);
+		}
+	}
+	if (shi > 0) {
+		report_bput(&b, "; switch links ");
+		speed_range(&b, slo, shi);
+	}
+	report_bput(&b, " (the design, %s)", t->path);
+	snprintf(rep->speeds, sizeof(rep->speeds), "%s", b.s && !b.oom ? b.s : "");
+	free(b.s);
 }

@@ -442,7 +442,7 @@ static void html_open(FILE *f, const struct frame *fr)
 	case RN_BOLD: fputs("<b>", f); report_html_escape(f, n->text); fputs("</b>", f); break;
 	case RN_CODE: fputs("<code>", f); report_html_escape(f, n->text); fputs("</code>", f); break;
 	case RN_VERDICT:
-		fprintf(f, "<span class=\"verdict %s\">", n->level ? "pass" : "fail");
+		fprintf(f, "<span class=\"verdict %s\">", n->level > 0 ? "pass" : n->level ? "warn" : "fail");
 		report_html_escape(f, n->text);
 		fputs("</span>", f);
 		break;

@@ -85,7 +85,7 @@ void rdoc_spanf(struct rdoc *d, int lit, const char *fmt, ...) __attribute__((fo
 #define rdoc_litf(d, ...) rdoc_spanf((d), 1, __VA_ARGS__)
 void rdoc_bold(struct rdoc *d, const char *s);
 void rdoc_code(struct rdoc *d, const char *s);
-/* a verdict word: HTML shows it as a badge, Markdown as text */
+/* a verdict word: HTML shows it as a badge (pass 1: passed, 0: failed, -1: no verdict), Markdown as text */
 void rdoc_verdict(struct rdoc *d, int pass, const char *s);
 /* a symbol, spelled md in Markdown and html in HTML (both as they stand) */
 void rdoc_sym(struct rdoc *d, const char *md, const char *html);

@@ -417,6 +417,104 @@ static int pfc_cmp(const void *a, const void *b)
 	return x->seq - y->seq;
 }
 
+/* ---- what a run measured, what it planned ---- */
+
+/* the thing r measured of phase and test on rail and plane (-1: as a whole), added when new;
+ * 0, or -1 out of memory */
+static int measured(struct rrun *r, const char *phase, const char *test, int rail, int plane)
+{
+	struct rmeasured *m;
+	int i;
+
+	for (i = r->nms - 1; i >= 0; i--) {	/* (the last one first: records come in runs) */
+		m = &r->ms[i];
+		if (m->rail == rail && m->plane == plane && !strcmp(m->test, test) && !strcmp(m->phase, phase)) {
+			m->n++;
+			return 0;
+		}
+	}
+	if ((i = rstore_intern(&r->st, phase)) < 0 || FS_ALLOC_GROW(r->ms, r->nms + 1, r->ms_alloc))
+		return -1;
+	m = &r->ms[r->nms++];
+	memset(m, 0, sizeof(*m));
+	m->phase = rstore_str(&r->st, i);
+	snprintf(m->test, sizeof(m->test), "%s", test);
+	m->rail = rail;
+	m->plane = plane;
+	m->n = 1;
+	return 0;
+}
+
+/* the planned phase of that name, or NULL */
+static struct rplanned *planned_of(struct rrun *r, const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < r->nplanned; i++)
+		if (strlen(r->planned[i].name) == len && !strncmp(r->planned[i].name, name, len))
+			return &r->planned[i];
+	return NULL;
+}
+
+/*
+ * run.json's "planned" (every phase of the plan, its jobs) into r->planned,
+ * and jobs.done's lines counted against it: a line is the key of a job that
+ * finished, "PHASE/TEST/rROUND/LANE/NODES" (a re-test's ends in "/retest":
+ * no planned job).  A run without "planned" (an older fabscope) has none.
+ * 0, or -FS_EXIT_ENV said.
+ */
+static int load_planned(struct rrun *r)
+{
+	json_t *pl = json_object_get(r->run, "planned"), *p;
+	char path[4096], line[1024];
+	size_t k;
+	FILE *f;
+
+	if (!json_is_array(pl))
+		return 0;
+	r->planned = calloc(json_array_size(pl) + 1, sizeof(*r->planned));
+	if (!r->planned)
+		return fs_err_env("out of memory reading the planned jobs of %s", r->dir);
+	json_array_foreach(pl, k, p) {
+		struct rplanned *q = &r->planned[r->nplanned];
+		double jobs = record_num(p, "jobs", -1);
+
+		if (!record_str(p, "name", NULL) || !(jobs >= 0 && jobs < 1e15))
+			continue;	/* untrusted: what is not a phase is none */
+		q->name = record_str(p, "name", NULL);
+		q->kind = record_str(p, "kind", "?");
+		q->jobs = (long)jobs;
+		q->skipped = json_is_true(json_object_get(p, "skipped"));
+		r->nplanned++;
+	}
+	snprintf(path, sizeof(path), "%s/jobs.done", r->dir);
+	if (!(f = fopen(path, "r")))
+		return 0;	/* not there: what ran is not known */
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line);
+		char *slash = strchr(line, '/');
+		struct rplanned *q;
+
+		if (!n || line[n - 1] != '\n') {	/* cut by a crash, or too long to be a key */
+			int ch;
+
+			while (n && line[n - 1] != '\n' && (ch = fgetc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
+		line[--n] = 0;
+		if (!slash || (n >= 7 && !strcmp(line + n - 7, "/retest")))
+			continue;
+		if ((q = planned_of(r, line, (size_t)(slash - line))))
+			q->done++;
+		else
+			r->jobs_done_other++;
+	}
+	r->jobs_done_read = !ferror(f);
+	fclose(f);
+	return 0;
+}
+
 /*
  * One record of r into its groups, sweeps, PFC ports and polarization
  * records, as rstore_load streams them: the record is borrowed, and only
@@ -429,16 +527,25 @@ static int add_record(json_t *rec, void *ctx)
 	const char *dir = r->dir;
 
 	{
-		const char *test = record_str(rec, "test", "");
+		const char *test = record_str(rec, "test", ""), *phase = record_str(rec, "phase", RRES_STANDALONE);
 		struct rresult res;
 		struct rgroup *g;
 		int s, d;
 
 		r->nrec++;
 		if (strcmp(record_str(rec, "status", "ok"), "ok")) {
+			struct rplanned *q = planned_of(r, phase, strlen(phase));
+
 			r->nerr++;
+			if (q)
+				q->failed++;
 			return 0;
 		}
+		if (*test && !json_is_string(json_object_get(rec, "retest_of")) &&
+		    !json_is_string(json_object_get(rec, "retest_for")) &&
+		    strcmp(record_str(rec, "kind", ""), "load") && strcmp(test, "bw") && strcmp(test, "lat") &&
+		    measured(r, phase, test, -1, -1))	/* (bw and lat: their lanes, once grouped) */
+			return fs_err_env("out of memory reading the records of %s", dir);
 		if (!strcmp(test, "topology")) {	/* a port of a node: judged by cabling.c */
 			char what[300];
 
@@ -462,6 +569,8 @@ static int add_record(json_t *rec, void *ctx)
 			return 0;
 		if (res.test == RRES_BW && sweep_add(r, res.phase, res.rail, res.plane, res.size, res.v))
 			return fs_err_env("out of memory reading the records of %s", dir);
+		if (measured(r, res.phase, test, res.rail, res.plane))
+			return fs_err_env("out of memory reading the records of %s", dir);
 		if (!(g = group_get(r, res.phase, test, res.rail, res.plane)))
 			return fs_err_env("out of memory reading the records of %s", dir);
 		/* a phase that swept sizes: the table has the pairs at the largest size (the suspects
@@ -481,6 +590,7 @@ static int add_record(json_t *rec, void *ctx)
 		g->p[g->n].dst = rstore_str(&r->st, d);
 		g->p[g->n].v = res.v;
 		g->p[g->n].v99 = res.v99;
+		g->p[g->n].exp = NAN;
 		g->p[g->n].round = res.round;
 		if (res.test == RRES_LAT && json_is_string(json_object_get(json_object_get(rec, "params"), "load")))
 			g->loaded = 1;	/* measured under a bw load (a plan's load = bw) */
@@ -540,6 +650,8 @@ int report_load_run(struct rrun *r, const char *dir)
 
 		snprintf(r->name, sizeof(r->name), "%s", slash && slash[1] ? slash + 1 : dir);
 	}
+	if ((rc = load_planned(r)))
+		return rc;
 	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
 	rc = rstore_load(&r->st, dir, add_record, r);
 	if (rc == -ENOMEM)
@@ -563,6 +675,7 @@ int report_load_run(struct rrun *r, const char *dir)
 		qsort(r->pfc, (size_t)r->npfc, sizeof(*r->pfc), pfc_cmp);
 	if (r->ng > 1)
 		qsort(r->g, (size_t)r->ng, sizeof(*r->g), group_cmp);
+
 	for (i = 0; i < r->nsw; i++) {	/* a sweep needs sizes, in order */
 		struct rsweep *s = &r->sw[i];
 		int a, b;
@@ -616,6 +729,8 @@ void report_free_run(struct rrun *r)
 	json_decref(r->polar);
 	topo_obs_release(&r->topo_obs);
 	json_decref(r->cabling);
+	free(r->ms);
+	free(r->planned);
 	free(r->dir);
 	memset(r, 0, sizeof(*r));
 }

@@ -60,14 +60,16 @@ static double solve_round(struct fab *f, const size_t *src, const size_t *dst, s
 	return sum;
 }
 
-/* g's exp_spray and exp_ecmp: the model's aggregate a round, over its rounds */
+/* g's exp_spray and exp_ecmp: the model's aggregate a round, over its rounds; and each
+ * pair's exp, its rate in its round when every switch splits every flow equally */
 static void group_expect(struct fab *f, struct rgroup *g)
 {
 	size_t *src = malloc((size_t)g->n * sizeof(*src)), *dst = malloc((size_t)g->n * sizeof(*dst));
 	double *rate = malloc((size_t)g->n * sizeof(*rate)), es = 0, ee = 0;
-	int *done = calloc((size_t)g->n, sizeof(*done)), i, j, rounds = 0, ok = 1;
+	int *done = calloc((size_t)g->n, sizeof(*done)), *idx = malloc((size_t)g->n * sizeof(*idx));
+	int i, j, rounds = 0, ok = 1;
 
-	if (!src || !dst || !rate || !done)
+	if (!src || !dst || !rate || !done || !idx)
 		ok = 0;
 	for (i = 0; ok && i < g->n; i++) {
 		size_t n = 0;
@@ -89,6 +91,7 @@ static void group_expect(struct fab *f, struct rgroup *g)
 			if (pa < 0 || pb < 0)
 				ok = 0;	/* a node or lane the design does not have: no expectation */
 			else {
+				idx[n] = j;
 				src[n] = (size_t)pa;
 				dst[n++] = (size_t)pb;
 			}
@@ -98,6 +101,10 @@ static void group_expect(struct fab *f, struct rgroup *g)
 		{
 			double v = solve_round(f, src, dst, n, FAB_SPRAY, &rng, rate), e = 0;
 			int draws = n ? (int)(MODES_ECMP_WORK / n) : 1;
+			size_t k;
+
+			for (k = 0; k < n && !isnan(v); k++)	/* each pair's fair share */
+				g->p[idx[k]].exp = rate[k];
 
 			draws = draws > MODES_ECMP_DRAWS_MAX ? MODES_ECMP_DRAWS_MAX :
 				draws < MODES_ECMP_DRAWS_MIN ? MODES_ECMP_DRAWS_MIN : draws;
@@ -113,7 +120,11 @@ static void group_expect(struct fab *f, struct rgroup *g)
 	if (ok && rounds) {
 		g->exp_spray = es / rounds;
 		g->exp_ecmp = ee / rounds;
+	} else {
+		for (i = 0; i < g->n; i++)	/* no expectation for some: for none */
+			g->p[i].exp = NAN;
 	}
+	free(idx);
 	free(src);
 	free(dst);
 	free(rate);

@@ -166,8 +166,9 @@ static int plot_lanes(struct pctx *p)
 					const struct rgroup *g = report_group(&rep->runs[ri], pt[k][0], pt[k][1],
 									      lanes[a][0], lanes[a][1]);
 
-					if (rep->nruns == 1)
-						fprintf(f, " %g %g %g", g->median, g->min, g->max);
+					if (rep->nruns == 1)	/* the worst node beside the median: one at a tenth shows */
+						fprintf(f, " %g %g %g %g", g->median, g->min, g->max,
+							g->worst1_node.src ? g->worst1_node.v : NAN);
 					else
 						fprintf(f, " %g", g ? g->median : NAN);
 				}
@@ -210,6 +211,16 @@ static int heat_open(struct pctx *p, const char *kind, const struct rgroup *g, c
 
 #define HEAT_LABELS_NODES 24	/* a heatmap's cells carry their figures up to this many nodes */
 
+/* the top of a latency heatmap's colours: twice the median (a lane of equal pairs is pale, the
+ * middle of the scale; red is twice the median and worse), or the highest figure above that;
+ * 0 for bandwidth (the highest figure: blue) */
+static double lat_top(const struct rgroup *g)
+{
+	if (strcmp(g->test, "lat") || !(g->median > 0))
+		return 0;
+	return g->max > 2 * g->median ? g->max : 2 * g->median;
+}
+
 static int plot_heatmaps(struct pctx *p)
 {
 	const struct rrun *r = &p->rep->runs[0];
@@ -217,7 +228,7 @@ static int plot_heatmaps(struct pctx *p)
 
 	for (gi = 0; gi < r->ng; gi++) {
 		const struct rgroup *g = &r->g[gi];
-		char stem[160], hdr[PATH_MAX], extra[PATH_MAX + 64], title[200], lane[48];
+		char stem[160], hdr[PATH_MAX], extra[PATH_MAX + 160], title[200], lane[48];
 		FILE *f, *h;
 
 		if (g->nnodes < 3 || g->nnodes > REPORT_HEAT_NODES)
@@ -256,8 +267,9 @@ static int plot_heatmaps(struct pctx *p)
 		fprintf(h, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", g->nnodes - 1, g->nnodes - 1);
 		fclose(h);
 		report_lane(g->rail, g->plane, lane, sizeof(lane));
-		snprintf(extra, sizeof(extra), "hdrfile='%s'; cblabel='%s'; labels=%d", hdr,
-			 !strcmp(g->test, "bw") ? "Gb/s" : "p50 us", g->nnodes <= HEAT_LABELS_NODES);
+		snprintf(extra, sizeof(extra), "hdrfile='%s'; cblabel='%s'; labels=%d; high_bad=%d; cbmax=%g", hdr,
+			 !strcmp(g->test, "bw") ? "Gb/s" : "p50 us", g->nnodes <= HEAT_LABELS_NODES,
+			 !strcmp(g->test, "lat"), lat_top(g));
 		snprintf(title, sizeof(title), "%s: %s, %s, sender x receiver (a pair tested one way fills both cells)",
 			 g->phase, g->test, lane);
 		if (run_plot(p, stem, "heatmap.gp", extra, title))
@@ -572,10 +584,13 @@ static int plot_leafheat(struct pctx *p)
 		if (!g->leafm || !g->leafm_cells)
 			continue;
 		for (k = 0; k < r->ng; k++)
-			if (r->g[k].leafm && !strcmp(r->g[k].phase, g->phase) && !strcmp(r->g[k].test, g->test))
+			if (r->g[k].leafm && !strcmp(r->g[k].phase, g->phase) && !strcmp(r->g[k].test, g->test)) {
 				for (c = 0; c < cells; c++)
 					if (r->g[k].leafm[c] > top)
 						top = r->g[k].leafm[c];
+				if (lat_top(&r->g[k]) > top)	/* latency: twice the median at least */
+					top = lat_top(&r->g[k]);
+			}
 		if (heat_open(p, "leafheat", g, stem, sizeof(stem), hdr, sizeof(hdr), &f, &h))
 			return -1;
 		for (i = 0; i < r->nleaf; i++)	/* every cell: an image is a full grid */

@@ -5,8 +5,11 @@
  * Markdown and HTML are one model of the sections (doc.h), built once by
  * report_doc in this order and written by its two back ends:
  *
- *   runs (metadata) - verdict (thresholds) - regressions (baseline) -
- *   summary per phase, test and lane - comparison of runs - load-balancing
+ *   verdict (PASS, FAIL, INCOMPLETE: the failing checks and their endpoints,
+ *   what nothing judged and what to give; verdict.c) - what was tested
+ *   (tested.c) - runs (metadata) - acceptance checks (integrity, thresholds,
+ *   the model) - regressions (baseline) - summary per phase, test and lane
+ *   (with its worst pair and node) - comparison of runs - load-balancing
  *   modes and planes (modes.c) - cabling - collectives -
  *   hash polarization - PFC pauses - suspects - worst pairs and nodes (large
  *   lanes) - plots - pairwise matrices -
@@ -60,16 +63,6 @@ static void labels_str(const struct rrun *r, char *buf, size_t len)
 static int nnodes(const struct rrun *r)
 {
 	return (int)json_array_size(json_object_get(r->run, "nodes"));
-}
-
-static const char *verdict(const struct report *rep, int *failed)
-{
-	int i;
-
-	*failed = 0;
-	for (i = 0; i < rep->nchecks; i++)
-		*failed += !rep->checks[i].pass;
-	return *failed ? "FAIL" : "PASS";
 }
 
 static int nregressions(const struct report *rep)
@@ -159,6 +152,127 @@ static void comparison_line(const struct report *rep, const struct rgroup *g, ch
 
 /* ---- the sections, once, for Markdown and HTML (doc.h) ---- */
 
+/* ---- the first screen: the verdict ---- */
+
+#define VERDICT_SHOWN 5	/* failing checks on the first screen; the table has them all */
+
+struct unjudged_ctx {
+	const struct report *rep;
+	struct rdoc *d;
+};
+
+static void unjudged_item(void *ctx, int ri, const char *phase, const char *line)
+{
+	struct unjudged_ctx *u = ctx;
+
+	rdoc_item(u->d, "unjudged");
+	if (ri >= 0 && u->rep->nruns > 1)
+		rdoc_textf(u->d, "%s: ", u->rep->runs[ri].name);
+	if (phase) {
+		rdoc_bold(u->d, phase);
+		rdoc_text(u->d, " has no criterion: ");
+	}
+	rdoc_text(u->d, line);
+}
+
+/* the failing checks, the first few with their endpoints */
+static void verdict_failing(const struct report *rep, struct rdoc *d)
+{
+	int i, shown = 0, failing = 0;
+
+	for (i = 0; i < rep->nchecks; i++)
+		failing += !rep->checks[i].pass;
+	rdoc_list(d);
+	for (i = 0; i < rep->nchecks; i++) {
+		const struct check *c = &rep->checks[i];
+
+		if (c->pass || shown++ >= VERDICT_SHOWN)
+			continue;
+		rdoc_item(d, "failing");
+		rdoc_bold(d, c->name);
+		rdoc_lit(d, ": ");
+		rdoc_text(d, c->who[0] ? c->who : c->worst);
+	}
+	if (failing > VERDICT_SHOWN) {
+		rdoc_item(d, NULL);
+		rdoc_textf(d, "and %d more failing checks: see Acceptance checks", failing - VERDICT_SHOWN);
+	}
+	if (rep->have_base && report_baseline_failed(rep)) {
+		rdoc_item(d, "failing");
+		rdoc_bold(d, "baseline");
+		rdoc_textf(d, ": %s against %s (see Against the baseline)", report_baseline_verdict(rep), rep->base.dir);
+	}
+}
+
+/* what the verdict stands on: "the run's integrity, thresholds t.ini, the model of f.topo" */
+static void verdict_basis(const struct report *rep, struct rdoc *d)
+{
+	rdoc_para(d, 1);
+	rdoc_text(d, "Judged by: the run's integrity (every planned job ran, no test failed, no agent missing, "
+		  "no suspect confirmed by a re-test, collectives' data, polarization, cabling)");
+	if (rep->thresholds) {
+		rdoc_text(d, ", the thresholds ");
+		rdoc_code(d, rep->thresholds);
+	}
+	if (rep->model_checked) {
+		rdoc_text(d, ", the model of ");
+		rdoc_code(d, rep->topology);
+		rdoc_text(d, " (every bw pair against its fair share, every lane against per-flow ECMP)");
+	}
+	rdoc_text(d, ". PASS only when every measured phase was judged and every check passed.");
+}
+
+static void sec_verdict(const struct report *rep, struct rdoc *d)
+{
+	const char *w = report_result_word(rep->result);
+	struct unjudged_ctx u = { rep, d };
+	char why[1024];
+	int i, failing = 0;
+
+	for (i = 0; i < rep->nchecks; i++)
+		failing += !rep->checks[i].pass;
+	report_incomplete_line(rep, why, sizeof(why));
+	rdoc_heading(d, 1);
+	rdoc_text(d, "fabscope report");
+	rdoc_only(d, RDOC_MD);
+	rdoc_heading(d, 2);
+	rdoc_litf(d, "Verdict: %s", w);
+	rdoc_only(d, RDOC_HTML);
+	rdoc_heading(d, 2);
+	rdoc_text(d, "Verdict");
+	rdoc_only(d, RDOC_BOTH);
+	rdoc_para(d, 0);
+	rdoc_only(d, RDOC_HTML);
+	rdoc_verdict(d, rep->result == REPORT_PASS ? 1 : rep->result == REPORT_FAIL ? 0 : -1, w);
+	rdoc_lit(d, " ");
+	rdoc_only(d, RDOC_BOTH);
+	if (rep->result == REPORT_FAIL)
+		rdoc_textf(d, "%d of %d checks failed%s:", failing, rep->nchecks,
+			   rep->have_base && report_baseline_failed(rep) ? ", and the baseline" : "");
+	else if (rep->result == REPORT_INCOMPLETE)
+		rdoc_textf(d, "%s (%d of %d checks failed)", why, failing, rep->nchecks);
+	else
+		rdoc_textf(d, "every measured phase judged; %d checks, none failed", rep->nchecks);
+	if (rep->failed)
+		verdict_failing(rep, d);
+	if (rep->not_judged) {
+		if (rep->result == REPORT_FAIL) {
+			rdoc_para(d, 0);
+			rdoc_text(d, "Not judged:");
+		}
+		rdoc_list(d);
+		report_unjudged(rep, unjudged_item, &u);
+		for (i = 0; i < rep->nchecks; i++)
+			if (rep->checks[i].not_judged) {
+				rdoc_item(d, "unjudged");
+				rdoc_bold(d, rep->checks[i].name);
+				rdoc_text(d, ": could not judge: ");
+				rdoc_text(d, rep->checks[i].who);
+			}
+	}
+	verdict_basis(rep, d);
+}
+
 static void sec_runs(const struct report *rep, struct rdoc *d)
 {
 	static const char *const title[] = { "results", "run", "started", "finished", "status", "labels",
@@ -167,8 +281,8 @@ static void sec_runs(const struct report *rep, struct rdoc *d)
 	size_t t;
 	int ri;
 
-	rdoc_heading(d, 1);
-	rdoc_text(d, "fabscope report");
+	rdoc_heading(d, 2);
+	rdoc_text(d, "Runs");
 	rdoc_table(d);
 	rdoc_head(d);
 	rdoc_cell(d, RDOC_EMPTY, 0);
@@ -227,29 +341,28 @@ static void checks_table(struct rdoc *d, const struct check *c, int n, const cha
 		rdoc_only(d, regs ? RDOC_HTML : RDOC_BOTH);
 		rdoc_cellf(d, RDOC_TEXT, 0, "%d of %d", c[i].failing, c[i].total);
 		rdoc_only(d, RDOC_BOTH);
-		rdoc_cellf(d, c[i].not_comparable ? RDOC_WARN : c[i].pass ? RDOC_PASS : RDOC_FAIL, 1, "%s",
-			   c[i].not_comparable ? "not comparable" : c[i].pass ? ok : bad);
+		rdoc_cellf(d, c[i].not_comparable || c[i].not_judged ? RDOC_WARN : c[i].pass ? RDOC_PASS : RDOC_FAIL, 1,
+			   "%s", c[i].not_comparable ? "not comparable" : c[i].not_judged ? "NOT JUDGED" :
+			   c[i].pass ? ok : bad);
 		rdoc_cellf(d, RDOC_TEXT, 0, "%s", c[i].who[0] ? c[i].who : "-");
 	}
 }
 
 static void sec_acceptance(const struct report *rep, struct rdoc *d)
 {
-	int failed;
-	const char *v = verdict(rep, &failed);
+	int i, failed = 0, unjudged = 0;
 
-	rdoc_only(d, RDOC_MD);
+	for (i = 0; i < rep->nchecks; i++) {
+		failed += !rep->checks[i].pass;
+		unjudged += rep->checks[i].not_judged;
+	}
 	rdoc_heading(d, 2);
-	rdoc_litf(d, "Acceptance: %s", v);
+	rdoc_text(d, "Acceptance checks");
 	rdoc_para(d, 0);
-	rdoc_litf(d, "%s: %d of %d checks failed.", v, failed, rep->nchecks);
-	rdoc_only(d, RDOC_HTML);
-	rdoc_heading(d, 2);
-	rdoc_text(d, "Acceptance");
-	rdoc_para(d, 0);
-	rdoc_verdict(d, !failed, v);
-	rdoc_textf(d, " %d of %d checks failed", failed, rep->nchecks);
-	rdoc_only(d, RDOC_BOTH);
+	rdoc_textf(d, "%s: %d of %d checks failed", report_result_word(rep->result), failed, rep->nchecks);
+	if (unjudged)
+		rdoc_textf(d, ", %d could not judge", unjudged);
+	rdoc_text(d, ".");
 	checks_table(d, rep->checks, rep->nchecks, "PASS", "FAIL", 0);
 }
 
@@ -281,9 +394,29 @@ static void sec_baseline(const struct report *rep, struct rdoc *d)
 	checks_table(d, rep->regs, rep->nregs, "ok", "REGRESSION", 1);
 }
 
+/* a lane's worst pair or node beside its median: "0.02 (h1 -> h4)", "0.02 (h4, 3 pairs)", "-" */
+static void worst_cell(struct rdoc *d, const struct rworst *w, int node)
+{
+	rdoc_cell(d, RDOC_TEXT, 0);
+	if (!w->src) {
+		rdoc_lit(d, "-");
+		return;
+	}
+	rdoc_textf(d, "%.4g (", w->v);
+	rdoc_text(d, w->src);
+	if (node) {
+		rdoc_textf(d, ", %d pairs)", w->n);
+		return;
+	}
+	rdoc_sym(d, " -> ", " &rarr; ");
+	rdoc_text(d, w->dst);
+	rdoc_lit(d, ")");
+}
+
 static void sec_summary(const struct report *rep, struct rdoc *d)
 {
-	static const char *const head[] = { "phase", "test", "lane", "pairs", "min", "median", "max", "unit" };
+	static const char *const head[] = { "phase", "test", "lane", "pairs", "median", "worst pair",
+					    "worst node (median of its pairs)", "best", "unit" };
 	size_t h;
 	int ri, gi;
 
@@ -319,9 +452,10 @@ static void sec_summary(const struct report *rep, struct rdoc *d)
 			rdoc_cell(d, RDOC_TEXT, 0);
 			rdoc_lit(d, lane);
 			rdoc_cellf(d, RDOC_NUM, 0, "%d", g->n);
-			rdoc_cellf(d, RDOC_NUM, 0, "%.4g", g->min);
 			rdoc_cellf(d, RDOC_NUM, 0, "%.4g", g->median);
-			rdoc_cellf(d, RDOC_NUM, 0, "%.4g", g->max);
+			worst_cell(d, &g->worst1_pair, 0);
+			worst_cell(d, &g->worst1_node, 1);
+			rdoc_cellf(d, RDOC_NUM, 0, "%.4g", !strcmp(g->test, "bw") ? g->max : g->min);
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", !strcmp(g->test, "bw") ? "Gb/s" : "us p50");
 		}
 	}
@@ -585,9 +719,10 @@ static void sec_missing(const struct report *rep, struct rdoc *d)
 /* every section of the report, in order */
 static void report_doc(struct report *rep, struct rdoc *d)
 {
+	sec_verdict(rep, d);
+	report_tested_section(rep, d);
 	sec_runs(rep, d);
-	if (rep->thresholds_given)
-		sec_acceptance(rep, d);
+	sec_acceptance(rep, d);
 	if (rep->have_base)
 		sec_baseline(rep, d);
 	sec_summary(rep, d);
@@ -662,19 +797,66 @@ static json_t *checks_json(const struct check *c, int n)
 			json_pack("{ss,ss,ss,si,si,sn,sb,ss,ss}", "check", c[i].name, "limit", c[i].limit,
 				  "worst", c[i].worst, "failing", c[i].failing, "total", c[i].total, "pass",
 				  "comparable", 0, "result", "not comparable", "endpoints", c[i].who) :
+			c[i].not_judged ?
+			json_pack("{ss,ss,ss,si,si,sn,ss,ss}", "check", c[i].name, "limit", c[i].limit,
+				  "worst", c[i].worst, "failing", c[i].failing, "total", c[i].total, "pass",
+				  "result", "not judged", "why", c[i].who) :
 			json_pack("{ss,ss,ss,si,si,sb,ss}", "check", c[i].name, "limit", c[i].limit,
 				  "worst", c[i].worst, "failing", c[i].failing, "total", c[i].total,
 				  "pass", c[i].pass, "endpoints", c[i].who));
 	return a;
 }
 
+static void unjudged_json(void *ctx, int ri, const char *phase, const char *line)
+{
+	json_t *o = json_pack("{ss}", "what", line);
+
+	if (ri >= 0)
+		json_object_set_new(o, "run", json_integer(ri));
+	if (phase)
+		json_object_set_new(o, "phase", json_string(phase));
+	json_array_append_new(ctx, o);
+}
+
+/* "verdict": the result, its exit status, the failing checks and what was not judged */
+static json_t *verdict_json(const struct report *rep)
+{
+	json_t *failing = json_array(), *unjudged = json_array(), *basis = json_array();
+	char why[1024];
+	int i;
+
+	for (i = 0; i < rep->nchecks; i++)
+		if (!rep->checks[i].pass)
+			json_array_append_new(failing, json_pack("{ss,ss}", "check", rep->checks[i].name, "endpoints",
+								 rep->checks[i].who));
+	if (rep->have_base && report_baseline_failed(rep))
+		json_array_append_new(failing, json_pack("{ss,ss}", "check", "baseline", "endpoints",
+							 report_baseline_verdict(rep)));
+	report_unjudged(rep, unjudged_json, unjudged);
+	for (i = 0; i < rep->nchecks; i++)
+		if (rep->checks[i].not_judged)
+			json_array_append_new(unjudged, json_pack("{ss,ss}", "check", rep->checks[i].name, "what",
+								  rep->checks[i].who));
+	json_array_append_new(basis, json_string("integrity"));
+	if (rep->thresholds)
+		json_array_append_new(basis, json_string(rep->thresholds));
+	if (rep->model_checked)
+		json_array_append_new(basis, json_string(rep->topology));
+	report_incomplete_line(rep, why, sizeof(why));
+	return json_pack("{ss,si,ss,so,so,so}", "result", report_result_word(rep->result), "exit_code",
+			 rep->result == REPORT_FAIL ? FS_EXIT_CHECK : rep->result == REPORT_INCOMPLETE ?
+			 FS_EXIT_INCOMPLETE : FS_EXIT_OK, "incomplete", why, "failing", failing, "not_judged", unjudged,
+			 "judged_by", basis);
+}
+
 json_t *report_json(struct report *rep)
 {
 	json_t *o = json_object(), *runs = json_array(), *plots = json_array(), *cj, *labels;
-	int ri, gi, i, failed;
+	int ri, gi, i;
 
 	json_object_set_new(o, "schema", json_string("fabscope.report/1"));
 	json_object_set_new(o, "version", json_string(FABSCOPE_VERSION));
+	json_object_set_new(o, "verdict", verdict_json(rep));
 	for (ri = 0; ri < rep->nruns; ri++) {
 		const struct rrun *r = &rep->runs[ri];
 		json_t *groups = json_array();
@@ -688,6 +870,14 @@ json_t *report_json(struct report *rep)
 
 			if (!strcmp(g->test, "lat") && !isnan(g->p99_median))
 				json_object_set_new(gj, "p99_median", json_real(g->p99_median));
+			if (g->worst1_pair.src)
+				json_object_set_new(gj, "worst_pair", json_pack("{ss,ss,sf}", "src", g->worst1_pair.src,
+										"dst", g->worst1_pair.dst, "value",
+										g->worst1_pair.v));
+			if (g->worst1_node.src)
+				json_object_set_new(gj, "worst_node", json_pack("{ss,sf,si}", "node", g->worst1_node.src,
+										"median", g->worst1_node.v, "pairs",
+										g->worst1_node.n));
 			if (g->nworst_pair) {
 				json_object_set_new(gj, "nodes", json_integer(g->nnodes));
 				json_object_set_new(gj, "worst_pairs", report_worst_json(r, g, 0));
@@ -717,6 +907,7 @@ json_t *report_json(struct report *rep)
 			json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "collectives", cj);
 		if (r->cabling)
 			json_object_set(json_array_get(runs, json_array_size(runs) - 1), "cabling", r->cabling);
+		json_object_set_new(json_array_get(runs, json_array_size(runs) - 1), "tested", report_tested_json(rep, r));
 	}
 	json_object_set_new(o, "runs", runs);
 	{
@@ -727,11 +918,9 @@ json_t *report_json(struct report *rep)
 		json_object_set(o, "loaded_latency", json_object_get(mj, "loaded_latency"));
 		json_decref(mj);
 	}
-	if (rep->thresholds_given) {
-		verdict(rep, &failed);
-		json_object_set_new(o, "acceptance", json_pack("{sb,so}", "pass", !failed,
-							       "checks", checks_json(rep->checks, rep->nchecks)));
-	}
+	json_object_set_new(o, "acceptance", json_pack("{sb,ss,so}", "pass", rep->result == REPORT_PASS, "result",
+						       report_result_word(rep->result),
+						       "checks", checks_json(rep->checks, rep->nchecks)));
 	if (rep->have_base)
 	{
 		int nc, nr = report_regressions(rep, &nc);
@@ -779,7 +968,7 @@ void report_bput(struct report_buf *b, const char *fmt, ...)
 char *report_exposition(struct report *rep)
 {
 	struct report_buf b = { 0 };
-	int ri, gi, i, failed;
+	int ri, gi, i;
 	const char *stat[3] = { "min", "median", "max" };
 
 	report_bput(&b, "# HELP fabscope_lane per phase, test and lane: bandwidth in Gb/s or latency p50 in us over the pairs\n"
@@ -815,17 +1004,18 @@ char *report_exposition(struct report *rep)
 	report_polar_exposition(rep, &b);
 	report_pfc_exposition(rep, &b);
 	report_coll_exposition(rep, &b);
-	if (rep->thresholds_given) {
-		verdict(rep, &failed);
-		report_bput(&b, "# HELP fabscope_acceptance_pass 1 when every acceptance check passed\n"
-				"# TYPE fabscope_acceptance_pass gauge\nfabscope_acceptance_pass %d\n", !failed);
-		report_bput(&b, "# HELP fabscope_check_pass 1 when the check passed\n# TYPE fabscope_check_pass gauge\n");
-		for (i = 0; i < rep->nchecks; i++) {
-			char *c = push_label_value(rep->checks[i].name);
+	report_bput(&b, "# HELP fabscope_acceptance_pass 1 when the verdict is PASS: every measured phase judged, "
+			"every check passed\n# TYPE fabscope_acceptance_pass gauge\nfabscope_acceptance_pass %d\n",
+		    rep->result == REPORT_PASS);
+	report_bput(&b, "# HELP fabscope_acceptance_complete 1 when every measured phase was judged (the verdict "
+			"is not INCOMPLETE for want of a criterion)\n# TYPE fabscope_acceptance_complete gauge\n"
+			"fabscope_acceptance_complete %d\n", !rep->not_judged);
+	report_bput(&b, "# HELP fabscope_check_pass 1 when the check passed\n# TYPE fabscope_check_pass gauge\n");
+	for (i = 0; i < rep->nchecks; i++) {
+		char *c = push_label_value(rep->checks[i].name);
 
-			report_bput(&b, "fabscope_check_pass{check=\"%s\"} %d\n", c, rep->checks[i].pass);
-			free(c);
-		}
+		report_bput(&b, "fabscope_check_pass{check=\"%s\"} %d\n", c, rep->checks[i].pass);
+		free(c);
 	}
 	if (rep->have_base)
 		report_bput(&b, "# HELP fabscope_baseline_regressions figures worse than the baseline beyond the tolerance\n"

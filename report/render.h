@@ -29,6 +29,10 @@ struct report_buf {
 /* appends printf-style to b */
 void report_bput(struct report_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* tested.c: "What was tested" (a column per run) under the verdict; a run's "tested" for the JSON summary */
+void report_tested_section(const struct report *rep, struct rdoc *d);
+json_t *report_tested_json(const struct report *rep, const struct rrun *r);
+
 /* worst.c: "Worst pairs and nodes" of the first run's lanes over
  * REPORT_MATRIX_NODES nodes; nothing when it has none */
 void report_worst_section(const struct report *rep, struct rdoc *d);
@@ -90,13 +94,15 @@ json_t *report_coll_json(const struct rrun *r);
 /* fabscope_coll_busbw_gbps, _algbw_gbps, _time_us (per lane and size) and _wrong (per lane) */
 void report_coll_exposition(const struct report *rep, struct report_buf *b);
 /*
- * Adds to rep->checks, when there are collectives, the data check (a FAIL
- * names every lane and size with wrong elements; data not checked is not
- * counted) and, for each limit that is not NAN, [allreduce] / [alltoall]
- * min_busbw_gbps: every lane's busbw at its largest size (the sum of a
- * multi-rail run is no lane).  Returns how many checks it added.
+ * report_coll_data_check adds to rep->checks, when there are collectives,
+ * the data check (a FAIL names every lane and size with wrong elements;
+ * data not checked is not counted).  report_coll_busbw_checks adds, for
+ * [allreduce] / [alltoall] min_busbw_gbps, every lane's busbw at its
+ * largest size (the sum of a multi-rail run is no lane), a row of its own
+ * for each [phase NAME] with min_busbw_gbps; what they judge is marked.
  */
-int report_coll_checks(struct report *rep, double allreduce_min, double alltoall_min);
+void report_coll_data_check(struct report *rep);
+void report_coll_busbw_checks(struct report *rep, const struct thresholds *t);
 /*
  * --baseline: per collective, phase and lane found in both, the mean busbw
  * over the sizes both measured (nccl-tests' footer) against the baseline's;

@@ -18,8 +18,10 @@
  *            the wrong type is NAN, NULL or "unknown" here, never a guess
  *
  * Renderers (Markdown, HTML with inline SVG plots, JSON summary) read the
- * model, never the records themselves; checks (thresholds, baseline) add
- * rows that the renderers print and that decide the exit code.
+ * model, never the records themselves; checks (the run's integrity, the
+ * thresholds, the model of the design, the baseline) add rows that the
+ * renderers print and mark what they judged (struct rmeasured); the verdict
+ * (PASS, FAIL, INCOMPLETE) and the exit code come of both (verdict.c).
  */
 #ifndef FS_REPORT_H
 #define FS_REPORT_H
@@ -33,6 +35,8 @@
 struct rpair {
 	const char *src, *dst;
 	double v, v99;		/* bw_gbps, or lat p50 and p99 (us) */
+	double exp;		/* bw, with --topology: the model's rate for it in its round (an
+				 * equal split at every switch: its fair share); NAN: none */
 	int round;		/* its round in the phase (1..; 0 unknown) */
 };
 
@@ -89,6 +93,10 @@ struct rgroup {
 	 * median from leaf i to leaf j at [i * nleaf + j] (NAN: no pair); NULL */
 	double *leafm;
 	int leafm_cells;	/* cells with a figure */
+	/* every lane (aggregate.c): its worst pair and its worst node (the
+	 * median of a node's pairs; none, n 0, with fewer than 3 nodes) */
+	struct rworst worst1_pair, worst1_node;
+	int both_ways;		/* unordered pairs measured in both directions */
 };
 
 struct rsweep {
@@ -130,6 +138,28 @@ struct rpfc {
 	size_t p_alloc;
 };
 
+/*
+ * Something a run measured, which a verdict must judge: a phase's test on
+ * a lane (bw, lat) or as a whole (rail and plane -1: collectives, the
+ * probes, topology, ping, any other test); judged counts the checks that
+ * judged it (report_judged).  A report is PASS only when every one was.
+ */
+struct rmeasured {
+	const char *phase;	/* the run's store's (whole, however long) */
+	char test[24];
+	int rail, plane;
+	int n;			/* its records */
+	int judged;
+};
+
+/* a phase of run.json's "planned" (what the coordinator meant to run) and
+ * what of it ran: its lines in jobs.done, its failed records */
+struct rplanned {
+	const char *name, *kind;	/* run.json's strings */
+	long jobs, done, failed;
+	int skipped;
+};
+
 struct rrun {
 	char *dir;
 	unsigned long long dev, ino;	/* the directory's, to know a run given twice */
@@ -157,23 +187,68 @@ struct rrun {
 	int *leaf_of;		/* interned node name -> leaf index, -1 */
 	int nleaf_of;
 	size_t leaf_of_alloc;
+	struct rmeasured *ms;	/* what it measured, in the order first seen */
+	int nms;
+	size_t ms_alloc;
+	struct rplanned *planned;	/* NULL: run.json has no "planned" (an older fabscope) */
+	int nplanned;
+	int jobs_done_read;	/* jobs.done was there and read */
+	long jobs_done_other;	/* its lines of no planned phase (not re-tests) */
 };
 
 struct check {
 	char name[256];		/* "bw >= 0.9 x line rate", ... */
-	char limit[64], worst[64];
+	char limit[64], worst[96];
 	int failing, total, pass;
 	int not_comparable;	/* baseline: measured with other test parameters; pass is 1, no verdict */
+	int not_judged;		/* it could not judge (who says why): pass is 1, the verdict INCOMPLETE */
 	char who[512];		/* the failing endpoints, the first few */
 };
+
+/* thresh.c: a thresholds file (fabscope-thresholds(5)) as read */
+struct tkv {
+	char sec[32], phase[64], key[64];	/* phase: of a [phase NAME] section (sec "phase"), else "" */
+	double v;			/* fail/off: 1/0 */
+	int line;
+};
+
+struct thresholds {
+	const char *path;
+	struct tkv *kv;
+	int n;
+	size_t alloc;
+};
+
+/* Read path: 0, or -FS_EXIT_* said (a key that is not one, a bad value,
+ * min_fraction without a line rate, nothing to judge by). */
+int thresholds_read(struct thresholds *t, const char *path);
+void thresholds_release(struct thresholds *t);
+/* [sec] key of the file, or dflt (t may be NULL: no file) */
+double thresholds_get(const struct thresholds *t, const char *sec, const char *key, double dflt);
+/* [phase NAME] key, or NAN */
+double thresholds_phase(const struct thresholds *t, const char *phase, const char *key);
+
+/* the model's default fractions (fabscope-thresholds(5), [model]): a pair
+ * below a quarter of its fair share is more than a hash collision of up to
+ * three flows on one path explains; a lane below 0.6 of what per-flow ECMP
+ * carries on average is more than an unlucky hash of a few flows */
+#define REPORT_PAIR_FRACTION 0.25
+#define REPORT_AGGREGATE_FRACTION 0.6
+
+enum report_result { REPORT_PASS, REPORT_FAIL, REPORT_INCOMPLETE };
 
 struct report {
 	struct rrun *runs;
 	int nruns;
 	const char *by;		/* label key that names runs (--by), or NULL */
-	struct check *checks;	/* thresholds */
+	struct check *checks;	/* the acceptance: run integrity, thresholds, the model */
 	int nchecks;
-	int thresholds_given;
+	const char *thresholds;	/* --thresholds: the file, or NULL */
+	int model_checked;	/* the model judged some bw lane (--topology with speeds) */
+	/* report_verdict: what the checks and the measured things say together */
+	enum report_result result;
+	int failed;		/* checks failed, the cabling and the baseline among them */
+	int not_judged;		/* checks that could not judge, and measured things nothing judged */
 	struct rrun base;	/* --baseline */
 	int have_base;
 	double tolerance;
@@ -181,6 +256,8 @@ struct report {
 	int cabling_errors;	/* of the runs' ports against it: the report fails */
 	struct check *regs;	/* baseline comparisons */
 	int nregs;
+	char speeds[1024];	/* the design's host port speeds (--topology), or "" */
+	double line_rate;	/* the thresholds' [bw] line_rate_gbps, or NAN */
 	char plots_dir[4096];	/* where the SVGs are, or "" */
 	char plots_note[256];	/* why there are no plots */
 	char **svg;		/* file names of plots made, in order */
@@ -227,6 +304,8 @@ void report_aggregate_release(struct rrun *r);
  * ([{node, median, pairs, leaf}]) for the JSON summary */
 json_t *report_worst_json(const struct rrun *r, const struct rgroup *g, int nodes);
 
+/* design.c: rep->speeds, the host ports' speeds of the design t per lane, for "What was tested" */
+void report_design_speeds(struct report *rep, const struct topo *t);
 /* design.c: each suspect of every run gains "design", the ports and links of the
  * intended topology t (fabscope-topology(5), read once by the command) that it
  * points at; 0, or -FS_EXIT_ENV said */
@@ -237,8 +316,13 @@ int report_design(struct report *rep, const struct topo *t);
  * said */
 int report_cabling(struct report *rep, const struct topo *t);
 
-/* checks.c */
-int report_thresholds(struct report *rep, const char *path);
+/* checks.c: the checks of a thresholds file, every run's (bw, lat, [run]
+ * max_suspects, [suspects] max_unconfirmed, PFC, collectives' busbw; a
+ * [phase NAME] section's limits over the global ones for its phase) */
+void report_thresholds(struct report *rep, const struct thresholds *t);
+/* with --topology: every bw pair against its fair share of the design, every
+ * lane's aggregate against what per-flow ECMP carries ([model] fractions) */
+void report_model_checks(struct report *rep, const struct thresholds *t);
 void report_baseline(struct report *rep);
 /* The figures that regressed; *not_comparable (when not NULL): those measured
  * with other parameters than the baseline's (neither ok nor regressed). */
@@ -247,6 +331,31 @@ int report_regressions(const struct report *rep, int *not_comparable);
 const char *report_baseline_verdict(const struct report *rep);
 /* 1 when the comparison fails: a regression, or no figure comparable */
 int report_baseline_failed(const struct report *rep);
+
+/*
+ * verdict.c: the run's integrity, judged with or without thresholds (t may
+ * be NULL): every planned job ran, no test failed, no agent missing, no
+ * suspect confirmed by a re-test, the collectives' data right, no set of
+ * the polarization probe polarized, the cabling as designed.
+ */
+void report_integrity(struct report *rep, const struct thresholds *t);
+/* r's measured things of phase (NULL: any) and test (NULL: any) on rail and
+ * plane (-1: any) are judged by one more check */
+void report_judged(struct rrun *r, const char *phase, const char *test, int rail, int plane);
+/* rep->result, failed and not_judged, from the checks, the cabling, the
+ * baseline and what every run measured */
+void report_verdict(struct report *rep);
+/* "PASS", "FAIL", "INCOMPLETE" */
+const char *report_result_word(enum report_result r);
+/* What keeps the verdict from PASS without a failure, in a line: "pairwise-lat has no
+ * criterion", "pw and ring have no criterion; the check 'every planned job ran' could
+ * not judge"; "" when nothing */
+void report_incomplete_line(const struct report *rep, char *buf, size_t len);
+/* The measured things nothing judged, grouped by run, phase and test, as
+ * "pairwise-lat (lat, rail 0 and 1): give [lat] p50_us_max or p99_us_max";
+ * fn is called with each line (ri: its run); returns how many. */
+int report_unjudged(const struct report *rep, void (*fn)(void *ctx, int ri, const char *phase, const char *line),
+		    void *ctx);
 
 /* plots.c: SVG files into dir (gnuplot); 0, or the reason in rep->plots_note */
 int report_plots(struct report *rep, const char *dir);

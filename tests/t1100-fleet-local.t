@@ -41,12 +41,16 @@ test_expect_success $P 'a 4-node plan on the local launcher: every job measured,
 	test $(jsonl_count r1/results.jsonl ".phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\" and (.retest_for | not)") = 6 &&
 	test $(jsonl_count r1/results.jsonl ".phase == \"pw\" and .test == \"lat\" and (.retest_for | not)") = 6 &&
 	test $(jsonl_count r1/results.jsonl ".retest_for and (.retest_role | not)") = 0 &&
-	test $(jsonl_count r1/results.jsonl ".phase == \"ring\" and .scope == \"aggregate\" and .flows == 2") = 4 &&
+	test $(jsonl_count r1/results.jsonl ".phase == \"ring\" and .scope == \"aggregate\" and .flows == 2 and (.retest_for | not)") = 4 &&
 	test $(jsonl_count r1/results.jsonl ".phase == \"ping\" and .metrics.rtt_us > 0") = 4 &&
 	test $(jsonl_count r1/results.jsonl ".status != \"ok\" and (.retest_for | not)") = 0 &&
 	test $(jsonl_count r1/results.jsonl ".labels.lb == \"none\" and .labels.fabric == \"loopback\"") = $(wc -l <r1/results.jsonl) &&
 	jq -e ".status == \"finished\" and (.nodes | length) == 4 and all(.nodes[]; .status == \"ok\")
 	       and .plan.text != null and (.phases | length) == 3" r1/run.json >/dev/null &&
+	# the planned jobs, per phase, are those jobs.done lists (the re-tests are extra)
+	jq -e "[.planned[] | [.name, .kind, .jobs, .skipped]] ==
+	       [[\"pw\", \"pairwise\", 12, false], [\"ring\", \"ring\", 4, false], [\"ping\", \"ping\", 4, false]]" r1/run.json >/dev/null &&
+	test "$(grep -vc "/retest\$" r1/jobs.done)" = 20 &&
 	# every pair of the tournament once, and no node twice in a round
 	jq -r "select(.phase == \"pw\" and .test == \"bw\" and .scope == \"aggregate\" and (.retest_for | not)) |
 	       [.src.node, .dst.node] | sort | join(\"-\")" r1/results.jsonl | sort | uniq -d >dups &&
@@ -204,7 +208,7 @@ test_expect_success $P 'external launcher: a target names an agent that joins by
 			--rail 0=127.0.0.1 || return 1
 	done &&
 	fleet_wait $fleet_pid 60 && test $fleet_rc = 0 &&
-	jq -s -e "[.[] | select(.status == \"ok\" and .test == \"bw\" and .scope == \"aggregate\")] |
+	jq -s -e "[.[] | select(.status == \"ok\" and .test == \"bw\" and .scope == \"aggregate\" and (.retest_for | not))] |
 		length == 2 and all(.dst.node == \"ext-b\")" r4t/results.jsonl >/dev/null
 '
 

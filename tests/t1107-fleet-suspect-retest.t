@@ -129,7 +129,9 @@ test_expect_success $P 'a pair slow in the run and on its re-test is the suspect
 '
 
 test_expect_success $P 'fabscope report on that directory: the suspect, confirmed, with its measurements' '
-	"$FABSCOPE" report r1 -o rep1 --format md,html,json >report.out 2>report.err &&
+	# a suspect its re-test confirmed fails the run.s integrity, thresholds or not
+	test_expect_exit 1 "$FABSCOPE" report r1 -o rep1 --format md,html,json >report.out 2>report.err &&
+	test_grep "^| no suspect confirmed by a re-test | 0 | 1 confirmed, 0 not | 1 of 1 | \*\*FAIL\*\* | pair h[14]-h[14] rail 1 (lat lat) |$" rep1/report.md &&
 	test_grep "^- \*\*pair\*\* \[lat\] h[14] -> h[14] on rail 1: .* (confirmed: re-test [0-9.e+]* us p50 against [0-9.e+]*\\( and a control of [0-9.e+]*\\)\\? (first [0-9.e+]*); .*; the path between them)$" rep1/report.md &&
 	test_grep "confirmed: re-test" rep1/report.html &&
 	jq -e "[.runs[0].suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .retest.status] == [\"confirmed\"]" \
@@ -165,7 +167,7 @@ test_expect_success $PH 'a pair slow only until the re-test is "not confirmed", 
 '
 
 test_expect_success $PH 'fabscope report on that directory: "not confirmed", apart from the suspects' '
-	"$FABSCOPE" report r2 -o rep2 --format md,html,json >report.out 2>report.err &&
+	test_expect_exit 5 "$FABSCOPE" report r2 -o rep2 --format md,html,json >report.out 2>report.err &&
 	test_grep "^Not confirmed (high in the run, not on the re-test):" rep2/report.md &&
 	test_grep "^- \[lat\] h[14] -> h[14] on rail 1: .*: not confirmed: re-test [0-9.e+]* us p50 against [0-9.e+]*\\( and a control of [0-9.e+]*\\)\\? (first [0-9.e+]*)$" rep2/report.md &&
 	test_grep ! "^- \*\*pair\*\* \[lat\] h[14] -> h[14]" rep2/report.md &&
@@ -201,7 +203,7 @@ test_expect_success $P '--no-retest: no re-test records, every suspect "not re-t
 	jq -e ".retest.off == \"--no-retest\" and
 	       (.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .retest.status == \"not-retested\")" \
 		r4/run.json >/dev/null &&
-	"$FABSCOPE" report r4 -o rep4 --format md >report.out 2>report.err &&
+	test_expect_exit 5 "$FABSCOPE" report r4 -o rep4 --format md >report.out 2>report.err &&
 	test_grep "^- \*\*pair\*\* \[lat\] h[14] -> h[14] on rail 1: .* (not re-tested: --no-retest)$" rep4/report.md
 '
 
@@ -232,7 +234,7 @@ test_expect_success $P 'fabscope report on a directory of before the re-tests: "
 	mkdir old &&
 	jq -c "select((.retest_of or .retest_for) | not)" r3/results.jsonl >old/results.jsonl &&
 	jq "del(.retest, .not_confirmed, .suspects)" r3/run.json >old/run.json &&
-	"$FABSCOPE" report old -o rep-old --format md,json >report.out 2>report.err &&
+	test_expect_exit 5 "$FABSCOPE" report old -o rep-old --format md,json >report.out 2>report.err &&
 	test $(grep -c "^- \*\*pair\*\* \[lat\] h[1-4] -> h[1-4] on rail 1: .* (not re-tested)$" rep-old/report.md) = 2 &&
 	jq -e "[.runs[0].suspects[] | select(.kind == \"pair\") | .retest.status] == [\"not-retested\", \"not-retested\"]" \
 		rep-old/summary.json >/dev/null
@@ -339,7 +341,8 @@ test_expect_success $P 'lat: a node slow with every peer is confirmed with two f
 	jq -e "(.suspects[] | select(.kind == \"node\") | .node == \"h4\" and .test == \"lat\" and
 		.retest.status == \"confirmed\" and ([.retest.fresh[].low] == [true, true])) and
 	       ([.suspects[] | select(.kind == \"pair\")] | length) == 0" l1/run.json >/dev/null &&
-	test_grep "^suspect: \[lat\] h4 rail 1: high latency with 3 of 3 peers .*; confirmed: high with 2 of 2 fresh peers" out
+	# (a round trip through the slow class may leave a pair under 10 of them: too short to judge)
+	test_grep "^suspect: \[lat\] h4 rail 1: high latency with \([23]\) of \1 peers.*; confirmed: high with 2 of 2 fresh peers" out
 '
 
 test_expect_success $P 'a sweep (all = yes) of a healthy lane confirms no suspect: its sizes are judged apart' '

@@ -37,7 +37,8 @@ test_expect_success $P 'set up: a Pushgateway on loopback and two results direct
 	test_wait_for 10 http_get $PGW/-/ready >/dev/null &&
 	mkfabric today "{\"lb\":\"ecmp\"}" h4 0.02 0.19 &&
 	mkfabric yesterday "{\"lb\":\"ecmp\"}" none 0.02 0.19 &&
-	printf "[bw]\nline_rate_gbps = 0.2\nmin_fraction = 0.9\n" >th.ini
+	printf "[bw]\nline_rate_gbps = 0.2\nmin_fraction = 0.9\n" >th.ini &&
+	printf "[bw]\nline_rate_gbps = 0.2\nmin_fraction = 0.9\n[lat]\np99_us_max = 10\n" >all.ini
 '
 
 test_expect_success $P 'the nightly report pushes its metrics; they read back from the gateway' '
@@ -49,14 +50,17 @@ test_expect_success $P 'the nightly report pushes its metrics; they read back fr
 	test "$(metric fabscope_lane ".labels.phase == \"lat\" and .labels.stat == \"median\" and .labels.unit == \"us\"")" = 2 &&
 	test "$(metric fabscope_run_problems ".labels.what == \"suspects\"")" = 1 &&
 	test "$(metric fabscope_acceptance_pass "true")" = 0 &&
+	test "$(metric fabscope_acceptance_complete "true")" = 0 &&
 	test "$(metric fabscope_baseline_regressions "true")" = 1 &&
 	test "$(metric fabscope_check_pass ".labels.check == \"bw >= 0.9 x line rate, every pair\"")" = 0
 '
 
 test_expect_success $P 'a second night replaces the group: the gateway holds the latest report' '
-	fs_expect 0 report yesterday --no-plots -o r2 --push $PGW --job nightly --instance lab-7 &&
+	fs_expect 0 report yesterday --thresholds all.ini --no-plots -o r2 --push $PGW --job nightly --instance lab-7 &&
 	test "$(metric fabscope_lane ".labels.phase == \"pw\" and .labels.rail == \"1\" and .labels.stat == \"median\"")" = 0.19 &&
-	test -z "$(metric fabscope_acceptance_pass "true")"
+	test "$(metric fabscope_acceptance_pass "true")" = 1 &&
+	test "$(metric fabscope_acceptance_complete "true")" = 1 &&
+	test -z "$(metric fabscope_baseline_regressions "true")"
 '
 
 # hook PORT CODE BODYFILE: a one-request HTTP listener that saves the body and answers CODE
@@ -88,7 +92,7 @@ test_expect_success $P 'the webhook receives the JSON summary' '
 test_expect_success $P 'a webhook that fails: exit 4, one line, the report written and unchanged' '
 	ptp_spawn hook2.log hook $PORT_HOOK 404 body2.json &&
 	ptp_wait_listen $PORT_HOOK $ptp_pid &&
-	fs_expect 4 report yesterday --no-plots -o r4 --webhook http://127.0.0.1:$PORT_HOOK/x &&
+	fs_expect 4 report yesterday --thresholds all.ini --no-plots -o r4 --webhook http://127.0.0.1:$PORT_HOOK/x &&
 	ptp_one_error err "404" &&
 	test -s r4/report.md && test -s r4/summary.json
 '

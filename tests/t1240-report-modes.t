@@ -2,7 +2,9 @@
 test_description='fabscope report: runs made under different load-balancing modes side by side
 (aggregate a round, slowest pair, fairness, what TCP saw of the order), against what the intended
 fabric carries (--topology: the model of the same pairs), the best mode per metric and the modes
-far below the fabric named; a dual-plane run.s planes side by side; records without counters'
+far below the fabric named; the verdict from the model without thresholds (every pair against its
+fair share, every lane against per-flow ECMP; [model] and [phase NAME] fractions); a dual-plane
+run.s planes side by side; records without counters'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
@@ -74,6 +76,37 @@ test_expect_success $P 'three modes: the table, the best per metric, the mode fa
 	grep -q "<h2>Load-balancing modes</h2>" r/report.html
 '
 
+test_expect_success $P 'the model judges bw without thresholds: a slow pair, a lane far below, a node not in the design' '
+	# the three modes above: every pair at a quarter of its fair share or more, every lane at 0.6 of
+	# what ECMP carries (lb=ecmp: 2 of about 3 Gb/s); the link speeds are the design.s
+	fs_expect 0 report ecmp spray flowlet --topology design.topo -o m0 --no-plots &&
+	test_grep -x "acceptance: PASS (0 of 6 checks failed)" out &&
+	test_grep -F "| bw >= 0.25 x the pair'"'"'s fair share of design.topo (the model), every pair | 0.25 x fair share | 0.5 x | 0 of 12 | **PASS** | - |" m0/report.md &&
+	test_grep -F "| link speeds | 1 Gb/s every host port; switch links 1 Gb/s (the design, design.topo) |" m0/report.md &&
+	jq -e ".verdict.result == \"PASS\" and .verdict.judged_by == [\"integrity\", \"design.topo\"]" m0/summary.json >/dev/null &&
+	# h2 to h4 at a fifth of its link: the pair is named, with what the model expected
+	mode slow slow 0.95 0.2 0.95 0.95 0 0 &&
+	fs_expect 1 report slow --topology design.topo -o m1 --no-plots &&
+	test_grep -x "acceptance: FAIL (1 of 6 checks failed)" out &&
+	test_grep -F "h2-h4 rail 0 (0.2 of 1)" m1/report.md &&
+	# every pair at 0.3 of its link: each above a quarter, the lane far below what ECMP carries
+	mode weak weak 0.3 0.3 0.3 0.3 0 0 &&
+	fs_expect 1 report weak --topology design.topo -o m2 --no-plots &&
+	test_grep "^| lane aggregate >= 0.6 x what design.topo carries (the model, per-flow ECMP), every lane | 0.6 x ECMP | 0.39 x | 1 of 1 | \*\*FAIL\*\* | perm rail 0 (1.2 of [0-9.]* Gb/s) |$" m2/report.md &&
+	# the fractions are the operator.s: [model], and a phase.s own
+	printf "[model]\naggregate_fraction = 0.3\n" >model.ini &&
+	fs_expect 0 report weak --topology design.topo --thresholds model.ini -o m3 --no-plots &&
+	printf "[phase perm]\npair_fraction = 0.1\n" >phase.ini &&
+	fs_expect 0 report slow --topology design.topo --thresholds phase.ini -o m4 --no-plots &&
+	test_grep -F "| perm: bw >= 0.1 x the pair'"'"'s fair share of design.topo (the model), every pair |" m4/report.md &&
+	# a node the design does not have: its lane has no expectation, not judged
+	mkrun odd "{\"lb\":\"ecmp\"}" &&
+	rec odd 0 0 1 h1 h5 0.9 0 0 0 1000 &&
+	rec odd 0 0 1 h2 h4 0.9 0 0 0 1000 &&
+	fs_expect 5 report odd --topology design.topo -o m5 --no-plots &&
+	test_grep -x "acceptance: INCOMPLETE: perm has no criterion (0 of 4 checks failed)" out
+'
+
 test_expect_success $P,GNUPLOT 'plots: the aggregates under each mode against the fabric, the pairs. rates a CDF each' '
 	fs_expect 0 report ecmp spray flowlet --topology design.topo -o rp &&
 	jq -r ".plots[] | .file" rp/summary.json >files &&
@@ -89,15 +122,17 @@ test_expect_success $P,GNUPLOT 'plots: the aggregates under each mode against th
 '
 
 test_expect_success $P 'without --topology: no expectation column, the rest alike' '
-	fs_expect 0 report ecmp spray -o r2 --no-plots &&
+	fs_expect 5 report ecmp spray -o r2 --no-plots &&
 	jq -e ".modes[0].runs[0].expected_gbps == null and .modes[0].runs[0].of_expected == null" r2/summary.json &&
 	! grep -q "of the fabric" r2/report.md &&
 	test_grep "^| run | aggregate Gb/s | median | slowest | fairness | retransmitted | reorderings | out of order |$" r2/report.md
 '
 
-test_expect_success $P 'a design without speeds: a warning naming the cable, no expectation, exit 0' '
+test_expect_success $P 'a design without speeds: a warning naming the cable, no expectation, no verdict (exit 5)' '
 	design | sed "s/ speed=1G//" >nospeed.topo &&
-	fs_expect 0 report ecmp spray --topology nospeed.topo -o r6 --no-plots &&
+	fs_expect 5 report ecmp spray --topology nospeed.topo -o r6 --no-plots &&
+	test_grep -x "acceptance: INCOMPLETE: perm has no criterion (0 of 4 checks failed)" out &&
+	test_grep -F "**perm** has no criterion: bw on every lane: the model has no expectation for its pairs" r6/report.md &&
 	test_grep "warning: nospeed.topo:5: a cable without speed=: the modes are not held against" err &&
 	! grep -v "warning:" err | grep -q . &&
 	jq -e ".modes[0].runs[0].expected_gbps == null" r6/summary.json
@@ -107,7 +142,7 @@ test_expect_success $P 'records without the TCP counters (verbs, older runs): da
 	mkrun old "{\"lb\":\"old\"}" &&
 	rec old 0 0 1 h1 h3 0.5 - - - - &&
 	rec old 0 0 1 h2 h4 0.5 - - - - &&
-	fs_expect 0 report ecmp old -o r3 --no-plots &&
+	fs_expect 5 report ecmp old -o r3 --no-plots &&
 	jq -e ".modes[0].runs[1] | .retrans == null and .ooo_pct == null" r3/summary.json &&
 	jq -e ".modes[0].best.reordering == null" r3/summary.json &&
 	test_grep "^| lb=old | 1 | 0.5 | 0.5 | 1 | - | - | - |$" r3/report.md
@@ -141,7 +176,7 @@ test_expect_success $P 'latency under load: against the idle p50 of its lane, th
 	loadrec lecmp busy h1 h2 && loadrec lecmp busy h3 h4 &&
 	lat lspray busy h1 h2 600 900 1 && lat lspray busy h3 h4 600 1200 1 &&
 	loadrec lspray busy h1 h2 && loadrec lspray busy h3 h4 &&
-	fs_expect 0 report lecmp lspray -o r5 --no-plots &&
+	fs_expect 5 report lecmp lspray -o r5 --no-plots &&
 	jq -e "[.runs[].groups[] | select(.test == \"bw\")] == []" r5/summary.json &&
 	jq -e ".loaded_latency == [
 		{run: \"lb=ecmp\", phase: \"busy\", rail: 0, plane: 0, idle_phase: \"idle\", idle_p50_us: 30, p50_us: 315, p99_us: 2900},
@@ -157,7 +192,7 @@ test_expect_success $P 'a dual-plane run: its planes side by side, the slower on
 	rec dp 0 0 1 h2 h4 0.9 0 0 0 1000 &&
 	rec dp 0 1 1 h1 h3 0.45 0 0 0 1000 &&
 	rec dp 0 1 1 h2 h4 0.45 0 0 30 1000 &&
-	fs_expect 0 report dp -o r4 --no-plots &&
+	fs_expect 5 report dp -o r4 --no-plots &&
 	jq -e ".planes | length == 1" r4/summary.json &&
 	jq -e "[.planes[0].planes[] | .aggregate_gbps] == [1.8, 0.9]" r4/summary.json &&
 	test_grep "^## Planes$" r4/report.md &&

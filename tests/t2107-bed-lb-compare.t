@@ -23,11 +23,13 @@ addr() { echo "10.$((100 + $2)).$((($1 - 1) / 4 + 1)).$1"; }
 # spine I J R: the spine a flow from host I to host J on rail R crosses (the l3 hash: any ports)
 spine() { fab path "$(addr "$1" "$3")" "$(addr "$2" "$3")" 5000 5001 | awk "{print \$3}"; }
 
+# The runs compare what each mode carries: the pairs that collide are the point, not suspects to
+# re-test (each re-test would add its pair again, fresh peers and a control): --no-retest.
 run_mode() { # MODE [LB ARGS]: the plan under MODE into r-MODE
 	local m=$1
 	shift
 	fab lb "$@" >/dev/null &&
-	timeout 180 "$FABSCOPE" run plan.ini -o "r-$m" --label "lb=$m" >"$m.out" 2>&1 ||
+	timeout 180 "$FABSCOPE" run plan.ini -o "r-$m" --label "lb=$m" --no-retest >"$m.out" 2>&1 ||
 	{ cat "$m.out" >&2; return 1; }
 }
 
@@ -69,13 +71,15 @@ test_expect_success $P 'the plan under ecmp, spray and flowlet' '
 	run_mode spray spray &&
 	run_mode flowlet flowlet --gap 25000 &&
 	for m in ecmp spray flowlet; do
-		test $(jsonl_count r-$m/results.jsonl ".scope == \"aggregate\" and .status == \"ok\"") = 8 || return 1
+		test $(jsonl_count r-$m/results.jsonl ".scope == \"aggregate\" and .status == \"ok\" and (.retest_for | not)") = 8 || return 1
 	done
 '
 
 test_expect_success $P 'spray carries more than polarized ECMP and reorders; ECMP almost never; flowlet no more than spray' '
 	fab intent >design.topo &&
-	"$FABSCOPE" report r-ecmp r-spray r-flowlet --topology design.topo -o rep --no-plots >rep.out &&
+	# every lane is judged by the model (a verdict, 0 or 1, by the rates: not asserted here)
+	{ "$FABSCOPE" report r-ecmp r-spray r-flowlet --topology design.topo -o rep --no-plots >rep.out; rc=$?; } &&
+	{ test $rc = 0 || test $rc = 1; } &&
 	jq -e ".modes | length == 2" rep/summary.json &&
 	jq -c ".modes[] | [.rail, [.runs[] | [.name, .aggregate_gbps, .reord_seen, .ooo_pct, .of_expected]]]" rep/summary.json &&
 	jq -e "all(.modes[]; (.runs | map({key: .name, value: .}) | from_entries) as \$r |
@@ -95,16 +99,16 @@ test_expect_success $P 'spray carries more than polarized ECMP and reorders; ECM
 test_expect_success $P 'fabscope model along the flows. own paths: within 10 % of every round and lane' '
 	sed "s/^kind = bisection/kind = pairwise/; s/^\[bis\]/[pw]/" plan.ini >pw.ini &&
 	fab lb ecmp >/dev/null &&
-	timeout 180 "$FABSCOPE" run pw.ini -o r-pw --label lb=ecmp >pw.out 2>&1 &&
-	test $(jsonl_count r-pw/results.jsonl ".scope == \"aggregate\" and .status == \"ok\"") = 12 &&
+	timeout 180 "$FABSCOPE" run pw.ini -o r-pw --label lb=ecmp --no-retest >pw.out 2>&1 &&
+	test $(jsonl_count r-pw/results.jsonl ".scope == \"aggregate\" and .status == \"ok\" and (.retest_for | not)") = 12 &&
 	for round in 1 2 3; do
-		jq -r "select(.scope == \"aggregate\" and .round == $round) | \"\(.src.ip) \(.dst.ip)\"" r-pw/results.jsonl >flows &&
+		jq -r "select(.scope == \"aggregate\" and .round == $round and (.retest_for | not)) | \"\(.src.ip) \(.dst.ip)\"" r-pw/results.jsonl >flows &&
 		while read -r src dst; do
 			fab path "$src" "$dst" 5000 5001 || return 1
 		done <flows >paths.$round &&
 		"$FABSCOPE" model design.topo --paths paths.$round --json >model.$round.json &&
 		for r in 0 1; do
-			measured=$(jq -s "[.[] | select(.scope == \"aggregate\" and .round == $round and .src.rail == $r) | .metrics.bw_gbps] | add" r-pw/results.jsonl) &&
+			measured=$(jq -s "[.[] | select(.scope == \"aggregate\" and .round == $round and .src.rail == $r and (.retest_for | not)) | .metrics.bw_gbps] | add" r-pw/results.jsonl) &&
 			expected=$(jq ".lanes[] | select(.rail == $r) | .ecmp.agg_gbps" model.$round.json) &&
 			echo "round $round rail $r: measured $measured, model $expected ($(tr "\n" "," <paths.$round))" &&
 			perl -e "exit(abs(\$ARGV[0] / \$ARGV[1] - 1) <= 0.10 ? 0 : 1)" "$measured" "$expected" || return 1
@@ -117,11 +121,11 @@ test_expect_success $P 'fabscope model along the flows. own paths: within 10 % o
 test_expect_success $P 'fabscope model.s ideal splitting: within 10 % of eight hashed flows a pair' '
 	sed "s/^\[pw\]/[pw8]/; \$a flows = 8" pw.ini >pw8.ini &&
 	fab lb ecmp --hash l4 --seed distinct >/dev/null &&
-	timeout 180 "$FABSCOPE" run pw8.ini -o r-pw8 --label lb=ecmp8 >pw8.out 2>&1 &&
+	timeout 180 "$FABSCOPE" run pw8.ini -o r-pw8 --label lb=ecmp8 --no-retest >pw8.out 2>&1 &&
 	for round in 1 2 3; do
 		"$FABSCOPE" model design.topo --paths paths.$round --json >model.$round.json &&
 		for r in 0 1; do
-			measured=$(jq -s "[.[] | select(.scope == \"aggregate\" and .round == $round and .src.rail == $r) | .metrics.bw_gbps] | add" r-pw8/results.jsonl) &&
+			measured=$(jq -s "[.[] | select(.scope == \"aggregate\" and .round == $round and .src.rail == $r and (.retest_for | not)) | .metrics.bw_gbps] | add" r-pw8/results.jsonl) &&
 			expected=$(jq ".lanes[] | select(.rail == $r) | .spray.agg_gbps" model.$round.json) &&
 			echo "round $round rail $r: measured $measured, model (ideal) $expected" &&
 			perl -e "exit(abs(\$ARGV[0] / \$ARGV[1] - 1) <= 0.10 ? 0 : 1)" "$measured" "$expected" || return 1
@@ -144,8 +148,8 @@ test_expect_success $P 'a dual-plane run: the report compares its planes' '
 	test = bw
 	size = 1M
 	EOF
-	timeout 180 "$FABSCOPE" run dp.ini -o r-dp >dp.out 2>&1 &&
-	"$FABSCOPE" report r-dp -o dprep --no-plots >/dev/null &&
+	timeout 180 "$FABSCOPE" run dp.ini -o r-dp --no-retest >dp.out 2>&1 &&
+	test_expect_exit 5 "$FABSCOPE" report r-dp -o dprep --no-plots >/dev/null &&
 	jq -e "(.planes | length) == 1 and (.planes[0].planes | map(.plane)) == [0, 1]" dprep/summary.json &&
 	test_grep "^## Planes$" dprep/report.md &&
 	test_grep "^| plane 1 | " dprep/report.md

@@ -154,7 +154,9 @@ test_expect_success $P 'a plan phase under both seeds; the report names the wors
 		{ cat run2.out run2.err >&2; false; }; } &&
 	jq -e "select(.test == \"polarization\") | .verdict == \"polarized\" and .src.node == \"h1\" and .dst.node == \"h3\"" run-same/results.jsonl >/dev/null &&
 	jq -e "select(.test == \"polarization\") | .verdict == \"not polarized\"" run-distinct/results.jsonl >/dev/null &&
-	"$FABSCOPE" report run-distinct run-same -o cmp >report.out &&
+	# a set the probe called polarized fails the report
+	test_expect_exit 1 "$FABSCOPE" report run-distinct run-same -o cmp >report.out &&
+	grep -q "^| no set of the polarization probe polarized | none | 1 polarized | 1 of 2 | \*\*FAIL\*\* | lb=same-seeds: spread h1 -> h3 rail 0 " cmp/report.md &&
 	grep -q "^\*\*Worse: lb=same-seeds\*\*, polarized," cmp/report.md &&
 	grep -q "^- lb=same-seeds: polarized: 16 flows used .* Collisions: .*flows filled about [0-9.]* links\{0,1\} (1/" cmp/report.md &&
 	grep -q "| lb=distinct-seeds | spread | h1 -> h3 | rail 0 | 1 | 16 | .* | \*\*not polarized\*\* |" cmp/report.md &&

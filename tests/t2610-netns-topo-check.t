@@ -156,6 +156,8 @@ test_expect_success $P 'the plan phase names the same four, and the run exits 1'
 
 test_expect_success $P 'the report: Cabling and configuration, a row per rail, every finding; exit 1' '
 	"$FABSCOPE" report run1 --topology fabric.topo --no-plots -o rep1 >out &&
+	# (a plan of one topology phase: judged by the design, every port as designed)
+	test_grep "^acceptance: PASS (0 of 5 checks failed)$" out &&
 	sed -n "/^## Cabling and configuration/,/^## /p" rep1/report.md >section &&
 	test_grep "^| rail 0 | 4 | 4 | 4 | 4 | 0 |$" section &&
 	test_grep "^| rail 1 | 4 | 4 | 4 | 4 | 0 |$" section &&
