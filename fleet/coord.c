@@ -506,6 +506,33 @@ int coord_listen(struct coord *c)
 	return 0;
 }
 
+/* Every node without an agent is missing, with why (say: a warning each). */
+static void mark_missing(struct coord *c, int gone, int status, int say)
+{
+	char why[1200];
+	int i;
+
+	for (i = 0; i < c->plan.nnodes; i++) {
+		if (c->node_conn[i] >= 0)
+			continue;
+		if (c->node_why[i] && !say)
+			continue;	/* (said once, at the end) */
+		if (c->node_why[i])
+			snprintf(why, sizeof(why), "did not join: %s", c->node_why[i]);
+		else if (gone)
+			snprintf(why, sizeof(why), "did not join: %s exited%s%.0d first", launch_program(c),
+				 status ? " with status " : "", status);
+		else if (!say)	/* (no agent came: the run stops before its deadline) */
+			snprintf(why, sizeof(why), "did not join");
+		else
+			snprintf(why, sizeof(why), "did not join within %.0f s", c->join_timeout);
+		free(c->node_why[i]);
+		c->node_why[i] = strdup(why);
+		if (say)
+			fs_warn("agent %s is missing: %s", c->plan.nodes[i].name, why);
+	}
+}
+
 int coord_join(struct coord *c)
 {
 	uint64_t deadline = clock_ns() + (uint64_t)(c->join_timeout * 1e9), last_say = clock_ns();
@@ -548,6 +575,7 @@ int coord_join(struct coord *c)
 				return fs_err_env("out of memory for node %s", name);
 		}
 	if (!joined) {	/* nothing to run a phase on: say why once, not per job */
+		mark_missing(c, 0, 0, 0);	/* (every node missing in run.json, why or not yet known) */
 		if (gone)
 			return fs_err_env("no agent joined: %s exited%s%.0d before any did (its messages are above); "
 					  "check --launcher-args and that it can start '%s agent'", launch_program(c),
@@ -566,19 +594,7 @@ int coord_join(struct coord *c)
 		return fs_err_peer("no agent joined, nothing to run: %s (of %d): %s", c->plan.nodes[0].name,
 				   c->plan.nnodes, why);
 	}
-	for (i = 0; i < c->plan.nnodes; i++)
-		if (c->node_conn[i] < 0) {
-			if (c->node_why[i])
-				snprintf(why, sizeof(why), "did not join: %s", c->node_why[i]);
-			else if (gone)
-				snprintf(why, sizeof(why), "did not join: %s exited%s%.0d first", launch_program(c),
-					 status ? " with status " : "", status);
-			else
-				snprintf(why, sizeof(why), "did not join within %.0f s", c->join_timeout);
-			free(c->node_why[i]);
-			c->node_why[i] = strdup(why);
-			fs_warn("agent %s is missing: %s", c->plan.nodes[i].name, why);
-		}
+	mark_missing(c, gone, status, 1);
 	return 0;
 }
 

@@ -503,7 +503,8 @@ static int load_planned(struct rrun *r)
 			continue;
 		}
 		line[--n] = 0;
-		if (!slash || (n >= 7 && !strcmp(line + n - 7, "/retest")))
+		/* a suspect's re-test (KEY/retest, PHASE/TEST/retest-ROLE/...): no job of the plan */
+		if (!slash || (n >= 7 && !strcmp(line + n - 7, "/retest")) || strstr(line, "/retest-"))
 			continue;
 		if ((q = planned_of(r, line, (size_t)(slash - line))))
 			q->done++;
