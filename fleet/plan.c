@@ -15,6 +15,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/record.h"
 #include "../core/slurp.h"
 #include "../core/units.h"
 #include "../transport/transport.h"
@@ -126,8 +127,40 @@ static int seed_parse(const char *v, uint64_t *out)
 	return 0;
 }
 
-/* [global]'s numbers, checked where they are written (0, or perr's code) */
-static int global_value_ok(const char *path, int line, const char *k, const char *v)
+/* A label line of [global] (label = K=V, or K1=V1,K2=V2): each label
+ * KEY=VALUE, and none given by an earlier label line (which of two would
+ * win is a guess).  0, or perr's code. */
+static int label_ok(const char *path, const struct plan *p, int line, const char *v)
+{
+	json_t *mine = json_object(), *prev, *val;
+	const char *key;
+	int i, rc = 0;
+
+	if (!mine)
+		return fs_err_env("out of memory for the plan's labels");
+	if (record_label_add(mine, v)) {
+		json_decref(mine);
+		return perr(path, line, "label '%s': give KEY=VALUE, or several as K1=V1,K2=V2 (a comma separates "
+			    "labels: a value holds none), keys of 1 to 127 characters", v);
+	}
+	for (i = 0; i < p->nglobal && !rc; i++) {
+		if (strcmp(p->global[i].key, "label") || !(prev = json_object()))
+			continue;
+		record_label_add(prev, p->global[i].val);	/* (checked at its line) */
+		json_object_foreach(mine, key, val)
+			if (json_object_get(prev, key)) {
+				rc = perr(path, line, "label '%s' is given already at line %d: give each label once",
+					  key, p->global[i].line);
+				break;
+			}
+		json_decref(prev);
+	}
+	json_decref(mine);
+	return rc;
+}
+
+/* [global]'s values, checked where they are written (0, or perr's code) */
+static int global_value_ok(const char *path, const struct plan *p, int line, const char *k, const char *v)
 {
 	uint64_t n;
 
@@ -135,6 +168,8 @@ static int global_value_ok(const char *path, int line, const char *k, const char
 		return perr(path, line, "nodes '%s': give how many agents to wait for, from 1 to %u", v, 1u << 20);
 	if (!strcmp(k, "seed") && seed_parse(v, NULL))
 		return perr(path, line, "seed '%s' is not a number (e.g. 1, or 0x5eed)", v);
+	if (!strcmp(k, "label"))
+		return label_ok(path, p, line, v);
 	return 0;
 }
 
@@ -679,8 +714,11 @@ int plan_parse(struct plan *p, const char *path, const char *text)
 				rc = perr(path, lineno, "a value without a key");
 				break;
 			}
-			/* a key once a section: which of two would win is a guess */
-			if (in_global)
+			/* a key once a section: which of two would win is a guess
+			 * (label: each label once; label_ok checks) */
+			if (in_global && !strcmp(k, "label"))
+				i = 0;
+			else if (in_global)
 				i = kv_line(eng, neng, k) + kv_line(p->global, p->nglobal, k);
 			else
 				i = cur ? kv_line(cur->kv, cur->nkv, k) : 0;
@@ -694,7 +732,7 @@ int plan_parse(struct plan *p, const char *path, const char *text)
 						rc = kv_add(&eng, &neng, &eng_alloc, k, v, lineno);
 				}
 				else if (plan_in_list(global_keys, k)) {
-					if (!(rc = global_value_ok(path, lineno, k, v)))
+					if (!(rc = global_value_ok(path, p, lineno, k, v)))
 						rc = kv_add(&p->global, &p->nglobal, &p->global_alloc, k, v, lineno);
 				}
 				else if (plan_in_list(phase_keys, k))

@@ -520,17 +520,10 @@ static int run_labels(struct coord *c, struct run_opts *ro)
 	c->labels = json_is_object(prev) ? json_deep_copy(prev) : json_object();
 	for (i = 0; i < c->plan.nglobal; i++) {
 		const struct plan_kv *kv = &c->plan.global[i];
-		const char *eq = strchr(kv->val, '=');
-		char *k;
 
-		if (strcmp(kv->key, "label"))
-			continue;
-		if (!eq || eq == kv->val)
-			return fs_err_usage("%s:%d: label '%s': write label = KEY=VALUE", ro->plan_path, kv->line,
-					    kv->val);
-		k = strndup(kv->val, (size_t)(eq - kv->val));
-		json_object_set_new(c->labels, k, json_string(eq + 1));
-		free(k);
+		/* (each checked by plan_parse at its line) */
+		if (!strcmp(kv->key, "label") && record_label_add(c->labels, kv->val))
+			return fs_err_usage("%s:%d: label '%s': give KEY=VALUE", ro->plan_path, kv->line, kv->val);
 	}
 	if (record_labels(&ro->labels, &cl, &bad))
 		return fs_err_usage(RECORD_LABEL_ERR, bad);

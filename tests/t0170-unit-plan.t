@@ -66,6 +66,7 @@ test_expect_success $P 'plan parsing: [global] defaults, phase overrides, hostfi
 	duration = 3
 	size = 64K
 	label = a=b
+	label = c=d,e=f=g
 
 	[one]
 	kind = pairwise
@@ -87,6 +88,7 @@ test_expect_success $P 'plan parsing: [global] defaults, phase overrides, hostfi
 	cat >expect <<-\EOF &&
 	global launcher=local
 	global label=a=b
+	global label=c=d,e=f=g
 	phase one kind=pairwise tests=bw,lat rails=1
 	  duration=3
 	  size=64K
@@ -131,6 +133,11 @@ test_expect_success $P 'plan errors name the file, the line and the key' '
 	bad_plan "[a]\nkind = topology\nlldp-listen = soon\n" "bad.ini:1" "lldp-listen = soon" "seconds" &&
 	bad_plan "[a]\nkind = topology\nsize = 64K\n" "bad.ini:3" "not a key of kind = topology" &&
 	bad_plan "[a]\nkind = pairwise\nsource = lldpd\n" "bad.ini:3" "is for kind = topology" &&
+	bad_plan "[global]\nlabel = novalue\n[a]\nkind = ring\n" "bad.ini:2" "label '\''novalue'\''" "KEY=VALUE" &&
+	bad_plan "[global]\nlabel = a=1,b\n[a]\nkind = ring\n" "bad.ini:2" "a=1,b" "a comma separates labels" &&
+	bad_plan "[global]\nlabel = a=1,\n[a]\nkind = ring\n" "bad.ini:2" "a=1," &&
+	bad_plan "[global]\nlabel = a=1\nlabel = c=2,a=3\n[a]\nkind = ring\n" "bad.ini:3" \
+		"label '\''a'\'' is given already at line 2" &&
 	printf "\0\n" >nul.ini && test_expect_exit 2 "$TEST_TOOL" plan-parse nul.ini 2>err &&
 	grep -q "not a text file" err
 '
