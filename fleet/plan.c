@@ -102,6 +102,17 @@ static int perr(const char *path, int line, const char *fmt, ...)
 	return fs_err_usage("%s:%d: %s", path, line, msg);
 }
 
+/* An unknown key of [section], whose own keys are own: one line, with the
+ * key it most likely meant (as the command line's options do). */
+static int unknown_key(const char *path, int line, const char *k, const char *section, const char *const *own)
+{
+	const char *s = plan_key_suggest(k, own);
+
+	if (s)
+		return perr(path, line, "unknown key '%s' in [%s]; did you mean '%s'?", k, section, s);
+	return perr(path, line, "unknown key '%s' in [%s]; see 'fabscope run --help' for plan keys", k, section);
+}
+
 /* an engine key's value, as far as the plan can tell: booleans */
 static int engine_value_ok(const char *path, int line, const char *k, const char *v)
 {
@@ -560,13 +571,15 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 		} else if (plan_in_list(global_keys, k))
 			return perr(path, line, "'%s' belongs in [global], not in [%s]", k, ph->name);
 		else
-			return perr(path, line, "unknown key '%s' in [%s]; see 'fabscope run --help' for plan keys", k, ph->name);
+			return unknown_key(path, line, k, ph->name, phase_keys);
 	}
 	if (!kind)
 		return perr(path, ph->line, "phase [%s] has no kind: add kind = pairwise (or ring, permutation, bisection, incast, ping, polarization, pfc, allreduce, alltoall, topology)", ph->name);
 	for (i = 0; i < PLAN_NKINDS; i++)
 		if (!strcmp(kind, plan_kind_names[i]))
 			break;
+	if (i == PLAN_NKINDS && (v = plan_kind_suggest(kind)))
+		return perr(path, ph->line, "unknown kind '%s' of [%s]; did you mean '%s'?", kind, ph->name, v);
 	if (i == PLAN_NKINDS)
 		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast, ping, polarization, pfc, allreduce, alltoall or topology", kind, ph->name);
 	ph->kind = (enum plan_kind)i;
@@ -738,7 +751,7 @@ int plan_parse(struct plan *p, const char *path, const char *text)
 				else if (plan_in_list(phase_keys, k))
 					rc = perr(path, lineno, "'%s' belongs in a phase section, not in [global]", k);
 				else
-					rc = perr(path, lineno, "unknown key '%s' in [global]; see 'fabscope run --help' for plan keys", k);
+					rc = unknown_key(path, lineno, k, "global", global_keys);
 			} else if (cur) {
 				rc = kv_add(&cur->kv, &cur->nkv, &cur->kv_alloc, k, v, lineno);
 			} else {
