@@ -1036,7 +1036,7 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		OPT_STRING(0, "poll", &o.poll, "MODE", "wait for completions: busy, event (default) or adaptive"),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o.json, "print the records as one JSON array instead of a table"),
-		OPT_FILE('o', "output", &o.output, "FILE", "also write the records to FILE as a JSON array"),
+		OPT_FILE('o', "output", &o.output, "FILE", "also write the records to FILE, a JSON line each (as results.jsonl)"),
 		OPT_LIST(0, "label", &o.labels, "K=V", "add a label to every record, e.g. lb=ecmp (repeatable)"),
 		OPT_VERBOSE(&o.verbose),
 		OPT_END(),
