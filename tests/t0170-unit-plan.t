@@ -67,6 +67,7 @@ test_expect_success $P 'plan parsing: [global] defaults, phase overrides, hostfi
 	duration = 3
 	size = 64K
 	label = a=b
+	label = c=d,e=f=g
 
 	[one]
 	kind = pairwise
@@ -88,6 +89,7 @@ test_expect_success $P 'plan parsing: [global] defaults, phase overrides, hostfi
 	cat >expect <<-\EOF &&
 	global launcher=local
 	global label=a=b
+	global label=c=d,e=f=g
 	phase one kind=pairwise tests=bw,lat rails=1
 	  duration=3
 	  size=64K
@@ -132,6 +134,20 @@ test_expect_success $P 'plan errors name the file, the line and the key' '
 	bad_plan "[a]\nkind = topology\nlldp-listen = soon\n" "bad.ini:1" "lldp-listen = soon" "seconds" &&
 	bad_plan "[a]\nkind = topology\nsize = 64K\n" "bad.ini:3" "not a key of kind = topology" &&
 	bad_plan "[a]\nkind = pairwise\nsource = lldpd\n" "bad.ini:3" "is for kind = topology" &&
+	# a typo: the key (or kind) it most likely meant, as options have
+	bad_plan "[a]\nkind = pairwise\nduraton = 1\n" "bad.ini:3" "unknown key '\''duraton'\'' in [a]; did you mean '\''duration'\''?" &&
+	bad_plan "[a]\nkind = pairwise\ntset = bw\n" "bad.ini:3" "did you mean '\''test'\''?" &&
+	bad_plan "[a]\nkind = pairwise\nbidir = 1\n" "bad.ini:3" "did you mean '\''bidirectional'\''?" &&
+	bad_plan "[global]\nhostfiel = h\n[a]\nkind = ring\n" "bad.ini:2" "unknown key '\''hostfiel'\'' in [global]; did you mean '\''hostfile'\''?" &&
+	bad_plan "[global]\nsiez = 4K\n[a]\nkind = ring\n" "bad.ini:2" "did you mean '\''size'\''?" &&
+	bad_plan "[a]\nkind = pairwse\n" "bad.ini:1" "unknown kind '\''pairwse'\'' of [a]; did you mean '\''pairwise'\''?" &&
+	bad_plan "[a]\nkind = pairwise\nbogus = 1\n" "bad.ini:3" "see '\''fabscope run --help'\'' for plan keys" &&
+	! grep -q "did you mean" err &&
+	bad_plan "[global]\nlabel = novalue\n[a]\nkind = ring\n" "bad.ini:2" "label '\''novalue'\''" "KEY=VALUE" &&
+	bad_plan "[global]\nlabel = a=1,b\n[a]\nkind = ring\n" "bad.ini:2" "a=1,b" "a comma separates labels" &&
+	bad_plan "[global]\nlabel = a=1,\n[a]\nkind = ring\n" "bad.ini:2" "a=1," &&
+	bad_plan "[global]\nlabel = a=1\nlabel = c=2,a=3\n[a]\nkind = ring\n" "bad.ini:3" \
+		"label '\''a'\'' is given already at line 2" &&
 	printf "\0\n" >nul.ini && test_expect_exit 2 "$TEST_TOOL" plan-parse nul.ini 2>err &&
 	grep -q "not a text file" err
 '
