@@ -362,19 +362,23 @@ test_expect_success $P 'analyze: re-tests of every kind, judged against the firs
 	unconfirmed node q bw 0 h4 - not-confirmed: not confirmed: low with 1 of 2 fresh peers (median 5.1 Gb/s against 10)
 	EOF
 	test_cmp expect actual &&
-	# a control measured with the re-test: low itself, the suspect is inconclusive; the pair
-	# low against the reference but not against a slow control is not confirmed
+	# a control measured with the re-test: the node, low against the reference but not against a
+	# control as far off, is inconclusive; the lane, low against a slow control too, is confirmed
+	# (it stands out against what the fabric gives now); the pair, low against the reference but
+	# not against a control that is fine, is not confirmed
 	cp -r r1 r4 && {
 		nrt "node:q:bw:rail0.0:0:h4>" fresh bw h4 h1 1.2
 		nrt "node:q:bw:rail0.0:0:h4>" fresh bw h5 h4 0.9
-		nrt "node:q:bw:rail0.0:0:h4>" control bw h1 h5 3
+		nrt "node:q:bw:rail0.0:0:h4>" control bw h1 h5 2
 		nrt "pair:q:bw:rail0.0:0:h2>h3" again bw h2 h3 4
 		nrt "pair:q:bw:rail0.0:0:h2>h3" control bw h1 h6 6
+		nrt "lane:q:bw:rail1.0:0:>" lane bw h1 h4 0.5
+		nrt "lane:q:bw:rail1.0:0:>" control bw h5 h6 4
 	} >>r4/results.jsonl &&
 	"$TEST_TOOL" analyze r4 >actual &&
 	cat >expect <<-\EOF &&
-	node q bw 0 h4 - inconclusive: inconclusive: the control h1 -> h5 measured 3 Gb/s against 10 too: the hosts or the fabric were busy during the re-test; run again
-	lane q bw 1 - -
+	node q bw 0 h4 - inconclusive: inconclusive: re-test 1.05 Gb/s against 10, but the control h1 -> h5 measured 2 too: the hosts or the fabric were busy during the re-test; run again
+	lane q bw 1 - - confirmed: confirmed: low again (1 measurement: median 0.5 Gb/s against 10 and a control of 4)
 	unconfirmed pair q bw 0 h2 h3 not-confirmed: not confirmed: re-test 4 Gb/s against 10 and a control of 6 (first 2)
 	EOF
 	test_cmp expect actual
