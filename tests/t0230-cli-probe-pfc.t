@@ -269,7 +269,8 @@ test_expect_success $P 'a plan phase kind = pfc: incast from every node to the t
 	# every port paused without ECN first (storm or not): each node is a suspect
 	test $(grep -c "^suspect: \[incast\] node[0-3] eth2: PFC" run.out) = 4 &&
 	# and the report renders the phase: a row per port, the suspects, the storm or pause lines
-	"$FABSCOPE" report run -o rep --no-plots >rep.out 2>&1 &&
+	# (no thresholds: the pfc phase has no criterion, INCOMPLETE)
+	test_expect_exit 5 "$FABSCOPE" report run -o rep --no-plots >rep.out 2>&1 &&
 	test_grep "^## PFC pauses" rep/report.md &&
 	test $(grep -c "^| run | incast | node[0-3] | " rep/report.md) = 4 &&
 	test $(grep -c "^| run | incast | node3 | target | eth2 | 3 |" rep/report.md) = 1 &&
