@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+test_description='tests/run-tests, the parallel scheduler of make check: longest first by the
+timings, files that hold the same name never at once, files that hold nothing side by side, a
+failure named with its diagnostics (when it ends and again after the summary), tiers, usage'
+. "$(dirname "$0")/test-lib.sh"
+
+test_require_in_ci PROVE
+P=PROVE
+RUN_TESTS=$SRCDIR/tests/run-tests
+
+# mk NAME HOLDS BODY: NAME.t, a TAP file of one test that holds HOLDS (- for none) and runs BODY
+# (a shell line; its exit status is the test's).  Each file's holds are names of this run only
+# ($$), so another run of this test beside it waits for nothing of ours.
+mk() {
+	{
+		echo '#!/bin/bash'
+		echo 'test_holds() { :; }'
+		test "$2" = - || echo "test_holds $2"
+		echo 'echo 1..1'
+		echo "if $3; then echo 'ok 1 - $1'; else echo 'not ok 1 - $1'; fi"
+	} >"$1.t" && chmod +x "$1.t"
+}
+
+test_expect_success $P 'files of a run' '
+	mk long - true && mk short - true && mk new - true &&
+	mk vm1 "vm-$$" true && mk vm2 "vm-$$ slurm-$$" true &&
+	cat >timings <<-\EOF
+	# TIER FILE SECONDS
+	plain long.t 300
+	plain short.t 2
+	plain vm1.t 40
+	plain vm2.t 50
+	asan long.t 900
+	EOF
+'
+
+test_expect_success $P '--list: longest first; a file not in the timings counts as 600 s; the holds' '
+	"$RUN_TESTS" --list --timings timings long.t short.t new.t vm1.t vm2.t --tier asan long.t short.t >out &&
+	cat >expect <<-EOF &&
+	asan long.t 900 -
+	plain new.t 600 -
+	asan short.t 600 -
+	plain long.t 300 -
+	plain vm2.t 50 vm-$$,slurm-$$
+	plain vm1.t 40 vm-$$
+	plain short.t 2 -
+	EOF
+	test_cmp expect out
+'
+
+# a file that holds nothing runs beside another: each waits (a hang guard, 60 s) until the
+# other has started; run one after the other, the first would wait out its guard and fail
+test_expect_success $P 'files that hold nothing run side by side' '
+	mk side1 - "touch s1.in; for i in \$(seq 600); do test -e s2.in && break; sleep 0.1; done; test -e s2.in" &&
+	mk side2 - "touch s2.in; for i in \$(seq 600); do test -e s1.in && break; sleep 0.1; done; test -e s1.in" &&
+	"$RUN_TESTS" -j 2 --timings timings side1.t side2.t >out 2>err &&
+	test_grep "^All tests successful" out
+'
+
+# two files that hold the same name: each, while it runs, looks for the other (for 2 s): it
+# must never see it, with four slots free
+test_expect_success $P 'files that hold the same name never run at once' '
+	mk held1 "x-$$" "touch h1.in; sleep 2; ! test -e h2.in && rm h1.in" &&
+	mk held2 "y-$$ x-$$" "touch h2.in; sleep 2; ! test -e h1.in && rm h2.in" &&
+	"$RUN_TESTS" -j 4 --timings timings held1.t held2.t >out 2>err &&
+	test_grep "^All tests successful" out &&
+	test ! -e h1.in && test ! -e h2.in
+'
+
+test_expect_success $P 'a failure: the file and its diagnostics when it ends, again after the summary, exit 1' '
+	cat >bad.t <<-\EOF &&
+	#!/bin/bash
+	echo 1..2
+	echo "ok 1 - fine"
+	echo "the reason it failed" >&2
+	echo "not ok 2 - broken"
+	EOF
+	chmod +x bad.t &&
+	test_expect_exit 1 "$RUN_TESTS" -j 2 --timings timings short.t bad.t >out 2>err &&
+	test_grep "^---- bad.t: its diagnostics ----$" out &&
+	test_grep "^---- bad.t failed: the last lines of its diagnostics ----$" out &&
+	test $(grep -c "^the reason it failed$" out) = 2 &&
+	# the second time after the summary (its "Result: FAIL"), for a log read from its end
+	sed -n "/^Result: FAIL/,\$p" out >tail &&
+	test_grep "^the reason it failed$" tail &&
+	test_grep "Failed tests*: *2$" out &&
+	test_grep ! "short.t: its diagnostics" out
+'
+
+test_expect_success $P '--save-timings: a line per file and tier that ran' '
+	"$RUN_TESTS" -j 2 --timings timings --save-timings saved short.t long.t --tier asan short.t >out 2>err &&
+	grep -v "^#" saved | cut -d" " -f1,2 >got &&
+	printf "%s\n" "asan short.t" "plain long.t" "plain short.t" >expect &&
+	test_cmp expect got &&
+	grep -v "^#" saved | cut -d" " -f3 >secs &&
+	test_line_count = 3 secs &&
+	test_grep ! -Ev "^[0-9]+\.[0-9]$" secs
+'
+
+test_expect_success $P 'usage errors: exit 2, one line' '
+	test_expect_exit 2 "$RUN_TESTS" 2>err && test_line_count = 1 err &&
+	test_expect_exit 2 "$RUN_TESTS" -j 0 short.t 2>err && test_line_count = 1 err &&
+	test_grep "give a number of files at once" err &&
+	test_expect_exit 2 "$RUN_TESTS" --tier nope short.t 2>err && test_line_count = 1 err &&
+	test_grep "unknown tier .nope." err &&
+	test_expect_exit 2 "$RUN_TESTS" no-such.t 2>err && test_line_count = 1 err &&
+	test_grep "no test file .no-such.t." err &&
+	mk badhold "Bad_Name" true &&
+	test_expect_exit 2 "$RUN_TESTS" --list badhold.t 2>err && test_line_count = 1 err &&
+	test_grep "badhold.t: line [0-9]*: test_holds .Bad_Name.: names are lowercase" err
+'
+
+test_done
