@@ -167,7 +167,7 @@ PROBES_SRC := probes/polar.c probes/probe.c probes/probe-polar.c probes/probe-pf
 	      probes/pfc.c probes/pfcap.c
 COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collectives/alltoall.c \
 	    collectives/cmd.c
-TOPO_SRC := topology/intent.c topology/dot.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
+TOPO_SRC := topology/intent.c topology/dot.c topology/ecmp.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
 	discover/show.c discover/lldpd.c discover/judge.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
 MODEL_SRC := model/maxmin.c model/fabric.c model/shape.c fleet/model-cmd.c
