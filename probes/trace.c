@@ -44,7 +44,7 @@ struct tracer {
 	int tcp_fd, icmp_fd;
 	uint32_t src, dst;	/* network order */
 	uint16_t dport;
-	int n, max_ttl, probes, timeout_ms, pause_ms;
+	int n, max_ttl, probes, timeout_ms, pause_ms, patient;
 	struct tport *p;
 	struct trace_result *r;
 	uint64_t *sent;		/* [port][ttl-1][attempt]: clock_ns() of the send; 0: not sent */
@@ -435,10 +435,12 @@ static int clamp(int v, int dflt, int lo, int hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Probe every port still tracing at ttl: rounds of sends, answers, pauses. */
+/* Probe every port still tracing at ttl: rounds of sends, answers, pauses
+ * (probes_per_hop of them; patient: while answers come, each round's probes
+ * in the slot round % probes_per_hop). */
 static int probe_ttl(struct tracer *t, int ttl)
 {
-	int i, att, rc;
+	int i, round, rc, quiet = 0, rounds = t->patient ? 4 * t->n + 10 : t->probes;
 
 	t->pending = 0;
 	for (i = 0; i < t->n; i++) {
@@ -451,8 +453,10 @@ static int probe_ttl(struct tracer *t, int ttl)
 		p->waiting = 1;
 		t->pending++;
 	}
-	for (att = 0; att < t->probes && t->pending; att++) {
-		if (att) {
+	for (round = 0; round < rounds && t->pending && quiet < (t->patient ? TRACE_QUIET : rounds); round++) {
+		int before = t->pending;
+
+		if (round) {
 			rc = collect(t, clock_ns() + (uint64_t)t->pause_ms * 1000000u);
 			if (rc)
 				return rc == -EINTR ? -FS_EXIT_INTERRUPTED :
@@ -465,7 +469,7 @@ static int probe_ttl(struct tracer *t, int ttl)
 				continue;
 			if (net_stop)
 				return -FS_EXIT_INTERRUPTED;
-			rc = send_probe(t, i, ttl, att);
+			rc = send_probe(t, i, ttl, round % t->probes);
 			if (rc)
 				return rc;
 		}
@@ -473,6 +477,7 @@ static int probe_ttl(struct tracer *t, int ttl)
 		if (rc)
 			return rc == -EINTR ? -FS_EXIT_INTERRUPTED :
 			       fail(t, FS_EXIT_ENV, "poll: %s", strerror(-rc));
+		quiet = t->pending < before ? 0 : quiet + 1;
 	}
 	return 0;
 }
@@ -532,6 +537,7 @@ int trace_tcp_many(const char *src_ip, const int *sports, int n, const char *dst
 	t.timeout_ms = clamp(o->timeout_ms, TRACE_DEFAULT_TIMEOUT_MS, 1, 600000);
 	t.pause_ms = o->pause_ms > 0 ? clamp(o->pause_ms, 0, 1, 600000) :
 		     clamp(t.timeout_ms / 4, 0, 10, 250);
+	t.patient = o->patient;
 	memset(r, 0, (size_t)n * sizeof(*r));
 
 	if (!src_ip && (rc = pick_source(&t, dport)))

@@ -68,10 +68,21 @@
  *     does not decrement the TTL (MPLS, some L2 fabrics) is invisible.
  *   - Needs CAP_NET_RAW (root, or setcap cap_net_raw+ep on the binary).
  *
+ * Patient tracing (trace_opts.patient): a router that limits its answers
+ * (Linux: a burst of 6, then one a second towards one host) answers a few
+ * of many ports at once and the rest one a round, so a TTL is asked again,
+ * round after round, while the last TRACE_QUIET rounds brought an answer,
+ * up to 4 rounds a port and 10 more; only a TTL where TRACE_QUIET rounds in
+ * a row brought nothing is given up.  Every port is then traced through
+ * such routers, at about one round (timeout_ms + pause_ms) per answer a
+ * router owes beyond its burst: 16 ports through one Linux router at its
+ * default limit, 10 rounds for each TTL it answers.
+ *
  * Every wait is bounded (poll with timeouts): one call takes at most about
  * max_ttl * (probes_per_hop * timeout_ms + (probes_per_hop - 1) * pause_ms),
- * however many ports trace_tcp_many is given; a TTL whose answers are all
- * in goes on at once.  SIGINT/SIGTERM (net_stop, core/net.h) ends it
+ * however many ports trace_tcp_many is given (patient: rounds instead of
+ * probes_per_hop, at most 4 * ports + 10); a TTL whose answers are all in
+ * goes on at once.  SIGINT/SIGTERM (net_stop, core/net.h) ends it
  * early with -FS_EXIT_INTERRUPTED, the results so far in r.
  */
 #ifndef FS_TRACE_H
@@ -84,6 +95,7 @@
 #define TRACE_DEFAULT_MAX_TTL 8
 #define TRACE_DEFAULT_TIMEOUT_MS 1000
 #define TRACE_DEFAULT_PROBES 3
+#define TRACE_QUIET 3			/* patient: rounds without an answer before a TTL is given up */
 
 struct trace_hop {
 	int ttl;		/* 1, 2, ... */
@@ -108,6 +120,7 @@ struct trace_opts {
 				 * address the kernel would use towards dst_ip */
 	int pause_ms;		/* between rounds of one TTL: default timeout_ms / 4,
 				 * 10 to 250 ms (a router's rate limit refills meanwhile) */
+	int patient;		/* ask a TTL again while answers still come: see below */
 };
 
 /*

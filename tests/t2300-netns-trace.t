@@ -3,8 +3,8 @@ test_description='probes/trace.c (test-tool trace): TCP SYN probes of one exact 
 rising TTL name the routers of that flow in the fabric of namespaces (ci/netns-fabric); for every
 source port the routers traced are those ci/netns-fabric path predicts from the kernel, on 2 tiers
 (both spines), 3 tiers (several full paths) and 3 tiers with one hash seed (few classes); under
-the default ICMP rate limit retries fill the gaps; concurrent traces do not mix; unreachable
-destinations end bounded; without CAP_NET_RAW exit 3'
+the default ICMP rate limit retries fill the gaps, and a patient trace of 12 ports gets every one;
+concurrent traces do not mix; unreachable destinations end bounded; without CAP_NET_RAW exit 3'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-fabric.sh"
 
@@ -142,6 +142,19 @@ test_expect_success $P 'default ICMP limits: single traces name the routers path
 	# the kernel picks the source (-): rail 0 towards a rail-0 address
 	trace h1 - 40003 10.100.2.3 5201 >one.auto &&
 	test "$(as_nodes h1 one.auto)" = "$(fab path 10.100.1.1 10.100.2.3 40003 5201)"
+'
+
+# Patient: a TTL asked again while answers come.  12 ports through routers at their default
+# limit: the 3 rounds of a plain trace get at most 6 + 3 answers of l1.0 (and of l2.0), the
+# patient trace every one, as path predicts (one answer a router a round: at least 6 rounds)
+test_expect_success $P 'default ICMP limits, 12 ports at once, --patient: every port traced to the end' '
+	trace h1 10.100.1.1 41100 10.100.2.3 5201 --timeout 600 --pause 500 --patient \
+		--many 41101-41111 >patient &&
+	test $(grep -c "^reached$" patient) = 12 &&
+	test_grep ! "\*" patient &&
+	as_nodes h1 patient >patient.nodes &&
+	fab path 10.100.1.1 10.100.2.3 41100-41111 5201 >patient.path &&
+	test_cmp patient.path patient.nodes
 '
 
 test_expect_success $P 'no ICMP limits in our routers: 32 ports traced at once, each as path predicts, both spines seen' '
