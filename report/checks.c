@@ -21,6 +21,9 @@
  *   min_busbw_gbps = 350      ; every lane's busbw at its largest size (coll*.c)
  *   [alltoall]
  *   min_busbw_gbps = 300
+ *   [polarization]
+ *   polarized = fail          ; a polarization probe's "polarized" fails (default off)
+ *   inconclusive = fail       ; so does one without a verdict (default off)
  *
  * The PFC checks read the PFC probe's ports: a paused fraction the probe
  * did not know (no pause durations, no link speed to estimate them) is
@@ -129,7 +132,8 @@ static char *trim(char *s)
 static const char *const known[] = {
 	"bw.line_rate_gbps", "bw.min_fraction", "bw.min_gbps", "lat.p50_us_max", "lat.p99_us_max",
 	"run.max_missing", "run.max_failed", "run.max_suspects", "pfc.storm", "pfc.max_paused",
-	"allreduce.min_busbw_gbps", "alltoall.min_busbw_gbps", NULL,
+	"allreduce.min_busbw_gbps", "alltoall.min_busbw_gbps", "polarization.polarized",
+	"polarization.inconclusive", NULL,
 };
 
 static int read_thresholds(const char *path, struct tkv **out, int *n)
@@ -196,11 +200,11 @@ static int read_thresholds(const char *path, struct tkv **out, int *n)
 		snprintf((*out)[*n].sec, sizeof((*out)[*n].sec), "%s", sec);
 		snprintf((*out)[*n].key, sizeof((*out)[*n].key), "%s", s);
 		(*out)[*n].line = lineno;
-		if (!strcmp(full, "pfc.storm")) {	/* a word, not a number: 1 fail, 0 off */
+		if (!strcmp(full, "pfc.storm") || !strcmp(sec, "polarization")) {	/* a word: 1 fail, 0 off */
 			const char *w = trim(eq + 1);
 
 			if (strcmp(w, "fail") && strcmp(w, "off")) {
-				rc = fs_err_usage("%s:%d: storm = '%s': give 'fail' or 'off'", path, lineno, w);
+				rc = fs_err_usage("%s:%d: %s = '%s': give 'fail' or 'off'", path, lineno, s, w);
 				break;
 			}
 			(*out)[(*n)++].v = !strcmp(w, "fail");
@@ -478,6 +482,8 @@ int report_thresholds(struct report *rep, const char *path)
 		}
 	}
 	pfc_checks(rep, tget(t, n, "pfc", "storm", 0) > 0, tget(t, n, "pfc", "max_paused", NAN));
+	report_polar_checks(rep, tget(t, n, "polarization", "polarized", 0) > 0,
+			    tget(t, n, "polarization", "inconclusive", 0) > 0);
 	ar_min = tget(t, n, "allreduce", "min_busbw_gbps", NAN);
 	a2a_min = tget(t, n, "alltoall", "min_busbw_gbps", NAN);
 	free(t);

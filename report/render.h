@@ -46,6 +46,10 @@ void report_polar_section(const struct report *rep, struct rdoc *d);
 json_t *report_polar_json(const struct rrun *r);
 /* the fabscope_polarization_* families, a sample per set of the probe */
 void report_polar_exposition(const struct report *rep, struct report_buf *b);
+/* [polarization] of the thresholds: "no polarized probe" (polarized =
+ * fail) and "every polarization probe judged" (inconclusive = fail), each
+ * probe's verdict as records/polar.h takes it (the run's summary's) */
+void report_polar_checks(struct report *rep, int polarized, int inconclusive);
 
 /*
  * pfc.c: the PFC pauses section.  report_pfc_section adds nothing, and

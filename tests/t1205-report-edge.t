@@ -133,9 +133,9 @@ test_expect_success $P 'a polarization set without a verdict: its reason, no p-v
 		\"verdict_text\": \"no verdict: 8 flows together ran at 20% of --link-rate 100\"}" &&
 	jq -c ".metrics.p_value = null" pb/results.jsonl >pb/r && mv pb/r pb/results.jsonl &&
 	fs_expect 0 report pa pb --no-plots -o pol &&
-	test_grep "^| lb=wide | spread | h1 -> h3 | rail 0 | 1 | 8 | 0.5 of 2 | 2.0 +- 0.1 | - | \*\*inconclusive\*\* |$" pol/report.md &&
-	test_grep "^- lb=wide: no verdict: 8 flows together ran at 20% of --link-rate 100$" pol/report.md &&
-	test_grep "^- lb=same: polarized: 8 flows used 1 of 2 paths. Collisions: " pol/report.md &&
+	test_grep "^| lb=wide | spread | h1 -> h3 | rail 0 | 1 | 8 | 0.5 of 2 | 2.0 +- 0.1 | - | \*\*inconclusive\*\* | - |$" pol/report.md &&
+	test_grep "^- lb=wide: h1 -> h3 rail 0: no verdict: 8 flows together ran at 20% of --link-rate 100$" pol/report.md &&
+	test_grep "^- lb=same: h1 -> h3 rail 0: polarized: 8 flows used 1 of 2 paths. Collisions: " pol/report.md &&
 	# one run with a verdict: no "worse" to name
 	test_grep ! "Worse" pol/report.md &&
 	test_grep "<td class=\"num\">-</td><td class=\"fail\">inconclusive</td>" pol/report.html &&
