@@ -82,17 +82,19 @@ static void judge_rates(struct polar_result *r)
 		r->rates = POLAR_UNKNOWN;
 		return;
 	}
-	/* what was not given first: a cause that does not hang on the rates' noise */
+	/* what was not given first, then the host's link: causes that do not
+	 * hang on the rates' noise (on a 1:1 fabric the flows' rates add up
+	 * to anything near the host's link, over --paths or under a path) */
 	if (!r->capacity_given)
 		r->cause = POLAR_CAUSE_NO_LINK_RATE;
 	else if (!(r->host_rate > 0))
 		r->cause = POLAR_CAUSE_NO_HOST_RATE;
+	else if (!r->by_design && r->total > POLAR_HOST_FREE * r->host_rate)
+		r->cause = POLAR_CAUSE_HOST_LINK;
 	else if (K && r->total < POLAR_MIN_FILL * r->capacity)
 		r->cause = POLAR_CAUSE_LINK_RATE_HIGH;
 	else if (r->used > polar_max_used(P))
 		r->cause = r->max > r->capacity * 1.1 ? POLAR_CAUSE_LINK_RATE_LOW : POLAR_CAUSE_PATHS;
-	else if (!r->by_design && r->total > POLAR_HOST_FREE * r->host_rate)
-		r->cause = POLAR_CAUSE_HOST_LINK;
 	else if (r->total < POLAR_FULL * (u > 1 ? u : 1) * r->capacity)
 		r->cause = POLAR_CAUSE_NOT_FULL;
 	else if (polar_occupancy_cdf(K, P, (int)lround(r->used + POLAR_MARGIN)) < POLAR_ALPHA)
