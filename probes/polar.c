@@ -91,6 +91,8 @@ static void judge_rates(struct polar_result *r)
 		r->cause = POLAR_CAUSE_NO_HOST_RATE;
 	else if (!r->by_design && r->total > POLAR_HOST_FREE * r->host_rate)
 		r->cause = POLAR_CAUSE_HOST_LINK;
+	else if (r->starved)
+		r->cause = POLAR_CAUSE_STARVED;
 	else if (K && r->total < POLAR_MIN_FILL * r->capacity)
 		r->cause = POLAR_CAUSE_LINK_RATE_HIGH;
 	else if (r->used > polar_max_used(P))
@@ -118,6 +120,7 @@ void polar_analyze(struct polar_flow *f, int n, int paths, double capacity, doub
 	for (i = 0; i < n; i++) {
 		if (v)
 			v[i] = f[i].gbps;
+		r->starved += !(f[i].gbps > 0);
 		r->total += f[i].gbps;
 		sq += f[i].gbps * f[i].gbps;
 	}
@@ -248,6 +251,8 @@ const char *polar_cause_name(enum polar_cause c)
 		return "paths_not_full";
 	case POLAR_CAUSE_NOISE:
 		return "within_noise";
+	case POLAR_CAUSE_STARVED:
+		return "flows_starved";
 	case POLAR_CAUSE_NONE:
 		break;
 	}
@@ -266,6 +271,8 @@ const char *polar_reason_name(enum polar_cause c)
 		return "paths_not_shown_bottleneck";
 	case POLAR_CAUSE_NOISE:
 		return "within_noise";
+	case POLAR_CAUSE_STARVED:
+		return "flows_without_rate";
 	case POLAR_CAUSE_NONE:
 		break;
 	}
@@ -404,6 +411,11 @@ void polar_rates_text(const struct polar_result *r, char *buf, int len)
 			 "%.0f%% of that many paths: their bottleneck was not the paths (a CPU, the receiver, "
 			 "other traffic); give --trace, or probe on an idle fabric", r->flows, r->used, r->paths,
 			 100 * r->total / (fmax(1, lround(r->used)) * r->capacity));
+		break;
+	case POLAR_CAUSE_STARVED:
+		snprintf(buf, n, "%d of %d flows completed no message in their window, so their rates are unknown "
+			 "and the rates say nothing of the paths (a starved flow, or a window too short at this "
+			 "rate); give a longer -D or a smaller -s, or --trace", r->starved, r->flows);
 		break;
 	case POLAR_CAUSE_NOISE:
 		snprintf(buf, n, "%d flows used %.1f of %d paths by their rates, within their noise (%.2g of a "

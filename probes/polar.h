@@ -58,7 +58,8 @@
  * than P paths.  Up to POLAR_SLACK x P (at least half a path) above P is
  * the unevenness of TCP's shares on a full link; beyond that, no verdict.
  * Nor when the flows together ran at under POLAR_MIN_FILL of C (they did
- * not fill even one path).
+ * not fill even one path), nor when a flow has no rate (it completed no
+ * message in its window: starved, or the window too short).
  *
  * Several entropy sets (a sweep) combine as a sum of independent
  * occupancies, judged with the normal approximation.
@@ -94,6 +95,7 @@ enum polar_cause {
 	POLAR_CAUSE_HOST_LINK,		/* H < P C and the flows filled the host's link */
 	POLAR_CAUSE_NOT_FULL,		/* the paths used were not full: another bottleneck */
 	POLAR_CAUSE_NOISE,		/* U within POLAR_MARGIN of the verdict's boundary */
+	POLAR_CAUSE_STARVED,		/* a flow completed nothing in its window: its rate is unknown */
 };
 
 struct polar_flow {
@@ -111,6 +113,7 @@ struct polar_result {
 	double used;		/* U: paths in use, sum of 1/k */
 	double expected, sd;	/* E[U] and its standard deviation under uniform hashing */
 	double p_value;		/* P(U <= round(used)) under uniform hashing; 1 when P is unknown */
+	int starved;		/* flows without a rate (none of their messages completed) */
 	int capacity_given;	/* capacity came from the caller, not the fastest flow */
 	int by_design;		/* H >= P C: the paths are the bottleneck by design */
 	enum polar_verdict rates;	/* the rates' own verdict (POLAR_INCONCLUSIVE: cause says why) */
@@ -177,7 +180,7 @@ const char *polar_evidence_name(enum polar_evidence e);
 const char *polar_cause_name(enum polar_cause c);
 /* Its family for JSON ("" for none): verdict_reason, one of
  * more_paths_than_exist, flows_below_one_path, paths_not_shown_bottleneck,
- * within_noise */
+ * within_noise, flows_without_rate */
 const char *polar_reason_name(enum polar_cause c);
 
 /* The rates' line: "U of P paths ...", or why they give no verdict and

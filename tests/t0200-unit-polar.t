@@ -164,6 +164,12 @@ test_expect_success $P 'rates within their noise of the boundary: no verdict' '
 	grep -q "^no verdict: 16 flows used 2.3 of 4 paths by their rates, within their noise (0.25 of a path)" o15
 '
 
+test_expect_success $P 'a flow that completed no message: its rate unknown, no verdict on the rates' '
+	printf "1 0.1\n2 0\n3 0.05\n4 0.05\n" | "$TEST_TOOL" polar analyze 2 0.1 1 >o16 &&
+	grep -q " inconclusive 1 cause flows_starved verdict inconclusive$" o16 &&
+	grep -q "^no verdict: 1 of 4 flows completed no message in their window, so their rates are unknown .*give a longer -D or a smaller -s, or --trace$" o16
+'
+
 test_expect_success $P 'traces: an upper bound shows "polarized" only; an exact count both ways' '
 	"$TEST_TOOL" polar traces 16 4 2 16 0 >t1 && grep -q "^verdict polarized p 9.1[56]e-05$" t1 &&
 	"$TEST_TOOL" polar traces 16 2 2 16 0 >t2 && grep -q "^verdict inconclusive p 1$" t2 &&
