@@ -25,9 +25,13 @@
  *     TCP header they quote: addresses, ports and sequence number (RFC 792
  *     quotes only 8 bytes of TCP, which holds exactly those);
  *   - SYN-ACK and RST answers of the destination are read on the raw TCP
- *     socket (a BPF filter keeps only SYN or RST segments from the
+ *     socket (a BPF filter keeps only SYN, RST or ACK segments from the
  *     destination port) and matched by their acknowledgment number
- *     (our sequence number + 1);
+ *     (our sequence number + 1); a plain ACK of the destination for the
+ *     5-tuple is its answer too, for the TTL being probed: what a
+ *     connection of that 5-tuple in TIME_WAIT answers a SYN with (the
+ *     flows just traced, closed by the server first), or a live one
+ *     (RFC 5961's challenge ACK), which carry none of our numbers;
  *   - so concurrent traces, even of the same 5-tuples, do not mix: each
  *     accepts only its own sequence numbers.
  * The destination answering (SYN-ACK or RST, or an ICMP destination-
@@ -44,10 +48,11 @@
  *     destination's SYN-ACK with an RST (harmless for a port nobody uses).
  *     But an RST from our host for the 5-tuple of a LIVE connection could
  *     kill it (only if it fell in that connection's window, which is
- *     unlikely but possible), and on a live 5-tuple the destination answers
- *     the SYN with a challenge ACK (RFC 5961) that carries none of our
- *     numbers, so the last hop stays unanswered.  Trace before or after the
- *     flows run, or on source ports nobody uses: the caller decides.
+ *     unlikely but possible); on a live 5-tuple the destination answers
+ *     the SYN with a challenge ACK (RFC 5961), taken as its answer (above),
+ *     though a stray ACK of that connection could be taken so too, and end
+ *     the trace early.  Trace before or after the flows run, or on source
+ *     ports nobody uses: the caller decides.
  *   - Answers are rate-limited by the routers: Linux's
  *     net.ipv4.icmp_ratelimit (default 1000 ms per destination, a token
  *     bucket of 6: six answers back to back, then one a second towards our
