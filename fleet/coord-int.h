@@ -42,6 +42,7 @@ struct cjob {
 	uint64_t deadline_ns, grace_ns;
 	/* a polarization job (coord-polar.c) */
 	int verdicts;		/* its judged records (each set's, the sweep's) */
+	int failing;		/* the last of them is polarized, or without a verdict */
 	struct polar_judgment *pj;	/* its sets, judged again with the design (for the sweep's) */
 	int npj;
 	char verdict[400];	/* the last verdict's line, cut short: the live warning */

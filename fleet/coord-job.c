@@ -675,7 +675,8 @@ void coord_on_agent_msg(struct coord *c, int ci, json_t *m)
 		if (is_client) {
 			j->cli_done = 1;
 			j->cli_exit = code;
-			if (j->srv_done)
+			/* a polarization sweep's server serves a client a set: ended here */
+			if (j->srv_done || (j->ph->kind == PLAN_POLARIZATION && atoi(plan_opt(j->ph, "sweep", "1")) > 1))
 				coord_job_finish(c, j, NULL);
 			else
 				j->grace_ns = clock_ns() + 3000000000ull;

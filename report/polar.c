@@ -234,8 +234,10 @@ void report_polar_section(const struct report *rep, struct rdoc *d)
 
 		json_array_foreach(rep->runs[ri].polar, k, rec) {
 			int nov = !strcmp(record_str(rec, "verdict", ""), "inconclusive");
+			int sweep = !strcmp(record_str(rec, "scope", ""), "sweep");
 
-			if (strcmp(record_str(rec, "scope", ""), "set") ||
+			/* the sets, and a sweep's verdict on its sets together (the run's) */
+			if ((strcmp(record_str(rec, "scope", ""), "set") && !sweep) ||
 			    (strcmp(record_str(rec, "verdict", ""), "polarized") && !nov))
 				continue;
 			polar_groups(rec, buf, sizeof(buf));
@@ -247,8 +249,10 @@ void report_polar_section(const struct report *rep, struct rdoc *d)
 			rpolar_who(rec, who, sizeof(who));	/* the pair, as the run's summary names it */
 			rdoc_text(d, who);
 			rdoc_lit(d, ": ");
+			if (sweep)
+				rdoc_lit(d, "the sets together: ");
 			rdoc_text(d, record_str(rec, "verdict_text", ""));
-			if (!nov) {	/* no verdict: its collisions are a guess on a wrong link rate */
+			if (!nov && !sweep) {	/* no verdict: its collisions are a guess on a wrong link rate */
 				rdoc_lit(d, ". Collisions: ");
 				rdoc_text(d, buf);
 			}

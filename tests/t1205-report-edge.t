@@ -3,7 +3,8 @@ test_description='fabscope report at its edges, on crafted results directories: 
 not exist, a file given as a run or as -o, a run given twice or as its own baseline, each one
 line and exit 2; a baseline measured with other message sizes is "not comparable" rather than a
 REGRESSION (text, Markdown, HTML, summary.json), and a baseline with nothing comparable is no
-pass; a polarization set without a verdict is shown with its reason and left out of "Worse"'
+pass; a polarization set without a verdict is shown with its reason and left out of "Worse"; a
+sweep'"'"'s verdict on its sets together is its probe'"'"'s'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 . "$TEST_DIRECTORY/lib-topo.sh"
@@ -144,6 +145,21 @@ test_expect_success $P 'a polarization set without a verdict: its reason, no p-v
 		{verdict: \"inconclusive\", verdict_reason: \"flows_below_one_path\", likely_cause: \"link_rate_above_flows\"}]" \
 		pol/summary.json >/dev/null &&
 	jq -e "[.runs[] | .polarization[0] | has(\"verdict_reason\")] == [false, true]" pol/summary.json >/dev/null
+'
+
+test_expect_success $P 'a sweep of entropy sets: its verdict on the sets together is the probe'"'"'s, listed and judged' '
+	mkrun sw "{\"lb\":\"sweep\"}" &&
+	job="{\"job\": \"spread/polarization/r1/rail0/h1>h3\"" &&
+	polar sw "not polarized" 1.9 2 "$job, \"params\": {\"set\": 0, \"paths\": 2}}" &&
+	polar sw "not polarized" 1.8 2 "$job, \"params\": {\"set\": 1, \"paths\": 2}}" &&
+	polar sw polarized 1.85 2 "$job, \"scope\": \"sweep\", \"evidence\": \"rates\", \"params\": {\"set\": -1, \"paths\": 2},
+		\"verdict_text\": \"polarized: 2 sets used 1.9 paths on average (by their rates), where uniform hashing uses 2.0 (p = 0.004 over the sets)\"}" &&
+	printf "[polarization]\npolarized = fail\n" >sw.ini &&
+	fs_expect 1 report sw --no-plots -o swr --thresholds sw.ini &&
+	test_grep "^- h1 -> h3 rail 0: the sets together: polarized: 2 sets used 1.9 paths on average" swr/report.md &&
+	test_grep ! "^- h1 -> h3 rail 0: not polarized" swr/report.md &&
+	# one probe: the sweep decides, not its sets
+	test_grep "^| no polarized probe | none | 1 of 1 polarized | 1 of 1 | \*\*FAIL\*\* | h1 -> h3 rail 0 (rates) |$" swr/report.md
 '
 
 test_expect_success $P '--topology: each suspect names the ports and links of the design it points at' '

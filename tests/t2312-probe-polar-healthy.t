@@ -9,7 +9,8 @@ paths, was the bottleneck); traced with the design'"'"'s switch addresses, 5 tim
 2 of 2 paths counted, every hop a cable of the design.  A plan of the 4 pairs as the user wrote
 it says in its summary what the report says, per pair, and exits 1 without a verdict (the
 thresholds'"'"' [polarization] inconclusive = fail fails the report too); with the design and
-traces, all 4 not polarized and exit 0.  Rates are never asserted: only verdicts'
+traces, all 4 not polarized and exit 0; a sweep of 2 sets in a plan (before: its second set found
+no server) gives one verdict on them together.  Rates are never asserted: only verdicts'
 . "$(dirname "$0")/test-lib.sh"
 
 FABRIC=$SRCDIR/ci/netns-fabric
@@ -164,6 +165,20 @@ test_expect_success $P 'the plan with the design and traces: 4 pairs not polariz
 	pairs_report rep-design/report.md >rep2 &&
 	test_cmp sum2 rep2 &&
 	test $(grep -c "| 2 of 2 traced | .* | \*\*not polarized\*\* | traces |$" rep-design/report.md) = 4
+'
+
+test_expect_success $P 'a sweep of 2 entropy sets in a plan: a client a set, one verdict on them together' '
+	grep -E "^h(1|3) " hosts >hosts13 &&
+	plan "topology = design.topo" "trace = 1
+	sweep = 2
+	rails = 0" | sed "s/^hostfile = hosts$/hostfile = hosts13/" >sweep.ini &&
+	{ timeout 120 "$FABSCOPE" run sweep.ini -o run-sweep >run-sweep.out 2>run-sweep.err ||
+		{ cat run-sweep.out run-sweep.err >&2; false; }; } &&
+	test $(jq -s "[.[] | select(.test == \"polarization\" and .scope == \"set\")] | length" run-sweep/results.jsonl) = 2 &&
+	jq -e "select(.test == \"polarization\" and .scope == \"sweep\") | .verdict == \"not polarized\" and
+	       .evidence == \"traces\" and .metrics.sets == 2" run-sweep/results.jsonl >/dev/null &&
+	test_grep "^polarization: \[spread\] h1 -> h3 rail 0: not polarized: 2 sets used 2.0 paths on average (traced)" run-sweep.out &&
+	test_grep -x "polarization: 1 probe: 0 polarized, 1 not polarized, 0 without a verdict" run-sweep.out
 '
 
 test_done
