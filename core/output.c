@@ -244,6 +244,11 @@ void out_set_sink_fd(int fd)
 	out_sink_fd = fd;
 }
 
+int out_sink_set(void)
+{
+	return out_sink_fd >= 0;
+}
+
 static void sink_line(json_t *obj)
 {
 	char *text = json_dumps(obj, JSON_COMPACT);

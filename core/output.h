@@ -37,6 +37,8 @@ struct out {
  * out_set_sink_fd() (-1: none).
  */
 void out_set_sink_fd(int fd);
+/* Is a sink set (a job of `fabscope agent`, whose standard output goes nowhere)? */
+int out_sink_set(void);
 /* The first error (errno) flushing standard output here, or 0: main says it. */
 extern int out_stdout_errno;
 /* One JSON line {KEY: value} to the sink, when one is set (steals value). */

@@ -9,6 +9,7 @@
 
 #include "../core/wire.h"
 #include "../records/store.h"
+#include "../topology/intent.h"
 #include "fleet.h"
 #include "plan.h"
 #include "results.h"
@@ -83,6 +84,7 @@ struct coord {
 	/* the records, read once: by the re-test of the suspects, then on from
 	 * there by the analysis at the end */
 	struct rstore recs;
+	const struct topo *design;	/* [global] topology, read (NULL: none): polarization verdicts */
 };
 
 /* launch.c: start the agents of c->launcher (connections for local and

@@ -9,6 +9,7 @@
 #include "../core/alloc.h"
 #include "../core/record.h"
 #include "read.h"
+#include "polar.h"
 #include "store.h"
 
 #define CHUNK_MIN (64 * 1024)
@@ -41,6 +42,7 @@ void rstore_release(struct rstore *st)
 	free(st->rt);
 	json_decref(st->kept);
 	json_decref(st->failed);
+	json_decref(st->polar);
 	free(st->first_foreign);
 	rstore_init(st);
 }
@@ -210,13 +212,17 @@ int rstore_add(struct rstore *st, json_t *rec)
 			st->first_foreign = strdup(schema);
 		return 1;
 	}
-	if ((!st->kept && !(st->kept = json_array())) || (!st->failed && !(st->failed = json_array())))
+	if ((!st->kept && !(st->kept = json_array())) || (!st->failed && !(st->failed = json_array())) ||
+	    (!st->polar && !(st->polar = json_array())))
 		return -ENOMEM;
 	if (strcmp(record_str(rec, "status", "ok"), "ok") && st->nfailed++ < RSTORE_FAILED_KEPT &&
 	    json_array_append(st->failed, rec))
 		return -ENOMEM;
 	if ((!strcmp(test, "pfc") || !strcmp(test, "allreduce") || !strcmp(test, "alltoall")) &&
 	    json_array_append(st->kept, rec))
+		return -ENOMEM;
+	if (!strcmp(test, "polarization") && record_str(rec, "verdict", NULL) &&
+	    json_array_append_new(st->polar, rpolar_brief(rec)))
 		return -ENOMEM;
 	{
 		struct rresult r;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../core/record.h"
+#include "../records/polar.h"
 #include "doc.h"
 #include "push.h"
 #include "render.h"
@@ -81,6 +82,13 @@ static const char *polar_p(json_t *rec, char *buf, size_t len)
 	return buf;
 }
 
+/* the paths a set's verdict stands on: traced, or by the rates */
+static double polar_used(json_t *rec)
+{
+	return !strcmp(record_str(rec, "evidence", ""), "traces") ? record_num(rec, "trace.paths", 0) :
+	       record_num(rec, "metrics.paths_used", 0);
+}
+
 /* worst run of the probes: the one with the fewest paths used on average */
 static int polar_worst(const struct report *rep, double *used, int *polarized)
 {
@@ -94,8 +102,9 @@ static int polar_worst(const struct report *rep, double *used, int *polarized)
 
 		json_array_foreach(rep->runs[ri].polar, k, rec)	/* a set without a verdict says nothing */
 			if (!strcmp(record_str(rec, "scope", ""), "set") &&
-			    strcmp(record_str(rec, "verdict", ""), "inconclusive")) {
-				sum += record_num(rec, "metrics.paths_used", 0);
+			    (!strcmp(record_str(rec, "verdict", ""), "polarized") ||
+			     !strcmp(record_str(rec, "verdict", ""), "not polarized"))) {
+				sum += polar_used(rec);
 				pol += !strcmp(record_str(rec, "verdict", ""), "polarized");
 				n++;
 			}
@@ -111,7 +120,7 @@ static int polar_worst(const struct report *rep, double *used, int *polarized)
 /* ---- Markdown and HTML ---- */
 
 static const char *const polar_head[] = {
-	"run", "phase", NULL, "lane", "set", "flows", "paths used", "uniform hashing", "p", "verdict",
+	"run", "phase", NULL, "lane", "set", "flows", "paths used", "uniform hashing", "p", "verdict", "by",
 };
 
 /* the table: a row per set of the probe (Markdown has the lane too) */
@@ -138,6 +147,7 @@ static void polar_table(const struct report *rep, struct rdoc *d)
 		json_array_foreach(rep->runs[ri].polar, k, rec) {
 			int bad = !strcmp(record_str(rec, "verdict", ""), "polarized") ||
 				  !strcmp(record_str(rec, "verdict", ""), "inconclusive");
+			int traced = !strcmp(record_str(rec, "evidence", ""), "traces");
 			char lane[48], pbuf[32];
 
 			if (strcmp(record_str(rec, "scope", ""), "set"))
@@ -157,16 +167,24 @@ static void polar_table(const struct report *rep, struct rdoc *d)
 			rdoc_only(d, RDOC_BOTH);
 			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(rec, "params.set", 0) + 1);
 			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(rec, "flows", 0));
-			rdoc_cellf(d, RDOC_NUM, 0, "%.1f of %d", record_num(rec, "metrics.paths_used", 0),
-				   (int)record_num(rec, "params.paths", 0));
+			if (traced)	/* the count the verdict stands on, against the paths it was judged by */
+				rdoc_cellf(d, RDOC_NUM, 0, "%s%d of %d traced",
+					   json_is_true(record_get(rec, "trace.exact")) ? "" : "at most ",
+					   (int)record_num(rec, "trace.paths", 0), (int)record_num(rec, "trace.possible", 0));
+			else if (record_num(rec, "params.paths", 0) > 0)
+				rdoc_cellf(d, RDOC_NUM, 0, "%.1f of %d", record_num(rec, "metrics.paths_used", 0),
+					   (int)record_num(rec, "params.paths", 0));
+			else	/* no number of paths: the count alone */
+				rdoc_cellf(d, RDOC_NUM, 0, "%.1f", record_num(rec, "metrics.paths_used", 0));
 			rdoc_cell(d, RDOC_NUM, 0);
-			rdoc_litf(d, "%.1f", record_num(rec, "metrics.expected_paths", 0));
+			rdoc_litf(d, "%.1f", record_num(rec, traced ? "trace.expected" : "metrics.expected_paths", 0));
 			rdoc_sym(d, " +- ", " &plusmn; ");
-			rdoc_litf(d, "%.1f", record_num(rec, "metrics.expected_paths_sd", 0));
+			rdoc_litf(d, "%.1f", record_num(rec, traced ? "trace.sd" : "metrics.expected_paths_sd", 0));
 			rdoc_cell(d, RDOC_NUM, 0);
 			rdoc_lit(d, polar_p(rec, pbuf, sizeof(pbuf)));
 			rdoc_cell(d, bad ? RDOC_FAIL : RDOC_PASS, 1);
 			rdoc_lit(d, record_str(rec, "verdict", "?"));
+			rdoc_cellf(d, RDOC_TEXT, 0, "%s", record_str(rec, "evidence", "-"));
 		}
 	}
 }
@@ -201,7 +219,7 @@ static void polar_worse(const struct report *rep, struct rdoc *d)
 
 void report_polar_section(const struct report *rep, struct rdoc *d)
 {
-	char buf[512];
+	char buf[512], who[300];
 	int ri;
 
 	if (!polar_shown(rep))
@@ -216,8 +234,10 @@ void report_polar_section(const struct report *rep, struct rdoc *d)
 
 		json_array_foreach(rep->runs[ri].polar, k, rec) {
 			int nov = !strcmp(record_str(rec, "verdict", ""), "inconclusive");
+			int sweep = !strcmp(record_str(rec, "scope", ""), "sweep");
 
-			if (strcmp(record_str(rec, "scope", ""), "set") ||
+			/* the sets, and a sweep's verdict on its sets together (the run's) */
+			if ((strcmp(record_str(rec, "scope", ""), "set") && !sweep) ||
 			    (strcmp(record_str(rec, "verdict", ""), "polarized") && !nov))
 				continue;
 			polar_groups(rec, buf, sizeof(buf));
@@ -226,8 +246,13 @@ void report_polar_section(const struct report *rep, struct rdoc *d)
 				rdoc_text(d, rep->runs[ri].name);
 				rdoc_lit(d, ": ");
 			}
+			rpolar_who(rec, who, sizeof(who));	/* the pair, as the run's summary names it */
+			rdoc_text(d, who);
+			rdoc_lit(d, ": ");
+			if (sweep)
+				rdoc_lit(d, "the sets together: ");
 			rdoc_text(d, record_str(rec, "verdict_text", ""));
-			if (!nov) {	/* no verdict: its collisions are a guess on a wrong link rate */
+			if (!nov && !sweep) {	/* no verdict: its collisions are a guess on a wrong link rate */
 				rdoc_lit(d, ". Collisions: ");
 				rdoc_text(d, buf);
 			}
@@ -238,6 +263,18 @@ void report_polar_section(const struct report *rep, struct rdoc *d)
 
 /* ---- JSON ---- */
 
+/* the traces' counts, without the text and the hops (a new object, or NULL) */
+static json_t *polar_trace_brief(json_t *rec)
+{
+	json_t *t = json_object_get(rec, "trace"), *b;
+
+	if (!json_is_object(t))
+		return NULL;
+	b = json_deep_copy(t);
+	json_object_del(b, "text");
+	return b;
+}
+
 /* the probe's verdicts, without the per-flow detail (why there is none, where there is none) */
 json_t *report_polar_json(const struct rrun *r)
 {
@@ -245,14 +282,15 @@ json_t *report_polar_json(const struct rrun *r)
 	size_t k;
 
 	json_array_foreach(r->polar, k, rec)
-		json_array_append_new(pa, json_pack("{sO?,sO?,sO?,sO?,sO?,sO?,sO?,sO?,sO*,sO*,sO*}",
+		json_array_append_new(pa, json_pack("{sO?,sO?,sO?,sO?,sO?,sO?,sO?,sO?,sO*,sO*,sO*,sO*,so*}",
 			"phase", json_object_get(rec, "phase"), "scope", json_object_get(rec, "scope"),
 			"src", json_object_get(rec, "src"), "dst", json_object_get(rec, "dst"),
 			"params", json_object_get(rec, "params"), "metrics", json_object_get(rec, "metrics"),
 			"verdict", json_object_get(rec, "verdict"),
 			"verdict_text", json_object_get(rec, "verdict_text"),
 			"verdict_reason", json_object_get(rec, "verdict_reason"),
-			"likely_cause", json_object_get(rec, "likely_cause"), "units", json_object_get(rec, "units")));
+			"likely_cause", json_object_get(rec, "likely_cause"), "units", json_object_get(rec, "units"),
+			"evidence", json_object_get(rec, "evidence"), "trace", polar_trace_brief(rec)));
 	return pa;
 }
 

@@ -335,8 +335,9 @@ int report_baseline_failed(const struct report *rep);
 /*
  * verdict.c: the run's integrity, judged with or without thresholds (t may
  * be NULL): every planned job ran, no test failed, no agent missing, no
- * suspect confirmed by a re-test, the collectives' data right, no set of
- * the polarization probe polarized, the cabling as designed.
+ * suspect confirmed by a re-test, the collectives' data right, no
+ * polarization probe polarized (and, with [polarization] inconclusive =
+ * fail, none without a verdict), the cabling as designed.
  */
 void report_integrity(struct report *rep, const struct thresholds *t);
 /* r's measured things of phase (NULL: any) and test (NULL: any) on rail and
