@@ -244,6 +244,27 @@ static void polar_set_text(const struct popts *o, struct out *out, const struct 
 }
 
 /*
+ * A set judged on though some of its flows completed no message in their
+ * window: the bw run's records are the probe's measurement, not a failed
+ * test (a run and its report would count them so, though the probe went on
+ * and exits by its verdict).  Each flow measured what it measured; one that
+ * completed nothing has metrics.msgs 0, no rate, and the set's record says
+ * how many (params.starved_flows) and why its rates give no verdict
+ * (flows_starved).
+ */
+static void polar_starved_records(json_t *recs)
+{
+	json_t *rec;
+	size_t k;
+
+	json_array_foreach(recs, k, rec)
+		if (!strcmp(record_str(rec, "status", "ok"), "error") && record_get(rec, "metrics.msgs")) {
+			json_object_set_new(rec, "status", json_string("ok"));
+			json_object_del(rec, "error");
+		}
+}
+
+/*
  * Entropy set s: its bw run (every record of it out), then, when the run
  * measured flows, its record (traced with --trace), judged into jd[s] and
  * out; *failed counts the sets that are not "not polarized" (nor without
@@ -270,7 +291,6 @@ static int polar_set(const struct popts *o, const char *host, int s, struct out 
 		int ok = !strcmp(record_str(rec, "status", "ok"), "ok") ||
 			 (rc == -FS_EXIT_CHECK && record_get(rec, "metrics.msgs"));
 
-		out_record(out, rec);
 		if (!strcmp(scope, "aggregate") && !agg)
 			agg = rec;
 		if (!strcmp(scope, "flow") && n < o->flows && ok) {
@@ -282,8 +302,12 @@ static int polar_set(const struct popts *o, const char *host, int s, struct out 
 			n++;
 		}
 	}
-	if (rc == -FS_EXIT_CHECK && n == o->flows && starved && agg)
+	if (rc == -FS_EXIT_CHECK && n == o->flows && starved && agg) {
 		rc = 0;	/* judged on: the rates say why they give no verdict */
+		polar_starved_records(recs);
+	}
+	json_array_foreach(recs, k, rec)
+		out_record(out, rec);
 	if (!rc && n) {
 		pr = polar_record(o, f, n, agg, s, o->sport + s * o->flows);
 		if (starved)

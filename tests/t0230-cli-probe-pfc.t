@@ -181,6 +181,34 @@ test_expect_success $P 'probe polarization on loopback, text: the table and the 
 	! grep -n "^[[{]" polar.txt
 '
 
+# a flow that completes no message in its window (a starved flow; here a 64M message in 0.1 ms)
+# has no rate, yet the probe ran: its set is judged ("flows_starved"), and its flows' records
+# are the probe's measurement, no failed test for the run or its report
+test_expect_success $P 'a polarization probe with starved flows: no verdict, no failed test' '
+	cat >starved.ini <<-\EOF &&
+	[global]
+	timeout = 5
+	[spread]
+	kind = polarization
+	flows = 2
+	duration = 0.0001
+	size = 64M
+	paths = 2
+	link-rate = 100
+	host-rate = 200
+	EOF
+	test_expect_exit 1 "$FABSCOPE" run starved.ini -n 2 -o starved >starved.out 2>starved.err &&
+	test_grep "^fabscope run: 1 of 1 polarization probe gave no verdict" starved.err &&
+	test_grep "no verdict: 2 of 2 flows completed no message in their window" starved.err &&
+	jq -s -e "length == 4 and all(.[]; .status == \"ok\" and .error == null) and
+		([.[] | select(.test == \"bw\" and .scope == \"flow\") | .metrics.msgs] == [0, 0]) and
+		([.[] | select(.test == \"polarization\")][0] | .params.starved_flows == 2 and
+		 .verdict == \"inconclusive\" and .likely_cause == \"flows_starved\")" starved/results.jsonl &&
+	jq -e ".failed_jobs == 0 and .polarization.inconclusive == 1" starved/run.json &&
+	test_expect_exit 5 "$FABSCOPE" report starved -o starved-rep --no-plots >starved-rep.out &&
+	test_grep "^| no test failed (no record with status error) | 0 | 0 | 0 of 1 | \*\*PASS\*\* | - |$" starved-rep/report.md
+'
+
 test_expect_success $P 'bad options: one line, exit 2; a missing interface: one line, exit 3' '
 	test_expect_exit 2 "$FABSCOPE" probe pfc 2>e1 &&
 	test_grep "which port?" e1 && test $(wc -l <e1) = 1 &&
