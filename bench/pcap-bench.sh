@@ -87,14 +87,17 @@ bytes=$(stat -c %s "$cap")
 pkts=$(awk '{print $2}' "$tmp/gen.out")
 cat "$cap" >/dev/null	# into the page cache
 
-# measure NAME CMD...: the best wall time of RUNS runs and the largest max RSS (KiB)
+# measure NAME CMD...: the best wall time of RUNS runs and the largest max RSS (KiB); fabscope
+# exits 1 on this capture (its PSN gaps and NAKs are [error] findings: a failed check)
 measure() {
-	local name=$1 best="" rss=0 i w r
+	local name=$1 best="" rss=0 i w r rc
 	shift
 	for ((i = 0; i < RUNS; i++)); do
-		/usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/$name.err" ||
+		rc=0
+		/usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/$name.err" || rc=$?
+		[[ $rc == 0 || ($rc == 1 && $name == fabscope) ]] ||
 			fail "$name failed: $(tail -n 3 "$tmp/$name.err")"
-		read -r w r <"$tmp/time"
+		read -r w r < <(tail -n 1 "$tmp/time")	# (after "Command exited with non-zero status 1")
 		if [[ -z $best ]] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$w; fi
 		((r > rss)) && rss=$r
 	done
@@ -107,7 +110,7 @@ read -r ts_s ts_kb < <(measure tshark-conv tshark -r "$cap" -q -z conv,udp \
 read -r tf_s tf_kb < <(measure tshark-fields tshark -r "$cap" -T fields -e ip.src -e ip.dst \
 	-e infiniband.bth.destqp -e infiniband.bth.psn)
 # fabscope's flows and tshark's conversations must be of the same capture
-flows=$("$FABSCOPE" pcap "$cap" --json | jq '.summary.flows')
+flows=$({ "$FABSCOPE" pcap "$cap" --json 2>/dev/null || (($? == 1)); } | jq '.summary.flows')
 [[ $flows -ge $QPS ]] || fail "fabscope found $flows flows, expected at least $QPS"
 
 : >"$out/pcap-bench.jsonl"

@@ -62,7 +62,7 @@ int ptp_options(struct ptp_opts *o, struct opt *tab, int max)
 		OPT_INT(0, "inline", &o->inline_size, "BYTES", bw ? "send messages up to this size inline (default 0)" : "send messages up to this size inline (default 236, as perftest; 0 for --op read)", 0, 4096),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o->json, "print the records as one JSON array instead of a table"),
-		OPT_FILE('o', "output", &o->output, "FILE", "also write the records to FILE as a JSON array, flushed record by record"),
+		OPT_FILE('o', "output", &o->output, "FILE", "also write the records to FILE, a JSON line each (as results.jsonl), flushed record by record"),
 		OPT_BOOL(0, "report-gbits", &o->gbits, "text: bandwidth in Gb/s instead of MB/s (10^6 bytes/s)"),
 		OPT_LIST(0, "label", &o->labels, "K=V", "add a label to every record, e.g. lb=ecmp (repeatable)"),
 		OPT_VERBOSE(&o->verbose),

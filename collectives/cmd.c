@@ -848,11 +848,47 @@ static void local_hints(const struct coll_opts *o, int iters_given, int warmup_g
 }
 
 /* After parsing: check, find the ranks, run.  0 or -exit code. */
+/* where mpirun and srun say a process's rank */
+static const char *const ranks_env[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL };
+
+/*
+ * nccl-tests' letters that fabscope reads as nccl-tests does, or refuses
+ * with what to give: -g N (GPUs per process) is N ranks in this process,
+ * -n N here, and 1 under mpirun or srun, where a rank is a process (a
+ * larger N cannot mean the same there); -c 0|1 checks the data or not; a
+ * number for -t is nccl-tests' -t THREADS, not a transport.  gpus and
+ * check_c: as given, 0 and -1 when not.  0, or -FS_EXIT_USAGE said.
+ */
+static int nccl_letters(struct coll_opts *o, int gpus, int check_c, int *no_check)
+{
+	int r;
+
+	if (o->transport[0] && strspn(o->transport, "0123456789") == strlen(o->transport))
+		return fs_err_usage("-t %s: -t is the transport here (tcp or verbs); nccl-tests' -t THREADS is "
+				    "-n RANKS (a rank is a process)", o->transport);
+	if (check_c >= 0) {
+		if (check_c == 1 && *no_check)
+			return fs_err_usage("-c 1 (check the data) and --no-check contradict each other: give one");
+		*no_check |= !check_c;
+	}
+	if (!gpus)
+		return 0;
+	if (o->local_n && o->local_n != gpus)
+		return fs_err_usage("-g %d and -n %d: nccl-tests' -g is -n here (the ranks this process starts): "
+				    "give one", gpus, o->local_n);
+	if (o->rank >= 0 || o->nranks > 0 || o->root || o->ctl_fd >= 0 || env_int(ranks_env, &r)) {
+		if (gpus == 1)	/* one GPU a process: one rank a process, as here */
+			return 0;
+		return fs_err_usage("-g %d: a fabscope rank is one process, so under mpirun or srun (or with "
+				    "--rank) give -g 1 and start %d times the processes (-np)", gpus, gpus);
+	}
+	o->local_n = gpus;
+	return 0;
+}
+
 static int coll_main(struct coll_opts *o, int no_check, int ctl_fd, uint64_t chunk, int iters_given,
 		     int warmup_given)
 {
-	static const char *const ranks_env[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-						 "SLURM_PROCID", NULL };
 	static const char *const size_env[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
 						NULL };
 	static const char *const local_env[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
@@ -995,11 +1031,12 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		.nranks = -1, .rank = -1, .gid_index = -1, .corrupt = -1, .port = COLL_DEFAULT_PORT,
 		.timeout_s = 30, .transport = "tcp", .poll = "event", .ctl_fd = -1,
 	};
-	int no_check = 0, nargs = 0, rc, ctl_fd = -1, iters_given, warmup_given;
+	int no_check = 0, nargs = 0, rc, ctl_fd = -1, iters_given, warmup_given, gpus = 0, check_c = -1;
 	uint64_t chunk = 0;
 	const struct opt opts[] = {
 		OPT_GROUP("Ranks"),
 		OPT_INT('n', "ranks", &o.local_n, "N", "start N ranks on this host (rank 0 is this process; nccl-tests' -n, the iterations, is -i here)", 1, COLL_MAX_RANKS),
+		OPT_INT('g', NULL, &gpus, "N", "nccl-tests' -g (GPUs per process): N ranks in this process, as -n N; under mpirun or srun 1 (a rank is a process)", 1, COLL_MAX_RANKS),
 		OPT_STRING(0, "root", &o.root, "HOST[:PORT]", "where rank 0 listens, for ranks started by mpirun, srun or by hand (default port 18530)"),
 		OPT_INT(0, "rank", &o.rank, "R", "this process's rank (default: from mpirun's or srun's environment)", 0, COLL_MAX_RANKS - 1),
 		OPT_INT(0, "nranks", &o.nranks, "N", "the number of ranks (default: from the environment)", 1, COLL_MAX_RANKS),
@@ -1027,6 +1064,7 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		OPT_INT(0, "tx-depth", &o.tx_depth, "N", "messages outstanding per transfer (default 64)", 1, 4096),
 		OPT_INT(0, "tclass", &o.tclass, "N", "traffic class (IP TOS byte; DSCP = N >> 2)", 0, 255),
 		OPT_BOOL(0, "no-check", &no_check, "do not check the data (nccl-tests' -c 0)"),
+		OPT_INT('c', NULL, &check_c, "0|1", "nccl-tests' -c: 1 checks the data (the default), 0 does not (--no-check)", 0, 1),
 		OPT_INT(0, "corrupt", &o.corrupt, "RANK", "testing: spoil one element arriving at RANK in the last iteration, to see the check fail", 0, COLL_MAX_RANKS - 1),
 		OPT_GROUP("Verbs (-t verbs)"),
 		OPT_INT(0, "ib-port", &o.ib_port, "N", "port of the device (default: the first active one)", 1, 255),
@@ -1036,7 +1074,7 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		OPT_STRING(0, "poll", &o.poll, "MODE", "wait for completions: busy, event (default) or adaptive"),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o.json, "print the records as one JSON array instead of a table"),
-		OPT_FILE('o', "output", &o.output, "FILE", "also write the records to FILE as a JSON array"),
+		OPT_FILE('o', "output", &o.output, "FILE", "also write the records to FILE, a JSON line each (as results.jsonl)"),
 		OPT_LIST(0, "label", &o.labels, "K=V", "add a label to every record, e.g. lb=ecmp (repeatable)"),
 		OPT_VERBOSE(&o.verbose),
 		OPT_END(),
@@ -1053,9 +1091,10 @@ static int coll_cmd(enum coll_kind kind, int argc, const char **argv)
 		o.iters = 20;
 	if (!warmup_given)
 		o.warmup = 5;
+	o.ctl_fd = ctl_fd;
 	if (nargs)
 		rc = fs_err_usage("unexpected argument '%s' (the ranks meet at --root HOST:PORT)", argv[0]);
-	else
+	else if (!(rc = nccl_letters(&o, gpus, check_c, &no_check)))
 		rc = coll_main(&o, no_check, ctl_fd, chunk, iters_given, warmup_given);
 	opt_list_release(&o.devices);
 	opt_list_release(&o.rails);

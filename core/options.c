@@ -333,31 +333,47 @@ int opts_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
-/* The long option that name most likely meant: the only one it begins, or
- * the one within two edits (and under half its length) of it; NULL. */
+void opts_near_init(struct opts_near *n, const char *name)
+{
+	memset(n, 0, sizeof(*n));
+	n->name = name;
+	n->len = strlen(name);
+	n->bd = 3;
+}
+
+void opts_near_offer(struct opts_near *n, const char *word)
+{
+	int d;
+
+	if (!strcmp(word, n->prefixed ? n->prefixed : ""))
+		return;	/* (offered twice: still the only one) */
+	if (n->len >= 2 && !strncmp(word, n->name, n->len)) {
+		n->prefixed = word;
+		n->nprefixed++;
+	}
+	d = opts_distance(n->name, word);
+	if (d < n->bd && 2 * (size_t)d < n->len) {
+		n->bd = d;
+		n->best = word;
+	}
+}
+
+const char *opts_near_best(const struct opts_near *n)
+{
+	return n->nprefixed == 1 ? n->prefixed : n->best;
+}
+
+/* The long option that name most likely meant (opts_near's rule); NULL. */
 static const char *suggest(const struct opt *opts, const char *name)
 {
 	const struct opt *o;
-	const char *best = NULL, *prefixed = NULL;
-	int bd = 3, nprefixed = 0;
-	size_t len = strlen(name);
+	struct opts_near n;
 
-	for (o = opts; o->type != OPT_T_END; o++) {
-		int dd;
-
-		if (!o->long_name || !is_option(o))
-			continue;
-		if (len >= 2 && !strncmp(o->long_name, name, len)) {
-			prefixed = o->long_name;
-			nprefixed++;
-		}
-		dd = opts_distance(name, o->long_name);
-		if (dd < bd && 2 * (size_t)dd < len) {
-			bd = dd;
-			best = o->long_name;
-		}
-	}
-	return nprefixed == 1 ? prefixed : best;
+	opts_near_init(&n, name);
+	for (o = opts; o->type != OPT_T_END; o++)
+		if (o->long_name && is_option(o))
+			opts_near_offer(&n, o->long_name);
+	return opts_near_best(&n);
 }
 
 static int unknown(const struct opt *opts, const char *const *usage, const char *what)

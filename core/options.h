@@ -112,6 +112,28 @@ void opts_usage_short(const char *const *usage);
  * 1000 for words of 64 bytes or more. */
 int opts_distance(const char *a, const char *b);
 
+/*
+ * The word a mistyped name most likely meant, among candidates offered one
+ * by one (options, plan keys): the only one that name begins (of two
+ * letters or more), else the nearest within two edits and under half the
+ * name's length; NULL when none is.  The same rule everywhere, so that a
+ * plan key is guessed as an option is:
+ *
+ *	struct opts_near n;
+ *	opts_near_init(&n, typed);
+ *	for (...) opts_near_offer(&n, word);
+ *	if ((s = opts_near_best(&n))) ... "did you mean '%s'?"
+ */
+struct opts_near {
+	const char *name;
+	size_t len;
+	const char *best, *prefixed;
+	int bd, nprefixed;
+};
+void opts_near_init(struct opts_near *n, const char *name);
+void opts_near_offer(struct opts_near *n, const char *word);
+const char *opts_near_best(const struct opts_near *n);
+
 /* Release what OPT_T_LIST options allocated. */
 void opt_list_release(struct opt_list *l);
 

@@ -237,6 +237,17 @@ static void json_close(FILE *f, int n)
 	flush(f);
 }
 
+/* A record as one line of JSON lines (the --output file, as results.jsonl) */
+static void json_line(FILE *f, json_t *rec)
+{
+	char *s = json_dumps(rec, JSON_COMPACT | JSON_REAL_PRECISION(10));
+
+	fputs(s ? s : "{}", f);
+	fputc('\n', f);
+	free(s);
+	flush(f);
+}
+
 static int out_sink_fd = -1;
 
 void out_set_sink_fd(int fd)
@@ -301,8 +312,9 @@ void out_record(struct out *o, json_t *rec)
 			(void)rc;	/* it was a plain file when opened */
 		}
 		errno = 0;
-		json_elem(o->jf, o->jn++, rec);
-		if (ferror(o->jf) && !o->jerr)	/* (json_elem flushed it) */
+		json_line(o->jf, rec);
+		o->jn++;
+		if (ferror(o->jf) && !o->jerr)	/* (json_line flushed it) */
 			o->jerr = errno ? errno : EIO;
 	}
 }
@@ -316,8 +328,6 @@ int out_finish(struct out *o)
 	flush(o->f);	/* (standard output's errors: main's to say) */
 	if (o->jf) {
 		errno = 0;
-		if (o->jn || !o->jkeep)
-			json_close(o->jf, o->jn);
 		if (ferror(o->jf) && !o->jerr)
 			o->jerr = errno ? errno : EIO;
 		if (fclose(o->jf) && !o->jerr)

@@ -4,9 +4,12 @@
  *
  * A command hands every record to out_record() and calls out_finish() once
  * at the end (also on error paths, so that what was measured is kept).
- * JSON mode writes one valid JSON array, one record per line, flushed
- * record by record; text mode prints a table whose cells are read from the
- * very same record objects (by path), so the two cannot disagree.
+ * JSON mode writes one valid JSON array on standard output, one record per
+ * line, flushed record by record; text mode prints a table whose cells are
+ * read from the very same record objects (by path), so the two cannot
+ * disagree.  The --output file is a file of records as every file of
+ * records is (a run's results.jsonl, fabscope-records(7)): JSON lines, one
+ * record a line, each written whole and flushed.
  */
 #ifndef FS_OUTPUT_H
 #define FS_OUTPUT_H
@@ -45,17 +48,19 @@ extern int out_stdout_errno;
 void out_sink_event(const char *key, json_t *value);
 
 void out_init(struct out *o, enum out_format fmt, FILE *f);
-/* Also write every record to path as a JSON array (fopen'd here, closed by
- * out_finish); -1 with errno set when it cannot be created.  An existing
+/* Also write every record to path, a JSON line each (fopen'd here, closed
+ * by out_finish); -1 with errno set when it cannot be created.  An existing
  * file is emptied by the first record, not before: a run that fails before
- * it has measured anything leaves the results of the last run in place. */
+ * it has measured anything leaves the results of the last run in place (and
+ * a new file empty). */
 int out_json_file(struct out *o, const char *path);
 void out_record(struct out *o, json_t *rec);
 /* A comment line in text mode ("# ..."); nothing in JSON mode. */
 void out_comment(struct out *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Close the JSON array(s): 0, or -FS_EXIT_ENV with one line said when the
- * --output file could not be written (standard output: main checks it). */
+/* Close the JSON array and the --output file: 0, or -FS_EXIT_ENV with one
+ * line said when the --output file could not be written (standard output:
+ * main checks it). */
 int out_finish(struct out *o);
 
 #endif

@@ -18,29 +18,47 @@ json_t *record_new(const char *test)
 			 "test", test);
 }
 
+/* One piece "k=v" into o: 0, or -1 (no '=', an empty or too long key,
+ * not UTF-8). */
+static int label_piece(json_t *o, const char *s, size_t len)
+{
+	const char *eq = memchr(s, '=', len);
+	char key[128];
+
+	if (!eq || eq == s || (size_t)(eq - s) >= sizeof(key))
+		return -1;
+	memcpy(key, s, (size_t)(eq - s));
+	key[eq - s] = 0;
+	/* (jansson takes UTF-8 only: json_stringn refuses what is not) */
+	return json_object_set_new(o, key, json_stringn(eq + 1, len - (size_t)(eq - s) - 1));
+}
+
+int record_label_add(json_t *o, const char *text)
+{
+	const char *p = text;
+
+	for (;;) {
+		size_t n = strcspn(p, ",");
+
+		if (label_piece(o, p, n))
+			return -1;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
 int record_labels(const struct opt_list *l, json_t **out, const char **bad)
 {
 	json_t *o = json_object();
 	int i;
 
-	for (i = 0; l && i < l->n; i++) {
-		const char *eq = strchr(l->v[i], '=');
-		char key[128];
-
-		if (!eq || eq == l->v[i] || (size_t)(eq - l->v[i]) >= sizeof(key)) {
+	for (i = 0; l && i < l->n; i++)
+		if (record_label_add(o, l->v[i])) {
 			*bad = l->v[i];
 			json_decref(o);
 			return -1;
 		}
-		memcpy(key, l->v[i], (size_t)(eq - l->v[i]));
-		key[eq - l->v[i]] = 0;
-		/* (jansson takes UTF-8 only: a key or value that is not was dropped) */
-		if (json_object_set_new(o, key, json_string(eq + 1))) {
-			*bad = l->v[i];
-			json_decref(o);
-			return -1;
-		}
-	}
 	*out = o;
 	return 0;
 }

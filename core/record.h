@@ -28,10 +28,20 @@
 
 /* A new record with schema, tool, version and time filled in. */
 json_t *record_new(const char *test);
-/* "k=v" strings into {"k": "v"}; -1 on one without '=' (err names it). */
+/*
+ * Labels: "k=v", or several in one string as "k1=v1,k2=v2" (a comma
+ * separates labels, so a value holds none; an '=' in a value is its own).
+ * record_label_add: those of text into o (a later key replaces an earlier
+ * one); 0, or -1 when a piece is not KEY=VALUE with a key of 1 to 127
+ * bytes, or is not UTF-8 (o may have the pieces before it).
+ * record_labels: every string of l into a new object {"k": "v"}; -1 on a
+ * bad one, which *bad then names.
+ */
+int record_label_add(json_t *o, const char *text);
 int record_labels(const struct opt_list *l, json_t **out, const char **bad);
 /* What every command says of a bad --label (its one %s: the label) */
-#define RECORD_LABEL_ERR "invalid --label '%s': expected KEY=VALUE in UTF-8, with a key of 1 to 127 characters"
+#define RECORD_LABEL_ERR "invalid --label '%s': give KEY=VALUE, or several as K1=V1,K2=V2 (a comma " \
+	"separates labels: a value holds none), keys of 1 to 127 characters, in UTF-8"
 /* Latency statistics of nanosecond samples, in microseconds. */
 json_t *record_lat_us(const struct stats *s);
 /* A deep copy of a record with the given scope; used to derive per-flow

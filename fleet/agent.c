@@ -34,6 +34,7 @@
 #include "../core/units.h"
 #include "../core/wire.h"
 #include "../collectives/coll.h"
+#include "../transport/transport.h"
 #include "fleet.h"
 #include "plan.h"
 
@@ -633,6 +634,18 @@ static int add_rail(const char *s, json_t *eps)
 	return 0;
 }
 
+/* The transports this host cannot open, {name: why}, for the register
+ * message (fleet.h): the coordinator then runs none of their jobs here. */
+static json_t *unusable_transports(void)
+{
+	json_t *o = json_object();
+	char why[FLEET_WHY_MAX];
+
+	if (o && xport_usable("verbs", why, sizeof(why)))
+		json_object_set_new(o, "verbs", json_string(why));
+	return o;
+}
+
 static int handshake(struct agent *a, json_t *eps, const char *slot)
 {
 	char nonce[AUTH_NONCE_HEX + 1], mac[AUTH_NONCE_HEX + 1], host[256] = "";
@@ -671,11 +684,11 @@ static int handshake(struct agent *a, json_t *eps, const char *slot)
 	}
 	auth_mac(a->token, "agent", cnonce, nonce, mac);
 	gethostname(host, sizeof(host) - 1);
-	rc = send_msg(a, json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si,ss?,sO}", "type", "register",
+	rc = send_msg(a, json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si,ss?,sO,so*}", "type", "register",
 				   "proto", FLEET_PROTO, "version", wire_version(),
 				   "tool_version", FABSCOPE_VERSION, "nonce", nonce, "mac", mac,
 				   "node", a->name, "host", host, "pid", (int)getpid(), "slot", slot,
-				   "endpoints", eps));
+				   "endpoints", eps, "unusable", unusable_transports()));
 	json_decref(m);
 	if (rc)
 		return rc;

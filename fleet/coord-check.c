@@ -13,6 +13,62 @@
 #include "../transport/transport.h"
 #include "coord.h"
 
+int coord_phase_verbs(const struct plan_phase *ph)
+{
+	return ph->kind != PLAN_PING && ph->kind != PLAN_TOPOLOGY && !strcmp(plan_opt(ph, "transport", "tcp"), "verbs");
+}
+
+/* "a, b, c and 4 more": the first names of list (a JSON array of strings) */
+static void name_list(json_t *list, char *buf, size_t len)
+{
+	size_t i, n = json_array_size(list), used = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < n && i < 6 && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", !i ? "" : i + 1 == n ? " and " : ", ",
+					 json_string_value(json_array_get(list, i)));
+	if (i < n && used < len)
+		snprintf(buf + used, len - used, " and %zu more", n - i);
+}
+
+void coord_check_transports(struct coord *c)
+{
+	json_t *causes = json_object(), *phases = json_array(), *v;
+	const char *why;
+	char names[400], which[400];
+	int i, said = 0, rest = 0;
+
+	for (i = 0; i < c->plan.nphases; i++)
+		if (!c->plan.phases[i].skip && coord_phase_verbs(&c->plan.phases[i]))
+			json_array_append_new(phases, json_string(c->plan.phases[i].name));
+	for (i = 0; json_array_size(phases) && i < c->plan.nnodes; i++) {
+		json_t *l;
+
+		if (!c->node_noverbs[i] || c->node_conn[i] < 0)
+			continue;
+		if (!(l = json_object_get(causes, c->node_noverbs[i]))) {
+			l = json_array();
+			json_object_set_new(causes, c->node_noverbs[i], l);
+		}
+		json_array_append_new(l, json_string(c->plan.nodes[i].name));
+	}
+	name_list(phases, which, sizeof(which));
+	json_object_foreach(causes, why, v) {	/* a line a cause (at most 8: then how many more) */
+		if (said++ >= 8) {
+			rest += (int)json_array_size(v);
+			continue;
+		}
+		name_list(v, names, sizeof(names));
+		fs_warn("%s cannot use verbs: %s: %s jobs in %s (transport = verbs) are not run", names, why,
+			json_array_size(v) == 1 ? "its" : "their", which);
+	}
+	if (rest)
+		fs_warn("%d more node%s cannot use verbs, for %d other reasons (run.json's agents say each): "
+			"their jobs in %s are not run", rest, rest == 1 ? "" : "s", said - 8, which);
+	json_decref(causes);
+	json_decref(phases);
+}
+
 /* Every phase's options through the engines' own parser, before anything
  * starts: a bad value is a usage error naming the plan and the phase. */
 int coord_check_targets(struct coord *c, int joined)

@@ -29,6 +29,7 @@ struct cjob {
 	int state;		/* 0 not started, 1 waiting to listen, 2 running, 3 finished */
 	int srv_done, cli_done, srv_exit, cli_exit, nrec;
 	int sampler;		/* pfc: the server that samples the target's port */
+	int notrun;		/* not started: a node cannot use its transport (said once) */
 	const char *retest_of;	/* a re-test (coord-retest.c): the key of the job it repeats */
 	const char *retest_for, *retest_role;	/* a re-test: the suspect's id, its role */
 	char size_opt[32];	/* a re-test: the size it was found at (size=, or the

@@ -279,6 +279,56 @@ static void load_over(struct coord *c, const struct cjob *j, const char *why)
 	coord_job_finish(c, lat, msg);
 }
 
+/* What failed a job, without the node that says it ("h2: ", "h2 (rank 3): ")
+ * and the command ("fabscope bw: "): the same cause on every node is one. */
+static const char *job_cause(const char *why)
+{
+	const char *p = why, *e = why + strcspn(why, " :");
+
+	if (!strncmp(e, " (rank ", 7) && strchr(e, ')'))
+		e = strchr(e, ')') + 1;
+	if (e > p && e[0] == ':' && e[1] == ' ')
+		p = e + 2;
+	if (!strncmp(p, "fabscope ", 9) && (e = strstr(p, ": ")) && e - p < 40)
+		p = e + 2;
+	return p;
+}
+
+/* A failed job's line, once per cause: the first job of a cause says it,
+ * the others are counted (coord_say_repeats); every one has its error
+ * record.  Past 1000 causes each is said. */
+static void warn_once(struct coord *c, const struct cjob *j, const char *why)
+{
+	const char *cause = job_cause(why);
+	json_t *e;
+
+	if (!c->causes)
+		c->causes = json_object();
+	if ((e = json_object_get(c->causes, cause))) {
+		json_object_set_new(e, "n", json_integer(json_integer_value(json_object_get(e, "n")) + 1));
+		return;
+	}
+	if (json_object_size(c->causes) < 1000)
+		json_object_set_new(c->causes, cause, json_pack("{si,ss}", "n", 1, "job", j->key));
+	fs_warn("%s: %s", j->key, why);
+}
+
+void coord_say_repeats(struct coord *c)
+{
+	const char *cause;
+	json_t *e;
+
+	json_object_foreach(c->causes, cause, e) {
+		json_int_t n = json_integer_value(json_object_get(e, "n"));
+
+		if (n > 1)
+			fs_warn("%lld more job%s failed as %s did (%.120s%s); each has its error record in "
+				"%s/results.jsonl", (long long)n - 1, n == 2 ? "" : "s",
+				json_string_value(json_object_get(e, "job")), cause, strlen(cause) > 120 ? "..." : "",
+				c->res.dir);
+	}
+}
+
 void coord_job_finish(struct coord *c, struct cjob *j, const char *why)
 {
 	char msg[700];
@@ -295,7 +345,8 @@ void coord_job_finish(struct coord *c, struct cjob *j, const char *why)
 	if (why) {
 		job_error_record(c, j, why);
 		c->failed_jobs++;
-		fs_warn("%s: %s", j->key, why);
+		if (!j->notrun)
+			warn_once(c, j, why);
 	} else if (j->wrong > 0) {
 		fs_warn("%s: %.0f wrong element%s: the data check failed (a rank, its NIC or the fabric "
 			"corrupted data; see the records' metrics.wrong)", j->key, j->wrong, j->wrong == 1 ? "" : "s");

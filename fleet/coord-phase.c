@@ -27,11 +27,13 @@ static void fmt_eta(double s, char *buf, size_t len)
 
 void coord_progress(struct coord *c, int final)
 {
-	char eta[32];
+	char eta[32], notrun[48] = "";
 
 	if (!c->phase_name)
 		return;
 	fmt_eta(c->est_left_s, eta, sizeof(eta));
+	if (c->notrun_jobs)	/* (coord_check_transports said why) */
+		snprintf(notrun, sizeof(notrun), ", %d not run", c->notrun_jobs);
 	if (c->tty) {
 		fprintf(stderr, "\r\033[K[%d/%d] %s: round %d/%d, %d/%d jobs, ETA %s", c->phase_i + 1,
 			c->nphases, c->phase_name, c->round_i + 1, c->nrounds, c->jobs_done, c->njobs, eta);
@@ -40,12 +42,12 @@ void coord_progress(struct coord *c, int final)
 		fflush(stderr);
 	} else if (final == 2) {	/* interrupted (or stopped) in the round */
 		fprintf(stderr, "fabscope run: [%d/%d] %s: round %d/%d stopped, %d of %d jobs finished, "
-			"%d failed so far\n", c->phase_i + 1, c->nphases, c->phase_name, c->round_i + 1,
-			c->nrounds, c->jobs_done, c->njobs, c->failed_jobs);
+			"%d failed%s so far\n", c->phase_i + 1, c->nphases, c->phase_name, c->round_i + 1,
+			c->nrounds, c->jobs_done, c->njobs, c->failed_jobs - c->notrun_jobs, notrun);
 	} else if (final) {
-		fprintf(stderr, "fabscope run: [%d/%d] %s: round %d/%d done, %d jobs, %d failed so far, ETA %s\n",
+		fprintf(stderr, "fabscope run: [%d/%d] %s: round %d/%d done, %d jobs, %d failed%s so far, ETA %s\n",
 			c->phase_i + 1, c->nphases, c->phase_name, c->round_i + 1, c->nrounds, c->njobs,
-			c->failed_jobs, eta);
+			c->failed_jobs - c->notrun_jobs, notrun, eta);
 	}
 }
 
@@ -206,6 +208,36 @@ static int run_round(struct coord *c, struct plan_phase *ph, const char *test, i
 	return coord_run_jobs(c, ph->parallel);
 }
 
+/* A job of a verbs phase with a node that cannot use verbs is not run:
+ * finished at once with its error record, not warned (coord_check_transports
+ * said it once).  1 when it was so. */
+static int noverbs(struct coord *c, struct cjob *j)
+{
+	int node = -1, k;
+	char msg[600];
+
+	if (!coord_phase_verbs(j->ph))
+		return 0;
+	if (j->m) {
+		for (k = 0; k < j->nm && node < 0; k++)
+			if (c->node_noverbs[j->m[k].node])
+				node = j->m[k].node;
+	} else if (c->node_noverbs[j->client]) {
+		node = j->client;
+	} else if (j->server >= 0 && c->node_noverbs[j->server]) {
+		node = j->server;
+	}
+	if (node < 0)
+		return 0;
+	snprintf(msg, sizeof(msg), "not run: %s cannot use verbs: %s", c->plan.nodes[node].name,
+		 c->node_noverbs[node]);
+	j->state = J_RUN;	/* so that the record is written */
+	j->notrun = 1;
+	c->notrun_jobs++;
+	coord_job_finish(c, j, msg);
+	return 1;
+}
+
 int coord_run_jobs(struct coord *c, int parallel)
 {
 	int i, rc = 0;
@@ -232,6 +264,8 @@ int coord_run_jobs(struct coord *c, int parallel)
 			} else if (parallel && running >= parallel) {
 				continue;
 			}
+			if (noverbs(c, j))
+				continue;
 			missing = c->node_conn[j->client] < 0 ? j->client :
 				  j->server >= 0 && c->node_conn[j->server] < 0 ? j->server : -1;
 			for (k = 0; j->m && k < j->nm && missing < 0; k++)

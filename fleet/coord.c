@@ -143,12 +143,73 @@ int coord_ensure_nodes(struct coord *c, int n)
 	if (!(why = fs_reallocarray(c->node_why, (size_t)n, sizeof(*why))))
 		return fs_err_env("out of memory for %d nodes", n);
 	c->node_why = why;
+	if (!(why = fs_reallocarray(c->node_noverbs, (size_t)n, sizeof(*why))))
+		return fs_err_env("out of memory for %d nodes", n);
+	c->node_noverbs = why;
 	for (i = c->nnodes_cap; i < n; i++) {
 		c->node_conn[i] = -1;
 		c->node_why[i] = NULL;
+		c->node_noverbs[i] = NULL;
 	}
 	c->nnodes_cap = n;
 	return 0;
+}
+
+/* The endpoints of node: the hostfile's, else those its agent registered
+ * (m), else the address it came from. */
+static void take_endpoints(struct coord *c, const struct conn *k, int node, const char *name, json_t *m)
+{
+	struct plan_node *n = &c->plan.nodes[node];
+	json_t *eps = json_object_get(m, "endpoints"), *e;
+	size_t i;
+
+	if (!n->nep) {
+		json_array_foreach(eps, i, e) {
+			const char *ip = json_string_value(json_object_get(e, "ip"));
+			int rail = (int)json_integer_value(json_object_get(e, "rail"));
+			int plane = (int)json_integer_value(json_object_get(e, "plane"));
+
+			if (!ip || !fs_lane_ok(rail, plane) || !plan_ip_ok(ip)) {	/* (its --rail refuses these) */
+				fs_warn("agent %s: endpoint %d of its registration is not a rail 0-%d, "
+					"plane 0-%d and an IP address: left out", name, (int)i,
+					FS_MAX_RAILS - 1, FS_MAX_PLANES - 1);
+				continue;
+			}
+			if (FS_ALLOC_GROW(n->ep, (size_t)n->nep + 1, n->ep_alloc)) {
+				fs_err_env("out of memory for the endpoints of agent %s: those after %d "
+					   "left out", name, n->nep);
+				break;
+			}
+			n->ep[n->nep].rail = rail;
+			n->ep[n->nep].plane = plane;
+			n->ep[n->nep].ip = strdup(ip);
+			n->nep++;
+		}
+	}
+	if (!n->nep) {
+		n->ep = calloc(1, sizeof(*n->ep));
+		n->ep[0].ip = strdup(strcmp(k->peer, "local") && strchr(k->peer, '.') ? k->peer : "127.0.0.1");
+		n->nep = 1;
+	}
+}
+
+/* The transports node's agent cannot open (m's unusable, fleet.h): verbs'
+ * why kept (bounded, printable) for coord_check_transports, and in run.json's
+ * agents (info). */
+static void take_unusable(struct coord *c, int node, json_t *m, json_t *info)
+{
+	const char *why = json_string_value(json_object_get(json_object_get(m, "unusable"), "verbs"));
+	char *p;
+
+	if (!why)
+		return;
+	free(c->node_noverbs[node]);
+	if (!(c->node_noverbs[node] = strndup(*why ? why : "no reason given", FLEET_WHY_MAX)))
+		return;	/* (out of memory: its verbs jobs run, and fail) */
+	for (p = c->node_noverbs[node]; *p; p++)	/* it goes onto a terminal */
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	json_object_set_new(info, "unusable", json_pack("{ss}", "verbs", c->node_noverbs[node]));
 }
 
 static void on_register(struct coord *c, int ci, json_t *m)
@@ -232,46 +293,14 @@ static void on_register(struct coord *c, int ci, json_t *m)
 	k->authed = 1;
 	k->node = node;
 	c->node_conn[node] = ci;
-	{	/* endpoints: the hostfile's, else the agent's, else its address */
-		struct plan_node *n = &c->plan.nodes[node];
-		json_t *eps = json_object_get(m, "endpoints"), *e;
-		size_t i;
-
-		if (!n->nep) {
-			json_array_foreach(eps, i, e) {
-				const char *ip = json_string_value(json_object_get(e, "ip"));
-				int rail = (int)json_integer_value(json_object_get(e, "rail"));
-				int plane = (int)json_integer_value(json_object_get(e, "plane"));
-
-				if (!ip || !fs_lane_ok(rail, plane) || !plan_ip_ok(ip)) {	/* (its --rail refuses these) */
-					fs_warn("agent %s: endpoint %d of its registration is not a rail 0-%d, "
-						"plane 0-%d and an IP address: left out", name, (int)i,
-						FS_MAX_RAILS - 1, FS_MAX_PLANES - 1);
-					continue;
-				}
-				if (FS_ALLOC_GROW(n->ep, (size_t)n->nep + 1, n->ep_alloc)) {
-					fs_err_env("out of memory for the endpoints of agent %s: those after %d "
-						   "left out", name, n->nep);
-					break;
-				}
-				n->ep[n->nep].rail = rail;
-				n->ep[n->nep].plane = plane;
-				n->ep[n->nep].ip = strdup(ip);
-				n->nep++;
-			}
-		}
-		if (!n->nep) {
-			n->ep = calloc(1, sizeof(*n->ep));
-			n->ep[0].ip = strdup(strcmp(k->peer, "local") && strchr(k->peer, '.') ? k->peer : "127.0.0.1");
-			n->nep = 1;
-		}
-	}
+	take_endpoints(c, k, node, name, m);
 	nodes = json_object_get(c->res.run, "agents");
 	info = json_pack("{ss,ss?,si,ss?,ss,sf}", "node", name,
 			 "host", json_string_value(json_object_get(m, "host")),
 			 "pid", (int)json_integer_value(json_object_get(m, "pid")),
 			 "version", json_string_value(json_object_get(m, "tool_version")),
 			 "from", k->peer, "joined_s", (clock_ns() - c->run_start_ns) / 1e9);
+	take_unusable(c, node, m, info);
 	json_array_append_new(nodes, info);
 	fs_log(1, "agent %s joined from %s", name, k->peer);
 }

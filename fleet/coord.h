@@ -56,6 +56,8 @@ struct coord {
 	int nconns, conns_cap;
 	int *node_conn;		/* node -> conn index, -1 */
 	char **node_why;	/* node -> why it is missing (NULL: fine) */
+	char **node_noverbs;	/* node -> why its agent cannot use verbs, from its
+				 * registration (NULL: it can): no verbs job runs there */
 	int nnodes_cap;
 	int expected;		/* agents the launcher starts */
 	pid_t pids[4096];	/* launcher processes */
@@ -69,6 +71,8 @@ struct coord {
 	const char *run_id;
 	int tty, verbose;
 	int failed_jobs, missing;
+	int notrun_jobs;	/* of failed_jobs: not run, a node could not use the transport */
+	json_t *causes;		/* the failures said: {cause: {n, job}} (coord_job_finish) */
 	struct cjob *jobs;
 	int njobs;
 	size_t jobs_alloc;
@@ -109,6 +113,17 @@ int launch_known(const char *name);
 int launch_uses_listener(const char *name);
 /* A connection object for fd (authentication starts at once). */
 int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer);
+
+/* coord-check.c: once the agents have joined, say once per cause which
+ * nodes cannot use verbs (their agents said why when they registered) and
+ * which verbs phases leave them out; nothing when no phase uses verbs. */
+void coord_check_transports(struct coord *c);
+/* Does phase ph move its data over verbs (its transport; not ping or
+ * topology)? */
+int coord_phase_verbs(const struct plan_phase *ph);
+/* coord-job.c: after the run, one line per failure said more than once:
+ * how many more jobs failed so (each has its error record). */
+void coord_say_repeats(struct coord *c);
 
 /* coord.c, coord-check.c, coord-phase.c, coord-job.c */
 /* c->node_conn and c->node_why for n nodes: 0, or -FS_EXIT_ENV (said). */

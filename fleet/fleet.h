@@ -6,7 +6,11 @@
  *
  *   coordinator -> agent   challenge {proto, version, nonce}
  *   agent -> coordinator   register  {proto, version, tool_version, nonce, mac,
- *                                     node, host, pid, slot, endpoints: [{rail, plane, ip}]}
+ *                                     node, host, pid, slot, endpoints: [{rail, plane, ip}],
+ *                                     unusable: {TRANSPORT: why}}
+ *                          (unusable: the transports this host cannot open, e.g. verbs
+ *                          without RDMA in its kernel, and why in one line; absent: none;
+ *                          the coordinator runs no job of that transport on the node)
  *   coordinator -> agent   welcome   {mac, node, heartbeat_ms, silence_ms}  | error {message}
  *
  *   mac (agent)       = HMAC-SHA256(token, "fabscope-agent\n" NONCE_C "\n" NONCE_A)
@@ -45,5 +49,7 @@
 #define FLEET_MAX_MSG (4u << 20)
 #define FLEET_HEARTBEAT_MS 1000
 #define FLEET_SILENCE_MS 10000
+/* an unusable transport's why, as the coordinator keeps it: at most this many bytes */
+#define FLEET_WHY_MAX 300
 
 #endif

@@ -23,6 +23,12 @@ extern const char *const plan_topo_keys[];
 /* plan_coll_keys, as a message lists them */
 #define COLL_KEYS_TEXT "algo, minbytes, maxbytes, stepfactor, warmup, iters, chunk, flows, tx-depth, " \
 	"tclass, no-check, transport, timeout, ib-port, gid-index, mtu, qp-timeout, poll, corrupt"
+/* The key a mistyped plan key most likely meant ("did you mean"), by the
+ * command line's rule (opts_near): among own (NULL-terminated: the
+ * section's keys) and the engine keys; NULL when none is near. */
+const char *plan_key_suggest(const char *key, const char *const *own);
+/* The same for the value of kind = */
+const char *plan_kind_suggest(const char *kind);
 /* Is s one of the NULL-terminated list? */
 int plan_in_list(const char *const *list, const char *s);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../core/options.h"
 #include "plan-int.h"
 
 const char *const plan_kind_names[] = {
@@ -152,4 +153,28 @@ int plan_load_key(const char *key)
 int plan_is_group(const struct plan_phase *ph)
 {
 	return ph->kind == PLAN_ALLREDUCE || ph->kind == PLAN_ALLTOALL;
+}
+
+const char *plan_key_suggest(const char *key, const char *const *own)
+{
+	struct opts_near n;
+	size_t i;
+
+	opts_near_init(&n, key);
+	for (; own && *own; own++)
+		opts_near_offer(&n, *own);
+	for (i = 0; i < sizeof(engine_keys) / sizeof(engine_keys[0]); i++)
+		opts_near_offer(&n, engine_keys[i].key);
+	return opts_near_best(&n);
+}
+
+const char *plan_kind_suggest(const char *kind)
+{
+	struct opts_near n;
+	int i;
+
+	opts_near_init(&n, kind);
+	for (i = 0; i < PLAN_NKINDS; i++)
+		opts_near_offer(&n, plan_kind_names[i]);
+	return opts_near_best(&n);
 }

@@ -15,6 +15,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/record.h"
 #include "../core/slurp.h"
 #include "../core/units.h"
 #include "../transport/transport.h"
@@ -102,6 +103,17 @@ static int perr(const char *path, int line, const char *fmt, ...)
 	return fs_err_usage("%s:%d: %s", path, line, msg);
 }
 
+/* An unknown key of [section], whose own keys are own: one line, with the
+ * key it most likely meant (as the command line's options do). */
+static int unknown_key(const char *path, int line, const char *k, const char *section, const char *const *own)
+{
+	const char *s = plan_key_suggest(k, own);
+
+	if (s)
+		return perr(path, line, "unknown key '%s' in [%s]; did you mean '%s'?", k, section, s);
+	return perr(path, line, "unknown key '%s' in [%s]; see 'fabscope run --help' for plan keys", k, section);
+}
+
 /* an engine key's value, as far as the plan can tell: booleans */
 static int engine_value_ok(const char *path, int line, const char *k, const char *v)
 {
@@ -127,8 +139,40 @@ static int seed_parse(const char *v, uint64_t *out)
 	return 0;
 }
 
-/* [global]'s numbers, checked where they are written (0, or perr's code) */
-static int global_value_ok(const char *path, int line, const char *k, const char *v)
+/* A label line of [global] (label = K=V, or K1=V1,K2=V2): each label
+ * KEY=VALUE, and none given by an earlier label line (which of two would
+ * win is a guess).  0, or perr's code. */
+static int label_ok(const char *path, const struct plan *p, int line, const char *v)
+{
+	json_t *mine = json_object(), *prev, *val;
+	const char *key;
+	int i, rc = 0;
+
+	if (!mine)
+		return fs_err_env("out of memory for the plan's labels");
+	if (record_label_add(mine, v)) {
+		json_decref(mine);
+		return perr(path, line, "label '%s': give KEY=VALUE, or several as K1=V1,K2=V2 (a comma separates "
+			    "labels: a value holds none), keys of 1 to 127 characters", v);
+	}
+	for (i = 0; i < p->nglobal && !rc; i++) {
+		if (strcmp(p->global[i].key, "label") || !(prev = json_object()))
+			continue;
+		record_label_add(prev, p->global[i].val);	/* (checked at its line) */
+		json_object_foreach(mine, key, val)
+			if (json_object_get(prev, key)) {
+				rc = perr(path, line, "label '%s' is given already at line %d: give each label once",
+					  key, p->global[i].line);
+				break;
+			}
+		json_decref(prev);
+	}
+	json_decref(mine);
+	return rc;
+}
+
+/* [global]'s values, checked where they are written (0, or perr's code) */
+static int global_value_ok(const char *path, const struct plan *p, int line, const char *k, const char *v)
 {
 	uint64_t n;
 
@@ -136,6 +180,8 @@ static int global_value_ok(const char *path, int line, const char *k, const char
 		return perr(path, line, "nodes '%s': give how many agents to wait for, from 1 to %u", v, 1u << 20);
 	if (!strcmp(k, "seed") && seed_parse(v, NULL))
 		return perr(path, line, "seed '%s' is not a number (e.g. 1, or 0x5eed)", v);
+	if (!strcmp(k, "label"))
+		return label_ok(path, p, line, v);
 	return 0;
 }
 
@@ -526,13 +572,15 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 		} else if (plan_in_list(global_keys, k))
 			return perr(path, line, "'%s' belongs in [global], not in [%s]", k, ph->name);
 		else
-			return perr(path, line, "unknown key '%s' in [%s]; see 'fabscope run --help' for plan keys", k, ph->name);
+			return unknown_key(path, line, k, ph->name, phase_keys);
 	}
 	if (!kind)
 		return perr(path, ph->line, "phase [%s] has no kind: add kind = pairwise (or ring, permutation, bisection, incast, ping, polarization, pfc, allreduce, alltoall, topology)", ph->name);
 	for (i = 0; i < PLAN_NKINDS; i++)
 		if (!strcmp(kind, plan_kind_names[i]))
 			break;
+	if (i == PLAN_NKINDS && (v = plan_kind_suggest(kind)))
+		return perr(path, ph->line, "unknown kind '%s' of [%s]; did you mean '%s'?", kind, ph->name, v);
 	if (i == PLAN_NKINDS)
 		return perr(path, ph->line, "unknown kind '%s' of [%s]: use pairwise, ring, permutation, bisection, incast, ping, polarization, pfc, allreduce, alltoall or topology", kind, ph->name);
 	ph->kind = (enum plan_kind)i;
@@ -680,8 +728,11 @@ int plan_parse(struct plan *p, const char *path, const char *text)
 				rc = perr(path, lineno, "a value without a key");
 				break;
 			}
-			/* a key once a section: which of two would win is a guess */
-			if (in_global)
+			/* a key once a section: which of two would win is a guess
+			 * (label: each label once; label_ok checks) */
+			if (in_global && !strcmp(k, "label"))
+				i = 0;
+			else if (in_global)
 				i = kv_line(eng, neng, k) + kv_line(p->global, p->nglobal, k);
 			else
 				i = cur ? kv_line(cur->kv, cur->nkv, k) : 0;
@@ -695,13 +746,13 @@ int plan_parse(struct plan *p, const char *path, const char *text)
 						rc = kv_add(&eng, &neng, &eng_alloc, k, v, lineno);
 				}
 				else if (plan_in_list(global_keys, k)) {
-					if (!(rc = global_value_ok(path, lineno, k, v)))
+					if (!(rc = global_value_ok(path, p, lineno, k, v)))
 						rc = kv_add(&p->global, &p->nglobal, &p->global_alloc, k, v, lineno);
 				}
 				else if (plan_in_list(phase_keys, k))
 					rc = perr(path, lineno, "'%s' belongs in a phase section, not in [global]", k);
 				else
-					rc = perr(path, lineno, "unknown key '%s' in [global]; see 'fabscope run --help' for plan keys", k);
+					rc = unknown_key(path, lineno, k, "global", global_keys);
 			} else if (cur) {
 				rc = kv_add(&cur->kv, &cur->nkv, &cur->kv_alloc, k, v, lineno);
 			} else {

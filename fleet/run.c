@@ -540,17 +540,10 @@ static int run_labels(struct coord *c, struct run_opts *ro)
 	c->labels = json_is_object(prev) ? json_deep_copy(prev) : json_object();
 	for (i = 0; i < c->plan.nglobal; i++) {
 		const struct plan_kv *kv = &c->plan.global[i];
-		const char *eq = strchr(kv->val, '=');
-		char *k;
 
-		if (strcmp(kv->key, "label"))
-			continue;
-		if (!eq || eq == kv->val)
-			return fs_err_usage("%s:%d: label '%s': write label = KEY=VALUE", ro->plan_path, kv->line,
-					    kv->val);
-		k = strndup(kv->val, (size_t)(eq - kv->val));
-		json_object_set_new(c->labels, k, json_string(eq + 1));
-		free(k);
+		/* (each checked by plan_parse at its line) */
+		if (!strcmp(kv->key, "label") && record_label_add(c->labels, kv->val))
+			return fs_err_usage("%s:%d: label '%s': give KEY=VALUE", ro->plan_path, kv->line, kv->val);
 	}
 	if (record_labels(&ro->labels, &cl, &bad))
 		return fs_err_usage(RECORD_LABEL_ERR, bad);
@@ -704,8 +697,10 @@ static int run_phases(struct coord *c, struct run_opts *ro)
 		(clock_ns() - c->run_start_ns) / 1e9);
 	results_save(&c->res);
 	if (!(rc = coord_check_targets(c, 1)) &&	/* the names of joined agents too */
-	    !(rc = coord_planned(c)))
+	    !(rc = coord_planned(c))) {
+		coord_check_transports(c);
 		rc = coord_run_phases(c);
+	}
 	ro->retest_info = json_object();
 	if (ro->no_retest || !ro->retest_max)
 		json_object_set_new(ro->retest_info, "off", json_string(ro->no_retest ? "--no-retest" :
@@ -758,6 +753,7 @@ static void run_json_end(struct coord *c, const struct run_opts *ro, int rc)
 							       rc ? "failed" : "finished"));
 	}
 	json_object_set_new(run, "failed_jobs", json_integer(c->failed_jobs));
+	json_object_set_new(run, "not_run_jobs", json_integer(c->notrun_jobs));	/* (of failed_jobs) */
 	json_object_set_new(run, "wrong_records", json_integer(ro->wrong_recs));
 	if (!getrusage(RUSAGE_SELF, &ru))	/* what the coordinator itself cost: for sizing large runs */
 		json_object_set_new(run, "coordinator", json_pack("{sI,sf}",
@@ -803,17 +799,24 @@ static void run_analysis(struct coord *c, struct run_opts *ro, int rc)
 }
 
 /* The run's exit: a write that failed, then agents missing or jobs
- * failed, then wrong data; rc (0 or -FS_EXIT_*) when none of them. */
+ * failed, then jobs not run for a node that cannot use their transport (3),
+ * then wrong data; rc (0 or -FS_EXIT_*) when none of them. */
 static int run_verdict(struct coord *c, const struct run_opts *ro, int rc)
 {
+	coord_say_repeats(c);
 	if (c->res.werr)	/* nothing measured is lost: what was written stays, the rest runs again */
 		rc = fs_err_env("results directory %s %s%s: %ld records written, %ld not; run 'fabscope run --resume %s' "
 				"after %s", c->res.dir, c->res.werr == ENOSPC ? "full" : "cannot be written: ",
 				c->res.werr == ENOSPC ? "" : strerror(c->res.werr), c->res.nrec, c->res.lost, c->res.dir,
 				c->res.werr == ENOSPC ? "freeing space" : "fixing that");
-	else if (!rc && (c->missing || c->failed_jobs))
-		rc = fs_err_peer("%d agent(s) missing, %d job(s) failed%s: see %s/results.jsonl", c->missing,
-				 c->failed_jobs, ro->wrong_recs ? ", and wrong data" : "", c->res.dir);
+	else if (!rc && (c->missing || c->failed_jobs > c->notrun_jobs))
+		rc = fs_err_peer("%d agent(s) missing, %d job(s) failed%s%s: see %s/results.jsonl", c->missing,
+				 c->failed_jobs - c->notrun_jobs, c->notrun_jobs ? " and more not run (no verbs)" : "",
+				 ro->wrong_recs ? ", and wrong data" : "", c->res.dir);
+	else if (!rc && c->notrun_jobs)
+		rc = fs_err_env("%d job(s) of transport = verbs not run: nodes that cannot use verbs, said above (the "
+				"rest ran%s: see %s/results.jsonl); give those nodes RDMA, or transport = tcp",
+				c->notrun_jobs, ro->wrong_recs ? ", with wrong data" : "", c->res.dir);
 	else if (!rc && ro->wrong_recs)
 		rc = fs_err(FS_EXIT_CHECK, "%.0f wrong element%s in %ld record%s: a collective's data check "
 			    "failed (see the failed lines above and %s/results.jsonl)", ro->wrong_elems,
@@ -844,9 +847,13 @@ static void run_release(struct coord *c, struct run_opts *ro, int close_res)
 	if (ro->have_design)
 		topo_release(&ro->design);
 	rstore_release(&c->recs);
-	for (i = 0; i < c->nnodes_cap; i++)
+	for (i = 0; i < c->nnodes_cap; i++) {
 		free(c->node_why[i]);
+		free(c->node_noverbs[i]);
+	}
 	free(c->node_why);
+	free(c->node_noverbs);
+	json_decref(c->causes);
 	free(c->node_conn);
 	free(c->conns);
 	free(c->jobs);

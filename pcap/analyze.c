@@ -713,7 +713,7 @@ static int analyze_report(struct analyze_run *r)
 	const struct aopts *o = r->o;
 	struct flow_table *t = &r->t;
 	struct findings fs = { 0 };
-	int i, rc;
+	int i, rc, errors = 0;
 
 	for (i = 0; i < t->n; i++)
 		if (flow_selected(t, t->v[i], o))
@@ -721,6 +721,8 @@ static int analyze_report(struct analyze_run *r)
 	capture_findings(t, o, &fs);
 	if (fs.n)
 		qsort(fs.v, (size_t)fs.n, sizeof(*fs.v), find_cmp);
+	for (i = 0; i < fs.n; i++)
+		errors += fs.v[i].severity == 2;
 	if (o->json) {
 		json_t *j = result_json(t, o, r->file, &fs, r->read_error);
 		char *s = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
@@ -742,6 +744,12 @@ static int analyze_report(struct analyze_run *r)
 				  (unsigned long long)t->pkts, o->filter || o->host ? " selected" : "",
 				  o->port ? "" : " (RoCEv2 on another UDP port: give --port)");
 	}
+	/* an [error] finding (loss, retransmission, a NAK that breaks the
+	 * QP) is a failed check, as a failed data check is elsewhere;
+	 * warnings and notes are not */
+	if (!rc && errors)
+		rc = fs_err(FS_EXIT_CHECK, "'%s': %d error finding%s (loss, retransmission or a NAK that breaks a QP): "
+			    "a failed check", r->file, errors, errors == 1 ? "" : "s");
 	return rc;
 }
 

@@ -675,7 +675,7 @@ int probe_pfc(int argc, const char **argv)
 		OPT_STRING(0, "node", &o.node, "NAME", "this node's name in records"),
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o.json, "print the record as JSON"),
-		OPT_FILE('o', "output", &o.output, "FILE", "also write the record to FILE (JSON array)"),
+		OPT_FILE('o', "output", &o.output, "FILE", "also write the record to FILE, a JSON line (as results.jsonl)"),
 		OPT_LIST(0, "label", &o.labels, "K=V", "label the record (repeatable)"),
 		OPT_VERBOSE(&o.verbose),
 		OPT_END(),

@@ -401,7 +401,7 @@ int probe_polarization(int argc, const char **argv)
 		OPT_GROUP("Output"),
 		OPT_BOOL(0, "json", &o.json, "print the records as one JSON array"),
 		OPT_BOOL(0, "report-gbits", &o.gbits, "text: rates in Gb/s instead of MB/s (10^6 bytes/s), as bw"),
-		OPT_FILE('o', "output", &o.output, "FILE", "also write the records to FILE (JSON array)"),
+		OPT_FILE('o', "output", &o.output, "FILE", "also write the records to FILE, a JSON line each (as results.jsonl)"),
 		OPT_LIST(0, "label", &o.labels, "K=V", "label every record (repeatable)"),
 		OPT_VERBOSE(&o.verbose),
 		OPT_END(),

@@ -18,9 +18,11 @@
  * Each is judged against what the fabric gave at the same moment too: a
  * control (a pair of fresh nodes, another lane's pair or collective)
  * measured with the re-test.  A measurement is low when it is under both
- * the reference and the control (by low_frac; over them for latency); a
- * control low against the reference makes the suspect inconclusive (the
- * hosts or the fabric were busy while it was re-tested), not confirmed.
+ * the reference and the control (by low_frac; over them for latency), so
+ * a suspect that stands out against what the fabric gives now is confirmed
+ * even when the whole machine is slower than at first; one low against the
+ * reference but not against a control that is as far off is inconclusive
+ * (the hosts or the fabric were busy while it was re-tested).
  *
  * A suspect whose re-test failed, or that was not re-tested (why: the
  * coordinator's run.json retest object, or the kind's own reason), stays a
@@ -170,6 +172,7 @@ static const char *why_not(json_t *s, json_t *info)
 struct judge {
 	const char *test;
 	double ref, ctl, low_frac;
+	const char *csrc, *cdst;	/* the control's pair */
 };
 
 /* Low against the reference, and against the control when there is one. */
@@ -180,36 +183,38 @@ static int is_low(const struct judge *jg, double v)
 }
 
 /* The suspect's control (the last re-test of role control among
- * ix->r[first..first+n)) into jg->ctl; 1 when that control is low against
- * the reference itself: the suspect is then inconclusive (said in s). */
-static int control(const struct rtix *ix, json_t *s, size_t first, size_t n, struct judge *jg)
+ * ix->r[first..first+n)) into jg (its value in jg->ctl, NAN: none). */
+static void control(const struct rtix *ix, size_t first, size_t n, struct judge *jg)
 {
-	const struct rstore_rt *c = NULL;
-	const char *src, *dst;
-	char txt[600];
 	size_t i;
 
 	jg->ctl = NAN;
+	jg->csrc = jg->cdst = NULL;
 	for (i = first; i < first + n; i++)
-		if (role_is(ix, &ix->r[i], "control") && ix->r[i].error < 0)
-			c = &ix->r[i];
-	if (!c)
+		if (role_is(ix, &ix->r[i], "control") && ix->r[i].error < 0) {
+			jg->ctl = ix->r[i].v;
+			jg->csrc = rstore_str(ix->st, ix->r[i].src);
+			jg->cdst = rstore_str(ix->st, ix->r[i].dst);
+		}
+}
+
+/* Low against the reference, not against the control, and the control
+ * itself low against the reference: what the fabric gave during the
+ * re-test was as far off as the suspect; inconclusive (said in s). */
+static int busy(json_t *s, double retest, const struct judge *jg, const char **status)
+{
+	char txt[600];
+
+	if (isnan(jg->ctl) || !analyze_is_low(jg->test, retest, jg->ref, jg->low_frac) ||
+	    !analyze_is_low(jg->test, jg->ctl, jg->ref, jg->low_frac))
 		return 0;
-	jg->ctl = c->v;
-	src = rstore_str(ix->st, c->src);
-	dst = rstore_str(ix->st, c->dst);
-	if (!analyze_is_low(jg->test, c->v, jg->ref, jg->low_frac))
-		return 0;
-	json_object_set_new(s, "retest", json_pack("{ss,sf,sf,s{ss?,ss?,sf}}", "status", "inconclusive",
-		"first", record_num(s, "value", NAN), "reference", jg->ref, "control", "src", src, "dst", dst,
-		"value", c->v));
-	if (src && dst)
-		snprintf(txt, sizeof(txt), "inconclusive: the control %s -> %s measured %.4g %s against %.4g too: "
-			 "the hosts or the fabric were busy during the re-test; run again", src, dst, c->v,
-			 unit_of(jg->test), jg->ref);
-	else
-		snprintf(txt, sizeof(txt), "inconclusive: the control measured %.4g %s against %.4g too: the hosts "
-			 "or the fabric were busy during the re-test; run again", c->v, unit_of(jg->test), jg->ref);
+	*status = "inconclusive";
+	json_object_set_new(s, "retest", json_pack("{ss,sf,sf,sf,s{ss?,ss?,sf}}", "status", *status,
+		"first", record_num(s, "value", NAN), "retest", retest, "reference", jg->ref, "control",
+		"src", jg->csrc, "dst", jg->cdst, "value", jg->ctl));
+	snprintf(txt, sizeof(txt), "inconclusive: re-test %.4g %s against %.4g, but the control %s -> %s measured "
+		 "%.4g too: the hosts or the fabric were busy during the re-test; run again", retest,
+		 unit_of(jg->test), jg->ref, jg->csrc ? jg->csrc : "?", jg->cdst ? jg->cdst : "?", jg->ctl);
 	json_object_set_new(s, "confirmation", json_string(txt));
 	return 1;
 }
@@ -282,7 +287,7 @@ static void judge_pair(const struct rtix *ix, json_t *s, size_t first, size_t n,
 	const char *test = record_str(s, "test", ""), *node = record_str(s, "node", "?"),
 		   *peer = record_str(s, "peer", "?");
 	double ref = record_num(s, "reference", NAN), v = record_num(s, "value", NAN);
-	struct judge jg = { test, ref, NAN, low_frac };
+	struct judge jg = { test, ref, NAN, low_frac, NULL, NULL };
 	const struct rstore_rt *again = NULL, *fs = NULL, *fd = NULL;
 	json_t *rt, *fresh = json_array();
 	char txt[1200], a[300] = "", b[300] = "", ag[80];
@@ -312,13 +317,12 @@ static void judge_pair(const struct rtix *ix, json_t *s, size_t first, size_t n,
 		json_decref(fresh);
 		return;
 	}
-	if (control(ix, s, first, n, &jg)) {
-		*status = "inconclusive";
-		json_object_set_new(json_object_get(s, "retest"), "retest", json_real(again->v));
+	control(ix, first, n, &jg);
+	low = is_low(&jg, again->v);
+	if (!low && busy(s, again->v, &jg, status)) {
 		json_decref(fresh);
 		return;
 	}
-	low = is_low(&jg, again->v);
 	if (low && isnan(jg.ctl) && again->for_id >= 0) {	/* (an older directory's had none) */
 		no_control(s, v, again->v, &jg, status);
 		json_decref(fresh);
@@ -377,18 +381,13 @@ static void judge_many(const struct rtix *ix, json_t *s, size_t first, size_t n,
 {
 	const char *test = record_str(s, "test", ""), *kind = record_str(s, "kind", "");
 	double ref = record_num(s, "reference", NAN), *v = malloc((n ? n : 1) * sizeof(*v)), med;
-	struct judge jg = { test, ref, NAN, low_frac };
+	struct judge jg = { test, ref, NAN, low_frac, NULL, NULL };
 	json_t *list = json_array(), *rt;
 	int nok = 0, nlow = 0, low, is_node = !strcmp(kind, "node");
 	char txt[1200], err[400] = "", ag[80];
 	size_t i;
 
-	if (control(ix, s, first, n, &jg)) {
-		*status = "inconclusive";
-		json_decref(list);
-		free(v);
-		return;
-	}
+	control(ix, first, n, &jg);
 	for (i = first; v && i < first + n; i++) {
 		const struct rstore_rt *r = &ix->r[i];
 
@@ -417,6 +416,10 @@ static void judge_many(const struct rtix *ix, json_t *s, size_t first, size_t n,
 	free(v);
 	if ((is_node ? nlow == nok : is_low(&jg, med)) && isnan(jg.ctl)) {
 		no_control(s, record_num(s, "value", NAN), med, &jg, status);
+		json_decref(list);
+		return;
+	}
+	if (!(is_node ? nlow == nok : is_low(&jg, med)) && busy(s, med, &jg, status)) {
 		json_decref(list);
 		return;
 	}

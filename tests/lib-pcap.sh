@@ -5,6 +5,7 @@
 # the trash directory and fails (saying why) when the two disagree.
 #
 #	pcap_analyze FILE     fabscope pcap --json FILE into FILE.json, its text into FILE.txt
+#	                      (pcap_run: each exits 1 when it has an [error] finding, else 0)
 #	pcap_vs_tshark FILE   per flow (source IP, destination IP, destination QP - a flow as
 #	                      pcap/flow.h defines it): packets, requests, NAKs, RNR NAKs and NAKs
 #	                      by code as tshark decodes each packet; and the resends: "seen" are
@@ -22,8 +23,31 @@
 #	                      resend they caused); in the JSON (findings[].flow) and the text
 
 pcap_analyze() {
-	"$FABSCOPE" pcap "$1" --json >"$1.json" || { echo "fabscope pcap --json $1 failed"; return 1; }
-	"$FABSCOPE" pcap "$1" >"$1.txt" || { echo "fabscope pcap $1 failed"; return 1; }
+	pcap_run "$1.json" "$1" --json && pcap_run "$1.txt" "$1"
+}
+
+# pcap_run OUT FILE [ARGS...]: fabscope pcap FILE ARGS, its standard output into OUT and its
+# standard error into OUT without its extension, .err; its exit status must be the one its
+# findings call for (pcap_exit_ok)
+pcap_run() {
+	local out=$1 rc=0
+	shift
+	"$FABSCOPE" pcap "$@" >"$out" 2>"${out%.*}.err" || rc=$?
+	pcap_exit_ok "$out" "${out%.*}.err" $rc
+}
+
+# pcap_exit_ok OUT ERR RC: an [error] finding in OUT (text or JSON) is a failed check: RC 1
+# and the last line of ERR says so; without one, RC 0 and no such line
+pcap_exit_ok() {
+	if grep -q -e "\[error\]" -e "\"severity\": \"error\"" "$1"; then
+		[ "$3" = 1 ] && tail -n 1 "$2" | grep -q "error finding.*a failed check$" && return 0
+		echo "fabscope pcap: [error] findings in $1, exit $3 (want 1 and the line on $2):"
+	else
+		[ "$3" = 0 ] && ! grep -q "error finding" "$2" && return 0
+		echo "fabscope pcap: no [error] finding in $1, exit $3 (want 0):"
+	fi
+	cat "$2"
+	return 1
 }
 
 # tshark's per-packet view: source, destination, destination QP (0x%06x), opcode, PSN and

@@ -71,6 +71,16 @@ test_expect_success TEST_TOOL 'record_labels: K=V pairs, empty values, "=" in va
 	test_cmp expect actual
 '
 
+test_expect_success TEST_TOOL 'record_labels: a comma separates labels, in one argument or several' '
+	"$TEST_TOOL" labels lb=ecmp,fabric=pod3 "eq=a=b,x=" lb=spray >actual &&
+	echo "{\"lb\":\"spray\",\"fabric\":\"pod3\",\"eq\":\"a=b\",\"x\":\"\"}" >expect &&
+	test_cmp expect actual &&
+	for bad in "a=1,b" "a=1," ",a=1" "a=1,,b=2" "rails=0,1"; do
+		test_expect_code 1 "$TEST_TOOL" labels "$bad" 2>err &&
+		test_grep "bad label .$bad.$" err || return 1
+	done
+'
+
 test_expect_success TEST_TOOL 'record_labels: no "=", an empty key, a key too long: named' '
 	test_expect_code 1 "$TEST_TOOL" labels a=1 noequals b=2 2>err &&
 	test_grep "bad label .noequals.$" err &&

@@ -9,6 +9,7 @@ and a file cut inside a packet are reported, never read past; bad files are one 
 Where tshark is installed its per-packet view of the same files agrees'
 # asan: always: feeds untrusted bytes to C code: pcap files
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-pcap.sh"
 
 test_require_in_ci FABSCOPE TEST_TOOL JQ
 P=FABSCOPE,TEST_TOOL,JQ
@@ -23,7 +24,7 @@ gen() { "$TEST_TOOL" pcapgen "$@" >/dev/null; }
 # j FILE EXPR [ARGS...]: the expression holds on fabscope pcap --json ARGS of FILE (else the
 # JSON is shown)
 j() {
-	"$FABSCOPE" pcap "$1" --json "${@:3}" >"$1.json" || return 1
+	pcap_run "$1.json" "$1" --json "${@:3}" || return 1
 	jq -e "$2" "$1.json" >/dev/null && return 0
 	echo "j: '$2' does not hold on $1:" >&2
 	cat "$1.json" >&2
@@ -48,10 +49,28 @@ test_expect_success $P 'a gap, a NAK and the go-back-N resend across the PSN wra
 		and .psn.resent_after_loss == 2 and .psn.seen_again == 4 and .psn.retransmission_bursts == 1 and .psn.out_of_order == 0 and .psn_first == 16777200
 		and .psn_last == 1 and .reverse == 1 and .ack_latency_s.n == 22" &&
 	flow nak.pcap 0x000022 ".naks[\"psn-seq-error\"] == 1 and .acks == 3 and .reverse == 0" &&
-	"$FABSCOPE" pcap nak.pcap >nak.txt &&
+	pcap_run nak.txt nak.pcap &&
 	test_grep "\[error\] QP 0x000011 10.0.0.1 -> 10.0.0.2: 1 retransmission burst (6 packets sent again: 2 resent after a loss upstream, 4 seen twice at the capture point) after 1 NAK psn-seq-error (the first at 0.300 s, PSN 0xfffffc) and 1 PSN gap (2 packets lost before the capture point); the first at 0.400 s from PSN 0xfffffc" nak.txt &&
 	# the table says the 2 lost, 2 resent, 4 seen again
 	test_grep "^0x000011 .* 22 .* 2  *2  *4  *0 " nak.txt
+'
+
+# an [error] finding is a fault the capture shows: a failed check, as fabscope-pcap(1) says
+test_expect_success $P,JQ 'an [error] finding exits 1 with one line; warnings and notes exit 0' '
+	gen clean.pcap "rc write_only qpn=0x61 psn=1 len=1024 ackreq $W count=4 time=1.0" \
+		"ack qpn=0x62 psn=4 $R time=1.1" &&
+	"$FABSCOPE" pcap clean.pcap >clean.txt 2>clean.err &&
+	test_grep "# findings: none" clean.txt && test_must_be_empty clean.err &&
+	gen warn.pcap "rc send_only qpn=0x63 psn=1 len=64 ecn=ce $W count=4 time=1.0" "cnp qpn=0x64 $R time=1.1" &&
+	"$FABSCOPE" pcap warn.pcap >warn.txt 2>warn.err &&
+	test_grep "\[warn\]" warn.txt && test_grep ! "\[error\]" warn.txt && test_must_be_empty warn.err &&
+	test_expect_exit 1 "$FABSCOPE" pcap nak.pcap >nak1.txt 2>nak1.err &&
+	test_grep "\[error\]" nak1.txt &&
+	test $(wc -l <nak1.err) = 1 &&
+	test_grep "^fabscope pcap: .nak.pcap.: 1 error finding (loss, retransmission or a NAK that breaks a QP): a failed check$" nak1.err &&
+	test_expect_exit 1 "$FABSCOPE" pcap nak.pcap --json >nak1.json 2>nak1j.err &&
+	test_cmp nak1.err nak1j.err &&
+	jq -e "[.findings[] | select(.severity == \"error\")] | length == 1" nak1.json >/dev/null
 '
 
 test_expect_success $P 'lost and never resent; late packets are out of order, not lost' '
@@ -62,7 +81,7 @@ test_expect_success $P 'lost and never resent; late packets are out of order, no
 		"rc send_only qpn=0x31 psn=110 len=64 $W time=2.4" &&
 	flow loss.pcap 0x000031 ".psn.gaps == 1 and .psn.lost == 2 and .psn.missing == 2 and .psn.out_of_order == 1
 		and .psn.seen_again == 0 and .psn.resent_after_loss == 0" &&
-	"$FABSCOPE" pcap loss.pcap >loss.txt &&
+	pcap_run loss.txt loss.pcap &&
 	test_grep "2 packets missing in 1 PSN gap .*PSN 0x000069" loss.txt &&
 	test_grep "1 packet out of order (late, not lost)" loss.txt &&
 	test_grep ! "retransmission" loss.txt
@@ -102,11 +121,11 @@ test_expect_success $P 'READs between WRITEs: no false gap on the way back; a re
 test_expect_success $P 'a capture that starts with a PFC frame; NAK times by code; ports; unanswered' '
 	gen pfc0.pcap "pfc prio=2 quanta=10 time=1.0" "pfc prio=2 quanta=10 time=1.5" \
 		"rc send_only qpn=0x55 psn=1 len=10 $W time=1.9" &&
-	"$FABSCOPE" pcap pfc0.pcap >pfc0.txt &&
+	pcap_run pfc0.txt pfc0.pcap &&
 	test_grep "from 0.000 s to 0.500 s" pfc0.txt &&
 	gen naks.pcap "rc send_only qpn=0x56 psn=1 len=10 ackreq $W count=5 time=1.0" \
 		"ack qpn=0x57 psn=2 nak=seq $R time=2.0" "ack qpn=0x57 psn=3 nak=access $R time=6.0" &&
-	"$FABSCOPE" pcap naks.pcap >naks.txt &&
+	pcap_run naks.txt naks.pcap &&
 	test_grep "1 NAK remote-access-error, the first at 5.000 s (PSN 0x000003)" naks.txt &&
 	gen ports.pcap "rc send_only qpn=0x58 psn=1 len=10 sport=1000 $W" "rc send_only qpn=0x58 psn=2 len=10 sport=2000 $W" \
 		"rc send_only qpn=0x58 psn=3 len=10 sport=1000 $W" "rc send_only qpn=0x58 psn=4 len=10 sport=2000 $W" &&
@@ -114,7 +133,7 @@ test_expect_success $P 'a capture that starts with a PFC frame; NAK times by cod
 	gen unans.pcap "rc write_only qpn=0x59 psn=1 len=10 ackreq $W count=2 time=1.0" \
 		"ack qpn=0x5a psn=2 $R time=1.1" "rc write_only qpn=0x59 psn=3 len=10 ackreq $W count=3 time=1.2" &&
 	flow unans.pcap 0x000059 ".psn.unanswered == 3 and .ack_latency_s.n == 2" &&
-	"$FABSCOPE" pcap unans.pcap >unans.txt &&
+	pcap_run unans.txt unans.pcap &&
 	test_grep "3 requests were never acknowledged before the capture ended" unans.txt &&
 	test_expect_exit 2 "$FABSCOPE" pcap unans.pcap --link-speed 25ms 2>e &&
 	test_grep "expected a number" e
@@ -135,7 +154,7 @@ test_expect_success $P 'RNR NAKs, a fatal NAK, CE marks, CNPs, PFC and PAUSE fra
 	j cong.pcap "(.pfc.priorities[] | select(.prio == 3) | .frames == 5 and .xoff == 4 and .xon == 1
 		and .quanta == 4000) and (.pfc.priorities[] | select(.prio == 5) | .quanta == 4000)
 		and .pfc.pause_frames == 2 and .pfc.pause_quanta == 1000" &&
-	"$FABSCOPE" pcap cong.pcap --link-speed 100 >cong.txt &&
+	pcap_run cong.txt cong.pcap --link-speed 100 &&
 	test_grep "\[error\] QP 0x000052 .*1 NAK remote-access-error.*goes to the error state" cong.txt &&
 	test_grep "1 RNR NAK (receiver not ready: no receive posted; timer 1.28 ms)" cong.txt &&
 	test_grep "50.0% of packets CE-marked (4)" cong.txt &&
@@ -197,14 +216,14 @@ test_expect_success $P 'packets cut inside a header: counted by layer, never rea
 	j cut.pcap ".summary.truncated == 3 and .summary.truncated_by_layer.udp == 1 and
 		.summary.truncated_by_layer.bth == 1 and .summary.truncated_by_layer.reth == 1" &&
 	flow cut.pcap 0x000081 ".packets == 2" &&
-	"$FABSCOPE" pcap cut.pcap >cut.txt &&
+	pcap_run cut.txt cut.pcap &&
 	test_grep "3 packets cut inside a header" cut.txt
 '
 
 test_expect_success $P 'a file cut inside a packet: a warning, the packets before it analyzed' '
 	gen whole.pcap "rc send_only qpn=0x91 psn=1 len=100 $W count=10" &&
 	head -c $(($(stat -c %s whole.pcap) - 50)) whole.pcap >torn.pcap &&
-	"$FABSCOPE" pcap torn.pcap --json >torn.json 2>torn.err &&
+	pcap_run torn.json torn.pcap --json &&
 	jq -e ".summary.packets == 9 and .summary.read_error != null" torn.json &&
 	test_grep "ends inside a packet after 9 packets" torn.err
 '
@@ -232,12 +251,12 @@ test_expect_success $P,SETPRIV 'a capture that cannot be read: one line, exit 3'
 '
 
 test_expect_success $P,GNUPLOT '--plot: the busiest flows and the PFC frames over time, an SVG' '
-	"$FABSCOPE" pcap cong.pcap --plot cong.svg >/dev/null &&
+	pcap_run cong.plot.txt cong.pcap --plot cong.svg &&
 	test_grep "<svg" cong.svg &&
 	test_grep -F "0x000051:10.0.0.1>10.0.0.2" cong.svg &&
 	test_grep "prio3" cong.svg && test_grep "prio5" cong.svg &&
 	test_path_is_file cong.svg && ! test -e cong.svg.flows.dat &&
-	"$FABSCOPE" pcap sel.pcap --plot sel.svg >/dev/null &&
+	pcap_run sel.plot.txt sel.pcap --plot sel.svg &&
 	test_grep "no PFC or PAUSE frames" sel.svg &&
 	test_expect_exit 3 env FABSCOPE_PLOTS=/nonexistent "$FABSCOPE" pcap cong.pcap --plot x.svg >x.out 2>x.err &&
 	test_grep "no plot: the gnuplot templates are not in /nonexistent (FABSCOPE_PLOTS)" x.err &&
@@ -271,7 +290,7 @@ test_expect_success $P 'a big-endian pcap reads the same; a record too long to b
 	cap=$(od -A n -t u4 -j 32 -N 4 nak.pcap) &&
 	{ head -c $((24 + 16 + cap)) nak.pcap && printf "\001\000\000\000\000\000\000\000\377\377\377\177\377\377\377\177" &&
 	  head -c 200 /dev/zero; } >huge.pcap &&
-	"$FABSCOPE" pcap huge.pcap --json >huge.json 2>huge.err &&
+	pcap_run huge.json huge.pcap --json &&
 	jq -e ".summary.packets == 1" huge.json &&
 	test_grep "a record of 2147483647 bytes: not a packet" huge.err
 '
@@ -283,7 +302,7 @@ test_expect_success $P,EDITCAP 'pcapng: the same analysis as the pcap it was con
 	"$FABSCOPE" pcap nak.pcap --json | jq -S "del(.file)" >classic.json &&
 	test_cmp classic.json ng.json &&
 	head -c $(($(stat -c %s nak.pcapng) - 40)) nak.pcapng >torn.pcapng &&
-	"$FABSCOPE" pcap torn.pcapng --json >tng.json 2>tng.err &&
+	pcap_run tng.json torn.pcapng --json &&
 	jq -e ".summary.packets == 24 and .summary.read_error != null" tng.json &&
 	test_grep "ends inside a packet after 24 packets" tng.err
 '

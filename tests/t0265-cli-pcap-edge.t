@@ -52,7 +52,7 @@ test_expect_success $P 'no RoCE at all: said so in the text and the JSON, exit 2
 
 test_expect_success $P 'PFC frames and no RoCE: the pauses are analyzed, the missing RoCE noted, exit 0' '
 	gen pfc.pcap "pfc prio=3 quanta=100 count=2" "tcp count=3" &&
-	"$FABSCOPE" pcap pfc.pcap --json >pfc.json &&
+	pcap_run pfc.json pfc.pcap --json &&
 	jq -e ".status == \"pfc-only\" and .pfc.priorities[0].frames == 2 and
 		any(.findings[]; .severity == \"note\" and (.text | contains(\"only the PFC and PAUSE frames were analyzed\")))" pfc.json
 '
@@ -67,17 +67,17 @@ test_expect_success $P 'RoCE v1: GRH and BTH on type 0x8915, flows keyed by the 
 	gen v1.pcap "rc write_only v1 qpn=0x11 psn=10 len=64 count=5" \
 		"rc write_only v1 qpn=0x11 psn=17 len=64 count=3" \
 		"ack v1 qpn=0x22 psn=19 src=fe80::2 dst=fe80::1" &&
-	"$FABSCOPE" pcap v1.pcap --json >v1.pcap.json &&
+	pcap_run v1.pcap.json v1.pcap --json &&
 	jq -e ".status == \"analyzed\" and .summary.roce_packets == 9 and .summary.other_packets == 0" v1.pcap.json &&
 	flow v1.pcap 0x000011 ".addresses == \"gid\" and .src == \"fe80::1\" and .dst == \"fe80::2\" and
 		.packets == 8 and .psn_first == 10 and .psn_last == 19 and .psn.gaps == 1 and .psn.lost == 2 and
 		.psn.missing == 2 and .reverse == 1" &&
 	flow v1.pcap 0x000022 ".acks == 1 and .reverse == 0" &&
-	"$FABSCOPE" pcap v1.pcap >v1.txt &&
+	pcap_run v1.txt v1.pcap &&
 	test_grep "QP 0x000011 fe80::1 -> fe80::2: 2 packets missing in 1 PSN gap .*PSN 0x00000f" v1.txt &&
 	test_grep "^0x000011 *fe80::1 *fe80::2 *RC *8 .* 2 *0 *0 *0 " v1.txt &&
 	# --host takes a GID as the IPv6 address it is shaped as
-	"$FABSCOPE" pcap v1.pcap --json --host fe80::2 >host.json &&
+	pcap_run host.json v1.pcap --json --host fe80::2 &&
 	jq -e "(.flows | length) == 2" host.json
 '
 
@@ -91,7 +91,7 @@ test_expect_success $P 'ERF Ethernet records (extension headers, padding) carry 
 	gen --link erf erf.pcap "rc write_only qpn=0x11 psn=10 len=64 count=5 erfext=2 erfpad=6 $W" \
 		"rc write_only qpn=0x11 psn=17 len=64 count=3 $W" "pfc prio=3 quanta=10" \
 		"rc write_only qpn=0x11 psn=40 erftype=5" &&
-	"$FABSCOPE" pcap erf.pcap --json >erf.pcap.json &&
+	pcap_run erf.pcap.json erf.pcap --json &&
 	jq -e ".summary.packets == 10 and .summary.roce_packets == 8 and .summary.other_packets == 1 and
 		.pfc.priorities[0].prio == 3 and .pfc.priorities[0].frames == 1" erf.pcap.json &&
 	# the flow counts the frames, not the ERF records around them (138 bytes each: Ethernet 14, IPv4 20, UDP 8, BTH 12, RETH 16, 64, ICRC 4)
@@ -100,7 +100,7 @@ test_expect_success $P 'ERF Ethernet records (extension headers, padding) carry 
 	# a record cut inside its ERF header, and one cut inside the frame: counted by the layer cut
 	gen --link erf cut.pcap "rc write_only qpn=0x11 psn=1 erfext=1 cut=20" "rc write_only qpn=0x11 psn=2 cut=40" \
 		"rc write_only qpn=0x11 psn=3" &&
-	"$FABSCOPE" pcap cut.pcap --json >cut.json &&
+	pcap_run cut.json cut.pcap --json &&
 	jq -e ".summary.truncated == 2 and .summary.roce_packets == 1 and .summary.truncated_by_layer.erf == 1 and
 		.summary.truncated_by_layer.ipv4 == 1" cut.json
 '
@@ -117,14 +117,14 @@ test_expect_success $P 'ERF InfiniBand records: LRH then BTH (LIDs), LRH+GRH (GI
 		"rc write_only ib qpn=0x11 slid=1 dlid=2 psn=16 len=64 count=2" \
 		"ack ib qpn=0x22 slid=2 dlid=1 psn=17" \
 		"rc send_only ib grh qpn=0x33 psn=50 len=32 count=3" &&
-	"$FABSCOPE" pcap ib.pcap --json >ib.pcap.json &&
+	pcap_run ib.pcap.json ib.pcap --json &&
 	jq -e ".summary.roce_packets == 10 and .summary.truncated == 0 and (.flows | length) == 3" ib.pcap.json &&
 	flow ib.pcap 0x000011 ".addresses == \"lid\" and .src == \"lid:0x0001\" and .dst == \"lid:0x0002\" and
 		.packets == 6 and .psn_first == 10 and .psn_last == 17 and .psn.gaps == 1 and .psn.lost == 2 and
 		.reverse == 1 and .payload_bytes == 6 * 64" &&
 	flow ib.pcap 0x000022 ".src == \"lid:0x0002\" and .acks == 1 and .reverse == 0" &&
 	flow ib.pcap 0x000033 ".addresses == \"gid\" and .src == \"fe80::1\" and .packets == 3 and .psn.gaps == 0" &&
-	"$FABSCOPE" pcap ib.pcap >ib.txt &&
+	pcap_run ib.txt ib.pcap &&
 	test_grep "QP 0x000011 lid:0x0001 -> lid:0x0002: 2 packets missing in 1 PSN gap" ib.txt
 '
 

@@ -157,6 +157,33 @@ test_expect_success JQ 'ranks started by hand meet at --root, in rail order; rec
 	       (sort_by(.pos) | map(.rail)) == [0, 0, 1, 1] and all(.[]; .ip == \"127.0.0.1\"))" hand.json >/dev/null
 '
 
+# nccl-tests' letters as the README maps them: the same meaning, or one line naming what to give
+test_expect_success JQ 'nccl-tests letters: -g N is -n N and -c 0 --no-check; -g 1 under a launcher; -t N names -n' '
+	"$FABSCOPE" allreduce -g 3 -b 4K -w 1 -i 2 --json >g.json 2>g.err &&
+	jq -e "length == 1 and .[0].ranks == 3 and .[0].metrics.wrong == 0" g.json >/dev/null &&
+	"$FABSCOPE" allreduce -n 3 -b 4K -w 1 -i 2 --corrupt 1 -c 0 --json >c0.json &&
+	jq -e "length == 1 and .[0].metrics.wrong == -1 and .[0].params.check == false" c0.json >/dev/null &&
+	test_expect_exit 1 "$FABSCOPE" allreduce -n 3 -b 4K -w 1 -i 2 --corrupt 1 -c 1 --json >c1.json 2>c1.err &&
+	jq -e ".[0].metrics.wrong > 0" c1.json >/dev/null &&
+	# one GPU a process under mpirun is one rank a process here
+	OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 rank_bg g1 alltoall -g 1 --root 127.0.0.1:$PORT -b 64K -w 1 -i 2 &&
+	OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 "$FABSCOPE" alltoall -g 1 --root 127.0.0.1:$PORT -b 64K -w 1 -i 2 \
+		--json >g1.json &&
+	wait $rank_pid &&
+	all_right g1.json 1 &&
+	OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 test_expect_exit 2 "$FABSCOPE" allreduce -g 2 --root 127.0.0.1:$PORT 2>e1 &&
+	test $(wc -l <e1) = 1 &&
+	test_grep "^fabscope allreduce: -g 2: a fabscope rank is one process, so under mpirun or srun (or with --rank) give -g 1 and start 2 times the processes (-np)$" e1 &&
+	test_expect_exit 2 "$FABSCOPE" allreduce -g 3 -n 2 2>e2 &&
+	test $(wc -l <e2) = 1 && test_grep "\-g 3 and -n 2: nccl-tests. -g is -n here" e2 &&
+	test_expect_exit 2 "$FABSCOPE" alltoall -n 2 -t 4 2>e3 &&
+	test $(wc -l <e3) = 1 && test_grep "\-t 4: -t is the transport here (tcp or verbs); nccl-tests. -t THREADS is -n RANKS" e3 &&
+	test_expect_exit 2 "$FABSCOPE" allreduce -n 2 -c 1 --no-check 2>e4 &&
+	test $(wc -l <e4) = 1 && test_grep "\-c 1 (check the data) and --no-check contradict" e4 &&
+	test_expect_exit 2 "$FABSCOPE" allreduce -n 2 -c 2 2>e5 &&
+	test_grep "invalid value .2. for option .-c." e5
+'
+
 test_expect_success JQ 'ranks from an MPI launcher environment (OMPI_COMM_WORLD_RANK/SIZE)' '
 	OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 rank_bg e1 alltoall --root 127.0.0.1:$PORT -b 64K -e 64K -w 1 -i 2 &&
 	OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 "$FABSCOPE" alltoall --root 127.0.0.1:$PORT -b 64K -e 64K -w 1 -i 2 \

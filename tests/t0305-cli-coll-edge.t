@@ -70,7 +70,7 @@ test_expect_success JQ 'a sweep: each row as its size finishes; SIGINT to rank 0
 	! grep -i "broken pipe\|connection\|failed" s1.err &&
 	! grep "16777216" s1.out &&
 	test_grep "^# Avg bus bandwidth .* over 1 size$" s1.out &&
-	jq -e "length == 1 and .[0].msg_size_bytes == 4096 and .[0].metrics.wrong == 0" s1.json >/dev/null &&
+	jq -s -e "length == 1 and .[0].msg_size_bytes == 4096 and .[0].metrics.wrong == 0" s1.json >/dev/null &&
 	# stderr is no terminal: no progress line, however long the size ran
 	! grep "iteration\|warmup" s1.err
 '

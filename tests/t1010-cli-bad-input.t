@@ -109,14 +109,45 @@ test_expect_success $P '-o FILE: a bad host or label does not empty an existing 
 	fs_expect 4 bw 127.0.0.1 -p $PORT -o keep.json --timeout 1 &&
 	test_cmp expect keep.json
 '
-test_expect_success $P '-o FILE: a new or empty FILE of a failed run is an empty array' '
+test_expect_success $P '-o FILE: a new or empty FILE of a failed run stays empty (JSON lines: no record, no line)' '
 	rm -f new.json &&
 	fs_expect 4 bw 127.0.0.1 -p $PORT -o new.json --timeout 1 &&
-	echo "[]" >expect &&
-	test_cmp expect new.json &&
+	test_path_is_file new.json && test_must_be_empty new.json &&
 	: >empty.json &&
 	fs_expect 4 bw 127.0.0.1 -p $PORT -o empty.json --timeout 1 &&
-	test_cmp expect empty.json
+	test_must_be_empty empty.json
+'
+
+# -o FILE is a file of records, JSON lines as a run'''s results.jsonl (fabscope-records(7)), in
+# every command that has it; --json is the same records as one array on standard output
+test_require_in_ci JQ
+PORT2=$(ptp_port 1)
+test_expect_success $P,JQ '-o FILE is JSON lines, with --json or without: bw, lat, probe polarization' '
+	ptp_server srv.log bw $PORT2 &&
+	"$FABSCOPE" bw 127.0.0.1 -p $PORT2 -q 2 -D 0.2 --json -o bw.jsonl >bw.out &&
+	"$FABSCOPE" bw 127.0.0.1 -p $PORT2 -q 2 -D 0.2 -o bwt.jsonl >bwt.out &&
+	"$FABSCOPE" probe polarization 127.0.0.1 -p $PORT2 -q 2 -D 0.2 --json -o pol.jsonl >pol.out &&
+	test_kill_pid $ptp_pid &&
+	ptp_server srv2.log lat $PORT2 &&
+	"$FABSCOPE" lat 127.0.0.1 -p $PORT2 -n 100 --json -o lat.jsonl >lat.out &&
+	test_kill_pid $ptp_pid &&
+	for f in bw bwt pol lat; do
+		# a record a line, each a whole object: no array around them
+		test $(wc -l <$f.jsonl) -ge 1 &&
+		test_grep ! "^\[" $f.jsonl &&
+		while read -r line; do
+			printf "%s\n" "$line" | jq -e "type == \"object\" and .schema == \"fabscope.record/1\"" >/dev/null ||
+				{ echo "$f.jsonl: not a record line: $line"; return 1; }
+		done <$f.jsonl || return 1
+	done &&
+	# the same records as --json printed, one array
+	for f in bw pol lat; do
+		jq -c ".[]" $f.out >a && jq -c . $f.jsonl >b && test_cmp a b || return 1
+	done &&
+	test $(wc -l <bw.jsonl) = 3 && test $(wc -l <bwt.jsonl) = 3 &&
+	jq -e "select(.test == \"polarization\") | .scope == \"set\"" pol.jsonl >/dev/null &&
+	# and jq -s makes them the array again
+	jq -s -e "length == 3 and .[2].scope == \"aggregate\"" bw.jsonl >/dev/null
 '
 
 # HOST: missing, one too many, or given to a server

@@ -71,7 +71,7 @@ test_expect_success $P,ROOT,NETNS 'a link of unknown rate: a timed window withou
 	netns_wait_listen b $PORT2 $netns_pid &&
 	test_expect_code 1 netns_exec a "$FABSCOPE" bw $NETNS_ADDR_B -p $PORT2 -s 64M -D 1 --timeout 30 -o e.json >out 2>err &&
 	one_line err "measured nothing: a flow completed no 64M message inside its timed window (-D 1)" "give a longer -D, -n, or a smaller -s" &&
-	jq -e "length == 2 and all(.[]; .status == \"error\" and (.error | test(\"measured nothing\")) and .metrics.msgs == 0)" e.json >/dev/null &&
+	jq -s -e "length == 2 and all(.[]; .status == \"error\" and (.error | test(\"measured nothing\")) and .metrics.msgs == 0)" e.json >/dev/null &&
 	test_grep "error: measured nothing" out &&
 	test_expect_code 4 netns_exec a "$FABSCOPE" bw $NETNS_ADDR_B -p $PORT2 -s 64M -n 1 --timeout 3 2>err &&
 	one_line err "no 64M message completed within --timeout 3 s: at this link'\''s rate one takes longer" "give a smaller -s or a larger --timeout"
@@ -87,11 +87,11 @@ test_expect_success $P 'the server interrupted mid-test: the client keeps what i
 		kill -INT $srv &&
 		{ wait $cl; rc=$?; } &&
 		test $rc = 4 &&
-		jq -e "length >= 1 and all(.[]; .status == \"cut\" and (.error | test(\"cut short, what was measured until then: server 127.0.0.1:$PORT went away\")))" c-$t.json >/dev/null &&
+		jq -s -e "length >= 1 and all(.[]; .status == \"cut\" and (.error | test(\"cut short, what was measured until then: server 127.0.0.1:$PORT went away\")))" c-$t.json >/dev/null &&
 		if [ $t = bw ]; then
-			jq -e "all(.[]; .metrics.msgs > 0 and .metrics.bw_gbps > 0)" c-bw.json >/dev/null
+			jq -s -e "all(.[]; .metrics.msgs > 0 and .metrics.bw_gbps > 0)" c-bw.json >/dev/null
 		else
-			jq -e ".[0].metrics.iters > 0 and .[0].metrics.lat_us.p50 > 0" c-lat.json >/dev/null
+			jq -s -e ".[0].metrics.iters > 0 and .[0].metrics.lat_us.p50 > 0" c-lat.json >/dev/null
 		fi &&
 		test_grep "cut: cut short" c-$t.out || return 1
 		wait $srv 2>/dev/null

@@ -21,6 +21,7 @@ test_expect_success $P 'a 4-node plan on the local launcher: every job measured,
 	duration = 0.5
 	timeout = 3
 	label = fabric=loopback
+	label = site=lab,row=3
 
 	[pw]
 	kind = pairwise
@@ -45,6 +46,9 @@ test_expect_success $P 'a 4-node plan on the local launcher: every job measured,
 	test $(jsonl_count r1/results.jsonl ".phase == \"ping\" and .metrics.rtt_us > 0") = 4 &&
 	test $(jsonl_count r1/results.jsonl ".status != \"ok\" and (.retest_for | not)") = 0 &&
 	test $(jsonl_count r1/results.jsonl ".labels.lb == \"none\" and .labels.fabric == \"loopback\"") = $(wc -l <r1/results.jsonl) &&
+	# label lines repeat, and one line of K1=V1,K2=V2 is two labels
+	test $(jsonl_count r1/results.jsonl ".labels.site == \"lab\" and .labels.row == \"3\"") = $(wc -l <r1/results.jsonl) &&
+	jq -e ".labels == {\"fabric\": \"loopback\", \"site\": \"lab\", \"row\": \"3\", \"lb\": \"none\"}" r1/run.json >/dev/null &&
 	jq -e ".status == \"finished\" and (.nodes | length) == 4 and all(.nodes[]; .status == \"ok\")
 	       and .plan.text != null and (.phases | length) == 3" r1/run.json >/dev/null &&
 	# the planned jobs, per phase, are those jobs.done lists (the re-tests are extra)
@@ -149,6 +153,12 @@ test_expect_success $P '--dry-run refuses what the run would: bad values, labels
 	ptp_one_error err "badpoll.ini:4: poll" "spin" "of [a]" "use busy, event or adaptive" &&
 	fs_expect 2 run --dry-run plan.ini -n 2 --label nokv &&
 	ptp_one_error err "--label" "nokv" &&
+	fs_expect 2 run --dry-run plan.ini -n 2 --label lb=ecmp,spray &&
+	ptp_one_error err "--label" "lb=ecmp,spray" "a comma separates labels" &&
+	# a label key on two lines of the plan: the later line, and the earlier one named
+	printf "[global]\nlabel = a=1,b=2\nlabel = b=3\n[a]\nkind = ring\n" >dupl.ini &&
+	fs_expect 2 run --dry-run dupl.ini -n 2 &&
+	ptp_one_error err "dupl.ini:3: label '\''b'\'' is given already at line 2" &&
 	# off is false: no sweep to clash with the size
 	printf "[global]\nall = off\n[a]\nkind = pairwise\nsize = 4K\n" >off.ini &&
 	fs_expect 0 run --dry-run off.ini -n 2 &&

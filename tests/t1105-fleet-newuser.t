@@ -3,7 +3,8 @@ test_description='fabscope run as a new user meets it: a phase overrides a [glob
 with its own iters (both in one section: one line naming the plan keys); --dry-run counts the
 rounds the run runs; --resume of a finished run launches nothing; the local launcher runs
 --agent-cmd; a plan with nothing to run is refused, a phase that cannot run is said; the cause
-of an agent that ended before joining is in the records and the report'
+of an agent that ended before joining is in the records and the report; on a host without RDMA
+the verbs phases are said once and not run (exit 3), and a failure of many jobs is said once'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"
@@ -194,6 +195,55 @@ test_expect_success $P '--resume of a run with jobs left still runs them' '
 	! grep -q "nothing left" err &&
 	test $(wc -l <wrapped) = 2 &&
 	test $(jsonl_count rleft/results.jsonl ".status == \"ok\" and .scope == \"aggregate\" and (.retest_for | not)") = 1
+'
+
+# No RDMA here (no verbs in the kernel, or none in this build): the agents say so when they join
+test_lazy_prereq NO_RDMA '! "$FABSCOPE" devices >/dev/null 2>&1'
+
+test_expect_success $P,NO_RDMA 'examples/nightly.ini without RDMA: said once, its verbs jobs not run, the rest run, exit 3' '
+	cp "$SRCDIR/examples/nightly.ini" nightly.ini &&
+	fs_expect 3 run nightly.ini -n 4 -o nn &&
+	# one line for the cause, naming the nodes and the phases; no line a job
+	test $(grep -c "warning:" err) = 1 &&
+	test_grep "^fabscope run: warning: node0, node1, node2 and node3 cannot use verbs: .*: their jobs in permutations, ring and incast (transport = verbs) are not run$" err &&
+	test_grep ! "/r[0-9]*/rail" err &&
+	test_grep "^fabscope run: 27 job(s) of transport = verbs not run: nodes that cannot use verbs, said above" err &&
+	test_grep "4 jobs, 0 failed, 16 not run so far" err &&
+	jsonl_ok nn/results.jsonl &&
+	# every job of the verbs phases has its record (16 + 8 + 3), each saying why; ping ran
+	test $(jsonl_count nn/results.jsonl ".status == \"error\" and (.error | test(\"^not run: node[0-3] cannot use verbs: \"))") = 27 &&
+	test $(jsonl_count nn/results.jsonl ".phase == \"ping\" and .status == \"ok\"") = 4 &&
+	test $(wc -l <nn/results.jsonl) = 31 &&
+	jq -e ".status == \"finished\" and .not_run_jobs == 27 and .failed_jobs == 27 and
+	       all(.agents[]; .unusable.verbs | length > 0)" nn/run.json >/dev/null
+'
+
+test_expect_success $P,NO_RDMA 'a failure on every node is said once, with a count; a peer failure (4) wins over no verbs (3)' '
+	cat >mixed.ini <<-\EOF &&
+	[global]
+	duration = 0.3
+	timeout = 3
+	[t]
+	kind = topology
+	source = lldpd
+	lldpd-socket = /nonexistent/lldpd.ctl
+	[v]
+	kind = ring
+	transport = verbs
+	[b]
+	kind = ring
+	size = 4K
+	EOF
+	fs_expect 4 run mixed.ini -n 4 -o nm &&
+	test $(grep -c "cannot use verbs" err) = 1 &&
+	test_grep "node0, node1, node2 and node3 cannot use verbs: .*: their jobs in v (transport = verbs) are not run$" err &&
+	# the topology phase fails the same way on every node: the first says it, then a count
+	test $(grep -c "warning: t/topology/" err) = 1 &&
+	test_grep "^fabscope run: warning: 3 more jobs failed as t/topology/r1/rail0/node[0-3] did (.*lldpd.ctl.*); each has its error record in nm/results.jsonl$" err &&
+	test_grep "^fabscope run: 0 agent(s) missing, 4 job(s) failed and more not run (no verbs): see nm/results.jsonl$" err &&
+	test $(jsonl_count nm/results.jsonl ".phase == \"t\" and .status == \"error\"") = 4 &&
+	test $(jsonl_count nm/results.jsonl ".phase == \"v\" and .status == \"error\" and (.error | startswith(\"not run: \"))") = 4 &&
+	test $(jsonl_count nm/results.jsonl ".phase == \"b\" and .scope == \"aggregate\" and .status == \"ok\"") = 4
 '
 
 test_done

@@ -135,10 +135,10 @@ test_expect_success $P,FABSCOPE 'bw over TCP records each flow.s retransmissions
 	test_wait_for 10 sh -c "\"\$0\" exec -p $PFX h3 ss -Hltn | grep -q 10.100.2.3:18520" "$FABRIC" &&
 	"$FABRIC" exec -p "$PFX" h1 "$FABSCOPE" bw -D 1 -q 2 --bind 10.100.1.1 -o bw.json 10.100.2.3 >bw.out &&
 	wait $srvpid &&
-	jq -e "length == 3" bw.json &&
-	jq -e "all(.[]; .metrics | (.retrans_segs >= 0) and (.reord_seen >= 0) and (.ooo_pkts >= 0)
+	jq -s -e "length == 3" bw.json &&
+	jq -s -e "all(.[]; .metrics | (.retrans_segs >= 0) and (.reord_seen >= 0) and (.ooo_pkts >= 0)
 		and (.rx_segs > 0) and (.ooo_pct >= 0))" bw.json &&
-	jq -e ".[2].metrics.rx_segs == .[0].metrics.rx_segs + .[1].metrics.rx_segs" bw.json
+	jq -s -e ".[2].metrics.rx_segs == .[0].metrics.rx_segs + .[1].metrics.rx_segs" bw.json
 '
 
 test_expect_success $P 'ecmp again: the programs are off every router, the hash is l3 with one seed' '

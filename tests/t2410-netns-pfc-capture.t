@@ -240,11 +240,12 @@ bad() { # CODE WORDS CMD...: exit CODE, nothing on stdout, one line on stderr ho
 }
 
 # probe NAME ARGS...: fabscope probe pfc --capture on va in the background (its record in
-# NAME.json); returns once it samples (its -v line says so)
+# NAME.jsonl, a JSON line; probe_wait makes it the array NAME.json); returns once it samples
+# (its -v line says so)
 probe() {
 	local name=$1
 	shift
-	ip netns exec "$NS" "$FABSCOPE" probe pfc -i va --capture -v -o "$name.json" "$@" \
+	ip netns exec "$NS" "$FABSCOPE" probe pfc -i va --capture -v -o "$name.jsonl" "$@" \
 		>"$name.out" 2>"$name.err" &
 	eval "ppid_$name=$!"
 	test_atexit "test_kill_pid $!"
@@ -255,6 +256,7 @@ probe_wait() {
 	local pid
 	eval "pid=\$ppid_$1"
 	wait "$pid" || { cat "$1.err" >&2; return 1; }
+	test $(wc -l <"$1.jsonl") = 1 && jq -s . "$1.jsonl" >"$1.json"
 }
 
 # The probe's own capture: veth has no PFC counters (its driver has no map), so the pause

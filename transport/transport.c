@@ -53,6 +53,17 @@ int xport_check(const char *name)
 		      "unknown transport '%s': this build has %s", name, xport_names());
 }
 
+int xport_usable(const char *name, char *why, size_t len)
+{
+	const struct xport_ops *ops = xport_find(name);
+
+	if (!ops) {
+		snprintf(why, len, "unknown transport '%s': this build has %s", name, xport_names());
+		return -1;
+	}
+	return ops->usable ? ops->usable(why, len) : 0;
+}
+
 int xport_fail(struct xport *x, int err_no, const char *fmt, ...)
 {
 	va_list ap;

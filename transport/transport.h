@@ -187,6 +187,9 @@ struct xport_ops {
 	int (*numa_node)(struct xport *x);
 	/* optional: the flow's transport counters (struct xport_flow_stats) */
 	int (*flow_stats)(struct xport_conn *c, int flow, struct xport_flow_stats *st);
+	/* optional: can this host open the backend at all?  0, or -1 with why
+	 * (verbs: RDMA in the kernel and a device); see xport_usable */
+	int (*usable)(char *why, size_t len);
 };
 
 struct xport {
@@ -220,6 +223,11 @@ const char *xport_names(void);
 /* 0 when name is built in; else one line said and -FS_EXIT_USAGE (a typo)
  * or -FS_EXIT_ENV (verbs, in a build without rdma-core). */
 int xport_check(const char *name);
+/* Could this host open transport name, as far as can be told without a
+ * device named: built in, and (verbs) RDMA in the kernel with a device?
+ * 0, or -1 with one line of why in why (what open would say).  The agent
+ * tells the coordinator so when it registers (fleet.h). */
+int xport_usable(const char *name, char *why, size_t len);
 
 int xport_open(const char *name, const struct xport_params *p, struct xport **out,
 	       char *err, size_t errlen);

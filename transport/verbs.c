@@ -594,6 +594,18 @@ static void vb_mr_dereg(struct xport *x, struct xport_mr *mr)
 		ibv_dereg_mr(mr->priv);
 }
 
+/* RDMA in the kernel, and a device: what vb_open needs before a device is chosen */
+static int vb_usable(char *why, size_t len)
+{
+	struct ibv_device **list;
+	int n = 0;
+
+	if (!(list = vb_device_list(&n, why, len)))
+		return -1;
+	ibv_free_device_list(list);
+	return 0;
+}
+
 const struct xport_ops xport_verbs_ops = {
 	.name = "verbs",
 	.caps = XPORT_CAP_ONESIDED | XPORT_CAP_SPORT | XPORT_CAP_RNR,
@@ -610,4 +622,5 @@ const struct xport_ops xport_verbs_ops = {
 	.poll = vb_poll,
 	.flow_info = vb_flow_info,
 	.numa_node = vb_numa_node,
+	.usable = vb_usable,
 };
