@@ -13,6 +13,9 @@ in one line'
 test_require_in_ci FABSCOPE JQ
 P=FABSCOPE,JQ
 PORT=$(ptp_port 0)	# and PORT + 1, PORT + 2 (this script's block: lib-ptp.sh)
+# the polarization probe's source ports (its flows' entropy), up to 4: of the block too, never the
+# default 40000 that another script's probe on loopback may hold at the same time
+SPORT=$(ptp_port 4)
 
 # set ROOT PAUSES DURATION [ECN CNP]: the counters that move, each file written to a temporary
 # name and renamed, so that the probe never reads half a file (two forks: the loop must keep up
@@ -170,12 +173,12 @@ test_expect_success $P 'probe polarization on loopback, text: the table and the 
 	spp=$! &&
 	test_wait_for 10 eval "ss -ltnH \"sport = :$((PORT + 2))\" | grep -q ." &&
 	{ "$FABSCOPE" probe polarization 127.0.0.1 -p $((PORT + 2)) -q 2 -D 0.5 --paths 2 --sweep 2 \
-		>polar.txt 2>polar.err; rc=$?; } &&
+		--sport $SPORT >polar.txt 2>polar.err; rc=$?; } &&
 	# loopback has no path and no link rate to judge by: each set and the sweep say no
 	# verdict, and why; a probe without a verdict is no pass (exit 1), nor a failed run
 	test_kill_pid $spp && test $rc = 1 &&
-	test_grep "^# set 1 (entropy from 40000): no verdict: " polar.txt &&
-	test_grep "^# set 2 (entropy from 40002): no verdict: " polar.txt &&
+	test_grep "^# set 1 (entropy from $SPORT): no verdict: " polar.txt &&
+	test_grep "^# set 2 (entropy from $((SPORT + 2))): no verdict: " polar.txt &&
 	test_grep "give --link-rate (Gb/s) and --host-rate, or --topology, or --trace$" polar.txt &&
 	test_grep "^# 2 sets, no verdict: " polar.txt &&
 	test_must_be_empty polar.err &&
@@ -187,12 +190,13 @@ test_expect_success $P 'probe polarization on loopback, text: the table and the 
 # has no rate, yet the probe ran: its set is judged ("flows_starved"), and its flows' records
 # are the probe's measurement, no failed test for the run or its report
 test_expect_success $P 'a polarization probe with starved flows: no verdict, no failed test' '
-	cat >starved.ini <<-\EOF &&
+	cat >starved.ini <<-EOF &&
 	[global]
 	timeout = 5
 	[spread]
 	kind = polarization
 	flows = 2
+	sport = $SPORT
 	duration = 0.0001
 	size = 64M
 	paths = 2
