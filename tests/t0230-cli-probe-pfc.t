@@ -14,7 +14,7 @@ test_require_in_ci FABSCOPE JQ
 P=FABSCOPE,JQ
 PORT=$(ptp_port 0)	# and PORT + 1, PORT + 2 (this script's block: lib-ptp.sh)
 # the polarization probe's source ports (its flows' entropy), up to 4: of the block too, never the
-# default 40000 that another script's probe on loopback may hold at the same time
+# default 40000, which is in the kernel's ephemeral range: any loopback connection may hold it
 SPORT=$(ptp_port 4)
 
 # set ROOT PAUSES DURATION [ECN CNP]: the counters that move, each file written to a temporary
