@@ -152,7 +152,7 @@ endif
 
 CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c core/shquote.c \
-	    core/auth.c core/alloc.c core/slurp.c
+	    core/auth.c core/alloc.c core/slurp.c core/outfile.c
 RECORDS_SRC := records/read.c records/store.c records/analyze.c
 PLOTS_SRC := plots/plot.c
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/tcp-info.c transport/devices.c transport/version.c $(VERBS_SRC)
@@ -175,7 +175,7 @@ LIB_SRC := $(MODEL_SRC) $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(F
 	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test-units.c \
-	    tests/helper/test-shquote.c tests/helper/test-options.c tests/helper/test-record.c \
+	    tests/helper/test-shquote.c tests/helper/test-quote.c tests/helper/test-options.c tests/helper/test-record.c \
 	    tests/helper/test-wire.c tests/helper/test-tcp-fuzz.c tests/helper/test-xport.c \
 	    tests/helper/test-fleet-fuzz.c tests/helper/test-plan.c tests/helper/test-polar.c tests/helper/test-model.c \
 	    tests/helper/test-hmac.c tests/helper/test-push.c tests/helper/test-trace.c \

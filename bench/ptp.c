@@ -252,9 +252,7 @@ int ptp_out_init(struct out *out, const struct ptp_opts *o)
 				    "lat_us.p50" : "msg_rate_mpps", o->output, o->output);
 	out_init(out, o->json ? OUT_JSON : OUT_TEXT, stdout);
 	out->gbits = o->gbits;
-	if (o->output && out_json_file(out, o->output))
-		return fs_err_env("cannot write '%s': %s", o->output, strerror(errno));
-	return 0;
+	return o->output ? out_json_file(out, o->output) : 0;
 }
 
 int ptp_sizes(const struct ptp_opts *o, uint64_t *sizes, int max)

@@ -561,9 +561,9 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 	if (record_labels(&o->labels, &labels, &bad))
 		return fs_err_usage(RECORD_LABEL_ERR, bad);
 	out_init(&out, o->json ? OUT_JSON : OUT_TEXT, stdout);
-	if (o->rank == 0 && o->output && out_json_file(&out, o->output)) {
+	if (o->rank == 0 && o->output && (rc = out_json_file(&out, o->output))) {
 		json_decref(labels);
-		return fs_err_env("cannot create '%s': %s", o->output, strerror(errno));
+		return rc;	/* (said) */
 	}
 	if (o->rank == 0)
 		print_title(&out, o);

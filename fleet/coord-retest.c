@@ -21,6 +21,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/outfile.h"
 #include "../core/record.h"
 #include "../core/testhook.h"
 #include "../records/analyze.h"
@@ -42,15 +43,14 @@ static const struct plan_phase *phase_named(const struct coord *c, const char *n
 static int test_hold(struct coord *c)
 {
 	const char *path = fs_test_env("FABSCOPE_TEST_RETEST_HOLD");
+	struct outfile of;
 	struct stat st;
-	int fd, rc = 0;
+	int rc = 0;
 
 	if (!path || !*path)
 		return 0;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return fs_err_env("cannot create the re-test hold file '%s': %s", path, strerror(errno));
-	close(fd);
+	if ((rc = outfile_create(&of, path, 0600)) || (rc = outfile_commit(&of, 0)))
+		return rc;
 	fs_info("re-test held until %s is removed", path);
 	while (!lstat(path, &st))
 		if ((rc = coord_poll(c, 100)))

@@ -466,10 +466,8 @@ int probe_polarization(int argc, const char **argv)
 		goto out_opts;
 	out_init(&out, o.json ? OUT_JSON : OUT_TEXT, stdout);
 	out.gbits = o.gbits;	/* the flows' table and the probe's own lines in one unit */
-	if (o.output && out_json_file(&out, o.output)) {
-		rc = fs_err_env("cannot write '%s': %s", o.output, strerror(errno));
-		goto out_opts;
-	}
+	if (o.output && (rc = out_json_file(&out, o.output)))
+		goto out_opts;	/* (said) */
 	res = calloc((size_t)o.sweep, sizeof(*res));
 	net_stop_on_signals();
 	for (s = 0; s < o.sweep && !net_stop; s++)

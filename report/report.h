@@ -27,6 +27,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "../core/outfile.h"
 #include "../records/store.h"
 #include "../topology/verify.h"
 
@@ -247,8 +248,9 @@ const char *report_baseline_verdict(const struct report *rep);
 /* 1 when the comparison fails: a regression, or no figure comparable */
 int report_baseline_failed(const struct report *rep);
 
-/* plots.c: SVG files into dir (gnuplot); 0, or the reason in rep->plots_note */
-int report_plots(struct report *rep, const char *dir);
+/* plots.c: SVG files into dir (gnuplot, in it; every file made by core/outfile.h); 0, or the
+ * reason in rep->plots_note */
+int report_plots(struct report *rep, const struct outdir *dir);
 /* one more plot made (file in rep->plots_dir); -1 out of memory: said, and rep->oom */
 int report_add_svg(struct report *rep, const char *file, const char *title);
 

@@ -77,6 +77,7 @@ static const struct tool_cmd cmds[] = {
 	{ "fmt-size", tool_fmt_size },
 	{ "options", tool_options },
 	{ "shquote", tool_shquote },
+	{ "quote-fuzz", tool_quote_fuzz },
 	{ "record", tool_record },
 	{ "get", tool_get },
 	{ "labels", tool_labels },
