@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 test_description='the rules of the source tree (ci/check-tree): includes point down the layers,
 no realloc that loses its pointer, no guessed sign of a return code, no function over 200 lines
-outside tests/, no file-scope variable assigned in two files'
+outside tests/, no file-scope variable assigned in two files, no file made but by core/outfile.c'
 . "$(dirname "$0")/test-lib.sh"
 
 check=$SRCDIR/ci/check-tree
@@ -82,6 +82,43 @@ test_expect_success 'a function of 201 lines is a fault, of 200 not, in tests/ n
 	test_line_count = 1 out &&
 	rm -r tree/probes tree/tests
 '
+
+# issue 41: every file is made by core/outfile.c (a checked directory, no link followed)
+test_expect_success 'a file or directory made outside core/outfile.c is a fault; reading, and tests/, are not' '''
+	tree_file report/w.c <<-\EOF &&
+	void w(void)
+	{
+		FILE *f = fopen(path, "w");
+		FILE *g = fopen(path, "re");
+		int fd = open(path, O_WRONLY | O_CREAT, 0644);
+		mkdir(dir, 0777);
+		d = pcap_dump_open(h, name);
+		FILE *a = fopen(path, mode);
+		/* fopen(x, "w") and O_CREAT in a comment are fine */
+		s = "mkdir(x)";
+	}
+	EOF
+	tree_file core/outfile.c <<-\EOF &&
+	int o(void)
+	{
+		return openat(d, n, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600) + mkdirat(d, n, 0777);
+	}
+	EOF
+	tree_file tests/helper/t.c <<-\EOF &&
+	void t(void)
+	{
+		fopen("x", "w");
+	}
+	EOF
+	test_expect_code 1 perl "$check" tree >out &&
+	test_grep "^report/w.c:3: files: fopen for anything but reading makes or truncates a file outside core/outfile.c" out &&
+	test_grep "^report/w.c:5: files: O_CREAT makes a file or directory outside core/outfile.c" out &&
+	test_grep "^report/w.c:6: files: mkdir makes" out &&
+	test_grep "^report/w.c:7: files: pcap_dump_open makes" out &&
+	test_grep "^report/w.c:8: files: fopen for anything but reading" out &&
+	test_line_count = 5 out &&
+	rm -r tree/report/w.c tree/core/outfile.c tree/tests
+'''
 
 test_expect_success 'a file-scope variable assigned in two files is a fault; read in many is not' '
 	tree_file core/b.c <<-\EOF &&
