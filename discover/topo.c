@@ -182,9 +182,9 @@ static int topo_export(struct topo *t, const struct topo_opts *o)
 	if (o->slurm)
 		rc = topo_slurm_write(t, o->rail, o->plane, out.f);
 	else if (!strcmp(o->format, "dot"))
-		topo_write_dot(t, out.f);
+		rc = topo_write_dot(t, out.f);
 	else
-		topo_write(t, out.f);
+		rc = topo_write(t, out.f);
 	if (out_close(&out, rc) && !rc)
 		rc = -FS_EXIT_ENV;
 	return rc;
