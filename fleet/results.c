@@ -64,12 +64,6 @@ static void reserve_release(struct results *r)
 	}
 }
 
-/* name in the directory, for reading, never through a symbolic link */
-static int open_in(const struct results *r, const char *name, int flags)
-{
-	return openat(r->dfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
-}
-
 /* the directory itself, checked by core/outfile.h (a directory, not a link, ours, writable by no one else) */
 static int open_dir(struct results *r, const char *dir, int create)
 {
@@ -132,29 +126,30 @@ static int note_job(json_t *rec, void *ctx)
  * older fabscope), else an object (maybe empty). */
 static json_t *read_finished(const char *dir, int *err)
 {
-	char *p = path_of(dir, "jobs.done"), *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *f = fopen(p, "r");
+	char *p = path_of(dir, "jobs.done");
+	struct records_lines l;
+	int fd = p ? records_open(p) : -ENOMEM, over, torn;
 	json_t *keys;
+	long n;
 
 	free(p);
 	*err = 0;
-	if (!f) {
-		*err = errno == ENOENT ? 0 : errno;
+	if (fd < 0) {
+		*err = fd == -ENOENT ? 0 : fd;
 		return NULL;
 	}
 	keys = json_object();
-	while ((n = getline(&line, &cap, f)) > 0)
-		if (line[n - 1] == '\n') {	/* (a line cut by a crash: its job did not finish) */
-			line[n - 1] = 0;
-			if (*line)
-				json_object_set_new(keys, line, json_true());
+	records_lines_init(&l, fd);
+	while ((n = records_line(&l, 4096, &over, &torn)) > 0)
+		if (!over && !torn) {	/* (a line cut by a crash: its job did not finish; a key is short) */
+			l.line[n - 1] = 0;
+			if (*l.line)
+				json_object_set_new(keys, l.line, json_true());
 		}
-	if (ferror(f))
-		*err = errno ? errno : EIO;
-	free(line);
-	fclose(f);
+	if (n < 0)
+		*err = (int)n;
+	records_lines_release(&l);
+	close(fd);
 	return keys;
 }
 
@@ -177,18 +172,19 @@ static FILE *fdopen_or_close(int fd, const char *mode)
 /* (*said: the error was said, by core/outfile.h) */
 static long set_aside(const struct results *r, const json_t *finished, long *kept, int *said)
 {
-	char *line = NULL;
-	FILE *in = fdopen_or_close(open_in(r, "results.jsonl", O_RDONLY), "r"), *out = NULL, *part = NULL;
+	char *p = path_of(r->dir, "results.jsonl");
+	int in = p ? records_open(p) : -ENOMEM, pfd, over, torn;
 	struct outfile of = { .fd = -1 };
-	size_t cap = 0;
-	ssize_t n;
-	long moved = 0, rc;
-	int pfd;
+	struct records_lines l;
+	FILE *out = NULL, *part = NULL;
+	long moved = 0, rc, n = 0;
 
+	free(p);
 	*kept = 0;
 	*said = 0;
-	if (!in) {
-		rc = errno == ENOENT ? 0 : -errno;
+	records_lines_init(&l, in);
+	if (in < 0) {
+		rc = in == -ENOENT ? 0 : in;
 		goto done;
 	}
 	if (outfile_create_in(&of, &r->od, "results.jsonl", RES_FILE_MODE)) {
@@ -208,25 +204,27 @@ static long set_aside(const struct results *r, const json_t *finished, long *kep
 		rc = pfd >= 0 ? -errno : -EIO;
 		goto done;
 	}
-	while ((n = getline(&line, &cap, in)) > 0) {
+	while ((n = records_line(&l, RECORDS_LINE_MAX, &over, &torn)) > 0) {
 		json_t *rec;
 		const char *key;
 
-		if (line[n - 1] != '\n')
+		if (torn)
 			break;	/* torn: dropped */
-		rec = json_loadb(line, (size_t)n, 0, NULL);
+		if (over)
+			continue;	/* (no record: fabscope writes none so long) dropped */
+		rec = json_loadb(l.line, (size_t)n, 0, NULL);
 		key = json_string_value(json_object_get(rec, "job"));
 		if (json_is_object(rec) && key && !json_object_get(finished, key)) {
-			fwrite(line, 1, (size_t)n, part);
+			fwrite(l.line, 1, (size_t)n, part);
 			moved++;
 		} else {	/* (a line that is no record stays, as it was) */
-			fwrite(line, 1, (size_t)n, out);
+			fwrite(l.line, 1, (size_t)n, out);
 			*kept += json_is_object(rec);
 		}
 		json_decref(rec);
 	}
-	if (ferror(in) || fflush(part) || fsync(fileno(part)) || fflush(out) || fsync(fileno(out))) {
-		rc = -(errno ? errno : EIO);
+	if (n < 0 || fflush(part) || fsync(fileno(part)) || fflush(out) || fsync(fileno(out))) {
+		rc = n < 0 ? n : -(errno ? errno : EIO);
 		goto done;
 	}
 	if (!moved) {	/* nothing to set aside: results.jsonl stays as it is */
@@ -240,12 +238,12 @@ static long set_aside(const struct results *r, const json_t *finished, long *kep
 		rc = moved;
 	}
 done:
-	if (in)
-		fclose(in);
+	records_lines_release(&l);
+	if (in >= 0)
+		close(in);
 	outfile_abort(&of);
 	if (part)
 		fclose(part);
-	free(line);
 	return rc;
 }
 
@@ -264,14 +262,12 @@ int results_resume(struct results *r, const char *dir)
 		free(p);
 		return rc;
 	}
-	{
-		FILE *f = fdopen_or_close(open_in(r, "run.json", O_RDONLY), "r");
+	{	/* (a regular file, bounded, not through a link) */
+		int err;
 
-		r->run = f ? json_loadf(f, 0, &jerr) : NULL;
-		if (!f)
-			snprintf(jerr.text, sizeof(jerr.text), "%s", strerror(errno));
-		if (f)
-			fclose(f);
+		r->run = records_load_json(r->dfd, "run.json", RECORDS_RUN_MAX, 1, &err, &jerr);
+		if (err && err != -EPROTO)
+			snprintf(jerr.text, sizeof(jerr.text), "%s", records_strerror(err));
 	}
 	free(p);
 	if (!json_is_object(r->run))
@@ -279,11 +275,11 @@ int results_resume(struct results *r, const char *dir)
 	r->dir = strdup(dir);
 	finished = read_finished(dir, &jerrno);
 	if (jerrno)
-		return fs_err_env("cannot read '%s/jobs.done': %s", dir, strerror(jerrno));
+		return fs_err_env("cannot read '%s/jobs.done': %s", dir, records_strerror(jerrno));
 	r->done = json_object();
 	rc = records_scan(dir, note_job, r->done, &si);
 	if (rc && rc != -ENOENT)
-		return fs_err_env("cannot read '%s/results.jsonl': %s", dir, strerror(-rc));
+		return fs_err_env("cannot read '%s/results.jsonl': %s", dir, records_strerror(rc));
 	if (finished) {	/* the jobs that finished; the others run again */
 		const char *key;
 		json_t *v;

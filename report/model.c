@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The report's model: results directories into groups, matrices, sweeps and PFC ports. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "../core/record.h"
 #include "../core/units.h"
 #include "../records/analyze.h"
+#include "../records/read.h"
 #include "report.h"
 
 /*
@@ -540,15 +542,17 @@ int report_load_run(struct rrun *r, const char *dir)
 		return errno == ENOENT ?
 		       fs_err_usage("'%s' has no results.jsonl: is it a results directory of 'fabscope run'?", dir) :
 		       fs_err_env("cannot read '%s': %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))	/* a FIFO would hang the report, /dev/zero feed it for ever */
+		return fs_err_env("cannot read '%s': %s", path, records_strerror(RECORDS_ENOTREG));
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	{	/* not there: the records alone; there but not readable: exit 3 */
-		FILE *f = fopen(path, "r");
+	{	/* not there: the records alone; not JSON: said; there but not readable, or not a file: exit 3 */
+		int err;
 
-		if (!f && errno != ENOENT)
-			return fs_err_read(NULL, path, errno);
-		r->run = f ? json_loadf(f, 0, NULL) : NULL;
-		if (f)
-			fclose(f);
+		r->run = records_load_json(AT_FDCWD, path, RECORDS_RUN_MAX, 0, &err, NULL);
+		if (err && err != -ENOENT && err != -EPROTO)
+			return err == RECORDS_ENOTREG || err == -EFBIG ?
+			       fs_err_env("cannot read '%s': %s", path, records_strerror(err)) :
+			       fs_err_read(NULL, path, -err);
 	}
 	if (!json_is_object(r->run)) {
 		json_decref(r->run);
@@ -565,7 +569,7 @@ int report_load_run(struct rrun *r, const char *dir)
 	if (rc == -ENOMEM)
 		return fs_err_env("out of memory reading the records of %s", dir);
 	if (rc < 0)
-		return fs_err_env("cannot read %s: %s", path, strerror(-rc));
+		return fs_err_env("cannot read %s: %s", path, records_strerror(rc));
 	if (rc)
 		return rc;
 	if (r->st.skipped)
