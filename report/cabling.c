@@ -147,7 +147,7 @@ static void lane_table(const struct report *rep, struct rdoc *d)
 	rdoc_head(d);
 	for (c = rep->nruns > 1 ? 0 : 1; c < 7; c++) {
 		rdoc_cell(d, RDOC_TEXT, 0);
-		rdoc_lit(d, head[c]);
+		rdoc_text(d, head[c]);
 	}
 	for (ri = 0; ri < rep->nruns; ri++) {
 		json_t *lanes = json_object_get(rep->runs[ri].cabling, "lanes"), *l;

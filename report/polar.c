@@ -148,12 +148,12 @@ static void polar_table(const struct report *rep, struct rdoc *d)
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", rep->runs[ri].name);
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", record_str(rec, "phase", "-"));
 			rdoc_cell(d, RDOC_TEXT, 0);
-			rdoc_lit(d, record_str(rec, "src.node", record_str(rec, "src.ip", "?")));
+			rdoc_text(d, record_str(rec, "src.node", record_str(rec, "src.ip", "?")));
 			rdoc_sym(d, " -> ", " &rarr; ");
-			rdoc_lit(d, record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
+			rdoc_text(d, record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
 			rdoc_only(d, RDOC_MD);
 			rdoc_cell(d, RDOC_TEXT, 0);
-			rdoc_lit(d, lane);
+			rdoc_text(d, lane);
 			rdoc_only(d, RDOC_BOTH);
 			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(rec, "params.set", 0) + 1);
 			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(rec, "flows", 0));
@@ -164,9 +164,9 @@ static void polar_table(const struct report *rep, struct rdoc *d)
 			rdoc_sym(d, " +- ", " &plusmn; ");
 			rdoc_litf(d, "%.1f", record_num(rec, "metrics.expected_paths_sd", 0));
 			rdoc_cell(d, RDOC_NUM, 0);
-			rdoc_lit(d, polar_p(rec, pbuf, sizeof(pbuf)));
+			rdoc_text(d, polar_p(rec, pbuf, sizeof(pbuf)));
 			rdoc_cell(d, bad ? RDOC_FAIL : RDOC_PASS, 1);
-			rdoc_lit(d, record_str(rec, "verdict", "?"));
+			rdoc_text(d, record_str(rec, "verdict", "?"));
 		}
 	}
 }
@@ -189,10 +189,11 @@ static void polar_worse(const struct report *rep, struct rdoc *d)
 	rdoc_para(d, 0);
 	rdoc_lit(d, "**Worse: ");
 	rdoc_text(d, rep->runs[w].name);
-	rdoc_litf(d, "**, %s %.1f paths used on average, against ", pol[w] ? "polarized," : "", used[w]);
+	rdoc_lit(d, "**");
+	rdoc_textf(d, ", %s %.1f paths used on average, against ", pol[w] ? "polarized," : "", used[w]);
 	for (ri = 0, i = 0; ri < rep->nruns; ri++)
 		if (ri != w && !isnan(used[ri])) {
-			rdoc_litf(d, "%s%.1f with ", i++ ? ", " : "", used[ri]);
+			rdoc_textf(d, "%s%.1f with ", i++ ? ", " : "", used[ri]);
 			rdoc_text(d, rep->runs[ri].name);
 		}
 	rdoc_lit(d, ".");

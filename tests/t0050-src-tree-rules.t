@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 test_description='the rules of the source tree (ci/check-tree): includes point down the layers,
 no realloc that loses its pointer, no guessed sign of a return code, no function over 200 lines
-outside tests/, no file-scope variable assigned in two files, no file made but by core/outfile.c'
+outside tests/, no file-scope variable assigned in two files, no file made but by core/outfile.c,
+no data written into Markdown but through its escaping'
 . "$(dirname "$0")/test-lib.sh"
 
 check=$SRCDIR/ci/check-tree
@@ -118,6 +119,29 @@ test_expect_success 'a file or directory made outside core/outfile.c is a fault;
 	test_grep "^report/w.c:8: files: fopen for anything but reading" out &&
 	test_line_count = 5 out &&
 	rm -r tree/report/w.c tree/core/outfile.c tree/tests
+'''
+
+# issue 41: in report/, data reaches Markdown only through rdoc_text (escaped)
+test_expect_success 'report/: rdoc_lit of anything but a string literal, rdoc_litf of a string, are faults' '''
+	tree_file report/m.c <<-\EOF &&
+	void m(struct rdoc *d, const char *name, double v)
+	{
+		rdoc_lit(d, name);
+		rdoc_lit(d, "**");
+		rdoc_litf(d, "%s: %.1f", name, v);
+		rdoc_litf(d, "%.1f of %d", v, 3);
+		rdoc_sym(d, " -> ", " &rarr; ");
+		rdoc_sym(d, name, " &rarr; ");
+		rdoc_lit(d, "a long text "
+			 "on two lines");
+	}
+	EOF
+	test_expect_code 1 perl "$check" tree >out &&
+	test_grep "^report/m.c:3: markup: rdoc_lit writes its text into Markdown as it stands" out &&
+	test_grep "^report/m.c:5: markup: rdoc_litf formats numbers only" out &&
+	test_grep "^report/m.c:8: markup: rdoc_sym writes its text into Markdown as it stands" out &&
+	test_line_count = 3 out &&
+	rm tree/report/m.c
 '''
 
 test_expect_success 'a file-scope variable assigned in two files is a fault; read in many is not' '

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "../../plots/plot.h"
+#include "../../report/doc.h"
 #include "test-tool.h"
 
 #define QF_MAX 48		/* bytes of a string, before quoting */
@@ -246,16 +247,223 @@ static int fuzz_gnuplot(unsigned long n, uint64_t seed, const char *dir)
 	return 0;
 }
 
+/* ---- Markdown: report/doc.c's report_md_text, through cmark-gfm ---- */
+
+#define MF_MAX 40
+#define MF_BATCH 100
+#define MF_CTX 6	/* paragraph, heading, list item, table cell, image alt, bold */
+
+static const char *const md_pieces[] = {
+	"<img src=x onerror=alert(1)>", "x](y)", "[", "]", "![a](b)", "**", "__", "_", "*", "`", "```",
+	"~~", "~", "|", "\\", "&amp;", "&lt;", "&#60;", "#", "##", "- ", "+ ", "1. ", "1) ", "> ", "=",
+	"===", "---", "***", "    ", "  ", "\t", "\n", "\r", "<http://x>", "<a@b.c>", "$x$", "{", "}",
+	"(", ")", "!", ":", ".", "0", "9", "a", "Z", "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80",
+	" ", "<", ">", "\"", "'", "&", "<!-- c -->", "<script>", "\\[", "\\*", " #", "#x",
+};
+
+static void md_string(uint64_t *seed, char *out)
+{
+	size_t n = 0, k = 1 + tool_rand(seed) % 6;
+
+	while (k-- > 0) {
+		const char *p = md_pieces[tool_rand(seed) % (sizeof(md_pieces) / sizeof(md_pieces[0]))];
+
+		if (n + strlen(p) > MF_MAX)
+			break;
+		memcpy(out + n, p, strlen(p));
+		n += strlen(p);
+	}
+	out[n] = 0;
+	/* (ends with a character that is not blank: what cmark trims at the end of a block is no markup,
+	 * and the checks below need not guess it) */
+	if (!n || (unsigned char)out[n - 1] <= 0x20)
+		strcpy(out + n, "z");
+}
+
+/* s as the text cmark gives back: control bytes as spaces, & < > " as entities; trimmed
+ * both ends when trim */
+static void md_expect(const char *s, int trim, char *out, size_t len)
+{
+	size_t o = 0, a = 0, b = strlen(s);
+
+	while (trim && a < b && (unsigned char)s[a] <= 0x20)
+		a++;
+	while (trim && b > a && (unsigned char)s[b - 1] <= 0x20)
+		b--;
+	for (; a < b && o + 8 < len; a++) {
+		unsigned char c = (unsigned char)s[a];
+
+		o += (size_t)snprintf(out + o, len - o, "%s", c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" :
+				      c == '"' ? "&quot;" : "");
+		if (!strchr("&<>\"", c) || !c)
+			out[o++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+	}
+	out[o] = 0;
+}
+
+/* context k of s, escaped, into the document f */
+static void md_block(FILE *f, const char *s, int k)
+{
+	switch (k) {
+	case 0: report_md_text(f, s, 1); break;
+	case 1: fputs("## ", f); report_md_text(f, s, 1); break;
+	case 2: fputs("- ", f); report_md_text(f, s, 1); break;
+	case 3: fputs("| h |\n|---|\n| ", f); report_md_text(f, s, 0); fputs(" |", f); break;
+	case 4: fputs("![", f); report_md_text(f, s, 0); fputs("](p.svg)", f); break;
+	default: fputs("a **", f); report_md_text(f, s, 0); fputs("** b", f); break;
+	}
+}
+
+/* what cmark must give for context k of s (bold: either form, alt the other) */
+static void md_want(const char *s, int k, char *out, char *alt, size_t len)
+{
+	char e[8 * MF_MAX + 64], t[8 * MF_MAX + 64];
+
+	md_expect(s, 0, e, sizeof(e));
+	md_expect(s, 1, t, sizeof(t));
+	alt[0] = 0;
+	switch (k) {
+	case 0: snprintf(out, len, "<p>%s</p>\n", e); break;
+	case 1: snprintf(out, len, "<h2>%s</h2>\n", e); break;
+	case 2: snprintf(out, len, "<ul>\n<li>%s</li>\n</ul>\n", e); break;
+	case 3: snprintf(out, len, "<table>\n<thead>\n<tr>\n<th>h</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>%s</td>\n"
+			 "</tr>\n</tbody>\n</table>\n", t); break;
+	case 4: snprintf(out, len, "<p><img src=\"p.svg\" alt=\"%s\" /></p>\n", e); break;
+	default:
+		snprintf(out, len, "<p>a <strong>%s</strong> b</p>\n", e);
+		snprintf(alt, len, "<p>a **%s** b</p>\n", e);
+		break;
+	}
+}
+
+/* cmark-gfm (tables, strikethrough; raw HTML passed through, so that any would show) on doc */
+static char *run_cmark(const char *doc, size_t dlen)
+{
+	char tmp[] = "/tmp/fabscope-md-XXXXXX";
+	int fd = mkstemp(tmp), p[2], st = 0;
+	size_t cap = 1 << 20, len = 0;
+	char *out = malloc(cap);
+	pid_t pid;
+
+	if (fd < 0 || !out || write(fd, doc, dlen) != (ssize_t)dlen || pipe(p) || (pid = fork()) < 0)
+		abort();
+	if (!pid) {
+		if (dup2(fd, 0) < 0 || lseek(0, 0, SEEK_SET) || dup2(p[1], 1) < 0)
+			_exit(126);
+		execlp("cmark-gfm", "cmark-gfm", "--unsafe", "-e", "table", "-e", "strikethrough", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	close(fd);
+	unlink(tmp);
+	for (;;) {
+		ssize_t r;
+
+		if (len + 65536 > cap) {
+			char *grown = realloc(out, cap *= 2);
+
+			if (!grown)
+				abort();
+			out = grown;
+		}
+		r = read(p[0], out + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(p[0]);
+	out[len] = 0;
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "test-tool quote-fuzz: cmark-gfm failed (%s)\n",
+			WIFEXITED(st) && WEXITSTATUS(st) == 127 ? "not installed?" : "exit");
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static int md_batch(char (*in)[MF_MAX + 2], int n)
+{
+	char *doc = NULL, *out, *at, marker[64], want[16 * MF_MAX + 256], alt[16 * MF_MAX + 256];
+	size_t dlen = 0;
+	FILE *f = open_memstream(&doc, &dlen);
+	int i, k, rc = 0;
+
+	if (!f)
+		abort();
+	for (i = 0; i < n; i++)
+		for (k = 0; k < MF_CTX; k++) {
+			md_block(f, in[i], k);
+			fprintf(f, "\n\nSEP%dx%d\n\n", i, k);
+		}
+	fclose(f);
+	if (!(out = run_cmark(doc, dlen))) {
+		free(doc);
+		return -1;
+	}
+	at = out;
+	for (i = 0; i < n && !rc; i++)
+		for (k = 0; k < MF_CTX && !rc; k++) {
+			char *end;
+
+			snprintf(marker, sizeof(marker), "<p>SEP%dx%d</p>\n", i, k);
+			md_want(in[i], k, want, alt, sizeof(want));
+			if (!(end = strstr(at, marker)) ||
+			    !(((size_t)(end - at) == strlen(want) && !strncmp(at, want, strlen(want))) ||
+			      (*alt && (size_t)(end - at) == strlen(alt) && !strncmp(at, alt, strlen(alt))))) {
+				fprintf(stderr, "test-tool quote-fuzz: markdown context %d did not come back as text: ", k);
+				show(in[i]);
+				fprintf(stderr, "\n  wanted: ");
+				show(want);
+				fprintf(stderr, "\n  got:    ");
+				if (end)
+					*end = 0;
+				show(at);
+				fputc('\n', stderr);
+				rc = -1;
+				break;
+			}
+			at = end + strlen(marker);
+		}
+	free(out);
+	free(doc);
+	return rc;
+}
+
+static int fuzz_markdown(unsigned long n, uint64_t seed)
+{
+	static char in[MF_BATCH][MF_MAX + 2];
+	unsigned long done = 0;
+
+	while (done < n) {
+		int k, m = n - done < MF_BATCH ? (int)(n - done) : MF_BATCH;
+
+		for (k = 0; k < m; k++)
+			md_string(&seed, in[k]);
+		if (md_batch(in, m))
+			return 1;
+		done += (unsigned long)m;
+	}
+	printf("quote-fuzz markdown: %lu strings, each in %d places of a Markdown document, came back from "
+	       "cmark-gfm as text: no tag, link, image, list, heading or code\n", done, MF_CTX);
+	return 0;
+}
+
 int tool_quote_fuzz(int argc, const char **argv)
 {
 	unsigned long n, seed;
 	int rc;
 
 	if (argc != 4 && argc != 5)
-		return usage_error("usage: test-tool quote-fuzz gnuplot N SEED [DIR]");
+		return usage_error("usage: test-tool quote-fuzz gnuplot|markdown N SEED [DIR]");
 	if ((rc = tool_parse_ulong("N", argv[2], 1000000, &n)) || (rc = tool_parse_ulong("SEED", argv[3], ~0ul, &seed)))
 		return -rc;
 	if (!strcmp(argv[1], "gnuplot"))
 		return fuzz_gnuplot(n, seed, argc == 5 ? argv[4] : ".");
-	return usage_error("quote-fuzz: no language '%s' (gnuplot)", argv[1]);
+	if (!strcmp(argv[1], "markdown"))
+		return fuzz_markdown(n, seed);
+	return usage_error("quote-fuzz: no language '%s' (gnuplot, markdown)", argv[1]);
 }
