@@ -211,7 +211,7 @@ static ssize_t read_avail(int fd, void *p, size_t want)
 	}
 }
 
-int wire_read_whole(int fd, char *buf, size_t cap, json_t **msg)
+int wire_read_whole(int fd, char *buf, size_t cap, json_t **msg, char *what, size_t wlen)
 {
 	uint8_t hdr[4];
 	size_t len;
@@ -229,8 +229,11 @@ int wire_read_whole(int fd, char *buf, size_t cap, json_t **msg)
 	if (n < 4)
 		return 0;	/* (SO_RCVLOWAT 4: woken again when the header is whole) */
 	len = (size_t)hdr[0] << 24 | (size_t)hdr[1] << 16 | (size_t)hdr[2] << 8 | hdr[3];
-	if (!len || len > cap)
+	if (!len || len > cap) {
+		if (what && wlen && recv(fd, hdr, 4, MSG_DONTWAIT) == 4)	/* (consumed: what follows is shown) */
+			say_bad_header(fd, hdr, len, cap, what, wlen);
 		return -EMSGSIZE;
+	}
 	want = (int)(len + 4);
 	if (ioctl(fd, FIONREAD, &avail) || avail < want) {
 		setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
@@ -240,7 +243,11 @@ int wire_read_whole(int fd, char *buf, size_t cap, json_t **msg)
 		return n < 0 ? -errno : -EIO;
 	want = 4;
 	setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
-	return parse_body(buf, len, msg) ? -EPROTO : 1;
+	if (!parse_body(buf, len, msg))
+		return 1;
+	if (what && wlen && !say_text((const uint8_t *)buf, len, what, wlen))
+		snprintf(what, wlen, "a body that is not a JSON object");
+	return -EPROTO;
 }
 
 int wire_read_some(int fd, struct wire_rd *r, json_t **msg, size_t max)

@@ -82,9 +82,10 @@ void wire_rd_release(struct wire_rd *r);
  * all come (nothing read; the socket's SO_RCVLOWAT is set to the bytes it
  * needs, so that poll() wakes up once they are there, not for each piece:
  * set it to 4 when the connection is made, and back to 1 once the peer is
- * trusted), or -errno as wire_read_some (-EMSGSIZE over cap).
+ * trusted), or -errno as wire_read_some (-EMSGSIZE over cap).  what (may be
+ * NULL) says what came instead of a message, as wire_recv_what's.
  */
-int wire_read_whole(int fd, char *buf, size_t cap, json_t **msg);
+int wire_read_whole(int fd, char *buf, size_t cap, json_t **msg, char *what, size_t wlen);
 
 /* Human words for a wire_* error: "timed out", "connection closed by peer". */
 const char *wire_strerror(int err);

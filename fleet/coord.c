@@ -467,7 +467,7 @@ int coord_poll(struct coord *c, int timeout_ms)
 		for (;;) {
 			json_t *m;
 			int r = c->conns[ci].authed ? wire_read_some(c->conns[ci].fd, &c->conns[ci].rd, &m, FLEET_MAX_MSG) :
-				c->conns[ci].want_node < 0 ? wire_read_whole(c->conns[ci].fd, join_buf, sizeof(join_buf), &m) :
+				c->conns[ci].want_node < 0 ? wire_read_whole(c->conns[ci].fd, join_buf, sizeof(join_buf), &m, NULL, 0) :
 				wire_read_some(c->conns[ci].fd, &c->conns[ci].rd, &m, COORD_JOIN_MAX_MSG);
 
 			if (r == 0)
