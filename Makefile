@@ -20,7 +20,7 @@
 #   make help            this text
 #
 # Knobs: V=1 (show commands), DEVELOPER=1 (warnings are errors), O=DIR (build into DIR),
-# SANITIZE=1 (ASan + UBSan), WITH_VERBS=yes|no|auto (the verbs transport: required, left out,
+# SANITIZE=1 (ASan + UBSan, float-to-integer overflow too), WITH_VERBS=yes|no|auto (the verbs transport: required, left out,
 # or built in when libibverbs-dev is there), WITH_LB=yes|no|auto (the test bed's BPF
 # load-balancing modes, ci/lb: clang and libbpf-dev), PREFIX, DATADIR (compiled in: where the plot
 # templates are found), CFLAGS, CPPFLAGS, LDFLAGS (dpkg-buildflags' are honoured), TESTS
@@ -54,9 +54,10 @@ else ifneq ($(TEST_HOOKS),no)
 $(error TEST_HOOKS='$(TEST_HOOKS)': give yes or no)
 endif
 ifdef SANITIZE
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+CFLAGS += -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
+	  -fno-sanitize-recover=undefined,float-cast-overflow \
 	  -DGET_PARANOID
-LDFLAGS += -fsanitize=address,undefined
+LDFLAGS += -fsanitize=address,undefined,float-cast-overflow
 endif
 ALL_CFLAGS = -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARNINGS) -MMD -MP -D_GNU_SOURCE \
 	     -DFABSCOPE_VERSION='"$(VERSION)"' -DFABSCOPE_DATADIR='"$(DATADIR)"' $(HOOK_CFLAGS) $(DEP_CFLAGS)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+#include <math.h>
 #include <string.h>
 
 #include "clock.h"
@@ -99,6 +100,24 @@ double record_num(json_t *rec, const char *path, double dflt)
 	json_t *v = record_get(rec, path);
 
 	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+int record_int(json_t *rec, const char *path, int dflt, int lo, int hi)
+{
+	double v = record_num(rec, path, NAN);
+
+	return v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
+}
+
+int record_lane(json_t *rec, int *rail, int *plane)
+{
+	*rail = record_int(rec, "src.rail", -1, 0, FS_MAX_RAILS - 1);
+	*plane = record_int(rec, "src.plane", -1, 0, FS_MAX_PLANES - 1);
+	if (*rail < 0 && !record_get(rec, "src.rail"))
+		*rail = 0;
+	if (*plane < 0 && !record_get(rec, "src.plane"))
+		*plane = 0;
+	return *rail < 0 || *plane < 0 ? -1 : 0;
 }
 
 const char *record_str(json_t *rec, const char *path, const char *dflt)

@@ -65,7 +65,7 @@ static const char *retest_job(struct coord *c, json_t *s, struct cjob *j, char *
 	const char *key = record_str(s, "job", NULL);
 	const struct plan_phase *ph = phase_named(c, record_str(s, "phase", NULL));
 	int a = src ? plan_node_index(&c->plan, src) : -1, b = dst ? plan_node_index(&c->plan, dst) : -1, swap = !strcmp(record_str(s, "dir", ""), "s2c");
-	struct plan_lane lane = { (int)record_num(s, "rail", 0), (int)record_num(s, "plane", 0) };
+	struct plan_lane lane = { record_int(s, "rail", 0, 0, FS_MAX_RAILS - 1), record_int(s, "plane", 0, 0, FS_MAX_PLANES - 1) };
 	int cl = swap ? b : a, sv = swap ? a : b;
 
 	if (!ph || a < 0 || b < 0 || !key) {
@@ -90,7 +90,7 @@ static const char *retest_job(struct coord *c, json_t *s, struct cjob *j, char *
 	j->server = sv;
 	j->lane = lane;
 	j->ph = ph;
-	j->round = (int)record_num(s, "round", 1) - 1;
+	j->round = record_int(s, "round", 1, 1, INT_MAX) - 1;
 	j->retest_of = key;
 	snprintf(j->key, sizeof(j->key), "%s/retest", key);
 	return NULL;

@@ -38,6 +38,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/net.h"
+#include "../core/record.h"
 #include "../core/units.h"
 #include "coord-int.h"
 
@@ -264,8 +265,8 @@ static void on_register(struct coord *c, int ci, json_t *m)
 		if (!n->nep) {
 			json_array_foreach(eps, i, e) {
 				const char *ip = json_string_value(json_object_get(e, "ip"));
-				int rail = (int)json_integer_value(json_object_get(e, "rail"));
-				int plane = (int)json_integer_value(json_object_get(e, "plane"));
+				int rail = record_int(e, "rail", -1, 0, FS_MAX_RAILS - 1);
+				int plane = record_int(e, "plane", -1, 0, FS_MAX_PLANES - 1);
 
 				if (!ip || !fs_lane_ok(rail, plane) || !plan_ip_ok(ip)) {	/* (its --rail refuses these) */
 					fs_warn("agent %s: endpoint %d of its registration is not a rail 0-%d, "

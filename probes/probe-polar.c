@@ -370,9 +370,9 @@ static int polar_set(const struct popts *o, const char *host, int s, struct out 
 		if (!strcmp(scope, "flow") && n < o->flows &&
 		    !strcmp(record_str(rec, "status", "ok"), "ok")) {
 			f[n].entropy = o->transport && !strcmp(o->transport, "verbs") ?
-				       (int)record_num(rec, "flow_label", 0) : (int)record_num(rec, "src.port", 0);
+				       record_int(rec, "flow_label", 0, 0, 0xfffff) : record_int(rec, "src.port", 0, 0, 65535);
 			f[n].gbps = record_num(rec, "metrics.bw_gbps", 0);
-			dport = (int)record_num(rec, "dst.port", 0);
+			dport = record_int(rec, "dst.port", 0, 0, 65535);
 			n++;
 		}
 	}

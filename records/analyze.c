@@ -122,10 +122,14 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* the median of v[0..n) (0 when n is 0), or NaN when memory runs out: no
+ * figure is then compared with it, so nothing is judged on it */
 static double median_of(const double *v, int n)
 {
 	double *c = malloc((size_t)(n ? n : 1) * sizeof(*c)), m;
 
+	if (!c)
+		return NAN;
 	if (n > 0)	/* (v may be NULL when there is nothing) */
 		memcpy(c, v, (size_t)n * sizeof(*c));
 	qsort(c, (size_t)n, sizeof(*c), dbl_cmp);
@@ -139,6 +143,8 @@ static double group_median(struct group *g)
 	double *v = malloc((size_t)(g->n ? g->n : 1) * sizeof(*v)), m;
 	int i;
 
+	if (!v)
+		return NAN;	/* (as median_of) */
 	for (i = 0; i < g->n; i++)
 		v[i] = g->r[i].v;
 	m = median_of(v, g->n);
@@ -540,12 +546,14 @@ static void pfc_suspects(json_t *recs, json_t *out)
 			continue;
 		json_array_foreach(json_object_get(rec, "priorities"), i, pr) {
 			const char *st = record_str(pr, "storm", "none");
-			int p = (int)record_num(pr, "prio", -1);
+			int p = record_int(pr, "prio", -1, 0, 7);
 
+			if (p < 0)
+				continue;	/* no priority: nothing to name */
 			if (strcmp(st, "none")) {
 				snprintf(ev, sizeof(ev), "%s %s: PFC storm on priority %d (%s), paused over the "
 					 "storm threshold for %d intervals in a row: a stuck receiver or a pause loop",
-					 node, ifn, p, st, (int)record_num(pr, "storm_run", 0));
+					 node, ifn, p, st, record_int(pr, "storm_run", 0, 0, INT_MAX));
 				storm = 1;
 			} else if (!strcmp(record_str(pr, "ecn_first", ""), "no") &&
 				   record_num(pr, "rx_frames", 0) + record_num(pr, "tx_frames", 0) > 0) {
@@ -556,8 +564,8 @@ static void pfc_suspects(json_t *recs, json_t *out)
 			}
 			json_array_append_new(out, json_pack("{ss,ss,ss,si,si,ss,sf,ss}", "kind",
 				storm ? "pfc-storm" : "pfc-before-ecn", "phase", record_str(rec, "phase", "-"),
-				"test", "pfc", "rail", (int)record_num(rec, "src.rail", 0),
-				"plane", (int)record_num(rec, "src.plane", 0), "node", node, "value", (double)p,
+				"test", "pfc", "rail", record_int(rec, "src.rail", 0, 0, FS_MAX_RAILS - 1),
+				"plane", record_int(rec, "src.plane", 0, 0, FS_MAX_PLANES - 1), "node", node, "value", (double)p,
 				"evidence", ev));
 		}
 	}
@@ -613,9 +621,9 @@ static struct crow *coll_rows(json_t *recs, int *nrows)
 			continue;
 		x.phase = record_str(rec, "phase", "");
 		x.test = record_str(rec, "test", "");
-		x.rail = (int)record_num(rec, "rail", record_num(rec, "endpoints.0.rail", 0));
-		x.plane = (int)record_num(rec, "plane", 0);
-		x.ranks = (int)record_num(rec, "ranks", 0);
+		x.rail = record_int(rec, "rail", record_int(rec, "endpoints.0.rail", 0, 0, FS_MAX_RAILS - 1), 0, FS_MAX_RAILS - 1);
+		x.plane = record_int(rec, "plane", 0, 0, FS_MAX_PLANES - 1);
+		x.ranks = record_int(rec, "ranks", 0, 0, INT_MAX);
 		x.size = record_num(rec, "msg_size_bytes", 0);
 		x.busbw = record_num(rec, "metrics.busbw_gbps", 0);
 		x.algbw = record_num(rec, "metrics.algbw_gbps", 0);
@@ -690,7 +698,10 @@ static void coll_suspects(json_t *recs, double low_frac, json_t *out)
 		}
 		if (best < 0)
 			continue;
-		v = malloc((size_t)(j - i) * sizeof(*v));
+		if (!(v = malloc((size_t)(j - i) * sizeof(*v)))) {
+			fs_err_env("out of memory judging the collectives' records: not judged");
+			continue;
+		}
 		for (k = i; k < j; k++)
 			if (r[k].size == best)
 				v[nv++] = r[k].busbw;
@@ -761,6 +772,10 @@ json_t *analyze_suspects_retest(const struct rstore *st, double low_frac, json_t
 		double *m = malloc((size_t)ng * sizeof(*m)), phase_median;
 		int n = 0;
 
+		if (!m) {
+			fs_err_env("out of memory judging the lanes as a whole: not judged");
+			break;
+		}
 		for (j = 0; j < ng; j++)
 			if (!strcmp(g[j].phase, g[i].phase) && !strcmp(g[j].test, g[i].test))
 				m[n++] = g[j].median;

@@ -189,7 +189,7 @@ static int add_result(struct rstore *st, json_t *rec)
 	const char *test = record_str(rec, "test", ""), *dir = record_str(rec, "dir", "");
 	struct rstore_group *g;
 	struct rstore_res x;
-	int t, phase;
+	int t, phase, rail, plane;
 
 	if (!strcmp(record_str(rec, "kind", ""), "polarization") || !strcmp(record_str(rec, "kind", ""), "pfc") ||
 	    !strcmp(record_str(rec, "kind", ""), "load"))
@@ -213,9 +213,13 @@ static int add_result(struct rstore *st, json_t *rec)
 	    (x.d = intern_at(st, rec, "dst.node")) < 0 || (x.job = intern_at(st, rec, "job")) < -1 ||
 	    (x.dir = *dir ? rstore_intern(st, dir) : -1) < -1)
 		return -ENOMEM;
-	x.round = (int)record_num(rec, "round", 0);
+	x.round = record_int(rec, "round", 0, 0, INT_MAX);
 	x.pad = 0;
-	if (!(g = group_of(st, phase, t, (int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0))) ||
+	if (record_lane(rec, &rail, &plane)) {	/* (a rail or plane that is none: not put on rail 0) */
+		st->nbadlane++;
+		return 0;
+	}
+	if (!(g = group_of(st, phase, t, rail, plane)) ||
 	    FS_ALLOC_GROW(g->r, g->n + 1, g->alloc))
 		return -ENOMEM;
 	g->r[g->n++] = x;

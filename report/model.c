@@ -181,12 +181,18 @@ static int int_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void finish_group(struct rgroup *g)
+/* its medians, nodes, fairness and rounds: 0, or -1 out of memory (not said) */
+static int finish_group(struct rgroup *g)
 {
 	double *v = malloc((size_t)(g->n ? g->n : 1) * sizeof(*v));
 	const char **names = malloc((size_t)(2 * g->n + 1) * sizeof(*names));
 	int i, n = 0;
 
+	if (!v || !names) {
+		free(v);
+		free(names);
+		return -1;
+	}
 	for (i = 0; i < g->n; i++)
 		v[i] = g->p[i].v;
 	g->median = median(v, g->n);
@@ -220,16 +226,17 @@ static void finish_group(struct rgroup *g)
 		g->jain = sq > 0 ? sum * sum / ((double)g->n * sq) : NAN;
 		if (g->jain > 1)
 			g->jain = 1;	/* 1.0000000000000002 of equal rates */
-		if (rs) {
-			for (i = 0; i < g->n; i++)
-				rs[i] = g->p[i].round;
-			qsort(rs, (size_t)g->n, sizeof(*rs), int_cmp);
-			for (i = 0; i < g->n; i++)
-				g->rounds += !i || rs[i] != rs[i - 1];
-			free(rs);
-		}
+		if (!rs)
+			return -1;
+		for (i = 0; i < g->n; i++)
+			rs[i] = g->p[i].round;
+		qsort(rs, (size_t)g->n, sizeof(*rs), int_cmp);
+		for (i = 0; i < g->n; i++)
+			g->rounds += !i || rs[i] != rs[i - 1];
+		free(rs);
 		g->agg = g->rounds ? sum / g->rounds : NAN;
 	}
+	return 0;
 }
 
 /* ---- the PFC probe's records ---- */
@@ -257,14 +264,6 @@ void report_secs(double secs, char *buf, size_t len)
 		if (*e == '.')
 			*e = 0;
 	}
-}
-
-/* an integer lo..hi at path, or dflt (a record's numbers are untrusted) */
-static int num_int(json_t *o, const char *path, int dflt, int lo, int hi)
-{
-	double v = record_num(o, path, NAN);
-
-	return v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
 }
 
 static double arr_num(json_t *a, size_t i)
@@ -333,10 +332,10 @@ static void pfc_prio_parse(json_t *rec, json_t *e, int prio, struct rpfc_prio *p
 	}
 	pp->estimated = json_is_true(json_object_get(e, "estimated"));
 	pp->storm = word_of(e, "storm", storm_words);
-	pp->storm_run = num_int(e, "storm_run", 0, 0, INT_MAX);
-	from = num_int(e, "storm_from", -1, 0, INT_MAX);
+	pp->storm_run = record_int(e, "storm_run", 0, 0, INT_MAX);
+	from = record_int(e, "storm_from", -1, 0, INT_MAX);
 	pp->storm_at = from >= 0 ? report_pfc_at(rec, from) : NAN;
-	from = num_int(e, "first_pause", -1, 0, INT_MAX);
+	from = record_int(e, "first_pause", -1, 0, INT_MAX);
 	pp->pause_at = from >= 0 ? report_pfc_at(rec, from) : NAN;
 	pp->ecn_first = word_of(e, "ecn_first", tri_words);
 	if (!pp->ecn_first)
@@ -373,16 +372,16 @@ static int pfc_add(struct rrun *r, json_t *rec)
 	pf->ecn_first = word_of(rec, "ecn_first", tri_words);
 	if (!pf->ecn_first)
 		pf->ecn_first = "unknown";
-	first = num_int(rec, "first_ecn", -1, 0, INT_MAX);
+	first = record_int(rec, "first_ecn", -1, 0, INT_MAX);
 	pf->ecn_at = first >= 0 ? report_pfc_at(rec, first) : NAN;
-	first = num_int(rec, "first_pause", -1, 0, INT_MAX);
+	first = record_int(rec, "first_pause", -1, 0, INT_MAX);
 	pf->pause_at = first >= 0 ? report_pfc_at(rec, first) : NAN;
 	pf->storm_fraction = record_num(rec, "params.storm_fraction", REPORT_PFC_STORM_FRACTION);
 	if (!(pf->storm_fraction > 0 && pf->storm_fraction <= 1))
 		pf->storm_fraction = REPORT_PFC_STORM_FRACTION;
 	pf->storm = json_is_true(json_object_get(rec, "storm"));
 	json_array_foreach(json_object_get(rec, "priorities"), k, e) {
-		int prio = num_int(e, "prio", -1, 0, 7), dup = 0, a, b;
+		int prio = record_int(e, "prio", -1, 0, 7), dup = 0, a, b;
 
 		for (a = 0; a < pf->np; a++)
 			dup |= pf->p[a].prio == prio;
@@ -431,7 +430,7 @@ static int add_record(json_t *rec, void *ctx)
 
 	{
 		const char *phase = record_str(rec, "phase", "(standalone)"), *test = record_str(rec, "test", "");
-		int rail = (int)record_num(rec, "src.rail", 0), plane = (int)record_num(rec, "src.plane", 0);
+		int rail, plane, badlane = record_lane(rec, &rail, &plane);
 		struct rgroup *g;
 		double v, v99 = NAN;
 
@@ -469,6 +468,8 @@ static int add_record(json_t *rec, void *ctx)
 			return 0;
 		if (json_is_string(json_object_get(rec, "retest_of")))
 			return 0;	/* a suspect's re-test: in the suspects, not the lane's results */
+		if (badlane)
+			return 0;	/* no rail or plane it could be on: left out (the store counts it) */
 		if (!strcmp(test, "bw")) {
 			v = record_num(rec, "metrics.bw_gbps", NAN);
 			if (sweep_add(r, phase, rail, plane, record_num(rec, "msg_size_bytes", 0), v))
@@ -503,7 +504,7 @@ static int add_record(json_t *rec, void *ctx)
 		g->p[g->n].dst = rstore_str(&r->st, d);
 		g->p[g->n].v = v;
 		g->p[g->n].v99 = v99;
-		g->p[g->n].round = num_int(rec, "round", 0, 0, 1 << 30);
+		g->p[g->n].round = record_int(rec, "round", 0, 0, 1 << 30);
 		if (!strcmp(test, "lat") && json_is_string(json_object_get(json_object_get(rec, "params"), "load")))
 			g->loaded = 1;	/* measured under a bw load (a plan's load = bw) */
 		g->n++;
@@ -577,12 +578,16 @@ int report_load_run(struct rrun *r, const char *dir)
 			path, r->st.skipped, r->st.first_skipped);
 	/* another schema (a newer fabscope's "fabscope.record/2") may mean other
 	 * things by the same fields; records without one (by hand) are read */
+	if (r->st.nbadlane)
+		fs_warn("%s: %ld result(s) whose src.rail or src.plane is no rail or plane (not a whole number "
+			"from 0 to %d, 0 to %d) left out", path, r->st.nbadlane, FS_MAX_RAILS - 1, FS_MAX_PLANES - 1);
 	if (r->st.nforeign)
 		fs_warn("%s: %ld record(s) of schema '%.60s' left out: this fabscope reads %s (a newer "
 			"fabscope wrote them?)", path, r->st.nforeign,
 			r->st.first_foreign ? r->st.first_foreign : "?", RECORD_SCHEMA);
 	for (i = 0; i < r->ng; i++)
-		finish_group(&r->g[i]);
+		if (finish_group(&r->g[i]))
+			return fs_err_env("out of memory summing up the records of %s", dir);
 	if (r->npfc > 1)
 		qsort(r->pfc, (size_t)r->npfc, sizeof(*r->pfc), pfc_cmp);
 	if (r->ng > 1)

@@ -689,8 +689,8 @@ static int plot_polar(struct pctx *p)
 		snprintf(title, sizeof(title), "%.60s: %.40s -> %.40s, set %d: %.60s (%.1f of %d paths)",
 			 record_str(rec, "phase", "probe"), record_str(rec, "src.node", record_str(rec, "src.ip", "?")),
 			 record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")),
-			 (int)record_num(rec, "params.set", 0) + 1, record_str(rec, "verdict", "?"),
-			 record_num(rec, "metrics.paths_used", 0), (int)record_num(rec, "params.paths", 0));
+			 record_int(rec, "params.set", 0, 0, INT_MAX - 1) + 1, record_str(rec, "verdict", "?"),
+			 record_num(rec, "metrics.paths_used", 0), record_int(rec, "params.paths", 0, 0, INT_MAX));
 		plot_var_str(extra, sizeof(extra), "xlabel", !strcmp(record_str(rec, "params.entropy", "sport"), "sport") ?
 			     "TCP source port" : "flow label (the UDP source port on mlx5)");
 		if (run_plot(p, stem, "entropy.gp", extra, title))

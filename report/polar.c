@@ -35,8 +35,8 @@ static void polar_groups(json_t *rec, char *buf, size_t len)
 
 	buf[0] = 0;
 	json_array_foreach(groups, i, g) {
-		int kmin = (int)record_num(g, "sharing_min", 1), kmax = (int)record_num(g, "sharing_max", 1);
-		int cnt = (int)record_num(g, "flows", 0);
+		int kmin = record_int(g, "sharing_min", 1, 0, INT_MAX), kmax = record_int(g, "sharing_max", 1, 0, INT_MAX);
+		int cnt = record_int(g, "flows", 0, 0, INT_MAX);
 
 		if (kmax < 2 || n >= len)
 			continue;	/* flows alone on their paths collided with nothing */
@@ -142,7 +142,7 @@ static void polar_table(const struct report *rep, struct rdoc *d)
 
 			if (strcmp(record_str(rec, "scope", ""), "set"))
 				continue;
-			report_lane((int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0),
+			report_lane(record_int(rec, "src.rail", 0, 0, FS_MAX_RAILS - 1), record_int(rec, "src.plane", 0, 0, FS_MAX_PLANES - 1),
 				    lane, sizeof(lane));
 			rdoc_row(d);
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", rep->runs[ri].name);
@@ -155,10 +155,10 @@ static void polar_table(const struct report *rep, struct rdoc *d)
 			rdoc_cell(d, RDOC_TEXT, 0);
 			rdoc_text(d, lane);
 			rdoc_only(d, RDOC_BOTH);
-			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(rec, "params.set", 0) + 1);
-			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(rec, "flows", 0));
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", record_int(rec, "params.set", 0, 0, INT_MAX - 1) + 1);
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", record_int(rec, "flows", 0, 0, INT_MAX));
 			rdoc_cellf(d, RDOC_NUM, 0, "%.1f of %d", record_num(rec, "metrics.paths_used", 0),
-				   (int)record_num(rec, "params.paths", 0));
+				   record_int(rec, "params.paths", 0, 0, INT_MAX));
 			rdoc_cell(d, RDOC_NUM, 0);
 			rdoc_litf(d, "%.1f", record_num(rec, "metrics.expected_paths", 0));
 			rdoc_sym(d, " +- ", " &plusmn; ");
@@ -283,7 +283,7 @@ void report_polar_exposition(const struct report *rep, struct report_buf *b)
 				src = push_label_value(record_str(rec, "src.node", "-"));
 				dst = push_label_value(record_str(rec, "dst.node", "-"));
 				report_bput(b, "%s{run=\"%s\",phase=\"%s\",src=\"%s\",dst=\"%s\",set=\"%d\"} %.4g\n",
-					    fam[m], run, ph, src, dst, (int)record_num(rec, "params.set", 0) + 1,
+					    fam[m], run, ph, src, dst, record_int(rec, "params.set", 0, 0, INT_MAX - 1) + 1,
 					    m ? !strcmp(record_str(rec, "verdict", ""), "polarized") :
 						record_num(rec, "metrics.paths_used", 0));
 				free(run);

@@ -121,6 +121,30 @@ test_expect_success 'a file or directory made outside core/outfile.c is a fault;
 	rm -r tree/report/w.c tree/core/outfile.c tree/tests
 '''
 
+# issue 41: an untrusted double is cast to an integer only through record_int (range checked)
+test_expect_success 'a cast of record_num or json_number_value to an integer is a fault; in tests/ not' '''
+	tree_file records/c.c <<-\EOF &&
+	void c(json_t *rec)
+	{
+		int a = (int)record_num(rec, "src.rail", 0);
+		uint64_t b = (uint64_t) json_number_value(x);
+		double d = record_num(rec, "x", 0);
+		int e = record_int(rec, "round", 0, 0, 7);
+	}
+	EOF
+	tree_file tests/helper/c.c <<-\EOF &&
+	int t(json_t *rec)
+	{
+		return (int)record_num(rec, "x", 0);
+	}
+	EOF
+	test_expect_code 1 perl "$check" tree >out &&
+	test_grep "^records/c.c:3: casts: (int)record_num(...) casts an untrusted number" out &&
+	test_grep "^records/c.c:4: casts: (uint64_t)json_number_value(...)" out &&
+	test_line_count = 2 out &&
+	rm -r tree/records/c.c tree/tests
+'''
+
 # issue 41: in report/, data reaches Markdown only through rdoc_text (escaped)
 test_expect_success 'report/: rdoc_lit of anything but a string literal, rdoc_litf of a string, are faults' '''
 	tree_file report/m.c <<-\EOF &&

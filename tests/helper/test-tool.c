@@ -105,6 +105,7 @@ static const struct tool_cmd cmds[] = {
 	{ "lldp-fuzz", tool_lldp },
 	{ "lldpd-json0", tool_lldpd },
 	{ "lldpd-fuzz", tool_lldpd },
+	{ "lldpd-eintr", tool_lldpd },
 	{ "topo-fuzz", tool_topo },
 	{ "pfc-inject", tool_pfcap },
 	{ "pfcap", tool_pfcap },
