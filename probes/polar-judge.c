@@ -22,7 +22,7 @@ static struct polar_flow *read_flows(json_t *rec, int *n)
 	if (!json_array_size(ent) || !(f = calloc(json_array_size(ent), sizeof(*f))))
 		return NULL;
 	json_array_foreach(ent, i, e) {
-		f[i].entropy = (int)record_num(e, "value", 0);
+		f[i].entropy = record_int(e, "value", 0, 0, INT_MAX);
 		f[i].gbps = record_num(e, "gbps", 0);
 	}
 	*n = (int)json_array_size(ent);
@@ -36,13 +36,14 @@ static void speeds(json_t *rec, const struct topo *d, int *P, double *C, double 
 	struct topo_ecmp e;
 	char err[300];
 
-	*P = (int)record_num(params, "paths", 0);
+	*P = record_int(params, "paths", 0, 0, INT_MAX);
 	*C = record_num(params, "link_rate_gbps", 0);
 	*H = record_num(params, "host_rate_gbps", 0);
 	if (!d || !json_is_object(params))
 		return;
 	if (topo_ecmp(d, record_str(rec, "src.node", ""), record_str(rec, "dst.node", ""),
-		      (int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0), &e, err, sizeof(err))) {
+		      record_int(rec, "src.rail", 0, 0, FS_MAX_RAILS - 1), record_int(rec, "src.plane", 0, 0, FS_MAX_PLANES - 1),
+		      &e, err, sizeof(err))) {
 		json_object_set_new(params, "design", json_pack("{ss,ss}", "file", d->path ? d->path : "",
 								 "error", err));
 		return;
@@ -266,8 +267,8 @@ static void check_design(struct tstate *s, json_t *rec, struct polar_traces *t)
 			if (s->fl[i].complete && s->fl[i].nr != e.hops + 1)
 				snprintf(t->why, sizeof(t->why), "flow %d crossed %d switches, where the equal-cost "
 					 "paths of %s cross %d: not routed as the design says",
-					 (int)record_num(json_array_get(json_object_get(rec, "entropy"), (size_t)i), "value",
-							 0), s->fl[i].nr, file, e.hops + 1);
+					 record_int(json_array_get(json_object_get(rec, "entropy"), (size_t)i), "value",
+						    0, 0, INT_MAX), s->fl[i].nr, file, e.hops + 1);
 	if (t->why[0])
 		t->contradicts = 1;
 	else if (first >= 0)
@@ -352,12 +353,12 @@ static void branching(json_t *hops, char *buf, size_t len)
 		if (json_array_size(rs) < 2 || shown == 3 || off >= len)
 			continue;
 		off += (size_t)snprintf(buf + off, len - off, "%shop %d:", shown++ ? "; " : "",
-					(int)record_num(h, "hop", 0));
+					record_int(h, "hop", 0, 0, INT_MAX));
 		json_array_foreach(rs, k, r) {
 			if (off >= len)
 				break;
 			off += (size_t)snprintf(buf + off, len - off, "%s %s (%d flows)", k ? "," : "",
-						record_str(r, "addr", "?"), (int)record_num(r, "flows", 0));
+						record_str(r, "addr", "?"), record_int(r, "flows", 0, 0, INT_MAX));
 		}
 	}
 }
@@ -383,7 +384,7 @@ static void trace_line(const struct tstate *s, const struct polar_traces *t, jso
 			off += (size_t)snprintf(line + off, len - off, "%s %s -> %s (%d flows)", i ? "," : "",
 						record_str(json_array_get(links, i), "from", "?"),
 						record_str(json_array_get(links, i), "to", "?"),
-						(int)record_num(json_array_get(links, i), "flows", 0));
+						record_int(json_array_get(links, i), "flows", 0, 0, INT_MAX));
 	} else {
 		branching(json_object_get(rec, "hops"), b, sizeof(b));
 		off = (size_t)snprintf(line, len, "traced: %d of %d flows to %s with every hop answering, %d router "

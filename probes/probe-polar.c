@@ -232,8 +232,9 @@ static void polar_set_text(const struct popts *o, struct out *out, const struct 
 		out_comment(out, "set %d (entropy from %d): %s", s + 1, base, v);
 		out_comment(out, "rates (%s) by entropy, sharing:", o->gbits ? "Gb/s" : "MB/s");
 		json_array_foreach(ent, i, e)	/* the unit of the table above: MB/s = 10^6 bytes/s */
-			out_comment(out, "  %5d  %10.*f  %d", (int)record_num(e, "value", 0), o->gbits ? 4 : 2,
-				    record_num(e, "gbps", 0) * (o->gbits ? 1 : 1000.0 / 8), (int)record_num(e, "sharing", 0));
+			out_comment(out, "  %5d  %10.*f  %d", record_int(e, "value", 0, 0, INT_MAX), o->gbits ? 4 : 2,
+				    record_num(e, "gbps", 0) * (o->gbits ? 1 : 1000.0 / 8),
+				    record_int(e, "sharing", 0, 0, INT_MAX));
 		if (jd->trace_line[0])
 			out_comment(out, "%s", jd->trace_line);
 	}
@@ -295,9 +296,9 @@ static int polar_set(const struct popts *o, const char *host, int s, struct out 
 			agg = rec;
 		if (!strcmp(scope, "flow") && n < o->flows && ok) {
 			f[n].entropy = o->transport && !strcmp(o->transport, "verbs") ?
-				       (int)record_num(rec, "flow_label", 0) : (int)record_num(rec, "src.port", 0);
+				       record_int(rec, "flow_label", 0, 0, 0xfffff) : record_int(rec, "src.port", 0, 0, 65535);
 			f[n].gbps = record_num(rec, "metrics.bw_gbps", 0);
-			dport = (int)record_num(rec, "dst.port", 0);
+			dport = record_int(rec, "dst.port", 0, 0, 65535);
 			starved += record_num(rec, "metrics.msgs", 0) <= 0;
 			n++;
 		}
@@ -425,10 +426,8 @@ int probe_polarization(int argc, const char **argv)
 	}
 	out_init(&out, o.json ? OUT_JSON : OUT_TEXT, stdout);
 	out.gbits = o.gbits;	/* the flows' table and the probe's own lines in one unit */
-	if (o.output && out_json_file(&out, o.output)) {
-		rc = fs_err_env("cannot write '%s': %s", o.output, strerror(errno));
-		goto out_opts;
-	}
+	if (o.output && (rc = out_json_file(&out, o.output)))
+		goto out_opts;	/* (said) */
 	net_stop_on_signals();
 	for (s = 0; s < o.sweep && !net_stop; s++)
 		if ((rc = polar_set(&o, argv[0], s, &out, jd, &failed, &last)))

@@ -67,7 +67,8 @@ void rpolar_count(json_t *deciding, struct rpolar_counts *n)
 
 void rpolar_who(json_t *rec, char *buf, size_t len)
 {
-	int rail = (int)record_num(rec, "src.rail", -1), plane = (int)record_num(rec, "src.plane", 0);
+	int rail = record_int(rec, "src.rail", -1, 0, FS_MAX_RAILS - 1);
+	int plane = record_int(rec, "src.plane", 0, 0, FS_MAX_PLANES - 1);
 	size_t off = (size_t)snprintf(buf, len, "%s -> %s", record_str(rec, "src.node", record_str(rec, "src.ip", "?")),
 				      record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
 

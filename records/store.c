@@ -227,8 +227,15 @@ int rstore_add(struct rstore *st, json_t *rec)
 	{
 		struct rresult r;
 		struct rretest t;
+		int res;
 
-		rc = rretest_of(rec, &t) ? add_retest(st, &t) : rresult_of(rec, &r) ? add_result(st, &r) : 0;
+		rc = 0;
+		if (rretest_of(rec, &t))
+			rc = add_retest(st, &t);
+		else if ((res = rresult_of(rec, &r)) > 0)
+			rc = add_result(st, &r);
+		else if (res < 0)	/* (a rail or plane that is none: not put on rail 0) */
+			st->nbadlane++;
 	}
 	st->nrec++;
 	return rc;

@@ -85,6 +85,7 @@ struct rstore {
 	long nrec;		/* records added (of this schema, or of none) */
 	long nfailed;		/* of them with a status that is not "ok" */
 	long nforeign;		/* records of another schema, left out */
+	long nbadlane;		/* results whose rail or plane is none (out of range, not a whole number), left out */
 	char *first_foreign;	/* the first one's schema */
 	off_t off;		/* how far results.jsonl was read */
 	long skipped, first_skipped;	/* lines that are not records; the first one's number */

@@ -36,8 +36,8 @@ static void polar_groups(json_t *rec, char *buf, size_t len)
 
 	buf[0] = 0;
 	json_array_foreach(groups, i, g) {
-		int kmin = (int)record_num(g, "sharing_min", 1), kmax = (int)record_num(g, "sharing_max", 1);
-		int cnt = (int)record_num(g, "flows", 0);
+		int kmin = record_int(g, "sharing_min", 1, 0, INT_MAX), kmax = record_int(g, "sharing_max", 1, 0, INT_MAX);
+		int cnt = record_int(g, "flows", 0, 0, INT_MAX);
 
 		if (kmax < 2 || n >= len)
 			continue;	/* flows alone on their paths collided with nothing */
@@ -152,28 +152,29 @@ static void polar_table(const struct report *rep, struct rdoc *d)
 
 			if (strcmp(record_str(rec, "scope", ""), "set"))
 				continue;
-			report_lane((int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0),
+			report_lane(record_int(rec, "src.rail", 0, 0, FS_MAX_RAILS - 1), record_int(rec, "src.plane", 0, 0, FS_MAX_PLANES - 1),
 				    lane, sizeof(lane));
 			rdoc_row(d);
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", rep->runs[ri].name);
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", record_str(rec, "phase", "-"));
 			rdoc_cell(d, RDOC_TEXT, 0);
-			rdoc_lit(d, record_str(rec, "src.node", record_str(rec, "src.ip", "?")));
+			rdoc_text(d, record_str(rec, "src.node", record_str(rec, "src.ip", "?")));
 			rdoc_sym(d, " -> ", " &rarr; ");
-			rdoc_lit(d, record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
+			rdoc_text(d, record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
 			rdoc_only(d, RDOC_MD);
 			rdoc_cell(d, RDOC_TEXT, 0);
-			rdoc_lit(d, lane);
+			rdoc_text(d, lane);
 			rdoc_only(d, RDOC_BOTH);
-			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(rec, "params.set", 0) + 1);
-			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(rec, "flows", 0));
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", record_int(rec, "params.set", 0, 0, INT_MAX - 1) + 1);
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", record_int(rec, "flows", 0, 0, INT_MAX));
 			if (traced)	/* the count the verdict stands on, against the paths it was judged by */
 				rdoc_cellf(d, RDOC_NUM, 0, "%s%d of %d traced",
 					   json_is_true(record_get(rec, "trace.exact")) ? "" : "at most ",
-					   (int)record_num(rec, "trace.paths", 0), (int)record_num(rec, "trace.possible", 0));
+					   record_int(rec, "trace.paths", 0, 0, INT_MAX),
+					   record_int(rec, "trace.possible", 0, 0, INT_MAX));
 			else if (record_num(rec, "params.paths", 0) > 0)
 				rdoc_cellf(d, RDOC_NUM, 0, "%.1f of %d", record_num(rec, "metrics.paths_used", 0),
-					   (int)record_num(rec, "params.paths", 0));
+					   record_int(rec, "params.paths", 0, 0, INT_MAX));
 			else	/* no number of paths: the count alone */
 				rdoc_cellf(d, RDOC_NUM, 0, "%.1f", record_num(rec, "metrics.paths_used", 0));
 			rdoc_cell(d, RDOC_NUM, 0);
@@ -181,9 +182,9 @@ static void polar_table(const struct report *rep, struct rdoc *d)
 			rdoc_sym(d, " +- ", " &plusmn; ");
 			rdoc_litf(d, "%.1f", record_num(rec, traced ? "trace.sd" : "metrics.expected_paths_sd", 0));
 			rdoc_cell(d, RDOC_NUM, 0);
-			rdoc_lit(d, polar_p(rec, pbuf, sizeof(pbuf)));
+			rdoc_text(d, polar_p(rec, pbuf, sizeof(pbuf)));
 			rdoc_cell(d, bad ? RDOC_FAIL : RDOC_PASS, 1);
-			rdoc_lit(d, record_str(rec, "verdict", "?"));
+			rdoc_text(d, record_str(rec, "verdict", "?"));
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", record_str(rec, "evidence", "-"));
 		}
 	}
@@ -207,10 +208,11 @@ static void polar_worse(const struct report *rep, struct rdoc *d)
 	rdoc_para(d, 0);
 	rdoc_lit(d, "**Worse: ");
 	rdoc_text(d, rep->runs[w].name);
-	rdoc_litf(d, "**, %s %.1f paths used on average, against ", pol[w] ? "polarized," : "", used[w]);
+	rdoc_lit(d, "**");
+	rdoc_textf(d, ", %s %.1f paths used on average, against ", pol[w] ? "polarized," : "", used[w]);
 	for (ri = 0, i = 0; ri < rep->nruns; ri++)
 		if (ri != w && !isnan(used[ri])) {
-			rdoc_litf(d, "%s%.1f with ", i++ ? ", " : "", used[ri]);
+			rdoc_textf(d, "%s%.1f with ", i++ ? ", " : "", used[ri]);
 			rdoc_text(d, rep->runs[ri].name);
 		}
 	rdoc_lit(d, ".");
@@ -320,7 +322,7 @@ void report_polar_exposition(const struct report *rep, struct report_buf *b)
 				src = push_label_value(record_str(rec, "src.node", "-"));
 				dst = push_label_value(record_str(rec, "dst.node", "-"));
 				report_bput(b, "%s{run=\"%s\",phase=\"%s\",src=\"%s\",dst=\"%s\",set=\"%d\"} %.4g\n",
-					    fam[m], run, ph, src, dst, (int)record_num(rec, "params.set", 0) + 1,
+					    fam[m], run, ph, src, dst, record_int(rec, "params.set", 0, 0, INT_MAX - 1) + 1,
 					    m ? !strcmp(record_str(rec, "verdict", ""), "polarized") :
 						record_num(rec, "metrics.paths_used", 0));
 				free(run);

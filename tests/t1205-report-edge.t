@@ -45,7 +45,7 @@ test_expect_success $P '-o an existing file: one line, exit 2, the file untouche
 	echo "keep me" >afile &&
 	# with plots asked for: they are not tried either
 	fs_expect 2 report r64 -o afile &&
-	ptp_one_error err "-o '"'"'afile'"'"' is not a directory: give the directory the report goes in" &&
+	ptp_one_error err "-o '"'"'afile'"'"' is a file, not a directory: give a directory" &&
 	test_must_be_empty out &&
 	test "$(cat afile)" = "keep me" &&
 	! test -e afile.tmp

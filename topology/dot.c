@@ -350,9 +350,13 @@ static void q(FILE *f, const char *s)
 	fprintf(f, "\"%s\"", s);	/* names hold no quote (topo_name_ok) */
 }
 
-void topo_write_dot(const struct topo *t, FILE *f)
+int topo_write_dot(const struct topo *t, FILE *f)
 {
 	size_t i, k;
+	int rc;
+
+	if ((rc = topo_design_ok(t)))
+		return rc;
 
 	fprintf(f, "// fabscope topology: %zu switches, %zu links (fabscope-topology(5))\ngraph fabric {\n", t->nsw,
 		t->nln);
@@ -397,4 +401,5 @@ void topo_write_dot(const struct topo *t, FILE *f)
 		fputc('\n', f);
 	}
 	fputs("}\n", f);
+	return 0;
 }

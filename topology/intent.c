@@ -477,9 +477,55 @@ int topo_read(struct topo *t, const char *path, const char *text)
 	return rc ? rc : topo_finish(t);
 }
 
-void topo_write(const struct topo *t, FILE *f)
+/* s for a message: at most 60 bytes, control bytes as \xNN */
+static const char *shown(const char *s, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+
+	fs_escape_ctl(s, n > 60 ? 60 : n, buf, len);
+	return buf;
+}
+
+int topo_design_ok(const struct topo *t)
+{
+	char b1[256], b2[256];
+	size_t i;
+
+	for (i = 0; i < t->nsw; i++) {
+		size_t k;
+
+		if (!topo_name_ok(t->sw[i].name) || (t->sw[i].pod && !topo_name_ok(t->sw[i].pod)))
+			return fs_err_usage("switch '%s' (pod '%s'): a name outside fabscope-topology(5)'s grammar "
+					    "(letters, digits, '.', '_', '-', '/'): nothing written",
+					    shown(t->sw[i].name, b1, sizeof(b1)),
+					    shown(t->sw[i].pod ? t->sw[i].pod : "", b2, sizeof(b2)));
+		for (k = 0; k < t->sw[i].naddr; k++)	/* (topo_add_switch_addrs makes them so: inet_ntop's) */
+			if (!*t->sw[i].addr[k] || t->sw[i].addr[k][strspn(t->sw[i].addr[k], "0123456789abcdefABCDEF.:")])
+				return fs_err_usage("switch '%s': address '%s' is no IPv4 or IPv6 address: nothing "
+						    "written", shown(t->sw[i].name, b1, sizeof(b1)),
+						    shown(t->sw[i].addr[k], b2, sizeof(b2)));
+	}
+	for (i = 0; i < t->nln; i++) {
+		const struct topo_link *l = &t->ln[i];
+		const struct topo_end *e[2] = { &l->a, &l->b };
+		int k;
+
+		for (k = 0; k < 2; k++)
+			if (!topo_name_ok(e[k]->dev) || !topo_name_ok(e[k]->port))
+				return fs_err_usage("cable %zu, '%s:%s': a name outside fabscope-topology(5)'s grammar "
+						    "(letters, digits, '.', '_', '-', '/'): nothing written", i + 1,
+						    shown(e[k]->dev, b1, sizeof(b1)), shown(e[k]->port, b2, sizeof(b2)));
+	}
+	return 0;
+}
+
+int topo_write(const struct topo *t, FILE *f)
 {
 	size_t i, k;
+	int rc;
+
+	if ((rc = topo_design_ok(t)))
+		return rc;
 
 	fprintf(f, "# fabscope topology: %zu switches, %zu links (fabscope-topology(5))\n", t->nsw, t->nln);
 	for (i = 0; i < t->nsw; i++) {
@@ -508,4 +554,5 @@ void topo_write(const struct topo *t, FILE *f)
 			fprintf(f, " speed=%gG", l->speed_gbps);
 		fputc('\n', f);
 	}
+	return 0;
 }

@@ -107,8 +107,17 @@ int topo_addr_switch(const struct topo *t, const char *addr);
  * the cables. */
 int topo_cabled(const struct topo *t, const char *a, const char *b);
 
-/* The file's text for t (our own format), to f */
-void topo_write(const struct topo *t, FILE *f);
+/*
+ * The one check of every design writer (topo_write, topo_write_dot,
+ * topo_slurm_write): each switch, pod, device and port a name (topo_name_ok),
+ * and each switch address one as topo_add_switch_addrs keeps it (hex digits,
+ * '.', ':'), so that nothing in a name (a newline, a space, a quote) can make
+ * a line, an attribute or a statement of the file written.  0, or -FS_EXIT_USAGE
+ * with the first name that is not one said (its control bytes as \xNN).
+ */
+int topo_design_ok(const struct topo *t);
+/* The file's text for t (our own format), to f: 0, or topo_design_ok's refusal (nothing written) */
+int topo_write(const struct topo *t, FILE *f);
 
 /* "200G", "25G", "400G" (a whole number of Gb/s, or Mb/s with M); 0 on error */
 double topo_parse_speed(const char *s);
