@@ -5,6 +5,7 @@ pieces of gnuplot that would run a command) quoted by plots/plot.c for gnuplot c
 gnuplot byte for byte, cut literals come back as whole prefixes, and nothing runs; random strings
 of Markdown and HTML (links, images, tags, lists, headings, code, tables, entities) escaped by
 report/doc.c come back from cmark-gfm as text in six places of a document'
+# asan: always: feeds untrusted bytes to C code: random strings through the gnuplot quoting and the Markdown and HTML escaping
 . "$(dirname "$0")/test-lib.sh"
 
 test_lazy_prereq GNUPLOT 'command -v gnuplot'

@@ -5,6 +5,7 @@ observation whose node or interface holds a newline, a space or a quote is refus
 its DOT export; a neighbour'\''s odd names are left out in a comment that does not quote them; a
 path with a newline is escaped in the comment of a Slurm export; every design writer checks its
 names (topo_design_ok)'
+# asan: always: feeds untrusted bytes to C code: observation files and designs whose names are not names
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 

@@ -4,6 +4,7 @@ finding 5): with ulimit -n 1024, 1,100 idle connections (reconnected when closed
 10 % of a CPU and a real agent joins within 2 s; at a ulimit it runs out of, accepting pauses
 (said once) instead of spinning; a peer that never registers is closed after 3 s, and nothing is
 allocated for it: its register is read only once all of it has come'
+# asan: always: feeds untrusted bytes to C code: what unauthenticated peers send a coordinator in listener mode
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"

@@ -3,6 +3,7 @@ test_description='the readers of a results directory take untrusted files (issue
 results.jsonl, run.json or jobs.done that is /dev/zero, a FIFO or a directory is refused in one line, exit 3,
 at once (it grew to gigabytes, or hung, before); a line over the bound (16 MiB) is read past and
 counted as not a record, the records around it kept; fabscope run --resume refuses the same'
+# asan: always: feeds untrusted bytes to C code: results directories whose files are no files, or lines past the bound
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"

@@ -5,6 +5,7 @@ alt text), a polarization record'\''s node names and verdict, run names, labels 
 come back from a real Markdown renderer (cmark-gfm) as text: no tag but the report'\''s own, no
 link, image or list of the data'\''s; the HTML escapes them the same; the one escaping function
 of each output is fuzzed in t0280'
+# asan: always: feeds untrusted bytes to C code: records whose names, verdicts and labels are markup
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"

@@ -4,6 +4,7 @@ plane, round, priority or count out of an int'"'"'s range, negative, fractional 
 checked before it is used (core/record.h'"'"'s record_int; a cast of such a double to int is
 undefined behaviour, which the ASan tier'"'"'s UBSan now traps): a result with no rail or plane it
 could be on is left out and counted, never put on rail -2147483648 or rail 0'
+# asan: always: feeds untrusted bytes to C code: records whose numbers are out of every range
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
