@@ -24,7 +24,7 @@
 #   make help            this text
 #
 # Knobs: V=1 (show commands), DEVELOPER=1 (warnings are errors), O=DIR (build into DIR),
-# SANITIZE=1 (ASan + UBSan), WITH_VERBS=yes|no|auto (the verbs transport: required, left out,
+# SANITIZE=1 (ASan + UBSan, float-to-integer overflow too), WITH_VERBS=yes|no|auto (the verbs transport: required, left out,
 # or built in when libibverbs-dev is there), WITH_LB=yes|no|auto (the test bed's BPF
 # load-balancing modes, ci/lb: clang and libbpf-dev), PREFIX, DATADIR (compiled in: where the plot
 # templates are found), CFLAGS, CPPFLAGS, LDFLAGS (dpkg-buildflags' are honoured), TESTS
@@ -63,9 +63,10 @@ CFLAGS += -O0 --coverage
 LDFLAGS += --coverage
 endif
 ifdef SANITIZE
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+CFLAGS += -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
+	  -fno-sanitize-recover=undefined,float-cast-overflow \
 	  -DGET_PARANOID
-LDFLAGS += -fsanitize=address,undefined
+LDFLAGS += -fsanitize=address,undefined,float-cast-overflow
 endif
 ALL_CFLAGS = -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARNINGS) -MMD -MP -D_GNU_SOURCE \
 	     -DFABSCOPE_VERSION='"$(VERSION)"' -DFABSCOPE_DATADIR='"$(DATADIR)"' $(HOOK_CFLAGS) $(DEP_CFLAGS)
@@ -161,30 +162,31 @@ endif
 
 CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
 	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c core/shquote.c \
-	    core/auth.c core/alloc.c core/slurp.c
-RECORDS_SRC := records/read.c records/result.c records/store.c records/analyze.c records/retest.c
+	    core/auth.c core/alloc.c core/slurp.c core/outfile.c
+RECORDS_SRC := records/read.c records/result.c records/store.c records/analyze.c records/retest.c \
+	       records/polar.c
 PLOTS_SRC := plots/plot.c
 XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/tcp-info.c transport/devices.c transport/version.c $(VERBS_SRC)
-BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/bw.c bench/lat.c
+BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/ptp-accept.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.c fleet/agent.c \
 	     fleet/coord.c fleet/coord-job.c fleet/coord-phase.c fleet/coord-check.c fleet/launch.c fleet/results.c \
-	     fleet/run.c fleet/run-topo.c fleet/coord-retest.c
+	     fleet/run.c fleet/run-topo.c fleet/coord-retest.c fleet/coord-polar.c
 REPORT_SRC := report/push.c report/doc.c report/model.c report/aggregate.c report/worst.c report/design.c report/cabling.c report/modes.c report/thresh.c report/checks.c report/verdict.c report/tested.c report/plots.c report/render.c report/polar.c report/pfc.c report/coll.c report/coll-render.c \
 	      report/coll-export.c report/coll-checks.c report/coll-plot.c report/cmd.c
-PROBES_SRC := probes/polar.c probes/probe.c probes/probe-polar.c probes/probe-pfc.c probes/trace.c \
+PROBES_SRC := probes/polar.c probes/polar-judge.c probes/probe.c probes/probe-polar.c probes/probe-pfc.c probes/trace.c \
 	      probes/counters.c probes/counters-names.c probes/counters-ethtool.c probes/counters-snap.c \
 	      probes/pfc.c probes/pfcap.c
 COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collectives/alltoall.c \
 	    collectives/cmd.c
-TOPO_SRC := topology/intent.c topology/dot.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
+TOPO_SRC := topology/intent.c topology/dot.c topology/ecmp.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
 	discover/show.c discover/lldpd.c discover/judge.c
-PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
+PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/capture-files.c pcap/flow.c pcap/reader.c pcap/analyze.c
 MODEL_SRC := model/maxmin.c model/fabric.c model/shape.c fleet/model-cmd.c
 LIB_SRC := $(MODEL_SRC) $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test-units.c \
-	    tests/helper/test-shquote.c tests/helper/test-options.c tests/helper/test-record.c \
+	    tests/helper/test-shquote.c tests/helper/test-quote.c tests/helper/test-options.c tests/helper/test-record.c \
 	    tests/helper/test-wire.c tests/helper/test-tcp-fuzz.c tests/helper/test-xport.c \
 	    tests/helper/test-fleet-fuzz.c tests/helper/test-plan.c tests/helper/test-polar.c tests/helper/test-model.c \
 	    tests/helper/test-hmac.c tests/helper/test-push.c tests/helper/test-trace.c \

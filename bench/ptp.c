@@ -252,9 +252,7 @@ int ptp_out_init(struct out *out, const struct ptp_opts *o)
 				    "lat_us.p50" : "msg_rate_mpps", o->output, o->output);
 	out_init(out, o->json ? OUT_JSON : OUT_TEXT, stdout);
 	out->gbits = o->gbits;
-	if (o->output && out_json_file(out, o->output))
-		return fs_err_env("cannot write '%s': %s", o->output, strerror(errno));
-	return 0;
+	return o->output ? out_json_file(out, o->output) : 0;
 }
 
 int ptp_sizes(const struct ptp_opts *o, uint64_t *sizes, int max)
@@ -682,45 +680,6 @@ fail:
 	return rc;
 }
 
-/* The server's side, before it looks at what the hello asks: 0, or the exit
- * code, the client told why. */
-static int server_auth(struct ptp_ctx *c, json_t *hello)
-{
-	const char *cn = json_string_value(json_object_get(hello, "auth"));
-	char sn[AUTH_NONCE_HEX + 1], mac[AUTH_NONCE_HEX + 1];
-	json_t *a;
-	int rc;
-
-	if (!c->o->token) {
-		if (!cn)
-			return 0;
-		ptp_send_error(c->ctl, FS_EXIT_ENV, "this server has no token: drop --token-file, or start the server with one");
-		return fs_err_env("client %s: refused: it wants a token and this server has none (--token-file)",
-				  c->peer_name);
-	}
-	if (!cn) {
-		ptp_send_error(c->ctl, FS_EXIT_ENV, "this server serves only clients that know its token: give --token-file");
-		return fs_err_env("client %s: refused: it has no token (--token-file)", c->peer_name);
-	}
-	if (!auth_nonce_ok(cn)) {
-		ptp_send_error(c->ctl, FS_EXIT_PEER, "malformed hello");
-		return fs_err_peer("client %s: malformed hello (its nonce); is it a fabscope client?", c->peer_name);
-	}
-	if ((rc = auth_nonce(sn)))
-		return fs_err_env("cannot get random bytes for a nonce: %s", strerror(-rc));
-	auth_mac(c->o->token, "ptp-server", cn, sn, mac);
-	rc = ptp_send(c, json_pack("{s:s, s:s, s:s}", "type", "challenge", "nonce", sn, "mac", mac));
-	if (rc || (rc = recv_msg(c, &a, "auth", 0)))
-		return rc;
-	if (!auth_mac_ok(c->o->token, "ptp-client", sn, cn, json_string_value(json_object_get(a, "mac")))) {
-		json_decref(a);
-		ptp_send_error(c->ctl, FS_EXIT_ENV, "wrong token: this server has another secret");
-		return fs_err_env("client %s: refused: it does not know the token", c->peer_name);
-	}
-	json_decref(a);
-	return 0;
-}
-
 /*
  * A message that the link from local cannot carry within --timeout (nor, in
  * a timed bw run, within -D) at its line rate: said before the run, exit 2,
@@ -897,16 +856,16 @@ static int serve_sizes(struct ptp_ctx *c, const struct ptp_test *t)
 	return rc;
 }
 
-static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
+/* One client, its handshake done (ptp-accept.c: hello checked, the token proved): its session. */
+static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer, json_t *m,
 		     const struct ptp_test *t, struct ptp_busy *busy)
 {
 	struct ptp_opts so = *o;	/* the client's parameters go here */
 	struct ptp_ctx c;
 	char name[NET_ADDRSTRLEN], why[256], bind[NET_ADDRSTRLEN];
-	const char *proto, *test, *cnode;
+	const char *proto, *test = "", *cnode;
 	struct net_addr local;
-	json_t *m, *params;
-	json_int_t version;
+	json_t *params = NULL;
 	uint64_t maxsize;
 	int rc;
 
@@ -918,32 +877,8 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 	c.timeout_ms = units_ms(o->timeout_s);
 	net_addr_str(peer, name, sizeof(name));
 	c.peer_name = strdup(name);
-	/* a client says hello (and, with --token-file, answers the challenge)
-	 * at once: a silent connection must not hold the server (which serves
-	 * one client at a time) for the whole timeout */
-	if (c.timeout_ms > 3000)
-		c.timeout_ms = 3000;
-	rc = recv_msg(&c, &m, "hello", 1);
-	if (rc)
-		goto out;
-	if (json_unpack(m, "{s:s, s:I, s:s, s:o}", "proto", &proto, "version", &version,
-			"test", &test, "params", &params) || strcmp(proto, PTP_PROTO)) {
-		ptp_send_error(fd, FS_EXIT_PEER, "malformed hello");
-		rc = fs_err_peer("client %s: malformed hello; is it a fabscope client?", name);
-		goto out_m;
-	}
+	json_unpack(m, "{s:s, s:s, s:o}", "proto", &proto, "test", &test, "params", &params);
 	cnode = json_string_value(json_object_get(m, "node"));
-	if (version != wire_version()) {
-		snprintf(why, sizeof(why), "protocol version mismatch: server speaks %d, client %lld; run the same fabscope version on both ends",
-			 wire_version(), (long long)version);
-		ptp_send_error(fd, FS_EXIT_ENV, why);
-		rc = fs_err_env("client %s: %s", name, why);
-		goto out_m;
-	}
-	rc = server_auth(&c, m);
-	c.timeout_ms = units_ms(o->timeout_s);
-	if (rc)
-		goto out_m;
 	if (strcmp(test, o->test)) {
 		snprintf(why, sizeof(why), "this server runs '%s', the client asked for '%s'; start 'fabscope %s --server'",
 			 o->test, test, test);
@@ -1002,95 +937,20 @@ static int serve_one(struct ptp_opts *o, int fd, const struct net_addr *peer,
 		fs_info("client %s: done", name);
 out_m:
 	ptp_busy_stop(busy);	/* before the teardown: the next client may be here */
-	json_decref(m);
-out:
 	ptp_close(&c);	/* closes fd */
 	return rc;
-}
-
-/*
- * The connections a server has accepted that have not said hello yet.  The
- * server serves one client at a time, but waits for hellos from all at once:
- * the first connection with something to read is served; one that says
- * nothing within PTP_HELLO_MS is closed, and beyond PTP_PENDING_MAX the
- * oldest is.  So a burst of idle connections holds nothing up.
- */
-struct pend {
-	int fd;
-	struct net_addr peer;
-	uint64_t t0;
-};
-
-static void pend_add(struct pend *p, int *n, int fd, const struct net_addr *peer)
-{
-	if (*n == PTP_PENDING_MAX) {	/* the oldest goes */
-		close(p[0].fd);
-		memmove(p, p + 1, (size_t)(*n - 1) * sizeof(*p));
-		(*n)--;
-	}
-	p[*n].fd = fd;
-	p[*n].peer = *peer;
-	p[(*n)++].t0 = clock_ns();
-}
-
-/* The next connection that says something (its fd, its peer), or -ETIMEDOUT
- * after a while without one, or -errno of the listening socket. */
-static int pend_next(int lfd, struct pend *p, int *n, struct pollfd *pfd, struct net_addr *peer)
-{
-	uint64_t now = clock_ns();
-	int i, fd;
-
-	for (i = 0; i < *n;) {	/* silent too long */
-		if (now - p[i].t0 > PTP_HELLO_MS * 1000000ull) {
-			char name[NET_ADDRSTRLEN];
-
-			net_addr_str(&p[i].peer, name, sizeof(name));
-			fs_log(1, "client %s: no hello within %d ms: closed", name, PTP_HELLO_MS);
-			close(p[i].fd);
-			memmove(p + i, p + i + 1, (size_t)(*n - i - 1) * sizeof(*p));
-			(*n)--;
-		} else {
-			i++;
-		}
-	}
-	pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-	for (i = 0; i < *n; i++)
-		pfd[1 + i] = (struct pollfd){ .fd = p[i].fd, .events = POLLIN };
-	if (poll(pfd, (nfds_t)(1 + *n), 200) < 0)
-		return errno == EINTR ? -EINTR : -errno;
-	for (i = 0; i < *n; i++)	/* the oldest that spoke */
-		if (pfd[1 + i].revents) {
-			fd = p[i].fd;
-			*peer = p[i].peer;
-			memmove(p + i, p + i + 1, (size_t)(*n - i - 1) * sizeof(*p));
-			(*n)--;
-			return fd;
-		}
-	if (pfd[0].revents)
-		while ((fd = net_accept(lfd, 0, peer)) >= 0)
-			pend_add(p, n, fd, peer);
-	return -ETIMEDOUT;
 }
 
 int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 {
 	struct net_addr a;
 	char err[256], name[NET_ADDRSTRLEN];
-	struct pend *pend = calloc(PTP_PENDING_MAX, sizeof(*pend));
-	struct pollfd *pfd = calloc(PTP_PENDING_MAX + 1, sizeof(*pfd));
-	int lfd, rc = 0, npend = 0, i;
+	struct ptp_queue q;
+	int lfd, rc = 0, i;
 
 	net_stop_on_signals();
-	if (!pend || !pfd) {
-		free(pend);
-		free(pfd);
-		return fs_err_env("out of memory");
-	}
-	if (net_resolve(o->bind, o->port, 1, &a, err, sizeof(err))) {
-		free(pend);
-		free(pfd);
+	if (net_resolve(o->bind, o->port, 1, &a, err, sizeof(err)))
 		return fs_err_usage("cannot use --bind '%s': %s", o->bind, err);
-	}
 	{	/* the transport must work here before clients come */
 		struct ptp_ctx probe = { .o = o, .is_server = 1, .ctl = -1 };
 		struct xport_params p;
@@ -1114,28 +974,35 @@ int ptp_server_loop(struct ptp_opts *o, const struct ptp_test *t)
 		net_addr_str(&a, name, sizeof(name));
 	out_sink_event("listening", json_integer(net_addr_port(&a)));
 	fs_info("%s server listening on %s (%s)", o->test, name, o->transport);
+	if ((rc = ptp_queue_init(&q, o, lfd))) {
+		close(lfd);
+		return rc;
+	}
 	while (!net_stop) {
 		struct ptp_busy busy = { .lfd = lfd, .once = o->once };
 		struct net_addr peer;
-		int fd = pend_next(lfd, pend, &npend, pfd, &peer);
+		json_t *hello;
+		int fd = ptp_queue_next(&q, &peer, &hello);
 
+		if (o->once && q.failed && fd < 0) {	/* the one client, refused */
+			rc = q.failed;
+			break;
+		}
 		if (fd == -ETIMEDOUT || fd == -EINTR)
 			continue;
 		if (fd < 0) {
 			rc = fs_err_env("accept on %s: %s", name, strerror(-fd));
 			break;
 		}
-		rc = serve_one(o, fd, &peer, t, &busy);
+		rc = serve_one(o, fd, &peer, hello, t, &busy);
+		json_decref(hello);
 		for (i = 0; i < busy.nhanded; i++)	/* came as the session ended: next */
-			pend_add(pend, &npend, busy.handed[i], &busy.handed_peer[i]);
+			ptp_queue_add(&q, busy.handed[i], &busy.handed_peer[i]);
 		if (o->once)
 			break;
 		rc = 0;	/* a client's failure is not the server's */
 	}
-	for (i = 0; i < npend; i++)
-		close(pend[i].fd);
-	free(pend);
-	free(pfd);
+	ptp_queue_release(&q);
 	close(lfd);
 	if (net_stop && !o->once)
 		fs_info("stopped");

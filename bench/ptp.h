@@ -25,6 +25,7 @@
 #define FS_PTP_H
 
 #include <jansson.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
@@ -149,12 +150,42 @@ int ptp_send_error(int fd, int code, const char *why);
  * when it cannot start, clients queue), ptp_busy_stop() at the session's end:
  * the clients that came as it ended are then in handed/handed_peer.
  */
-/* Connections a server holds at once that have not yet said hello (or heard
- * "busy"); beyond it the oldest is closed.  Each has PTP_HELLO_MS to say
- * hello.  Neither a burst of idle connections nor a slow one keeps a real
- * client waiting. */
+/* Connections a server holds at once that have not yet proved themselves (or
+ * heard "busy"); beyond it the oldest that has not is closed.  Each has
+ * PTP_HELLO_MS for its whole handshake (hello, and with --token-file the
+ * answer to the challenge).  Neither a burst of idle connections nor a
+ * slow or stalling one keeps a real client waiting. */
 #define PTP_PENDING_MAX 512
 #define PTP_HELLO_MS 2000
+#define PTP_HELLO_MAX (64u << 10)	/* a hello or an auth: read whole, at most this */
+
+/*
+ * ptp-accept.c: the connections a server has accepted, each through its
+ * handshake at once.  Their messages are read only once whole (nothing is
+ * allocated or held for a peer that has proved nothing: wire_read_whole);
+ * each hello is checked (proto, version) and, with --token-file, answered
+ * with the token's challenge, the client's answer checked: only then is a
+ * connection ready, and the server serves the ready ones in the order they
+ * became so.  One that is refused hears why and is closed, a line said.
+ */
+struct pend;
+struct ptp_queue {
+	const struct ptp_opts *o;
+	int lfd;
+	struct pend *p;		/* oldest first */
+	int n;
+	uint64_t seq;		/* the order in which they became ready */
+	struct pollfd *pfd;
+	int failed;		/* the last handshake that failed: -FS_EXIT_* (said), else 0 */
+};
+/* 0, or -FS_EXIT_ENV said */
+int ptp_queue_init(struct ptp_queue *q, const struct ptp_opts *o, int lfd);
+void ptp_queue_release(struct ptp_queue *q);
+/* A connection accepted (fd, peer), to be handshaken. */
+void ptp_queue_add(struct ptp_queue *q, int fd, const struct net_addr *peer);
+/* The next client ready to be served: its fd, peer and hello (the caller's); -ETIMEDOUT after
+ * 200 ms without one (connections accepted and handshaken meanwhile), -EINTR, or -errno of poll. */
+int ptp_queue_next(struct ptp_queue *q, struct net_addr *peer, json_t **hello);
 
 struct ptp_busy {
 	int lfd, once;

@@ -244,7 +244,11 @@ static double size_records(struct coll_comm *c, struct out *out, uint64_t size, 
 		busbw += record_num(rec, "metrics.busbw_gbps", 0);
 		if (record_num(rec, "metrics.time_us", 0) > tmax)
 			tmax = record_num(rec, "metrics.time_us", 0);
-		w += c->o->check ? (uint64_t)record_num(rec, "metrics.wrong", 0) : 0;
+		{	/* (in range, whole: a cast of one that is not would be undefined) */
+			double wr = c->o->check ? record_num(rec, "metrics.wrong", 0) : 0;
+
+			w += wr >= 1 && wr < 1.8e19 ? (uint64_t)wr : 0;
+		}
 		if (!sum)
 			sum = json_deep_copy(rec);
 		else
@@ -561,9 +565,9 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 	if (record_labels(&o->labels, &labels, &bad))
 		return fs_err_usage(RECORD_LABEL_ERR, bad);
 	out_init(&out, o->json ? OUT_JSON : OUT_TEXT, stdout);
-	if (o->rank == 0 && o->output && out_json_file(&out, o->output)) {
+	if (o->rank == 0 && o->output && (rc = out_json_file(&out, o->output))) {
 		json_decref(labels);
-		return fs_err_env("cannot create '%s': %s", o->output, strerror(errno));
+		return rc;	/* (said) */
 	}
 	if (o->rank == 0)
 		print_title(&out, o);

@@ -207,13 +207,33 @@ static void print_text(struct out *o, json_t *rec)
 int out_json_file(struct out *o, const char *path)
 {
 	struct stat st, out;
+	int rc;
 
-	/* for appending, so that opening it changes nothing yet */
-	o->jf = fopen(path, "a");
-	if (!o->jf)
-		return -1;
 	o->jpath = path;
 	o->jerr = 0;
+	o->jmade = 0;
+	if (!strcmp(path, "/dev/stdout") || !strcmp(path, "/dev/stderr")) {	/* (links: not followed) */
+		int fd = dup(strcmp(path, "/dev/stdout") ? 2 : 1);
+
+		if (fd < 0 || !(o->jf = fdopen(fd, "a"))) {
+			if (fd >= 0)
+				close(fd);
+			return fs_err_env("cannot write '%s': %s", path, strerror(errno));
+		}
+	} else {	/* a new file, in place at the first record */
+		if ((rc = outfile_create(&o->jof, path, 0644)))
+			return rc;
+		o->jmade = 1;
+		if (!(o->jf = outfile_stream(&o->jof))) {
+			rc = fs_err_env("cannot write '%s': %s", path, strerror(errno));
+			outfile_abort(&o->jof);
+			o->jmade = 0;
+			return rc;
+		}
+		if (!o->jof.published && !lstat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+			o->jkeep = 1;	/* (its content stays until ours comes) */
+		return 0;
+	}
 	/* a file with records in it is kept until ours come; not one that is
 	 * our standard output too (-o /dev/stdout >file: the table is in it) */
 	o->jkeep = !fstat(fileno(o->jf), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
@@ -253,6 +273,11 @@ static int out_sink_fd = -1;
 void out_set_sink_fd(int fd)
 {
 	out_sink_fd = fd;
+}
+
+int out_sink_set(void)
+{
+	return out_sink_fd >= 0;
 }
 
 static void sink_line(json_t *obj)
@@ -301,7 +326,9 @@ void out_record(struct out *o, json_t *rec)
 	o->nrec++;
 	flush(o->f);
 	if (o->jf) {
-		if (!o->jn && o->jkeep) {	/* the last run's records go now */
+		if (!o->jn && o->jmade && outfile_publish(&o->jof, 1) && !o->jerr)	/* the last run's records go now */
+			o->jerr = -1;	/* (said) */
+		else if (!o->jn && !o->jmade && o->jkeep) {	/* /dev/stdout >file */
 			int rc = ftruncate(fileno(o->jf), 0);
 
 			(void)rc;	/* it was a plain file when opened */
@@ -325,12 +352,21 @@ int out_finish(struct out *o)
 		errno = 0;
 		if (ferror(o->jf) && !o->jerr)
 			o->jerr = errno ? errno : EIO;
-		if (fclose(o->jf) && !o->jerr)
+		if (o->jmade && ((!o->jn && o->jkeep) || o->jerr)) {	/* nothing measured: the last run's file stays */
+			outfile_abort(&o->jof);
+		} else if (o->jmade) {
+			if (outfile_commit(&o->jof, 0))
+				o->jerr = -1;	/* (said) */
+		} else if (fclose(o->jf) && !o->jerr) {
 			o->jerr = errno ? errno : EIO;
+		}
 		o->jf = NULL;
-		if (o->jerr)	/* what was measured is on standard output still */
+		o->jmade = 0;
+		if (o->jerr > 0)	/* what was measured is on standard output still */
 			rc = fs_err_env("cannot write '%s': %s", o->jpath ? o->jpath : "the --output file",
 					strerror(o->jerr));
+		else if (o->jerr)
+			rc = -FS_EXIT_ENV;
 	}
 	return rc;
 }

@@ -17,6 +17,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "outfile.h"
+
 enum out_format { OUT_TEXT, OUT_JSON };
 
 struct out {
@@ -26,10 +28,12 @@ struct out {
 	int nrec;
 	const char *last_test;	/* text: header printed for this test */
 	FILE *jf;		/* --output: a JSON copy of every record */
+	struct outfile jof;	/* jf's file, until it is put in place */
+	int jmade;		/* jof is in use */
 	int jn;
 	int jkeep;		/* jf was a file already: left as it was without a record */
 	const char *jpath;	/* its path, for messages */
-	int jerr;		/* the first error writing jf (errno), or 0 */
+	int jerr;		/* the first error writing jf (errno; -1: said), or 0 */
 };
 
 /*
@@ -40,17 +44,23 @@ struct out {
  * out_set_sink_fd() (-1: none).
  */
 void out_set_sink_fd(int fd);
+/* Is a sink set (a job of `fabscope agent`, whose standard output goes nowhere)? */
+int out_sink_set(void);
 /* The first error (errno) flushing standard output here, or 0: main says it. */
 extern int out_stdout_errno;
 /* One JSON line {KEY: value} to the sink, when one is set (steals value). */
 void out_sink_event(const char *key, json_t *value);
 
 void out_init(struct out *o, enum out_format fmt, FILE *f);
-/* Also write every record to path, a JSON line each (fopen'd here, closed
- * by out_finish); -1 with errno set when it cannot be created.  An existing
- * file is emptied by the first record, not before: a run that fails before
- * it has measured anything leaves the results of the last run in place (and
- * a new file empty). */
+/*
+ * Also write every record to path, a JSON line each (closed by
+ * out_finish): 0, or -FS_EXIT_* said when it cannot be made.  The file is
+ * made by core/outfile.h (its directory checked; never written through a
+ * link) and put in place by the first record: a run that fails before it
+ * has measured anything leaves the results of the last run as they were
+ * (and a new file empty).  A device or a FIFO is written as it is;
+ * /dev/stdout and /dev/stderr are this process's.
+ */
 int out_json_file(struct out *o, const char *path);
 void out_record(struct out *o, json_t *rec);
 /* A comment line in text mode ("# ..."); nothing in JSON mode. */

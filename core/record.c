@@ -136,6 +136,17 @@ void record_lane_name(int rail, int plane, char *buf, size_t len)
 		snprintf(buf, len, "rail %d", rail);
 }
 
+int record_lane(json_t *rec, int *rail, int *plane)
+{
+	*rail = record_int(rec, "src.rail", -1, 0, FS_MAX_RAILS - 1);
+	*plane = record_int(rec, "src.plane", -1, 0, FS_MAX_PLANES - 1);
+	if (*rail < 0 && !record_get(rec, "src.rail"))
+		*rail = 0;
+	if (*plane < 0 && !record_get(rec, "src.plane"))
+		*plane = 0;
+	return *rail < 0 || *plane < 0 ? -1 : 0;
+}
+
 const char *record_str(json_t *rec, const char *path, const char *dflt)
 {
 	json_t *v = record_get(rec, path);

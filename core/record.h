@@ -19,7 +19,10 @@
 #define FS_RECORD_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stddef.h>
+
+#include "lanes.h"	/* (record_int's bounds of rails and planes) */
 
 #include "options.h"
 #include "stats.h"
@@ -52,10 +55,15 @@ json_t *record_derive(json_t *tmpl, const char *scope);
  * index: "endpoints.0.rail"); NULL when absent. */
 json_t *record_get(json_t *rec, const char *path);
 double record_num(json_t *rec, const char *path, double dflt);
-const char *record_str(json_t *rec, const char *path, const char *dflt);
-/* A whole number in [lo, hi] at path, else dflt (absent, not a number, a
- * fraction, out of range: untrusted numbers never reach an int unchecked). */
+/* The number at path when it is a whole number from lo to hi, else dflt: a
+ * record is untrusted input, and a double out of an int's range cast to int
+ * is undefined (ci/check-tree refuses (int)record_num). */
 int record_int(json_t *rec, const char *path, int dflt, int lo, int hi);
+/* A record's lane (src.rail, src.plane; 0 when absent): 0, or -1 when one is
+ * there but no rail or plane (not a whole number within FS_MAX_*): the
+ * record is left out, not put on a lane it does not name. */
+int record_lane(json_t *rec, int *rail, int *plane);
+const char *record_str(json_t *rec, const char *path, const char *dflt);
 
 /* A lane as every message and report names it: "rail 1", "rail 1 plane 1"
  * (plane 0 is not said). */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -208,6 +209,45 @@ static ssize_t read_avail(int fd, void *p, size_t want)
 			return 0;
 		return -errno;
 	}
+}
+
+int wire_read_whole(int fd, char *buf, size_t cap, json_t **msg, char *what, size_t wlen)
+{
+	uint8_t hdr[4];
+	size_t len;
+	ssize_t n;
+	int avail = 0, want;
+
+	*msg = NULL;
+	do
+		n = recv(fd, hdr, 4, MSG_PEEK | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return -ECONNRESET;
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	if (n < 4)
+		return 0;	/* (SO_RCVLOWAT 4: woken again when the header is whole) */
+	len = (size_t)hdr[0] << 24 | (size_t)hdr[1] << 16 | (size_t)hdr[2] << 8 | hdr[3];
+	if (!len || len > cap) {
+		if (what && wlen && recv(fd, hdr, 4, MSG_DONTWAIT) == 4)	/* (consumed: what follows is shown) */
+			say_bad_header(fd, hdr, len, cap, what, wlen);
+		return -EMSGSIZE;
+	}
+	want = (int)(len + 4);
+	if (ioctl(fd, FIONREAD, &avail) || avail < want) {
+		setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
+		return 0;
+	}
+	if ((n = recv(fd, hdr, 4, MSG_DONTWAIT)) != 4 || (n = recv(fd, buf, len, MSG_DONTWAIT)) != (ssize_t)len)
+		return n < 0 ? -errno : -EIO;
+	want = 4;
+	setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
+	if (!parse_body(buf, len, msg))
+		return 1;
+	if (what && wlen && !say_text((const uint8_t *)buf, len, what, wlen))
+		snprintf(what, wlen, "a body that is not a JSON object");
+	return -EPROTO;
 }
 
 int wire_read_some(int fd, struct wire_rd *r, json_t **msg, size_t max)

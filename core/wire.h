@@ -75,6 +75,18 @@ int wire_read_some(int fd, struct wire_rd *r, json_t **msg, size_t max);
 /* Release what a reader holds (the struct is the caller's), its MAC key wiped. */
 void wire_rd_release(struct wire_rd *r);
 
+/*
+ * For a peer that has proved nothing yet (a TCP socket): a message only once
+ * all of it has come, read into buf (cap bytes, the bound), so that such a
+ * peer makes us allocate and hold nothing.  1 and *msg, 0 when it has not
+ * all come (nothing read; the socket's SO_RCVLOWAT is set to the bytes it
+ * needs, so that poll() wakes up once they are there, not for each piece:
+ * set it to 4 when the connection is made, and back to 1 once the peer is
+ * trusted), or -errno as wire_read_some (-EMSGSIZE over cap).  what (may be
+ * NULL) says what came instead of a message, as wire_recv_what's.
+ */
+int wire_read_whole(int fd, char *buf, size_t cap, json_t **msg, char *what, size_t wlen);
+
 /* Human words for a wire_* error: "timed out", "connection closed by peer". */
 const char *wire_strerror(int err);
 

@@ -247,6 +247,7 @@ static size_t discover_seen(const struct topo_obsset *s, struct seen *v, FILE *f
 
 		if (i && !strcmp(o->node, s->o[i - 1].node) && !strcmp(o->iface, s->o[i - 1].iface))
 			continue;	/* a node observed twice: its first observation */
+		/* (o->node and o->iface are names: topo_obs_add_port took no other) */
 		if (!o->nsys)
 			fprintf(f, "# %s:%s: no neighbour heard\n", o->node, o->iface);
 		else if (!topo_name_ok(o->node) || !topo_name_ok(o->iface) || !topo_name_ok(o->nsys) ||
@@ -288,7 +289,7 @@ int topo_cmd_discover(const char *const *obs, int nobs, FILE *f)
 		rc = discover_build(&t, v, n);
 	}
 	if (!rc)
-		topo_write(&t, f);
+		rc = topo_write(&t, f);
 	free(v);
 	topo_release(&t);
 	topo_obs_release(&s);

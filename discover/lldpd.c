@@ -15,6 +15,7 @@
 
 #include "../core/clock.h"
 #include "../core/error.h"
+#include "../core/testhook.h"
 #include "lldpd.h"
 
 #define LLDPCLI_OUT_MAX (16u << 20)	/* a switch with thousands of neighbours is well under */
@@ -83,6 +84,17 @@ static int subtype(const char *type, int chassis)
 	return -1;
 }
 
+/* s as a whole number from lo to hi, else -1 (what lldpcli printed is the wire's: checked, no atoi) */
+static int num_in(const char *s, int lo, int hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return !errno && end != s && !*end && v >= lo && v <= hi ? (int)v : -1;
+}
+
 static void fill(struct lldp *l, json_t *itf)
 {
 	json_t *ch = first(itf, "chassis"), *pt = first(itf, "port"), *ttl;
@@ -102,9 +114,9 @@ static void fill(struct lldp *l, json_t *itf)
 	printable(first_value(pt, "descr"), l->port_desc, sizeof(l->port_desc));
 	printable(first_value(ch, "mgmt-ip"), l->mgmt, sizeof(l->mgmt));
 	if ((ttl = first(pt, "ttl")) && first_value(pt, "ttl"))
-		l->ttl = atoi(first_value(pt, "ttl"));
+		l->ttl = num_in(first_value(pt, "ttl"), 0, 65535);	/* (a 16-bit field of the LLDPDU) */
 	if ((mfs = first_value(pt, "mfs")))
-		l->max_frame = atoi(mfs);
+		l->max_frame = num_in(mfs, 0, 65535);
 }
 
 int lldpd_parse_json0(const char *text, size_t len, struct lldp_heard *h, int n)
@@ -137,7 +149,9 @@ int lldpd_parse_json0(const char *text, size_t len, struct lldp_heard *h, int n)
 static int run_lldpcli(const char *socket_path, char **buf, size_t *len)
 {
 	const char *argv[] = { "lldpcli", "-u", socket_path, "-f", "json0", "show", "neighbors", NULL };
-	uint64_t deadline = clock_ns() + LLDPCLI_TIMEOUT_MS * 1000000ull;
+	const char *hook = fs_test_env("FABSCOPE_TEST_LLDPCLI_TIMEOUT_MS");
+	int timeout_ms = hook && atoi(hook) > 0 ? atoi(hook) : LLDPCLI_TIMEOUT_MS;
+	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000ull;
 	int p[2], st = 0, rc = 0;
 	size_t cap = 65536;
 	pid_t pid;
@@ -159,15 +173,24 @@ static int run_lldpcli(const char *socket_path, char **buf, size_t *len)
 		_exit(127);
 	}
 	close(p[1]);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);	/* (a read never waits: poll does, to the deadline) */
 	for (;;) {
 		struct pollfd pf = { p[0], POLLIN, 0 };
 		uint64_t now = clock_ns();
 		ssize_t r;
+		int pr;
 
-		if (now >= deadline || poll(&pf, 1, (int)((deadline - now) / 1000000 + 1)) == 0) {
-			rc = fs_err_env("lldpcli gave no answer in %d s (lldpd at %s)", LLDPCLI_TIMEOUT_MS / 1000, socket_path);
+		if (now >= deadline) {
+			rc = fs_err_env("lldpcli gave no answer in %g s (lldpd at %s)", timeout_ms / 1000.0, socket_path);
 			break;
 		}
+		pr = poll(&pf, 1, (int)((deadline - now) / 1000000 + 1));
+		if (pr < 0 && errno != EINTR) {
+			rc = fs_err_env("cannot read lldpcli: poll: %s", strerror(errno));
+			break;
+		}
+		if (pr <= 0)	/* (a signal, or the time: the deadline is looked at again) */
+			continue;
 		if (*len + 4096 > cap) {
 			char *nb;
 
@@ -183,7 +206,7 @@ static int run_lldpcli(const char *socket_path, char **buf, size_t *len)
 			cap *= 2;
 		}
 		r = read(p[0], *buf + *len, cap - *len - 1);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r <= 0)
 			break;

@@ -30,6 +30,7 @@
 #include "../core/builtin.h"
 #include "../core/error.h"
 #include "../core/options.h"
+#include "../core/outfile.h"
 #include "../topology/check.h"
 #include "../topology/dot.h"
 #include "../topology/intent.h"
@@ -80,34 +81,43 @@ struct topo_opts {
 	struct discover_opts d;
 };
 
-/* OUT for writing, never through a symlink; stdout for NULL or "-" */
-static FILE *out_open(const char *path)
-{
-	int fd;
+/* where export and discover write: stdout (OUT NULL or "-"), or OUT made by core/outfile.h */
+struct tout {
+	struct outfile of;
 	FILE *f;
+};
 
-	if (!path || !strcmp(path, "-"))
-		return stdout;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fs_err_env("cannot write '%s': %s%s", path, strerror(errno),
-			   errno == ELOOP ? " (a symlink: give the file itself)" : "");
-		return NULL;
+/* 0, or -FS_EXIT_* said */
+static int out_open(struct tout *o, const char *path)
+{
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	o->of.fd = -1;
+	if (!path || !strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
 	}
-	if (!(f = fdopen(fd, "w"))) {
-		close(fd);
-		fs_err_env("cannot write '%s': %s", path, strerror(errno));
+	if ((rc = outfile_create(&o->of, path, 0644)))
+		return rc;
+	if (!(o->f = outfile_stream(&o->of))) {
+		rc = fs_err_env("cannot write '%s': %s", path, strerror(errno));
+		outfile_abort(&o->of);
 	}
-	return f;
+	return rc;
 }
 
-static int out_close(FILE *f, const char *path)
+/* rc 0: what was written put in place (a file appears whole: an export that failed leaves the old
+ * one); else given up.  0, or -FS_EXIT_ENV said. */
+static int out_close(struct tout *o, int rc)
 {
-	if (f == stdout)
-		return fflush(f) ? fs_err_env("cannot write the output: %s", strerror(errno)) : 0;
-	if (ferror(f) | fclose(f))
-		return fs_err_env("cannot write '%s': %s", path, strerror(errno));
-	return 0;
+	if (o->f == stdout)
+		return fflush(o->f) && !rc ? fs_err_env("cannot write the output: %s", strerror(errno)) : 0;
+	if (rc) {
+		outfile_abort(&o->of);
+		return 0;
+	}
+	return outfile_commit(&o->of, 1);
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -160,22 +170,22 @@ static int topo_check_file(struct topo *t, const struct topo_opts *o)
 
 static int topo_export(struct topo *t, const struct topo_opts *o)
 {
-	FILE *f;
+	struct tout out;
 	int rc = 0;
 
 	if (o->slurm == !!o->format)
 		return fs_err_usage("export: give --slurm or --format fabscope|dot (one of them)");
 	if (o->format && strcmp(o->format, "fabscope") && strcmp(o->format, "dot"))
 		return fs_err_usage("export: --format %s: the formats are fabscope and dot (and --slurm)", o->format);
-	if (!(f = out_open(o->output)))
-		return -FS_EXIT_ENV;
+	if ((rc = out_open(&out, o->output)))
+		return rc;
 	if (o->slurm)
-		rc = topo_slurm_write(t, o->rail, o->plane, f);
+		rc = topo_slurm_write(t, o->rail, o->plane, out.f);
 	else if (!strcmp(o->format, "dot"))
-		topo_write_dot(t, f);
+		rc = topo_write_dot(t, out.f);
 	else
-		topo_write(t, f);
-	if (out_close(f, o->output) && !rc)
+		rc = topo_write(t, out.f);
+	if (out_close(&out, rc) && !rc)
 		rc = -FS_EXIT_ENV;
 	return rc;
 }
@@ -183,7 +193,7 @@ static int topo_export(struct topo *t, const struct topo_opts *o)
 /* show and discover: no intent file */
 static int topo_run_noread(int argc, const char **argv, int nargs, const struct topo_opts *o)
 {
-	FILE *f;
+	struct tout out;
 	int rc;
 
 	(void)argc;
@@ -194,10 +204,10 @@ static int topo_run_noread(int argc, const char **argv, int nargs, const struct 
 	}
 	if (nargs < 2)
 		return fs_err_usage("discover: give the observations (files 'fabscope topo show --json' wrote)");
-	if (!(f = out_open(o->output)))
-		return -FS_EXIT_ENV;
-	rc = topo_cmd_discover(argv + 1, nargs - 1, f);
-	if (out_close(f, o->output) && !rc)
+	if ((rc = out_open(&out, o->output)))
+		return rc;
+	rc = topo_cmd_discover(argv + 1, nargs - 1, out.f);
+	if (out_close(&out, rc) && !rc)
 		rc = -FS_EXIT_ENV;
 	return rc;
 }

@@ -142,7 +142,7 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 	const char *bind = json_str(m, "bind"), *host = json_str(m, "host");
 	json_t *opts = json_object_get(m, "opts"), *v;
 	const char *key, **argv;
-	int argc = 0, server, coll;
+	int argc = 0, server, coll, many = 0;
 	char buf[512];
 
 	if (!test || (strcmp(test, "bw") && strcmp(test, "lat") && strcmp(test, "polarization") &&
@@ -177,8 +177,11 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 	/* room for every option and every label, and the NULL after them */
 	argv = calloc(64 + json_object_size(opts) + json_object_size(json_object_get(m, "labels")),
 		      sizeof(*argv));
-	if (!strcmp(test, "polarization") && server)
+	if (!strcmp(test, "polarization") && server) {
 		test = "bw";	/* the probe's flows go to a bw server */
+		v = json_object_get(opts, "sweep");	/* several sets: one client each */
+		many = json_is_string(v) && atoi(json_string_value(v)) > 1;
+	}
 	if (!strcmp(test, "pfc") && server && json_is_false(json_object_get(m, "sample")))
 		test = "bw";	/* the target's port is sampled by its first server */
 	if (!strcmp(test, "polarization") || !strcmp(test, "pfc")) {
@@ -211,7 +214,8 @@ static const char **job_argv(json_t *m, const char *node, char *why, size_t len)
 		argv[argc++] = strdup("--port=0");
 	} else if (server) {
 		argv[argc++] = strdup("--server");
-		argv[argc++] = strdup("--once");
+		if (!many)	/* (else the coordinator ends it when its client is done) */
+			argv[argc++] = strdup("--once");
 		argv[argc++] = strdup("--port=0");
 	} else {
 		argv[argc++] = strdup(host);

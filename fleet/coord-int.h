@@ -7,6 +7,7 @@
 #ifndef FS_COORD_INT_H
 #define FS_COORD_INT_H
 
+#include "../probes/polar-judge.h"
 #include "coord.h"
 
 /* A member of a group job: rank i of the collective. */
@@ -43,6 +44,12 @@ struct cjob {
 	char err0[512];		/* a group: rank 0's error */
 	double budget_s;
 	uint64_t deadline_ns, grace_ns;
+	/* a polarization job (coord-polar.c) */
+	int verdicts;		/* its judged records (each set's, the sweep's) */
+	int failing;		/* the last of them is polarized, or without a verdict */
+	struct polar_judgment *pj;	/* its sets, judged again with the design (for the sweep's) */
+	int npj;
+	char verdict[400];	/* the last verdict's line, cut short: the live warning */
 };
 
 enum { J_IDLE, J_LISTEN, J_RUN, J_FIN };
@@ -79,6 +86,16 @@ void coord_job_finish(struct coord *c, struct cjob *j, const char *why);
 void coord_fail_jobs_of(struct coord *c, int node, const char *why);
 /* A message from the registered agent of connection ci. */
 void coord_on_agent_msg(struct coord *c, int ci, json_t *m);
+
+/* coord-polar.c */
+/* A polarization record of j, stamped, before it is written: judged again
+ * with the plan's design (c->design, when there is one: the probe had
+ * none), counted, its line kept. */
+void coord_polar_record(struct coord *c, struct cjob *j, json_t *rec);
+/* Did j's client fail only by its verdict (exit 1, polarized or no verdict,
+ * with the records that say so)?  Then j did not fail: the records and the
+ * run's summary carry the verdict.  Says it, once. */
+int coord_polar_verdict_exit(struct coord *c, struct cjob *j);
 
 /* coord-phase.c */
 /* The progress line (final: 1 the round is done, 2 it was stopped). */

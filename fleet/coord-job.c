@@ -60,6 +60,7 @@ void coord_jobs_clear(struct coord *c)
 		for (k = 0; c->jobs[i].m && k < c->jobs[i].nm; k++)
 			free(c->jobs[i].m[k].err);
 		free(c->jobs[i].m);
+		free(c->jobs[i].pj);
 	}
 	free(c->jobs);
 	c->jobs = NULL;
@@ -337,7 +338,7 @@ void coord_job_finish(struct coord *c, struct cjob *j, const char *why)
 		return;
 	if (!why && j->m && group_failed(c, j, msg, sizeof(msg)))
 		why = msg;
-	else if (!why && j->cli_done && j->cli_exit) {
+	else if (!why && j->cli_done && j->cli_exit && !coord_polar_verdict_exit(c, j)) {
 		snprintf(msg, sizeof(msg), "%s", j->err[0] ? j->err : "the client failed");
 		why = msg;
 	}
@@ -413,9 +414,15 @@ static double job_budget_s(const struct cjob *j)
 	if (plan_bool(plan_opt(ph, "all", NULL)) == 1)
 		d = 23 * (d > 1 ? d : 1);
 	if (ph->kind == PLAN_POLARIZATION) {	/* every entropy set is a run of its own */
-		int sets = atoi(plan_opt(ph, "sweep", "1"));
+		int sets = atoi(plan_opt(ph, "sweep", "1")), flows = atoi(plan_opt(ph, "flows", "16"));
 
-		d = (plan_opt(ph, "duration", NULL) ? d : 3) * (sets > 0 ? sets : 1);
+		sets = sets > 0 ? sets : 1;
+		d = (plan_opt(ph, "duration", NULL) ? d : 3) * sets;
+		/* and its traces, through routers that answer one a second past a
+		 * burst (probes/trace.h: about a round a flow for each hop every flow
+		 * crosses, and a few quiet rounds a TTL) */
+		if (plan_bool(plan_opt(ph, "trace", NULL)) == 1)
+			d += sets * (8 * 3 * 1.25 + 2 * (flows > 0 ? flows : 16) * 1.25);
 	}
 	if (ph->kind == PLAN_PFC)	/* before, the load, after */
 		d = ph->est_s;
@@ -709,6 +716,7 @@ void coord_on_agent_msg(struct coord *c, int ci, json_t *m)
 
 		if (json_is_object(rec)) {
 			stamp(c, rec, j);
+			coord_polar_record(c, j, rec);
 			results_append(&c->res, rec);
 			j->nrec++;
 		}
@@ -726,7 +734,8 @@ void coord_on_agent_msg(struct coord *c, int ci, json_t *m)
 		if (is_client) {
 			j->cli_done = 1;
 			j->cli_exit = code;
-			if (j->srv_done)
+			/* a polarization sweep's server serves a client a set: ended here */
+			if (j->srv_done || (j->ph->kind == PLAN_POLARIZATION && atoi(plan_opt(j->ph, "sweep", "1")) > 1))
 				coord_job_finish(c, j, NULL);
 			else
 				j->grace_ns = clock_ns() + 3000000000ull;

@@ -41,6 +41,7 @@
 #include "../core/alloc.h"
 #include "../core/clock.h"
 #include "../core/error.h"
+#include "../core/outfile.h"
 #include "../core/record.h"
 #include "../core/testhook.h"
 #include "../core/units.h"
@@ -67,15 +68,14 @@ static const struct plan_phase *phase_named(const struct coord *c, const char *n
 static int test_hold(struct coord *c)
 {
 	const char *path = fs_test_env("FABSCOPE_TEST_RETEST_HOLD");
+	struct outfile of;
 	struct stat st;
-	int fd, rc = 0;
+	int rc = 0;
 
 	if (!path || !*path)
 		return 0;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return fs_err_env("cannot create the re-test hold file '%s': %s", path, strerror(errno));
-	close(fd);
+	if ((rc = outfile_create(&of, path, 0600)) || (rc = outfile_commit(&of, 0)))
+		return rc;
 	fs_info("re-test held until %s is removed", path);
 	while (!lstat(path, &st))
 		if ((rc = coord_poll(c, 100)))
@@ -129,8 +129,8 @@ static int under_suspicion(const struct coord *c, json_t *sus, const struct rpla
 
 	json_array_foreach(sus, k, s) {
 		if (strcmp(record_str(s, "phase", ""), record_str(p->s, "phase", "")) ||
-		    strcmp(record_str(s, "test", ""), p->test) || record_int(s, "rail", -1, 0, 1 << 20) != lane.rail ||
-		    record_int(s, "plane", -1, 0, 1 << 20) != lane.plane || !at_size(s, p->size))
+		    strcmp(record_str(s, "test", ""), p->test) || record_int(s, "rail", -1, 0, FS_MAX_RAILS - 1) != lane.rail ||
+		    record_int(s, "plane", -1, 0, FS_MAX_PLANES - 1) != lane.plane || !at_size(s, p->size))
 			continue;
 		if (!strcmp(record_str(s, "node", ""), name) || !strcmp(record_str(s, "peer", ""), name))
 			return 1;
@@ -213,8 +213,8 @@ static const char *plan_of(struct coord *c, json_t *sus, json_t *s, struct rplan
 	p->id = record_str(s, "id", "");
 	p->test = record_str(s, "test", "");
 	p->ph = phase_named(c, record_str(s, "phase", NULL));
-	p->lane.rail = record_int(s, "rail", 0, 0, 1 << 20);
-	p->lane.plane = record_int(s, "plane", 0, 0, 1 << 20);
+	p->lane.rail = record_int(s, "rail", 0, 0, FS_MAX_RAILS - 1);
+	p->lane.plane = record_int(s, "plane", 0, 0, FS_MAX_PLANES - 1);
 	p->size = record_num(s, "msg_size_bytes", 0);
 	p->node = node ? plan_node_index(&c->plan, node) : -1;
 	p->peer = peer ? plan_node_index(&c->plan, peer) : -1;

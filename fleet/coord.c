@@ -30,17 +30,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "../core/alloc.h"
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/net.h"
+#include "../core/record.h"
 #include "../core/units.h"
 #include "coord-int.h"
 
-/* Before it has proved the token, a peer gets no 4 MiB buffers: a register is small. */
+/*
+ * What a peer that has not proved the token gets (listener mode, where
+ * anyone can connect): its register read only once all of it has come,
+ * into one buffer of the coordinator's (nothing allocated or held for it:
+ * wire_read_whole), at most COORD_JOIN_MAX_MSG; at most COORD_UNAUTH_MAX
+ * such connections at once (a new one closes the oldest: a real agent
+ * registers within milliseconds of connecting, an idle flood is old); and
+ * COORD_JOIN_MS to register.  Out of descriptors (EMFILE), accepting pauses
+ * for COORD_ACCEPT_PAUSE_MS instead of spinning on a listening socket that
+ * stays readable.  What is closed so is said once every COORD_SHED_SAY_S,
+ * counted, not once a connection.
+ */
 #define COORD_JOIN_MAX_MSG (64u << 10)
+#define COORD_UNAUTH_MAX 64
+#define COORD_JOIN_MS 3000
+#define COORD_ACCEPT_PAUSE_MS 200
+#define COORD_SHED_SAY_S 10
+
+static char join_buf[COORD_JOIN_MAX_MSG];	/* the registers of listener connections, one at a time */
 
 /* ---- connections ---- */
 
@@ -166,8 +186,8 @@ static void take_endpoints(struct coord *c, const struct conn *k, int node, cons
 	if (!n->nep) {
 		json_array_foreach(eps, i, e) {
 			const char *ip = json_string_value(json_object_get(e, "ip"));
-			int rail = (int)json_integer_value(json_object_get(e, "rail"));
-			int plane = (int)json_integer_value(json_object_get(e, "plane"));
+			int rail = record_int(e, "rail", -1, 0, FS_MAX_RAILS - 1);
+			int plane = record_int(e, "plane", -1, 0, FS_MAX_PLANES - 1);
 
 			if (!ip || !fs_lane_ok(rail, plane) || !plan_ip_ok(ip)) {	/* (its --rail refuses these) */
 				fs_warn("agent %s: endpoint %d of its registration is not a rail 0-%d, "
@@ -293,6 +313,11 @@ static void on_register(struct coord *c, int ci, json_t *m)
 	k->authed = 1;
 	k->node = node;
 	c->node_conn[node] = ci;
+	if (k->want_node < 0) {	/* (trusted now: read as it comes) */
+		int one = 1;
+
+		setsockopt(k->fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof(one));
+	}
 	take_endpoints(c, k, node, name, m);
 	nodes = json_object_get(c->res.run, "agents");
 	info = json_pack("{ss,ss?,si,ss?,ss,sf}", "node", name,
@@ -307,17 +332,88 @@ static void on_register(struct coord *c, int ci, json_t *m)
 
 /* ---- the event loop ---- */
 
+/* a listener connection that had not registered is closed (why): counted, said now and then */
+static void shed(struct coord *c, int ci, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void shed(struct coord *c, int ci, const char *fmt, ...)
+{
+	struct conn *k = &c->conns[ci];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->shed_why, sizeof(c->shed_why), fmt, ap);
+	va_end(ap);
+	k->gone = 1;
+	close(k->fd);
+	wire_rd_release(&k->rd);
+	c->shed++;
+}
+
+static void shed_say(struct coord *c, uint64_t now)
+{
+	if (!c->shed || now - c->shed_said_ns < COORD_SHED_SAY_S * 1000000000ull)
+		return;
+	if (c->shed == 1)
+		fs_warn("%s: closed", c->shed_why);
+	else
+		fs_warn("%ld connections closed before they registered (the last: %s)", c->shed, c->shed_why);
+	c->shed = 0;
+	c->shed_said_ns = now;
+}
+
+/* listener connections that have not registered, and the oldest of them */
+static int unregistered(const struct coord *c, int *oldest)
+{
+	int i, n = 0;
+
+	*oldest = -1;
+	for (i = 0; i < c->nconns; i++) {
+		const struct conn *k = &c->conns[i];
+
+		if (k->gone || k->authed || k->want_node >= 0)
+			continue;
+		if (*oldest < 0 || k->opened_ns < c->conns[*oldest].opened_ns)
+			*oldest = i;
+		n++;
+	}
+	return n;
+}
+
 static void accept_new(struct coord *c)
 {
+	int oldest, n = unregistered(c, &oldest), low = 4;
+
 	for (;;) {
 		struct net_addr peer;
 		char name[NET_ADDRSTRLEN];
 		int fd = net_accept(c->listen_fd, 0, &peer);
 
+		if (fd == -EMFILE || fd == -ENFILE || fd == -ENOBUFS || fd == -ENOMEM) {
+			/* the listening socket stays readable: pause, or poll would spin */
+			c->accept_paused_ns = clock_ns() + COORD_ACCEPT_PAUSE_MS * 1000000ull;
+			if (!c->emfile_said++) {
+				struct rlimit rl = { 0, 0 };
+
+				getrlimit(RLIMIT_NOFILE, &rl);
+				fs_warn("cannot accept a connection: %s (ulimit -n %llu): new connections wait, "
+					"accepting pauses %d ms at a time; raise the limit for a fleet this large",
+					strerror(-fd), (unsigned long long)rl.rlim_cur, COORD_ACCEPT_PAUSE_MS);
+			}
+			return;
+		}
 		if (fd < 0)
 			return;
+		if (n >= COORD_UNAUTH_MAX) {	/* the oldest that has not registered goes */
+			shed(c, oldest, "a connection from %s had not registered when %d newer ones came",
+			     c->conns[oldest].peer, COORD_UNAUTH_MAX);
+			n = unregistered(c, &oldest);
+		}
 		net_addr_host(&peer, name, sizeof(name));
-		coord_add_conn(c, fd, -1, name);
+		/* (poll wakes it up once its header is whole: wire_read_whole) */
+		setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &low, sizeof(low));
+		if (coord_add_conn(c, fd, -1, name) >= 0)
+			n++;
+		if (oldest < 0)
+			n = unregistered(c, &oldest);
 	}
 }
 
@@ -367,7 +463,7 @@ int coord_poll(struct coord *c, int timeout_ms)
 		return fs_err_env("out of memory polling %d connections", c->nconns);
 	}
 
-	if (c->listen_fd >= 0) {
+	if (c->listen_fd >= 0 && clock_ns() >= c->accept_paused_ns) {
 		pfd[n].fd = c->listen_fd;
 		pfd[n].events = POLLIN;
 		which[n++] = -1;
@@ -400,8 +496,9 @@ int coord_poll(struct coord *c, int timeout_ms)
 		}
 		for (;;) {
 			json_t *m;
-			int r = wire_read_some(c->conns[ci].fd, &c->conns[ci].rd, &m,
-					       c->conns[ci].authed ? FLEET_MAX_MSG : COORD_JOIN_MAX_MSG);
+			int r = c->conns[ci].authed ? wire_read_some(c->conns[ci].fd, &c->conns[ci].rd, &m, FLEET_MAX_MSG) :
+				c->conns[ci].want_node < 0 ? wire_read_whole(c->conns[ci].fd, join_buf, sizeof(join_buf), &m, NULL, 0) :
+				wire_read_some(c->conns[ci].fd, &c->conns[ci].rd, &m, COORD_JOIN_MAX_MSG);
 
 			if (r == 0)
 				break;
@@ -413,7 +510,12 @@ int coord_poll(struct coord *c, int timeout_ms)
 							 "its MAC)" : wire_strerror(r));
 				if (c->conns[ci].authed)
 					coord_conn_gone(c, ci, why);
-				else if (!c->conns[ci].gone) {
+				else if (!c->conns[ci].gone && c->conns[ci].want_node < 0) {
+					shed(c, ci, "a connection from %s %s", c->conns[ci].peer, r == -ECONNRESET ?
+					     "closed before it registered" : "sent a bad message before registering");
+					if (r == -ECONNRESET)
+						c->shed--;	/* (gone of itself: nothing to say) */
+				} else if (!c->conns[ci].gone) {
 					if (r != -ECONNRESET)
 						fs_warn("a connection from %s sent a bad message before registering (%s): closed",
 							c->conns[ci].peer, why);
@@ -454,7 +556,9 @@ int coord_poll(struct coord *c, int timeout_ms)
 
 		if (k->gone)
 			continue;
-		if (!k->authed && now - k->opened_ns > (uint64_t)(c->agent_timeout * 1e9)) {
+		if (!k->authed && k->want_node < 0 && now - k->opened_ns > COORD_JOIN_MS * 1000000ull) {
+			shed(c, i, "a connection from %s did not register within %d ms", k->peer, COORD_JOIN_MS);
+		} else if (!k->authed && now - k->opened_ns > (uint64_t)(c->agent_timeout * 1e9)) {
 			fs_warn("a connection from %s did not register within %.0f s: closed", k->peer, c->agent_timeout);
 			k->gone = 1;
 			close(k->fd);
@@ -466,6 +570,7 @@ int coord_poll(struct coord *c, int timeout_ms)
 			coord_conn_gone(c, i, why);
 		}
 	}
+	shed_say(c, now);
 	if (now - c->last_ping_ns > FLEET_HEARTBEAT_MS * 1000000ull) {
 		c->last_ping_ns = now;
 		for (i = 0; i < c->nconns; i++)

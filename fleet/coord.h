@@ -9,6 +9,7 @@
 
 #include "../core/wire.h"
 #include "../records/store.h"
+#include "../topology/intent.h"
 #include "fleet.h"
 #include "plan.h"
 #include "results.h"
@@ -50,6 +51,11 @@ struct coord {
 	int token_env;		/* the token came from $FABSCOPE_TOKEN */
 	int readable_token;	/* --allow-readable-token (passed on to ssh agents) */
 	int listen_fd;
+	uint64_t accept_paused_ns;	/* no accept before this (out of descriptors: EMFILE) */
+	int emfile_said;	/* running out of descriptors was said */
+	long shed;		/* listener connections closed unregistered since it was last said */
+	uint64_t shed_said_ns;	/* when that was last said */
+	char shed_why[160];	/* why the last one was */
 	char advertise[300];	/* HOST:PORT agents connect to */
 	struct conn *conns;	/* live connections (gone ones are compacted away in coord_poll) */
 	int nconns, conns_cap;
@@ -87,6 +93,7 @@ struct coord {
 	/* the records, read once: by the re-test of the suspects, then on from
 	 * there by the analysis at the end */
 	struct rstore recs;
+	const struct topo *design;	/* [global] topology, read (NULL: none): polarization verdicts */
 };
 
 /* launch.c: start the agents of c->launcher (connections for local and

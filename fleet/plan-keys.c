@@ -31,7 +31,7 @@ static const struct {
 	{ "mtu", 0 }, { "sl", 0 }, { "qp-timeout", 0 }, { "flow-label", 0 }, { "inline", 0 }, { "poll", 0 },
 	{ "timeout", 0 },
 	/* the polarization probe's own */
-	{ "paths", 0 }, { "link-rate", 0 }, { "sweep", 0 }, { "trace", 1 },
+	{ "paths", 0 }, { "link-rate", 0 }, { "host-rate", 0 }, { "sweep", 0 }, { "trace", 1 },
 	/* the PFC probe's own */
 	{ "interval", 0 }, { "before", 0 }, { "after", 0 }, { "interface", 0 }, { "counters-root", 0 },
 	{ "driver", 0 }, { "capture", 1 }, { "prio", 0 }, { "quanta", 0 }, { "storm-fraction", 0 },
@@ -46,9 +46,9 @@ static const struct {
 /* what `fabscope probe polarization` takes of them */
 static const char *const polar_keys[] = {
 	"flows", "sport", "flow-label", "duration", "size", "transport", "device", "tclass",
-	"timeout", "paths", "link-rate", "sweep", "trace", NULL,
+	"timeout", "paths", "link-rate", "host-rate", "sweep", "trace", NULL,
 };
-const char *const plan_probe_only[] = { "paths", "link-rate", "sweep", "trace", NULL };
+const char *const plan_probe_only[] = { "paths", "link-rate", "host-rate", "sweep", "trace", NULL };
 /* what `fabscope probe pfc` takes of them */
 const char *const plan_pfc_keys[] = {
 	"flows", "duration", "size", "transport", "device", "tclass", "timeout", "link-rate",

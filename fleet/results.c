@@ -10,6 +10,7 @@
 
 #include "../core/clock.h"
 #include "../core/error.h"
+#include "../core/outfile.h"
 #include "../records/read.h"
 #include "results.h"
 
@@ -25,25 +26,11 @@ static char *path_of(const char *dir, const char *name)
 	return p;
 }
 
-static int dir_is_empty(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int empty = 1;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			empty = 0;
-	closedir(d);
-	return empty;
-}
-
 static void results_init(struct results *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->dfd = r->fd = r->jfd = r->rfd = -1;
+	r->od.fd = -1;
 }
 
 #define RES_RESERVE ".space-reserve"
@@ -52,8 +39,16 @@ static void results_init(struct results *r)
  * is a help, not a need) */
 static void reserve_grow(struct results *r, off_t want)
 {
-	if (r->rfd < 0)
-		r->rfd = openat(r->dfd, RES_RESERVE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, RES_FILE_MODE);
+	if (r->rfd < 0) {
+		struct outfile of;
+
+		if (!outfile_create_in(&of, &r->od, RES_RESERVE, RES_FILE_MODE)) {
+			if (outfile_publish(&of, 1))
+				outfile_abort(&of);
+			else
+				r->rfd = outfile_take_fd(&of);
+		}
+	}
 	if (r->rfd >= 0 && !r->werr)
 		(void)posix_fallocate(r->rfd, 0, want < 65536 ? 65536 : want);
 }
@@ -69,32 +64,37 @@ static void reserve_release(struct results *r)
 	}
 }
 
-/* name in the directory, never through a symbolic link */
-static int open_in(const struct results *r, const char *name, int flags)
+/* the directory itself, checked by core/outfile.h (a directory, not a link, ours, writable by no one else) */
+static int open_dir(struct results *r, const char *dir, int create)
 {
-	return openat(r->dfd, name, flags | O_NOFOLLOW | O_CLOEXEC, RES_FILE_MODE);
+	int rc = outdir_open(&r->od, dir, "results directory", create ? OUTDIR_MAKE | OUTDIR_PRIVATE | OUTDIR_EMPTY : 0);
+
+	if (rc == -FS_EXIT_USAGE && create && outdir_exists(dir) && !r->od.path) {
+		struct stat st;
+
+		if (!lstat(dir, &st) && S_ISDIR(st.st_mode))	/* (a link or a file: said) */
+			return fs_err_usage("results directory '%s' is not empty: give a new one, or finish that run "
+					    "with --resume %s", dir, dir);
+	}
+	r->dfd = r->od.fd;
+	return rc;
 }
 
-/* the directory itself: a directory (not a link to one), ours */
-static int open_dir(struct results *r, const char *dir, int must_be_empty)
+/* a new file name of the run (it must not be there), open for appending: 0, or -FS_EXIT_ENV said */
+static int new_file(struct results *r, const char *name, int *fd)
 {
-	struct stat st;
+	struct outfile of;
+	int rc;
 
-	if (lstat(dir, &st))
-		return fs_err_env("cannot open results directory '%s': %s", dir, strerror(errno));
-	if (S_ISLNK(st.st_mode))
-		return fs_err_usage("results directory '%s' is a symbolic link: give the directory itself", dir);
-	if (!S_ISDIR(st.st_mode))
-		return fs_err_usage("results directory '%s' is a file: give a directory (a new one)", dir);
-	if (st.st_uid != geteuid())
-		return fs_err_env("results directory '%s' belongs to another user (uid %u): give one of your own",
-				  dir, (unsigned)st.st_uid);
-	if (must_be_empty && !dir_is_empty(dir))
-		return fs_err_usage("results directory '%s' is not empty: give a new one, or finish that run with --resume %s",
-				    dir, dir);
-	r->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (r->dfd < 0)
-		return fs_err_env("cannot open results directory '%s': %s", dir, strerror(errno));
+	if ((rc = outfile_create_in(&of, &r->od, name, RES_FILE_MODE)))
+		return rc;
+	if ((rc = outfile_publish(&of, 0))) {
+		outfile_abort(&of);
+		return rc;
+	}
+	*fd = outfile_take_fd(&of);
+	if (fcntl(*fd, F_SETFL, O_APPEND))
+		return fs_err_env("cannot append to '%s/%s': %s", r->dir, name, strerror(errno));
 	return 0;
 }
 
@@ -103,17 +103,11 @@ int results_create(struct results *r, const char *dir)
 	int rc;
 
 	results_init(r);
-	if (mkdir(dir, RES_DIR_MODE) && errno != EEXIST)
-		return fs_err_env("cannot create results directory '%s': %s", dir, strerror(errno));
 	if ((rc = open_dir(r, dir, 1)))
 		return rc;
 	r->dir = strdup(dir);
-	r->fd = open_in(r, "results.jsonl", O_WRONLY | O_CREAT | O_EXCL | O_APPEND);
-	if (r->fd < 0)
-		return fs_err_env("cannot create '%s/results.jsonl': %s", dir, strerror(errno));
-	r->jfd = open_in(r, "jobs.done", O_WRONLY | O_CREAT | O_EXCL | O_APPEND);
-	if (r->jfd < 0)
-		return fs_err_env("cannot create '%s/jobs.done': %s", dir, strerror(errno));
+	if ((rc = new_file(r, "results.jsonl", &r->fd)) || (rc = new_file(r, "jobs.done", &r->jfd)))
+		return rc;
 	r->run = json_object();
 	r->done = json_object();
 	r->pending = json_array();
@@ -132,29 +126,30 @@ static int note_job(json_t *rec, void *ctx)
  * older fabscope), else an object (maybe empty). */
 static json_t *read_finished(const char *dir, int *err)
 {
-	char *p = path_of(dir, "jobs.done"), *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *f = fopen(p, "r");
+	char *p = path_of(dir, "jobs.done");
+	struct records_lines l;
+	int fd = p ? records_open(p) : -ENOMEM, over, torn;
 	json_t *keys;
+	long n;
 
 	free(p);
 	*err = 0;
-	if (!f) {
-		*err = errno == ENOENT ? 0 : errno;
+	if (fd < 0) {
+		*err = fd == -ENOENT ? 0 : fd;
 		return NULL;
 	}
 	keys = json_object();
-	while ((n = getline(&line, &cap, f)) > 0)
-		if (line[n - 1] == '\n') {	/* (a line cut by a crash: its job did not finish) */
-			line[n - 1] = 0;
-			if (*line)
-				json_object_set_new(keys, line, json_true());
+	records_lines_init(&l, fd);
+	while ((n = records_line(&l, 4096, &over, &torn)) > 0)
+		if (!over && !torn) {	/* (a line cut by a crash: its job did not finish; a key is short) */
+			l.line[n - 1] = 0;
+			if (*l.line)
+				json_object_set_new(keys, l.line, json_true());
 		}
-	if (ferror(f))
-		*err = errno ? errno : EIO;
-	free(line);
-	fclose(f);
+	if (n < 0)
+		*err = (int)n;
+	records_lines_release(&l);
+	close(fd);
 	return keys;
 }
 
@@ -165,21 +160,6 @@ static json_t *read_finished(const char *dir, int *err)
  * whole and no reader sees its sizes twice.  The kept lines go to a
  * temporary file renamed over results.jsonl.  The number moved, or -errno.
  */
-/* a new file of a unique name in the directory: its fd, its name in tmp */
-static int open_tmp(const struct results *r, const char *base, char *tmp, size_t len)
-{
-	int i, fd = -1;
-
-	for (i = 0; i < 100 && fd < 0; i++) {
-		snprintf(tmp, len, ".%s.%d.%08llx", base, (int)getpid(),
-			 (unsigned long long)(clock_ns() * 2654435761ull) & 0xffffffffull);
-		fd = open_in(r, tmp, O_WRONLY | O_CREAT | O_EXCL);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	return fd;
-}
-
 static FILE *fdopen_or_close(int fd, const char *mode)
 {
 	FILE *f = fd >= 0 ? fdopen(fd, mode) : NULL;
@@ -189,62 +169,81 @@ static FILE *fdopen_or_close(int fd, const char *mode)
 	return f;
 }
 
-static long set_aside(const struct results *r, const json_t *finished, long *kept)
+/* (*said: the error was said, by core/outfile.h) */
+static long set_aside(const struct results *r, const json_t *finished, long *kept, int *said)
 {
-	char tmp[128] = "", *line = NULL;
-	FILE *in = fdopen_or_close(open_in(r, "results.jsonl", O_RDONLY), "r"), *out = NULL, *part = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	long moved = 0, rc;
+	char *p = path_of(r->dir, "results.jsonl");
+	int in = p ? records_open(p) : -ENOMEM, pfd, over, torn;
+	struct outfile of = { .fd = -1 };
+	struct records_lines l;
+	FILE *out = NULL, *part = NULL;
+	long moved = 0, rc, n = 0;
 
+	free(p);
 	*kept = 0;
-	if (!in) {
-		rc = errno == ENOENT ? 0 : -errno;
+	*said = 0;
+	records_lines_init(&l, in);
+	if (in < 0) {
+		rc = in == -ENOENT ? 0 : in;
 		goto done;
 	}
-	out = fdopen_or_close(open_tmp(r, "results.jsonl", tmp, sizeof(tmp)), "w");
-	/* (appended to: an earlier --resume's records stay) */
-	part = fdopen_or_close(open_in(r, "results.partial.jsonl", O_WRONLY | O_CREAT | O_APPEND), "a");
-	if (!out || !part) {
+	if (outfile_create_in(&of, &r->od, "results.jsonl", RES_FILE_MODE)) {
+		*said = 1;
+		rc = -EIO;
+		goto done;
+	}
+	if (!(out = outfile_stream(&of))) {
 		rc = -errno;
 		goto done;
 	}
-	while ((n = getline(&line, &cap, in)) > 0) {
+	/* (appended to: an earlier --resume's records stay) */
+	pfd = outfile_append_in(&r->od, "results.partial.jsonl", RES_FILE_MODE);
+	*said = pfd < 0;
+	part = pfd >= 0 ? fdopen_or_close(pfd, "a") : NULL;
+	if (!part) {
+		rc = pfd >= 0 ? -errno : -EIO;
+		goto done;
+	}
+	while ((n = records_line(&l, RECORDS_LINE_MAX, &over, &torn)) > 0) {
 		json_t *rec;
 		const char *key;
 
-		if (line[n - 1] != '\n')
+		if (torn)
 			break;	/* torn: dropped */
-		rec = json_loadb(line, (size_t)n, 0, NULL);
+		if (over)
+			continue;	/* (no record: fabscope writes none so long) dropped */
+		rec = json_loadb(l.line, (size_t)n, 0, NULL);
 		key = json_string_value(json_object_get(rec, "job"));
 		if (json_is_object(rec) && key && !json_object_get(finished, key)) {
-			fwrite(line, 1, (size_t)n, part);
+			fwrite(l.line, 1, (size_t)n, part);
 			moved++;
 		} else {	/* (a line that is no record stays, as it was) */
-			fwrite(line, 1, (size_t)n, out);
+			fwrite(l.line, 1, (size_t)n, out);
 			*kept += json_is_object(rec);
 		}
 		json_decref(rec);
 	}
-	if (ferror(in) || fflush(part) || fsync(fileno(part)) || fflush(out) || fsync(fileno(out))) {
-		rc = -(errno ? errno : EIO);
+	if (n < 0 || fflush(part) || fsync(fileno(part)) || fflush(out) || fsync(fileno(out))) {
+		rc = n < 0 ? n : -(errno ? errno : EIO);
 		goto done;
 	}
 	if (!moved) {	/* nothing to set aside: results.jsonl stays as it is */
 		rc = 0;
 		goto done;
 	}
-	rc = renameat(r->dfd, tmp, r->dfd, "results.jsonl") ? -errno : moved;
+	if (outfile_commit(&of, 0)) {
+		*said = 1;
+		rc = -EIO;
+	} else {
+		rc = moved;
+	}
 done:
-	if (in)
-		fclose(in);
-	if (out)
-		fclose(out);
+	records_lines_release(&l);
+	if (in >= 0)
+		close(in);
+	outfile_abort(&of);
 	if (part)
 		fclose(part);
-	if (rc <= 0 && *tmp)
-		unlinkat(r->dfd, tmp, 0);
-	free(line);
 	return rc;
 }
 
@@ -263,14 +262,12 @@ int results_resume(struct results *r, const char *dir)
 		free(p);
 		return rc;
 	}
-	{
-		FILE *f = fdopen_or_close(open_in(r, "run.json", O_RDONLY), "r");
+	{	/* (a regular file, bounded, not through a link) */
+		int err;
 
-		r->run = f ? json_loadf(f, 0, &jerr) : NULL;
-		if (!f)
-			snprintf(jerr.text, sizeof(jerr.text), "%s", strerror(errno));
-		if (f)
-			fclose(f);
+		r->run = records_load_json(r->dfd, "run.json", RECORDS_RUN_MAX, 1, &err, &jerr);
+		if (err && err != -EPROTO)
+			snprintf(jerr.text, sizeof(jerr.text), "%s", records_strerror(err));
 	}
 	free(p);
 	if (!json_is_object(r->run))
@@ -278,24 +275,27 @@ int results_resume(struct results *r, const char *dir)
 	r->dir = strdup(dir);
 	finished = read_finished(dir, &jerrno);
 	if (jerrno)
-		return fs_err_env("cannot read '%s/jobs.done': %s", dir, strerror(jerrno));
+		return fs_err_env("cannot read '%s/jobs.done': %s", dir, records_strerror(jerrno));
 	r->done = json_object();
 	rc = records_scan(dir, note_job, r->done, &si);
 	if (rc && rc != -ENOENT)
-		return fs_err_env("cannot read '%s/results.jsonl': %s", dir, strerror(-rc));
+		return fs_err_env("cannot read '%s/results.jsonl': %s", dir, records_strerror(rc));
 	if (finished) {	/* the jobs that finished; the others run again */
 		const char *key;
 		json_t *v;
 		long m = 0;
+		int said = 0;
 
 		json_object_foreach(r->done, key, v)	/* a job with records that did not finish? */
 			if (!json_object_get(finished, key)) {
-				m = set_aside(r, finished, &kept);
+				m = set_aside(r, finished, &kept, &said);
 				break;
 			}
 
 		json_decref(r->done);
 		r->done = finished;
+		if (m < 0 && said)
+			return -FS_EXIT_ENV;
 		if (m < 0)
 			return fs_err_env("cannot set aside the records of unfinished jobs in '%s': %s", dir,
 					  strerror((int)-m));
@@ -304,7 +304,7 @@ int results_resume(struct results *r, const char *dir)
 			si.torn = 0;	/* (the rewrite dropped it) */
 	}
 	p = path_of(dir, "results.jsonl");
-	r->fd = open_in(r, "results.jsonl", O_WRONLY | O_CREAT | O_APPEND);
+	r->fd = outfile_append_in(&r->od, "results.jsonl", RES_FILE_MODE);
 	if (r->fd >= 0 && si.torn) {
 		/* a line cut by a crash: keep everything before it */
 		if (ftruncate(r->fd, si.good))
@@ -317,13 +317,13 @@ int results_resume(struct results *r, const char *dir)
 			"(readers skip them)", p, si.bad, si.first_bad);
 	free(p);
 	if (r->fd < 0)
-		return fs_err_env("cannot append to '%s/results.jsonl': %s", dir, strerror(errno));
+		return r->fd;	/* (said) */
 	if (moved)
 		fs_warn("%s: %ld record(s) of jobs that did not finish moved to results.partial.jsonl; "
 			"those jobs run again", dir, moved);
-	r->jfd = open_in(r, "jobs.done", O_WRONLY | O_CREAT | O_APPEND);
+	r->jfd = outfile_append_in(&r->od, "jobs.done", RES_FILE_MODE);
 	if (r->jfd < 0)
-		return fs_err_env("cannot append to '%s/jobs.done': %s", dir, strerror(errno));
+		return r->jfd;	/* (said) */
 	if (!finished) {	/* an older run: a job with a record is done */
 		json_t *v;
 		const char *key;
@@ -339,20 +339,19 @@ int results_resume(struct results *r, const char *dir)
 
 int results_save(struct results *r)
 {
-	char tmp[128] = "";
-	int fd, rc = 0;
+	struct outfile of;
+	int rc = 0;
 	char *text = json_dumps(r->run, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
 	if (r->werr)	/* the disk is full: the reserve makes room for this one */
 		reserve_release(r);
-	fd = open_tmp(r, "run.json", tmp, sizeof(tmp));
-	if (fd < 0 || !text) {
-		rc = fs_err_env("cannot write a new run.json in '%s': %s", r->dir, strerror(errno));
-	} else {
+	if (!text)
+		rc = fs_err_env("cannot write a new run.json in '%s': out of memory", r->dir);
+	else if (!(rc = outfile_create_in(&of, &r->od, "run.json", RES_FILE_MODE))) {
 		size_t len = strlen(text), off = 0;
 
-		while (off < len) {
-			ssize_t n = write(fd, text + off, len - off);
+		while (off < len) {	/* (a full disk: said by outfile_commit, the temporary file removed) */
+			ssize_t n = write(of.fd, text + off, len - off);
 
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -360,16 +359,14 @@ int results_save(struct results *r)
 				break;
 			off += (size_t)n;
 		}
-		if (off < len || write(fd, "\n", 1) != 1 || fsync(fd))
-			rc = fs_err_env("cannot write '%s/%s': %s", r->dir, tmp, off < len && !errno ? "short write" :
+		if (off < len || write(of.fd, "\n", 1) != 1) {
+			rc = fs_err_env("cannot write '%s': %s", of.path, off < len && !errno ? "short write" :
 					strerror(errno));
+			outfile_abort(&of);
+		} else {
+			rc = outfile_commit(&of, 1);
+		}
 	}
-	if (fd >= 0)
-		close(fd);
-	if (!rc && renameat(r->dfd, tmp, r->dfd, "run.json"))
-		rc = fs_err_env("cannot replace '%s/run.json': %s", r->dir, strerror(errno));
-	if (rc && *tmp)
-		unlinkat(r->dfd, tmp, 0);
 	if (!rc && text)
 		reserve_grow(r, 2 * (off_t)strlen(text));
 	free(text);
@@ -485,8 +482,7 @@ void results_close(struct results *r)
 		close(r->jfd);
 	if (r->rfd >= 0 || r->dfd >= 0)
 		reserve_release(r);
-	if (r->dfd >= 0)
-		close(r->dfd);
+	outdir_close(&r->od);
 	json_decref(r->run);
 	json_decref(r->done);
 	json_decref(r->pending);

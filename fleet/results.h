@@ -40,9 +40,12 @@
 
 #include <jansson.h>
 
+#include "../core/outfile.h"
+
 struct results {
 	char *dir;
-	int dfd;		/* the directory, opened once */
+	struct outdir od;	/* the directory, opened once and checked (core/outfile.h) */
+	int dfd;		/* od.fd */
 	int fd;			/* results.jsonl */
 	int jfd;		/* jobs.done */
 	int rfd;		/* .space-reserve: room kept for the last run.json */

@@ -40,7 +40,7 @@ int run_topo_judge(const char *dir, const struct topo *t, json_t *run, FILE *f, 
 
 	*errors = -1;
 	if (rc < 0 && rc != -ENOENT)
-		rc = fs_err_env("cannot read %s/results.jsonl: %s", dir, strerror(-rc));
+		rc = fs_err_env("cannot read %s/results.jsonl: %s", dir, records_strerror(rc));
 	else
 		rc = sc.rc == -FS_EXIT_ENV ? sc.rc : 0;
 	if (rc || !sc.s.n) {

@@ -20,6 +20,7 @@
 #include "../core/units.h"
 #include "../collectives/coll.h"
 #include "../records/analyze.h"
+#include "../records/polar.h"
 #include "../topology/intent.h"
 #include "coord.h"
 #include "run-topo.h"
@@ -326,6 +327,7 @@ struct run_opts {
 	double wrong_elems;
 	struct topo design;	/* [global] topology: the cabling its topology phases are judged by */
 	int have_design, cabling_errors;
+	struct rpolar_counts polar;	/* the polarization probes' verdicts */
 	char topo_path[2 * PATH_MAX + 2];
 };
 
@@ -450,6 +452,7 @@ static int run_read_plan(struct coord *c, struct run_opts *ro)
 		ro->have_design = 1;
 		if ((rc = topo_read(&ro->design, ro->topo_path, NULL)))
 			return rc;
+		c->design = &ro->design;	/* the polarization phases' verdicts too */
 	}
 	make_run_id(ro->run_id, sizeof(ro->run_id));
 	return 0;
@@ -570,6 +573,7 @@ static int run_check(struct coord *c, struct run_opts *ro)
  * stands. */
 static int run_nothing_left(struct coord *c, struct run_opts *ro)
 {
+	json_t *polar;
 	long failed;
 
 	rstore_load(&c->recs, c->res.dir, NULL, NULL);	/* (what cannot be read: nothing failed) */
@@ -584,6 +588,14 @@ static int run_nothing_left(struct coord *c, struct run_opts *ro)
 			      "%.0f wrong element%s in %ld of them: a collective's data check failed; no agent "
 			      "started", ro->resume, c->res.nrec, ro->wrong_elems, ro->wrong_elems == 1 ? "" : "s",
 			      ro->wrong_recs);
+	polar = rpolar_deciding(c->recs.polar);
+	rpolar_count(polar, &ro->polar);
+	json_decref(polar);
+	if (ro->polar.polarized || ro->polar.inconclusive)
+		return fs_err(FS_EXIT_CHECK, "nothing left to run: every job of %s has finished (%ld records); of its "
+			      "%d polarization probe%s, %d polarized and %d without a verdict; no agent started",
+			      ro->resume, c->res.nrec, ro->polar.probes, ro->polar.probes == 1 ? "" : "s",
+			      ro->polar.polarized, ro->polar.inconclusive);
 	fs_info("nothing left to run: every job of %s has finished (%ld records); no agent started",
 		ro->resume, c->res.nrec);
 	return 0;
@@ -756,7 +768,7 @@ static void run_json_end(struct coord *c, const struct run_opts *ro, int rc)
  * and run.json's end. */
 static void run_analysis(struct coord *c, struct run_opts *ro, int rc)
 {
-	json_t *suspects, *not_confirmed = NULL;
+	json_t *suspects, *not_confirmed = NULL, *polar, *pj;
 
 	/* on from what the re-test read (everything, when it did not) */
 	if (rstore_load(&c->recs, c->res.dir, NULL, NULL) == -ENOMEM)
@@ -765,10 +777,16 @@ static void run_analysis(struct coord *c, struct run_opts *ro, int rc)
 		ro->retest_info = json_object();
 	suspects = analyze_suspects_retest(&c->recs, ANALYZE_LOW_FRAC, ro->retest_info, &not_confirmed);
 	ro->wrong_recs = analyze_wrong(&c->recs, &ro->wrong_elems);
+	polar = rpolar_deciding(c->recs.polar);
+	rpolar_count(polar, &ro->polar);
 	if (c->recs.nrec) {
 		analyze_summary(stdout, &c->recs);
 		analyze_print(stdout, suspects, not_confirmed);
+		rpolar_print(stdout, polar);	/* a verdict of the fabric, beside its suspects */
 	}
+	if ((pj = rpolar_json(polar)))
+		json_object_set_new(c->res.run, "polarization", pj);
+	json_decref(polar);
 	ro->cabling_errors = -1;
 	if (ro->have_design)
 		run_topo_judge(c->res.dir, &ro->design, c->res.run, stdout, &ro->cabling_errors);
@@ -806,6 +824,13 @@ static int run_verdict(struct coord *c, const struct run_opts *ro, int rc)
 	else if (!rc && ro->cabling_errors > 0)
 		rc = fs_err(FS_EXIT_CHECK, "%d cabling error%s against %s (the cabling: lines above)",
 			    ro->cabling_errors, ro->cabling_errors == 1 ? "" : "s", ro->topo_path);
+	else if (!rc && ro->polar.polarized)
+		rc = fs_err(FS_EXIT_CHECK, "%d of %d polarization probe%s polarized (the polarization: lines above)",
+			    ro->polar.polarized, ro->polar.probes, ro->polar.probes == 1 ? "" : "s");
+	else if (!rc && ro->polar.inconclusive)
+		rc = fs_err(FS_EXIT_CHECK, "%d of %d polarization probe%s gave no verdict (the polarization: lines "
+			    "above say why, and what to give)", ro->polar.inconclusive, ro->polar.probes,
+			    ro->polar.probes == 1 ? "" : "s");
 	if (rc == -FS_EXIT_INTERRUPTED)
 		fs_warn("interrupted: finish the run with 'fabscope run --resume %s'", c->res.dir);
 	return rc;

@@ -513,18 +513,11 @@ static json_t *result_json(const struct flow_table *t, const struct aopts *o, co
  * flows' Gb/s and the PFC frames per second of each priority.  0, or -1
  * after one line saying why.
  */
-static int write_plot(const struct flow_table *t, const char *svg, const char *file)
+/* the busiest flows of t (at most 8), their indexes into top: how many */
+static int busiest(const struct flow_table *t, int *top)
 {
-	char tdir[4096], why[512], fdat[1100], pdat[1100], vars[8192], names[1024] = "", pnames[256] = "";
-	char q[4][1500];
-	int top[8], ntop = 0, i, j, p, npfc = 0, rc;
-	FILE *f;
+	int ntop = 0, i, j;
 
-	if (strlen(svg) > 1000 || strlen(file) > 600)
-		return fs_err_usage("no plot: a path of over 1000 bytes");
-	if (plot_find_templates(tdir, sizeof(tdir)))
-		return fs_err_env("no plot: the gnuplot templates are not in %s (set FABSCOPE_PLOTS to the plots folder)",
-				  plot_templates_default());
 	for (i = 0; i < t->n; i++) {	/* the busiest, by insertion */
 		for (j = ntop; j > 0 && t->v[top[j - 1]]->bytes < t->v[i]->bytes; j--)
 			if (j < 8)
@@ -535,14 +528,18 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 				ntop++;
 		}
 	}
-	/* the SVG's own path first: an error names it, not the data files beside it */
-	if (!(f = fopen(svg, "w")))
-		return fs_err_env("no plot: cannot write '%s': %s", svg, strerror(errno));
-	fclose(f);
-	snprintf(fdat, sizeof(fdat), "%s.flows.dat", svg);
-	snprintf(pdat, sizeof(pdat), "%s.pfc.dat", svg);
-	if (!(f = fopen(fdat, "w")))
-		return fs_err_env("no plot: cannot write '%s': %s", fdat, strerror(errno));
+	return ntop;
+}
+
+/* the flows' data file (its names into names): 0, or -FS_EXIT_ENV said */
+static int plot_flows(const struct flow_table *t, const int *top, int ntop, struct outfile *of, char *names,
+		      size_t nlen)
+{
+	FILE *f = outfile_stream(of);
+	int i, j;
+
+	if (!f)
+		return fs_err_env("no plot: cannot write '%s': %s", of->path, strerror(errno));
 	for (j = 0; j < ntop; j++) {
 		const struct flow *fl = t->v[top[j]];
 		char s[64], d[64];
@@ -551,16 +548,21 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 		for (i = 0; i < FLOW_BUCKETS && i * fl->bucket_w <= fl->last - fl->t0; i++)
 			fprintf(f, "%.9g %.9g\n", i * fl->bucket_w, (double)fl->timeline[i] * 8 / fl->bucket_w / 1e9);
 		fprintf(f, "\n\n");
-		snprintf(names + used, sizeof(names) - used, "%s0x%06x:%s>%s", j ? " " : "", fl->key.dqpn,
+		snprintf(names + used, nlen - used, "%s0x%06x:%s>%s", j ? " " : "", fl->key.dqpn,
 			 flow_addr(fl->key.src, fl->key.fam, s, sizeof(s)), flow_addr(fl->key.dst, fl->key.fam, d, sizeof(d)));
 	}
-	fclose(f);
-	if (!(f = fopen(pdat, "w"))) {
-		int e = errno;
+	return fflush(f) || ferror(f) ? fs_err_env("no plot: cannot write '%s': %s", of->path, strerror(errno)) : 0;
+}
 
-		unlink(fdat);
-		return fs_err_env("no plot: cannot write '%s': %s", pdat, strerror(e));
-	}
+/* the PFC frames' data file (its names into pnames, the priorities into *npfc) */
+static int plot_pfc(const struct flow_table *t, struct outfile *of, char *pnames, size_t plen, int *npfc)
+{
+	FILE *f = outfile_stream(of);
+	int i, p;
+
+	*npfc = 0;
+	if (!f)
+		return fs_err_env("no plot: cannot write '%s': %s", of->path, strerror(errno));
 	for (p = 0; p < 8; p++) {
 		size_t used = strlen(pnames);
 
@@ -569,20 +571,60 @@ static int write_plot(const struct flow_table *t, const char *svg, const char *f
 		for (i = 0; i < FLOW_BUCKETS && i * t->pfc.bucket_w <= t->last - t->first; i++)
 			fprintf(f, "%.9g %.9g\n", i * t->pfc.bucket_w, t->pfc.timeline[p][i] / t->pfc.bucket_w);
 		fprintf(f, "\n\n");
-		snprintf(pnames + used, sizeof(pnames) - used, "%sprio%d", npfc++ ? " " : "", p);
+		snprintf(pnames + used, plen - used, "%sprio%d", (*npfc)++ ? " " : "", p);
 	}
-	fclose(f);
-	plot_gnuplot_quote(fdat, q[0], sizeof(q[0]));
-	plot_gnuplot_quote(pdat, q[1], sizeof(q[1]));
-	plot_gnuplot_quote(svg, q[2], sizeof(q[2]));
-	plot_gnuplot_quote(file, q[3], sizeof(q[3]));
-	snprintf(vars, sizeof(vars), "flows='%s'; nflows=%d; names='%s'; pfc='%s'; npfc=%d; pnames='%s'; "
-		 "xmax=%.9g; outfile='%s'; title='%s: the busiest QP flows and PFC pauses'", q[0], ntop, names, q[1],
-		 npfc, pnames, t->pkts ? t->last - t->first : 0.0, q[2], q[3]);
-	rc = plot_gnuplot(tdir, "pcap.gp", vars, svg, why, sizeof(why));
-	unlink(fdat);
-	unlink(pdat);
-	return rc ? fs_err_env("no plot: %s", why) : 0;
+	return fflush(f) || ferror(f) ? fs_err_env("no plot: cannot write '%s': %s", of->path, strerror(errno)) : 0;
+}
+
+/*
+ * The capture over time into an SVG through plots/pcap.gp: the 8 busiest
+ * flows' Gb/s and the PFC frames per second of each priority.  Every file
+ * (the SVG, the data files gnuplot reads, under temporary names and removed
+ * after) is made by core/outfile.h in the SVG's directory, checked first.
+ * 0, or -FS_EXIT_* after one line saying why.
+ */
+static int write_plot(const struct flow_table *t, const char *svg, const char *file)
+{
+	char tdir[4096], why[512], vars[8192] = "", names[1024] = "", pnames[256] = "", title[700], stem[300];
+	const char *base = strrchr(svg, '/') ? strrchr(svg, '/') + 1 : svg;
+	struct outdir dir = OUTDIR_INIT;
+	struct outfile fo = { .fd = -1 }, po = { .fd = -1 };
+	int top[8], ntop, npfc = 0, rc;
+
+	if (strlen(svg) > 1000 || strlen(file) > 600)
+		return fs_err_usage("no plot: a path of over 1000 bytes");
+	if (plot_find_templates(tdir, sizeof(tdir)))
+		return fs_err_env("no plot: the gnuplot templates are not in %s (set FABSCOPE_PLOTS to the plots folder)",
+				  plot_templates_default());
+	if (!*base || strlen(base) > 200)
+		return fs_err_usage("no plot: '%s' names no file (or a name of over 200 bytes)", svg);
+	if ((rc = outdir_of_file(&dir, svg, "the directory of --plot")))
+		return rc;
+	ntop = busiest(t, top);
+	snprintf(stem, sizeof(stem), "%s.flows.dat", base);
+	if (!(rc = outfile_temp_in(&fo, &dir, stem, 0644)) &&
+	    !(rc = plot_flows(t, top, ntop, &fo, names, sizeof(names)))) {
+		snprintf(stem, sizeof(stem), "%s.pfc.dat", base);
+		if (!(rc = outfile_temp_in(&po, &dir, stem, 0644)))
+			rc = plot_pfc(t, &po, pnames, sizeof(pnames), &npfc);
+	}
+	if (!rc) {	/* (gnuplot runs in dir: the data files by their temporary names) */
+		plot_var_str(vars, sizeof(vars), "flows", fo.tmp);
+		plot_var_num(vars, sizeof(vars), "nflows", ntop);
+		plot_var_str(vars, sizeof(vars), "names", names);
+		plot_var_str(vars, sizeof(vars), "pfc", po.tmp);
+		plot_var_num(vars, sizeof(vars), "npfc", npfc);
+		plot_var_str(vars, sizeof(vars), "pnames", pnames);
+		plot_var_num(vars, sizeof(vars), "xmax", t->pkts ? t->last - t->first : 0.0);
+		snprintf(title, sizeof(title), "%s: the busiest QP flows and PFC pauses", file);
+		plot_var_str(vars, sizeof(vars), "title", title);
+		if (plot_gnuplot(tdir, "pcap.gp", vars, &dir, base, why, sizeof(why)))
+			rc = fs_err_env("no plot: %s", why);
+	}
+	outfile_abort(&fo);
+	outfile_abort(&po);
+	outdir_close(&dir);
+	return rc;
 }
 
 /* an IPv6 address matches a GID too (RoCE v1: the GIDs are IPv6-shaped) */

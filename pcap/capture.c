@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +23,7 @@
 #include "../core/options.h"
 #include "../core/units.h"
 #include "../core/builtin.h"
+#include "capture-files.h"
 #include "live.h"
 
 #define CAP_SNAPLEN 256		/* Ethernet, 2 tags, IPv6 + extensions, UDP, BTH, RETH/AETH/atomics */
@@ -46,7 +48,7 @@ static const char capture_about[] =
 	"packets go through the kernel and are seen on the netdev as they are.";
 
 struct copts {
-	const char *ifname, *file, *filter, *bufsz, *filesz;
+	const char *ifname, *file, *filter, *bufsz, *filesz, *user;
 	int snaplen, files, port, promisc, verbose;
 	uint64_t count;
 	double duration;
@@ -55,41 +57,89 @@ struct copts {
 struct cstate {
 	const struct copts *o;
 	pcap_t *h;
+	struct capfiles cf;	/* where the files are made (capture-files.h) */
 	pcap_dumper_t *d;
 	uint64_t file_limit;	/* bytes per file; 0: one file */
 	int fileno;		/* the current file's number (with -C) */
 	uint64_t pkts, bytes, file_bytes;
-	int err;
+	/* what is surely on disk: the closed files', and the current file's up to its last flush */
+	uint64_t done_pkts, done_bytes, file_pkts, file_wire, good_pkts, good_wire;
+	off_t good_off;		/* the current file's length at its last flush */
+	int err;		/* a file could not be made (said) */
+	int werr;		/* errno of the first write that failed: the capture stops */
 };
 
-static void file_name(const struct copts *o, int n, char *buf, size_t len)
+/* A write failed (err): the file cut back to its last flush, so that it
+ * holds whole packets, what was not written dropped; the capture stops. */
+static void write_failed(struct cstate *st, int err)
 {
-	snprintf(buf, len, "%s.%d", o->file, n);
+	FILE *f = pcap_dump_file(st->d);
+
+	if (st->werr)
+		return;
+	st->werr = err ? err : EIO;
+	if (f && ftruncate(fileno(f), st->good_off))
+		fs_warn("cannot cut the file back to its last whole packet: %s", strerror(errno));
+	if (f)
+		__fpurge(f);	/* (nothing more is written, not even by the close) */
+	pcap_breakloop(st->h);
+}
+
+/* the current file flushed; 0, or -1 (write_failed) */
+static int flush_file(struct cstate *st)
+{
+	FILE *f = pcap_dump_file(st->d);
+
+	if (st->werr)
+		return -1;
+	errno = 0;
+	if (pcap_dump_flush(st->d) || ferror(f)) {
+		write_failed(st, errno);
+		return -1;
+	}
+	st->good_off = ftello(f);
+	st->good_pkts = st->file_pkts;
+	st->good_wire = st->file_wire;
+	return 0;
+}
+
+/* the current file flushed, synced and closed, every result checked */
+static void close_file(struct cstate *st)
+{
+	if (!st->d)
+		return;
+	if (!flush_file(st) && fsync(fileno(pcap_dump_file(st->d))) && errno != EINVAL)
+		write_failed(st, errno);
+	st->done_pkts += st->good_pkts;
+	st->done_bytes += st->good_wire;
+	st->file_pkts = st->file_wire = st->good_pkts = st->good_wire = 0;
+	pcap_dump_close(st->d);	/* (flushed: its fclose writes nothing) */
+	st->d = NULL;
 }
 
 static int open_file(struct cstate *st)
 {
-	char name[4096];
+	char name[4200];
+	FILE *f;
+	int fd, rc;
 
-	if (st->file_limit)
-		file_name(st->o, st->fileno, name, sizeof(name));
-	else
-		snprintf(name, sizeof(name), "%s", st->o->file);
-	st->d = pcap_dump_open(st->h, name);
-	if (!st->d) {	/* (libpcap's message begins with the path: said once) */
-		const char *why = pcap_geterr(st->h);
-		size_t n = strlen(name);
-
-		if (!strncmp(why, name, n) && !strncmp(why + n, ": ", 2))
-			why += n + 2;
-		return fs_err_env("cannot write '%s': %s", name, why);
+	capfiles_name(&st->cf, st->fileno, name, sizeof(name));
+	if ((rc = capfiles_new(&st->cf, st->fileno, &fd)))
+		return rc;
+	if (!(f = fdopen(fd, "w"))) {
+		close(fd);
+		return fs_err_env("cannot write '%s': %s", name, strerror(errno));
+	}
+	if (!(st->d = pcap_dump_fopen(st->h, f))) {
+		fclose(f);
+		return fs_err_env("cannot write '%s': %s", name, pcap_geterr(st->h));
 	}
 	st->file_bytes = 24;	/* the file header */
-	if (st->file_limit && st->o->files > 0 && st->fileno >= st->o->files) {
-		file_name(st->o, st->fileno - st->o->files, name, sizeof(name));
-		if (unlink(name) && errno != ENOENT)
-			fs_warn("cannot remove the oldest file of the ring '%s': %s", name, strerror(errno));
-	}
+	st->good_off = 0;
+	if (flush_file(st))
+		return 0;	/* (said at the end) */
+	if (st->file_limit && st->o->files > 0 && st->fileno >= st->o->files)
+		capfiles_remove(&st->cf, st->fileno - st->o->files);
 	return 0;
 }
 
@@ -97,24 +147,83 @@ static void on_packet(u_char *arg, const struct pcap_pkthdr *hdr, const u_char *
 {
 	struct cstate *st = (struct cstate *)(void *)arg;
 
-	if (st->err)
+	if (st->err || st->werr)
 		return;
 	if (st->file_limit && st->file_bytes + 16 + hdr->caplen > st->file_limit && st->file_bytes > 24) {
-		pcap_dump_close(st->d);
-		st->d = NULL;
+		close_file(st);
 		st->fileno++;
-		if (open_file(st)) {
-			st->err = 1;
+		if (st->werr || open_file(st)) {
+			st->err = !st->werr;
 			pcap_breakloop(st->h);
 			return;
 		}
 	}
+	errno = 0;
 	pcap_dump((u_char *)st->d, hdr, bytes);
-	st->file_bytes += 16 + hdr->caplen;
 	st->pkts++;
 	st->bytes += hdr->len;
+	if (ferror(pcap_dump_file(st->d))) {	/* (pcap_dump says nothing: its stream does) */
+		write_failed(st, errno);
+		return;
+	}
+	st->file_bytes += 16 + hdr->caplen;
+	st->file_pkts++;
+	st->file_wire += hdr->len;
 	if (st->o->count && st->pkts >= (uint64_t)st->o->count)
 		pcap_breakloop(st->h);
+}
+
+/* the last lines: what was written (and dropped); what could not be, when a write failed */
+static int say_end(struct cstate *st)
+{
+	struct pcap_stat ps;
+	char name[4200];
+	uint64_t lost = st->pkts - st->done_pkts;
+
+	if (!pcap_stats(st->h, &ps))
+		fprintf(stderr, "fabscope capture: %llu packets (%.1f MB on the wire) into %d file%s; "
+			"dropped: %u by the kernel, %u by the interface\n", (unsigned long long)st->done_pkts,
+			(double)st->done_bytes / 1e6, st->fileno + 1, st->fileno ? "s" : "", ps.ps_drop, ps.ps_ifdrop);
+	if (!st->werr)
+		return 0;
+	capfiles_name(&st->cf, st->fileno, name, sizeof(name));
+	return fs_err_env("cannot write '%s': %s: it holds its packets up to the last that could be written; %llu "
+			  "captured packet%s not written", name, strerror(st->werr), (unsigned long long)lost,
+			  lost == 1 ? " is" : "s are");
+}
+
+/* poll and dispatch until a limit, a signal or an error: 0, or -FS_EXIT_* said */
+static int capture_loop(struct cstate *st)
+{
+	const struct copts *o = st->o;
+	uint64_t t0 = clock_ns(), next_progress = t0 + CAP_PROGRESS_NS;
+	struct pcap_stat ps;
+
+	while (!net_stop && !st->err && !st->werr) {
+		struct pollfd pfd = { .fd = pcap_get_selectable_fd(st->h), .events = POLLIN };
+		uint64_t now;
+		int n;
+
+		if (o->duration > 0 && clock_ns() - t0 >= (uint64_t)(o->duration * 1e9))
+			break;
+		if (poll(&pfd, 1, CAP_POLL_MS) < 0 && errno != EINTR)
+			return fs_err_env("poll: %s", strerror(errno));
+		n = pcap_dispatch(st->h, -1, on_packet, (u_char *)st);
+		if (n == PCAP_ERROR)
+			return fs_err_env("capturing on '%s': %s", o->ifname, pcap_geterr(st->h));
+		if (st->d)
+			flush_file(st);
+		if (n == PCAP_ERROR_BREAK || (o->count && st->pkts >= o->count))
+			break;
+		now = clock_ns();
+		if (now >= next_progress) {
+			next_progress = now + CAP_PROGRESS_NS;
+			if (!pcap_stats(st->h, &ps))
+				fs_info("%llu packets, %.1f MB on the wire, %u dropped by the kernel",
+					(unsigned long long)st->pkts, (double)st->bytes / 1e6, ps.ps_drop);
+		}
+	}
+	return st->err ? -FS_EXIT_ENV : 0;
 }
 
 int cmd_capture(int argc, const char **argv)
@@ -133,6 +242,8 @@ int cmd_capture(int argc, const char **argv)
 		OPT_STRING('C', "file-size", &o.filesz, "SIZE", "start a new file, FILE.N, every SIZE bytes (e.g. 1G)"),
 		OPT_INT('W', "files", &o.files, "N", "with -C: keep only the last N files, a ring", 1, 1000000),
 		OPT_COUNT('c', "count", &o.count, "N", "stop after N packets", 1, 0),
+		OPT_GROUP("Privileges"),
+		OPT_STRING('Z', "user", &o.user, "USER", "once the device is open, capture as USER (as tcpdump's -Z; run as root, the default is nobody; -Z root keeps root); the files are made by a process that keeps root, in the directory checked first"),
 		OPT_SECONDS('D', "duration", &o.duration, "SECONDS", "stop after so long"),
 		OPT_VERBOSE(&o.verbose),
 		OPT_NOT_HERE('d', "device", "capture takes the interface, -i IF, as tcpdump: the netdev of the RDMA device (fabscope devices lists them)"),
@@ -140,11 +251,12 @@ int cmd_capture(int argc, const char **argv)
 	};
 	struct cstate st = { .o = &o };
 	struct live_opts lo = { .immediate = 1, .nano = 1 };
-	struct pcap_stat ps;
 	char deflt[160];
 	const char *filter;	/* -f's, any length: pcap_compile takes it whole */
-	uint64_t t0, next_progress, buf = CAP_BUFFER;
-	int nargs, rc, nano = 0;
+	uint64_t buf = CAP_BUFFER;
+	int nargs, rc, nano = 0, drop = 0, status;
+	uid_t uid;
+	gid_t gid;
 
 	fs_set_progname("fabscope capture");
 	rc = opts_parse(argc, argv, tab, capture_usage, capture_about, &nargs);
@@ -163,6 +275,8 @@ int cmd_capture(int argc, const char **argv)
 		return -fs_err_usage("-W keeps the last N files of -C: give -C SIZE too");
 	if (o.bufsz && (units_parse_size(o.bufsz, &buf) || buf < 65536 || buf > (1ull << 31)))
 		return -fs_err_usage("bad --buffer '%s': a size from 64K to 2G", o.bufsz);
+	if ((rc = capfiles_user(o.user, &uid, &gid, &drop)))
+		return -rc;
 	filter = o.filter;
 	if (!filter) {
 		snprintf(deflt, sizeof(deflt), "udp port %d or ether proto 0x8808 or "
@@ -172,9 +286,20 @@ int cmd_capture(int argc, const char **argv)
 	lo.snaplen = o.snaplen;
 	lo.buffer = (int)buf;
 	lo.promisc = o.promisc;
-	if ((rc = live_open(&st.h, o.ifname, &lo, &nano)))
+	if ((rc = capfiles_open(&st.cf, o.file, st.file_limit != 0))) {
+		capfiles_close(&st.cf);
 		return -rc;
-	if ((rc = live_filter(st.h, o.ifname, filter)) || (rc = open_file(&st)))
+	}
+	/* the parent keeps root to make the files, and never holds the device */
+	if (drop && (rc = capfiles_split(&st.cf, &status))) {
+		capfiles_close(&st.cf);
+		return rc == 1 ? status : -rc;
+	}
+	if ((rc = live_open(&st.h, o.ifname, &lo, &nano))) {
+		capfiles_close(&st.cf);
+		return -rc;
+	}
+	if ((rc = live_filter(st.h, o.ifname, filter)))
 		goto out;
 	{
 		char eb[PCAP_ERRBUF_SIZE];
@@ -184,48 +309,21 @@ int cmd_capture(int argc, const char **argv)
 			goto out;
 		}
 	}
+	/* the device is open: root is given up before a packet is read or a file written */
+	if ((drop && (rc = capfiles_drop(uid, gid))) || (rc = open_file(&st)))
+		goto out;
 	net_stop_on_signals();
-	fs_info("capturing on %s (%s, snap length %d) into %s%s", o.ifname, filter, o.snaplen, o.file,
-		st.file_limit ? ".N" : "");
-	t0 = clock_ns();
-	next_progress = t0 + CAP_PROGRESS_NS;
-	while (!net_stop && !st.err) {
-		struct pollfd pfd = { .fd = pcap_get_selectable_fd(st.h), .events = POLLIN };
-		uint64_t now;
-		int n;
-
-		if (o.duration > 0 && clock_ns() - t0 >= (uint64_t)(o.duration * 1e9))
-			break;
-		if (poll(&pfd, 1, CAP_POLL_MS) < 0 && errno != EINTR) {
-			rc = fs_err_env("poll: %s", strerror(errno));
-			break;
-		}
-		n = pcap_dispatch(st.h, -1, on_packet, (u_char *)&st);
-		if (n == PCAP_ERROR) {
-			rc = fs_err_env("capturing on '%s': %s", o.ifname, pcap_geterr(st.h));
-			break;
-		}
-		if (st.d)
-			pcap_dump_flush(st.d);
-		if (n == PCAP_ERROR_BREAK || (o.count && st.pkts >= o.count))
-			break;
-		now = clock_ns();
-		if (now >= next_progress) {
-			next_progress = now + CAP_PROGRESS_NS;
-			if (!pcap_stats(st.h, &ps))
-				fs_info("%llu packets, %.1f MB on the wire, %u dropped by the kernel",
-					(unsigned long long)st.pkts, (double)st.bytes / 1e6, ps.ps_drop);
-		}
-	}
-	if (st.err && !rc)
-		rc = -FS_EXIT_ENV;
-	if (!pcap_stats(st.h, &ps))
-		fprintf(stderr, "fabscope capture: %llu packets (%.1f MB on the wire) into %d file%s; "
-			"dropped: %u by the kernel, %u by the interface\n", (unsigned long long)st.pkts,
-			(double)st.bytes / 1e6, st.fileno + 1, st.fileno ? "s" : "", ps.ps_drop, ps.ps_ifdrop);
+	fs_info("capturing on %s (%s, snap length %d) into %s%s, as uid %u", o.ifname, filter, o.snaplen, o.file,
+		st.file_limit ? ".N" : "", (unsigned)geteuid());
+	rc = capture_loop(&st);
+	close_file(&st);
+	if (!rc)
+		rc = say_end(&st);
+	else
+		say_end(&st);
 out:
-	if (st.d)
-		pcap_dump_close(st.d);
+	close_file(&st);
 	pcap_close(st.h);
+	capfiles_close(&st.cf);
 	return -rc;
 }

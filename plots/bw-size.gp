@@ -1,7 +1,7 @@
 # plots/bw-size.gp - bandwidth against message size, one line per lane
-#   datafile  "SIZE LANE1 LANE2 ..." with a header row;  ncols: lanes;  outfile;  title
+#   datafile  "SIZE LANE1 LANE2 ..." with a header row;  ncols: lanes;  title
 set terminal svg size 720,380 dynamic font "sans,11" background rgb "white"
-set output outfile
+set output	# (standard output: the runner gives gnuplot the file to write, opened as a new file)
 set title title noenhanced
 set xlabel "message size (bytes)"
 set ylabel "Gb/s"

@@ -1,8 +1,8 @@
 # plots/cdf.gp - the distribution of a latency over the pairs of each lane
 #   datafile  pairs of columns "LAT FRACTION" per lane, header row of names, NaN padding
-#   nlanes;  outfile;  title;  xlabel
+#   nlanes;  title;  xlabel
 set terminal svg size 720,380 dynamic font "sans,11" background rgb "white"
-set output outfile
+set output	# (standard output: the runner gives gnuplot the file to write, opened as a new file)
 set title title noenhanced
 set xlabel xlabel
 set ylabel "fraction of pairs"

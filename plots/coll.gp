@@ -1,9 +1,9 @@
 # plots/coll.gp - busbw of a collective against message size, one line per lane (and run)
 #   datafile  pairs of columns "SIZE BUSBW" per line, header row of names, NaN padding
 #   nlines;  dts, lcs: per line, as words, its dash type (one per run) and its colour (one
-#   per lane);  outfile;  title
+#   per lane);  title
 set terminal svg size 720,380 dynamic font "sans,11" background rgb "white"
-set output outfile
+set output	# (standard output: the runner gives gnuplot the file to write, opened as a new file)
 set title title noenhanced
 set xlabel "message size (bytes)"
 set ylabel "busbw (Gb/s)"

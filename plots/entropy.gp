@@ -1,9 +1,9 @@
 # plots/entropy.gp - the rate of every flow of a polarization probe, by its entropy value
-#   datafile  "ENTROPY GBPS SHARING" rows;  outfile;  title;  xlabel
+#   datafile  "ENTROPY GBPS SHARING" rows;  title;  xlabel
 # A flow alone on its path reaches the path's rate; k flows on one path get 1/k of it each,
 # so the bars fall into levels: the fewer levels and the lower, the worse the hashing.
 set terminal svg size 720,340 dynamic font "sans,11" background rgb "white"
-set output outfile
+set output	# (standard output: the runner gives gnuplot the file to write, opened as a new file)
 set title title noenhanced
 set xlabel xlabel
 set ylabel "Gb/s"

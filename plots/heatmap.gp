@@ -1,11 +1,11 @@
 # plots/heatmap.gp - the N x N matrix of one lane: row = sender, column = receiver
 #   datafile  "i j value" triples, only the cells that were measured;  hdrfile: xtics/ytics names
-#   outfile;  title;  cblabel;  labels: 1 to write each cell's figure in it (small matrices);
+#   title;  cblabel;  labels: 1 to write each cell's figure in it (small matrices);
 #   high_bad: 1 for latency (high is worse: red), 0 for bandwidth (low is worse: red);
 #   cbmax: the top of the colour scale (latency: twice the lane's median, or its highest
 #   figure above that, so that a lane of equal pairs is pale, not red; 0: the highest figure)
 set terminal svg size 560,520 dynamic font "sans,10" background rgb "white"
-set output outfile
+set output	# (standard output: the runner gives gnuplot the file to write, opened as a new file)
 set title title noenhanced
 load hdrfile
 set xlabel "receiver"

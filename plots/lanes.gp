@@ -3,9 +3,9 @@
 # that a lane with one node at a tenth does not look like the others.  fabscope report runs it with:
 #   datafile  rows "LANE MEDIAN MIN MAX WORSTNODE" (one run; WORSTNODE NaN: fewer than 3 nodes)
 #             or "LANE RUN1 RUN2 ..." with a header
-#   outfile   the SVG to write;  title;  ylabel;  nruns
+#   title;  ylabel;  nruns
 set terminal svg size 720,360 dynamic font "sans,11" background rgb "white"
-set output outfile
+set output	# (standard output: the runner gives gnuplot the file to write, opened as a new file)
 set title title
 set ylabel ylabel
 set key outside right top noenhanced

@@ -1,9 +1,9 @@
 # plots/modes.gp - one bandwidth phase and lane under each load-balancing mode (a run each)
-#   datafile  "NAME AGGREGATE EXPECTED" rows (EXPECTED NaN: no topology);  outfile;  title
+#   datafile  "NAME AGGREGATE EXPECTED" rows (EXPECTED NaN: no topology);  title
 # Bars: the pairs' sum a round under each mode; a mark: what the fabric carries for the same
 # pairs (the model, every switch splitting equally), when the report was given --topology.
 set terminal svg size 720,340 dynamic font "sans,11" background rgb "white"
-set output outfile
+set output	# (standard output: the runner gives gnuplot the file to write, opened as a new file)
 set title title noenhanced
 set ylabel "aggregate Gb/s (a round)"
 set yrange [0:*]

@@ -3,9 +3,9 @@
 #   flows     data file: one block per flow ("SECONDS GBPS" rows), blocks apart by two blank lines
 #   nflows    blocks in it;  names  their titles, separated by blanks
 #   pfc       data file: one block per priority with frames ("SECONDS FRAMES_PER_S");  npfc, pnames
-#   xmax      the capture's length in seconds (both panels share the axis);  outfile;  title
+#   xmax      the capture's length in seconds (both panels share the axis);  title
 set terminal svg size 900,560 dynamic font "sans,11" background rgb "white"
-set output outfile
+set output	# (standard output: the runner gives gnuplot the file to write, opened as a new file)
 set multiplot layout 2,1 title title noenhanced
 set grid ytics lc rgb "#dddddd"
 set key outside right top font "sans,9" noenhanced

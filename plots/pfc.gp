@@ -4,14 +4,14 @@
 #   datafile  pairs of columns "SECONDS FRAMES/S" per series, a header row of names, NaN padding
 #   fracfile  the same with the paused fraction (0..1);  npps, nfrac: series in each
 #   fcols     for each fraction series, the number of its pause-rate series ("1 3"): one colour
-#   dfrom, dto  the load's window in seconds (dto <= dfrom: none);  outfile;  title
+#   dfrom, dto  the load's window in seconds (dto <= dfrom: none);  title
 # A value holds over its interval: the points are interval ends, drawn as steps.
 if (nfrac > 0) {
 	set terminal svg size 720,560 dynamic font "sans,11" background rgb "white"
 } else {
 	set terminal svg size 720,360 dynamic font "sans,11" background rgb "white"
 }
-set output outfile
+set output	# (standard output: the runner gives gnuplot the file to write, opened as a new file)
 set datafile missing "NaN"
 set grid lc rgb "#dddddd"
 set autoscale xfix

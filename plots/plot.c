@@ -11,6 +11,8 @@
  * bounded (10 s).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -79,72 +81,154 @@ int plot_find_templates(char *out, size_t len)
 	return 0;
 }
 
-/* gnuplot -e VARS TEMPLATE, bounded; 0 when the SVG was written */
-int plot_gnuplot(const char *tdir, const char *tmpl, const char *vars, const char *svg, char *why, size_t wlen)
+/* the first line of what gnuplot said (its log, fd), for a message */
+static void first_line(int fd, char *line, size_t len)
 {
-	char path[PATH_MAX + 64], errpath[PATH_MAX + 16];
-	uint64_t deadline = clock_ns() + 10000000000ull;
-	struct stat st;
-	pid_t pid;
+	ssize_t n = pread(fd, line, len - 1, 0);
+
+	line[n > 0 ? n : 0] = 0;
+	line[strcspn(line, "\n")] = 0;
+}
+
+/* the child: in dir, the SVG on standard output, the log on standard error */
+static void gnuplot_child(const struct outdir *dir, int svg, int log, const char *vars, const char *path)
+{
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (null < 0 || dup2(null, 0) < 0 || dup2(svg, 1) < 0 || dup2(log, 2) < 0 || fchdir(dir->fd))
+		_exit(126);
+	execlp("gnuplot", "gnuplot", "-e", vars, path, (char *)NULL);
+	_exit(127);
+}
+
+/* wait for pid, at most until deadline (then killed): its status, or -1 after the deadline */
+static int gnuplot_wait(pid_t pid, uint64_t deadline)
+{
 	int st_w = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", tdir, tmpl);
-	snprintf(errpath, sizeof(errpath), "%s.log", svg);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(why, wlen, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (!pid) {
-		FILE *e = freopen(errpath, "w", stderr);
-
-		(void)e;
-		if (!freopen("/dev/null", "r", stdin))
-			_exit(126);
-		execlp("gnuplot", "gnuplot", "-e", vars, path, (char *)NULL);
-		_exit(127);
-	}
 	for (;;) {
 		struct timespec ts = { 0, 20000000 };
 		pid_t w = waitpid(pid, &st_w, WNOHANG);
 
 		if (w == pid)
-			break;
+			return st_w;
 		if (clock_ns() > deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &st_w, 0);
-			snprintf(why, wlen, "gnuplot took over 10 s on %s", tmpl);
 			return -1;
 		}
 		nanosleep(&ts, NULL);
 	}
-	if (WIFEXITED(st_w) && WEXITSTATUS(st_w) == 127) {
-		snprintf(why, wlen, "gnuplot is not installed (apt-get install gnuplot-nox)");
-		return -1;
-	}
-	if (!WIFEXITED(st_w) || WEXITSTATUS(st_w) || stat(svg, &st) || !st.st_size) {
-		FILE *e = fopen(errpath, "r");
-		char line[200] = "";
-
-		if (e) {
-			if (!fgets(line, sizeof(line), e))
-				line[0] = 0;
-			fclose(e);
-		}
-		line[strcspn(line, "\n")] = 0;
-		snprintf(why, wlen, "gnuplot failed on %s: %s", tmpl, *line ? line : "no message");
-		return -1;
-	}
-	unlink(errpath);
-	return 0;
 }
 
-void plot_gnuplot_quote(const char *in, char *out, size_t len)
+int plot_gnuplot(const char *tdir, const char *tmpl, const char *vars, const struct outdir *dir, const char *svg,
+		 char *why, size_t wlen)
 {
-	size_t i;
+	char path[PATH_MAX + 64], logname[300], line[200];
+	struct outfile out, log;
+	struct stat st;
+	pid_t pid;
+	int st_w;
 
-	for (i = 0; in[i] && i + 1 < len; i++)
-		out[i] = in[i] == '\'' || in[i] == '\\' ? '_' : in[i];
-	out[i] = 0;
+	snprintf(path, sizeof(path), "%s/%s", tdir, tmpl);
+	snprintf(logname, sizeof(logname), "%s.log", svg);
+	if (outfile_create_in(&out, dir, svg, 0644)) {
+		snprintf(why, wlen, "cannot write %s/%s", dir->path, svg);
+		return -1;
+	}
+	if (outfile_create_in(&log, dir, logname, 0644)) {
+		outfile_abort(&out);
+		snprintf(why, wlen, "cannot write %s/%s", dir->path, logname);
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, wlen, "fork: %s", strerror(errno));
+		outfile_abort(&out);
+		outfile_abort(&log);
+		return -1;
+	}
+	if (!pid)
+		gnuplot_child(dir, out.fd, log.fd, vars, path);
+	st_w = gnuplot_wait(pid, clock_ns() + 10000000000ull);
+	if (st_w == -1)
+		snprintf(why, wlen, "gnuplot took over 10 s on %s", tmpl);
+	else if (WIFEXITED(st_w) && WEXITSTATUS(st_w) == 127)
+		snprintf(why, wlen, "gnuplot is not installed (apt-get install gnuplot-nox)");
+	else if (!WIFEXITED(st_w) || WEXITSTATUS(st_w) || fstat(out.fd, &st) || !st.st_size) {
+		first_line(log.fd, line, sizeof(line));
+		snprintf(why, wlen, "gnuplot failed on %s: %s", tmpl, *line ? line : "no message");
+	} else {
+		outfile_abort(&log);
+		return outfile_commit(&out, 0) ? (snprintf(why, wlen, "cannot write %s/%s", dir->path, svg), -1) : 0;
+	}
+	outfile_abort(&out);
+	if (st_w != -1 && !(WIFEXITED(st_w) && WEXITSTATUS(st_w) == 127))
+		outfile_commit(&log, 0);	/* (kept for the whole story) */
+	else
+		outfile_abort(&log);
+	return -1;
+}
+
+/* a byte written as it is inside gnuplot's double quotes: nothing gnuplot makes anything of */
+static int gp_plain(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr(" ._-,:/+=()", c));
+}
+
+size_t plot_gnuplot_quote(const char *in, char *out, size_t len)
+{
+	size_t o = 0, i = 0;
+
+	if (len < 3) {
+		if (len)
+			*out = 0;
+		return 0;
+	}
+	out[o++] = '"';
+	while (in[i]) {
+		size_t k = 1, need = 0, j;
+
+		/* a UTF-8 sequence goes whole or not at all */
+		if ((unsigned char)in[i] >= 0xc0)
+			while (k < 4 && ((unsigned char)in[i + k] & 0xc0) == 0x80)
+				k++;
+		for (j = 0; j < k; j++)
+			need += gp_plain((unsigned char)in[i + j]) ? 1 : 5;
+		if (o + need + 2 > len)
+			break;
+		for (j = 0; j < k; j++, i++) {
+			unsigned char c = (unsigned char)in[i];
+
+			if (gp_plain(c))
+				out[o++] = (char)c;
+			else
+				o += (size_t)snprintf(out + o, len - o, "\\0%03o", c);
+		}
+	}
+	out[o++] = '"';
+	out[o] = 0;
+	return o;
+}
+
+void plot_var_str(char *vars, size_t len, const char *name, const char *value)
+{
+	size_t used = strlen(vars);
+	int n;
+
+	if (used + strlen(name) + 4 >= len)
+		return;
+	n = snprintf(vars + used, len - used, "%s=", name);
+	used += (size_t)n;
+	used += plot_gnuplot_quote(value, vars + used, len - used - 2);
+	snprintf(vars + used, len - used, "; ");
+}
+
+void plot_var_num(char *vars, size_t len, const char *name, double value)
+{
+	size_t used = strlen(vars);
+
+	snprintf(vars + used, len - used, "%s=%.17g; ", name, isfinite(value) ? value : 0.0);
 }

@@ -710,10 +710,8 @@ int probe_pfc(int argc, const char **argv)
 		goto out;
 	out_init(&out, o.json ? OUT_JSON : OUT_TEXT, stdout);
 	out_open = 1;
-	if (o.output && out_json_file(&out, o.output)) {
-		rc = fs_err_env("cannot write '%s': %s", o.output, strerror(errno));
-		goto out;
-	}
+	if (o.output && (rc = out_json_file(&out, o.output)))
+		goto out;	/* (said) */
 	net_stop_on_signals();
 	if (o.serve && (rc = pfc_start_server(&o, &server)))
 		goto out;

@@ -37,6 +37,7 @@ struct tport {
 	int waiting;		/* no answer yet for cur_ttl */
 	int stop_ttl;		/* the trace ended there (reached or unreachable); 0: not yet */
 	int last_ttl;		/* the highest TTL probed */
+	int last_att;		/* the slot of its last probe sent */
 	int next;		/* next port with the same sport, -1: none */
 };
 
@@ -44,7 +45,7 @@ struct tracer {
 	int tcp_fd, icmp_fd;
 	uint32_t src, dst;	/* network order */
 	uint16_t dport;
-	int n, max_ttl, probes, timeout_ms, pause_ms;
+	int n, max_ttl, probes, timeout_ms, pause_ms, patient;
 	struct tport *p;
 	struct trace_result *r;
 	uint64_t *sent;		/* [port][ttl-1][attempt]: clock_ns() of the send; 0: not sent */
@@ -234,7 +235,23 @@ static void on_icmp(struct tracer *t, const uint8_t *b, size_t len, uint64_t now
 	record(t, i, ttl, att, from, kind, now);
 }
 
-/* One datagram of the TCP socket: a SYN-ACK or RST|ACK of the destination acks seq + 1. */
+/* The port waiting at its TTL whose 5-tuple a plain ACK of the destination is for, or -1 */
+static int match_ack(struct tracer *t, uint16_t sport, int *ttl, int *att)
+{
+	int i;
+
+	for (i = t->head[sport]; i >= 0; i = t->p[i].next)
+		if (t->p[i].waiting && *sent_at(t, i, t->p[i].cur_ttl, t->p[i].last_att)) {
+			*ttl = t->p[i].cur_ttl;
+			*att = t->p[i].last_att;
+			return i;
+		}
+	return -1;
+}
+
+/* One datagram of the TCP socket: a SYN-ACK or RST|ACK of the destination acks seq + 1; a
+ * plain ACK is what a connection of that 5-tuple in TIME_WAIT, or a live one (RFC 5961's
+ * challenge ACK), answers a SYN with: the destination too, for the TTL being probed. */
 static void on_tcp(struct tracer *t, const uint8_t *b, size_t len, uint64_t now)
 {
 	size_t ihl;
@@ -255,9 +272,10 @@ static void on_tcp(struct tracer *t, const uint8_t *b, size_t len, uint64_t now)
 	flags = tcp[13];
 	if (get16(tcp) != t->dport || !(flags & 0x10))	/* ACK: it answers our SYN */
 		return;
-	if ((flags & 0x12) != 0x12 && !(flags & 0x04))	/* SYN-ACK or RST */
-		return;
-	i = match_probe(t, get16(tcp + 2), get32(tcp + 8) - 1, &ttl, &att);
+	if ((flags & 0x12) != 0x12 && !(flags & 0x04))	/* not SYN-ACK, not RST: a plain ACK */
+		i = match_ack(t, get16(tcp + 2), &ttl, &att);
+	else
+		i = match_probe(t, get16(tcp + 2), get32(tcp + 8) - 1, &ttl, &att);
 	if (i < 0)
 		return;
 	record(t, i, ttl, att, from, 1, now);
@@ -379,7 +397,7 @@ static int pick_source(struct tracer *t, int dport)
 static int open_sockets(struct tracer *t)
 {
 	struct sockaddr_in me = { .sin_family = AF_INET, .sin_addr.s_addr = t->src };
-	/* keep SYN or RST segments from dst whose source port is dport (IP header first) */
+	/* keep SYN, RST or ACK segments from dst whose source port is dport (IP header first) */
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 12),			/* IP source */
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ntohl(t->dst), 0, 6),
@@ -387,7 +405,7 @@ static int open_sockets(struct tracer *t)
 		BPF_STMT(BPF_LD | BPF_H | BPF_IND, 0),			/* TCP source port */
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, t->dport, 0, 3),
 		BPF_STMT(BPF_LD | BPF_B | BPF_IND, 13),			/* TCP flags */
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x06, 0, 1),	/* SYN or RST */
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x16, 0, 1),	/* SYN, RST or ACK */
 		BPF_STMT(BPF_RET | BPF_K, 0xffff),
 		BPF_STMT(BPF_RET | BPF_K, 0),
 	};
@@ -435,10 +453,12 @@ static int clamp(int v, int dflt, int lo, int hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Probe every port still tracing at ttl: rounds of sends, answers, pauses. */
+/* Probe every port still tracing at ttl: rounds of sends, answers, pauses
+ * (probes_per_hop of them; patient: while answers come, each round's probes
+ * in the slot round % probes_per_hop). */
 static int probe_ttl(struct tracer *t, int ttl)
 {
-	int i, att, rc;
+	int i, round, rc, quiet = 0, rounds = t->patient ? 4 * t->n + 10 : t->probes;
 
 	t->pending = 0;
 	for (i = 0; i < t->n; i++) {
@@ -451,8 +471,10 @@ static int probe_ttl(struct tracer *t, int ttl)
 		p->waiting = 1;
 		t->pending++;
 	}
-	for (att = 0; att < t->probes && t->pending; att++) {
-		if (att) {
+	for (round = 0; round < rounds && t->pending && quiet < (t->patient ? TRACE_QUIET : rounds); round++) {
+		int before = t->pending;
+
+		if (round) {
 			rc = collect(t, clock_ns() + (uint64_t)t->pause_ms * 1000000u);
 			if (rc)
 				return rc == -EINTR ? -FS_EXIT_INTERRUPTED :
@@ -465,7 +487,8 @@ static int probe_ttl(struct tracer *t, int ttl)
 				continue;
 			if (net_stop)
 				return -FS_EXIT_INTERRUPTED;
-			rc = send_probe(t, i, ttl, att);
+			t->p[i].last_att = round % t->probes;
+			rc = send_probe(t, i, ttl, t->p[i].last_att);
 			if (rc)
 				return rc;
 		}
@@ -473,6 +496,7 @@ static int probe_ttl(struct tracer *t, int ttl)
 		if (rc)
 			return rc == -EINTR ? -FS_EXIT_INTERRUPTED :
 			       fail(t, FS_EXIT_ENV, "poll: %s", strerror(-rc));
+		quiet = t->pending < before ? 0 : quiet + 1;
 	}
 	return 0;
 }
@@ -532,6 +556,7 @@ int trace_tcp_many(const char *src_ip, const int *sports, int n, const char *dst
 	t.timeout_ms = clamp(o->timeout_ms, TRACE_DEFAULT_TIMEOUT_MS, 1, 600000);
 	t.pause_ms = o->pause_ms > 0 ? clamp(o->pause_ms, 0, 1, 600000) :
 		     clamp(t.timeout_ms / 4, 0, 10, 250);
+	t.patient = o->patient;
 	memset(r, 0, (size_t)n * sizeof(*r));
 
 	if (!src_ip && (rc = pick_source(&t, dport)))

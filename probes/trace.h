@@ -25,9 +25,13 @@
  *     TCP header they quote: addresses, ports and sequence number (RFC 792
  *     quotes only 8 bytes of TCP, which holds exactly those);
  *   - SYN-ACK and RST answers of the destination are read on the raw TCP
- *     socket (a BPF filter keeps only SYN or RST segments from the
+ *     socket (a BPF filter keeps only SYN, RST or ACK segments from the
  *     destination port) and matched by their acknowledgment number
- *     (our sequence number + 1);
+ *     (our sequence number + 1); a plain ACK of the destination for the
+ *     5-tuple is its answer too, for the TTL being probed: what a
+ *     connection of that 5-tuple in TIME_WAIT answers a SYN with (the
+ *     flows just traced, closed by the server first), or a live one
+ *     (RFC 5961's challenge ACK), which carry none of our numbers;
  *   - so concurrent traces, even of the same 5-tuples, do not mix: each
  *     accepts only its own sequence numbers.
  * The destination answering (SYN-ACK or RST, or an ICMP destination-
@@ -44,10 +48,11 @@
  *     destination's SYN-ACK with an RST (harmless for a port nobody uses).
  *     But an RST from our host for the 5-tuple of a LIVE connection could
  *     kill it (only if it fell in that connection's window, which is
- *     unlikely but possible), and on a live 5-tuple the destination answers
- *     the SYN with a challenge ACK (RFC 5961) that carries none of our
- *     numbers, so the last hop stays unanswered.  Trace before or after the
- *     flows run, or on source ports nobody uses: the caller decides.
+ *     unlikely but possible); on a live 5-tuple the destination answers
+ *     the SYN with a challenge ACK (RFC 5961), taken as its answer (above),
+ *     though a stray ACK of that connection could be taken so too, and end
+ *     the trace early.  Trace before or after the flows run, or on source
+ *     ports nobody uses: the caller decides.
  *   - Answers are rate-limited by the routers: Linux's
  *     net.ipv4.icmp_ratelimit (default 1000 ms per destination, a token
  *     bucket of 6: six answers back to back, then one a second towards our
@@ -68,10 +73,21 @@
  *     does not decrement the TTL (MPLS, some L2 fabrics) is invisible.
  *   - Needs CAP_NET_RAW (root, or setcap cap_net_raw+ep on the binary).
  *
+ * Patient tracing (trace_opts.patient): a router that limits its answers
+ * (Linux: a burst of 6, then one a second towards one host) answers a few
+ * of many ports at once and the rest one a round, so a TTL is asked again,
+ * round after round, while the last TRACE_QUIET rounds brought an answer,
+ * up to 4 rounds a port and 10 more; only a TTL where TRACE_QUIET rounds in
+ * a row brought nothing is given up.  Every port is then traced through
+ * such routers, at about one round (timeout_ms + pause_ms) per answer a
+ * router owes beyond its burst: 16 ports through one Linux router at its
+ * default limit, 10 rounds for each TTL it answers.
+ *
  * Every wait is bounded (poll with timeouts): one call takes at most about
  * max_ttl * (probes_per_hop * timeout_ms + (probes_per_hop - 1) * pause_ms),
- * however many ports trace_tcp_many is given; a TTL whose answers are all
- * in goes on at once.  SIGINT/SIGTERM (net_stop, core/net.h) ends it
+ * however many ports trace_tcp_many is given (patient: rounds instead of
+ * probes_per_hop, at most 4 * ports + 10); a TTL whose answers are all in
+ * goes on at once.  SIGINT/SIGTERM (net_stop, core/net.h) ends it
  * early with -FS_EXIT_INTERRUPTED, the results so far in r.
  */
 #ifndef FS_TRACE_H
@@ -84,6 +100,7 @@
 #define TRACE_DEFAULT_MAX_TTL 8
 #define TRACE_DEFAULT_TIMEOUT_MS 1000
 #define TRACE_DEFAULT_PROBES 3
+#define TRACE_QUIET 3			/* patient: rounds without an answer before a TTL is given up */
 
 struct trace_hop {
 	int ttl;		/* 1, 2, ... */
@@ -108,6 +125,7 @@ struct trace_opts {
 				 * address the kernel would use towards dst_ip */
 	int pause_ms;		/* between rounds of one TTL: default timeout_ms / 4,
 				 * 10 to 250 ms (a router's rate limit refills meanwhile) */
+	int patient;		/* ask a TTL again while answers still come: see below */
 };
 
 /*

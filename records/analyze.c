@@ -94,7 +94,7 @@ static double group_median(struct group *g)
 	int i;
 
 	if (!v)
-		return NAN;
+		return NAN;	/* (as median_of) */
 	for (i = 0; i < g->n; i++)
 		v[i] = g->r[i].v;
 	m = median_of(v, g->n);
@@ -507,10 +507,12 @@ static void pfc_suspects(json_t *recs, json_t *out)
 			int p = record_int(pr, "prio", -1, 0, 7);
 			char id[600], port[300];
 
+			if (p < 0)
+				continue;	/* no priority: nothing to name */
 			if (strcmp(st, "none")) {
 				snprintf(ev, sizeof(ev), "%s %s: PFC storm on priority %d (%s), paused over the "
 					 "storm threshold for %d intervals in a row: a stuck receiver or a pause loop",
-					 node, ifn, p, st, record_int(pr, "storm_run", 0, 0, INT32_MAX));
+					 node, ifn, p, st, record_int(pr, "storm_run", 0, 0, INT_MAX));
 				storm = 1;
 			} else if (!strcmp(record_str(pr, "ecn_first", ""), "no") &&
 				   record_num(pr, "rx_frames", 0) + record_num(pr, "tx_frames", 0) > 0) {
@@ -521,12 +523,12 @@ static void pfc_suspects(json_t *recs, json_t *out)
 			}
 			snprintf(port, sizeof(port), "%s prio %d", ifn, p);
 			analyze_suspect_id(id, sizeof(id), storm ? "pfc-storm" : "pfc-before-ecn",
-					   record_str(rec, "phase", "-"), "pfc", record_int(rec, "src.rail", 0, 0, 1 << 20),
-					   record_int(rec, "src.plane", 0, 0, 1 << 20), 0, node, port);
+					   record_str(rec, "phase", "-"), "pfc", record_int(rec, "src.rail", 0, 0, FS_MAX_RAILS - 1),
+					   record_int(rec, "src.plane", 0, 0, FS_MAX_PLANES - 1), 0, node, port);
 			json_array_append_new(out, json_pack("{ss,ss,ss,ss,si,si,ss,sf,ss}", "id", id, "kind",
 				storm ? "pfc-storm" : "pfc-before-ecn", "phase", record_str(rec, "phase", "-"),
-				"test", "pfc", "rail", record_int(rec, "src.rail", 0, 0, 1 << 20),
-				"plane", record_int(rec, "src.plane", 0, 0, 1 << 20), "node", node, "value", (double)p,
+				"test", "pfc", "rail", record_int(rec, "src.rail", 0, 0, FS_MAX_RAILS - 1),
+				"plane", record_int(rec, "src.plane", 0, 0, FS_MAX_PLANES - 1), "node", node, "value", (double)p,
 				"evidence", ev));
 		}
 	}
@@ -584,9 +586,9 @@ static struct crow *coll_rows(json_t *recs, int *nrows)
 			continue;
 		x.phase = record_str(rec, "phase", "");
 		x.test = record_str(rec, "test", "");
-		x.rail = record_int(rec, "rail", record_int(rec, "endpoints.0.rail", 0, 0, 1 << 20), 0, 1 << 20);
-		x.plane = record_int(rec, "plane", 0, 0, 1 << 20);
-		x.ranks = record_int(rec, "ranks", 0, 0, 1 << 30);
+		x.rail = record_int(rec, "rail", record_int(rec, "endpoints.0.rail", 0, 0, FS_MAX_RAILS - 1), 0, FS_MAX_RAILS - 1);
+		x.plane = record_int(rec, "plane", 0, 0, FS_MAX_PLANES - 1);
+		x.ranks = record_int(rec, "ranks", 0, 0, INT_MAX);
 		x.size = record_num(rec, "msg_size_bytes", 0);
 		x.busbw = record_num(rec, "metrics.busbw_gbps", 0);
 		x.algbw = record_num(rec, "metrics.algbw_gbps", 0);
@@ -655,7 +657,10 @@ static void coll_suspects(json_t *recs, double low_frac, json_t *out)
 		}
 		if (best < 0)
 			continue;
-		v = malloc((size_t)(j - i) * sizeof(*v));
+		if (!(v = malloc((size_t)(j - i) * sizeof(*v)))) {
+			fs_err_env("out of memory judging the collectives' records: not judged");
+			continue;
+		}
 		for (k = i; k < j; k++)
 			if (r[k].size == best)
 				v[nv++] = r[k].busbw;
@@ -819,8 +824,10 @@ json_t *analyze_suspects_retest(const struct rstore *st, double low_frac, json_t
 		double *m = malloc((size_t)ng * sizeof(*m)), phase_median;
 		int n = 0;
 
-		if (!m)
+		if (!m) {
+			fs_err_env("out of memory judging the lanes as a whole: not judged");
 			break;
+		}
 		for (j = 0; j < ng; j++)
 			if (g[j].phase_id == g[i].phase_id && !strcmp(g[j].test, g[i].test) && g[j].size == g[i].size)
 				m[n++] = g[j].median;

@@ -14,8 +14,58 @@
 #ifndef FS_RECORDS_READ_H
 #define FS_RECORDS_READ_H
 
+#include <errno.h>
 #include <jansson.h>
+#include <stddef.h>
 #include <sys/types.h>
+
+/*
+ * The files of a results directory are untrusted input: a reader opens
+ * only a regular file (a FIFO would hang it, /dev/zero feed it forever:
+ * both are refused, RECORDS_ENOTREG), bounds every line at
+ * RECORDS_LINE_MAX (a longer one is read past, never held, and counted
+ * as not a record) and checks every read (an error is the scan's -errno,
+ * never a short file taken for a whole one).
+ */
+#define RECORDS_LINE_MAX (16u << 20)	/* a record is at most a wire message (4 MiB), JSON-escaped */
+#define RECORDS_ENOTREG (-ENOTSUP)	/* what records_scan returns for a file that is not a regular one */
+
+/* "not a regular file (...)" for RECORDS_ENOTREG, "over ... bytes" for -EFBIG, "not JSON" for
+ * -EPROTO, else strerror(-rc) */
+const char *records_strerror(int rc);
+
+/* path opened for reading when it is a regular file: its descriptor, or -errno
+ * (RECORDS_ENOTREG: there, but a FIFO, a device, a directory, a socket) */
+int records_open(const char *path);
+
+/*
+ * run.json and such: the JSON document of name in dirfd (AT_FDCWD: name is a
+ * path; nofollow: not through a link), a regular file of at most max bytes.
+ * The value, or NULL and *err: -errno, RECORDS_ENOTREG, -EFBIG (over max),
+ * -EPROTO (not JSON: jerr, when not NULL, says why).
+ */
+#define RECORDS_RUN_MAX (256u << 20)
+json_t *records_load_json(int dirfd, const char *name, size_t max, int nofollow, int *err, json_error_t *jerr);
+
+/* Lines of a file, bounded (records_line). */
+struct records_lines {
+	int fd;
+	char *buf;		/* read ahead */
+	size_t pos, len;
+	char *line;		/* the last line, NUL-terminated (not when it was over the bound) */
+	size_t line_cap;
+};
+
+void records_lines_init(struct records_lines *l, int fd);
+/* the buffers freed; fd is the caller's */
+void records_lines_release(struct records_lines *l);
+/*
+ * The next line: its length in the file (its newline counted; 0 at the
+ * end), or -errno.  l->line holds it (NUL-terminated, the newline kept)
+ * when *over is 0; a line of more than max bytes is read to its end and
+ * *over set, nothing of it kept.  *torn: the file ended before a newline.
+ */
+long records_line(struct records_lines *l, size_t max, int *over, int *torn);
 
 /* What records_scan saw. */
 struct records_scan_info {
@@ -32,7 +82,9 @@ struct records_scan_info {
 typedef int (*records_fn)(json_t *rec, void *ctx);
 
 /* Read DIR/results.jsonl.  0, the callback's non-zero return, or -errno
- * when the file cannot be opened (-ENOENT when there is none). */
+ * when the file cannot be opened (-ENOENT when there is none) or read
+ * (RECORDS_ENOTREG: not a regular file).  A line over RECORDS_LINE_MAX is
+ * counted as bad. */
 int records_scan(const char *dir, records_fn fn, void *ctx, struct records_scan_info *si);
 /* The same from the byte offset from on (a line's start: an earlier scan's
  * good); si's counts and line numbers are of what this scan read. */

@@ -64,8 +64,8 @@ int rresult_of(json_t *rec, struct rresult *out)
 	out->dir = record_str(rec, "dir", NULL);
 	if (out->dir && !*out->dir)
 		out->dir = NULL;
-	out->rail = record_int(rec, "src.rail", 0, 0, 1 << 20);
-	out->plane = record_int(rec, "src.plane", 0, 0, 1 << 20);
+	if (record_lane(rec, &out->rail, &out->plane))
+		return -1;
 	out->round = record_int(rec, "round", 0, 0, 1 << 30);
 	out->size = record_num(rec, "msg_size_bytes", 0);
 	if (!(out->size >= 0 && out->size <= 1e15))

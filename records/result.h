@@ -44,7 +44,10 @@ struct rresult {
  * largest sizes in a short duration move by half with one message.) */
 #define RRES_MIN_MSGS 10
 
-/* 1 and *out filled when rec is a lane result, else 0. */
+/* 1 and *out filled when rec is a lane result, else 0; -1 when it would be
+ * one but its src.rail or src.plane names no rail or plane (not a whole
+ * number within FS_MAX_RAILS, FS_MAX_PLANES: core/record.h's record_lane):
+ * left out, not put on a lane it does not name. */
 int rresult_of(json_t *rec, struct rresult *out);
 
 /* A re-test's record (fleet/coord-retest.c): the suspect it is for

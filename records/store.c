@@ -9,6 +9,7 @@
 #include "../core/alloc.h"
 #include "../core/record.h"
 #include "read.h"
+#include "polar.h"
 #include "store.h"
 
 #define CHUNK_MIN (64 * 1024)
@@ -41,6 +42,7 @@ void rstore_release(struct rstore *st)
 	free(st->rt);
 	json_decref(st->kept);
 	json_decref(st->failed);
+	json_decref(st->polar);
 	free(st->first_foreign);
 	rstore_init(st);
 }
@@ -210,7 +212,8 @@ int rstore_add(struct rstore *st, json_t *rec)
 			st->first_foreign = strdup(schema);
 		return 1;
 	}
-	if ((!st->kept && !(st->kept = json_array())) || (!st->failed && !(st->failed = json_array())))
+	if ((!st->kept && !(st->kept = json_array())) || (!st->failed && !(st->failed = json_array())) ||
+	    (!st->polar && !(st->polar = json_array())))
 		return -ENOMEM;
 	if (strcmp(record_str(rec, "status", "ok"), "ok") && st->nfailed++ < RSTORE_FAILED_KEPT &&
 	    json_array_append(st->failed, rec))
@@ -218,11 +221,21 @@ int rstore_add(struct rstore *st, json_t *rec)
 	if ((!strcmp(test, "pfc") || !strcmp(test, "allreduce") || !strcmp(test, "alltoall")) &&
 	    json_array_append(st->kept, rec))
 		return -ENOMEM;
+	if (!strcmp(test, "polarization") && record_str(rec, "verdict", NULL) &&
+	    json_array_append_new(st->polar, rpolar_brief(rec)))
+		return -ENOMEM;
 	{
 		struct rresult r;
 		struct rretest t;
+		int res;
 
-		rc = rretest_of(rec, &t) ? add_retest(st, &t) : rresult_of(rec, &r) ? add_result(st, &r) : 0;
+		rc = 0;
+		if (rretest_of(rec, &t))
+			rc = add_retest(st, &t);
+		else if ((res = rresult_of(rec, &r)) > 0)
+			rc = add_result(st, &r);
+		else if (res < 0)	/* (a rail or plane that is none: not put on rail 0) */
+			st->nbadlane++;
 	}
 	st->nrec++;
 	return rc;

@@ -10,7 +10,7 @@
  * jobs and directions are interned once (ids into one table of strings that
  * never move).  Only the records that are few per node are kept whole (the
  * PFC probe's and the collectives'), and the first failed ones, for a
- * report to quote.  A run's end adds what was written after an earlier
+ * report to quote; of the polarization probe's, their verdicts.  A run's end adds what was written after an earlier
  * load (rstore_load again: it reads on from where it stopped), so that the
  * coordinator reads its records once.
  *
@@ -80,10 +80,12 @@ struct rstore {
 	struct rstore_rt *rt;
 	size_t nrt, rt_alloc;
 	json_t *kept;		/* the PFC probe's and the collectives' records, in order */
+	json_t *polar;		/* the polarization probe's verdicts (records/polar.h: rpolar_brief) */
 	json_t *failed;		/* the first RSTORE_FAILED_KEPT records whose status is not ok */
 	long nrec;		/* records added (of this schema, or of none) */
 	long nfailed;		/* of them with a status that is not "ok" */
 	long nforeign;		/* records of another schema, left out */
+	long nbadlane;		/* results whose rail or plane is none (out of range, not a whole number), left out */
 	char *first_foreign;	/* the first one's schema */
 	off_t off;		/* how far results.jsonl was read */
 	long skipped, first_skipped;	/* lines that are not records; the first one's number */

@@ -129,7 +129,7 @@ int report_cabling(struct report *rep, const struct topo *t)
 			rc = judge_run(r, t, &rep->cabling_errors);
 		else if (json_is_object(kept)) {	/* the run's own verdict, by its plan's design */
 			r->cabling = json_incref(kept);
-			rep->cabling_errors += (int)record_num(kept, "errors", 0);
+			rep->cabling_errors += record_int(kept, "errors", 0, 0, 1 << 24);
 		}
 		else
 			r->cabling = json_pack("{si}", "ports", (int)r->topo_obs.n);
@@ -147,15 +147,15 @@ static void lane_table(const struct report *rep, struct rdoc *d)
 	rdoc_head(d);
 	for (c = rep->nruns > 1 ? 0 : 1; c < 7; c++) {
 		rdoc_cell(d, RDOC_TEXT, 0);
-		rdoc_lit(d, head[c]);
+		rdoc_text(d, head[c]);
 	}
 	for (ri = 0; ri < rep->nruns; ri++) {
 		json_t *lanes = json_object_get(rep->runs[ri].cabling, "lanes"), *l;
 		size_t k;
 
 		json_array_foreach(lanes, k, l) {
-			int rail = (int)record_num(l, "rail", -1), plane = (int)record_num(l, "plane", -1);
-			int err = (int)record_num(l, "errors", 0);
+			int rail = record_int(l, "rail", -1, 0, FS_MAX_RAILS - 1), plane = record_int(l, "plane", -1, 0, FS_MAX_PLANES - 1);
+			int err = record_int(l, "errors", 0, 0, 1 << 24);
 			char lane[48];
 
 			if (rail < 0)
@@ -166,10 +166,10 @@ static void lane_table(const struct report *rep, struct rdoc *d)
 			if (rep->nruns > 1)
 				rdoc_cellf(d, RDOC_TH, 0, "%s", rep->runs[ri].name);
 			rdoc_cellf(d, RDOC_TH, 0, "%s", lane);
-			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(l, "design", 0));
-			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(l, "seen", 0));
-			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(l, "up", 0));
-			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(l, "as_designed", 0));
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", record_int(l, "design", 0, 0, INT_MAX));
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", record_int(l, "seen", 0, 0, INT_MAX));
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", record_int(l, "up", 0, 0, INT_MAX));
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", record_int(l, "as_designed", 0, 0, INT_MAX));
 			rdoc_cellf(d, err ? RDOC_FAIL : RDOC_PASS, err > 0, "%d", err);
 		}
 	}
@@ -206,19 +206,19 @@ void report_cabling_section(const struct report *rep, struct rdoc *d)
 			rdoc_item(d, NULL);
 			rdoc_textf(d, "%s%s%d ports seen; no intended topology to judge them by (give --topology FILE, "
 				   "or [global] topology in the plan)", rep->nruns > 1 ? r->name : "",
-				   rep->nruns > 1 ? ": " : "", (int)record_num(r->cabling, "ports", 0));
+				   rep->nruns > 1 ? ": " : "", record_int(r->cabling, "ports", 0, 0, INT_MAX));
 			continue;
 		}
 		if (!json_array_size(fl)) {
 			rdoc_item(d, NULL);
 			rdoc_textf(d, "%s%s%d ports seen: cabled and set as %s says", rep->nruns > 1 ? r->name : "",
-				   rep->nruns > 1 ? ": " : "", (int)record_num(r->cabling, "ports", 0), intent);
+				   rep->nruns > 1 ? ": " : "", record_int(r->cabling, "ports", 0, 0, INT_MAX), intent);
 		}
 		json_array_foreach(fl, k, f) {
 			rdoc_item(d, NULL);
 			rdoc_bold(d, record_str(f, "level", "error"));
 			rdoc_textf(d, " %s%s%s:%d: %s", rep->nruns > 1 ? r->name : "", rep->nruns > 1 ? ": " : "",
-				   intent, (int)record_num(f, "line", 0), record_str(f, "text", ""));
+				   intent, record_int(f, "line", 0, 0, INT_MAX), record_str(f, "text", ""));
 		}
 	}
 }

@@ -32,17 +32,19 @@ static const char report_about[] =
 	"The report opens with its verdict, PASS, FAIL or INCOMPLETE, and what was tested.  PASS\n"
 	"only when every measured phase was judged and every check passed.  The run's integrity is\n"
 	"always judged: every planned job ran, no test failed, no agent missing, no suspect\n"
-	"confirmed by a re-test, the collectives' data right, no polarized set, the cabling as\n"
+	"confirmed by a re-test, the collectives' data right, no polarized probe, the cabling as\n"
 	"designed.  Performance is judged by --thresholds FILE (fabscope-thresholds(5)): [bw]\n"
 	"line_rate_gbps (railN = GBPS for one rail), min_fraction, min_gbps; [lat] p50_us_max,\n"
 	"p99_us_max; [run] max_missing, max_failed, max_suspects; [suspects] max_confirmed,\n"
 	"max_unconfirmed; [pfc] storm = fail, max_paused (0 to 1), max_pps; [allreduce] and\n"
-	"[alltoall] min_busbw_gbps (every lane at its largest size); [model] pair_fraction,\n"
-	"aggregate_fraction; [phase NAME] a phase's own min_gbps, min_fraction, p50_us_max,\n"
-	"p99_us_max, min_busbw_gbps, pair_fraction, aggregate_fraction.  With --topology the\n"
-	"design's speeds judge bandwidth too: every pair >= 0.25 x its fair share of the fabric,\n"
-	"every lane's aggregate >= 0.6 x what per-flow ECMP carries (the [model] fractions).  A\n"
-	"phase that nothing judges makes the verdict INCOMPLETE, naming it and what to give.\n"
+	"[alltoall] min_busbw_gbps (every lane at its largest size); [polarization] inconclusive =\n"
+	"fail (a probe without a verdict fails; a polarized one always does); [model]\n"
+	"pair_fraction, aggregate_fraction; [phase NAME] a phase's own min_gbps, min_fraction,\n"
+	"p50_us_max, p99_us_max, min_busbw_gbps, pair_fraction, aggregate_fraction.  With\n"
+	"--topology the design's speeds judge bandwidth too: every pair >= 0.25 x its fair share\n"
+	"of the fabric, every lane's aggregate >= 0.6 x what per-flow ECMP carries (the [model]\n"
+	"fractions).  A phase that nothing judges makes the verdict INCOMPLETE, naming it and\n"
+	"what to give.\n"
 	"--baseline DIR compares every phase, test and rail median with that earlier run, and\n"
 	"every collective lane's mean busbw over the sizes both measured: bandwidth down or\n"
 	"latency up by more than --tolerance is a regression; a phase measured with another\n"
@@ -55,31 +57,32 @@ static const char report_about[] =
 	"or file that is there cannot be read, or the report cannot be written, 4 the report was\n"
 	"written but --push or --webhook failed (a verdict of 1 or 5 still gives its code).";
 
-static int write_file(const char *path, int (*fn)(struct report *, FILE *), struct report *rep,
-		      const char *text)
+/* name in out (made by core/outfile.h: whole, or the old one left), by fn or as text and a newline */
+static int write_file(const struct outdir *out, const char *name, int (*fn)(struct report *, FILE *),
+		      struct report *rep, const char *text)
 {
-	char tmp[PATH_MAX + 8];
+	struct outfile of;
 	FILE *f;
-	int bad, rc = 0;
+	int rc = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return fs_err_env("cannot write '%s': %s", tmp, strerror(errno));
+	if ((rc = outfile_create_in(&of, out, name, 0644)))
+		return rc;
+	if (!(f = outfile_stream(&of))) {
+		rc = fs_err_env("cannot write '%s': %s", of.path, strerror(errno));
+		outfile_abort(&of);
+		return rc;
+	}
 	if (fn)
 		rc = fn(rep, f);
 	else
 		fprintf(f, "%s\n", text);
 	if (rc) {	/* said */
-		fclose(f);
-		unlink(tmp);
+		outfile_abort(&of);
 		return rc;
 	}
-	bad = ferror(f);
-	if (fclose(f) || bad || rename(tmp, path)) {
-		unlink(tmp);
-		return fs_err_env("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-	}
+	if ((rc = outfile_commit(&of, 1)))
+		return rc;
+	printf("report: %s%s%s\n", strcmp(out->path, ".") ? out->path : "", strcmp(out->path, ".") ? "/" : "", name);
 	return 0;
 }
 
@@ -162,61 +165,41 @@ static int load_baseline(struct report *rep, const char *baseline, const char **
 	return 0;
 }
 
-/* out_dir made when missing; there already, but not a directory: one line, before any plot is tried */
-static int make_out_dir(const char *out_dir)
+/*
+ * The folder the report goes in, made when it is missing, checked as a
+ * results directory is (a directory, not a link, ours or root's, writable by
+ * no one else: core/outfile.h) before any plot is tried.
+ */
+static int make_out_dir(struct outdir *out, const char *out_dir)
 {
-	struct stat st;
-
-	if (mkdir(out_dir, 0777) && errno != EEXIST)
-		return fs_err_env("cannot create '%s': %s", out_dir, strerror(errno));
-	if (stat(out_dir, &st) || !S_ISDIR(st.st_mode))
-		return fs_err_usage("-o '%s' is not a directory: give the directory the report goes in "
-				    "(made when it is missing)", out_dir);
-	return 0;
+	return outdir_open(out, out_dir, "-o", OUTDIR_MAKE);
 }
 
 /* the plots, report.md and report.html */
-static int write_documents(struct report *rep, const struct opt_list *formats, const char *out_dir,
+static int write_documents(struct report *rep, const struct opt_list *formats, const struct outdir *out,
 			   int no_plots)
 {
-	char path[PATH_MAX + 16];
 	int rc;
 
 	if (!no_plots && has_format(formats, "html") + has_format(formats, "md")) {
-		snprintf(path, sizeof(path), "%s/plots", out_dir);
-		if (report_plots(rep, path) || report_coll_plots(rep, path))
+		struct outdir plots = OUTDIR_INIT;
+
+		if (outdir_open_in(&plots, out, "plots", "plots directory", OUTDIR_MAKE))
+			snprintf(rep->plots_note, sizeof(rep->plots_note), "no plots: %s/plots cannot be used (said above)",
+				 out->path);
+		else if (report_plots(rep, &plots) || report_coll_plots(rep, &plots))
 			fs_warn("%s", rep->plots_note);
+		outdir_close(&plots);
 	} else {
 		snprintf(rep->plots_note, sizeof(rep->plots_note), "no plots: --no-plots was given");
 	}
 	if (rep->oom)	/* a plot that could not be kept: said */
 		return -FS_EXIT_ENV;
-	if (has_format(formats, "md")) {
-		snprintf(path, sizeof(path), "%s/report.md", out_dir);
-		if ((rc = write_file(path, report_md, rep, NULL)))
-			return rc;
-		printf("report: %s\n", path);
-	}
-	if (has_format(formats, "html")) {
-		snprintf(path, sizeof(path), "%s/report.html", out_dir);
-		if ((rc = write_file(path, report_html, rep, NULL)))
-			return rc;
-		printf("report: %s\n", path);
-	}
+	if (has_format(formats, "md") && (rc = write_file(out, "report.md", report_md, rep, NULL)))
+		return rc;
+	if (has_format(formats, "html") && (rc = write_file(out, "report.html", report_html, rep, NULL)))
+		return rc;
 	return 0;
-}
-
-/* summary.json: text and a newline */
-static int write_summary(struct report *rep, const char *out_dir, const char *text)
-{
-	char path[PATH_MAX + 16];
-	int rc;
-
-	snprintf(path, sizeof(path), "%s/summary.json", out_dir);
-	rc = write_file(path, NULL, rep, text);
-	if (!rc)
-		printf("report: %s\n", path);
-	return rc;
 }
 
 /* the verdict lines; the verdict's exit status: 0, -FS_EXIT_CHECK or -FS_EXIT_INCOMPLETE */
@@ -285,7 +268,7 @@ static int publish(struct report *rep, const struct publish *pub, const char *te
 
 /* summary.json, the verdicts, the publishing; the verdict's code (-FS_EXIT_CHECK, -FS_EXIT_INCOMPLETE)
  * unless something could not be done */
-static int finish(struct report *rep, const struct opt_list *formats, const char *out_dir,
+static int finish(struct report *rep, const struct opt_list *formats, const struct outdir *out,
 		  const struct publish *pub)
 {
 	json_t *sum = report_json(rep);
@@ -297,7 +280,7 @@ static int finish(struct report *rep, const struct opt_list *formats, const char
 		return fs_err_env("out of memory writing the summary");
 	}
 	if (has_format(formats, "json"))
-		rc = write_summary(rep, out_dir, text);
+		rc = write_file(out, "summary.json", NULL, rep, text);
 	bad = say_verdicts(rep);
 	if (!rc && (pub->push_url || pub->webhook))
 		rc = publish(rep, pub, text);
@@ -369,6 +352,7 @@ static int run_report(struct report *rep, const char **argv, int nargs, const ch
 		      const struct publish *pub)
 {
 	char def_out[PATH_MAX];
+	struct outdir out = OUTDIR_INIT;
 	int rc;
 
 	if ((rc = load_runs(rep, argv, nargs)) || (rc = design_read(rep)))
@@ -388,9 +372,10 @@ static int run_report(struct report *rep, const char **argv, int nargs, const ch
 			snprintf(def_out, sizeof(def_out), "fabscope-report");
 		out_dir = def_out;
 	}
-	if ((rc = make_out_dir(out_dir)) || (rc = write_documents(rep, formats, out_dir, no_plots)))
-		return rc;
-	return finish(rep, formats, out_dir, pub);
+	if (!(rc = make_out_dir(&out, out_dir)) && !(rc = write_documents(rep, formats, &out, no_plots)))
+		rc = finish(rep, formats, &out, pub);
+	outdir_close(&out);
+	return rc;
 }
 
 int cmd_report(int argc, const char **argv)

@@ -30,12 +30,13 @@ static void file_safe(const char *in, char *out, size_t len)
 }
 
 /* the plot of collective c: pairs of columns "SIZE BUSBW" per lane and run, a header row of names */
-static int coll_plot(struct report *rep, const struct coll_set *cs, int c, const char *dir, const char *tdir)
+static int coll_plot(struct report *rep, const struct coll_set *cs, int c, const struct outdir *dir, const char *tdir)
 {
 	const struct coll_series *line[COLL_PLOT_LINES];
-	char stem[200], a[64], b[64], t[64], path[PATH_MAX], svg[PATH_MAX], vars[3 * PATH_MAX], title[300], tq[300];
+	char stem[200], a[64], b[64], t[64], path[300], svg[300], vars[4096] = "", title[300];
 	char dts[4 * COLL_PLOT_LINES + 1] = "", lcs[4 * COLL_PLOT_LINES + 1] = "";
 	int n = 0, more = 0, rows = 0, i, j, k, phases = 0, colour[COLL_PLOT_LINES], ncolour = 0;
+	struct outfile of;
 	FILE *f;
 
 	for (i = 0; i < cs->n; i++) {
@@ -58,11 +59,12 @@ static int coll_plot(struct report *rep, const struct coll_set *cs, int c, const
 	file_safe(cs->key[c].algo, a, sizeof(a));
 	file_safe(cs->key[c].transport, b, sizeof(b));
 	snprintf(stem, sizeof(stem), "coll-%s-%s-%s", t, a, b);
-	snprintf(path, sizeof(path), "%s/%s.dat", dir, stem);
-	f = fopen(path, "w");
-	if (!f) {
-		snprintf(rep->plots_note, sizeof(rep->plots_note), "some plots are missing: cannot write %.200s: %s",
-			 path, strerror(errno));
+	snprintf(path, sizeof(path), "%s.dat", stem);
+	if (outfile_create_in(&of, dir, path, 0644) || !(f = outfile_stream(&of))) {
+		if (of.path)
+			outfile_abort(&of);
+		snprintf(rep->plots_note, sizeof(rep->plots_note), "some plots are missing: cannot write %.100s/%.100s",
+			 dir->path, path);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
@@ -71,9 +73,8 @@ static int coll_plot(struct report *rep, const struct coll_set *cs, int c, const
 		snprintf(name, sizeof(name), "%.100s%s%.60s%s%s", rep->nruns > 1 ? rep->runs[line[i]->run].name : "",
 			 rep->nruns > 1 ? ", " : "", phases ? cs->phase[line[i]->phase] : "", phases ? " " : "",
 			 line[i]->lane);
-		plot_gnuplot_quote(name, name, sizeof(name));
-		for (q = name; *q; q++)
-			if (*q == '"' || (unsigned char)*q < ' ')
+		for (q = name; *q; q++)	/* a quoted column header of a data file */
+			if (*q == '"' || *q == '\'' || *q == '\\' || (unsigned char)*q < ' ')
 				*q = '_';
 		fprintf(f, "%s\"%s\" \"s%d\"", i ? " " : "", name, i);
 		for (j = 0; j < i; j++)	/* a colour per lane, a dash per run */
@@ -92,28 +93,30 @@ static int coll_plot(struct report *rep, const struct coll_set *cs, int c, const
 				fprintf(f, "%sNaN NaN", i ? " " : "");
 		fputc('\n', f);
 	}
-	if (fclose(f)) {
-		snprintf(rep->plots_note, sizeof(rep->plots_note), "some plots are missing: cannot write %.200s", path);
+	if (outfile_commit(&of, 0)) {
+		snprintf(rep->plots_note, sizeof(rep->plots_note), "some plots are missing: cannot write %.100s/%.100s",
+			 dir->path, path);
 		return -1;
 	}
 	snprintf(title, sizeof(title), "%.40s (%.40s, %.40s): busbw against message size, per lane%s%s",
 		 cs->key[c].test, cs->key[c].algo, cs->key[c].transport, rep->nruns > 1 ? " and run" : "",
 		 more ? " (the first 16)" : "");
-	plot_gnuplot_quote(title, tq, sizeof(tq));
-	snprintf(svg, sizeof(svg), "%s/%02d-%s.svg", dir, rep->nsvg + 1, stem);
-	snprintf(vars, sizeof(vars), "datafile='%s'; outfile='%s'; title='%s'; nlines=%d; dts='%s'; lcs='%s'", path, svg,
-		 tq, n, dts, lcs);
+	snprintf(svg, sizeof(svg), "%02d-%s.svg", rep->nsvg + 1, stem);
+	plot_var_str(vars, sizeof(vars), "datafile", path);
+	plot_var_str(vars, sizeof(vars), "title", title);
+	plot_var_num(vars, sizeof(vars), "nlines", n);
+	plot_var_str(vars, sizeof(vars), "dts", dts);
+	plot_var_str(vars, sizeof(vars), "lcs", lcs);
 	{
 		char why[300];
 
-		if (plot_gnuplot(tdir, "coll.gp", vars, svg, why, sizeof(why))) {
+		if (plot_gnuplot(tdir, "coll.gp", vars, dir, svg, why, sizeof(why))) {
 			snprintf(rep->plots_note, sizeof(rep->plots_note), "%s%.200s",
 				 rep->nsvg ? "some plots are missing: " : "no plots: ", why);
 			return -1;
 		}
 	}
-	snprintf(path, sizeof(path), "%02d-%s.svg", rep->nsvg + 1, stem);
-	if (report_add_svg(rep, path, title)) {
+	if (report_add_svg(rep, svg, title)) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note), "%sout of memory",
 			 rep->nsvg ? "some plots are missing: " : "no plots: ");
 		return -1;
@@ -121,7 +124,7 @@ static int coll_plot(struct report *rep, const struct coll_set *cs, int c, const
 	return 0;
 }
 
-int report_coll_plots(struct report *rep, const char *dir)
+int report_coll_plots(struct report *rep, const struct outdir *dir)
 {
 	struct coll_set cs;
 	char tdir[PATH_MAX];

@@ -116,7 +116,7 @@ static int design_one(const struct topo *t, json_t *s)
 {
 	const char *kind = record_str(s, "kind", ""), *node = record_str(s, "node", NULL),
 		   *peer = record_str(s, "peer", NULL);
-	int rail = (int)record_num(s, "rail", -1), plane = (int)record_num(s, "plane", -1);
+	int rail = record_int(s, "rail", -1, 0, FS_MAX_RAILS - 1), plane = record_int(s, "plane", -1, 0, FS_MAX_PLANES - 1);
 	struct report_buf b = { 0 };
 	const struct topo_link *l;
 

@@ -225,34 +225,58 @@ void rdoc_cellf(struct rdoc *d, enum rdoc_kind kind, int strong, const char *fmt
 
 /* ---- escaping ---- */
 
-/* Text from records and run.json (node names, labels, phases, reasons) in
- * Markdown: '<' escaped with a backslash (Markdown viewers render inline
- * HTML: a <script> must stay text; without '<' no tag can open, and an
- * entity only ever makes a character), and so Markdown's own punctuation
- * that could make markup, a link or a table cell boundary; control
- * characters and newlines become spaces. */
-void report_md_cell(FILE *f, const char *s)
+/*
+ * Text in Markdown: the one escaping function of the Markdown report, for
+ * every name, label, phase, path, reason, verdict and plot title (and
+ * every span of text: report/ writes nothing else as it stands but string
+ * literals, ci/check-tree's rule "markup").  CommonMark makes a literal
+ * character of any ASCII punctuation after a backslash, so:
+ *   - \ ` * _ [ ] < & | ~ $ are escaped wherever they are (escapes, code,
+ *     emphasis, links and images, HTML and autolinks, entities, table
+ *     cells, GFM's strikethrough, the math of some viewers): no tag, link,
+ *     image or span can be opened, nor a cell closed;
+ *   - a control character (a newline) is a space: the text stays on its
+ *     line;
+ *   - at_start (the text begins a paragraph, a heading or a list item),
+ *     what would open a block there: leading blanks (the first written
+ *     &#32;: four would make a code block), '>', and '-', '+', '#', '='
+ *     before a blank, the end or the same character (a list, a heading, a
+ *     rule), digits then '.' or ')' before a blank or the end (a numbered
+ *     list), and a run of '#' that ends it after a blank (a heading's
+ *     closing sequence, which would be dropped).
+ * A viewer may still trim the blanks around a cell or a paragraph, and
+ * link a bare URL or e-mail address (GFM's autolink extension): neither is
+ * markup of ours.  tests/t0280 fuzzes it through cmark-gfm in a paragraph,
+ * a heading, a list item, a table cell, bold and an image's alt text.
+ */
+void report_md_text(FILE *f, const char *s, int at_start)
 {
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	size_t n = strlen(s), lead = 0, i, d = 0, hash = 0;
 
-		if (strchr("<|\\`*_[]", ch))
-			fprintf(f, "\\%c", ch);
+	while (at_start && lead < n && ((unsigned char)s[lead] <= 0x20 || s[lead] == 0x7f))
+		lead++;
+	while (at_start && lead + d < n && s[lead + d] >= '0' && s[lead + d] <= '9')
+		d++;
+	while (at_start && hash < n && s[n - 1 - hash] == '#')	/* a heading's closing "  ##" */
+		hash++;
+	if (hash == n || (hash && (unsigned char)s[n - 1 - hash] > 0x20 && s[n - 1 - hash] != 0x7f))
+		hash = 0;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		int starts = at_start && i == lead;
+		int next_blank = i + 1 >= n || (unsigned char)s[i + 1] <= 0x20 || s[i + 1] == 0x7f;
+
+		if (at_start && i == 0 && lead)
+			fputs("&#32;", f);
 		else if (ch < 0x20 || ch == 0x7f)
 			fputc(' ', f);
+		else if (strchr("\\`*_[]<&|~$", ch) || (starts && ch == '>') ||
+			 (starts && strchr("-+#=", ch) && (next_blank || s[i + 1] == (char)ch)) ||
+			 (d && i == lead + d && (ch == '.' || ch == ')') && next_blank) || (hash && i == n - hash))
+			fprintf(f, "\\%c", ch);
 		else
 			fputc(ch, f);
 	}
-}
-
-/* Text as a Markdown code span: nothing inside is markup, so only what could
- * end the span (a backquote) or the line is replaced. */
-void report_md_code(FILE *f, const char *s)
-{
-	fputc('`', f);
-	for (; *s; s++)
-		fputc(*s == '`' ? '\'' : (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-	fputc('`', f);
 }
 
 void report_html_escape(FILE *f, const char *s)
@@ -263,6 +287,7 @@ void report_html_escape(FILE *f, const char *s)
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
 		default: fputc(*s, f);
 		}
 }
@@ -273,6 +298,8 @@ void report_html_escape(FILE *f, const char *s)
 struct frame {
 	const struct rdoc_node *n, *in;
 	int cells;
+	int kids;		/* the nodes opened in it so far */
+	int first;		/* the first thing in its container */
 };
 
 struct backend {
@@ -306,6 +333,8 @@ static void walk(const struct rdoc *d, const struct backend *be, FILE *f)
 			st[top].n = n;
 			st[top].in = top ? st[top - 1].n : NULL;
 			st[top].cells = 0;
+			st[top].kids = 0;
+			st[top].first = !top || !st[top - 1].kids++;
 			be->open(f, &st[top]);
 			top++;
 		}
@@ -328,11 +357,18 @@ static void md_open(FILE *f, const struct frame *fr)
 	case RN_ITEM: fputs("- ", f); break;
 	case RN_HEAD: case RN_ROW: fputc('|', f); break;
 	case RN_CELL: fputs(n->strong ? " **" : n->kind == RDOC_EMPTY ? "" : " ", f); break;
-	case RN_PLOT: fprintf(f, "![%s](plots/%s)\n\n", n->alt, n->text); break;
-	case RN_TEXT: case RN_VERDICT: report_md_cell(f, n->text); break;
-	case RN_LIT: case RN_SYM: fputs(n->text, f); break;
-	case RN_BOLD: fputs("**", f); report_md_cell(f, n->text); fputs("**", f); break;
-	case RN_CODE: report_md_code(f, n->text); break;
+	case RN_PLOT:	/* (the file: a name report/plots.c made, its characters plain) */
+		fputs("![", f);
+		report_md_text(f, n->alt, 0);
+		fputs("](plots/", f);
+		report_md_text(f, n->text, 0);
+		fputs(")\n\n", f);
+		break;
+	case RN_TEXT: case RN_VERDICT: case RN_CODE:
+		report_md_text(f, n->text, fr->first && fr->in && fr->in->type != RN_CELL);
+		break;
+	case RN_LIT: case RN_SYM: fputs(n->text, f); break;	/* (string literals of report/ only) */
+	case RN_BOLD: fputs("**", f); report_md_text(f, n->text, 0); fputs("**", f); break;
 	default: break;
 	}
 }

@@ -77,13 +77,15 @@ void rdoc_plot(struct rdoc *d, const char *file, const char *title, const char *
 
 /* text: escaped in both */
 void rdoc_text(struct rdoc *d, const char *s);
-/* text the Markdown writes as it stands (HTML escapes it) */
+/* text the Markdown writes as it stands (HTML escapes it): a string literal of report/'s own
+ * markup ("**", ": "), never data (ci/check-tree's rule "markup") */
 void rdoc_lit(struct rdoc *d, const char *s);
 /* printf-style: rdoc_text (lit 0) or rdoc_lit (lit 1) */
 void rdoc_spanf(struct rdoc *d, int lit, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #define rdoc_textf(d, ...) rdoc_spanf((d), 0, __VA_ARGS__)
 #define rdoc_litf(d, ...) rdoc_spanf((d), 1, __VA_ARGS__)
 void rdoc_bold(struct rdoc *d, const char *s);
+/* code: HTML's <code>; Markdown writes it as text (escaped: a code span could not be) */
 void rdoc_code(struct rdoc *d, const char *s);
 /* a verdict word: HTML shows it as a badge (pass 1: passed, 0: failed, -1: no verdict), Markdown as text */
 void rdoc_verdict(struct rdoc *d, int pass, const char *s);
@@ -99,12 +101,12 @@ void rdoc_cellf(struct rdoc *d, enum rdoc_kind kind, int strong, const char *fmt
 void rdoc_md(const struct rdoc *d, FILE *f);
 void rdoc_html(const struct rdoc *d, FILE *f);
 
-/* s as Markdown text or a table cell: < | \ ` * _ [ ] escaped with a backslash, control
- * characters as spaces (nothing in the data becomes markup or HTML) */
-void report_md_cell(FILE *f, const char *s);
-/* s as a Markdown code span (backquotes and control characters replaced) */
-void report_md_code(FILE *f, const char *s);
-/* s as HTML text: & < > " escaped */
+/* The one escaping function of each output (doc.c says what each escapes and why): s as
+ * Markdown text, anywhere in a line (a paragraph, a heading, a list item, a table cell,
+ * bold, an image's alt text; at_start: the first thing of a paragraph, heading or item):
+ * nothing in it becomes markup or HTML */
+void report_md_text(FILE *f, const char *s, int at_start);
+/* s as HTML text or a double-quoted attribute: & < > " ' escaped */
 void report_html_escape(FILE *f, const char *s);
 
 #endif

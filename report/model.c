@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The report's model: results directories into groups, matrices, sweeps and PFC ports. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/alloc.h"
 #include "../core/error.h"
@@ -14,6 +16,7 @@
 #include "../core/units.h"
 #include "../records/analyze.h"
 #include "../records/result.h"
+#include "../records/read.h"
 #include "report.h"
 
 /*
@@ -180,12 +183,18 @@ static int int_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void finish_group(struct rgroup *g)
+/* its medians, nodes, fairness and rounds: 0, or -1 out of memory (not said) */
+static int finish_group(struct rgroup *g)
 {
 	double *v = malloc((size_t)(g->n ? g->n : 1) * sizeof(*v));
 	const char **names = malloc((size_t)(2 * g->n + 1) * sizeof(*names));
 	int i, n = 0;
 
+	if (!v || !names) {
+		free(v);
+		free(names);
+		return -1;
+	}
 	for (i = 0; i < g->n; i++)
 		v[i] = g->p[i].v;
 	g->median = median(v, g->n);
@@ -219,16 +228,17 @@ static void finish_group(struct rgroup *g)
 		g->jain = sq > 0 ? sum * sum / ((double)g->n * sq) : NAN;
 		if (g->jain > 1)
 			g->jain = 1;	/* 1.0000000000000002 of equal rates */
-		if (rs) {
-			for (i = 0; i < g->n; i++)
-				rs[i] = g->p[i].round;
-			qsort(rs, (size_t)g->n, sizeof(*rs), int_cmp);
-			for (i = 0; i < g->n; i++)
-				g->rounds += !i || rs[i] != rs[i - 1];
-			free(rs);
-		}
+		if (!rs)
+			return -1;
+		for (i = 0; i < g->n; i++)
+			rs[i] = g->p[i].round;
+		qsort(rs, (size_t)g->n, sizeof(*rs), int_cmp);
+		for (i = 0; i < g->n; i++)
+			g->rounds += !i || rs[i] != rs[i - 1];
+		free(rs);
 		g->agg = g->rounds ? sum / g->rounds : NAN;
 	}
+	return 0;
 }
 
 /* ---- the PFC probe's records ---- */
@@ -256,14 +266,6 @@ void report_secs(double secs, char *buf, size_t len)
 		if (*e == '.')
 			*e = 0;
 	}
-}
-
-/* an integer lo..hi at path, or dflt (a record's numbers are untrusted) */
-static int num_int(json_t *o, const char *path, int dflt, int lo, int hi)
-{
-	double v = record_num(o, path, NAN);
-
-	return v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
 }
 
 static double arr_num(json_t *a, size_t i)
@@ -332,10 +334,10 @@ static void pfc_prio_parse(json_t *rec, json_t *e, int prio, struct rpfc_prio *p
 	}
 	pp->estimated = json_is_true(json_object_get(e, "estimated"));
 	pp->storm = word_of(e, "storm", storm_words);
-	pp->storm_run = num_int(e, "storm_run", 0, 0, INT_MAX);
-	from = num_int(e, "storm_from", -1, 0, INT_MAX);
+	pp->storm_run = record_int(e, "storm_run", 0, 0, INT_MAX);
+	from = record_int(e, "storm_from", -1, 0, INT_MAX);
 	pp->storm_at = from >= 0 ? report_pfc_at(rec, from) : NAN;
-	from = num_int(e, "first_pause", -1, 0, INT_MAX);
+	from = record_int(e, "first_pause", -1, 0, INT_MAX);
 	pp->pause_at = from >= 0 ? report_pfc_at(rec, from) : NAN;
 	pp->ecn_first = word_of(e, "ecn_first", tri_words);
 	if (!pp->ecn_first)
@@ -372,16 +374,16 @@ static int pfc_add(struct rrun *r, json_t *rec)
 	pf->ecn_first = word_of(rec, "ecn_first", tri_words);
 	if (!pf->ecn_first)
 		pf->ecn_first = "unknown";
-	first = num_int(rec, "first_ecn", -1, 0, INT_MAX);
+	first = record_int(rec, "first_ecn", -1, 0, INT_MAX);
 	pf->ecn_at = first >= 0 ? report_pfc_at(rec, first) : NAN;
-	first = num_int(rec, "first_pause", -1, 0, INT_MAX);
+	first = record_int(rec, "first_pause", -1, 0, INT_MAX);
 	pf->pause_at = first >= 0 ? report_pfc_at(rec, first) : NAN;
 	pf->storm_fraction = record_num(rec, "params.storm_fraction", REPORT_PFC_STORM_FRACTION);
 	if (!(pf->storm_fraction > 0 && pf->storm_fraction <= 1))
 		pf->storm_fraction = REPORT_PFC_STORM_FRACTION;
 	pf->storm = json_is_true(json_object_get(rec, "storm"));
 	json_array_foreach(json_object_get(rec, "priorities"), k, e) {
-		int prio = num_int(e, "prio", -1, 0, 7), dup = 0, a, b;
+		int prio = record_int(e, "prio", -1, 0, 7), dup = 0, a, b;
 
 		for (a = 0; a < pf->np; a++)
 			dup |= pf->p[a].prio == prio;
@@ -461,7 +463,8 @@ static struct rplanned *planned_of(struct rrun *r, const char *name, size_t len)
  * and jobs.done's lines counted against it: a line is the key of a job that
  * finished, "PHASE/TEST/rROUND/LANE/NODES" (a re-test's ends in "/retest":
  * no planned job).  A run without "planned" (an older fabscope) has none.
- * 0, or -FS_EXIT_ENV said.
+ * 0, or -FS_EXIT_ENV said (a jobs.done that is there but not a regular
+ * file, or cannot be read).
  */
 static int load_planned(struct rrun *r)
 {
@@ -469,6 +472,7 @@ static int load_planned(struct rrun *r)
 	char path[4096], line[1024];
 	size_t k;
 	FILE *f;
+	int fd;
 
 	if (!json_is_array(pl))
 		return 0;
@@ -488,8 +492,17 @@ static int load_planned(struct rrun *r)
 		r->nplanned++;
 	}
 	snprintf(path, sizeof(path), "%s/jobs.done", r->dir);
-	if (!(f = fopen(path, "r")))
+	/* untrusted as the records are: a regular file only (a FIFO would hang
+	 * the report, /dev/zero feed it for ever), its lines bounded below */
+	if ((fd = records_open(path)) == -ENOENT)
 		return 0;	/* not there: what ran is not known */
+	if (fd < 0)
+		return fd == RECORDS_ENOTREG ? fs_err_env("cannot read '%s': %s", path, records_strerror(fd)) :
+		       fs_err_read(NULL, path, -fd);
+	if (!(f = fdopen(fd, "r"))) {
+		close(fd);
+		return fs_err_env("cannot read '%s': %s", path, strerror(errno));
+	}
 	while (fgets(line, sizeof(line), f)) {
 		size_t n = strlen(line);
 		char *slash = strchr(line, '/');
@@ -566,8 +579,8 @@ static int add_record(json_t *rec, void *ctx)
 				return fs_err_env("out of memory reading the PFC records of %s", dir);
 			return 0;
 		}
-		if (!rresult_of(rec, &res))	/* the one filter of the run's analysis too (records/result.h) */
-			return 0;
+		if (rresult_of(rec, &res) <= 0)	/* the one filter of the run's analysis too (records/result.h); */
+			return 0;		/* one on no rail or plane: left out (the store counts it) */
 		if (res.test == RRES_BW && sweep_add(r, res.phase, res.rail, res.plane, res.size, res.v))
 			return fs_err_env("out of memory reading the records of %s", dir);
 		if (measured(r, res.phase, test, res.rail, res.plane))
@@ -631,15 +644,17 @@ int report_load_run(struct rrun *r, const char *dir)
 		return errno == ENOENT ?
 		       fs_err_usage("'%s' has no results.jsonl: is it a results directory of 'fabscope run'?", dir) :
 		       fs_err_env("cannot read '%s': %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))	/* a FIFO would hang the report, /dev/zero feed it for ever */
+		return fs_err_env("cannot read '%s': %s", path, records_strerror(RECORDS_ENOTREG));
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	{	/* not there: the records alone; there but not readable: exit 3 */
-		FILE *f = fopen(path, "r");
+	{	/* not there: the records alone; not JSON: said; there but not readable, or not a file: exit 3 */
+		int err;
 
-		if (!f && errno != ENOENT)
-			return fs_err_read(NULL, path, errno);
-		r->run = f ? json_loadf(f, 0, NULL) : NULL;
-		if (f)
-			fclose(f);
+		r->run = records_load_json(AT_FDCWD, path, RECORDS_RUN_MAX, 0, &err, NULL);
+		if (err && err != -ENOENT && err != -EPROTO)
+			return err == RECORDS_ENOTREG || err == -EFBIG ?
+			       fs_err_env("cannot read '%s': %s", path, records_strerror(err)) :
+			       fs_err_read(NULL, path, -err);
 	}
 	if (!json_is_object(r->run)) {
 		json_decref(r->run);
@@ -658,7 +673,7 @@ int report_load_run(struct rrun *r, const char *dir)
 	if (rc == -ENOMEM)
 		return fs_err_env("out of memory reading the records of %s", dir);
 	if (rc < 0)
-		return fs_err_env("cannot read %s: %s", path, strerror(-rc));
+		return fs_err_env("cannot read %s: %s", path, records_strerror(rc));
 	if (rc)
 		return rc;
 	if (r->st.skipped)
@@ -666,12 +681,16 @@ int report_load_run(struct rrun *r, const char *dir)
 			path, r->st.skipped, r->st.first_skipped);
 	/* another schema (a newer fabscope's "fabscope.record/2") may mean other
 	 * things by the same fields; records without one (by hand) are read */
+	if (r->st.nbadlane)
+		fs_warn("%s: %ld result(s) whose src.rail or src.plane is no rail or plane (not a whole number "
+			"from 0 to %d, 0 to %d) left out", path, r->st.nbadlane, FS_MAX_RAILS - 1, FS_MAX_PLANES - 1);
 	if (r->st.nforeign)
 		fs_warn("%s: %ld record(s) of schema '%.60s' left out: this fabscope reads %s (a newer "
 			"fabscope wrote them?)", path, r->st.nforeign,
 			r->st.first_foreign ? r->st.first_foreign : "?", RECORD_SCHEMA);
 	for (i = 0; i < r->ng; i++)
-		finish_group(&r->g[i]);
+		if (finish_group(&r->g[i]))
+			return fs_err_env("out of memory summing up the records of %s", dir);
 	if (r->npfc > 1)
 		qsort(r->pfc, (size_t)r->npfc, sizeof(*r->pfc), pfc_cmp);
 	if (r->ng > 1)

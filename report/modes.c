@@ -270,7 +270,7 @@ static void group_row(struct rdoc *d, const char *name, const struct rgroup *g, 
 
 	rdoc_row(d);
 	rdoc_cell(d, RDOC_TH, 0);
-	rdoc_lit(d, name);
+	rdoc_text(d, name);
 	cell_num(d, g->agg, 4);
 	if (expect) {
 		if (isnan(f))
@@ -524,11 +524,11 @@ static void sec_loaded(const struct report *rep, struct rdoc *d)
 			rdoc_row(d);
 			if (rep->nruns > 1) {
 				rdoc_cell(d, RDOC_TH, 0);
-				rdoc_lit(d, r->name);
+				rdoc_text(d, r->name);
 			}
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", g->phase);
 			rdoc_cell(d, RDOC_TEXT, 0);
-			rdoc_lit(d, lane);
+			rdoc_text(d, lane);
 			cell_num(d, idle ? idle->median : NAN, 4);
 			cell_num(d, g->median, 4);
 			cell_num(d, g->p99_median, 4);

@@ -400,7 +400,7 @@ void report_pfc_section(const struct report *rep, struct rdoc *d)
 	rdoc_head(d);
 	for (c = 0; c < PFC_COLS; c++) {
 		rdoc_cell(d, RDOC_TEXT, 0);
-		rdoc_lit(d, pfc_head[c]);
+		rdoc_text(d, pfc_head[c]);
 	}
 	for (ri = 0; ri < rep->nruns; ri++)
 		for (i = 0; i < rep->runs[ri].npfc; i++)

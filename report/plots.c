@@ -56,36 +56,60 @@ static void safe(const char *in, char *out, size_t len)
 
 struct pctx {
 	struct report *rep;
-	const char *dir, *tdir;
+	const struct outdir *dir;	/* plots/: gnuplot runs in it, every name is a bare name */
+	const char *tdir;
 	int n;
 	char why[300];
 };
 
+/* stem.dat (written) into NN-stem.svg by tmpl; extra: more variables (plot_var_*) */
 static int run_plot(struct pctx *p, const char *stem, const char *tmpl, const char *extra, const char *title)
 {
-	char svg[PATH_MAX], dat[PATH_MAX], vars[2 * PATH_MAX + 1024], t[256], name[128];
+	char svg[200], dat[200], vars[4096] = "";
 
-	snprintf(name, sizeof(name), "%02d-%s", ++p->n, stem);
-	snprintf(svg, sizeof(svg), "%s/%s.svg", p->dir, name);
-	snprintf(dat, sizeof(dat), "%s/%s.dat", p->dir, stem);
-	plot_gnuplot_quote(title, t, sizeof(t));
-	snprintf(vars, sizeof(vars), "datafile='%s'; outfile='%s'; title='%s'; %s", dat, svg, t, extra);
-	if (plot_gnuplot(p->tdir, tmpl, vars, svg, p->why, sizeof(p->why)))
+	snprintf(svg, sizeof(svg), "%02d-%s.svg", ++p->n, stem);
+	snprintf(dat, sizeof(dat), "%s.dat", stem);
+	plot_var_str(vars, sizeof(vars), "datafile", dat);
+	plot_var_str(vars, sizeof(vars), "title", title);
+	snprintf(vars + strlen(vars), sizeof(vars) - strlen(vars), "%s", extra);
+	if (plot_gnuplot(p->tdir, tmpl, vars, p->dir, svg, p->why, sizeof(p->why)))
 		return -1;
-	snprintf(name, sizeof(name), "%02d-%s.svg", p->n, stem);
-	if (report_add_svg(p->rep, name, title)) {
+	if (report_add_svg(p->rep, svg, title)) {
 		snprintf(p->why, sizeof(p->why), "out of memory");
 		return -1;
 	}
 	return 0;
 }
 
-static FILE *dat_open(struct pctx *p, const char *stem)
+/* a data file of plots/ (name: STEM.dat, or the name given with ext NULL), made by outfile.h */
+static FILE *dat_open(struct pctx *p, struct outfile *of, const char *stem, const char *ext)
 {
-	char path[PATH_MAX];
+	char name[200];
+	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s.dat", p->dir, stem);
-	return fopen(path, "w");
+	snprintf(name, sizeof(name), "%s%s", stem, ext ? ext : "");
+	if (outfile_create_in(of, p->dir, name, 0644)) {
+		snprintf(p->why, sizeof(p->why), "cannot write %.150s/%.100s", p->dir->path, name);
+		return NULL;
+	}
+	if (!(f = outfile_stream(of))) {
+		snprintf(p->why, sizeof(p->why), "cannot write %.150s/%.100s: %s", p->dir->path, name, strerror(errno));
+		outfile_abort(of);
+	}
+	return f;
+}
+
+/* the data file written and in place: 0, or -1 (p->why says so) */
+static int dat_close(struct pctx *p, struct outfile *of)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%.298s", of->path ? of->path : "?");
+	if (outfile_commit(of, 0)) {
+		snprintf(p->why, sizeof(p->why), "cannot write %.250s", path);
+		return -1;
+	}
+	return 0;
 }
 
 /* Phases and tests in the first run's order, each once. */
@@ -112,16 +136,18 @@ static int phase_tests(const struct report *rep, char (*out)[2][64], int max)
 static int plot_lanes(struct pctx *p)
 {
 	struct report *rep = p->rep;
-	char pt[64][2][64], stem[160], sp[64], extra[256], title[200];
+	char pt[64][2][64], stem[160], sp[64], tt[64], extra[256], title[200];
 	int npt = phase_tests(rep, pt, 64), k, ri, gi;
 
 	for (k = 0; k < npt; k++) {
+		struct outfile of;
 		FILE *f;
 		int rows = 0;
 
 		safe(pt[k][0], sp, sizeof(sp));
-		snprintf(stem, sizeof(stem), "lanes-%s-%s", sp, pt[k][1]);
-		f = dat_open(p, stem);
+		safe(pt[k][1], tt, sizeof(tt));
+		snprintf(stem, sizeof(stem), "lanes-%s-%s", sp, tt);
+		f = dat_open(p, &of, stem, ".dat");
 		if (!f)
 			return -1;
 		if (rep->nruns > 1) {
@@ -176,11 +202,14 @@ static int plot_lanes(struct pctx *p)
 				rows++;
 			}
 		}
-		fclose(f);
+		if (dat_close(p, &of))
+			return -1;
 		if (!rows)
 			continue;
-		snprintf(extra, sizeof(extra), "ylabel='%s'; nruns=%d",
-			 !strcmp(pt[k][1], "bw") ? "median Gb/s" : "median p50 latency (us)", rep->nruns);
+		extra[0] = 0;
+		plot_var_str(extra, sizeof(extra), "ylabel", !strcmp(pt[k][1], "bw") ? "median Gb/s" :
+			     "median p50 latency (us)");
+		plot_var_num(extra, sizeof(extra), "nruns", rep->nruns);
 		snprintf(title, sizeof(title), "%.60s: %.8s per lane%s", pt[k][0], pt[k][1],
 			 rep->nruns > 1 ? ", by run" : " (median, min..max)");
 		if (run_plot(p, stem, "lanes.gp", extra, title))
@@ -189,24 +218,38 @@ static int plot_lanes(struct pctx *p)
 	return 0;
 }
 
-/* a heatmap's data file and the gnuplot lines of its tics (hdr), named KIND-PHASE-TEST-rR-pP */
+/* a heatmap's data file and the gnuplot lines of its tics (hdr, a bare name), named KIND-PHASE-TEST-rR-pP */
 static int heat_open(struct pctx *p, const char *kind, const struct rgroup *g, char *stem, size_t slen,
-		     char *hdr, size_t hlen, FILE **f, FILE **h)
+		     char *hdr, size_t hlen, struct outfile *fo, struct outfile *ho, FILE **f, FILE **h)
 {
-	char sp[64];
+	char sp[64], tt[64];
 
 	safe(g->phase, sp, sizeof(sp));
-	snprintf(stem, slen, "%s-%s-%s-r%d-p%d", kind, sp, g->test, g->rail, g->plane);
-	*f = dat_open(p, stem);
-	snprintf(hdr, hlen, "%s/%s.tics.gp", p->dir, stem);
-	*h = fopen(hdr, "w");
-	if (*f && *h)
-		return 0;
-	if (*f)
-		fclose(*f);
-	if (*h)
-		fclose(*h);
-	return -1;
+	safe(g->test, tt, sizeof(tt));
+	snprintf(stem, slen, "%s-%s-%s-r%d-p%d", kind, sp, tt, g->rail, g->plane);
+	snprintf(hdr, hlen, "%s.tics.gp", stem);
+	if (!(*f = dat_open(p, fo, stem, ".dat")))
+		return -1;
+	if (!(*h = dat_open(p, ho, hdr, NULL))) {
+		outfile_abort(fo);
+		return -1;
+	}
+	return 0;
+}
+
+/* "set xtics ('NAME' 0, ...) noenhanced" (ytics with y), every stride-th name, quoted for gnuplot */
+static void tics_line(FILE *h, int y, const char *const *names, int n, int stride, const char *more)
+{
+	int i;
+
+	fprintf(h, "set %s (", y ? "ytics" : "xtics");
+	for (i = 0; i < n; i += stride) {
+		char nm[200];
+
+		plot_gnuplot_quote(names[i], nm, sizeof(nm));
+		fprintf(h, "%s%s %d", i ? ", " : "", nm, i);
+	}
+	fprintf(h, ") noenhanced%s\n", more);
 }
 
 #define HEAT_LABELS_NODES 24	/* a heatmap's cells carry their figures up to this many nodes */
@@ -228,12 +271,13 @@ static int plot_heatmaps(struct pctx *p)
 
 	for (gi = 0; gi < r->ng; gi++) {
 		const struct rgroup *g = &r->g[gi];
-		char stem[160], hdr[PATH_MAX], extra[PATH_MAX + 160], title[200], lane[48];
+		char stem[160], hdr[200], extra[512], title[200], lane[48];
+		struct outfile fo, ho;
 		FILE *f, *h;
 
 		if (g->nnodes < 3 || g->nnodes > REPORT_HEAT_NODES)
 			continue;	/* a matrix of 2 says nothing; of 64+ is unreadable */
-		if (heat_open(p, "heat", g, stem, sizeof(stem), hdr, sizeof(hdr), &f, &h))
+		if (heat_open(p, "heat", g, stem, sizeof(stem), hdr, sizeof(hdr), &fo, &ho, &f, &h))
 			return -1;
 		/* a pair measured one way only (a tournament measures each
 		 * pair once) fills both of its cells */
@@ -252,24 +296,23 @@ static int plot_heatmaps(struct pctx *p)
 				if (!isnan(v))
 					fprintf(f, "%d %d %g\n", j, i, v);
 			}
-		fclose(f);
-		for (k = 0; k < 2; k++) {
-			fprintf(h, "set %s (", k ? "ytics" : "xtics");
-			for (i = 0; i < g->nnodes; i++) {
-				char nm[64];
-
-				plot_gnuplot_quote(g->nodes[i], nm, sizeof(nm));
-				fprintf(h, "%s'%s' %d", i ? ", " : "", nm, i);
-			}
-			fprintf(h, ") noenhanced\n");
+		if (dat_close(p, &fo)) {
+			outfile_abort(&ho);
+			return -1;
 		}
+		for (k = 0; k < 2; k++)
+			tics_line(h, k, (const char *const *)g->nodes, g->nnodes, 1, "");
 		/* the first node on top, as in a table */
 		fprintf(h, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", g->nnodes - 1, g->nnodes - 1);
-		fclose(h);
+		if (dat_close(p, &ho))
+			return -1;
 		report_lane(g->rail, g->plane, lane, sizeof(lane));
-		snprintf(extra, sizeof(extra), "hdrfile='%s'; cblabel='%s'; labels=%d; high_bad=%d; cbmax=%g", hdr,
-			 !strcmp(g->test, "bw") ? "Gb/s" : "p50 us", g->nnodes <= HEAT_LABELS_NODES,
-			 !strcmp(g->test, "lat"), lat_top(g));
+		extra[0] = 0;
+		plot_var_str(extra, sizeof(extra), "hdrfile", hdr);
+		plot_var_str(extra, sizeof(extra), "cblabel", !strcmp(g->test, "bw") ? "Gb/s" : "p50 us");
+		plot_var_num(extra, sizeof(extra), "labels", g->nnodes <= HEAT_LABELS_NODES);
+		plot_var_num(extra, sizeof(extra), "high_bad", !strcmp(g->test, "lat"));
+		plot_var_num(extra, sizeof(extra), "cbmax", lat_top(g));
 		snprintf(title, sizeof(title), "%s: %s, %s, sender x receiver (a pair tested one way fills both cells)",
 			 g->phase, g->test, lane);
 		if (run_plot(p, stem, "heatmap.gp", extra, title))
@@ -288,6 +331,7 @@ static int plot_sweeps(struct pctx *p)
 		char stem[160], sp[64], extra[64], title[200];
 		double sizes[64];
 		int ns = 0, ncols = 0;
+		struct outfile of;
 		FILE *f;
 
 		for (k = 0; k < nd; k++)
@@ -314,7 +358,7 @@ static int plot_sweeps(struct pctx *p)
 			}
 		safe(r->sw[i].phase, sp, sizeof(sp));
 		snprintf(stem, sizeof(stem), "size-%s", sp);
-		f = dat_open(p, stem);
+		f = dat_open(p, &of, stem, ".dat");
 		if (!f)
 			return -1;
 		fprintf(f, "size");
@@ -341,8 +385,10 @@ static int plot_sweeps(struct pctx *p)
 			}
 			fprintf(f, "\n");
 		}
-		fclose(f);
-		snprintf(extra, sizeof(extra), "ncols=%d", ncols);
+		if (dat_close(p, &of))
+			return -1;
+		extra[0] = 0;
+		plot_var_num(extra, sizeof(extra), "ncols", ncols);
 		snprintf(title, sizeof(title), "%s: bandwidth against message size, per lane", r->sw[i].phase);
 		if (run_plot(p, stem, "bw-size.gp", extra, title))
 			return -1;
@@ -408,6 +454,7 @@ static int plot_cdf(struct pctx *p, const char *phase, const char *test, int w)
 	double *v[64];
 	int ng = 0, ns[64], gi, i, bw = !strcmp(test, "bw");
 	char stem[160], sp[64], extra[128], title[200];
+	struct outfile of;
 	FILE *f;
 
 	for (gi = 0; gi < r->ng && ng < 64; gi++)
@@ -417,7 +464,7 @@ static int plot_cdf(struct pctx *p, const char *phase, const char *test, int w)
 		return 0;
 	safe(phase, sp, sizeof(sp));
 	snprintf(stem, sizeof(stem), "cdf-%s-%s", sp, bw ? "bw" : w ? "p99" : "p50");
-	f = dat_open(p, stem);
+	f = dat_open(p, &of, stem, ".dat");
 	if (!f)
 		return -1;
 	for (i = 0; i < ng; i++) {
@@ -428,7 +475,7 @@ static int plot_cdf(struct pctx *p, const char *phase, const char *test, int w)
 		if (!(v[i] = sorted_values(p, gs[i], w))) {
 			while (i--)
 				free(v[i]);
-			fclose(f);
+			outfile_abort(&of);
 			return -1;
 		}
 	}
@@ -438,11 +485,12 @@ static int plot_cdf(struct pctx *p, const char *phase, const char *test, int w)
 	cdf_rows(f, v, ns, ng);
 	for (i = 0; i < ng; i++)
 		free(v[i]);
-	fclose(f);
-	if (bw)
-		snprintf(extra, sizeof(extra), "nlanes=%d; xlabel='bandwidth (Gb/s)'", ng);
-	else
-		snprintf(extra, sizeof(extra), "nlanes=%d; xlabel='one-way latency %s (us)'", ng, w ? "p99" : "p50");
+	if (dat_close(p, &of))
+		return -1;
+	extra[0] = 0;
+	plot_var_num(extra, sizeof(extra), "nlanes", ng);
+	plot_var_str(extra, sizeof(extra), "xlabel", bw ? "bandwidth (Gb/s)" : w ? "one-way latency p99 (us)" :
+		     "one-way latency p50 (us)");
 	snprintf(title, sizeof(title), "%.60s: %s over the pairs, per lane (CDF)", phase,
 		 bw ? "bandwidth" : w ? "latency p99" : "latency p50");
 	return run_plot(p, stem, "cdf.gp", extra, title);
@@ -490,6 +538,7 @@ static int plot_mode_group(struct pctx *p, const struct rgroup *g0)
 	double *v[64];
 	int ng = 0, ns[64], ri, i;
 	char stem[200], sp[64], lane[48], title[240], extra[128];
+	struct outfile of;
 	FILE *f;
 
 	for (ri = 0; ri < p->rep->nruns && ng < 64; ri++) {
@@ -505,7 +554,7 @@ static int plot_mode_group(struct pctx *p, const struct rgroup *g0)
 	safe(g0->phase, sp, sizeof(sp));
 	report_lane(g0->rail, g0->plane, lane, sizeof(lane));
 	snprintf(stem, sizeof(stem), "modes-%s-r%dp%d", sp, g0->rail, g0->plane);
-	if (!(f = dat_open(p, stem)))
+	if (!(f = dat_open(p, &of, stem, ".dat")))
 		return -1;
 	for (i = 0; i < ng; i++) {
 		char q[256];
@@ -513,13 +562,14 @@ static int plot_mode_group(struct pctx *p, const struct rgroup *g0)
 		dat_name(names[i], q, sizeof(q));
 		fprintf(f, "\"%s\" %g %g\n", q, gs[i]->agg, gs[i]->exp_spray);
 	}
-	fclose(f);
+	if (dat_close(p, &of))
+		return -1;
 	snprintf(title, sizeof(title), "%.60s, %s: aggregate under each mode", g0->phase, lane);
 	if (run_plot(p, stem, "modes.gp", "", title))
 		return -1;
 	/* the pairs' rates, a CDF a run */
 	snprintf(stem, sizeof(stem), "modes-cdf-%s-r%dp%d", sp, g0->rail, g0->plane);
-	if (!(f = dat_open(p, stem)))
+	if (!(f = dat_open(p, &of, stem, ".dat")))
 		return -1;
 	for (i = 0; i < ng; i++) {
 		char q[256];
@@ -529,7 +579,7 @@ static int plot_mode_group(struct pctx *p, const struct rgroup *g0)
 		if (!(v[i] = sorted_values(p, gs[i], 0))) {
 			while (i--)
 				free(v[i]);
-			fclose(f);
+			outfile_abort(&of);
 			return -1;
 		}
 	}
@@ -539,8 +589,11 @@ static int plot_mode_group(struct pctx *p, const struct rgroup *g0)
 	cdf_rows(f, v, ns, ng);
 	for (i = 0; i < ng; i++)
 		free(v[i]);
-	fclose(f);
-	snprintf(extra, sizeof(extra), "nlanes=%d; xlabel='bandwidth of a pair (Gb/s)'", ng);
+	if (dat_close(p, &of))
+		return -1;
+	extra[0] = 0;
+	plot_var_num(extra, sizeof(extra), "nlanes", ng);
+	plot_var_str(extra, sizeof(extra), "xlabel", "bandwidth of a pair (Gb/s)");
 	snprintf(title, sizeof(title), "%.60s, %s: the pairs' rates under each mode (CDF)", g0->phase, lane);
 	return run_plot(p, stem, "cdf.gp", extra, title);
 }
@@ -577,8 +630,9 @@ static int plot_leafheat(struct pctx *p)
 
 	for (gi = 0; gi < r->ng; gi++) {
 		const struct rgroup *g = &r->g[gi];
-		char stem[160], hdr[PATH_MAX], extra[PATH_MAX + 160], title[300], lane[48], nm[64];
+		char stem[160], hdr[200], extra[512], title[300], lane[48];
 		double top = 0;	/* one colour scale for the lanes of a phase and test: a slow lane shows */
+		struct outfile fo, ho;
 		FILE *f, *h;
 
 		if (!g->leafm || !g->leafm_cells)
@@ -591,26 +645,27 @@ static int plot_leafheat(struct pctx *p)
 				if (lat_top(&r->g[k]) > top)	/* latency: twice the median at least */
 					top = lat_top(&r->g[k]);
 			}
-		if (heat_open(p, "leafheat", g, stem, sizeof(stem), hdr, sizeof(hdr), &f, &h))
+		if (heat_open(p, "leafheat", g, stem, sizeof(stem), hdr, sizeof(hdr), &fo, &ho, &f, &h))
 			return -1;
 		for (i = 0; i < r->nleaf; i++)	/* every cell: an image is a full grid */
 			for (j = 0; j < r->nleaf; j++)
 				fprintf(f, "%d %d %g\n", j, i, g->leafm[(size_t)i * r->nleaf + j]);
-		fclose(f);
-		for (k = 0; k < 2; k++) {
-			fprintf(h, "set %s (", k ? "ytics" : "xtics");
-			for (i = 0; i < r->nleaf; i += stride) {
-				plot_gnuplot_quote(r->leaf[i], nm, sizeof(nm));
-				fprintf(h, "%s'%s' %d", i ? ", " : "", nm, i);
-			}
-			fprintf(h, ") noenhanced%s\n", k ? "" : " rotate by 90 right");
+		if (dat_close(p, &fo)) {
+			outfile_abort(&ho);
+			return -1;
 		}
+		for (k = 0; k < 2; k++)
+			tics_line(h, k, (const char *const *)r->leaf, r->nleaf, stride, k ? "" : " rotate by 90 right");
 		fprintf(h, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", r->nleaf - 1, r->nleaf - 1);
-		fclose(h);
+		if (dat_close(p, &ho))
+			return -1;
 		report_lane(g->rail, g->plane, lane, sizeof(lane));
-		snprintf(extra, sizeof(extra), "hdrfile='%s'; cblabel='%s'; what='%s'; cbmax=%g; high_bad=%d", hdr,
-			 !strcmp(g->test, "bw") ? "Gb/s (median)" : "p50 us (median)", r->leaf_by, top > 0 ? top : 1,
-			 !strcmp(g->test, "lat"));
+		extra[0] = 0;
+		plot_var_str(extra, sizeof(extra), "hdrfile", hdr);
+		plot_var_str(extra, sizeof(extra), "cblabel", !strcmp(g->test, "bw") ? "Gb/s (median)" : "p50 us (median)");
+		plot_var_str(extra, sizeof(extra), "what", r->leaf_by);
+		plot_var_num(extra, sizeof(extra), "cbmax", top > 0 ? top : 1);
+		plot_var_num(extra, sizeof(extra), "high_bad", !strcmp(g->test, "lat"));
 		snprintf(title, sizeof(title), "%.60s: %s, %s, %s x %s: the median of the pairs between "
 			 "their nodes (%d nodes, %d %s)", g->phase, g->test, lane, r->leaf_by, r->leaf_by,
 			 g->nnodes, r->nleaf, !strcmp(r->leaf_by, "leaf") ? "leaves" : "pods");
@@ -629,7 +684,8 @@ static int plot_polar(struct pctx *p)
 
 	json_array_foreach(r->polar, k, rec) {
 		json_t *ent = json_object_get(rec, "entropy"), *e;
-		char stem[160], sp[64], title[300];
+		char stem[160], sp[64], title[300], extra[128] = "";
+		struct outfile of;
 		size_t i;
 		FILE *f;
 
@@ -637,21 +693,23 @@ static int plot_polar(struct pctx *p)
 			continue;
 		safe(record_str(rec, "phase", "probe"), sp, sizeof(sp));
 		snprintf(stem, sizeof(stem), "polar-%s-%d", sp, n++);
-		f = dat_open(p, stem);
+		f = dat_open(p, &of, stem, ".dat");
 		if (!f)
 			return -1;
 		json_array_foreach(ent, i, e)
 			fprintf(f, "%lld %g %lld\n", (long long)json_integer_value(json_object_get(e, "value")),
 				json_number_value(json_object_get(e, "gbps")),
 				(long long)json_integer_value(json_object_get(e, "sharing")));
-		fclose(f);
+		if (dat_close(p, &of))
+			return -1;
 		snprintf(title, sizeof(title), "%.60s: %.40s -> %.40s, set %d: %.60s (%.1f of %d paths)",
 			 record_str(rec, "phase", "probe"), record_str(rec, "src.node", record_str(rec, "src.ip", "?")),
 			 record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")),
-			 (int)record_num(rec, "params.set", 0) + 1, record_str(rec, "verdict", "?"),
-			 record_num(rec, "metrics.paths_used", 0), (int)record_num(rec, "params.paths", 0));
-		if (run_plot(p, stem, "entropy.gp", !strcmp(record_str(rec, "params.entropy", "sport"), "sport") ?
-			     "xlabel='TCP source port'" : "xlabel='flow label (the UDP source port on mlx5)'", title))
+			 record_int(rec, "params.set", 0, 0, INT_MAX - 1) + 1, record_str(rec, "verdict", "?"),
+			 record_num(rec, "metrics.paths_used", 0), record_int(rec, "params.paths", 0, 0, INT_MAX));
+		plot_var_str(extra, sizeof(extra), "xlabel", !strcmp(record_str(rec, "params.entropy", "sport"), "sport") ?
+			     "TCP source port" : "flow label (the UDP source port on mlx5)");
+		if (run_plot(p, stem, "entropy.gp", extra, title))
 			return -1;
 	}
 	return 0;
@@ -712,12 +770,11 @@ static void gnum(FILE *f, const char *sep, double x, double y)
 static int pfc_dat(struct pctx *p, const char *file, const struct tl_series *s, int ns, const char *what)
 {
 	static double v[PFC_SERIES][PFC_POINTS], t[PFC_SERIES][PFC_POINTS];
-	char path[PATH_MAX];
 	int n[PFC_SERIES], i, k, rows = 0;
+	struct outfile of;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", p->dir, file);
-	f = fopen(path, "w");
+	f = dat_open(p, &of, file, NULL);
 	if (!f)
 		return -1;
 	for (i = 0; i < ns; i++) {
@@ -741,7 +798,7 @@ static int pfc_dat(struct pctx *p, const char *file, const struct tl_series *s, 
 		}
 		fputc('\n', f);
 	}
-	return fclose(f);
+	return dat_close(p, &of);
 }
 
 /* a series' name, safe in a quoted column header and for gnuplot */
@@ -749,8 +806,8 @@ static void pfc_name(const struct rpfc *pf, int prio, int d, int est, char *out,
 {
 	char node[48], ifc[24];
 
-	plot_gnuplot_quote(pf->node, node, sizeof(node));
-	plot_gnuplot_quote(pf->iface, ifc, sizeof(ifc));
+	dat_name(pf->node, node, sizeof(node));
+	dat_name(pf->iface, ifc, sizeof(ifc));
 	snprintf(out, len, "%s %s prio %d %s%s", node, ifc, prio, d ? "tx" : "rx", est ? " (est.)" : "");
 	for (; *out; out++)
 		if (*out == '"' || (unsigned char)*out < ' ')
@@ -788,7 +845,7 @@ static int plot_pfc_phase(struct pctx *p, int ri, const char *phase, int seq)
 	size_t c_alloc = 0;
 	int npps = 0, nfrac = 0, nc = 0, i, j, prio, d, k;
 	double dfrom = NAN, dto = NAN;
-	char stem[160], sp[64], extra[PATH_MAX + 512], title[300], fpath[PATH_MAX], fq[PATH_MAX];
+	char stem[160], sp[64], extra[512] = "", title[300], fpath[200];
 	char fcols[4 * PFC_SERIES + 1] = "", cut[48];
 
 	for (i = 0; i < r->npfc; i++) {
@@ -865,10 +922,12 @@ static int plot_pfc_phase(struct pctx *p, int ri, const char *phase, int seq)
 	snprintf(fpath, sizeof(fpath), "%s-paused.dat", stem);
 	if (nfrac && pfc_dat(p, fpath, frac, nfrac, "paused"))
 		return -1;
-	snprintf(fpath, sizeof(fpath), "%s/%s-paused.dat", p->dir, stem);
-	plot_gnuplot_quote(fpath, fq, sizeof(fq));
-	snprintf(extra, sizeof(extra), "fracfile='%s'; fcols='%s'; npps=%d; nfrac=%d; dfrom=%g; dto=%g", fq, fcols,
-		 npps, nfrac, isnan(dfrom) ? 0 : dfrom, isnan(dto) ? 0 : dto);
+	plot_var_str(extra, sizeof(extra), "fracfile", fpath);
+	plot_var_str(extra, sizeof(extra), "fcols", fcols);
+	plot_var_num(extra, sizeof(extra), "npps", npps);
+	plot_var_num(extra, sizeof(extra), "nfrac", nfrac);
+	plot_var_num(extra, sizeof(extra), "dfrom", isnan(dfrom) ? 0 : dfrom);
+	plot_var_num(extra, sizeof(extra), "dto", isnan(dto) ? 0 : dto);
 	snprintf(cut, sizeof(cut), " (the %d of %d that paused most)", PFC_SERIES, nc);
 	snprintf(title, sizeof(title), "%.100s%s%.60s: PFC pause frames/s%s per port, priority and direction%s",
 		 p->rep->nruns > 1 ? r->name : "", p->rep->nruns > 1 ? ", " : "", phase,
@@ -896,7 +955,7 @@ static int plot_pfc(struct pctx *p)
 	return 0;
 }
 
-int report_plots(struct report *rep, const char *dir)
+int report_plots(struct report *rep, const struct outdir *dir)
 {
 	struct pctx p = { .rep = rep, .dir = dir };
 	char tdir[PATH_MAX];
@@ -908,17 +967,12 @@ int report_plots(struct report *rep, const char *dir)
 		return -1;
 	}
 	p.tdir = tdir;
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		snprintf(rep->plots_note, sizeof(rep->plots_note), "no plots: cannot create %s: %s", dir,
-			 strerror(errno));
-		return -1;
-	}
 	if (plot_lanes(&p) || plot_heatmaps(&p) || plot_leafheat(&p) || plot_sweeps(&p) || plot_cdfs(&p) || plot_modes(&p) ||
 	    plot_polar(&p) || plot_pfc(&p)) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note), "%s%.200s",
 			 rep->nsvg ? "some plots are missing: " : "no plots: ", p.why[0] ? p.why : strerror(errno));
 		return -1;
 	}
-	snprintf(rep->plots_dir, sizeof(rep->plots_dir), "%s", dir);
+	snprintf(rep->plots_dir, sizeof(rep->plots_dir), "%s", dir->path);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../core/record.h"
+#include "../records/polar.h"
 #include "doc.h"
 #include "push.h"
 #include "render.h"
@@ -35,8 +36,8 @@ static void polar_groups(json_t *rec, char *buf, size_t len)
 
 	buf[0] = 0;
 	json_array_foreach(groups, i, g) {
-		int kmin = (int)record_num(g, "sharing_min", 1), kmax = (int)record_num(g, "sharing_max", 1);
-		int cnt = (int)record_num(g, "flows", 0);
+		int kmin = record_int(g, "sharing_min", 1, 0, INT_MAX), kmax = record_int(g, "sharing_max", 1, 0, INT_MAX);
+		int cnt = record_int(g, "flows", 0, 0, INT_MAX);
 
 		if (kmax < 2 || n >= len)
 			continue;	/* flows alone on their paths collided with nothing */
@@ -81,6 +82,13 @@ static const char *polar_p(json_t *rec, char *buf, size_t len)
 	return buf;
 }
 
+/* the paths a set's verdict stands on: traced, or by the rates */
+static double polar_used(json_t *rec)
+{
+	return !strcmp(record_str(rec, "evidence", ""), "traces") ? record_num(rec, "trace.paths", 0) :
+	       record_num(rec, "metrics.paths_used", 0);
+}
+
 /* worst run of the probes: the one with the fewest paths used on average */
 static int polar_worst(const struct report *rep, double *used, int *polarized)
 {
@@ -94,8 +102,9 @@ static int polar_worst(const struct report *rep, double *used, int *polarized)
 
 		json_array_foreach(rep->runs[ri].polar, k, rec)	/* a set without a verdict says nothing */
 			if (!strcmp(record_str(rec, "scope", ""), "set") &&
-			    strcmp(record_str(rec, "verdict", ""), "inconclusive")) {
-				sum += record_num(rec, "metrics.paths_used", 0);
+			    (!strcmp(record_str(rec, "verdict", ""), "polarized") ||
+			     !strcmp(record_str(rec, "verdict", ""), "not polarized"))) {
+				sum += polar_used(rec);
 				pol += !strcmp(record_str(rec, "verdict", ""), "polarized");
 				n++;
 			}
@@ -111,7 +120,7 @@ static int polar_worst(const struct report *rep, double *used, int *polarized)
 /* ---- Markdown and HTML ---- */
 
 static const char *const polar_head[] = {
-	"run", "phase", NULL, "lane", "set", "flows", "paths used", "uniform hashing", "p", "verdict",
+	"run", "phase", NULL, "lane", "set", "flows", "paths used", "uniform hashing", "p", "verdict", "by",
 };
 
 /* the table: a row per set of the probe (Markdown has the lane too) */
@@ -138,35 +147,45 @@ static void polar_table(const struct report *rep, struct rdoc *d)
 		json_array_foreach(rep->runs[ri].polar, k, rec) {
 			int bad = !strcmp(record_str(rec, "verdict", ""), "polarized") ||
 				  !strcmp(record_str(rec, "verdict", ""), "inconclusive");
+			int traced = !strcmp(record_str(rec, "evidence", ""), "traces");
 			char lane[48], pbuf[32];
 
 			if (strcmp(record_str(rec, "scope", ""), "set"))
 				continue;
-			report_lane((int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0),
+			report_lane(record_int(rec, "src.rail", 0, 0, FS_MAX_RAILS - 1), record_int(rec, "src.plane", 0, 0, FS_MAX_PLANES - 1),
 				    lane, sizeof(lane));
 			rdoc_row(d);
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", rep->runs[ri].name);
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", record_str(rec, "phase", "-"));
 			rdoc_cell(d, RDOC_TEXT, 0);
-			rdoc_lit(d, record_str(rec, "src.node", record_str(rec, "src.ip", "?")));
+			rdoc_text(d, record_str(rec, "src.node", record_str(rec, "src.ip", "?")));
 			rdoc_sym(d, " -> ", " &rarr; ");
-			rdoc_lit(d, record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
+			rdoc_text(d, record_str(rec, "dst.node", record_str(rec, "dst.ip", "?")));
 			rdoc_only(d, RDOC_MD);
 			rdoc_cell(d, RDOC_TEXT, 0);
-			rdoc_lit(d, lane);
+			rdoc_text(d, lane);
 			rdoc_only(d, RDOC_BOTH);
-			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(rec, "params.set", 0) + 1);
-			rdoc_cellf(d, RDOC_NUM, 0, "%d", (int)record_num(rec, "flows", 0));
-			rdoc_cellf(d, RDOC_NUM, 0, "%.1f of %d", record_num(rec, "metrics.paths_used", 0),
-				   (int)record_num(rec, "params.paths", 0));
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", record_int(rec, "params.set", 0, 0, INT_MAX - 1) + 1);
+			rdoc_cellf(d, RDOC_NUM, 0, "%d", record_int(rec, "flows", 0, 0, INT_MAX));
+			if (traced)	/* the count the verdict stands on, against the paths it was judged by */
+				rdoc_cellf(d, RDOC_NUM, 0, "%s%d of %d traced",
+					   json_is_true(record_get(rec, "trace.exact")) ? "" : "at most ",
+					   record_int(rec, "trace.paths", 0, 0, INT_MAX),
+					   record_int(rec, "trace.possible", 0, 0, INT_MAX));
+			else if (record_num(rec, "params.paths", 0) > 0)
+				rdoc_cellf(d, RDOC_NUM, 0, "%.1f of %d", record_num(rec, "metrics.paths_used", 0),
+					   record_int(rec, "params.paths", 0, 0, INT_MAX));
+			else	/* no number of paths: the count alone */
+				rdoc_cellf(d, RDOC_NUM, 0, "%.1f", record_num(rec, "metrics.paths_used", 0));
 			rdoc_cell(d, RDOC_NUM, 0);
-			rdoc_litf(d, "%.1f", record_num(rec, "metrics.expected_paths", 0));
+			rdoc_litf(d, "%.1f", record_num(rec, traced ? "trace.expected" : "metrics.expected_paths", 0));
 			rdoc_sym(d, " +- ", " &plusmn; ");
-			rdoc_litf(d, "%.1f", record_num(rec, "metrics.expected_paths_sd", 0));
+			rdoc_litf(d, "%.1f", record_num(rec, traced ? "trace.sd" : "metrics.expected_paths_sd", 0));
 			rdoc_cell(d, RDOC_NUM, 0);
-			rdoc_lit(d, polar_p(rec, pbuf, sizeof(pbuf)));
+			rdoc_text(d, polar_p(rec, pbuf, sizeof(pbuf)));
 			rdoc_cell(d, bad ? RDOC_FAIL : RDOC_PASS, 1);
-			rdoc_lit(d, record_str(rec, "verdict", "?"));
+			rdoc_text(d, record_str(rec, "verdict", "?"));
+			rdoc_cellf(d, RDOC_TEXT, 0, "%s", record_str(rec, "evidence", "-"));
 		}
 	}
 }
@@ -189,10 +208,11 @@ static void polar_worse(const struct report *rep, struct rdoc *d)
 	rdoc_para(d, 0);
 	rdoc_lit(d, "**Worse: ");
 	rdoc_text(d, rep->runs[w].name);
-	rdoc_litf(d, "**, %s %.1f paths used on average, against ", pol[w] ? "polarized," : "", used[w]);
+	rdoc_lit(d, "**");
+	rdoc_textf(d, ", %s %.1f paths used on average, against ", pol[w] ? "polarized," : "", used[w]);
 	for (ri = 0, i = 0; ri < rep->nruns; ri++)
 		if (ri != w && !isnan(used[ri])) {
-			rdoc_litf(d, "%s%.1f with ", i++ ? ", " : "", used[ri]);
+			rdoc_textf(d, "%s%.1f with ", i++ ? ", " : "", used[ri]);
 			rdoc_text(d, rep->runs[ri].name);
 		}
 	rdoc_lit(d, ".");
@@ -201,7 +221,7 @@ static void polar_worse(const struct report *rep, struct rdoc *d)
 
 void report_polar_section(const struct report *rep, struct rdoc *d)
 {
-	char buf[512];
+	char buf[512], who[300];
 	int ri;
 
 	if (!polar_shown(rep))
@@ -216,8 +236,10 @@ void report_polar_section(const struct report *rep, struct rdoc *d)
 
 		json_array_foreach(rep->runs[ri].polar, k, rec) {
 			int nov = !strcmp(record_str(rec, "verdict", ""), "inconclusive");
+			int sweep = !strcmp(record_str(rec, "scope", ""), "sweep");
 
-			if (strcmp(record_str(rec, "scope", ""), "set") ||
+			/* the sets, and a sweep's verdict on its sets together (the run's) */
+			if ((strcmp(record_str(rec, "scope", ""), "set") && !sweep) ||
 			    (strcmp(record_str(rec, "verdict", ""), "polarized") && !nov))
 				continue;
 			polar_groups(rec, buf, sizeof(buf));
@@ -226,8 +248,13 @@ void report_polar_section(const struct report *rep, struct rdoc *d)
 				rdoc_text(d, rep->runs[ri].name);
 				rdoc_lit(d, ": ");
 			}
+			rpolar_who(rec, who, sizeof(who));	/* the pair, as the run's summary names it */
+			rdoc_text(d, who);
+			rdoc_lit(d, ": ");
+			if (sweep)
+				rdoc_lit(d, "the sets together: ");
 			rdoc_text(d, record_str(rec, "verdict_text", ""));
-			if (!nov) {	/* no verdict: its collisions are a guess on a wrong link rate */
+			if (!nov && !sweep) {	/* no verdict: its collisions are a guess on a wrong link rate */
 				rdoc_lit(d, ". Collisions: ");
 				rdoc_text(d, buf);
 			}
@@ -238,6 +265,18 @@ void report_polar_section(const struct report *rep, struct rdoc *d)
 
 /* ---- JSON ---- */
 
+/* the traces' counts, without the text and the hops (a new object, or NULL) */
+static json_t *polar_trace_brief(json_t *rec)
+{
+	json_t *t = json_object_get(rec, "trace"), *b;
+
+	if (!json_is_object(t))
+		return NULL;
+	b = json_deep_copy(t);
+	json_object_del(b, "text");
+	return b;
+}
+
 /* the probe's verdicts, without the per-flow detail (why there is none, where there is none) */
 json_t *report_polar_json(const struct rrun *r)
 {
@@ -245,14 +284,15 @@ json_t *report_polar_json(const struct rrun *r)
 	size_t k;
 
 	json_array_foreach(r->polar, k, rec)
-		json_array_append_new(pa, json_pack("{sO?,sO?,sO?,sO?,sO?,sO?,sO?,sO?,sO*,sO*,sO*}",
+		json_array_append_new(pa, json_pack("{sO?,sO?,sO?,sO?,sO?,sO?,sO?,sO?,sO*,sO*,sO*,sO*,so*}",
 			"phase", json_object_get(rec, "phase"), "scope", json_object_get(rec, "scope"),
 			"src", json_object_get(rec, "src"), "dst", json_object_get(rec, "dst"),
 			"params", json_object_get(rec, "params"), "metrics", json_object_get(rec, "metrics"),
 			"verdict", json_object_get(rec, "verdict"),
 			"verdict_text", json_object_get(rec, "verdict_text"),
 			"verdict_reason", json_object_get(rec, "verdict_reason"),
-			"likely_cause", json_object_get(rec, "likely_cause"), "units", json_object_get(rec, "units")));
+			"likely_cause", json_object_get(rec, "likely_cause"), "units", json_object_get(rec, "units"),
+			"evidence", json_object_get(rec, "evidence"), "trace", polar_trace_brief(rec)));
 	return pa;
 }
 
@@ -282,7 +322,7 @@ void report_polar_exposition(const struct report *rep, struct report_buf *b)
 				src = push_label_value(record_str(rec, "src.node", "-"));
 				dst = push_label_value(record_str(rec, "dst.node", "-"));
 				report_bput(b, "%s{run=\"%s\",phase=\"%s\",src=\"%s\",dst=\"%s\",set=\"%d\"} %.4g\n",
-					    fam[m], run, ph, src, dst, (int)record_num(rec, "params.set", 0) + 1,
+					    fam[m], run, ph, src, dst, record_int(rec, "params.set", 0, 0, INT_MAX - 1) + 1,
 					    m ? !strcmp(record_str(rec, "verdict", ""), "polarized") :
 						record_num(rec, "metrics.paths_used", 0));
 				free(run);

@@ -236,7 +236,7 @@ static void sec_verdict(const struct report *rep, struct rdoc *d)
 	rdoc_text(d, "fabscope report");
 	rdoc_only(d, RDOC_MD);
 	rdoc_heading(d, 2);
-	rdoc_litf(d, "Verdict: %s", w);
+	rdoc_textf(d, "Verdict: %s", w);
 	rdoc_only(d, RDOC_HTML);
 	rdoc_heading(d, 2);
 	rdoc_text(d, "Verdict");
@@ -335,9 +335,9 @@ static void checks_table(struct rdoc *d, const struct check *c, int n, const cha
 		rdoc_row(d);
 		rdoc_cellf(d, RDOC_TEXT, 0, "%s", c[i].name);
 		rdoc_cell(d, RDOC_TEXT, 0);
-		rdoc_lit(d, c[i].limit);
+		rdoc_text(d, c[i].limit);
 		rdoc_cell(d, RDOC_TEXT, 0);
-		rdoc_lit(d, c[i].worst);
+		rdoc_text(d, c[i].worst);
 		rdoc_only(d, regs ? RDOC_HTML : RDOC_BOTH);
 		rdoc_cellf(d, RDOC_TEXT, 0, "%d of %d", c[i].failing, c[i].total);
 		rdoc_only(d, RDOC_BOTH);
@@ -374,13 +374,15 @@ static void sec_baseline(const struct report *rep, struct rdoc *d)
 	nc_note(rep, note, sizeof(note));
 	rdoc_only(d, RDOC_MD);
 	rdoc_heading(d, 2);
-	rdoc_litf(d, "Against the baseline: %s", report_baseline_verdict(rep));
+	rdoc_textf(d, "Against the baseline: %s", report_baseline_verdict(rep));
 	rdoc_para(d, 0);
 	rdoc_lit(d, "Baseline ");
 	rdoc_code(d, rep->base.dir);
 	rdoc_lit(d, " (run ");
 	rdoc_text(d, rs(&rep->base, "id", "-"));
-	rdoc_litf(d, "), tolerance %.0f%%: %d of %d figures regressed%s.", 100 * rep->tolerance, nr, rep->nregs, note);
+	rdoc_litf(d, "), tolerance %.0f%%: %d of %d figures regressed", 100 * rep->tolerance, nr, rep->nregs);
+	rdoc_text(d, note);
+	rdoc_lit(d, ".");
 	rdoc_only(d, RDOC_HTML);
 	rdoc_heading(d, 2);
 	rdoc_text(d, "Against the baseline");
@@ -448,9 +450,9 @@ static void sec_summary(const struct report *rep, struct rdoc *d)
 			rdoc_row(d);
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", g->phase);
 			rdoc_cell(d, RDOC_TEXT, 0);
-			rdoc_lit(d, g->test);
+			rdoc_text(d, g->test);
 			rdoc_cell(d, RDOC_TEXT, 0);
-			rdoc_lit(d, lane);
+			rdoc_text(d, lane);
 			rdoc_cellf(d, RDOC_NUM, 0, "%d", g->n);
 			rdoc_cellf(d, RDOC_NUM, 0, "%.4g", g->median);
 			worst_cell(d, &g->worst1_pair, 0);
@@ -483,9 +485,9 @@ static void comparison_table(const struct report *rep, struct rdoc *d, const str
 		rdoc_row(d);
 		rdoc_cellf(d, RDOC_TEXT, 0, "%s", gs[i]->phase);
 		rdoc_cell(d, RDOC_TEXT, 0);
-		rdoc_lit(d, gs[i]->test);
+		rdoc_text(d, gs[i]->test);
 		rdoc_cell(d, RDOC_TEXT, 0);
-		rdoc_lit(d, lane);
+		rdoc_text(d, lane);
 		for (ri = 0; ri < rep->nruns; ri++) {
 			const struct rgroup *g = report_group(&rep->runs[ri], gs[i]->phase, gs[i]->test,
 							      gs[i]->rail, gs[i]->plane);
@@ -571,7 +573,7 @@ static void sec_suspects(const struct report *rep, struct rdoc *d)
 		if (!json_array_size(r->suspects)) {
 			rdoc_item(d, NULL);
 			rdoc_text(d, rep->nruns > 1 ? r->name : "");
-			rdoc_litf(d, "%snone: no node, pair or rail stands out", rep->nruns > 1 ? ": " : "");
+			rdoc_textf(d, "%snone: no node, pair or rail stands out", rep->nruns > 1 ? ": " : "");
 		}
 		json_array_foreach(r->suspects, k, s) {
 			rdoc_item(d, "suspect");
@@ -614,7 +616,7 @@ static void sec_plots(const struct report *rep, struct rdoc *d)
 	rdoc_text(d, "Plots");
 	if (rep->plots_note[0]) {
 		rdoc_para(d, 1);
-		rdoc_lit(d, rep->plots_note);
+		rdoc_text(d, rep->plots_note);
 	} else if (!rep->nsvg) {
 		rdoc_only(d, RDOC_MD);
 		rdoc_para(d, 0);
@@ -647,8 +649,9 @@ static void sec_matrices(const struct report *rep, struct rdoc *d)
 		rdoc_para(d, 0);
 		rdoc_lit(d, "**");
 		rdoc_text(d, g->phase);
-		rdoc_litf(d, " %s, %s** (%s; row sends, column receives)", g->test, lane,
-			  !strcmp(g->test, "bw") ? "Gb/s" : "p50 us");
+		rdoc_textf(d, " %s, %s", g->test, lane);
+		rdoc_lit(d, "**");
+		rdoc_textf(d, " (%s; row sends, column receives)", !strcmp(g->test, "bw") ? "Gb/s" : "p50 us");
 		rdoc_table(d);
 		rdoc_head(d);
 		rdoc_cell(d, RDOC_EMPTY, 0);
@@ -702,12 +705,12 @@ static void sec_missing(const struct report *rep, struct rdoc *d)
 		if (r->nerr > shown) {
 			rdoc_only(d, RDOC_MD);
 			rdoc_item(d, NULL);
-			rdoc_litf(d, "... and %d more failed tests in %s/results.jsonl", r->nerr - shown, r->dir);
+			rdoc_textf(d, "... and %d more failed tests in %s/results.jsonl", r->nerr - shown, r->dir);
 			rdoc_only(d, RDOC_BOTH);
 		}
 		if (!r->missing && !r->nerr) {
 			rdoc_item(d, NULL);
-			rdoc_litf(d, "%s%snone", rep->nruns > 1 ? r->name : "", rep->nruns > 1 ? ": " : "");
+			rdoc_textf(d, "%s%snone", rep->nruns > 1 ? r->name : "", rep->nruns > 1 ? ": " : "");
 		}
 	}
 	rdoc_only(d, RDOC_HTML);

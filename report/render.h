@@ -115,7 +115,7 @@ void report_coll_baseline(struct report *rep);
  * algorithm and transport (plots/coll.gp) into dir, added to rep->svg.
  * 0, or -1 with the reason in rep->plots_note.
  */
-int report_coll_plots(struct report *rep, const char *dir);
+int report_coll_plots(struct report *rep, const struct outdir *dir);
 
 /* checks.c: a new check (passing until told otherwise) among rep's checks,
  * or its baseline figures (report_reg_new), and one more failing thing

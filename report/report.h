@@ -29,6 +29,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "../core/outfile.h"
 #include "../records/store.h"
 #include "../topology/verify.h"
 
@@ -335,8 +336,9 @@ int report_baseline_failed(const struct report *rep);
 /*
  * verdict.c: the run's integrity, judged with or without thresholds (t may
  * be NULL): every planned job ran, no test failed, no agent missing, no
- * suspect confirmed by a re-test, the collectives' data right, no set of
- * the polarization probe polarized, the cabling as designed.
+ * suspect confirmed by a re-test, the collectives' data right, no
+ * polarization probe polarized (and, with [polarization] inconclusive =
+ * fail, none without a verdict), the cabling as designed.
  */
 void report_integrity(struct report *rep, const struct thresholds *t);
 /* r's measured things of phase (NULL: any) and test (NULL: any) on rail and
@@ -357,8 +359,9 @@ void report_incomplete_line(const struct report *rep, char *buf, size_t len);
 int report_unjudged(const struct report *rep, void (*fn)(void *ctx, int ri, const char *phase, const char *line),
 		    void *ctx);
 
-/* plots.c: SVG files into dir (gnuplot); 0, or the reason in rep->plots_note */
-int report_plots(struct report *rep, const char *dir);
+/* plots.c: SVG files into dir (gnuplot, in it; every file made by core/outfile.h); 0, or the
+ * reason in rep->plots_note */
+int report_plots(struct report *rep, const struct outdir *dir);
 /* one more plot made (file in rep->plots_dir); -1 out of memory: said, and rep->oom */
 int report_add_svg(struct report *rep, const char *file, const char *title);
 

@@ -5,7 +5,10 @@
  * sections hold one phase's own limits, over the global ones.  Every key
  * is known (a typo is refused, not ignored: a gate that is not there would
  * pass), given once, and its value checked for what it is: a count, a
- * fraction of 0 to 1, a non-negative number, or fail/off.
+ * fraction of 0 to 1, a non-negative number, fail/off, or fail alone
+ * ([polarization] polarized: a polarized probe always fails the run's
+ * integrity, verdict.c; the key says so again, and "off" would be a gate
+ * that is not there).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,7 +21,7 @@
 #include "../core/error.h"
 #include "report.h"
 
-enum tval { T_NUM, T_FRAC, T_COUNT, T_FAILOFF };
+enum tval { T_NUM, T_FRAC, T_COUNT, T_FAILOFF, T_FAIL };
 
 static const struct {
 	const char *sec, *key;
@@ -29,6 +32,7 @@ static const struct {
 	{ "run", "max_missing", T_COUNT }, { "run", "max_failed", T_COUNT }, { "run", "max_suspects", T_COUNT },
 	{ "suspects", "max_confirmed", T_COUNT }, { "suspects", "max_unconfirmed", T_COUNT },
 	{ "pfc", "storm", T_FAILOFF }, { "pfc", "max_paused", T_FRAC }, { "pfc", "max_pps", T_NUM },
+	{ "polarization", "polarized", T_FAIL }, { "polarization", "inconclusive", T_FAILOFF },
 	{ "model", "pair_fraction", T_FRAC }, { "model", "aggregate_fraction", T_FRAC },
 	{ "allreduce", "min_busbw_gbps", T_NUM }, { "alltoall", "min_busbw_gbps", T_NUM },
 	{ "phase", "min_gbps", T_NUM }, { "phase", "min_fraction", T_FRAC }, { "phase", "p50_us_max", T_NUM },
@@ -107,7 +111,10 @@ static int value(const struct thresholds *t, struct tkv *kv, int val, char *text
 {
 	char *end;
 
-	if (val == T_FAILOFF) {	/* a word, not a number: 1 fail, 0 off */
+	if (val == T_FAIL && strcmp(text, "fail"))
+		return fs_err_usage("%s:%d: %s = '%s': a polarized probe always fails the run's integrity; give "
+				    "'fail', or leave the key out", t->path, line, kv->key, text);
+	if (val == T_FAILOFF || val == T_FAIL) {	/* a word, not a number: 1 fail, 0 off */
 		if (strcmp(text, "fail") && strcmp(text, "off"))
 			return fs_err_usage("%s:%d: %s = '%s': give 'fail' or 'off'", t->path, line, kv->key, text);
 		kv->v = !strcmp(text, "fail");

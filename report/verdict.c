@@ -19,8 +19,11 @@
  *                           named from a single measurement is not confirmed:
  *                           said, not judged ([suspects] max_unconfirmed does)
  *   collectives' data       wrong elements (coll-checks.c)
- *   polarization            no set the probe called polarized; a set it gave no
- *                           verdict (inconclusive) leaves its phase not judged
+ *   polarization            no probe polarized, each by its deciding record (a
+ *                           sweep's, else its set's: records/polar.h, as the
+ *                           run's summary says it); one without a verdict
+ *                           leaves its phase not judged, unless [polarization]
+ *                           inconclusive = fail fails it
  *   cabling                 the topology phases' ports against the design
  *
  * Every measured thing (struct rmeasured: a phase's bw or lat on a lane, a
@@ -36,6 +39,8 @@
 #include <string.h>
 
 #include "../core/record.h"
+#include "../records/polar.h"
+#include "../records/result.h"
 #include "render.h"
 #include "report.h"
 
@@ -272,85 +277,135 @@ static void suspects_check(struct report *rep, double lim, double lim_un)
 
 /* ---- polarization, cabling ---- */
 
-/* a set of the probe that gave a verdict, either way */
-static int has_verdict(json_t *rec)
+/*
+ * A probe's verdict is its deciding record's (records/polar.h: a sweep's
+ * on its sets together, else its set's), as the run's summary says it.
+ */
+enum pv { PV_NOT, PV_POLARIZED, PV_INCONCLUSIVE, PV_UNKNOWN };
+
+static enum pv polar_verdict(json_t *rec)
 {
 	const char *v = record_str(rec, "verdict", "");
 
-	return !strcmp(v, "polarized") || !strcmp(v, "not polarized");
+	return !strcmp(v, "polarized") ? PV_POLARIZED : !strcmp(v, "not polarized") ? PV_NOT :
+	       !strcmp(v, "inconclusive") ? PV_INCONCLUSIVE : PV_UNKNOWN;
 }
 
-/* r's polarization phases whose every set had a verdict are judged; in time by sets and phases */
-static void polar_judged(struct rrun *r)
+/* "lb=same: spread h1 -> h3 rail 0" */
+static const char *polar_name(const struct report *rep, const struct rrun *r, json_t *rec, char *buf, size_t len)
 {
-	const char *seen[64];
-	int bad[64], n = 0, i;
-	json_t *rec;
-	size_t k;
+	char pre[300], who[300];
+	const char *ph = record_str(rec, "phase", NULL);
 
-	json_array_foreach(r->polar, k, rec) {
-		const char *ph = record_str(rec, "phase", "(standalone)");
+	rpolar_who(rec, who, sizeof(who));
+	snprintf(buf, len, "%s%.60s%s%s", prefix(rep, r, pre, sizeof(pre)), ph ? ph : "", ph ? " " : "", who);
+	return buf;
+}
 
-		if (strcmp(record_str(rec, "scope", ""), "set"))
-			continue;
-		for (i = 0; i < n && strcmp(seen[i], ph); i++)
-			;
-		if (i == n && n == 64)
-			continue;	/* (past 64 phases: not judged, said by the verdict) */
-		if (i == n) {
-			seen[n] = ph;
-			bad[n++] = 0;
-		}
-		bad[i] |= !has_verdict(rec);
+#define POLAR_PHASES 64
+
+/* the phases of r's probes, each once: bad when one of its probes is not judged */
+struct polar_phases {
+	const char *name[POLAR_PHASES];
+	int bad[POLAR_PHASES], n;
+};
+
+static void polar_phase(struct polar_phases *p, json_t *rec, int bad)
+{
+	const char *ph = record_str(rec, "phase", RRES_STANDALONE);
+	int i;
+
+	for (i = 0; i < p->n && strcmp(p->name[i], ph); i++)
+		;
+	if (i == p->n && p->n == POLAR_PHASES)
+		return;	/* (past 64 phases: not judged, said by the verdict) */
+	if (i == p->n) {
+		p->name[p->n] = ph;
+		p->bad[p->n++] = 0;
 	}
-	for (i = 0; i < n; i++)
-		if (!bad[i])
-			report_judged(r, seen[i], "polarization", -1, -1);
+	p->bad[i] |= bad;
 }
 
-static void polar_check(struct report *rep)
+/* one probe of r: c judges its verdict, u (inconclusive = fail, or NULL) its lack of one */
+static void polar_probe(const struct report *rep, const struct rrun *r, json_t *rec, struct check *c,
+			struct check *u, struct polar_phases *ph, int *nov)
 {
-	struct check *c = NULL;
-	char pre[300], lane[48];
-	int ri, unknown = 0;
-	json_t *rec;
-	size_t k;
+	enum pv v = polar_verdict(rec);
+	char who[700];
+
+	if (v == PV_POLARIZED || v == PV_NOT) {
+		c->total++;
+		if (u)
+			u->total++;
+		if (v == PV_POLARIZED && record_str(rec, "evidence", NULL))	/* what it stands on */
+			report_check_fail(c, "%s (%.20s)", polar_name(rep, r, rec, who, sizeof(who)),
+					  record_str(rec, "evidence", ""));
+		else if (v == PV_POLARIZED)	/* (a record of an older probe: by its rates) */
+			report_check_fail(c, "%s (%.3g of %.3g paths)", polar_name(rep, r, rec, who, sizeof(who)),
+					  record_num(rec, "metrics.paths_used", NAN), record_num(rec, "params.paths", NAN));
+		polar_phase(ph, rec, 0);
+		return;
+	}
+	(*nov)++;
+	if (v == PV_INCONCLUSIVE && u) {	/* judged: a failure */
+		u->total++;
+		report_check_fail(u, "%s: %.60s", polar_name(rep, r, rec, who, sizeof(who)),
+				  record_str(rec, "likely_cause", record_str(rec, "verdict_reason", "?")));
+		polar_phase(ph, rec, 0);
+		return;
+	}
+	polar_phase(ph, rec, 1);	/* no verdict (or no number of paths): its phase not judged */
+}
+
+/*
+ * "no polarized probe", always: a probe called polarized fails the run;
+ * one without a verdict leaves its phase not judged, unless [polarization]
+ * inconclusive = fail, "every polarization probe judged", fails it.  A probe
+ * given no number of paths (verdict "unknown") is judged by neither.
+ */
+static void polar_check(struct report *rep, int inconclusive_fails)
+{
+	struct check *c = NULL, *u = NULL;
+	int ri, i, nov = 0;
 
 	for (ri = 0; ri < rep->nruns; ri++) {
 		struct rrun *r = &rep->runs[ri];
+		struct polar_phases ph;
+		json_t *dec = rpolar_deciding(r->polar), *rec;
+		size_t k;
 
-		json_array_foreach(r->polar, k, rec) {
-			if (strcmp(record_str(rec, "scope", ""), "set"))
-				continue;
+		ph.n = 0;
+		json_array_foreach(dec, k, rec) {
 			if (!c) {
-				c = report_check_new(rep, "no set of the polarization probe polarized");
+				int ci = rep->nchecks;
+
+				c = report_check_new(rep, "no polarized probe");
 				snprintf(c->limit, sizeof(c->limit), "none");
+				if (inconclusive_fails) {
+					u = report_check_new(rep, "every polarization probe judged");
+					snprintf(u->limit, sizeof(u->limit), "none");
+					if (rep->nchecks > ci)	/* (u's growth may have moved c) */
+						c = &rep->checks[ci];
+				}
 			}
-			if (!has_verdict(rec)) {
-				unknown++;
-				continue;
-			}
-			c->total++;
-			if (!strcmp(record_str(rec, "verdict", ""), "polarized")) {
-				report_lane(as_int(record_num(rec, "src.rail", 0)), as_int(record_num(rec, "src.plane", 0)),
-					    lane, sizeof(lane));
-				report_check_fail(c, "%s%.60s %.60s -> %.60s %s (%.3g of %.3g paths)",
-						  prefix(rep, r, pre, sizeof(pre)), record_str(rec, "phase", "(standalone)"),
-						  record_str(rec, "src.node", "?"), record_str(rec, "dst.node", "?"), lane,
-						  record_num(rec, "metrics.paths_used", NAN), record_num(rec, "params.paths", NAN));
-			}
+			polar_probe(rep, r, rec, c, u, &ph, &nov);
 		}
-		polar_judged(r);
+		json_decref(dec);
+		for (i = 0; i < ph.n; i++)
+			if (!ph.bad[i])
+				report_judged(r, ph.name[i], "polarization", -1, -1);
 	}
 	if (!c)
 		return;
-	snprintf(c->worst, sizeof(c->worst), "%d polarized", c->failing);
-	if (unknown)
+	snprintf(c->worst, sizeof(c->worst), "%d of %d polarized", c->failing, c->total);
+	if (nov)
 		snprintf(c->worst + strlen(c->worst), sizeof(c->worst) - strlen(c->worst), " (%d without a verdict)",
-			 unknown);
-	if (!c->total && c->pass) {
+			 nov);
+	if (u)
+		snprintf(u->worst, sizeof(u->worst), "%d of %d without a verdict", u->failing, u->total);
+	if (!c->total && c->pass && !u) {
 		c->not_judged = 1;
-		snprintf(c->who, sizeof(c->who), "no set had a verdict: see Hash polarization");
+		snprintf(c->who, sizeof(c->who), "no probe had a verdict: see Hash polarization");
 	}
 }
 
@@ -405,7 +460,7 @@ void report_integrity(struct report *rep, const struct thresholds *t)
 	suspects_check(rep, thresholds_get(t, "suspects", "max_confirmed", 0),
 		       thresholds_get(t, "suspects", "max_unconfirmed", NAN));
 	report_coll_data_check(rep);
-	polar_check(rep);
+	polar_check(rep, thresholds_get(t, "polarization", "inconclusive", 0) > 0);
 	cabling_check(rep);
 }
 
@@ -430,7 +485,8 @@ static const char *hint(const struct report *rep, const char *test, char *buf, s
 	else if (!strcmp(test, "pfc"))
 		snprintf(buf, len, "give [pfc] storm = fail, max_paused or max_pps in a thresholds file");
 	else if (!strcmp(test, "polarization"))
-		snprintf(buf, len, "the probe gave a set no verdict (inconclusive): see Hash polarization");
+		snprintf(buf, len, "a probe gave no verdict (inconclusive, or no number of paths): see Hash "
+			 "polarization for why and what to give; [polarization] inconclusive = fail fails it");
 	else if (!strcmp(test, "topology"))
 		snprintf(buf, len, "no intended topology to judge its ports by: give --topology FILE");
 	else if (!strcmp(test, "ping"))

@@ -5,7 +5,8 @@ description, system name and description, management address, the 802.3 maximum 
 VLAN tags, bytes that are not printable written \xNN, the rules of the first three TLVs and of
 TLVs that may appear once, a frame without its end TLV, another ethertype; a fuzz run of random
 LLDPDUs at every cut and with bytes changed; discover/lldpd.c (test-tool lldpd-json0): the
-neighbour table of lldpcli -f json0 as lldpd 1.0.16 writes it, read and fuzzed'
+neighbour table of lldpcli -f json0 as lldpd 1.0.16 writes it, read and fuzzed; a signal while it
+waits for lldpcli neither takes it into a read that waits for ever nor past its deadline'
 # asan: always: feeds untrusted bytes to C code: LLDP frames and lldpcli JSON
 . "$(dirname "$0")/test-lib.sh"
 
@@ -134,6 +135,18 @@ test_expect_success $P 'fuzz: 5000 documents made from a real one, values of oth
 	"$TEST_TOOL" lldpd-fuzz "$LLDPD_DATA/leaf-4-neighbours.json0" 5000 225 >out &&
 	cat out &&
 	test_grep "^lldpd-fuzz: 5000 documents: refused [1-9][0-9]*, read [1-9][0-9]*, neighbours [1-9][0-9]*$" out
+'
+
+
+# issue 41: EINTR from poll fell into a read that blocked for ever (an lldpcli that never answers)
+test_lazy_prereq LLDPCLI 'command -v lldpcli'
+test_lazy_prereq TEST_HOOKS '"$FABSCOPE" version | grep -q "test hooks"'
+test_require_in_ci LLDPCLI TEST_HOOKS
+test_expect_success TEST_TOOL,LLDPCLI,TEST_HOOKS 'a signal while lldpcli says nothing: it ends at its deadline, not in a read' '
+	mkdir sock && chmod 755 sock &&
+	FABSCOPE_TEST_LLDPCLI_TIMEOUT_MS=1000 timeout 20 "$TEST_TOOL" lldpd-eintr "$TRASH_DIRECTORY/sock" >out 2>err &&
+	test_grep "^lldpd-eintr: refused after 1\.[0-9] s$" out &&
+	test $(wc -l <err) = 1 && test_grep "lldpcli gave no answer in 1 s" err
 '
 
 test_done

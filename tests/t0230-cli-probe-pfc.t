@@ -13,6 +13,9 @@ in one line'
 test_require_in_ci FABSCOPE JQ
 P=FABSCOPE,JQ
 PORT=$(ptp_port 0)	# and PORT + 1, PORT + 2 (this script's block: lib-ptp.sh)
+# the polarization probe's source ports (its flows' entropy), up to 4: of the block too, never the
+# default 40000, which is in the kernel's ephemeral range: any loopback connection may hold it
+SPORT=$(ptp_port 4)
 
 # set ROOT PAUSES DURATION [ECN CNP]: the counters that move, each file written to a temporary
 # name and renamed, so that the probe never reads half a file (two forks: the loop must keep up
@@ -170,13 +173,46 @@ test_expect_success $P 'probe polarization on loopback, text: the table and the 
 	spp=$! &&
 	test_wait_for 10 eval "ss -ltnH \"sport = :$((PORT + 2))\" | grep -q ." &&
 	{ "$FABSCOPE" probe polarization 127.0.0.1 -p $((PORT + 2)) -q 2 -D 0.5 --paths 2 --sweep 2 \
-		>polar.txt 2>polar.err; rc=$?; } &&
-	test_kill_pid $spp && test $rc = 0 &&
-	test_grep "^# set 1 (entropy from 40000): " polar.txt &&
-	test_grep "^# set 2 (entropy from 40002): " polar.txt &&
-	test_grep "^# 2 sets, mean " polar.txt &&
+		--sport $SPORT >polar.txt 2>polar.err; rc=$?; } &&
+	# loopback has no path and no link rate to judge by: each set and the sweep say no
+	# verdict, and why; a probe without a verdict is no pass (exit 1), nor a failed run
+	test_kill_pid $spp && test $rc = 1 &&
+	test_grep "^# set 1 (entropy from $SPORT): no verdict: " polar.txt &&
+	test_grep "^# set 2 (entropy from $((SPORT + 2))): no verdict: " polar.txt &&
+	test_grep "give --link-rate (Gb/s) and --host-rate, or --topology, or --trace$" polar.txt &&
+	test_grep "^# 2 sets, no verdict: " polar.txt &&
+	test_must_be_empty polar.err &&
 	test_grep "c2s .*sum" polar.txt &&
 	! grep -n "^[[{]" polar.txt
+'
+
+# a flow that completes no message in its window (a starved flow; here a 64M message in 0.1 ms)
+# has no rate, yet the probe ran: its set is judged ("flows_starved"), and its flows' records
+# are the probe's measurement, no failed test for the run or its report
+test_expect_success $P 'a polarization probe with starved flows: no verdict, no failed test' '
+	cat >starved.ini <<-EOF &&
+	[global]
+	timeout = 5
+	[spread]
+	kind = polarization
+	flows = 2
+	sport = $SPORT
+	duration = 0.0001
+	size = 64M
+	paths = 2
+	link-rate = 100
+	host-rate = 200
+	EOF
+	test_expect_exit 1 "$FABSCOPE" run starved.ini -n 2 -o starved >starved.out 2>starved.err &&
+	test_grep "^fabscope run: 1 of 1 polarization probe gave no verdict" starved.err &&
+	test_grep "no verdict: 2 of 2 flows completed no message in their window" starved.err &&
+	jq -s -e "length == 4 and all(.[]; .status == \"ok\" and .error == null) and
+		([.[] | select(.test == \"bw\" and .scope == \"flow\") | .metrics.msgs] == [0, 0]) and
+		([.[] | select(.test == \"polarization\")][0] | .params.starved_flows == 2 and
+		 .verdict == \"inconclusive\" and .likely_cause == \"flows_starved\")" starved/results.jsonl &&
+	jq -e ".failed_jobs == 0 and .polarization.inconclusive == 1" starved/run.json &&
+	test_expect_exit 5 "$FABSCOPE" report starved -o starved-rep --no-plots >starved-rep.out &&
+	test_grep "^| no test failed (no record with status error) | 0 | 0 | 0 of 1 | \*\*PASS\*\* | - |$" starved-rep/report.md
 '
 
 test_expect_success $P 'bad options: one line, exit 2; a missing interface: one line, exit 3' '

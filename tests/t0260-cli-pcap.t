@@ -261,10 +261,10 @@ test_expect_success $P,GNUPLOT '--plot: the busiest flows and the PFC frames ove
 	test_expect_exit 3 env FABSCOPE_PLOTS=/nonexistent "$FABSCOPE" pcap cong.pcap --plot x.svg >x.out 2>x.err &&
 	test_grep "no plot: the gnuplot templates are not in /nonexistent (FABSCOPE_PLOTS)" x.err &&
 	test_grep "findings" x.out &&
-	# a folder that is not there: the error names the SVG, the analysis is printed
+	# a folder that is not there: the error names it, the analysis is printed
 	test_expect_exit 3 "$FABSCOPE" pcap cong.pcap --plot nodir/y.svg >y.out 2>y.err &&
 	test $(wc -l <y.err) = 1 &&
-	test_grep "no plot: cannot write .nodir/y.svg.: No such file" y.err &&
+	test_grep "cannot open the directory of --plot .nodir.: No such file" y.err &&
 	test_grep "findings" y.out
 '
 

@@ -4,7 +4,8 @@ against itself: a correct rail-optimized design has no finding; each planted fau
 cabled twice, a cable with no switch, a port without a rail or on a leaf of another rail, a
 rail reaching two leaves, a cable between planes, a node on a spine, an unused switch) is one
 finding of its kind on its line, errors exit 1; a file that is no topology is one line, exit 2;
-the file written back reads back the same; the Slurm export of one rail; a Graphviz graph as
+the file written back reads back the same (with the switches'"'"' addresses, addr=); the Slurm export
+of one rail; a Graphviz graph as
 Cumulus PTM keeps one (topology.dot) read, written, and round-tripped with our format and with
 Graphviz itself; both readers fuzzed'
 # asan: always: feeds untrusted bytes to C code: topology files (intent, DOT, Slurm topology.conf)
@@ -121,6 +122,23 @@ test_expect_success $P 'export --slurm: a leaf lists its nodes, a spine its leav
 	fs_expect 2 topo export good.topo --slurm --rail 5 && ptp_one_error err "no node is cabled on rail 5" &&
 	fs_expect 2 topo export good.topo && ptp_one_error err "--slurm or --format fabscope" &&
 	fs_expect 2 topo export good.topo --format graphml && ptp_one_error err "--format graphml" "fabscope and dot"
+'
+
+test_expect_success $P 'addr=: a switch'"'"'s addresses read, written back (canonical, in both formats); one switch an address' '
+	good | sed -e "s/^switch s1 tier=spine/& addr=10.250.1.2,10.250.3.2 addr=fd00::0:2/" \
+		   -e "s/^switch s2 tier=spine/& addr=10.250.1.6/" >addr.topo &&
+	fs_expect 0 topo check-file addr.topo &&
+	fs_expect 0 topo export addr.topo --format fabscope -o addr2.topo &&
+	test_grep -x "switch s1 tier=spine addr=10.250.1.2,10.250.3.2,fd00::2" addr2.topo &&
+	test_grep -x "switch s2 tier=spine addr=10.250.1.6" addr2.topo &&
+	fs_expect 0 topo export addr2.topo --format dot -o addr.dot &&
+	test_grep -x "  \"s1\" \[function=\"spine\" addr=\"10.250.1.2,10.250.3.2,fd00::2\"\]" addr.dot &&
+	fs_expect 0 topo export addr.dot --format fabscope -o addr3.topo &&
+	test_cmp addr2.topo addr3.topo &&
+	not_topo "switch l1 tier=leaf addr=10.0.0.1,nope\nlink h1:e l1:p\n" "nt.topo:1" "addr=10.0.0.1,nope" "IPv4 or IPv6" &&
+	not_topo "switch l1 tier=leaf addr=10.0.0.1\nswitch s1 tier=spine addr=10.0.0.1\nlink h1:e l1:p\n" "nt.topo:2" \
+		"10.0.0.1 is given to both l1 (line 1) and s1" &&
+	not_topo "switch l1 tier=leaf addr=10.0.0.1,10.0.0.1\nlink h1:e l1:p\n" "nt.topo:1" "given to switch l1 twice"
 '
 
 test_lazy_prereq GRAPHVIZ 'command -v dot'

@@ -2,7 +2,9 @@
 test_description='bw/lat --token-file: a server with a token serves only clients that prove it,
 a client with one talks only to a server that proves it; a missing or wrong token on either end
 is refused in one line on both (exit 3) before the server looks at what the client asks; the
-handshake is the one the man page gives (a client written from it in Perl gets past it)'
+handshake is the one the man page gives (a client written from it in Perl gets past it); clients
+that say hello with a nonce and then stall hold nothing up: the server handshakes every client at
+once, and a token client is served while four of them stall'
 # asan: always: feeds untrusted bytes to C code: token handshakes, right and wrong
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
@@ -139,6 +141,53 @@ test_expect_success $P 'a hello whose nonce is not 64 hex digits: refused as mal
 	test_grep "^challenge: {\"type\":\"error\",\"message\":\"malformed hello\",\"exit\":4}" bad.out &&
 	test_expect_code 4 wait $srv &&
 	test_grep "client 127.0.0.1:[0-9]*: malformed hello (its nonce); is it a fabscope client?" s5.log
+'
+
+# stall.pl PORT N HOLD: N connections that each send a hello with a nonce (as a token client
+# does) and then nothing, made again when the server closes them, for HOLD seconds
+cat >stall.pl <<'EOF'
+use IO::Socket::INET;
+my ($port, $n, $hold) = @ARGV;
+my $hello = qq({"type":"hello","proto":"fabscope-ptp","version":3,"tool_version":"x","test":"bw",) .
+	qq("node":"staller","params":{"sizes":[4096],"flows":1,"op":"write","transport":"tcp"},"auth":") .
+	("cd" x 32) . qq("});
+sub stall {
+	my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 5) or return undef;
+	syswrite($s, pack("N", length $hello) . $hello);
+	return $s;
+}
+my @s = map { stall() } 1 .. $n;
+$| = 1;
+print "stalling $n\n";
+my $end = time + $hold;
+while (time < $end) {
+	select(undef, undef, undef, 0.2);
+	for my $i (0 .. $#s) {	# closed (or its challenge read and left): made again
+		my $b;
+		next unless $s[$i];
+		$s[$i]->blocking(0);
+		my $r = sysread($s[$i], $b, 65536);
+		next if !defined $r || $r > 0;
+		close $s[$i];
+		$s[$i] = stall();
+	}
+}
+EOF
+
+test_expect_success $P 'four clients that say hello and stall: three token clients in a row are served all the same' '
+	ptp_server s6.log bw $PORT --token-file tok &&
+	srv=$ptp_pid &&
+	{ perl stall.pl $PORT 4 40 >stall.log 2>&1 & } && stall=$! &&
+	test_atexit "test_kill_pid $stall" &&
+	test_wait_for 10 grep -q "^stalling 4" stall.log &&
+	for i in 1 2 3; do
+		"$FABSCOPE" bw 127.0.0.1 -p $PORT -n 100 --token-file tok --json >t$i.json 2>t$i.err ||
+			{ cat t$i.err; return 1; }
+		test_grep "\"test\":\"bw\"" t$i.json || return 1
+	done &&
+	kill -0 $stall &&
+	test_kill_pid $stall &&
+	test_kill_pid $srv
 '
 
 test_done

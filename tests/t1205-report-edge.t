@@ -3,7 +3,8 @@ test_description='fabscope report at its edges, on crafted results directories: 
 not exist, a file given as a run or as -o, a run given twice or as its own baseline, each one
 line and exit 2; a baseline measured with other message sizes is "not comparable" rather than a
 REGRESSION (text, Markdown, HTML, summary.json), and a baseline with nothing comparable is no
-pass; a polarization set without a verdict is shown with its reason and left out of "Worse"'
+pass; a polarization set without a verdict is shown with its reason and left out of "Worse"; a
+sweep'"'"'s verdict on its sets together is its probe'"'"'s'
 # asan: always: feeds untrusted bytes to C code: crafted results directories at their edges
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
@@ -44,7 +45,7 @@ test_expect_success $P '-o an existing file: one line, exit 2, the file untouche
 	echo "keep me" >afile &&
 	# with plots asked for: they are not tried either
 	fs_expect 2 report r64 -o afile &&
-	ptp_one_error err "-o '"'"'afile'"'"' is not a directory: give the directory the report goes in" &&
+	ptp_one_error err "-o '"'"'afile'"'"' is a file, not a directory: give a directory" &&
 	test_must_be_empty out &&
 	test "$(cat afile)" = "keep me" &&
 	! test -e afile.tmp
@@ -133,14 +134,25 @@ test_expect_success $P 'a polarization set without a verdict: its reason, no p-v
 	polar pb inconclusive 0.5 2 "{\"verdict_reason\": \"flows_below_one_path\", \"likely_cause\": \"link_rate_above_flows\",
 		\"verdict_text\": \"no verdict: 8 flows together ran at 20% of --link-rate 100\"}" &&
 	jq -c ".metrics.p_value = null" pb/results.jsonl >pb/r && mv pb/r pb/results.jsonl &&
-	# a set the probe called polarized fails the run; one without a verdict leaves its phase not judged
+	# a probe the probe called polarized fails the run; one without a verdict leaves its phase not judged
 	fs_expect 1 report pa pb --no-plots -o pol &&
 	test_grep -x "acceptance: FAIL (1 of 5 checks failed; not judged: spread has no criterion)" out &&
-	test_grep -F "| no set of the polarization probe polarized | none | 1 polarized (1 without a verdict) | 1 of 1 | **FAIL** | lb=same: spread h1 -> h3 rail 0 (1 of 2 paths) |" pol/report.md &&
-	test_grep -F -- "- lb=wide: **spread** has no criterion: polarization: the probe gave a set no verdict (inconclusive): see Hash polarization" pol/report.md &&
-	test_grep "^| lb=wide | spread | h1 -> h3 | rail 0 | 1 | 8 | 0.5 of 2 | 2.0 +- 0.1 | - | \*\*inconclusive\*\* |$" pol/report.md &&
-	test_grep "^- lb=wide: no verdict: 8 flows together ran at 20% of --link-rate 100$" pol/report.md &&
-	test_grep "^- lb=same: polarized: 8 flows used 1 of 2 paths. Collisions: " pol/report.md &&
+	test_grep -F "| no polarized probe | none | 1 of 1 polarized (1 without a verdict) | 1 of 1 | **FAIL** | lb=same: spread h1 -> h3 rail 0 (1 of 2 paths) |" pol/report.md &&
+	test_grep -F -- "- lb=wide: **spread** has no criterion: polarization: a probe gave no verdict (inconclusive, or no number of paths): see Hash polarization" pol/report.md &&
+	test_grep "^| lb=wide | spread | h1 -> h3 | rail 0 | 1 | 8 | 0.5 of 2 | 2.0 +- 0.1 | - | \*\*inconclusive\*\* | - |$" pol/report.md &&
+	test_grep "^- lb=wide: h1 -> h3 rail 0: no verdict: 8 flows together ran at 20% of --link-rate 100$" pol/report.md &&
+	test_grep "^- lb=same: h1 -> h3 rail 0: polarized: 8 flows used 1 of 2 paths. Collisions: " pol/report.md &&
+	# [polarization] inconclusive = fail: the probe without a verdict fails instead, and its phase is judged
+	printf "[polarization]\ninconclusive = fail\n" >inc.ini &&
+	fs_expect 1 report pa pb --no-plots -o pol-inc --thresholds inc.ini &&
+	test_grep -x "acceptance: FAIL (2 of 6 checks failed)" out &&
+	test_grep -F "| every polarization probe judged | none | 1 of 2 without a verdict | 1 of 2 | **FAIL** | lb=wide: spread h1 -> h3 rail 0: link\\_rate\\_above\\_flows |" pol-inc/report.md &&
+	fs_expect 1 report pb --no-plots -o pol-inc1 --thresholds inc.ini &&
+	test_grep -x "acceptance: FAIL (1 of 6 checks failed)" out &&
+	# polarized = off would be a gate that is not there: refused
+	printf "[polarization]\npolarized = off\n" >off.ini &&
+	fs_expect 2 report pa --no-plots -o pol-off --thresholds off.ini &&
+	test_grep "off.ini:2: polarized = .off.: a polarized probe always fails the run.s integrity" err &&
 	# one run with a verdict: no "worse" to name
 	test_grep ! "Worse" pol/report.md &&
 	test_grep "<td class=\"num\">-</td><td class=\"fail\">inconclusive</td>" pol/report.html &&
@@ -149,6 +161,24 @@ test_expect_success $P 'a polarization set without a verdict: its reason, no p-v
 		{verdict: \"inconclusive\", verdict_reason: \"flows_below_one_path\", likely_cause: \"link_rate_above_flows\"}]" \
 		pol/summary.json >/dev/null &&
 	jq -e "[.runs[] | .polarization[0] | has(\"verdict_reason\")] == [false, true]" pol/summary.json >/dev/null
+'
+
+test_expect_success $P 'a sweep of entropy sets: its verdict on the sets together is the probe'"'"'s, listed and judged' '
+	mkrun sw "{\"lb\":\"sweep\"}" &&
+	job="{\"job\": \"spread/polarization/r1/rail0/h1>h3\"" &&
+	polar sw "not polarized" 1.9 2 "$job, \"params\": {\"set\": 0, \"paths\": 2}}" &&
+	polar sw "not polarized" 1.8 2 "$job, \"params\": {\"set\": 1, \"paths\": 2}}" &&
+	polar sw polarized 1.85 2 "$job, \"scope\": \"sweep\", \"evidence\": \"rates\", \"params\": {\"set\": -1, \"paths\": 2},
+		\"verdict_text\": \"polarized: 2 sets used 1.9 paths on average (by their rates), where uniform hashing uses 2.0 (p = 0.004 over the sets)\"}" &&
+	printf "[polarization]\npolarized = fail\n" >sw.ini &&
+	fs_expect 1 report sw --no-plots -o swr --thresholds sw.ini &&
+	test_grep "^- h1 -> h3 rail 0: the sets together: polarized: 2 sets used 1.9 paths on average" swr/report.md &&
+	test_grep ! "^- h1 -> h3 rail 0: not polarized" swr/report.md &&
+	# one probe: the sweep decides, not its sets
+	test_grep "^| no polarized probe | none | 1 of 1 polarized | 1 of 1 | \*\*FAIL\*\* | spread h1 -> h3 rail 0 (rates) |$" swr/report.md &&
+	# the same without the file: the run'"'"'s integrity judges it (polarized = fail says it again)
+	fs_expect 1 report sw --no-plots -o swr0 &&
+	test_grep "^| no polarized probe | none | 1 of 1 polarized | 1 of 1 | \*\*FAIL\*\* | spread h1 -> h3 rail 0 (rates) |$" swr0/report.md
 '
 
 test_expect_success $P '--topology: each suspect names the ports and links of the design it points at' '

@@ -3,7 +3,8 @@ test_description='probes/trace.c (test-tool trace): TCP SYN probes of one exact 
 rising TTL name the routers of that flow in the fabric of namespaces (ci/netns-fabric); for every
 source port the routers traced are those ci/netns-fabric path predicts from the kernel, on 2 tiers
 (both spines), 3 tiers (several full paths) and 3 tiers with one hash seed (few classes); under
-the default ICMP rate limit retries fill the gaps; concurrent traces do not mix; unreachable
+the default ICMP rate limit retries fill the gaps, and a patient trace of 12 ports gets every one;
+a live 5-tuple is reached by its challenge ACK; concurrent traces do not mix; unreachable
 destinations end bounded; without CAP_NET_RAW exit 3'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-fabric.sh"
@@ -144,6 +145,19 @@ test_expect_success $P 'default ICMP limits: single traces name the routers path
 	test "$(as_nodes h1 one.auto)" = "$(fab path 10.100.1.1 10.100.2.3 40003 5201)"
 '
 
+# Patient: a TTL asked again while answers come.  12 ports through routers at their default
+# limit: the 3 rounds of a plain trace get at most 6 + 3 answers of l1.0 (and of l2.0), the
+# patient trace every one, as path predicts (one answer a router a round: at least 6 rounds)
+test_expect_success $P 'default ICMP limits, 12 ports at once, --patient: every port traced to the end' '
+	trace h1 10.100.1.1 41100 10.100.2.3 5201 --timeout 600 --pause 500 --patient \
+		--many 41101-41111 >patient &&
+	test $(grep -c "^reached$" patient) = 12 &&
+	test_grep ! "\*" patient &&
+	as_nodes h1 patient >patient.nodes &&
+	fab path 10.100.1.1 10.100.2.3 41100-41111 5201 >patient.path &&
+	test_cmp patient.path patient.nodes
+'
+
 test_expect_success $P 'no ICMP limits in our routers: 32 ports traced at once, each as path predicts, both spines seen' '
 	relax_icmp &&
 	check_many h1 10.100.1.1 10.100.2.3 5201 42000-42031 t2 &&
@@ -152,6 +166,39 @@ test_expect_success $P 'no ICMP limits in our routers: 32 ports traced at once, 
 	# other rail, other direction: h4 rail 1 to h1 rail 0 crosses l2.1, a spine, l1.0
 	check_many h4 10.101.2.4 10.100.1.1 5999 43000-43015 t2back &&
 	test_grep ! -v -x "h4 l2.1 s[12] l1.0 h1" t2back.nodes
+'
+
+# A live connection of the traced 5-tuple: the destination answers the SYN with a challenge ACK
+# (RFC 5961) that acks none of our numbers, and our host, whose socket it is, sends no RST to
+# end it: before, the trace never reached it.  (The same ACK answers a SYN on a 5-tuple in
+# TIME_WAIT on both ends, as the polarization probe's flows can leave theirs.)
+# live_server ADDR PORT, live_client ADDR SPORT DST DPORT: a connection that stays up for 60 s
+# (each execs into its perl, so that the PID in $! of "{ live_server ... & }" is perl's own)
+live_server() {
+	exec "$FABRIC" exec -p "$PFX" h3 perl -MIO::Socket::INET -e '
+		my $l = IO::Socket::INET->new(LocalAddr => $ARGV[0], LocalPort => $ARGV[1], Listen => 4,
+			ReuseAddr => 1) or die "listen: $@\n";
+		my $c = $l->accept; sleep 60' "$@" >live-srv.log 2>&1
+}
+live_client() {
+	exec "$FABRIC" exec -p "$PFX" h1 perl -MIO::Socket::INET -e '
+		my $s = IO::Socket::INET->new(LocalAddr => $ARGV[0], LocalPort => $ARGV[1],
+			PeerAddr => $ARGV[2], PeerPort => $ARGV[3]) or die "connect: $!\n";
+		sleep 60' "$@" >live-cli.log 2>&1
+}
+test_expect_success $P 'a live 5-tuple: the destination'"'"'s challenge ACK is its answer, reached' '
+	{ live_server 10.100.2.3 5402 & } &&
+	live_srv=$! &&
+	test_atexit "test_kill_pid $live_srv" &&
+	test_wait_for 10 sh -c "ip netns exec $PFX-h3 ss -Hltn \"sport = :5402\" | grep -q ." &&
+	{ live_client 10.100.1.1 47400 10.100.2.3 5402 & } &&
+	live_cli=$! &&
+	test_atexit "test_kill_pid $live_cli" &&
+	test_wait_for 10 sh -c "ip netns exec $PFX-h1 ss -Htn state established \"sport = :47400\" | grep -q ." &&
+	trace h1 10.100.1.1 47400 10.100.2.3 5402 --max-ttl 6 --timeout 300 >live &&
+	test "$(sed -n "\$p" live)" = reached &&
+	test "$(as_nodes h1 live)" = "$(fab path 10.100.1.1 10.100.2.3 47400 5402)" &&
+	test_kill_pid $live_cli $live_srv
 '
 
 test_expect_success $P 'a closed port answers RST: reached too' '

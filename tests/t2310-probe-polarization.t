@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 test_description='fabscope probe polarization on a 3-tier fabric of namespaces (pods, spines,
-superspines) whose spine-superspine links are the bottleneck: identical hash seeds on every router
-give the verdict "polarized", distinct seeds "not polarized"; every flow'"'"'s inferred sharing is
-checked against the path the kernel routes its 5-tuple on (ci/netns-fabric path); and two
-labelled runs of a plan with a polarization phase give a report that names the worse one'
+superspines) whose spine-superspine links are the bottleneck, with the design (its speeds and its
+switches'"'"' addresses): identical hash seeds on every router give the verdict "polarized",
+distinct seeds "not polarized", each from every flow traced (its hops named by the design, each
+link one of its cables), the rates agreeing; every flow'"'"'s inferred sharing is checked against
+the path the kernel routes its 5-tuple on (ci/netns-fabric path); two labelled runs of a plan
+with a polarization phase say the verdict in their summary, the polarized one exits 1, and the
+report says what the runs said, names the worse run, and fails its [polarization] threshold'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"
 
@@ -38,16 +41,24 @@ fabric() {
 	done
 }
 
+# design: the fabric's intent with its switches' addresses, and the degraded links' speed
+design() {
+	"$FABRIC" intent -p $PFX --addr | sed -E "s/^(link s[12]:x[12] x[12]:s[12]) speed=1G$/\1 speed=100M/"
+}
+
 listening() { "$FABRIC" exec -p $PFX h3 ss -ltnH "sport = :$PORT" | grep -q .; }
 
 # probe NAME [SECONDS]: 16 flows h1 -> h3 for SECONDS (3), records in NAME.json
 probe() {
-	"$FABRIC" exec -p $PFX h3 "$FABSCOPE" bw --server --once -p $PORT --bind 10.100.2.3 >srv.log 2>&1 &
+	local rc
+	"$FABRIC" exec -p $PFX h3 "$FABSCOPE" bw --server --once -p $PORT --bind 10.100.2.3 --node h3 >srv.log 2>&1 &
 	srv=$! &&
 	test_wait_for 10 listening &&
-	"$FABRIC" exec -p $PFX h1 "$FABSCOPE" probe polarization 10.100.2.3 -p $PORT --bind 10.100.1.1 \
-		-q 16 --paths 4 --link-rate 0.1 -D ${2:-3} --trace --json >"$1.json" 2>"$1.err" ||
-	{ cat "$1.err" >&2; kill $srv; wait $srv; return 1; }
+	design >design.topo &&
+	{ "$FABRIC" exec -p $PFX h1 "$FABSCOPE" probe polarization 10.100.2.3 -p $PORT --bind 10.100.1.1 \
+		--node h1 -q 16 --topology design.topo -D ${2:-3} --trace --json >"$1.json" 2>"$1.err"; rc=$?; } &&
+	# a verdict either way: polarized exits 1
+	{ test $rc = 0 || test $rc = 1 || { cat "$1.err" >&2; kill $srv; wait $srv; return 1; }; } &&
 	wait $srv || { echo "# the server failed:" >&2; cat srv.log >&2; return 1; }
 }
 
@@ -77,7 +88,7 @@ crosscheck() {
 
 # poldump FILE: what a failed check looked at, for the log
 poldump() {
-	jq -c ".[] | select(.test == \"polarization\") | {verdict, metrics, links: .links[0:2],
+	jq -c ".[] | select(.test == \"polarization\") | {verdict, evidence, metrics, rates, trace, links: .links[0:2],
 		incomplete: [.entropy[] | select(.path_complete != true or (.path | length) < 5)]}" "$1" >&2
 	jq -c ".[] | select(.scope == \"flow\") | [.src.port, .metrics.bw_gbps]" "$1" | tr "\n" " " >&2
 	echo >&2
@@ -91,14 +102,22 @@ test_expect_success $P 'identical hash seeds on every router: "polarized"' '
 	# failed was not logged then
 	polarized() {
 		probe same && {
-		jq -e ".[] | select(.test == \"polarization\") | .verdict == \"polarized\" and .metrics.paths_used < 2.6
-		       and .metrics.p_value < 0.01 and (.entropy | length) == 16" same.json >/dev/null &&
+		# the design gave the paths, their rate and the host link: 4 spine-superspine cables of
+		# 0.1 Gb/s at the narrowest tier, 1 Gb/s hosts, 8 end-to-end paths
+		jq -e ".[] | select(.test == \"polarization\") | .params.paths == 4 and .params.link_rate_gbps == 0.1 and
+		       .params.host_rate_gbps == 1 and .params.design.paths == 8" same.json >/dev/null &&
+		# the traces decide (every flow on 2 of the 8 paths), the rates agree (about 2 of 4 links)
+		jq -e ".[] | select(.test == \"polarization\") | .verdict == \"polarized\" and .evidence == \"traces\" and
+		       .trace.exact and .trace.complete == 16 and .trace.paths <= 2 and .trace.possible == 8 and
+		       .metrics.p_value < 0.01 and .rates.verdict == \"polarized\" and .metrics.paths_used < 2.6 and
+		       (.entropy | length) == 16" same.json >/dev/null &&
 		# each flow of the probe is also a record of its own, with its source port and rate
 		test $(jq "[.[] | select(.scope == \"flow\" and .src.port >= 40000 and .src.port < 40016 and .metrics.bw_gbps > 0)] | length" same.json) = 16 &&
-		# --trace: every flow has its traced path, to the destination; polarized, the
-		# busiest link between two routers carried at least 6 of the 16 flows
-		jq -e ".[] | select(.test == \"polarization\") | all(.entropy[]; .path_complete and (.path | length) >= 5)
-		       and .links[0].flows >= 6" same.json >/dev/null
+		# --trace: every flow has its traced path, to the destination, by switch; every link
+		# is a cable of the design; polarized, the busiest carried at least 6 of the 16 flows
+		jq -e ".[] | select(.test == \"polarization\") | all(.entropy[]; .path_complete and (.path | length) >= 5
+		       and (.route | length) == 5) and .links[0].flows >= 6 and
+		       all(.links[]; .from + \" \" + .to | test(\"^(l1.0 s[12]|s[12] x[12]|x[12] s[34]|s[34] l2.0)$\"))" same.json >/dev/null
 		} || { poldump same.json; false; }
 	} &&
 	{ polarized || { echo "# not as expected on the first try, probing again" && polarized; }; }
@@ -120,7 +139,11 @@ test_expect_success $P 'distinct hash seeds: "not polarized", and the sharing ma
 	# are judged against the links the kernel chose (crosscheck, within 0.6), not a constant
 	spread() {
 		probe distinct 5 && {
-		jq -e ".[] | select(.test == \"polarization\") | .verdict == \"not polarized\"" distinct.json >/dev/null &&
+		# the rates: 4 links of 4 (the traces: a sample of uniform hashing of 16 flows on 8 paths,
+		# "polarized" for 1% of the destination ports the server may take, as for any fabric
+		# that hashes uniformly)
+		jq -e ".[] | select(.test == \"polarization\") | .rates.verdict == \"not polarized\" and
+		       .trace.exact and .trace.complete == 16 and .trace.paths >= 4" distinct.json >/dev/null &&
 		crosscheck distinct
 		} || { poldump distinct.json; false; }
 	} &&
@@ -132,38 +155,69 @@ plan() {
 	cat <<-EOF
 	[global]
 	hostfile = hosts
+	topology = design.topo
 	timeout = 5
 	[spread]
 	kind = polarization
 	rails = 0
 	flows = 16
-	paths = 4
-	link-rate = 0.1
 	duration = 3
 	trace = 1
 	EOF
 }
 
-test_expect_success $P 'a plan phase under both seeds; the report names the worse run and its collisions' '
+# the run's summary line of its probe ("polarization: [spread] h1 -> h3 rail 0: TEXT"): TEXT
+summary_text() {
+	sed -n "s/^polarization: \[spread\] h1 -> h3 rail 0: //p" "$1"
+}
+
+test_expect_success $P 'a plan phase under both seeds: the verdict in the summary, the exit status, the report' '
 	"$FABRIC" hostfile -p $PFX | grep -E "^h(1|3) " >hosts &&
+	design >design.topo &&
 	plan >plan.ini &&
+	# the design (of the distinct fabric up now: the same addresses with either seed) gives the
+	# paths and rates the plan does not; the coordinator judges each probe with it.  Distinct
+	# seeds: not polarized (or, for 0.1% of the ports the server takes, at most 4 of the 8
+	# paths: "polarized", as uniform hashing itself does)
 	{ timeout 120 "$FABSCOPE" run plan.ini -o run-distinct --label lb=distinct-seeds >run1.out 2>run1.err ||
 		{ cat run1.out run1.err >&2; false; }; } &&
 	"$FABRIC" down -p $PFX >/dev/null && fabric same &&
-	{ timeout 120 "$FABSCOPE" run plan.ini -o run-same --label lb=same-seeds >run2.out 2>run2.err ||
-		{ cat run2.out run2.err >&2; false; }; } &&
-	jq -e "select(.test == \"polarization\") | .verdict == \"polarized\" and .src.node == \"h1\" and .dst.node == \"h3\"" run-same/results.jsonl >/dev/null &&
+	test_expect_exit 1 timeout 120 "$FABSCOPE" run plan.ini -o run-same --label lb=same-seeds >run2.out 2>run2.err &&
+	test_grep "^fabscope run: 1 of 1 polarization probe polarized (the polarization: lines above)$" run2.err &&
+	test_grep -x "polarization: 1 probe: 1 polarized, 0 not polarized, 0 without a verdict" run2.out &&
+	summary_text run2.out >sum2 &&
+	test_grep "^polarized: 16 flows took [12] of 8 paths, traced (every flow, every hop, named by .*design.topo and each link one of its cables)" sum2 &&
+	summary_text run1.out >sum1 &&
+	test_grep "^not polarized: 16 flows took [5-8] of 8 paths, traced" sum1 &&
+	jq -e "select(.test == \"polarization\") | .verdict == \"polarized\" and .evidence == \"traces\" and
+	       .src.node == \"h1\" and .dst.node == \"h3\" and .params.paths == 4" run-same/results.jsonl >/dev/null &&
 	jq -e "select(.test == \"polarization\") | .verdict == \"not polarized\"" run-distinct/results.jsonl >/dev/null &&
-	# a set the probe called polarized fails the report
+	jq -e ".polarization | .probes == 1 and .polarized == 1 and .verdicts[0].evidence == \"traces\"" run-same/run.json >/dev/null &&
+	# the probe failed by its verdict only: no failed job
+	jq -e ".failed_jobs == 0" run-same/run.json >/dev/null &&
+	# a probe called polarized fails the report, by the run'"'"'s integrity (no thresholds)
 	test_expect_exit 1 "$FABSCOPE" report run-distinct run-same -o cmp >report.out &&
-	grep -q "^| no set of the polarization probe polarized | none | 1 polarized | 1 of 2 | \*\*FAIL\*\* | lb=same-seeds: spread h1 -> h3 rail 0 " cmp/report.md &&
+	test_grep "^| no polarized probe | none | 1 of 2 polarized | 1 of 2 | \*\*FAIL\*\* | lb=same-seeds: spread h1 -> h3 rail 0 (traces) |$" cmp/report.md &&
 	grep -q "^\*\*Worse: lb=same-seeds\*\*, polarized," cmp/report.md &&
-	grep -q "^- lb=same-seeds: polarized: 16 flows used .* Collisions: .*flows filled about [0-9.]* links\{0,1\} (1/" cmp/report.md &&
-	grep -q "| lb=distinct-seeds | spread | h1 -> h3 | rail 0 | 1 | 16 | .* | \*\*not polarized\*\* |" cmp/report.md &&
-	# and the links by name: the routers of the busiest link, traced
-	grep -q "^- lb=same-seeds: polarized: .* Traced, the busiest links: 10\.[0-9.]* -> 10\.[0-9.]* ([0-9]* flows)" cmp/report.md &&
+	# the report says what the run said: the same line, the same count
+	grep -F -q -- "- lb=same-seeds: h1 -> h3 rail 0: $(cat sum2)" cmp/report.md &&
+	grep -q "^- lb=same-seeds: h1 -> h3 rail 0: polarized: 16 flows took .* Collisions: .*flows filled about [0-9.]* links\{0,1\} (1/" cmp/report.md &&
+	grep -q "| lb=same-seeds | spread | h1 -> h3 | rail 0 | 1 | 16 | [12] of 8 traced | .* | \*\*polarized\*\* | traces |" cmp/report.md &&
+	grep -q "| lb=distinct-seeds | spread | h1 -> h3 | rail 0 | 1 | 16 | [5-8] of 8 traced | .* | \*\*not polarized\*\* | traces |" cmp/report.md &&
+	# and the links by name: the switches of the design, traced
+	grep -q "^- lb=same-seeds: h1 -> h3 rail 0: polarized: .* Traced, the busiest links: l1.0 -> s[12] ([0-9]* flows)" cmp/report.md &&
 	ls cmp/plots/*polar-spread* >/dev/null &&
 	jq -e "[.runs[] | .polarization[0].verdict] == [\"not polarized\", \"polarized\"]" cmp/summary.json >/dev/null
+'
+
+test_expect_success $P 'the thresholds'"'"' [polarization]: a polarized probe fails the report, exit 1' '
+	# polarized = fail says again what the run'"'"'s integrity judges: the same one row
+	printf "[polarization]\npolarized = fail\n" >th.ini &&
+	test_expect_exit 1 "$FABSCOPE" report run-distinct run-same -o th --thresholds th.ini >th.out &&
+	test_grep "^| no polarized probe | none | 1 of 2 polarized | 1 of 2 | \*\*FAIL\*\* | lb=same-seeds: spread h1 -> h3 rail 0 (traces) |$" th/report.md &&
+	test "$(grep -c "^| no polarized probe |" th/report.md)" = 1 &&
+	"$FABSCOPE" report run-distinct -o th1 --thresholds th.ini >th1.out &&
+	test_grep "^| no polarized probe | none | 0 of 1 polarized | 0 of 1 | \*\*PASS\*\* | - |$" th1/report.md
 '
 
 test_done

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 test_description='fabscope probe polarization at its edges, between two namespaces on one link
-(ci/netns-pair) and on a routed fabric (ci/netns-fabric): rates that infer more paths than exist,
-or flows that fill no path, get no verdict but the likely cause, a record that says so and exit 1;
---trace says in one line, text and JSON, that there are no routers on one link, and names the
-busiest links on the fabric; the text gives every rate in one unit (MB/s, or Gb/s with
---report-gbits) and the JSON names its unit'
+(ci/netns-pair) and on a routed fabric (ci/netns-fabric): rates without the rate of a path or of
+the host'"'"'s link, rates that infer more paths than exist, or flows that fill no path, get no
+verdict but the likely cause and what to give, a record that says so and exit 1; --trace says in
+one line, text and JSON, that there are no routers on one link, and on the fabric traces every
+flow through routers that limit their ICMP answers as Linux does by default, names the routers
+where the flows parted by address and, with the design'"'"'s switch addresses, every link by its
+switches; the text gives every rate in one unit (MB/s, or Gb/s with --report-gbits) and the JSON
+names its unit'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-netns.sh"
 
@@ -34,15 +37,23 @@ test_expect_success $P 'two namespaces on one link' '
 test_expect_success $P '--paths 1 without --link-rate: no verdict, the cause named, exit 1' '
 	probe one --paths 1 &&
 	test "$(cat one.rc)" = 1 &&
-	test_grep "^# set 1 (entropy from 40000): no verdict: 8 flows used [0-9.]* paths, more than the 1 that exist: without --link-rate the fastest flow.s rate stood for one path.s" one.out &&
-	test_grep "give --link-rate, the rate of one path in Gb/s" one.out &&
+	test_grep "^# set 1 (entropy from 40000): no verdict: 8 flows used [0-9.]* paths if the fastest flow.s rate is a path.s" one.out &&
+	test_grep "give --link-rate (Gb/s) and --host-rate, or --topology, or --trace$" one.out &&
 	test_grep ! "polarized" one.out &&
 	# text mode: the verdict line is the message, stderr stays quiet
 	test_must_be_empty one.err
 '
 
+test_expect_success $P '--paths 2 and --link-rate without --host-rate: no verdict, --host-rate named' '
+	probe nohost --paths 2 --link-rate 0.5 --json &&
+	test "$(cat nohost.rc)" = 1 &&
+	polar nohost | jq -e ".verdict == \"inconclusive\" and .verdict_reason == \"paths_not_shown_bottleneck\" and
+				  .likely_cause == \"no_host_rate\" and .evidence == null and .metrics.p_value == null" >/dev/null &&
+	test_grep "warning: set 1: no verdict: .*without the rate of the host.s link nothing shows that the paths were their bottleneck.*give --host-rate (Gb/s), or --topology, or --trace$" nohost.err
+'
+
 test_expect_success $P '--paths 2, flows faster than --link-rate: no verdict in the JSON record, exit 1' '
-	probe two --paths 2 --link-rate 0.001 --json &&
+	probe two --paths 2 --link-rate 0.001 --host-rate 0.5 --json &&
 	test "$(cat two.rc)" = 1 &&
 	polar two >two.rec &&
 	test $(wc -l <two.rec) = 1 &&
@@ -58,7 +69,7 @@ test_expect_success $P '--paths 2, flows faster than --link-rate: no verdict in 
 '
 
 test_expect_success $P 'flows that fill under half of --link-rate: no verdict, exit 1' '
-	probe wide --paths 4 --link-rate 100000 --json &&
+	probe wide --paths 4 --link-rate 100000 --host-rate 100000 --json &&
 	test "$(cat wide.rc)" = 1 &&
 	polar wide | jq -e ".verdict == \"inconclusive\" and .verdict_reason == \"flows_below_one_path\" and
 				.likely_cause == \"link_rate_above_flows\"" >/dev/null &&
@@ -86,7 +97,8 @@ test_expect_success $P '--trace on one link: one line says there are no routers 
 test_expect_success $P '--trace on one link: the JSON record says so too' '
 	probe tracej --trace --json &&
 	test "$(cat tracej.rc)" = 0 &&
-	polar tracej | jq -e ".trace.routers == 0 and .trace.all_reached and .links == [] and
+	polar tracej | jq -e ".trace.routers == 0 and .trace.all_reached and .trace.complete == 8 and
+		.trace.paths == 1 and (has(\"links\") | not) and
 		(.trace.text | startswith(\"traced: no routers between $NETNS_ADDR_A and $NETNS_ADDR_B\")) and
 		all(.entropy[]; .path == [\"$NETNS_ADDR_B\"])" >/dev/null
 '
@@ -122,24 +134,54 @@ test_expect_success $P 'text with --report-gbits: Gb/s in both; the JSON names i
 FABRIC=$SRCDIR/ci/netns-fabric
 FPFX=fs$$y
 fab_server() {
-	"$FABRIC" exec -p $FPFX h3 "$FABSCOPE" bw --server --once -p $PORT --bind 10.100.2.3 >fab.srv 2>&1 &
+	"$FABRIC" exec -p $FPFX h3 "$FABSCOPE" bw --server --once -p $PORT --bind 10.100.2.3 --node h3 >fab.srv 2>&1 &
 	test_atexit "test_kill_pid $!"
 }
 fab_listening() { "$FABRIC" exec -p $FPFX h3 ss -ltnH "sport = :$PORT" | grep -q .; }
-test_expect_success $P '--trace on a fabric: the line counts the routers and names the busiest links' '
+# fab_probe NAME ARGS...: 8 flows h1 -> h3 for 1 s with --trace and ARGS; NAME.out, NAME.err; a
+# verdict, whichever (exit 0 or 1: 8 flows all on one of 2 spines is "polarized", for 1 in 128
+# destination ports), but no other failure
+fab_probe() {
+	local name=$1 rc
+	shift
+	fab_server &&
+	test_wait_for 10 fab_listening &&
+	{ "$FABRIC" exec -p $FPFX h1 timeout 120 "$FABSCOPE" probe polarization 10.100.2.3 -p $PORT \
+		--bind 10.100.1.1 --node h1 -q 8 -D 1 --trace "$@" >$name.out 2>$name.err; rc=$?; } &&
+	{ test $rc = 0 || test $rc = 1 || { cat $name.err >&2; false; }; }
+}
+
+test_expect_success $P '--trace through routers at Linux'"'"'s default ICMP limit: every flow traced, hops by the design' '
 	test_atexit "\"$FABRIC\" down -p $FPFX" &&
 	"$FABRIC" up -p $FPFX >/dev/null &&
+	"$FABRIC" intent -p $FPFX --addr >fab.topo &&
+	# each router answers 6 at once, then one a second: traced patiently, not 8 of 16 flows
+	for r in l1.0 s1 s2 l2.0; do
+		test "$(ip netns exec $FPFX-$r sysctl -n net.ipv4.icmp_ratelimit)" = 1000 || return 1
+	done &&
+	fab_probe limited --topology fab.topo --json &&
+	polar limited >limited.rec &&
+	{ jq -e ".trace.flows == 8 and .trace.complete == 8 and .trace.exact and .trace.possible == 2 and
+	       all(.entropy[]; .route[0] == \"l1.0\" and .route[2] == \"l2.0\") and
+	       all(.links[]; [.from, .to] | inside([\"l1.0\", \"s1\", \"s2\", \"l2.0\"])) and
+	       ([.links[].flows] | add) == 16" limited.rec >/dev/null ||
+	  { jq -c "{trace, links}" limited.rec; false; }; }
+'
+
+test_expect_success $P '--trace on a fabric: the routers where the flows parted by address, or the links by name' '
 	eval "$("$FABRIC" info -p $FPFX | grep -E "^(LEAVES|SPINES)=")" &&
 	for r in $LEAVES $SPINES; do
 		ip netns exec $FPFX-$r sysctl -qw net.ipv4.icmp_ratelimit=0 net.ipv4.icmp_msgs_per_sec=100000 \
 			net.ipv4.icmp_msgs_burst=100000 || return 1
 	done &&
-	fab_server &&
-	test_wait_for 10 fab_listening &&
-	"$FABRIC" exec -p $FPFX h1 timeout 60 "$FABSCOPE" probe polarization 10.100.2.3 -p $PORT \
-		--bind 10.100.1.1 -q 8 -D 1 --trace >fab.out 2>fab.err &&
+	fab_probe fab &&
 	test $(grep -c "^# traced:" fab.out) = 1 &&
-	test_grep "^# traced: [3-9] routers; the busiest links: 10\.[0-9.]* -> 10\.[0-9.]* ([1-8] flows)" fab.out
+	# by address: the leaves answer from the address of the spine link their answer leaves by,
+	# so a hop pair of addresses is no link, and none is named one
+	test_grep "^# traced: 8 of 8 flows to 10.100.2.3 with every hop answering, [3-9] router addresses, at most [1-8] paths\{0,1\}" fab.out &&
+	test_grep ! " -> " fab.out &&
+	fab_probe named --topology fab.topo &&
+	test_grep "^# traced: 8 of 8 flows, every hop named by fab.topo: [12] paths\{0,1\}; the busiest links: \(l1.0 -> s[12]\|s[12] -> l2.0\) ([1-8] flows)" named.out
 '
 
 test_done

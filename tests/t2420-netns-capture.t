@@ -125,7 +125,7 @@ test_expect_success $P 'errors: one line each, exit 3 for the environment and 2 
 	test_expect_exit 2 "$FABSCOPE" capture -i va 2>e3 && test_grep "give the interface" e3 &&
 	test_expect_exit 2 "$FABSCOPE" capture -i va -w x.pcap -W 3 2>e4 && test_grep "give -C SIZE" e4 &&
 	test_expect_exit 3 inns "$FABSCOPE" capture -i va -w /nonexistent/dir/x.pcap 2>e5 &&
-	test $(wc -l <e5) = 1 && test_grep "cannot write ./nonexistent/dir/x.pcap.: No such file or directory$" e5 &&
+	test $(wc -l <e5) = 1 && test_grep "cannot open the directory of -w ./nonexistent/dir.: No such file or directory$" e5 &&
 	test $(grep -o "nonexistent/dir" e5 | wc -l) = 1
 '
 

@@ -219,7 +219,9 @@ static int dot_node(struct lex *x, struct topo *t, const char *name, const struc
 	if (!topo_name_ok(name) || (attr(a, "pod") && !topo_name_ok(attr(a, "pod"))))
 		return fs_err_usage("%s:%d: '%s': a name is letters, digits, '.', '_', '-' and '/', at most %d bytes",
 				    x->path, line, topo_name_ok(name) ? attr(a, "pod") : name, TOPO_NAME_MAX);
-	return topo_add_switch(t, name, fns[i].tier, attr(a, "pod"), plane, rail, line);
+	if ((rc = topo_add_switch(t, name, fns[i].tier, attr(a, "pod"), plane, rail, line)))
+		return rc;
+	return attr(a, "addr") ? topo_add_switch_addrs(t, t->nsw - 1, attr(a, "addr"), line) : 0;
 }
 
 struct end {
@@ -348,9 +350,13 @@ static void q(FILE *f, const char *s)
 	fprintf(f, "\"%s\"", s);	/* names hold no quote (topo_name_ok) */
 }
 
-void topo_write_dot(const struct topo *t, FILE *f)
+int topo_write_dot(const struct topo *t, FILE *f)
 {
-	size_t i;
+	size_t i, k;
+	int rc;
+
+	if ((rc = topo_design_ok(t)))
+		return rc;
 
 	fprintf(f, "// fabscope topology: %zu switches, %zu links (fabscope-topology(5))\ngraph fabric {\n", t->nsw,
 		t->nln);
@@ -366,7 +372,9 @@ void topo_write_dot(const struct topo *t, FILE *f)
 			fprintf(f, " plane=\"%d\"", s->plane);
 		if (s->rail >= 0)
 			fprintf(f, " rail=\"%d\"", s->rail);
-		fputs("]\n", f);
+		for (k = 0; k < s->naddr; k++)
+			fprintf(f, "%s%s", k ? "," : " addr=\"", s->addr[k]);
+		fputs(s->naddr ? "\"]\n" : "]\n", f);
 	}
 	for (i = 0; i < t->nln; i++) {
 		const struct topo_link *l = &t->ln[i];
@@ -393,4 +401,5 @@ void topo_write_dot(const struct topo *t, FILE *f)
 		fputc('\n', f);
 	}
 	fputs("}\n", f);
+	return 0;
 }

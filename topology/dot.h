@@ -35,7 +35,8 @@ int topo_is_dot(const char *text);
  * memory, said). */
 int topo_parse_dot(struct topo *t, const char *path, const char *text);
 
-/* t as such a graph, to f (it reads back to the same design) */
-void topo_write_dot(const struct topo *t, FILE *f);
+/* t as such a graph, to f (it reads back to the same design): 0, or topo_design_ok's refusal
+ * (a name outside the grammar: nothing written) */
+int topo_write_dot(const struct topo *t, FILE *f);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The intended topology: its file, read and written (intent.h). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -30,9 +31,15 @@ void topo_release(struct topo *t)
 	size_t i;
 
 	for (i = 0; i < t->nsw; i++) {
+		size_t k;
+
 		free(t->sw[i].name);
 		free(t->sw[i].pod);
+		for (k = 0; k < t->sw[i].naddr; k++)
+			free(t->sw[i].addr[k]);
+		free(t->sw[i].addr);
 	}
+	free(t->byaddr);
 	for (i = 0; i < t->nln; i++) {
 		free(t->ln[i].a.dev);
 		free(t->ln[i].a.port);
@@ -131,6 +138,117 @@ static int sw_cmp(const void *a, const void *b)
 	return strcmp(((const struct topo_switch *)a)->name, ((const struct topo_switch *)b)->name);
 }
 
+/* addr in the form inet_ntop writes (IPv4 or IPv6), into buf; -1: not an address */
+static int addr_canon(const char *addr, char *buf, size_t len)
+{
+	unsigned char a[16];
+
+	if (inet_pton(AF_INET, addr, a) == 1)
+		return inet_ntop(AF_INET, a, buf, (socklen_t)len) ? 0 : -1;
+	if (inet_pton(AF_INET6, addr, a) == 1)
+		return inet_ntop(AF_INET6, a, buf, (socklen_t)len) ? 0 : -1;
+	return -1;
+}
+
+int topo_add_switch_addrs(struct topo *t, size_t sw, const char *list, int line)
+{
+	struct topo_switch *s = &t->sw[sw];
+	const char *p = list;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		char one[INET6_ADDRSTRLEN + 8], buf[INET6_ADDRSTRLEN];
+
+		if (n >= sizeof(one) || (memcpy(one, p, n), one[n] = 0, addr_canon(one, buf, sizeof(buf))))
+			return fs_err_usage("%s:%d: addr=%s: give IPv4 or IPv6 addresses, split by commas",
+					    t->path ? t->path : "topology", line, list);
+		if (FS_ALLOC_GROW(s->addr, s->naddr + 1, s->addr_alloc) || !(s->addr[s->naddr] = strdup(buf)))
+			return fs_err_env("out of memory reading %s", t->path ? t->path : "the topology");
+		s->naddr++;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct topo_addr *)a)->addr, ((const struct topo_addr *)b)->addr);
+}
+
+/* every switch's addresses into t->byaddr, sorted; one switch an address */
+static int index_addrs(struct topo *t)
+{
+	size_t i, k, n = 0;
+
+	free(t->byaddr);
+	t->byaddr = NULL;
+	t->naddr = 0;
+	for (i = 0; i < t->nsw; i++)
+		n += t->sw[i].naddr;
+	if (!n)
+		return 0;
+	if (!(t->byaddr = malloc(n * sizeof(*t->byaddr))))
+		return fs_err_env("out of memory reading %s", t->path ? t->path : "the topology");
+	for (i = 0; i < t->nsw; i++)
+		for (k = 0; k < t->sw[i].naddr; k++)
+			t->byaddr[t->naddr++] = (struct topo_addr){ t->sw[i].addr[k], (int)i };
+	qsort(t->byaddr, n, sizeof(*t->byaddr), addr_cmp);
+	for (i = 0; i + 1 < n; i++)
+		if (!strcmp(t->byaddr[i].addr, t->byaddr[i + 1].addr)) {
+			const struct topo_switch *a = &t->sw[t->byaddr[i].sw], *b = &t->sw[t->byaddr[i + 1].sw];
+
+			if (a->line > b->line) {	/* the later line is the one at fault */
+				const struct topo_switch *x = a;
+
+				a = b;
+				b = x;
+			}
+			if (a == b)
+				return fs_err_usage("%s:%d: address %s is given to switch %s twice",
+						    t->path ? t->path : "topology", a->line, t->byaddr[i].addr, a->name);
+			return fs_err_usage("%s:%d: address %s is given to both %s (line %d) and %s: an address "
+					    "names one switch", t->path ? t->path : "topology", b->line,
+					    t->byaddr[i].addr, a->name, a->line, b->name);
+		}
+	return 0;
+}
+
+int topo_addr_switch(const struct topo *t, const char *addr)
+{
+	char buf[INET6_ADDRSTRLEN];
+	size_t lo = 0, hi = t->naddr;
+
+	if (!addr || addr_canon(addr, buf, sizeof(buf)))
+		return -1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(t->byaddr[mid].addr, buf);
+
+		if (!c)
+			return t->byaddr[mid].sw;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+int topo_cabled(const struct topo *t, const char *a, const char *b)
+{
+	size_t i;
+
+	for (i = 0; i < t->nln; i++) {
+		const struct topo_link *l = &t->ln[i];
+
+		if ((!strcmp(l->a.dev, a) && !strcmp(l->b.dev, b)) || (!strcmp(l->a.dev, b) && !strcmp(l->b.dev, a)))
+			return 1;
+	}
+	return 0;
+}
+
 int topo_switch_index(const struct topo *t, const char *name)
 {
 	size_t lo = 0, hi = t->nsw;
@@ -175,7 +293,7 @@ int topo_finish(struct topo *t)
 			l->b = e;
 		}
 	}
-	return 0;
+	return index_addrs(t);
 }
 
 /* ---- the file ---- */
@@ -217,12 +335,12 @@ static int end_split(struct rd *r, char *w, char **dev, char **port)
 
 static int parse_switch(struct rd *r, char **save)
 {
-	char *name = strtok_r(NULL, " \t", save), *w, *pod = NULL;
-	int tier = -1, plane = -1, rail = -1, rc = 0;
+	char *name = strtok_r(NULL, " \t", save), *w, *pod = NULL, *addrs[64];
+	int tier = -1, plane = -1, rail = -1, rc = 0, naddrs = 0, i;
 
 	if (!name || !topo_name_ok(name) || strchr(name, '='))
 		return fs_err_usage("%s:%d: 'switch' needs a name first (letters, digits, '.', '_', '-', '/'): "
-				    "switch NAME tier=leaf|spine|superspine [pod=P] [plane=N] [rail=N]",
+				    "switch NAME tier=leaf|spine|superspine [pod=P] [plane=N] [rail=N] [addr=A,B]",
 				    r->path, r->line);
 	while (!rc && (w = strtok_r(NULL, " \t", save))) {
 		char *eq = strchr(w, '='), *v;
@@ -245,8 +363,13 @@ static int parse_switch(struct rd *r, char **save)
 			rc = small_int(r, w, v, 7, &plane);
 		} else if (!strcmp(w, "rail")) {
 			rc = small_int(r, w, v, 63, &rail);
+		} else if (!strcmp(w, "addr")) {	/* (repeatable) */
+			if (naddrs == (int)(sizeof(addrs) / sizeof(addrs[0])))
+				return fs_err_usage("%s:%d: more than %d addr= on one line: write the addresses "
+						    "split by commas", r->path, r->line, naddrs);
+			addrs[naddrs++] = v;
 		} else {
-			return fs_err_usage("%s:%d: unknown key '%s': a switch has tier=, pod=, plane= and rail=",
+			return fs_err_usage("%s:%d: unknown key '%s': a switch has tier=, pod=, plane=, rail= and addr=",
 					    r->path, r->line, w);
 		}
 	}
@@ -255,7 +378,11 @@ static int parse_switch(struct rd *r, char **save)
 	if (tier < 0)
 		return fs_err_usage("%s:%d: switch %s has no tier=: give leaf, spine or superspine", r->path, r->line,
 				    name);
-	return topo_add_switch(r->t, name, (enum topo_tier)tier, pod, plane, rail, r->line);
+	if ((rc = topo_add_switch(r->t, name, (enum topo_tier)tier, pod, plane, rail, r->line)))
+		return rc;
+	for (i = 0; i < naddrs && !rc; i++)
+		rc = topo_add_switch_addrs(r->t, r->t->nsw - 1, addrs[i], r->line);
+	return rc;
 }
 
 static int parse_link(struct rd *r, char **save)
@@ -350,9 +477,55 @@ int topo_read(struct topo *t, const char *path, const char *text)
 	return rc ? rc : topo_finish(t);
 }
 
-void topo_write(const struct topo *t, FILE *f)
+/* s for a message: at most 60 bytes, control bytes as \xNN */
+static const char *shown(const char *s, char *buf, size_t len)
 {
+	size_t n = strlen(s);
+
+	fs_escape_ctl(s, n > 60 ? 60 : n, buf, len);
+	return buf;
+}
+
+int topo_design_ok(const struct topo *t)
+{
+	char b1[256], b2[256];
 	size_t i;
+
+	for (i = 0; i < t->nsw; i++) {
+		size_t k;
+
+		if (!topo_name_ok(t->sw[i].name) || (t->sw[i].pod && !topo_name_ok(t->sw[i].pod)))
+			return fs_err_usage("switch '%s' (pod '%s'): a name outside fabscope-topology(5)'s grammar "
+					    "(letters, digits, '.', '_', '-', '/'): nothing written",
+					    shown(t->sw[i].name, b1, sizeof(b1)),
+					    shown(t->sw[i].pod ? t->sw[i].pod : "", b2, sizeof(b2)));
+		for (k = 0; k < t->sw[i].naddr; k++)	/* (topo_add_switch_addrs makes them so: inet_ntop's) */
+			if (!*t->sw[i].addr[k] || t->sw[i].addr[k][strspn(t->sw[i].addr[k], "0123456789abcdefABCDEF.:")])
+				return fs_err_usage("switch '%s': address '%s' is no IPv4 or IPv6 address: nothing "
+						    "written", shown(t->sw[i].name, b1, sizeof(b1)),
+						    shown(t->sw[i].addr[k], b2, sizeof(b2)));
+	}
+	for (i = 0; i < t->nln; i++) {
+		const struct topo_link *l = &t->ln[i];
+		const struct topo_end *e[2] = { &l->a, &l->b };
+		int k;
+
+		for (k = 0; k < 2; k++)
+			if (!topo_name_ok(e[k]->dev) || !topo_name_ok(e[k]->port))
+				return fs_err_usage("cable %zu, '%s:%s': a name outside fabscope-topology(5)'s grammar "
+						    "(letters, digits, '.', '_', '-', '/'): nothing written", i + 1,
+						    shown(e[k]->dev, b1, sizeof(b1)), shown(e[k]->port, b2, sizeof(b2)));
+	}
+	return 0;
+}
+
+int topo_write(const struct topo *t, FILE *f)
+{
+	size_t i, k;
+	int rc;
+
+	if ((rc = topo_design_ok(t)))
+		return rc;
 
 	fprintf(f, "# fabscope topology: %zu switches, %zu links (fabscope-topology(5))\n", t->nsw, t->nln);
 	for (i = 0; i < t->nsw; i++) {
@@ -365,6 +538,8 @@ void topo_write(const struct topo *t, FILE *f)
 			fprintf(f, " plane=%d", s->plane);
 		if (s->rail >= 0)
 			fprintf(f, " rail=%d", s->rail);
+		for (k = 0; k < s->naddr; k++)
+			fprintf(f, "%s%s", k ? "," : " addr=", s->addr[k]);
 		fputc('\n', f);
 	}
 	for (i = 0; i < t->nln; i++) {
@@ -379,4 +554,5 @@ void topo_write(const struct topo *t, FILE *f)
 			fprintf(f, " speed=%gG", l->speed_gbps);
 		fputc('\n', f);
 	}
+	return 0;
 }

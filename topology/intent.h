@@ -9,8 +9,12 @@
  * read (topo_parse); what the design says about itself is judged by
  * topo_check (check.c).
  *
- *   switch NAME tier=leaf|spine|superspine [pod=POD] [plane=P] [rail=R]
+ *   switch NAME tier=leaf|spine|superspine [pod=POD] [plane=P] [rail=R] [addr=A,B,...]
  *   link DEV:PORT DEV:PORT [rail=R] [plane=P] [speed=SPEED]
+ *
+ * A switch's addr= are the addresses it answers from (IPv4 or IPv6
+ * literals: its interfaces', its loopback), as a traceroute's hops name
+ * routers by address; an address belongs to one switch.
  *
  * Names (devices, ports, pods) are 1 to TOPO_NAME_MAX bytes of letters,
  * digits, '.', '_', '-' and '/', beginning with a letter or digit; ':'
@@ -33,6 +37,14 @@ struct topo_switch {
 	char *pod;		/* NULL: not given */
 	int plane, rail;	/* -1: not given */
 	int line;		/* where it was declared (0: made, not read) */
+	char **addr;		/* addr=: its addresses, as inet_ntop writes them */
+	size_t naddr, addr_alloc;
+};
+
+/* An address of a switch, for the lookup by address (topo_addr_switch) */
+struct topo_addr {
+	const char *addr;	/* the switch's own string */
+	int sw;
 };
 
 struct topo_end {
@@ -53,6 +65,8 @@ struct topo {
 	size_t nsw, sw_alloc;
 	struct topo_link *ln;	/* in the file's order */
 	size_t nln, ln_alloc;
+	struct topo_addr *byaddr;	/* every switch address, sorted (topo_finish) */
+	size_t naddr;
 };
 
 void topo_init(struct topo *t);
@@ -75,14 +89,35 @@ int topo_add_switch(struct topo *t, const char *name, enum topo_tier tier, const
 		    int rail, int line);
 int topo_add_link(struct topo *t, const char *adev, const char *aport, const char *bdev, const char *bport,
 		  int rail, int plane, double speed_gbps, int line);
-/* Sort the switches and resolve every link's ends; 0 or -FS_EXIT_ENV said. */
+/* Addresses of switch sw (its index as declared, before topo_finish), as
+ * addr= gives them ("A,B,..."): 0, or -FS_EXIT_* said (not an address
+ * literal, out of memory). */
+int topo_add_switch_addrs(struct topo *t, size_t sw, const char *list, int line);
+/* Sort the switches, resolve every link's ends and index the addresses;
+ * 0, or -FS_EXIT_USAGE said (a switch declared twice, an address given
+ * to two switches), -FS_EXIT_ENV (out of memory). */
 int topo_finish(struct topo *t);
 
 /* The switch named name, or -1 */
 int topo_switch_index(const struct topo *t, const char *name);
+/* The switch that answers from addr (any literal form), or -1 (a binary
+ * search) */
+int topo_addr_switch(const struct topo *t, const char *addr);
+/* Is there a cable between devices a and b (switches or nodes)?  A scan of
+ * the cables. */
+int topo_cabled(const struct topo *t, const char *a, const char *b);
 
-/* The file's text for t (our own format), to f */
-void topo_write(const struct topo *t, FILE *f);
+/*
+ * The one check of every design writer (topo_write, topo_write_dot,
+ * topo_slurm_write): each switch, pod, device and port a name (topo_name_ok),
+ * and each switch address one as topo_add_switch_addrs keeps it (hex digits,
+ * '.', ':'), so that nothing in a name (a newline, a space, a quote) can make
+ * a line, an attribute or a statement of the file written.  0, or -FS_EXIT_USAGE
+ * with the first name that is not one said (its control bytes as \xNN).
+ */
+int topo_design_ok(const struct topo *t);
+/* The file's text for t (our own format), to f: 0, or topo_design_ok's refusal (nothing written) */
+int topo_write(const struct topo *t, FILE *f);
 
 /* "200G", "25G", "400G" (a whole number of Gb/s, or Mb/s with M); 0 on error */
 double topo_parse_speed(const char *s);

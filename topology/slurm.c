@@ -84,9 +84,16 @@ int topo_slurm_write(const struct topo *t, int rail, int plane, FILE *f)
 	char *has = calloc(t->nsw + 1, 1);
 	size_t *first = fs_reallocarray(NULL, t->nsw + 1, sizeof(*first)), n = 0, k;
 	struct member *m = has && first ? lane_members(t, rail, plane, &n) : NULL;
-	int tier, written = 0;
+	int tier, written = 0, rc;
+	char from[256];
 	size_t s;
 
+	if ((rc = topo_design_ok(t))) {
+		free(m);
+		free(first);
+		free(has);
+		return rc;
+	}
 	if (!m) {
 		free(has);
 		free(first);
@@ -96,8 +103,11 @@ int topo_slurm_write(const struct topo *t, int rail, int plane, FILE *f)
 		first[s] = n;
 	for (k = n; k-- > 0;)
 		first[m[k].sw] = k;
+	/* (the path as given: a newline in it would end the comment) */
+	fs_escape_ctl(t->path ? t->path : "the intended topology", strlen(t->path ? t->path : "the intended topology"),
+		      from, sizeof(from));
 	fprintf(f, "# topology.conf for Slurm's topology/tree, from %s: rail %d, plane %d (fabscope topo export)\n",
-		t->path ? t->path : "the intended topology", rail, plane);
+		from, rail, plane);
 	for (tier = TOPO_LEAF; tier <= TOPO_SUPERSPINE; tier++)	/* a tier's members are known when it is written */
 		for (s = 0; s < t->nsw; s++) {
 			int listed = 0;

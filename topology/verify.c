@@ -131,6 +131,17 @@ int topo_obs_add_port(struct topo_obsset *s, const char *node, json_t *port, con
 
 	if (!node || !*node)
 		return fs_err_usage("%s: no node name", what);
+	{	/* names go into findings and design files: a newline must not make a line of its own */
+		const char *iface = json_string_value(json_object_get(port, "iface"));
+		const char *bad = !topo_name_ok(node) ? node : iface && *iface && !topo_name_ok(iface) ? iface : NULL;
+		char b[256];
+
+		if (bad) {
+			fs_escape_ctl(bad, strlen(bad) > 60 ? 60 : strlen(bad), b, sizeof(b));
+			return fs_err_usage("%s: %s '%s' is not a name of fabscope-topology(5) (letters, digits, '.', "
+					    "'_', '-', '/'): not judged", what, bad == node ? "node" : "interface", b);
+		}
+	}
 	if (FS_ALLOC_GROW(s->o, s->n + 1, s->alloc))
 		return fs_err_env("out of memory reading %s", what);
 	rc = obs_port(&s->o[s->n], node, port);

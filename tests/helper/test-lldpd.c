@@ -12,12 +12,25 @@
  *                               and the text cut; each parsed for the
  *                               interfaces FILE has, every string printable
  *                               and within its buffer; one line of counts
+ *   lldpd-eintr DIR             lldpd_neighbours against DIR/ctl, a socket that
+ *                               takes lldpcli's connection and never answers,
+ *                               and one SIGALRM 100 ms in: it must end at its
+ *                               deadline (FABSCOPE_TEST_LLDPCLI_TIMEOUT_MS, a
+ *                               test build's), not wait in a read; says after
+ *                               how long, exit 0 when it refused
  */
+#include <errno.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
 
+#include "../../core/clock.h"
 #include "../../discover/lldpd.h"
 #include "test-tool.h"
 
@@ -212,6 +225,41 @@ static int fuzz(const char *path, unsigned long n, uint64_t rng)
 	return rc;
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;	/* (there only to interrupt: poll returns EINTR) */
+}
+
+/* lldpd_neighbours against a socket that takes lldpcli's connection and never answers, and one
+ * SIGALRM (no SA_RESTART) 100 ms in, while it waits: it must end at its deadline, not wait for
+ * ever in a read after the poll that the signal cut short; how long it took */
+static int eintr(const char *dir)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sigaction act = { .sa_handler = on_alarm };
+	struct itimerval it = { { 0, 0 }, { 0, 100000 } };
+	struct lldp_heard h = { .ifname = "eth0" };
+	uint64_t t0;
+	int fd, rc;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/ctl", dir);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(fd, 8) || chmod(sa.sun_path, 0666)) {	/* (lldpcli may run as its own user) */
+		fprintf(stderr, "test-tool lldpd-eintr: %s: %s\n", sa.sun_path, strerror(errno));
+		return 1;
+	}
+	sigemptyset(&act.sa_mask);
+	sigaction(SIGALRM, &act, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	t0 = clock_ns();
+	rc = lldpd_neighbours(sa.sun_path, &h, 1);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	printf("lldpd-eintr: %s after %.1f s\n", rc ? "refused" : "answered", (clock_ns() - t0) / 1e9);
+	close(fd);
+	return rc ? 0 : 1;
+}
+
 int tool_lldpd(int argc, const char **argv)
 {
 	struct lldp_heard h[64];
@@ -220,6 +268,11 @@ int tool_lldpd(int argc, const char **argv)
 	size_t len;
 	int i, rc;
 
+	if (!strcmp(argv[0], "lldpd-eintr")) {
+		if (argc != 2)
+			return usage_error("usage: test-tool lldpd-eintr DIR");
+		return eintr(argv[1]);
+	}
 	if (!strcmp(argv[0], "lldpd-fuzz")) {
 		if (argc != 4)
 			return usage_error("usage: test-tool lldpd-fuzz FILE N SEED");

@@ -54,6 +54,9 @@ int tool_fmt_size(int argc, const char **argv);
 /* test-shquote.c: core/shquote.c */
 int tool_shquote(int argc, const char **argv);
 
+/* test-quote.c: plots/plot.c's gnuplot quoting (and report/doc.c's escaping), fuzzed */
+int tool_quote_fuzz(int argc, const char **argv);
+
 /* test-options.c: core/options.c */
 int tool_options(int argc, const char **argv);
 

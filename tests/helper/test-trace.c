@@ -3,7 +3,7 @@
  * test-tool trace: probes/trace.c, the path of TCP 5-tuples (tests/t2300-netns-trace.t).
  *
  *   trace SRC SPORT DST DPORT [--max-ttl N] [--timeout MS] [--probes N] [--pause MS]
- *         [--many SPORT,SPORT,...]
+ *         [--patient] [--many SPORT,SPORT,...]
  *
  * SRC is an IPv4 address of this host, or - for the one the kernel picks
  * towards DST.  Without --many: trace_tcp of SPORT, printing one line per hop,
@@ -26,7 +26,7 @@
 #include "test-tool.h"
 
 #define TRACE_USAGE "usage: test-tool trace SRC SPORT DST DPORT [--max-ttl N] [--timeout MS] " \
-	"[--probes N] [--pause MS] [--many SPORT,SPORT,...]"
+	"[--probes N] [--pause MS] [--patient] [--many SPORT,SPORT,...]"
 #define MAX_PORTS 4096
 
 static int parse_num(const char *s, long lo, long hi, long *v)
@@ -98,6 +98,10 @@ int tool_trace(int argc, const char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
+		if (!strcmp(a, "--patient")) {	/* ask a TTL again while answers come */
+			o.patient = 1;
+			continue;
+		}
 		if (!strcmp(a, "--max-ttl") || !strcmp(a, "--timeout") || !strcmp(a, "--probes") ||
 		    !strcmp(a, "--pause") || !strcmp(a, "--many")) {
 			if (i + 1 == argc)
