@@ -150,7 +150,7 @@ static void failed_check(struct report *rep, double lim)
 {
 	char buf[128], pre[300];
 	struct check *c;
-	int ri, worst = 0;
+	int ri, worst = 0, failing = 0;
 	json_t *rec;
 	size_t k;
 
@@ -163,7 +163,7 @@ static void failed_check(struct report *rep, double lim)
 	for (ri = 0; ri < rep->nruns; ri++) {
 		const struct rrun *r = &rep->runs[ri];
 
-		c->total++;
+		c->total += r->nrec > r->nerr ? r->nrec : r->nerr;	/* "N of M": records */
 		if (r->nerr > worst)
 			worst = r->nerr;
 		if (r->nerr <= lim)
@@ -174,7 +174,9 @@ static void failed_check(struct report *rep, double lim)
 					  record_str(rec, "error", "error"));
 		if (!json_array_size(r->st.failed))
 			report_check_fail(c, "%s%d failed", prefix(rep, r, pre, sizeof(pre)), r->nerr);
+		failing += r->nerr;
 	}
+	c->failing = failing;	/* every failed record, not only the ones named */
 	snprintf(c->worst, sizeof(c->worst), "%d", worst);
 }
 
@@ -182,7 +184,7 @@ static void missing_check(struct report *rep, double lim)
 {
 	char buf[128], pre[300];
 	struct check *c;
-	int ri, worst = 0;
+	int ri, worst = 0, failing = 0;
 	json_t *n;
 	size_t k;
 
@@ -195,7 +197,10 @@ static void missing_check(struct report *rep, double lim)
 	for (ri = 0; ri < rep->nruns; ri++) {
 		const struct rrun *r = &rep->runs[ri];
 
-		c->total++;
+		size_t nn = json_array_size(json_object_get(r->run, "nodes"));
+
+		/* (run.json is bounded: its nodes are far under INT_MAX) */
+		c->total += nn > (size_t)r->missing ? (int)nn : r->missing;
 		if (r->missing > worst)
 			worst = r->missing;
 		if (r->missing <= lim)
@@ -204,7 +209,9 @@ static void missing_check(struct report *rep, double lim)
 			if (!strcmp(record_str(n, "status", "ok"), "missing"))
 				report_check_fail(c, "%s%.60s (%.100s)", prefix(rep, r, pre, sizeof(pre)),
 						  record_str(n, "name", "?"), record_str(n, "why", "?"));
+		failing += r->missing;
 	}
+	c->failing = failing;	/* "N of M": nodes */
 	snprintf(c->worst, sizeof(c->worst), "%d", worst);
 }
 

@@ -212,7 +212,7 @@ test_expect_success $P 'a polarization probe with starved flows: no verdict, no 
 		 .verdict == \"inconclusive\" and .likely_cause == \"flows_starved\")" starved/results.jsonl &&
 	jq -e ".failed_jobs == 0 and .polarization.inconclusive == 1" starved/run.json &&
 	test_expect_exit 5 "$FABSCOPE" report starved -o starved-rep --no-plots >starved-rep.out &&
-	test_grep "^| no test failed (no record with status error) | 0 | 0 | 0 of 1 | \*\*PASS\*\* | - |$" starved-rep/report.md
+	test_grep "^| no test failed (no record with status error) | 0 | 0 | 0 of 4 | \*\*PASS\*\* | - |$" starved-rep/report.md
 '
 
 test_expect_success $P 'bad options: one line, exit 2; a missing interface: one line, exit 3' '
