@@ -67,6 +67,25 @@ test_expect_success $P 'files that hold the same name never run at once' '
 	test ! -e h1.in && test ! -e h2.in
 '
 
+# a file that leaves a line half written holds nobody up: with two slots, "partial" writes half a
+# line and waits (a hang guard, 60 s) for "third", which can start only once the harness has seen
+# "quick" end; a harness stuck reading the half line would never start it
+test_expect_success $P 'a half-written line holds up no other file' '
+	cat >partial.t <<-\EOF &&
+	#!/bin/bash
+	echo 1..1
+	printf "# half a line"
+	for i in $(seq 600); do test -e third.in && break; sleep 0.1; done
+	echo
+	if test -e third.in; then echo "ok 1 - third ran"; else echo "not ok 1 - third never ran"; fi
+	EOF
+	chmod +x partial.t &&
+	mk quick - true && mk third - "touch third.in" &&
+	printf "%s\n" "plain partial.t 100" "plain quick.t 50" "plain third.t 1" >ptimings &&
+	"$RUN_TESTS" -j 2 --timings ptimings partial.t quick.t third.t >out 2>err &&
+	test_grep "^All tests successful" out
+'
+
 test_expect_success $P 'a failure: the file and its diagnostics when it ends, again after the summary, exit 1' '
 	cat >bad.t <<-\EOF &&
 	#!/bin/bash
