@@ -29,6 +29,7 @@
 #include "../core/alloc.h"
 #include "../core/builtin.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "../core/options.h"
 #include "../topology/check.h"
 #include "../topology/dot.h"
@@ -110,11 +111,6 @@ static int out_close(FILE *f, const char *path)
 	return 0;
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static int topo_check_file(struct topo *t, const struct topo_opts *o)
 {
 	struct topo_findings fs;
@@ -134,7 +130,7 @@ static int topo_check_file(struct topo *t, const struct topo_opts *o)
 		for (i = 0; i < t->nln; i++)
 			if (t->ln[i].a.sw < 0)
 				names[n++] = t->ln[i].a.dev;
-		qsort(names, n, sizeof(*names), name_cmp);
+		qsort(names, n, sizeof(*names), fs_name_pcmp);
 		for (i = 0; i < n; i++)
 			nodes += !i || strcmp(names[i - 1], names[i]);
 		free(names);

@@ -2,13 +2,13 @@
 /*
  * The model's fabric graph and routing: see fabric.h.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "fabric.h"
 
 uint64_t fab_rand(uint64_t *state)
@@ -20,41 +20,10 @@ uint64_t fab_rand(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-int fab_natcmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			const char *x = a, *y = b;
-			size_t lx, ly;
-
-			while (*x == '0' && isdigit((unsigned char)x[1]))
-				x++;
-			while (*y == '0' && isdigit((unsigned char)y[1]))
-				y++;
-			for (a = x; isdigit((unsigned char)*a); a++)
-				;
-			for (b = y; isdigit((unsigned char)*b); b++)
-				;
-			lx = (size_t)(a - x);
-			ly = (size_t)(b - y);
-			if (lx != ly)
-				return lx < ly ? -1 : 1;
-			if (memcmp(x, y, lx))
-				return memcmp(x, y, lx);
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-		a++;
-		b++;
-	}
-	return *a ? 1 : *b ? -1 : 0;
-}
-
 static int port_cmp(const void *x, const void *y)
 {
 	const struct fab_port *a = x, *b = y;
-	int c = fab_natcmp(a->node, b->node);
+	int c = fs_name_cmp(a->node, b->node);
 
 	if (c)
 		return c;
@@ -155,7 +124,7 @@ int fab_build(struct fab *f, const struct topo *t, double default_gbps)
 	if (!f->hosts || !f->host_port)
 		goto oom;
 	for (i = 0; i < n; i++) {
-		if (!i || strcmp(f->ports[i].node, f->ports[i - 1].node)) {
+		if (!i || fs_name_cmp(f->ports[i].node, f->ports[i - 1].node)) {
 			f->host_port[f->nhosts] = i;
 			f->hosts[f->nhosts++] = f->ports[i].node;
 		}
@@ -312,7 +281,7 @@ long fab_host_index(const struct fab *f, const char *name)
 
 	while (lo < hi) {	/* f->hosts are in natural order */
 		size_t mid = (lo + hi) / 2;
-		int c = fab_natcmp(f->hosts[mid], name);
+		int c = fs_name_cmp(f->hosts[mid], name);
 
 		if (!c)
 			return (long)mid;

@@ -33,7 +33,7 @@ struct fab {
 	size_t nsw;
 	struct fab_port *ports;	/* sorted by host (natural order), rail, plane */
 	size_t nports;
-	const char **hosts;	/* distinct node names, natural order ("h2" < "h10") */
+	const char **hosts;	/* distinct node names in core/names.h's order ("h2" < "h10") */
 	size_t nhosts;
 	size_t *host_port;	/* host h's ports: [host_port[h], host_port[h + 1]) */
 	size_t *adj_off;	/* switch u's neighbours: [adj_off[u], adj_off[u + 1]) */
@@ -90,8 +90,5 @@ int fab_add_path(struct fab *f, struct fab_shares *s, const char *const *hops, i
 
 /* splitmix64 */
 uint64_t fab_rand(uint64_t *state);
-
-/* Natural order of names: digit runs compare as numbers ("h2" < "h10"). */
-int fab_natcmp(const char *a, const char *b);
 
 #endif

@@ -67,6 +67,25 @@ test_expect_success $P 'a leaf of a rail-optimized design serving two rails; the
 	test_grep -x "wr.topo: 6 switches, 4 nodes, 16 cables: 1 errors, 0 warnings" out
 '
 
+test_expect_success $P 'h01 and h1 are two nodes; names in natural order (s2 before s10), each its own' '
+	cat >h01.topo <<-\EOF &&
+	switch s10 tier=spine
+	switch s2 tier=spine
+	switch l1 tier=leaf rail=0
+	link h01:eth0 l1:p1 rail=0
+	link h1:eth0 l1:p2 rail=0
+	link h2:eth0 l1:p3 rail=0
+	link l1:u1 s2:d1
+	link l1:u2 s10:d1
+	EOF
+	fs_expect 0 topo check-file h01.topo &&
+	test_grep -x "h01.topo: 3 switches, 3 nodes, 5 cables: 0 errors, 0 warnings" out &&
+	fs_expect 0 topo export h01.topo --slurm &&
+	grep -v "^#" out >actual &&
+	printf "%s\n" "SwitchName=l1 Nodes=h01,h1,h2" "SwitchName=s2 Switches=l1" "SwitchName=s10 Switches=l1" >expect &&
+	test_cmp expect actual
+'
+
 # not_topo TEXT WORDS...: exit 2, one line on stderr holding every word
 not_topo() {
 	printf "$1" >nt.topo && shift &&

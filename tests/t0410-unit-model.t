@@ -131,6 +131,46 @@ test_expect_success $P 'a plan phase: its kind, seed and hostfile order, as --pa
 	test_cmp la lb
 '
 
+# h01 and h1: one natural key, two names (core/names.h); two rails, so that a sort by natural key
+# alone interleaves their ports (h01 rail 0, h1 rail 0, h01 rail 1, ...)
+h01_topo() {
+	cat <<-\EOF
+	switch l1.0 tier=leaf rail=0
+	switch l1.1 tier=leaf rail=1
+	switch l2.0 tier=leaf rail=0
+	switch l2.1 tier=leaf rail=1
+	switch s1 tier=spine
+	link h01:eth0 l1.0:p1 rail=0 speed=100G
+	link h01:eth1 l1.1:p1 rail=1 speed=100G
+	link h1:eth0 l1.0:p2 rail=0 speed=100G
+	link h1:eth1 l1.1:p2 rail=1 speed=100G
+	link h2:eth0 l2.0:p1 rail=0 speed=100G
+	link h2:eth1 l2.1:p1 rail=1 speed=100G
+	link l1.0:u1 s1:d1 speed=100G
+	link l1.1:u1 s1:d2 speed=100G
+	link l2.0:u1 s1:d3 speed=100G
+	link l2.1:u1 s1:d4 speed=100G
+	EOF
+}
+
+test_expect_success $P 'h01 and h1 are two hosts: 3 in a 3-host design, their cables taken by --paths and --plan' '
+	h01_topo >h01.topo &&
+	"$FABSCOPE" model h01.topo --pattern ring >text &&
+	test_grep "^fabscope model: h01.topo: 3 hosts, 5 switches; ring, 1 round$" text &&
+	"$FABSCOPE" model h01.topo --pattern ring --json >m.json &&
+	jq -e "[.lanes[] | .spray.flows] == [3, 3]" m.json &&
+	printf "%s\n" "h01 l1.0 s1 l2.0 h2" "h1 l1.1 s1 l2.1 h2" "h2 l2.0 s1 l1.0 h1" >paths &&
+	"$FABSCOPE" model h01.topo --paths paths --json >p.json &&
+	jq -r ".flows[] | \"\(.rail) \(.ecmp_gbps) \(.path)\"" p.json >out &&
+	printf "%s\n" "0 100 h01 l1.0 s1 l2.0 h2" "1 100 h1 l1.1 s1 l2.1 h2" "0 100 h2 l2.0 s1 l1.0 h1" >expect &&
+	test_cmp expect out &&
+	printf "%s\n" "h2 rail0=10.0.0.2 rail1=10.1.0.2" "h1 rail0=10.0.0.1 rail1=10.1.0.1" \
+		"h01 rail0=10.0.0.11 rail1=10.1.0.11" >hosts01 &&
+	printf "%s\n" "[global]" "hostfile = hosts01" "[inc]" "kind = incast" "target = h1" >inc.ini &&
+	"$FABSCOPE" model h01.topo --plan inc.ini --json >i.json &&
+	jq -e "[.lanes[] | .spray.flows] == [2, 2] and .all.spray.line_gbps == 200" i.json
+'
+
 test_expect_success $P 'bad input: one line, exit 2' '
 	small_topo | sed "s/ speed=100G//" >nospeed.topo &&
 	test_expect_exit 2 "$FABSCOPE" model nospeed.topo 2>err &&

@@ -7,6 +7,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "check.h"
 
 struct chk {
@@ -49,10 +50,10 @@ struct pend {
 static int pend_cmp(const void *a, const void *b)
 {
 	const struct pend *x = a, *y = b;
-	int c = strcmp(x->dev, y->dev);
+	int c = fs_name_cmp(x->dev, y->dev);
 
 	if (!c)
-		c = strcmp(x->port, y->port);
+		c = fs_name_cmp(x->port, y->port);
 	return c ? c : x->line - y->line;
 }
 
@@ -87,7 +88,7 @@ struct nport {
 static int nport_cmp(const void *a, const void *b)
 {
 	const struct nport *x = a, *y = b;
-	int c = strcmp(x->node, y->node);
+	int c = fs_name_cmp(x->node, y->node);
 
 	if (!c)
 		c = x->rail - y->rail;

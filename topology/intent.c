@@ -9,6 +9,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "../core/slurp.h"
 #include "dot.h"
 #include "intent.h"
@@ -128,7 +129,7 @@ int topo_add_link(struct topo *t, const char *adev, const char *aport, const cha
 
 static int sw_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct topo_switch *)a)->name, ((const struct topo_switch *)b)->name);
+	return fs_name_cmp(((const struct topo_switch *)a)->name, ((const struct topo_switch *)b)->name);
 }
 
 int topo_switch_index(const struct topo *t, const char *name)
@@ -137,7 +138,7 @@ int topo_switch_index(const struct topo *t, const char *name)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(t->sw[mid].name, name);
+		int c = fs_name_cmp(t->sw[mid].name, name);
 
 		if (!c)
 			return (int)mid;

@@ -6,6 +6,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "verify.h"
 
 static const char *const set_names[TOPO_NSET] = TOPO_SETTINGS;
@@ -160,9 +161,9 @@ int topo_link_plane(const struct topo *t, const struct topo_link *l)
 static int obs_cmp(const void *a, const void *b)
 {
 	const struct topo_obs *x = a, *y = b;
-	int c = strcmp(x->node, y->node);
+	int c = fs_name_cmp(x->node, y->node);
 
-	return c ? c : strcmp(x->iface, y->iface);
+	return c ? c : fs_name_cmp(x->iface, y->iface);
 }
 
 void topo_obs_sort(struct topo_obsset *s)
@@ -185,7 +186,7 @@ int topo_obs_has_node(const struct topo_obsset *s, const char *node)
 	while (lo < hi) {	/* the first port of node or after it */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (strcmp(s->o[mid].node, node) < 0)
+		if (fs_name_cmp(s->o[mid].node, node) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -202,9 +203,9 @@ struct swport {
 static int swport_cmp(const void *a, const void *b)
 {
 	const struct swport *x = a, *y = b;
-	int c = strcmp(x->sw, y->sw);
+	int c = fs_name_cmp(x->sw, y->sw);
 
-	return c ? c : strcmp(x->port, y->port);
+	return c ? c : fs_name_cmp(x->port, y->port);
 }
 
 struct vfy {
