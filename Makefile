@@ -170,7 +170,7 @@ COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collec
 TOPO_SRC := topology/intent.c topology/dot.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
 	discover/show.c discover/lldpd.c discover/judge.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/flow.c pcap/reader.c pcap/analyze.c
-MODEL_SRC := model/maxmin.c model/fabric.c model/shape.c fleet/model-cmd.c
+MODEL_SRC := model/maxmin.c model/fabric.c model/solve.c model/shape.c fleet/model-cmd.c
 LIB_SRC := $(MODEL_SRC) $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC)
 MAIN_SRC := core/main.c
@@ -291,6 +291,7 @@ demo:
 bench: all
 	bench/fleet-bench.sh
 	bench/scale-bench.sh
+	bench/model-bench.sh
 	@ci/install-deps bench
 	bench/netns-bench.sh
 	bench/pcap-bench.sh

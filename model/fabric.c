@@ -11,6 +11,19 @@
 #include "../core/names.h"
 #include "fabric.h"
 
+/* the next hops kept for all classes together, in words: this many
+ * fabrics' worth (a fabric's classes are its pods and planes, or its rails
+ * when rail-only: far fewer); past it they are made again when used */
+#define FAB_DAG_FABRICS 16
+
+/* a class's next hops toward its leaves' neighbours (T) */
+struct fab_dag {
+	int *dist;		/* per switch: hops to the nearest switch of T, -1: none */
+	uint32_t *off;		/* per switch: its next hops nh[off[u] .. off[u + 1]) */
+	uint32_t *nh;		/* each an index into adj[] */
+	size_t words;
+};
+
 uint64_t fab_rand(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
@@ -34,40 +47,213 @@ static int port_cmp(const void *x, const void *y)
 	return a->link < b->link ? -1 : a->link > b->link;
 }
 
+static int adj_cmp(const void *x, const void *y)
+{
+	const struct fab_adj *a = x, *b = y;
+
+	if (a->v != b->v)
+		return a->v < b->v ? -1 : 1;
+	return a->e < b->e ? -1 : a->e > b->e;
+}
+
+static void dag_free(struct fab_dag *d)
+{
+	if (!d)
+		return;
+	free(d->dist);
+	free(d->off);
+	free(d->nh);
+	free(d);
+}
+
+static void dags_drop(struct fab *f)
+{
+	size_t c;
+
+	for (c = 0; f->dag && c < f->ncls; c++) {
+		dag_free(f->dag[c]);
+		f->dag[c] = NULL;
+	}
+	f->dag_words = 0;
+}
+
 void fab_release(struct fab *f)
 {
+	dags_drop(f);
+	free(f->dag);
+	free(f->cls);
 	free(f->ports);
 	free(f->hosts);
 	free(f->host_port);
 	free(f->adj_off);
-	free(f->adj_v);
-	free(f->adj_e);
+	free(f->adj);
 	free(f->cap);
-	free(f->dist);
+	free(f->last_lo);
+	free(f->last_hi);
+	free(f->last_of);
 	free(f->mass);
 	free(f->layer);
 	free(f->next);
 	memset(f, 0, sizeof(*f));
 }
 
+/* 1 when cable l joins two switches and carries what the fabric routes (a
+ * loopback, from a port to another of the same switch, does not) */
+static int routed(const struct topo_link *l)
+{
+	return l->a.sw >= 0 && l->b.sw >= 0 && l->a.sw != l->b.sw;
+}
+
+/* the switches' neighbours, each switch's by neighbour (parallel cables next to each other) */
+static int adj_build(struct fab *f)
+{
+	const struct topo *t = f->t;
+	size_t i, nsw = f->nsw, *fill;
+
+	for (i = 0; i < t->nln; i++)
+		if (routed(&t->ln[i])) {
+			f->adj_off[t->ln[i].a.sw + 1]++;
+			f->adj_off[t->ln[i].b.sw + 1]++;
+		}
+	for (i = 0; i < nsw; i++)
+		f->adj_off[i + 1] += f->adj_off[i];
+	f->adj = malloc((f->adj_off[nsw] ? f->adj_off[nsw] : 1) * sizeof(*f->adj));
+	fill = malloc((nsw ? nsw : 1) * sizeof(*fill));
+	if (!f->adj || !fill) {
+		free(fill);
+		return -1;
+	}
+	memcpy(fill, f->adj_off, nsw * sizeof(*fill));
+	for (i = 0; i < t->nln; i++) {
+		const struct topo_link *l = &t->ln[i];
+
+		if (!routed(l))
+			continue;
+		f->adj[fill[l->a.sw]++] = (struct fab_adj){ (uint32_t)l->b.sw, (uint32_t)(2 * i) };
+		f->adj[fill[l->b.sw]++] = (struct fab_adj){ (uint32_t)l->a.sw, (uint32_t)(2 * i + 1) };
+	}
+	free(fill);
+	for (i = 0; i < nsw; i++)
+		if (f->adj_off[i + 1] - f->adj_off[i] > 1)
+			qsort(f->adj + f->adj_off[i], f->adj_off[i + 1] - f->adj_off[i], sizeof(*f->adj), adj_cmp);
+	return 0;
+}
+
+/* switches a and b by their distinct neighbours (0: the same ones) */
+static int key_order(const struct fab *f, int a, int b)
+{
+	size_t i = f->adj_off[a], j = f->adj_off[b];
+
+	for (;;) {
+		int ea = i == f->adj_off[a + 1], eb = j == f->adj_off[b + 1];
+
+		if (ea || eb)
+			return ea && eb ? 0 : ea ? -1 : 1;
+		if (f->adj[i].v != f->adj[j].v)
+			return f->adj[i].v < f->adj[j].v ? -1 : 1;
+		for (i++; i < f->adj_off[a + 1] && f->adj[i].v == f->adj[i - 1].v; i++)
+			;
+		for (j++; j < f->adj_off[b + 1] && f->adj[j].v == f->adj[j - 1].v; j++)
+			;
+	}
+}
+
+/* qsort_r's order of switch indices by their neighbours, then index; ctx: the fabric */
+static int key_cmp(const void *x, const void *y, void *ctx)
+{
+	int a = *(const int *)x, b = *(const int *)y, c = key_order(ctx, a, b);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+/* the classes of the switches host ports are on: one sort of them by their neighbours */
+static int classes_build(struct fab *f)
+{
+	int *leaves = malloc((f->nsw ? f->nsw : 1) * sizeof(*leaves));
+	size_t i, n = 0;
+
+	f->cls = malloc((f->nsw ? f->nsw : 1) * sizeof(*f->cls));
+	if (!leaves || !f->cls) {
+		free(leaves);
+		return -1;
+	}
+	for (i = 0; i < f->nsw; i++)
+		f->cls[i] = -1;
+	for (i = 0; i < f->nports; i++)
+		if (f->cls[f->ports[i].leaf] < 0) {
+			f->cls[f->ports[i].leaf] = 0;
+			leaves[n++] = f->ports[i].leaf;
+		}
+	qsort_r(leaves, n, sizeof(*leaves), key_cmp, f);
+	for (i = 0; i < n; i++) {
+		if (i && key_order(f, leaves[i - 1], leaves[i]))
+			f->ncls++;
+		f->cls[leaves[i]] = (int)f->ncls;
+	}
+	f->ncls += n > 0;
+	free(leaves);
+	f->dag = calloc(f->ncls ? f->ncls : 1, sizeof(*f->dag));
+	return f->dag ? 0 : -1;
+}
+
+/* host ports (the node's end is a), sorted, and the distinct hosts */
+static int ports_build(struct fab *f)
+{
+	const struct topo *t = f->t;
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nln; i++) {
+		const struct topo_link *l = &t->ln[i];
+		struct fab_port *p;
+
+		if (l->a.sw >= 0 || l->b.sw < 0)
+			continue;	/* between switches, or two nodes: nothing the fabric routes */
+		p = &f->ports[n++];
+		p->node = l->a.dev;
+		p->rail = l->rail < 0 ? 0 : l->rail;
+		p->plane = l->plane < 0 ? 0 : l->plane;
+		p->link = (uint32_t)i;
+		p->leaf = l->b.sw;
+	}
+	f->nports = n;
+	qsort(f->ports, n, sizeof(*f->ports), port_cmp);
+	f->hosts = malloc((n ? n : 1) * sizeof(*f->hosts));
+	f->host_port = malloc((n + 1) * sizeof(*f->host_port));
+	if (!f->hosts || !f->host_port)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!i || fs_name_cmp(f->ports[i].node, f->ports[i - 1].node))
+			f->host_port[f->nhosts++] = i;
+		f->hosts[f->nhosts - 1] = f->ports[i].node;
+		f->ports[i].host = (int)f->nhosts - 1;
+	}
+	f->host_port[f->nhosts] = n;
+	return 0;
+}
+
 int fab_build(struct fab *f, const struct topo *t, double default_gbps)
 {
-	size_t i, n = 0, nsw = t->nsw;
+	size_t i, nsw = t->nsw, one = nsw ? nsw : 1;
 
 	memset(f, 0, sizeof(*f));
 	f->t = t;
 	f->nsw = nsw;
-	f->dist_of = -1;
+	f->last_for = -1;
 	f->nedges = 2 * t->nln;
 	f->cap = calloc(f->nedges ? f->nedges : 1, sizeof(*f->cap));
 	f->adj_off = calloc(nsw + 1, sizeof(*f->adj_off));
 	f->ports = calloc(t->nln ? t->nln : 1, sizeof(*f->ports));
-	f->dist = malloc((nsw ? nsw : 1) * sizeof(*f->dist));
-	f->mass = calloc(nsw ? nsw : 1, sizeof(*f->mass));
-	f->layer = malloc((nsw ? nsw : 1) * sizeof(*f->layer));
-	f->next = malloc((nsw ? nsw : 1) * sizeof(*f->next));
-	if (!f->cap || !f->adj_off || !f->ports || !f->dist || !f->mass || !f->layer || !f->next)
+	f->last_lo = malloc(one * sizeof(*f->last_lo));
+	f->last_hi = malloc(one * sizeof(*f->last_hi));
+	f->last_of = malloc(one * sizeof(*f->last_of));
+	f->mass = calloc(one, sizeof(*f->mass));
+	f->layer = malloc(one * sizeof(*f->layer));
+	f->next = malloc(one * sizeof(*f->next));
+	if (!f->cap || !f->adj_off || !f->ports || !f->last_lo || !f->last_hi || !f->last_of || !f->mass ||
+	    !f->layer || !f->next)
 		goto oom;
+	for (i = 0; i < nsw; i++)
+		f->last_of[i] = -1;
 	for (i = 0; i < t->nln; i++) {
 		const struct topo_link *l = &t->ln[i];
 		double g = l->speed_gbps > 0 ? l->speed_gbps : default_gbps;
@@ -79,58 +265,9 @@ int fab_build(struct fab *f, const struct topo *t, double default_gbps)
 					    l->a.dev, l->a.port, l->b.dev, l->b.port);
 		}
 		f->cap[2 * i] = f->cap[2 * i + 1] = g;
-		if (l->a.sw >= 0 && l->b.sw >= 0) {
-			f->adj_off[l->a.sw + 1]++;
-			f->adj_off[l->b.sw + 1]++;
-		} else if (l->a.sw < 0 && l->b.sw >= 0) {	/* a host port (the node's end is a) */
-			struct fab_port *p = &f->ports[n++];
-
-			p->node = l->a.dev;
-			p->rail = l->rail < 0 ? 0 : l->rail;
-			p->plane = l->plane < 0 ? 0 : l->plane;
-			p->link = (uint32_t)i;
-			p->leaf = l->b.sw;
-		}
-		/* a cable between two nodes carries nothing the fabric routes */
 	}
-	f->nports = n;
-	for (i = 0; i < nsw; i++)
-		f->adj_off[i + 1] += f->adj_off[i];
-	f->adj_v = malloc((f->adj_off[nsw] ? f->adj_off[nsw] : 1) * sizeof(*f->adj_v));
-	f->adj_e = malloc((f->adj_off[nsw] ? f->adj_off[nsw] : 1) * sizeof(*f->adj_e));
-	if (!f->adj_v || !f->adj_e)
+	if (adj_build(f) || ports_build(f) || classes_build(f))
 		goto oom;
-	{
-		size_t *fill = malloc((nsw ? nsw : 1) * sizeof(*fill));
-
-		if (!fill)
-			goto oom;
-		memcpy(fill, f->adj_off, nsw * sizeof(*fill));
-		for (i = 0; i < t->nln; i++) {
-			const struct topo_link *l = &t->ln[i];
-
-			if (l->a.sw < 0 || l->b.sw < 0)
-				continue;
-			f->adj_v[fill[l->a.sw]] = (uint32_t)l->b.sw;
-			f->adj_e[fill[l->a.sw]++] = (uint32_t)(2 * i);
-			f->adj_v[fill[l->b.sw]] = (uint32_t)l->a.sw;
-			f->adj_e[fill[l->b.sw]++] = (uint32_t)(2 * i + 1);
-		}
-		free(fill);
-	}
-	qsort(f->ports, n, sizeof(*f->ports), port_cmp);
-	f->hosts = malloc((n ? n : 1) * sizeof(*f->hosts));
-	f->host_port = malloc((n + 1) * sizeof(*f->host_port));
-	if (!f->hosts || !f->host_port)
-		goto oom;
-	for (i = 0; i < n; i++) {
-		if (!i || fs_name_cmp(f->ports[i].node, f->ports[i - 1].node)) {
-			f->host_port[f->nhosts] = i;
-			f->hosts[f->nhosts++] = f->ports[i].node;
-		}
-		f->ports[i].host = (int)f->nhosts - 1;
-	}
-	f->host_port[f->nhosts] = n;
 	return 0;
 oom:
 	fab_release(f);
@@ -145,6 +282,11 @@ long fab_port_of(const struct fab *f, size_t h, int rail, int plane)
 		if (f->ports[i].rail == rail && f->ports[i].plane == plane)
 			return (long)i;
 	return -1;
+}
+
+int fab_port_class(const struct fab *f, size_t p)
+{
+	return f->cls[f->ports[p].leaf];
 }
 
 void fab_shares_release(struct fab_shares *s)
@@ -178,27 +320,141 @@ static void flow_close(struct fab_shares *s)
 	s->off[++s->nflows] = s->nshares;
 }
 
-/* dist[] from switch d over switches (breadth first) */
-static void bfs(struct fab *f, int d)
+/* class c's next hops: a breadth-first search from its leaves' neighbours
+ * (the leaf rep's), then every switch's neighbours one hop nearer them */
+static struct fab_dag *dag_make(const struct fab *f, int rep)
 {
-	size_t head = 0, tail = 0, i;
+	struct fab_dag *d = calloc(1, sizeof(*d));
+	size_t head = 0, tail = 0, i, n = 0;
+	uint32_t u;
 
-	if (f->dist_of == d)
-		return;
+	if (!d || !(d->dist = malloc((f->nsw ? f->nsw : 1) * sizeof(*d->dist))) ||
+	    !(d->off = malloc((f->nsw + 1) * sizeof(*d->off)))) {
+		dag_free(d);
+		return NULL;
+	}
 	for (i = 0; i < f->nsw; i++)
-		f->dist[i] = -1;
-	f->dist[d] = 0;
-	f->layer[tail++] = (uint32_t)d;
+		d->dist[i] = -1;
+	for (i = f->adj_off[rep]; i < f->adj_off[rep + 1]; i++)
+		if (d->dist[f->adj[i].v] < 0) {
+			d->dist[f->adj[i].v] = 0;
+			f->layer[tail++] = f->adj[i].v;
+		}
 	while (head < tail) {
-		uint32_t u = f->layer[head++];
-
+		u = f->layer[head++];
 		for (i = f->adj_off[u]; i < f->adj_off[u + 1]; i++)
-			if (f->dist[f->adj_v[i]] < 0) {
-				f->dist[f->adj_v[i]] = f->dist[u] + 1;
-				f->layer[tail++] = f->adj_v[i];
+			if (d->dist[f->adj[i].v] < 0) {
+				d->dist[f->adj[i].v] = d->dist[u] + 1;
+				f->layer[tail++] = f->adj[i].v;
 			}
 	}
-	f->dist_of = d;
+	for (u = 0; u < f->nsw; u++)	/* count, then fill */
+		for (i = f->adj_off[u]; d->dist[u] > 0 && i < f->adj_off[u + 1]; i++)
+			n += d->dist[f->adj[i].v] == d->dist[u] - 1;
+	if (!(d->nh = malloc((n ? n : 1) * sizeof(*d->nh)))) {
+		dag_free(d);
+		return NULL;
+	}
+	for (n = 0, u = 0; u < f->nsw; u++) {
+		d->off[u] = (uint32_t)n;
+		for (i = f->adj_off[u]; d->dist[u] > 0 && i < f->adj_off[u + 1]; i++)
+			if (d->dist[f->adj[i].v] == d->dist[u] - 1)
+				d->nh[n++] = (uint32_t)i;
+	}
+	d->off[f->nsw] = (uint32_t)n;
+	d->words = 2 * f->nsw + 1 + n;
+	return d;
+}
+
+/* the next hops toward leaf to's class: kept, or made now */
+static const struct fab_dag *dag_of(struct fab *f, int to)
+{
+	int c = f->cls[to];
+	size_t bound = FAB_DAG_FABRICS * (2 * f->nsw + 1 + f->adj_off[f->nsw]);
+
+	if (!f->dag[c]) {
+		struct fab_dag *d = dag_make(f, to);
+
+		if (!d)
+			return NULL;
+		if (f->dag_words + d->words > bound)
+			dags_drop(f);	/* an unusual fabric: its classes are made again when used */
+		f->dag[c] = d;
+		f->dag_words += d->words;
+	}
+	return f->dag[c];
+}
+
+/* the last hop to leaf to: each switch's cables to it, found in the leaf's own (by neighbour) */
+static void last_hop(struct fab *f, int to)
+{
+	size_t i, j;
+
+	if (f->last_for == to)
+		return;
+	for (i = f->adj_off[to]; i < f->adj_off[to + 1]; i = j) {
+		uint32_t v = f->adj[i].v;
+
+		for (j = i + 1; j < f->adj_off[to + 1] && f->adj[j].v == v; j++)
+			;
+		f->last_of[v] = to;
+		f->last_lo[v] = (uint32_t)i;
+		f->last_hi[v] = (uint32_t)j;
+	}
+	f->last_for = to;
+}
+
+/* spraying: layer by layer toward the destination, the mass split equally; the last layer to the leaf */
+static int spray(struct fab *f, const struct fab_dag *d, struct fab_shares *s, int from)
+{
+	size_t nl = 1, nn, j, i;
+
+	f->layer[0] = (uint32_t)from;
+	f->mass[from] = 1.0;
+	while (d->dist[f->layer[0]] > 0) {
+		for (j = nn = 0; j < nl; j++) {
+			uint32_t u = f->layer[j];
+			double part = f->mass[u] / (double)(d->off[u + 1] - d->off[u]);
+
+			f->mass[u] = 0;
+			for (i = d->off[u]; i < d->off[u + 1]; i++) {
+				const struct fab_adj *a = &f->adj[d->nh[i]];
+
+				if (share_add(s, a->e, part))
+					return -1;
+				if (f->mass[a->v] == 0)
+					f->next[nn++] = a->v;
+				f->mass[a->v] += part;
+			}
+		}
+		memcpy(f->layer, f->next, nn * sizeof(*f->layer));
+		nl = nn;
+	}
+	for (j = 0; j < nl; j++) {
+		uint32_t u = f->layer[j];
+		double part = f->mass[u] / (double)(f->last_hi[u] - f->last_lo[u]);
+
+		f->mass[u] = 0;
+		for (i = f->last_lo[u]; i < f->last_hi[u]; i++)
+			if (share_add(s, f->adj[i].e ^ 1, part))	/* the leaf's cable, toward it */
+				return -1;
+	}
+	return 0;
+}
+
+/* per-flow ECMP: one next hop drawn at every switch, the last hop among the switch's cables to the leaf */
+static int ecmp(struct fab *f, const struct fab_dag *d, struct fab_shares *s, int from, uint64_t *rng)
+{
+	uint32_t u = (uint32_t)from;
+
+	while (d->dist[u] > 0) {
+		const struct fab_adj *a = &f->adj[d->nh[d->off[u] + fab_rand(rng) % (d->off[u + 1] - d->off[u])]];
+
+		if (share_add(s, a->e, 1.0))
+			return -1;
+		u = a->v;
+	}
+	return share_add(s, f->adj[f->last_lo[u] + fab_rand(rng) % (f->last_hi[u] - f->last_lo[u])].e ^ 1, 1.0);
 }
 
 int fab_add_flow(struct fab *f, struct fab_shares *s, size_t src, size_t dst, enum fab_route how,
@@ -210,62 +466,16 @@ int fab_add_flow(struct fab *f, struct fab_shares *s, size_t src, size_t dst, en
 	if (flow_open(s) || share_add(s, 2 * a->link, 1.0))
 		goto oom;
 	if (from != to) {
-		bfs(f, to);
-		if (f->dist[from] < 0) {
+		const struct fab_dag *d = dag_of(f, to);
+
+		if (!d)
+			goto oom;
+		if (d->dist[from] < 0)
 			return fs_err_usage("no path between %s (%s's leaf) and %s (%s's leaf): the fabric is split",
 					    f->t->sw[from].name, a->node, f->t->sw[to].name, b->node);
-		}
-		if (how == FAB_ECMP) {
-			int u = from;
-
-			while (u != to) {
-				size_t i, k = 0, pick;
-
-				for (i = f->adj_off[u]; i < f->adj_off[u + 1]; i++)
-					k += f->dist[f->adj_v[i]] == f->dist[u] - 1;
-				pick = (size_t)(fab_rand(rng) % k);
-				for (i = f->adj_off[u];; i++)
-					if (f->dist[f->adj_v[i]] == f->dist[u] - 1 && !pick--)
-						break;
-				if (share_add(s, f->adj_e[i], 1.0))
-					goto oom;
-				u = (int)f->adj_v[i];
-			}
-		} else {
-			/* layer by layer toward the destination, the mass split equally */
-			size_t nl = 1, nn, j, i;
-
-			f->layer[0] = (uint32_t)from;
-			f->mass[from] = 1.0;
-			while (nl && f->dist[f->layer[0]] > 0) {
-				nn = 0;
-				for (j = 0; j < nl; j++) {
-					uint32_t u = f->layer[j];
-					size_t k = 0;
-					double part;
-
-					for (i = f->adj_off[u]; i < f->adj_off[u + 1]; i++)
-						k += f->dist[f->adj_v[i]] == f->dist[u] - 1;
-					part = f->mass[u] / (double)k;
-					f->mass[u] = 0;
-					for (i = f->adj_off[u]; i < f->adj_off[u + 1]; i++) {
-						uint32_t v = f->adj_v[i];
-
-						if (f->dist[v] != f->dist[u] - 1)
-							continue;
-						if (share_add(s, f->adj_e[i], part))
-							goto oom;
-						if (f->mass[v] == 0)
-							f->next[nn++] = v;
-						f->mass[v] += part;
-					}
-				}
-				memcpy(f->layer, f->next, nn * sizeof(*f->layer));
-				nl = nn;
-			}
-			for (j = 0; j < nl; j++)
-				f->mass[f->layer[j]] = 0;
-		}
+		last_hop(f, to);
+		if (how == FAB_ECMP ? ecmp(f, d, s, from, rng) : spray(f, d, s, from))
+			goto oom;
 	}
 	if (share_add(s, 2 * b->link + 1, 1.0))
 		goto oom;
@@ -279,7 +489,7 @@ long fab_host_index(const struct fab *f, const char *name)
 {
 	size_t lo = 0, hi = f->nhosts;
 
-	while (lo < hi) {	/* f->hosts are in natural order */
+	while (lo < hi) {	/* f->hosts are in core/names.h's order */
 		size_t mid = (lo + hi) / 2;
 		int c = fs_name_cmp(f->hosts[mid], name);
 
@@ -303,8 +513,8 @@ static long edge_between(const struct fab *f, const char *x, const char *y, long
 
 	if (sx >= 0 && sy >= 0) {
 		for (i = f->adj_off[sx]; i < f->adj_off[sx + 1]; i++)
-			if ((int)f->adj_v[i] == sy)
-				return f->adj_e[i];
+			if ((int)f->adj[i].v == sy)
+				return f->adj[i].e;
 		return -1;
 	}
 	if (h < 0 || (sx < 0 && sy < 0))

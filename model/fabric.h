@@ -2,7 +2,8 @@
 /*
  * A fabric as a graph for the model: the intended topology's switches and
  * cables (topology/intent.h), each cable two directed edges of its speed,
- * and the hosts' NIC ports by lane (rail, plane).
+ * and the hosts' NIC ports by lane (rail, plane; a port without either is
+ * rail 0, plane 0).  A loopback cable carries nothing routed.
  *
  * Routing is what a Clos fabric's routers do: shortest paths between the
  * source's leaf and the destination's leaf over switches only (a host is
@@ -11,6 +12,16 @@
  * fat-tree the best any splitting can do) or on one path drawn uniformly at
  * every switch (per-flow ECMP with a uniform hash), or on a path given hop
  * by hop (ECMP with a known hash: the path each flow really took).
+ *
+ * Next hops are computed once per fabric, not per flow: destination leaves
+ * with the same neighbouring switches (every leaf of a pod, of a rail of a
+ * rail-only fabric, of a plane) are one class, since every shortest path to
+ * such a leaf runs through one of those neighbours and no path to one leaf
+ * of a class passes another.  A class's next hops toward its neighbours are
+ * found by one breadth-first search, on first use, and kept (up to a memory
+ * bound that a symmetric fabric never reaches); the last hop, a neighbour
+ * to the leaf itself, is the leaf's own cables.  A flow then costs the
+ * switches and cables of its paths, whatever a spine's number of leaves.
  */
 #ifndef FS_MODEL_FABRIC_H
 #define FS_MODEL_FABRIC_H
@@ -28,21 +39,35 @@ struct fab_port {
 	int host;		/* index into fab.hosts */
 };
 
+/* a switch's neighbour: the switch and the directed edge to it */
+struct fab_adj {
+	uint32_t v, e;
+};
+
+/* the next hops of a class of destination leaves (fabric.c) */
+struct fab_dag;
+
 struct fab {
 	const struct topo *t;
 	size_t nsw;
-	struct fab_port *ports;	/* sorted by host (natural order), rail, plane */
+	struct fab_port *ports;	/* sorted by host (core/names.h's order), rail, plane */
 	size_t nports;
 	const char **hosts;	/* distinct node names in core/names.h's order ("h2" < "h10") */
 	size_t nhosts;
 	size_t *host_port;	/* host h's ports: [host_port[h], host_port[h + 1]) */
-	size_t *adj_off;	/* switch u's neighbours: [adj_off[u], adj_off[u + 1]) */
-	uint32_t *adj_v, *adj_e;	/* neighbour switch, the directed edge u -> v */
+	size_t *adj_off;	/* switch u's neighbours: adj[adj_off[u] .. adj_off[u + 1]), by neighbour */
+	struct fab_adj *adj;
 	double *cap;		/* per directed edge (2 per cable), Gb/s */
 	size_t nedges;
-	/* scratch for routing */
-	int *dist;
-	int dist_of;		/* the leaf dist[] is from, -1: none */
+	/* routing: the class of every switch a host port is on (-1: none) */
+	int *cls;
+	size_t ncls;
+	struct fab_dag **dag;	/* per class, made on first use */
+	size_t dag_words;	/* what the kept ones hold, against a bound */
+	/* scratch: the last hop to one destination leaf, spraying */
+	int last_for;		/* the leaf last_lo/hi are for, -1: none */
+	uint32_t *last_lo, *last_hi;	/* per switch: its cables to that leaf in adj[] of the leaf */
+	int *last_of;		/* per switch: the leaf its last_lo/hi are for */
 	double *mass;
 	uint32_t *layer, *next;
 };
@@ -73,11 +98,18 @@ enum fab_route { FAB_SPRAY, FAB_ECMP };
 
 /*
  * Add a flow from port src to port dst: spray (equal split at every switch)
- * or one path drawn with *rng (per-flow ECMP).  0, -FS_EXIT_USAGE when no
- * path joins the two leaves (said, naming them), -FS_EXIT_ENV out of memory.
+ * or one path drawn with *rng (per-flow ECMP: at every switch one of its
+ * next hops, uniformly).  0, -FS_EXIT_USAGE when no path joins the two
+ * leaves (said, naming them), -FS_EXIT_ENV out of memory (said).  Cost: the
+ * shares it adds; flows to one destination leaf one after another (as
+ * fab_solve orders them, solve.h) share the leaf's last hop, made once.
  */
 int fab_add_flow(struct fab *f, struct fab_shares *s, size_t src, size_t dst, enum fab_route how,
 		 uint64_t *rng);
+
+/* The destination class of port p's leaf: flows sorted by it route with
+ * every class's next hops made at most once (solve.h does) */
+int fab_port_class(const struct fab *f, size_t p);
 
 /*
  * Add a flow along a path of device names (a host, switches, a host: as

@@ -3,6 +3,7 @@
  * Progressive filling: see maxmin.h.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,81 +66,177 @@ static struct mm_ev heap_pop(struct mm_heap *h)
 /* an edge's weight this close to zero has no active flow left (sums of shares
  * such as 1/3 + 1/3 + 1/3 - 1 do not come out as 0 exactly) */
 #define MM_EPS 1e-9
+#define MM_NONE UINT32_MAX
 
-int mm_solve(const struct mm_problem *p, double *rate)
+/* an edge's state, together for one cache line a visit */
+struct mm_edge {
+	double load, weight;
+	uint32_t version;
+};
+
+/* see maxmin.h: per problem edge its local number, MM_NONE between solves */
+struct mm_ws {
+	size_t nedges;
+	uint32_t *local;
+	uint32_t *used;		/* the problem edges of a solve, by local number */
+	struct mm_edge *ed;
+	size_t *eoff;
+	uint32_t *eflow;	/* the flows of each edge, by edge */
+	unsigned char *frozen;
+	size_t used_alloc, ed_alloc, eoff_alloc, eflow_alloc, frozen_alloc;
+	struct mm_heap h;
+};
+
+struct mm_ws *mm_ws_new(size_t nedges)
 {
-	size_t E = p->nedges, F = p->nflows, S = p->off[F], f, s, e;
-	double *load = calloc(E ? E : 1, sizeof(*load));
-	double *weight = calloc(E ? E : 1, sizeof(*weight));
-	uint32_t *version = calloc(E ? E : 1, sizeof(*version));
-	size_t *eoff = calloc(E + 1, sizeof(*eoff));
-	uint32_t *eflow = malloc((S ? S : 1) * sizeof(*eflow));
-	unsigned char *frozen = calloc(F ? F : 1, 1);
-	struct mm_heap h = { 0 };
+	struct mm_ws *w = calloc(1, sizeof(*w));
+	size_t e;
+
+	if (!w || !(w->local = malloc((nedges ? nedges : 1) * sizeof(*w->local)))) {
+		free(w);
+		return NULL;
+	}
+	w->nedges = nedges;
+	for (e = 0; e < nedges; e++)
+		w->local[e] = MM_NONE;
+	return w;
+}
+
+void mm_ws_free(struct mm_ws *w)
+{
+	if (!w)
+		return;
+	free(w->local);
+	free(w->used);
+	free(w->ed);
+	free(w->eoff);
+	free(w->eflow);
+	free(w->frozen);
+	free(w->h.v);
+	free(w);
+}
+
+/* grow *p (of elements of size bytes, *alloc of them) to n; 0 or -1 */
+static int grow(void **p, size_t *alloc, size_t n, size_t size)
+{
+	void *np;
+
+	if (n <= *alloc)
+		return 0;
+	n = n < 2 * *alloc ? 2 * *alloc : n;
+	if (n > SIZE_MAX / size || !(np = realloc(*p, n * size)))
+		return -1;
+	*p = np;
+	*alloc = n;
+	return 0;
+}
+
+#define GROW(w, f, n) grow((void **)&(w)->f, &(w)->f##_alloc, (n), sizeof(*(w)->f))
+
+/* the edges the shares use, numbered locally, and each one's flows (a counting sort) */
+static int index_edges(const struct mm_problem *p, struct mm_ws *w, size_t *nused)
+{
+	size_t F = p->nflows, S = p->off[F], f, s, u, n = 0;
+
+	if (GROW(w, eflow, S ? S : 1) || GROW(w, frozen, F ? F : 1))
+		return -1;
+	for (s = 0; s < S; s++) {
+		uint32_t e = p->edge[s];
+
+		if (w->local[e] == MM_NONE) {
+			if (GROW(w, used, n + 1))
+				return -1;
+			w->local[e] = (uint32_t)n;
+			w->used[n++] = e;
+			*nused = n;	/* (what the caller clears, even on a failure) */
+		}
+	}
+	if (GROW(w, ed, n ? n : 1) || GROW(w, eoff, n + 2))
+		return -1;
+	memset(w->ed, 0, n * sizeof(*w->ed));
+	memset(w->eoff, 0, (n + 2) * sizeof(*w->eoff));
+	memset(w->frozen, 0, F);
+	for (s = 0; s < S; s++)
+		w->eoff[w->local[p->edge[s]] + 2]++;
+	for (u = 0; u < n; u++)
+		w->eoff[u + 2] += w->eoff[u + 1];
+	for (f = 0; f < F; f++)	/* eoff[u + 1]: where u's next flow goes, then u's end */
+		for (s = p->off[f]; s < p->off[f + 1]; s++) {
+			uint32_t le = w->local[p->edge[s]];
+
+			w->eflow[w->eoff[le + 1]++] = (uint32_t)f;
+			w->ed[le].weight += p->share[s];
+		}
+	return 0;
+}
+
+int mm_solve_ws(const struct mm_problem *p, double *rate, struct mm_ws *w)
+{
+	size_t F = p->nflows, f, s, u, n = 0;
+	struct mm_heap *h = &w->h;
 	int rc = -1;
 
-	if (!load || !weight || !version || !eoff || !eflow || !frozen)
+	h->n = 0;
+	if (index_edges(p, w, &n))
 		goto out;
-	/* the flows of each edge (counting sort by edge) */
-	for (s = 0; s < S; s++)
-		eoff[p->edge[s] + 1]++;
-	for (e = 0; e < E; e++)
-		eoff[e + 1] += eoff[e];
-	{
-		size_t *fill = malloc((E ? E : 1) * sizeof(*fill));
-
-		if (!fill)
-			goto out;
-		memcpy(fill, eoff, E * sizeof(*fill));
-		for (f = 0; f < F; f++)
-			for (s = p->off[f]; s < p->off[f + 1]; s++) {
-				eflow[fill[p->edge[s]]++] = (uint32_t)f;
-				weight[p->edge[s]] += p->share[s];
-			}
-		free(fill);
-	}
 	for (f = 0; f < F; f++)
 		rate[f] = INFINITY;
-	for (e = 0; e < E; e++)
-		if (weight[e] > MM_EPS && heap_push(&h, (struct mm_ev){ p->cap[e] / weight[e], (uint32_t)e, 0 }))
+	/* the heap holds one entry an edge, its level when pushed: a level only
+	 * rises as flows freeze, so an entry is a lower bound of its edge's
+	 * level; one popped unchanged is the lowest of all, and so is one popped
+	 * after it changed whose level now is still no higher than the next
+	 * entry's; else it is pushed again at its level now */
+	for (u = 0; u < n; u++)
+		if (w->ed[u].weight > MM_EPS &&
+		    heap_push(h, (struct mm_ev){ p->cap[w->used[u]] / w->ed[u].weight, (uint32_t)u, 0 }))
 			goto out;
-	while (h.n) {
-		struct mm_ev ev = heap_pop(&h);
+	while (h->n) {
+		struct mm_ev ev = heap_pop(h);
+		struct mm_edge *x = &w->ed[ev.edge];
 
-		if (ev.version != version[ev.edge] || weight[ev.edge] <= MM_EPS)
-			continue;	/* stale: the edge changed since */
-		for (s = eoff[ev.edge]; s < eoff[ev.edge + 1]; s++) {
-			size_t g = eflow[s], t;
+		if (x->weight <= MM_EPS)
+			continue;	/* its flows all frozen by other edges */
+		if (ev.version != x->version) {	/* its level now; still the lowest, it fills now */
+			double lv = (p->cap[w->used[ev.edge]] - x->load) / x->weight;
 
-			if (frozen[g])
+			ev.level = lv < ev.level ? ev.level : lv;
+			ev.version = x->version;
+			if (h->n && h->v[0].level < ev.level) {
+				if (heap_push(h, ev))
+					goto out;
 				continue;
-			frozen[g] = 1;
-			rate[g] = ev.level;
-			for (t = p->off[g]; t < p->off[g + 1]; t++) {
-				uint32_t x = p->edge[t];
-
-				load[x] += p->share[t] * ev.level;
-				weight[x] -= p->share[t];
-				version[x]++;
-				if (x != ev.edge && weight[x] > MM_EPS) {
-					double lv = (p->cap[x] - load[x]) / weight[x];
-
-					if (heap_push(&h, (struct mm_ev){ lv < ev.level ? ev.level : lv, x, version[x] }))
-						goto out;
-				}
 			}
 		}
-		weight[ev.edge] = 0;
+		for (s = w->eoff[ev.edge]; s < w->eoff[ev.edge + 1]; s++) {
+			size_t g = w->eflow[s], t;
+
+			if (w->frozen[g])
+				continue;
+			w->frozen[g] = 1;
+			rate[g] = ev.level;
+			for (t = p->off[g]; t < p->off[g + 1]; t++) {
+				struct mm_edge *y = &w->ed[w->local[p->edge[t]]];
+
+				y->load += p->share[t] * ev.level;
+				y->weight -= p->share[t];
+				y->version++;
+			}
+		}
+		x->weight = 0;
 	}
 	rc = 0;
 out:
-	free(h.v);
-	free(load);
-	free(weight);
-	free(version);
-	free(eoff);
-	free(eflow);
-	free(frozen);
+	for (u = 0; u < n; u++)	/* ready for the next problem */
+		w->local[w->used[u]] = MM_NONE;
+	return rc;
+}
+
+int mm_solve(const struct mm_problem *p, double *rate)
+{
+	struct mm_ws *w = mm_ws_new(p->nedges);
+	int rc = w ? mm_solve_ws(p, rate, w) : -1;
+
+	mm_ws_free(w);
 	return rc;
 }
 

@@ -24,55 +24,48 @@
 
 #include "../core/error.h"
 #include "../model/fabric.h"
-#include "../model/maxmin.h"
+#include "../model/solve.h"
 #include "../topology/intent.h"
 #include "render.h"
 #include "report.h"
 
 #define MODES_FAR_BELOW 0.8	/* of what the fabric carries: a finding */
-/* ECMP draws of a round: many for a few pairs, fewer for a large fleet (the
- * mean of a round of thousands of pairs varies little from draw to draw) */
-#define MODES_ECMP_WORK 200000
-#define MODES_ECMP_DRAWS_MAX 200
-#define MODES_ECMP_DRAWS_MIN 5
+#define MODES_SEED 1		/* the ECMP draws', as fabscope model's default */
 
 /* ---- the expectation of a group's pairs, from the model ---- */
 
-/* the rates of flows src[i] -> dst[i] routed how; the aggregate, or NAN */
-static double solve_round(struct fab *f, const size_t *src, const size_t *dst, size_t n, enum fab_route how,
-			  uint64_t *rng, double *rate)
-{
-	struct fab_shares s = { 0 };
-	struct mm_problem p;
-	double sum = NAN;
-	size_t i;
-	int bad = 0;
+/* a round's aggregates, summed: spraying's, and the mean of the ECMP draws' */
+struct round_sum {
+	size_t n;
+	int draws;
+	double spray, ecmp;
+};
 
-	for (i = 0; i < n && !bad; i++)
-		bad = fab_add_flow(f, &s, src[i], dst[i], how, rng) != 0;
-	if (!bad && s.nflows) {
-		p = (struct mm_problem){ f->nedges, f->cap, s.nflows, s.off, s.edge, s.share };
-		if (!mm_solve(&p, rate))
-			for (sum = 0, i = 0; i < n; i++)
-				sum += rate[i];
-	}
-	fab_shares_release(&s);
-	return sum;
+static int round_add(void *ctx, int draw, const double *rate)
+{
+	struct round_sum *r = ctx;
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		sum += rate[i];
+	if (draw)
+		r->ecmp += sum / r->draws;
+	else
+		r->spray += sum;
+	return 0;
 }
 
-/* g's exp_spray and exp_ecmp: the model's aggregate a round, over its rounds */
+/* g's exp_spray and exp_ecmp: the model's aggregate a round, over its rounds, each round solved
+ * as fabscope model solves it (model/solve.h: its draws, seed 1, the round's number) */
 static void group_expect(struct fab *f, struct rgroup *g)
 {
 	size_t *src = malloc((size_t)g->n * sizeof(*src)), *dst = malloc((size_t)g->n * sizeof(*dst));
-	double *rate = malloc((size_t)g->n * sizeof(*rate)), es = 0, ee = 0;
-	int *done = calloc((size_t)g->n, sizeof(*done)), i, j, rounds = 0, ok = 1;
+	struct round_sum sum = { 0 };
+	int *done = calloc((size_t)g->n, sizeof(*done)), i, j, rounds = 0, ok = src && dst && done;
 
-	if (!src || !dst || !rate || !done)
-		ok = 0;
 	for (i = 0; ok && i < g->n; i++) {
 		size_t n = 0;
-		uint64_t rng = 0x5eed;
-		int d;
 
 		if (done[i])
 			continue;
@@ -93,30 +86,18 @@ static void group_expect(struct fab *f, struct rgroup *g)
 				dst[n++] = (size_t)pb;
 			}
 		}
-		if (!ok)
-			break;
-		{
-			double v = solve_round(f, src, dst, n, FAB_SPRAY, &rng, rate), e = 0;
-			int draws = n ? (int)(MODES_ECMP_WORK / n) : 1;
-
-			draws = draws > MODES_ECMP_DRAWS_MAX ? MODES_ECMP_DRAWS_MAX :
-				draws < MODES_ECMP_DRAWS_MIN ? MODES_ECMP_DRAWS_MIN : draws;
-			for (d = 0; d < draws && !isnan(v); d++)
-				e += solve_round(f, src, dst, n, FAB_ECMP, &rng, rate) / draws;
-			if (isnan(v) || isnan(e))
-				ok = 0;
-			es += v;
-			ee += e;
-			rounds++;
-		}
+		sum.n = n;
+		sum.draws = fab_draws(n);
+		ok = ok && !fab_round(f, src, dst, n, g->p[i].round > 0 ? (size_t)g->p[i].round - 1 : 0, sum.draws,
+				      MODES_SEED, round_add, &sum);
+		rounds++;
 	}
 	if (ok && rounds) {
-		g->exp_spray = es / rounds;
-		g->exp_ecmp = ee / rounds;
+		g->exp_spray = sum.spray / rounds;
+		g->exp_ecmp = sum.ecmp / rounds;
 	}
 	free(src);
 	free(dst);
-	free(rate);
 	free(done);
 }
 

@@ -197,9 +197,9 @@ static void bfs(const struct fab *f, int d)
 		int u = q[head++];
 
 		for (i = f->adj_off[u]; i < f->adj_off[u + 1]; i++)
-			if (g_dist[f->adj_v[i]] < 0) {
-				g_dist[f->adj_v[i]] = g_dist[u] + 1;
-				q[tail++] = (int)f->adj_v[i];
+			if (g_dist[f->adj[i].v] < 0) {
+				g_dist[f->adj[i].v] = g_dist[u] + 1;
+				q[tail++] = (int)f->adj[i].v;
 			}
 	}
 	free(q);
@@ -220,15 +220,15 @@ static void dfs(const struct fab *f, int u, int to, struct path *cur, struct fpa
 		return;
 	}
 	for (i = f->adj_off[u]; i < f->adj_off[u + 1]; i++)
-		k += g_dist[f->adj_v[i]] == g_dist[u] - 1;
+		k += g_dist[f->adj[i].v] == g_dist[u] - 1;
 	for (i = f->adj_off[u]; i < f->adj_off[u + 1]; i++) {
 		struct path next = *cur;
 
-		if (g_dist[f->adj_v[i]] != g_dist[u] - 1)
+		if (g_dist[f->adj[i].v] != g_dist[u] - 1)
 			continue;
-		next.e[next.n++] = f->adj_e[i];
+		next.e[next.n++] = f->adj[i].e;
 		next.prob /= k;
-		dfs(f, (int)f->adj_v[i], to, &next, out);
+		dfs(f, (int)f->adj[i].v, to, &next, out);
 	}
 }
 

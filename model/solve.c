@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* A round of flows on a fabric, solved one way (solve.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "maxmin.h"
+#include "solve.h"
+
+int fab_draws(size_t nflows)
+{
+	size_t d = nflows ? FAB_DRAWS_WORK / nflows : FAB_DRAWS_MAX;
+
+	return d > FAB_DRAWS_MAX ? FAB_DRAWS_MAX : d < FAB_DRAWS_MIN ? FAB_DRAWS_MIN : (int)d;
+}
+
+uint64_t fab_draw_seed(uint64_t seed, size_t round, int draw)
+{
+	return seed * 0x9e3779b97f4a7c15ull + round * 1000003ull + (uint64_t)draw;
+}
+
+/* the routing order's context: the fabric and the flows' destinations */
+struct by_dst {
+	const struct fab *f;
+	const size_t *dst;
+};
+
+/* qsort_r: flow indices by destination class, leaf, index */
+static int by_dst_cmp(const void *x, const void *y, void *ctx)
+{
+	const struct by_dst *c = ctx;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	int ca = fab_port_class(c->f, c->dst[a]), cb = fab_port_class(c->f, c->dst[b]);
+	int la = c->f->ports[c->dst[a]].leaf, lb = c->f->ports[c->dst[b]].leaf;
+
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+static size_t *route_order(const struct fab *f, const size_t *dst, size_t n)
+{
+	size_t *order = malloc((n ? n : 1) * sizeof(*order)), i;
+	struct by_dst c = { f, dst };
+
+	if (!order)
+		return NULL;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), by_dst_cmp, &c);
+	return order;
+}
+
+/* the scratch of a round's solves, reused */
+struct scratch {
+	struct fab_shares s;
+	double *tmp;
+	struct mm_ws *ws;
+};
+
+/* one solve of the flows in order */
+static int solve_ordered(struct fab *f, const size_t *src, const size_t *dst, const size_t *order, size_t n,
+			 enum fab_route how, uint64_t *rng, double *rate, struct scratch *sc)
+{
+	struct fab_shares *s = &sc->s;
+	struct mm_problem p;
+	size_t i;
+	int rc = 0;
+
+	s->nflows = s->nshares = 0;
+	for (i = 0; i < n && !rc; i++)
+		rc = fab_add_flow(f, s, src[order[i]], dst[order[i]], how, rng);
+	if (rc)
+		return rc;
+	p = (struct mm_problem){ f->nedges, f->cap, s->nflows, s->off, s->edge, s->share };
+	if (!s->nflows)
+		p.off = (size_t[]){ 0 };
+	if (mm_solve_ws(&p, sc->tmp, sc->ws))
+		return fs_err_env("out of memory for the model's solution");
+	for (i = 0; i < n; i++)
+		rate[order[i]] = sc->tmp[i];
+	return 0;
+}
+
+static int scratch_init(struct scratch *sc, const struct fab *f, size_t n)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->tmp = malloc((n ? n : 1) * sizeof(*sc->tmp));
+	sc->ws = mm_ws_new(f->nedges);
+	return sc->tmp && sc->ws ? 0 : -1;
+}
+
+static void scratch_release(struct scratch *sc)
+{
+	fab_shares_release(&sc->s);
+	free(sc->tmp);
+	mm_ws_free(sc->ws);
+}
+
+int fab_solve(struct fab *f, const size_t *src, const size_t *dst, size_t n, enum fab_route how, uint64_t *rng,
+	      double *rate)
+{
+	struct scratch sc;
+	size_t *order = route_order(f, dst, n);
+	int rc;
+
+	rc = !scratch_init(&sc, f, n) && order ? solve_ordered(f, src, dst, order, n, how, rng, rate, &sc) :
+	     fs_err_env("out of memory for the model's flows");
+	scratch_release(&sc);
+	free(order);
+	return rc;
+}
+
+int fab_round(struct fab *f, const size_t *src, const size_t *dst, size_t n, size_t round, int draws,
+	      uint64_t seed, fab_round_fn each, void *ctx)
+{
+	struct scratch sc;
+	size_t *order = route_order(f, dst, n);
+	double *rate = malloc((n ? n : 1) * sizeof(*rate));
+	int rc = 0, k;
+
+	if (scratch_init(&sc, f, n) || !order || !rate)
+		rc = fs_err_env("out of memory for the model's flows");
+	for (k = 0; k <= draws && !rc; k++) {
+		uint64_t rng = fab_draw_seed(seed, round, k);
+
+		rc = solve_ordered(f, src, dst, order, n, k ? FAB_ECMP : FAB_SPRAY, &rng, rate, &sc);
+		if (!rc)
+			rc = each(ctx, k, rate);
+	}
+	scratch_release(&sc);
+	free(order);
+	free(rate);
+	return rc;
+}
