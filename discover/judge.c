@@ -93,19 +93,21 @@ static int obs_here(const struct topo *t, const struct discover_opts *o, struct 
 	return rc;
 }
 
-/* observed nodes that the design has (*judged) and ports; a warning per node it does not have */
+/* observed devices that the design has (*judged: hosts, and switches whose LLDP view was given); a
+ * warning per one it does not have */
 static int count_nodes(const struct topo *t, const struct topo_obsset *s, struct topo_findings *fs, size_t *judged)
 {
-	const char **dn = fs_reallocarray(NULL, t->nln + 1, sizeof(*dn));
+	const char **dn = fs_reallocarray(NULL, 2 * t->nln + 1, sizeof(*dn));
 	size_t i, n = 0;
 	int oom = 0;
 
 	*judged = 0;
 	if (!dn)
 		return fs_err_env("out of memory");
-	for (i = 0; i < t->nln; i++)
-		if (t->ln[i].a.sw < 0)
-			dn[n++] = t->ln[i].a.dev;
+	for (i = 0; i < t->nln; i++) {
+		dn[n++] = t->ln[i].a.dev;
+		dn[n++] = t->ln[i].b.dev;
+	}
 	qsort(dn, n, sizeof(*dn), fs_name_pcmp);
 	for (i = 0; i < s->n; i++) {	/* s is sorted by node */
 		const char *node = s->o[i].node;
@@ -115,7 +117,7 @@ static int count_nodes(const struct topo *t, const struct topo_obsset *s, struct
 		if (n && bsearch(&node, dn, n, sizeof(*dn), fs_name_pcmp))
 			(*judged)++;
 		else
-			oom |= topo_finding_add(fs, 0, "unknown-node", 0, "%s was observed but is not a node of the "
+			oom |= topo_finding_add(fs, 0, "unknown-node", 0, "%s was observed but is no device of the "
 						"design: its ports are not judged", node) < 0;
 	}
 	free(dn);

@@ -98,10 +98,11 @@ void fab_release(struct fab *f)
 }
 
 /* 1 when cable l joins two switches and carries what the fabric routes (a
- * loopback, from a port to another of the same switch, does not) */
-static int routed(const struct topo_link *l)
+ * loopback, from a port to another of the same switch, does not, nor does
+ * the out-of-band network) */
+static int routed(const struct topo *t, const struct topo_link *l)
 {
-	return l->a.sw >= 0 && l->b.sw >= 0 && l->a.sw != l->b.sw;
+	return l->a.sw >= 0 && l->b.sw >= 0 && l->a.sw != l->b.sw && !topo_link_oob(t, l);
 }
 
 /* the switches' neighbours, each switch's by neighbour (parallel cables next to each other) */
@@ -111,7 +112,7 @@ static int adj_build(struct fab *f)
 	size_t i, nsw = f->nsw, *fill;
 
 	for (i = 0; i < t->nln; i++)
-		if (routed(&t->ln[i])) {
+		if (routed(t, &t->ln[i])) {
 			f->adj_off[t->ln[i].a.sw + 1]++;
 			f->adj_off[t->ln[i].b.sw + 1]++;
 		}
@@ -127,7 +128,7 @@ static int adj_build(struct fab *f)
 	for (i = 0; i < t->nln; i++) {
 		const struct topo_link *l = &t->ln[i];
 
-		if (!routed(l))
+		if (!routed(t, l))
 			continue;
 		f->adj[fill[l->a.sw]++] = (struct fab_adj){ (uint32_t)l->b.sw, (uint32_t)(2 * i) };
 		f->adj[fill[l->b.sw]++] = (struct fab_adj){ (uint32_t)l->a.sw, (uint32_t)(2 * i + 1) };
@@ -206,8 +207,8 @@ static int ports_build(struct fab *f)
 		const struct topo_link *l = &t->ln[i];
 		struct fab_port *p;
 
-		if (l->a.sw >= 0 || l->b.sw < 0)
-			continue;	/* between switches, or two nodes: nothing the fabric routes */
+		if (l->a.sw >= 0 || l->b.sw < 0 || topo_link_oob(t, l))
+			continue;	/* between switches, two nodes, out-of-band: no host port of the fabric */
 		p = &f->ports[n++];
 		p->node = l->a.dev;
 		p->rail = l->rail < 0 ? 0 : l->rail;

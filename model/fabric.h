@@ -3,7 +3,7 @@
  * A fabric as a graph for the model: the intended topology's switches and
  * cables (topology/intent.h), each cable two directed edges of its speed,
  * and the hosts' NIC ports by lane (rail, plane; a port without either is
- * rail 0, plane 0).  A loopback cable carries nothing routed.
+ * rail 0, plane 0).  Out-of-band cables and loopbacks carry nothing routed.
  *
  * Routing is what a Clos fabric's routers do: shortest paths between the
  * source's leaf and the destination's leaf over switches only (a host is
