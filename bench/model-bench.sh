@@ -8,7 +8,8 @@
 #    leaf-spine` of SIZE hosts x 8 rails, 64 hosts a leaf (SIZE / 64 groups, a leaf a group and
 #    rail), SPINES spines (default 64; every leaf cabled to every spine, all 400G: 1:1), a
 #    permutation (SIZE x 8 flows at once), spraying and DRAWS (default 10) per-flow ECMP draws.
-#    Timed with GNU time: wall, CPU (user + sys) and max RSS.  The answer is checked: spraying a
+#    Timed with GNU time, the best of 3 runs (the least disturbed by other jobs): wall, CPU
+#    (user + sys) and max RSS.  The answer is checked: spraying a
 #    permutation over a 1:1 leaf-spine carries line rate (spray /line 1.00), ECMP less.  The growth
 #    is each size's CPU time over the size before's, with its exponent log(t2/t1) / log(n2/n1).
 # 2. The report: `test-tool nightly -n NODES` (default 16384: bench/scale-bench.sh's night, 8 bw
@@ -100,8 +101,17 @@ declare -A CPU
 prev_n= prev_t=
 for n in $SIZES; do
 	groups=$((n / 64))
-	timed model$n "$FABSCOPE" model --shape leaf-spine -G "$groups" -H 64 -R 8 -S "$SPINES" --speed 400 \
-		--samples "$DRAWS" --json
+	best_cpu= best_wall= best_rss=
+	for try in 1 2 3; do
+		timed model$n "$FABSCOPE" model --shape leaf-spine -G "$groups" -H 64 -R 8 -S "$SPINES" --speed 400 \
+			--samples "$DRAWS" --json
+		[[ $cpu == ">"* ]] && break
+		((rc == 0)) || break
+		if [[ -z $best_cpu ]] || awk -v a="$cpu" -v b="$best_cpu" 'BEGIN { exit !(a < b) }'; then
+			best_cpu=$cpu best_wall=$wall best_rss=$rss_mib
+		fi
+	done
+	[[ -n $best_cpu ]] && cpu=$best_cpu wall=$best_wall rss_mib=$best_rss
 	ld=$(load)
 	if [[ $cpu == ">"* ]]; then
 		printf '%7s %8s %7s %7s | %8s\n' "$n" $((n * 8)) $((groups * 8)) - "$wall"

@@ -86,9 +86,11 @@ struct model {
 	size_t *src, *dst, *lane, nfl, fl_alloc, src_alloc, dst_alloc;
 	char **paths;		/* --paths: each flow's line */
 	size_t paths_alloc;
-	double *rate, *exact, *spray_rate;
-	double *tmp;
-	size_t rate_alloc, tmp_alloc;
+	double *exact, *spray_rate;	/* --paths: each flow's rates */
+	double *tmp;		/* a solve's rates, lane by lane, then all of them */
+	size_t tmp_alloc;
+	double *line_in, *line_out;	/* the round's, per lane and (the last) of all */
+	size_t *lane_off, *fill;	/* lane l's flows in tmp: [lane_off[l + 1], lane_off[l + 2]) */
 	size_t rounds;
 	int draws;		/* ECMP draws of the round with the most */
 	uint32_t *seen_src, *seen_dst, stamp;	/* ports counted once in a line rate */
@@ -220,37 +222,57 @@ static int acc_add(struct acc *a, double *rates, size_t n, double line, int keep
 	return 0;
 }
 
-/* the round's rates (m->rate) into the lanes' and the total's sums */
-static int account(struct model *m, int ecmp)
+/* the round's line rates, per lane and of all (the last): what the flows' distinct NICs could send,
+ * or take in, whichever is less (an incast's is its receiver's NIC); and where each lane's flows go
+ * in m->tmp, lane by lane (lane_off) */
+static void round_lines(struct model *m)
 {
-	size_t l, i, k;
+	size_t l, i;
+
+	for (l = 0; l <= m->nlanes; l++)
+		m->line_in[l] = m->line_out[l] = 0;
+	memset(m->lane_off, 0, (m->nlanes + 2) * sizeof(*m->lane_off));
+	m->stamp++;
+	for (i = 0; i < m->nfl; i++) {	/* (a port is of one lane: one stamp does for all) */
+		double out = m->f.cap[2 * m->f.ports[m->src[i]].link], in = m->f.cap[2 * m->f.ports[m->dst[i]].link + 1];
+
+		m->lane_off[m->lane[i] + 2]++;
+		if (m->seen_src[m->src[i]] != m->stamp) {
+			m->seen_src[m->src[i]] = m->stamp;
+			m->line_out[m->lane[i]] += out;
+			m->line_out[m->nlanes] += out;
+		}
+		if (m->seen_dst[m->dst[i]] != m->stamp) {
+			m->seen_dst[m->dst[i]] = m->stamp;
+			m->line_in[m->lane[i]] += in;
+			m->line_in[m->nlanes] += in;
+		}
+	}
+	for (l = 0; l < m->nlanes; l++)
+		m->lane_off[l + 2] += m->lane_off[l + 1];
+}
+
+/* a solve's rates into the lanes' and the total's sums: the flows put lane by lane (a counting sort),
+ * one pass each */
+static int account(struct model *m, const double *rate, int ecmp)
+{
+	size_t l, i;
 	int rc = 0;
 
+	for (l = 0; l <= m->nlanes; l++)
+		m->fill[l] = m->lane_off[l + 1];
+	for (i = 0; i < m->nfl; i++) {
+		m->tmp[m->fill[m->lane[i]]++] = rate[i];
+		m->tmp[m->nfl + i] = rate[i];	/* all the lanes */
+	}
 	for (l = 0; l <= m->nlanes && !rc; l++) {
-		double line, in = 0, out = 0;
+		size_t a = l < m->nlanes ? m->lane_off[l + 1] : m->nfl, k = l < m->nlanes ? m->lane_off[l + 2] - a : m->nfl;
+		double line = m->line_in[l] < m->line_out[l] ? m->line_in[l] : m->line_out[l];
+		struct acc *acc = l == m->nlanes ? (ecmp ? &m->all_ecmp : &m->all_spray) :
+				  ecmp ? &m->lanes[l].ecmp : &m->lanes[l].spray;
 
-		/* line rate: what the flows' distinct NICs could send, or take in,
-		 * whichever is less (an incast's is its receiver's NIC) */
-		m->stamp++;
-		for (i = k = 0; i < m->nfl; i++)
-			if (l == m->nlanes || m->lane[i] == l) {
-				m->tmp[k++] = m->rate[i];
-				if (m->seen_src[m->src[i]] != m->stamp) {
-					m->seen_src[m->src[i]] = m->stamp;
-					out += m->f.cap[2 * m->f.ports[m->src[i]].link];
-				}
-				if (m->seen_dst[m->dst[i]] != m->stamp) {
-					m->seen_dst[m->dst[i]] = m->stamp;
-					in += m->f.cap[2 * m->f.ports[m->dst[i]].link + 1];
-				}
-			}
-		line = in < out ? in : out;
-		if (!k)
-			continue;
-		if (l == m->nlanes)
-			rc = acc_add(ecmp ? &m->all_ecmp : &m->all_spray, m->tmp, k, line, ecmp);
-		else
-			rc = acc_add(ecmp ? &m->lanes[l].ecmp : &m->lanes[l].spray, m->tmp, k, line, ecmp);
+		if (k)
+			rc = acc_add(acc, m->tmp + a, k, line, ecmp);
 	}
 	return rc;
 }
@@ -258,10 +280,7 @@ static int account(struct model *m, int ecmp)
 /* each solve of a round (fab_round): its rates into the lanes' sums */
 static int round_each(void *ctx, int draw, const double *rate)
 {
-	struct model *m = ctx;
-
-	memcpy(m->rate, rate, m->nfl * sizeof(*m->rate));
-	return account(m, draw > 0);
+	return account(ctx, rate, draw > 0);
 }
 
 static int round_solve(struct model *m, const struct model_opts *o, size_t round)
@@ -270,8 +289,9 @@ static int round_solve(struct model *m, const struct model_opts *o, size_t round
 
 	if (!m->nfl)
 		return 0;
-	if (FS_ALLOC_GROW(m->rate, m->nfl, m->rate_alloc) || FS_ALLOC_GROW(m->tmp, m->nfl, m->tmp_alloc))
+	if (FS_ALLOC_GROW(m->tmp, 2 * m->nfl, m->tmp_alloc))
 		return fs_err_env("out of memory");
+	round_lines(m);
 	m->draws = draws > m->draws ? draws : m->draws;
 	return fab_round(&m->f, m->src, m->dst, m->nfl, round, draws, o->seed, round_each, m);
 }
@@ -326,26 +346,23 @@ static int paths_run(struct model *m, const struct model_opts *o)
 	if (!rc) {
 		struct mm_problem p = { m->f.nedges, m->f.cap, s.nflows, s.off, s.edge, s.share };
 
-		m->rate = malloc(m->nfl * sizeof(*m->rate));
 		m->exact = malloc(m->nfl * sizeof(*m->exact));
 		m->spray_rate = malloc(m->nfl * sizeof(*m->spray_rate));
-		m->tmp = malloc(m->nfl * sizeof(*m->tmp));
-		if (!m->rate || !m->exact || !m->spray_rate || !m->tmp || mm_solve(&p, m->exact))
+		if (!m->exact || !m->spray_rate || FS_ALLOC_GROW(m->tmp, 2 * m->nfl, m->tmp_alloc) ||
+		    mm_solve(&p, m->exact))
 			rc = fs_err_env("out of memory");
 	}
 	fab_shares_release(&s);
 	if (!rc) {
-		memcpy(m->rate, m->exact, m->nfl * sizeof(*m->rate));
-		rc = account(m, 1);
+		round_lines(m);
+		rc = account(m, m->exact, 1);
 	}
 	if (!rc) {
 		uint64_t rng = o->seed;
 
 		rc = fab_solve(&m->f, m->src, m->dst, m->nfl, FAB_SPRAY, &rng, m->spray_rate);
-		if (!rc) {
-			memcpy(m->rate, m->spray_rate, m->nfl * sizeof(*m->rate));
-			rc = account(m, 0);
-		}
+		if (!rc)
+			rc = account(m, m->spray_rate, 0);
 	}
 	m->rounds = 1;
 	return rc;
@@ -580,7 +597,10 @@ static void model_release(struct model *m)
 		for (i = 0; i < m->nfl; i++)
 			free(m->paths[i]);
 	free(m->paths);
-	free(m->rate);
+	free(m->line_in);
+	free(m->line_out);
+	free(m->lane_off);
+	free(m->fill);
 	free(m->exact);
 	free(m->spray_rate);
 	free(m->tmp);
@@ -728,7 +748,11 @@ int cmd_model(int argc, const char **argv)
 	if (!rc) {
 		m.seen_src = calloc(m.f.nports, sizeof(*m.seen_src));
 		m.seen_dst = calloc(m.f.nports, sizeof(*m.seen_dst));
-		if (!m.seen_src || !m.seen_dst)
+		m.line_in = calloc(m.nlanes + 1, sizeof(*m.line_in));
+		m.line_out = calloc(m.nlanes + 1, sizeof(*m.line_out));
+		m.lane_off = calloc(m.nlanes + 2, sizeof(*m.lane_off));
+		m.fill = calloc(m.nlanes + 1, sizeof(*m.fill));
+		if (!m.seen_src || !m.seen_dst || !m.line_in || !m.line_out || !m.lane_off || !m.fill)
 			rc = fs_err_env("out of memory");
 	}
 	if (!rc && o.paths) {

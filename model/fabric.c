@@ -90,7 +90,9 @@ void fab_release(struct fab *f)
 	free(f->cap);
 	free(f->last_lo);
 	free(f->last_hi);
-	free(f->last_of);
+	free(f->cls_rep);
+	free(f->rep);
+	free(f->said);
 	free(f->mass);
 	free(f->layer);
 	free(f->next);
@@ -192,9 +194,12 @@ static int classes_build(struct fab *f)
 		f->cls[leaves[i]] = (int)f->ncls;
 	}
 	f->ncls += n > 0;
-	free(leaves);
+	f->cls_rep = malloc((f->ncls ? f->ncls : 1) * sizeof(*f->cls_rep));
 	f->dag = calloc(f->ncls ? f->ncls : 1, sizeof(*f->dag));
-	return f->dag ? 0 : -1;
+	for (i = n; f->cls_rep && i-- > 0;)	/* each class's first leaf */
+		f->cls_rep[f->cls[leaves[i]]] = leaves[i];
+	free(leaves);
+	return f->dag && f->cls_rep ? 0 : -1;
 }
 
 /* host ports (the node's end is a), sorted, and the distinct hosts */
@@ -246,15 +251,12 @@ int fab_build(struct fab *f, const struct topo *t, double default_gbps)
 	f->ports = calloc(t->nln ? t->nln : 1, sizeof(*f->ports));
 	f->last_lo = malloc(one * sizeof(*f->last_lo));
 	f->last_hi = malloc(one * sizeof(*f->last_hi));
-	f->last_of = malloc(one * sizeof(*f->last_of));
 	f->mass = calloc(one, sizeof(*f->mass));
 	f->layer = malloc(one * sizeof(*f->layer));
 	f->next = malloc(one * sizeof(*f->next));
-	if (!f->cap || !f->adj_off || !f->ports || !f->last_lo || !f->last_hi || !f->last_of || !f->mass ||
+	if (!f->cap || !f->adj_off || !f->ports || !f->last_lo || !f->last_hi || !f->mass ||
 	    !f->layer || !f->next)
 		goto oom;
-	for (i = 0; i < nsw; i++)
-		f->last_of[i] = -1;
 	for (i = 0; i < t->nln; i++) {
 		const struct topo_link *l = &t->ln[i];
 		double g = l->speed_gbps > 0 ? l->speed_gbps : default_gbps;
@@ -283,11 +285,6 @@ long fab_port_of(const struct fab *f, size_t h, int rail, int plane)
 		if (f->ports[i].rail == rail && f->ports[i].plane == plane)
 			return (long)i;
 	return -1;
-}
-
-int fab_port_class(const struct fab *f, size_t p)
-{
-	return f->cls[f->ports[p].leaf];
 }
 
 void fab_shares_release(struct fab_shares *s)
@@ -386,6 +383,97 @@ static const struct fab_dag *dag_of(struct fab *f, int to)
 	return f->dag[c];
 }
 
+/* the bundle order of switch u's neighbours (qsort_r over adj[] indices; ctx: struct by_key):
+ * capacity, the destination leaf at the end (-1: none), whether a next hop of each class */
+struct by_key {
+	struct fab *f;
+	uint32_t u;
+};
+
+static int bundle_cmp(const void *x, const void *y, void *ctx)
+{
+	const struct by_key *k = ctx;
+	const struct fab *f = k->f;
+	const struct fab_adj *a = &f->adj[*(const size_t *)x], *b = &f->adj[*(const size_t *)y];
+	int da = f->cls[a->v] >= 0 ? (int)a->v : -1, db = f->cls[b->v] >= 0 ? (int)b->v : -1;
+	size_t c;
+
+	if (f->cap[a->e] != f->cap[b->e])
+		return f->cap[a->e] < f->cap[b->e] ? -1 : 1;
+	if (da != db)
+		return da < db ? -1 : 1;
+	for (c = 0; c < f->ncls; c++) {
+		const int *dist = f->dag[c]->dist;
+		int na = dist[k->u] > 0 && dist[a->v] == dist[k->u] - 1, nb = dist[k->u] > 0 && dist[b->v] == dist[k->u] - 1;
+
+		if (na != nb)
+			return na - nb;
+	}
+	return 0;
+}
+
+/* the bundles (fabric.h): every class's next hops made, then each switch's neighbours sorted by what
+ * tells their use apart; -1 when the classes' next hops would pass the bound (no bundles then) */
+static int bundles_make(struct fab *f)
+{
+	size_t c, i, n, *ix = NULL;
+	uint32_t u;
+
+	if (f->ncls > FAB_DAG_FABRICS)	/* (every class's next hops within the bound, dag_of) */
+		return f->bundled = -1;
+	for (c = 0; c < f->ncls; c++)
+		if (!dag_of(f, f->cls_rep[c]))
+			return -2;
+	if (!(f->rep = malloc((f->nedges ? f->nedges : 1) * sizeof(*f->rep))) ||
+	    !(f->said = calloc(f->nedges ? f->nedges : 1, sizeof(*f->said))))
+		return -2;
+	for (i = 0; i < f->nedges; i++)
+		f->rep[i] = (uint32_t)i;
+	for (u = 0; u < f->nsw; u++) {
+		struct by_key k = { f, u };
+		size_t *nix;
+
+		n = f->adj_off[u + 1] - f->adj_off[u];
+		if (n < 2)
+			continue;
+		if (!(nix = realloc(ix, n * sizeof(*ix)))) {
+			free(ix);
+			return -2;
+		}
+		ix = nix;
+		for (i = 0; i < n; i++)
+			ix[i] = f->adj_off[u] + i;
+		qsort_r(ix, n, sizeof(*ix), bundle_cmp, &k);
+		for (i = 1; i < n; i++)
+			if (!bundle_cmp(&ix[i - 1], &ix[i], &k))
+				f->rep[f->adj[ix[i]].e] = f->rep[f->adj[ix[i - 1]].e];
+	}
+	free(ix);
+	f->stamp = 0;
+	return f->bundled = 1;
+}
+
+/* a share of a sprayed flow on edge e, at the switch visit f->stamp: once a bundle */
+static int spray_share(struct fab *f, struct fab_shares *s, uint32_t e, double part)
+{
+	if (f->bundled > 0) {
+		e = f->rep[e];
+		if (f->said[e] == f->stamp)
+			return 0;
+		f->said[e] = f->stamp;
+	}
+	return share_add(s, e, part);
+}
+
+/* a new switch visit */
+static void visit(struct fab *f)
+{
+	if (f->bundled > 0 && !++f->stamp) {	/* wrapped: forget every edge's last one */
+		memset(f->said, 0, f->nedges * sizeof(*f->said));
+		f->stamp = 1;
+	}
+}
+
 /* the last hop to leaf to: each switch's cables to it, found in the leaf's own (by neighbour) */
 static void last_hop(struct fab *f, int to)
 {
@@ -398,7 +486,6 @@ static void last_hop(struct fab *f, int to)
 
 		for (j = i + 1; j < f->adj_off[to + 1] && f->adj[j].v == v; j++)
 			;
-		f->last_of[v] = to;
 		f->last_lo[v] = (uint32_t)i;
 		f->last_hi[v] = (uint32_t)j;
 	}
@@ -418,10 +505,11 @@ static int spray(struct fab *f, const struct fab_dag *d, struct fab_shares *s, i
 			double part = f->mass[u] / (double)(d->off[u + 1] - d->off[u]);
 
 			f->mass[u] = 0;
+			visit(f);
 			for (i = d->off[u]; i < d->off[u + 1]; i++) {
 				const struct fab_adj *a = &f->adj[d->nh[i]];
 
-				if (share_add(s, a->e, part))
+				if (spray_share(f, s, a->e, part))
 					return -1;
 				if (f->mass[a->v] == 0)
 					f->next[nn++] = a->v;
@@ -436,8 +524,9 @@ static int spray(struct fab *f, const struct fab_dag *d, struct fab_shares *s, i
 		double part = f->mass[u] / (double)(f->last_hi[u] - f->last_lo[u]);
 
 		f->mass[u] = 0;
+		visit(f);
 		for (i = f->last_lo[u]; i < f->last_hi[u]; i++)
-			if (share_add(s, f->adj[i].e ^ 1, part))	/* the leaf's cable, toward it */
+			if (spray_share(f, s, f->adj[i].e ^ 1, part))	/* the leaf's cable, toward it */
 				return -1;
 	}
 	return 0;
@@ -467,9 +556,11 @@ int fab_add_flow(struct fab *f, struct fab_shares *s, size_t src, size_t dst, en
 	if (flow_open(s) || share_add(s, 2 * a->link, 1.0))
 		goto oom;
 	if (from != to) {
-		const struct fab_dag *d = dag_of(f, to);
+		const struct fab_dag *d;
 
-		if (!d)
+		if (how == FAB_SPRAY && !f->bundled && bundles_make(f) == -2)
+			goto oom;
+		if (!(d = dag_of(f, to)))
 			goto oom;
 		if (d->dist[from] < 0)
 			return fs_err_usage("no path between %s (%s's leaf) and %s (%s's leaf): the fabric is split",

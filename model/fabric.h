@@ -22,6 +22,12 @@
  * bound that a symmetric fabric never reaches); the last hop, a neighbour
  * to the leaf itself, is the leaf's own cables.  A flow then costs the
  * switches and cables of its paths, whatever a spine's number of leaves.
+ *
+ * Spraying, the cables out of one switch that every sprayed flow uses
+ * alike (a leaf's uplinks, in a Clos) carry the same flows with the same
+ * shares, so their constraints are one and the same: a flow lists the
+ * first of them only (exact: the rates are those of every cable listed),
+ * which halves a sprayed flow's shares on a leaf-spine.
  */
 #ifndef FS_MODEL_FABRIC_H
 #define FS_MODEL_FABRIC_H
@@ -64,10 +70,16 @@ struct fab {
 	size_t ncls;
 	struct fab_dag **dag;	/* per class, made on first use */
 	size_t dag_words;	/* what the kept ones hold, against a bound */
+	int *cls_rep;		/* per class: a leaf of it */
+	/* spraying: cables out of one switch that every sprayed flow uses alike (the same capacity, the
+	 * next hops of the same classes, no destination leaf at their end but the same) are one
+	 * constraint, said once a flow */
+	int bundled;		/* 1 made, -1 not (the classes past the bound), 0 not yet */
+	uint32_t *rep;		/* per directed edge: the first of its bundle */
+	uint32_t *said, stamp;	/* per directed edge: the visit (a flow at a switch) that last said it */
 	/* scratch: the last hop to one destination leaf, spraying */
 	int last_for;		/* the leaf last_lo/hi are for, -1: none */
 	uint32_t *last_lo, *last_hi;	/* per switch: its cables to that leaf in adj[] of the leaf */
-	int *last_of;		/* per switch: the leaf its last_lo/hi are for */
 	double *mass;
 	uint32_t *layer, *next;
 };
@@ -102,14 +114,12 @@ enum fab_route { FAB_SPRAY, FAB_ECMP };
  * next hops, uniformly).  0, -FS_EXIT_USAGE when no path joins the two
  * leaves (said, naming them), -FS_EXIT_ENV out of memory (said).  Cost: the
  * shares it adds; flows to one destination leaf one after another (as
- * fab_solve orders them, solve.h) share the leaf's last hop, made once.
+ * fab_solve orders them, solve.h) share the leaf's last hop, made once, and
+ * flows by destination class make each class's next hops at most once even
+ * past the memory bound.
  */
 int fab_add_flow(struct fab *f, struct fab_shares *s, size_t src, size_t dst, enum fab_route how,
 		 uint64_t *rng);
-
-/* The destination class of port p's leaf: flows sorted by it route with
- * every class's next hops made at most once (solve.h does) */
-int fab_port_class(const struct fab *f, size_t p);
 
 /*
  * Add a flow along a path of device names (a host, switches, a host: as

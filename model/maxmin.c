@@ -85,6 +85,10 @@ struct mm_ws {
 	unsigned char *frozen;
 	size_t used_alloc, ed_alloc, eoff_alloc, eflow_alloc, frozen_alloc;
 	struct mm_heap h;
+	/* the parts of a problem that share no edge, each solved alone (mm_solve_ws) */
+	uint32_t *parent, *part_flow;	/* union-find over flows; the flows part by part */
+	size_t *part_off;
+	size_t parent_alloc, part_flow_alloc, part_off_alloc;
 };
 
 struct mm_ws *mm_ws_new(size_t nedges)
@@ -113,6 +117,9 @@ void mm_ws_free(struct mm_ws *w)
 	free(w->eflow);
 	free(w->frozen);
 	free(w->h.v);
+	free(w->parent);
+	free(w->part_flow);
+	free(w->part_off);
 	free(w);
 }
 
@@ -133,54 +140,68 @@ static int grow(void **p, size_t *alloc, size_t n, size_t size)
 
 #define GROW(w, f, n) grow((void **)&(w)->f, &(w)->f##_alloc, (n), sizeof(*(w)->f))
 
-/* the edges the shares use, numbered locally, and each one's flows (a counting sort) */
-static int index_edges(const struct mm_problem *p, struct mm_ws *w, size_t *nused)
+/* a part of a problem: flows fl[0..nf) of it (fl NULL: all of them, in order) */
+struct part {
+	const uint32_t *fl;
+	size_t nf;
+};
+
+#define FLOW(pt, i) ((pt)->fl ? (pt)->fl[i] : (i))
+
+/* the edges the part's shares use, numbered locally, and each one's flows (a counting sort, by
+ * the flows' places in the part) */
+static int index_edges(const struct mm_problem *p, const struct part *pt, struct mm_ws *w, size_t *nused)
 {
-	size_t F = p->nflows, S = p->off[F], f, s, u, n = 0;
+	size_t i, s, u, n = 0, ns = 0;
 
-	if (GROW(w, eflow, S ? S : 1) || GROW(w, frozen, F ? F : 1))
+	for (i = 0; i < pt->nf; i++)
+		ns += p->off[FLOW(pt, i) + 1] - p->off[FLOW(pt, i)];
+	if (GROW(w, eflow, ns ? ns : 1) || GROW(w, frozen, pt->nf ? pt->nf : 1))
 		return -1;
-	for (s = 0; s < S; s++) {
-		uint32_t e = p->edge[s];
+	for (i = 0; i < pt->nf; i++)
+		for (s = p->off[FLOW(pt, i)]; s < p->off[FLOW(pt, i) + 1]; s++) {
+			uint32_t e = p->edge[s];
 
-		if (w->local[e] == MM_NONE) {
+			if (w->local[e] != MM_NONE)
+				continue;
 			if (GROW(w, used, n + 1))
 				return -1;
 			w->local[e] = (uint32_t)n;
 			w->used[n++] = e;
 			*nused = n;	/* (what the caller clears, even on a failure) */
 		}
-	}
 	if (GROW(w, ed, n ? n : 1) || GROW(w, eoff, n + 2))
 		return -1;
 	memset(w->ed, 0, n * sizeof(*w->ed));
 	memset(w->eoff, 0, (n + 2) * sizeof(*w->eoff));
-	memset(w->frozen, 0, F);
-	for (s = 0; s < S; s++)
-		w->eoff[w->local[p->edge[s]] + 2]++;
+	memset(w->frozen, 0, pt->nf);
+	for (i = 0; i < pt->nf; i++)
+		for (s = p->off[FLOW(pt, i)]; s < p->off[FLOW(pt, i) + 1]; s++)
+			w->eoff[w->local[p->edge[s]] + 2]++;
 	for (u = 0; u < n; u++)
 		w->eoff[u + 2] += w->eoff[u + 1];
-	for (f = 0; f < F; f++)	/* eoff[u + 1]: where u's next flow goes, then u's end */
-		for (s = p->off[f]; s < p->off[f + 1]; s++) {
+	for (i = 0; i < pt->nf; i++)	/* eoff[u + 1]: where u's next flow goes, then u's end */
+		for (s = p->off[FLOW(pt, i)]; s < p->off[FLOW(pt, i) + 1]; s++) {
 			uint32_t le = w->local[p->edge[s]];
 
-			w->eflow[w->eoff[le + 1]++] = (uint32_t)f;
+			w->eflow[w->eoff[le + 1]++] = (uint32_t)i;
 			w->ed[le].weight += p->share[s];
 		}
 	return 0;
 }
 
-int mm_solve_ws(const struct mm_problem *p, double *rate, struct mm_ws *w)
+/* progressive filling of one part of a problem; rate[] of the problem's flows */
+static int solve_one(const struct mm_problem *p, const struct part *pt, double *rate, struct mm_ws *w)
 {
-	size_t F = p->nflows, f, s, u, n = 0;
+	size_t i, s, u, n = 0;
 	struct mm_heap *h = &w->h;
 	int rc = -1;
 
 	h->n = 0;
-	if (index_edges(p, w, &n))
+	if (index_edges(p, pt, w, &n))
 		goto out;
-	for (f = 0; f < F; f++)
-		rate[f] = INFINITY;
+	for (i = 0; i < pt->nf; i++)
+		rate[FLOW(pt, i)] = INFINITY;
 	/* the heap holds one entry an edge, its level when pushed: a level only
 	 * rises as flows freeze, so an entry is a lower bound of its edge's
 	 * level; one popped unchanged is the lowest of all, and so is one popped
@@ -208,11 +229,11 @@ int mm_solve_ws(const struct mm_problem *p, double *rate, struct mm_ws *w)
 			}
 		}
 		for (s = w->eoff[ev.edge]; s < w->eoff[ev.edge + 1]; s++) {
-			size_t g = w->eflow[s], t;
+			size_t k = w->eflow[s], g = FLOW(pt, k), t;
 
-			if (w->frozen[g])
+			if (w->frozen[k])
 				continue;
-			w->frozen[g] = 1;
+			w->frozen[k] = 1;
 			rate[g] = ev.level;
 			for (t = p->off[g]; t < p->off[g + 1]; t++) {
 				struct mm_edge *y = &w->ed[w->local[p->edge[t]]];
@@ -229,6 +250,80 @@ out:
 	for (u = 0; u < n; u++)	/* ready for the next problem */
 		w->local[w->used[u]] = MM_NONE;
 	return rc;
+}
+
+static uint32_t root(uint32_t *parent, uint32_t x)
+{
+	while (parent[x] != x)
+		x = parent[x] = parent[parent[x]];
+	return x;
+}
+
+/* the parts: flows joined by the edges they share (union-find, the edges' first flows kept in
+ * w->local meanwhile); w->part_flow holds them part by part, [part_off[k], part_off[k + 1]) */
+static int parts(const struct mm_problem *p, struct mm_ws *w, size_t *nparts)
+{
+	size_t F = p->nflows, S = p->off[F], f, s, k;
+
+	if (GROW(w, parent, F ? F : 1) || GROW(w, part_flow, F ? F : 1) || GROW(w, part_off, F + 2))
+		return -1;
+	for (f = 0; f < F; f++)
+		w->parent[f] = (uint32_t)f;
+	for (f = 0; f < F; f++)
+		for (s = p->off[f]; s < p->off[f + 1]; s++) {
+			uint32_t e = p->edge[s], a, b;
+
+			if (w->local[e] == MM_NONE) {
+				w->local[e] = (uint32_t)f;
+				continue;
+			}
+			a = root(w->parent, (uint32_t)f);
+			b = root(w->parent, w->local[e]);
+			if (a != b)
+				w->parent[a > b ? a : b] = a < b ? a : b;
+		}
+	for (s = 0; s < S; s++)
+		w->local[p->edge[s]] = MM_NONE;
+	/* part numbers in the order of their first flows, then the flows by part (a counting sort) */
+	for (f = 0; f < F; f++)
+		w->parent[f] = root(w->parent, (uint32_t)f);	/* (a root stays its own parent) */
+	memset(w->part_off, 0, (F + 2) * sizeof(*w->part_off));
+	for (f = 0, k = 0; f < F; f++)
+		if (w->parent[f] == f)
+			w->part_off[f] = ++k;	/* the root's part number + 1, for now */
+	*nparts = k;
+	for (f = 0; f < F; f++)
+		w->part_flow[f] = (uint32_t)(w->part_off[w->parent[f]] - 1);
+	for (f = 0; f < F; f++)
+		w->parent[f] = w->part_flow[f];	/* now: its part */
+	memset(w->part_off, 0, (F + 2) * sizeof(*w->part_off));
+	for (f = 0; f < F; f++)
+		w->part_off[w->parent[f] + 2]++;
+	for (k = 0; k < *nparts; k++)
+		w->part_off[k + 2] += w->part_off[k + 1];
+	for (f = 0; f < F; f++)
+		w->part_flow[w->part_off[w->parent[f] + 1]++] = (uint32_t)f;
+	return 0;
+}
+
+int mm_solve_ws(const struct mm_problem *p, double *rate, struct mm_ws *w)
+{
+	struct part all = { NULL, p->nflows };
+	size_t k, nparts = 0;
+
+	if (p->nflows < 2)
+		return solve_one(p, &all, rate, w);
+	if (parts(p, w, &nparts))
+		return -1;
+	if (nparts == 1)
+		return solve_one(p, &all, rate, w);
+	for (k = 0; k < nparts; k++) {	/* each part on its own: a smaller working set */
+		struct part pt = { w->part_flow + w->part_off[k], w->part_off[k + 1] - w->part_off[k] };
+
+		if (solve_one(p, &pt, rate, w))
+			return -1;
+	}
+	return 0;
 }
 
 int mm_solve(const struct mm_problem *p, double *rate)

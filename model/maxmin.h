@@ -15,7 +15,11 @@
  * flows freeze, so an entry is a lower bound, and one found stale when it
  * comes up is pushed again (R times: at most once a flow frozen, far fewer
  * in practice).  Memory O(S + E + F).  mm_solve also sets up scratch for
- * all of the problem's edges, once a call; mm_solve_ws keeps it.
+ * all of the problem's edges, once a call; mm_solve_ws keeps it.  Flows
+ * that share no edge, even through others (the rails of a leaf-spine), are
+ * parts whose rates do not depend on each other: each is filled on its own
+ * (a union-find over the shares finds them), so that the working set is a
+ * part's, not the whole problem's.
  */
 #ifndef FS_MODEL_MAXMIN_H
 #define FS_MODEL_MAXMIN_H

@@ -19,37 +19,35 @@ uint64_t fab_draw_seed(uint64_t seed, size_t round, int draw)
 	return seed * 0x9e3779b97f4a7c15ull + round * 1000003ull + (uint64_t)draw;
 }
 
-/* the routing order's context: the fabric and the flows' destinations */
-struct by_dst {
-	const struct fab *f;
-	const size_t *dst;
-};
-
-/* qsort_r: flow indices by destination class, leaf, index */
-static int by_dst_cmp(const void *x, const void *y, void *ctx)
-{
-	const struct by_dst *c = ctx;
-	size_t a = *(const size_t *)x, b = *(const size_t *)y;
-	int ca = fab_port_class(c->f, c->dst[a]), cb = fab_port_class(c->f, c->dst[b]);
-	int la = c->f->ports[c->dst[a]].leaf, lb = c->f->ports[c->dst[b]].leaf;
-
-	if (ca != cb)
-		return ca < cb ? -1 : 1;
-	if (la != lb)
-		return la < lb ? -1 : 1;
-	return (a > b) - (a < b);
-}
-
+/* the routing order: flow indices by destination class, then leaf, then index; two stable counting
+ * sorts (the leaves by class, the flows by their leaf's place), O(flows + switches) */
 static size_t *route_order(const struct fab *f, const size_t *dst, size_t n)
 {
-	size_t *order = malloc((n ? n : 1) * sizeof(*order)), i;
-	struct by_dst c = { f, dst };
+	size_t *order = malloc((n ? n : 1) * sizeof(*order)), *at = calloc(f->nsw + f->ncls + 2, sizeof(*at));
+	size_t *cnt = calloc(f->nsw + 1, sizeof(*cnt)), i, u, c, k;
 
-	if (!order)
+	if (!order || !at || !cnt) {
+		free(order);
+		free(at);
+		free(cnt);
 		return NULL;
+	}
+	for (u = 0; u < f->nsw; u++)	/* the leaves' places: by class, then index */
+		if (f->cls[u] >= 0)
+			at[f->cls[u] + 1]++;
+	for (c = 0; c < f->ncls; c++)
+		at[c + 1] += at[c];
+	for (u = 0; u < f->nsw; u++)
+		if (f->cls[u] >= 0)
+			at[f->ncls + 1 + u] = at[f->cls[u]]++;	/* (at[ncls + 1 + u]: leaf u's place) */
+	for (i = 0; i < n; i++)	/* the flows by their leaf's place, index order kept */
+		cnt[at[f->ncls + 1 + f->ports[dst[i]].leaf] + 1]++;
+	for (k = 0; k < f->nsw; k++)
+		cnt[k + 1] += cnt[k];
 	for (i = 0; i < n; i++)
-		order[i] = i;
-	qsort_r(order, n, sizeof(*order), by_dst_cmp, &c);
+		order[cnt[at[f->ncls + 1 + f->ports[dst[i]].leaf]]++] = i;
+	free(at);
+	free(cnt);
 	return order;
 }
 
