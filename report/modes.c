@@ -11,10 +11,12 @@
  * TCP saw of the order (bw.c's counters: retransmitted segments, reorderings
  * the senders detected, the share of segments the receivers took out of
  * order).  Reordering is judged by the senders' count: a receiver's
- * out-of-order count also rises behind every loss.  With --topology, each group's pairs are modelled on the intended
- * fabric (model/: max-min fair rates, every switch splitting every flow
- * equally, and per-flow ECMP with a uniform hash), and the aggregate is also
- * said as a fraction of what the fabric carries; a run below
+ * out-of-order count also rises behind every loss.  With --topology, each
+ * phase's pairs are modelled on the intended fabric round by round, every
+ * lane of a round at once as it ran (model/solve.h, as fabscope model
+ * solves a round: max-min fair rates, every switch splitting every flow
+ * equally, and per-flow ECMP with a uniform hash), and each lane's aggregate
+ * is also said as a fraction of what the fabric carries; a run below
  * MODES_FAR_BELOW of it is a finding.
  */
 #include <math.h>
@@ -34,71 +36,124 @@
 
 /* ---- the expectation of a group's pairs, from the model ---- */
 
-/* a round's aggregates, summed: spraying's, and the mean of the ECMP draws' */
-struct round_sum {
-	size_t n;
-	int draws;
-	double spray, ecmp;
+/* a flow of a phase: its group (index into the run's), round, ports */
+struct xflow {
+	int g, round;
+	size_t src, dst, at;	/* at: its place among the phase's flows, for a stable order */
 };
 
-static int round_add(void *ctx, int draw, const double *rate)
+static int xflow_cmp(const void *a, const void *b)
 {
-	struct round_sum *r = ctx;
-	double sum = 0;
+	const struct xflow *x = a, *y = b;
+
+	if (x->round != y->round)
+		return x->round < y->round ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* what a round's solves add to its groups' sums (fab_round's callback) */
+struct xsum {
+	const struct xflow *fl;
+	size_t n;
+	int draws;
+	double *spray, *ecmp;	/* per group of the run */
+};
+
+static int xsum_add(void *ctx, int draw, const double *rate)
+{
+	struct xsum *x = ctx;
 	size_t i;
 
-	for (i = 0; i < r->n; i++)
-		sum += rate[i];
-	if (draw)
-		r->ecmp += sum / r->draws;
-	else
-		r->spray += sum;
+	for (i = 0; i < x->n; i++) {
+		if (draw)
+			x->ecmp[x->fl[i].g] += rate[i] / x->draws;
+		else
+			x->spray[x->fl[i].g] += rate[i];
+	}
 	return 0;
 }
 
-/* g's exp_spray and exp_ecmp: the model's aggregate a round, over its rounds, each round solved
- * as fabscope model solves it (model/solve.h: its draws, seed 1, the round's number) */
-static void group_expect(struct fab *f, struct rgroup *g)
+/* the flows of run r's bw groups of one phase (want[g] set), every lane's: a group with a node or
+ * lane the design does not have gets none (and no expectation) */
+static size_t phase_flows(struct fab *f, const struct rrun *r, const char *want, struct xflow *fl)
 {
-	size_t *src = malloc((size_t)g->n * sizeof(*src)), *dst = malloc((size_t)g->n * sizeof(*dst));
-	struct round_sum sum = { 0 };
-	int *done = calloc((size_t)g->n, sizeof(*done)), i, j, rounds = 0, ok = src && dst && done;
+	size_t n = 0;
+	int gi, j;
 
-	for (i = 0; ok && i < g->n; i++) {
-		size_t n = 0;
+	for (gi = 0; gi < r->ng; gi++) {
+		const struct rgroup *g = &r->g[gi];
+		size_t first = n;
 
-		if (done[i])
+		if (!want[gi])
 			continue;
-		for (j = i; ok && j < g->n; j++) {	/* the pairs of i's round */
-			long a, b, pa, pb;
+		for (j = 0; j < g->n; j++) {
+			long a = fab_host_index(f, g->p[j].src), b = fab_host_index(f, g->p[j].dst);
+			long pa = a < 0 ? -1 : fab_port_of(f, (size_t)a, g->rail, g->plane);
+			long pb = b < 0 ? -1 : fab_port_of(f, (size_t)b, g->rail, g->plane);
 
-			if (done[j] || g->p[j].round != g->p[i].round)
-				continue;
-			done[j] = 1;
-			a = fab_host_index(f, g->p[j].src);
-			b = fab_host_index(f, g->p[j].dst);
-			pa = a < 0 ? -1 : fab_port_of(f, (size_t)a, g->rail, g->plane);
-			pb = b < 0 ? -1 : fab_port_of(f, (size_t)b, g->rail, g->plane);
-			if (pa < 0 || pb < 0)
-				ok = 0;	/* a node or lane the design does not have: no expectation */
-			else {
-				src[n] = (size_t)pa;
-				dst[n++] = (size_t)pb;
+			if (pa < 0 || pb < 0) {
+				n = first;	/* no expectation for this group */
+				break;
 			}
+			fl[n] = (struct xflow){ gi, g->p[j].round, (size_t)pa, (size_t)pb, n };
+			n++;
 		}
-		sum.n = n;
-		sum.draws = fab_draws(n);
-		ok = ok && !fab_round(f, src, dst, n, g->p[i].round > 0 ? (size_t)g->p[i].round - 1 : 0, sum.draws,
-				      MODES_SEED, round_add, &sum);
-		rounds++;
 	}
-	if (ok && rounds) {
-		g->exp_spray = sum.spray / rounds;
-		g->exp_ecmp = sum.ecmp / rounds;
+	return n;
+}
+
+/* the expectation of run r's bw groups of the phase of group g0: every round solved as fabscope model
+ * solves it (model/solve.h: all its lanes at once, its draws, seed MODES_SEED, the round's number),
+ * each group's aggregate a round the mean over its rounds */
+static void phase_expect(struct fab *f, struct rrun *r, int g0, char *done)
+{
+	char *want = calloc((size_t)r->ng, 1);
+	double *spray = calloc((size_t)r->ng, sizeof(*spray)), *ecmp = calloc((size_t)r->ng, sizeof(*ecmp));
+	int *rounds = calloc((size_t)r->ng, sizeof(*rounds)), gi;
+	size_t total = 0, n = 0, a, z, i;
+	struct xflow *fl = NULL;
+	size_t *src = NULL, *dst = NULL;
+	int ok = want && spray && ecmp && rounds;
+
+	for (gi = g0; ok && gi < r->ng; gi++)
+		if (!strcmp(r->g[gi].test, "bw") && !strcmp(r->g[gi].phase, r->g[g0].phase)) {
+			want[gi] = done[gi] = 1;
+			total += (size_t)r->g[gi].n;
+		}
+	if (ok && (!(fl = malloc((total ? total : 1) * sizeof(*fl))) || !(src = malloc((total ? total : 1) * sizeof(*src))) ||
+		   !(dst = malloc((total ? total : 1) * sizeof(*dst)))))
+		ok = 0;
+	if (ok) {
+		n = phase_flows(f, r, want, fl);
+		qsort(fl, n, sizeof(*fl), xflow_cmp);
 	}
+	for (a = 0; ok && a < n; a = z) {	/* round by round */
+		struct xsum x = { fl + a, 0, 0, spray, ecmp };
+
+		for (z = a; z < n && fl[z].round == fl[a].round; z++) {
+			src[z - a] = fl[z].src;
+			dst[z - a] = fl[z].dst;
+		}
+		x.n = z - a;
+		x.draws = fab_draws(x.n);
+		ok = !fab_round(f, src, dst, x.n, fl[a].round > 0 ? (size_t)fl[a].round - 1 : 0, x.draws, MODES_SEED,
+				xsum_add, &x);
+		for (i = a; ok && i < z; i++)	/* the round counted once a group */
+			if (i == a || fl[i].g != fl[i - 1].g)
+				rounds[fl[i].g]++;
+	}
+	for (gi = g0; ok && gi < r->ng; gi++)
+		if (want[gi] && rounds[gi]) {
+			r->g[gi].exp_spray = spray[gi] / rounds[gi];
+			r->g[gi].exp_ecmp = ecmp[gi] / rounds[gi];
+		}
+	free(want);
+	free(spray);
+	free(ecmp);
+	free(rounds);
+	free(fl);
 	free(src);
 	free(dst);
-	free(done);
 }
 
 int report_modes_expect(struct report *rep, const struct topo *t)
@@ -115,10 +170,14 @@ int report_modes_expect(struct report *rep, const struct topo *t)
 		}
 	if ((rc = fab_build(&f, t, 0)))
 		return rc;
-	for (ri = 0; ri < rep->nruns; ri++)
-		for (gi = 0; gi < rep->runs[ri].ng; gi++)
-			if (!strcmp(rep->runs[ri].g[gi].test, "bw"))
-				group_expect(&f, &rep->runs[ri].g[gi]);
+	for (ri = 0; ri < rep->nruns; ri++) {
+		char *done = calloc((size_t)rep->runs[ri].ng + 1, 1);
+
+		for (gi = 0; done && gi < rep->runs[ri].ng; gi++)	/* a phase at a time, its lanes together */
+			if (!done[gi] && !strcmp(rep->runs[ri].g[gi].test, "bw"))
+				phase_expect(&f, &rep->runs[ri], gi, done);
+		free(done);
+	}
 	fab_release(&f);
 	return 0;
 }

@@ -92,6 +92,40 @@ test_expect_success $P 'the expectation is fabscope model.s: the same pairs, dra
 	awk -v s="$spray" -v e="$ecmp" "BEGIN { exit !(s == 4 && e > 2 && e < 4) }"
 '
 
+test_expect_success $P 'two rails through one cable: every lane of a round modelled at once, as it ran' '
+	# a node.s two NICs (rails 0 and 1) on one leaf, the leaves joined by one 1G cable each way: a
+	# bisection on both rails puts 4 flows on that cable, a quarter each, 1 a lane (each lane
+	# alone would have 2)
+	cat >shared.topo <<-\EOF &&
+	switch l1 tier=leaf
+	switch l2 tier=leaf
+	switch s1 tier=spine
+	link h1:eth0 l1:p1 rail=0 speed=1G
+	link h1:eth1 l1:p2 rail=1 speed=1G
+	link h2:eth0 l1:p3 rail=0 speed=1G
+	link h2:eth1 l1:p4 rail=1 speed=1G
+	link h3:eth0 l2:p1 rail=0 speed=1G
+	link h3:eth1 l2:p2 rail=1 speed=1G
+	link h4:eth0 l2:p3 rail=0 speed=1G
+	link h4:eth1 l2:p4 rail=1 speed=1G
+	link l1:s1 s1:l1 speed=1G
+	link l2:s1 s1:l2 speed=1G
+	EOF
+	for r in sa sb; do
+		mkrun $r "{\"lb\":\"$r\"}" &&
+		for rail in 0 1; do
+			rec $r $rail 0 1 h1 h3 0.2 - && rec $r $rail 0 1 h3 h1 0.2 - &&
+			rec $r $rail 0 1 h2 h4 0.2 - && rec $r $rail 0 1 h4 h2 0.2 - || return 1
+		done
+	done &&
+	fs_expect 0 report sa sb --topology shared.topo -o rs --no-plots &&
+	"$FABSCOPE" model shared.topo --pattern bisection --json >ms.json &&
+	jq -r ".lanes[] | \"\(.rail) \(.spray.agg_gbps) \(.ecmp.agg_gbps)\"" ms.json >model &&
+	printf "%s\n" "0 1 1" "1 1 1" >expect && test_cmp expect model &&
+	jq -r ".modes[] | \"\(.rail) \(.runs[0].expected_gbps) \(.runs[0].expected_ecmp_gbps)\"" rs/summary.json >report &&
+	test_cmp model report
+'
+
 test_expect_success $P,GNUPLOT 'plots: the aggregates under each mode against the fabric, the pairs. rates a CDF each' '
 	fs_expect 0 report ecmp spray flowlet --topology design.topo -o rp &&
 	jq -r ".plots[] | .file" rp/summary.json >files &&
