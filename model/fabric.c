@@ -93,6 +93,9 @@ void fab_release(struct fab *f)
 	free(f->cls_rep);
 	free(f->rep);
 	free(f->said);
+	free(f->last_even);
+	free(f->cls_even);
+	free(f->from_even);
 	free(f->mass);
 	free(f->layer);
 	free(f->next);
@@ -412,6 +415,42 @@ static int bundle_cmp(const void *x, const void *y, void *ctx)
 	return 0;
 }
 
+/* which destination leaves' last hops may be one constraint: a leaf nobody's transit (no class has it
+ * as a next hop), with as many cables of one speed from each of its neighbours */
+static int lasts_make(struct fab *f)
+{
+	unsigned char *transit = calloc(f->nsw + 1, 1);
+	size_t c, i, j, k;
+	uint32_t d;
+
+	f->last_even = calloc(f->nsw + 1, 1);
+	f->cls_even = calloc(f->ncls + 1, 1);
+	f->from_even = calloc(f->nsw * f->ncls + 1, 1);
+	if (!transit || !f->last_even || !f->cls_even || !f->from_even) {
+		free(transit);
+		return -1;
+	}
+	for (c = 0; c < f->ncls; c++)
+		for (i = 0; i < f->dag[c]->off[f->nsw]; i++)
+			transit[f->adj[f->dag[c]->nh[i]].v] = 1;
+	for (d = 0; d < f->nsw; d++) {
+		size_t lo = f->adj_off[d], hi = f->adj_off[d + 1], first = hi > lo ? 0 : 1;
+		int even = f->cls[d] >= 0 && !transit[d] && hi > lo;
+
+		for (i = lo; even && i < hi; i = j) {	/* runs of one neighbour */
+			for (j = i; j < hi && f->adj[j].v == f->adj[i].v; j++)
+				even &= f->cap[f->adj[j].e] == f->cap[f->adj[lo].e];
+			k = j - i;
+			if (!first)
+				first = k;
+			even &= k == first;
+		}
+		f->last_even[d] = (unsigned char)even;
+	}
+	free(transit);
+	return 0;
+}
+
 /* the bundles (fabric.h): every class's next hops made, then each switch's neighbours sorted by what
  * tells their use apart; -1 when the classes' next hops would pass the bound (no bundles then) */
 static int bundles_make(struct fab *f)
@@ -450,7 +489,7 @@ static int bundles_make(struct fab *f)
 	}
 	free(ix);
 	f->stamp = 0;
-	return f->bundled = 1;
+	return lasts_make(f) ? -2 : (f->bundled = 1);
 }
 
 /* a share of a sprayed flow on edge e, at the switch visit f->stamp: once a bundle */
@@ -492,8 +531,9 @@ static void last_hop(struct fab *f, int to)
 	f->last_for = to;
 }
 
-/* spraying: layer by layer toward the destination, the mass split equally; the last layer to the leaf */
-static int spray(struct fab *f, const struct fab_dag *d, struct fab_shares *s, int from)
+/* the sprayed mass from switch `from` over class d's next hops, to its last layer (the neighbours of
+ * the class's leaves): f->layer[0..return), their masses in f->mass; shares said when s */
+static size_t spread(struct fab *f, const struct fab_dag *d, struct fab_shares *s, int from, int *oom)
 {
 	size_t nl = 1, nn, j, i;
 
@@ -509,8 +549,10 @@ static int spray(struct fab *f, const struct fab_dag *d, struct fab_shares *s, i
 			for (i = d->off[u]; i < d->off[u + 1]; i++) {
 				const struct fab_adj *a = &f->adj[d->nh[i]];
 
-				if (spray_share(f, s, a->e, part))
-					return -1;
+				if (s && spray_share(f, s, a->e, part)) {
+					*oom = 1;
+					return nl;
+				}
 				if (f->mass[a->v] == 0)
 					f->next[nn++] = a->v;
 				f->mass[a->v] += part;
@@ -519,6 +561,83 @@ static int spray(struct fab *f, const struct fab_dag *d, struct fab_shares *s, i
 		memcpy(f->layer, f->next, nn * sizeof(*f->layer));
 		nl = nn;
 	}
+	return nl;
+}
+
+/* 1 when spraying from switch a reaches every neighbour of class c's leaves with the same mass */
+static int arrives_even(struct fab *f, const struct fab_dag *d, int a, int c)
+{
+	size_t nl, j, nt = f->adj_off[f->cls_rep[c] + 1] - f->adj_off[f->cls_rep[c]], i;
+	int oom = 0, even;
+
+	for (i = f->adj_off[f->cls_rep[c]] + 1; i < f->adj_off[f->cls_rep[c] + 1]; i++)
+		nt -= f->adj[i].v == f->adj[i - 1].v;	/* (distinct neighbours) */
+	if (d->dist[a] < 0)
+		return 0;
+	nl = spread(f, d, NULL, a, &oom);
+	even = nl == nt;
+	for (j = 0; j < nl; j++) {
+		double x = f->mass[f->layer[j]], y = f->mass[f->layer[0]];
+
+		even &= x - y < 1e-12 * y && y - x < 1e-12 * y;
+	}
+	for (j = 0; j < nl; j++)
+		f->mass[f->layer[j]] = 0;
+	return even;
+}
+
+int fab_spray_prepare(struct fab *f, const size_t *src, const size_t *dst, size_t n)
+{
+	size_t i, c;
+
+	if (!f->bundled && bundles_make(f) == -2)
+		return fs_err_env("out of memory for the model's flows");
+	if (f->bundled < 0)
+		return 0;
+	memset(f->from_even, 0, f->nsw * f->ncls);	/* 0 not known, 1 even, 2 not */
+	for (c = 0; c < f->ncls; c++)
+		f->cls_even[c] = 1;
+	for (i = 0; i < n; i++) {
+		int a = f->ports[src[i]].leaf, to = f->ports[dst[i]].leaf, k = f->cls[to];
+		unsigned char *e = &f->from_even[(size_t)a * f->ncls + (size_t)k];
+
+		if (a == to || !f->cls_even[k])
+			continue;
+		if (!*e)
+			*e = arrives_even(f, f->dag[k], a, k) ? 1 : 2;
+		if (*e == 2)
+			f->cls_even[k] = 0;
+	}
+	f->even_on = 1;
+	return 0;
+}
+
+void fab_spray_end(struct fab *f)
+{
+	f->even_on = 0;
+}
+
+/* spraying: layer by layer toward the destination, the mass split equally; the last layer to the leaf
+ * (one constraint for all of it when the solve's flows arrive evenly, fab_spray_prepare) */
+static int spray(struct fab *f, const struct fab_dag *d, struct fab_shares *s, int from, int to)
+{
+	size_t nl, j, i;
+	int oom = 0;
+
+	nl = spread(f, d, s, from, &oom);
+	if (oom)
+		return -1;
+	if (f->even_on && f->cls_even[f->cls[to]] && f->last_even[to]) {
+		/* every flow to `to` alike over all its last hops: the first of the leaf's cables says them
+		 * all, for every flow (the same one) */
+		uint32_t u = f->layer[0];
+		double part = f->mass[u] / (double)(f->last_hi[u] - f->last_lo[u]);
+
+		for (j = 0; j < nl; j++)
+			f->mass[f->layer[j]] = 0;
+		return share_add(s, f->adj[f->adj_off[to]].e ^ 1, part);
+	}
+
 	for (j = 0; j < nl; j++) {
 		uint32_t u = f->layer[j];
 		double part = f->mass[u] / (double)(f->last_hi[u] - f->last_lo[u]);
@@ -566,7 +685,7 @@ int fab_add_flow(struct fab *f, struct fab_shares *s, size_t src, size_t dst, en
 			return fs_err_usage("no path between %s (%s's leaf) and %s (%s's leaf): the fabric is split",
 					    f->t->sw[from].name, a->node, f->t->sw[to].name, b->node);
 		last_hop(f, to);
-		if (how == FAB_ECMP ? ecmp(f, d, s, from, rng) : spray(f, d, s, from))
+		if (how == FAB_ECMP ? ecmp(f, d, s, from, rng) : spray(f, d, s, from, to))
 			goto oom;
 	}
 	if (share_add(s, 2 * b->link + 1, 1.0))

@@ -27,7 +27,10 @@
  * alike (a leaf's uplinks, in a Clos) carry the same flows with the same
  * shares, so their constraints are one and the same: a flow lists the
  * first of them only (exact: the rates are those of every cable listed),
- * which halves a sprayed flow's shares on a leaf-spine.
+ * which halves a sprayed flow's shares on a leaf-spine.  So are a
+ * destination leaf's last hops, in a solve where every flow to it arrives
+ * evenly over them (fab_spray_prepare): a flow then lists one of them, not
+ * all of a spine's worth.
  */
 #ifndef FS_MODEL_FABRIC_H
 #define FS_MODEL_FABRIC_H
@@ -77,6 +80,11 @@ struct fab {
 	int bundled;		/* 1 made, -1 not (the classes past the bound), 0 not yet */
 	uint32_t *rep;		/* per directed edge: the first of its bundle */
 	uint32_t *said, stamp;	/* per directed edge: the visit (a flow at a switch) that last said it */
+	/* and a destination leaf's last hops, one constraint when every flow to it comes evenly over
+	 * all of them (fab_spray_prepare): per leaf, whether its cables allow it; per class, whether
+	 * this solve's sources do; per switch and class, whether spraying from it arrives evenly */
+	unsigned char *last_even, *cls_even, *from_even;
+	int even_on;		/* between fab_spray_prepare and fab_spray_end */
 	/* scratch: the last hop to one destination leaf, spraying */
 	int last_for;		/* the leaf last_lo/hi are for, -1: none */
 	uint32_t *last_lo, *last_hi;	/* per switch: its cables to that leaf in adj[] of the leaf */
@@ -96,6 +104,19 @@ void fab_release(struct fab *f);
 long fab_host_index(const struct fab *f, const char *name);
 /* The port of host h on lane (rail, plane), or -1. */
 long fab_port_of(const struct fab *f, size_t h, int rail, int plane);
+
+/*
+ * Before adding the flows src[i] -> dst[i] sprayed, all of them: where every
+ * flow to a destination leaf arrives evenly over its last hops (from every
+ * source of the solve the sprayed mass reaches each of the leaf's
+ * neighbours alike, and the leaf has as many cables of one speed from each,
+ * and is nobody's transit), those last hops are one constraint, listed once
+ * a flow.  Exact, as the bundles are (fabric.h above), and only for a solve
+ * of those flows, sprayed: fab_spray_end after adding them.  0, or
+ * -FS_EXIT_ENV out of memory (said).
+ */
+int fab_spray_prepare(struct fab *f, const size_t *src, const size_t *dst, size_t n);
+void fab_spray_end(struct fab *f);
 
 /* Shares of flows as maxmin.h takes them, appended flow by flow. */
 struct fab_shares {

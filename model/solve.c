@@ -68,8 +68,11 @@ static int solve_ordered(struct fab *f, const size_t *src, const size_t *dst, co
 	int rc = 0;
 
 	s->nflows = s->nshares = 0;
+	if (how == FAB_SPRAY && (rc = fab_spray_prepare(f, src, dst, n)))
+		return rc;
 	for (i = 0; i < n && !rc; i++)
 		rc = fab_add_flow(f, s, src[order[i]], dst[order[i]], how, rng);
+	fab_spray_end(f);
 	if (rc)
 		return rc;
 	p = (struct mm_problem){ f->nedges, f->cap, s->nflows, s->off, s->edge, s->share };

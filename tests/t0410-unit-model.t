@@ -99,6 +99,38 @@ test_expect_success $P 'ECMP drawn hop by hop on an asymmetric fabric, against t
 	perl -ne "exit 1 if /^ecmp .* sampled ([0-9.]+)/ && abs(\$1 - 100) > 1.5" out
 '
 
+# spraying where flows do not arrive evenly over a destination leaf's last hops, which the model
+# must then keep apart (model/fabric.h: one constraint only when every flow arrives evenly)
+test_expect_success $P 'spraying against the enumerator: uneven arrival, uneven last hops, a leaf as transit' '
+	# asym_topo without s3-x4: from l1, s3 gets 1/16 + 5/16 + 1/16 = 7/16 of a flow, s4 9/16; the
+	# 10G cables s3-l2 and s4-l2 are the bottleneck, s4-l2 the tighter: 2 flows x 9/16 x r = 10
+	asym_topo | sed -e "/^link s3:u4 x4:d3$/d" \
+		-e "s/^link l2:u[12] s[34]:d1$/& speed=10G/" >uneven.topo &&
+	grep -c "speed=10G" uneven.topo >n && echo 2 >expect && test_cmp expect n &&
+	"$TEST_TOOL" model ecmp-brute uneven.topo 10 5 h1:0:h3 h2:0:h4 >out &&
+	cat out &&
+	grep -x "combinations 81" out &&
+	grep -x "spray paths 17.777778 model 17.777778" out &&
+	# asym_topo with two 10G cables l2-s3 and one l2-s4: flows arrive evenly at s3 and s4, but s4.s
+	# one cable carries half of each flow, s3.s two a quarter: 2 flows x 1/2 x r = 10
+	asym_topo | sed -e "s/^link l2:u[12] s[34]:d1$/& speed=10G/" >parallel.topo &&
+	echo "link l2:u3 s3:d2 speed=10G" >>parallel.topo &&
+	"$TEST_TOOL" model ecmp-brute parallel.topo 10 5 h1:0:h3 h2:0:h4 >out &&
+	cat out &&
+	grep -x "spray paths 20.000000 model 20.000000" out &&
+	# a leaf that is a transit: l3 on every superspine and on l2 (10G), l4 on s4 only; from l1, l2.s
+	# three neighbours s3, s4, l3 get a third of a flow each over 10G cables, but l4 -> l3 sprays a
+	# fifth of its flow over s4 -> l2 -> l3 too: s4-l2 carries r/3 + r/5 = 10, both flows 18.75
+	asym_topo | sed -e "s/^link l2:u[12] s[34]:d1$/& speed=10G/" >transit.topo &&
+	printf "%s\n" "switch l3 tier=leaf rail=0" "switch l4 tier=leaf rail=0" "link h5:eth0 l3:p1 rail=0" \
+		"link h7:eth0 l4:p1 rail=0" "link l3:l2 l2:l3 speed=10G" "link l4:u1 s4:d9" >>transit.topo &&
+	for x in 1 2 3 4; do echo "link l3:x$x x$x:l3" >>transit.topo || return 1; done &&
+	"$TEST_TOOL" model ecmp-brute transit.topo 10 5 h1:0:h3 h7:0:h5 >out &&
+	cat out &&
+	grep -x "combinations 75" out &&
+	grep -x "spray paths 37.500000 model 37.500000" out
+'
+
 test_expect_success $P 'paths given: ECMP exact along them, spray between their ends' '
 	small_topo >small.topo &&
 	cat >paths <<-\EOF &&

@@ -15,8 +15,9 @@
  *                             with its probability, drawn uniformly at every switch (per-hop,
  *                             as ECMP hashes) and uniformly among a flow's paths (per-path):
  *                             the exact expected aggregate under each; spraying from the paths'
- *                             hop-by-hop probabilities as shares; and fab_add_flow's spraying
- *                             and its ECMP drawn SAMPLES times.  Prints "combinations N",
+ *                             hop-by-hop probabilities as shares; and the model's spraying
+ *                             (fab_solve, as fabscope model and the report solve a round) and
+ *                             fab_add_flow's ECMP drawn SAMPLES times.  Prints "combinations N",
  *                             "spray paths A model B", "ecmp per-hop H per-path P sampled S" and
  *                             a line "flow I paths N per-hop H per-path P sampled S" each
  */
@@ -27,6 +28,7 @@
 
 #include "../../model/fabric.h"
 #include "../../model/maxmin.h"
+#include "../../model/solve.h"
 #include "../../topology/intent.h"
 #include "test-tool.h"
 
@@ -358,7 +360,27 @@ static double spray_of_paths(const struct brute *b)
 	return agg;
 }
 
-/* fab_add_flow's spraying (once) and its ECMP drawn SAMPLES times: the aggregate and each flow's mean */
+/* the model's spraying as fabscope model and the report solve it (fab_solve: a destination leaf's last
+ * hops one constraint where every flow arrives evenly), each flow's rate in rate[]: the aggregate */
+static double spray_of_model(struct fab *f, const struct brute *b, double *rate)
+{
+	size_t src[BRUTE_FLOWS], dst[BRUTE_FLOWS];
+	uint64_t rng = 1;
+	double agg = 0;
+	int i;
+
+	for (i = 0; i < b->nf; i++) {
+		src[i] = b->fl[i].src;
+		dst[i] = b->fl[i].dst;
+	}
+	if (fab_solve(f, src, dst, (size_t)b->nf, FAB_SPRAY, &rng, rate))
+		abort();
+	for (i = 0; i < b->nf; i++)
+		agg += rate[i];
+	return agg;
+}
+
+/* fab_add_flow's ECMP drawn SAMPLES times: the aggregate and each flow's mean */
 static double model_of(struct fab *f, const struct brute *b, enum fab_route how, int samples, uint64_t *rng,
 		       double *mean)
 {
@@ -413,7 +435,7 @@ static int ecmp_brute(int argc, const char **argv)
 	enumerate(&b, 1, combos, path, &path_agg);
 	spray_paths = spray_of_paths(&b);
 	sampled_agg = model_of(&f, &b, FAB_ECMP, samples, &rng, sampled);
-	spray_model = model_of(&f, &b, FAB_SPRAY, 1, &rng, sprayed);
+	spray_model = spray_of_model(&f, &b, sprayed);
 	printf("combinations %ld\n", combos);
 	printf("spray paths %.6f model %.6f\n", spray_paths, spray_model);
 	printf("ecmp per-hop %.6f per-path %.6f sampled %.6f\n", hop_agg, path_agg, sampled_agg);
