@@ -586,7 +586,7 @@ static int arrives_even(struct fab *f, const struct fab_dag *d, int a, int c)
 	return even;
 }
 
-int fab_spray_prepare(struct fab *f, const size_t *src, const size_t *dst, size_t n)
+int fab_spray_prepare(struct fab *f, const struct fab_flow *fl, size_t n)
 {
 	size_t i, c;
 
@@ -598,7 +598,7 @@ int fab_spray_prepare(struct fab *f, const size_t *src, const size_t *dst, size_
 	for (c = 0; c < f->ncls; c++)
 		f->cls_even[c] = 1;
 	for (i = 0; i < n; i++) {
-		int a = f->ports[src[i]].leaf, to = f->ports[dst[i]].leaf, k = f->cls[to];
+		int a = fl[i].from, to = fl[i].to, k = f->cls[to];
 		unsigned char *e = &f->from_even[(size_t)a * f->ncls + (size_t)k];
 
 		if (a == to || !f->cls_even[k])
@@ -666,13 +666,18 @@ static int ecmp(struct fab *f, const struct fab_dag *d, struct fab_shares *s, in
 	return share_add(s, f->adj[f->last_lo[u] + fab_rand(rng) % (f->last_hi[u] - f->last_lo[u])].e ^ 1, 1.0);
 }
 
-int fab_add_flow(struct fab *f, struct fab_shares *s, size_t src, size_t dst, enum fab_route how,
-		 uint64_t *rng)
+void fab_flow_of(const struct fab *f, size_t src, size_t dst, struct fab_flow *x)
 {
 	const struct fab_port *a = &f->ports[src], *b = &f->ports[dst];
-	int from = a->leaf, to = b->leaf;
 
-	if (flow_open(s) || share_add(s, 2 * a->link, 1.0))
+	*x = (struct fab_flow){ (uint32_t)src, (uint32_t)dst, 2 * a->link, 2 * b->link + 1, a->leaf, b->leaf };
+}
+
+int fab_add(struct fab *f, struct fab_shares *s, const struct fab_flow *x, enum fab_route how, uint64_t *rng)
+{
+	int from = x->from, to = x->to;
+
+	if (flow_open(s) || share_add(s, x->in, 1.0))
 		goto oom;
 	if (from != to) {
 		const struct fab_dag *d;
@@ -683,17 +688,27 @@ int fab_add_flow(struct fab *f, struct fab_shares *s, size_t src, size_t dst, en
 			goto oom;
 		if (d->dist[from] < 0)
 			return fs_err_usage("no path between %s (%s's leaf) and %s (%s's leaf): the fabric is split",
-					    f->t->sw[from].name, a->node, f->t->sw[to].name, b->node);
+					    f->t->sw[from].name, f->ports[x->src].node, f->t->sw[to].name,
+					    f->ports[x->dst].node);
 		last_hop(f, to);
 		if (how == FAB_ECMP ? ecmp(f, d, s, from, rng) : spray(f, d, s, from, to))
 			goto oom;
 	}
-	if (share_add(s, 2 * b->link + 1, 1.0))
+	if (share_add(s, x->out, 1.0))
 		goto oom;
 	flow_close(s);
 	return 0;
 oom:
 	return fs_err_env("out of memory for the model's flows");
+}
+
+int fab_add_flow(struct fab *f, struct fab_shares *s, size_t src, size_t dst, enum fab_route how,
+		 uint64_t *rng)
+{
+	struct fab_flow x;
+
+	fab_flow_of(f, src, dst, &x);
+	return fab_add(f, s, &x, how, rng);
 }
 
 long fab_host_index(const struct fab *f, const char *name)

@@ -106,7 +106,19 @@ long fab_host_index(const struct fab *f, const char *name);
 long fab_port_of(const struct fab *f, size_t h, int rail, int plane);
 
 /*
- * Before adding the flows src[i] -> dst[i] sprayed, all of them: where every
+ * A flow from port src to port dst, as routing reads it: made once a round
+ * (fab_flow_of), added at every solve of the round (fab_add), so that a
+ * solve reads its flows in order and not their ports at random.
+ */
+struct fab_flow {
+	uint32_t src, dst;	/* the ports */
+	uint32_t in, out;	/* the directed edges host -> leaf, leaf -> host */
+	int32_t from, to;	/* the leaves */
+};
+void fab_flow_of(const struct fab *f, size_t src, size_t dst, struct fab_flow *x);
+
+/*
+ * Before adding the flows fl[0..n) sprayed, all of them: where every
  * flow to a destination leaf arrives evenly over its last hops (from every
  * source of the solve the sprayed mass reaches each of the leaf's
  * neighbours alike, and the leaf has as many cables of one speed from each,
@@ -115,7 +127,7 @@ long fab_port_of(const struct fab *f, size_t h, int rail, int plane);
  * of those flows, sprayed: fab_spray_end after adding them.  0, or
  * -FS_EXIT_ENV out of memory (said).
  */
-int fab_spray_prepare(struct fab *f, const size_t *src, const size_t *dst, size_t n);
+int fab_spray_prepare(struct fab *f, const struct fab_flow *fl, size_t n);
 void fab_spray_end(struct fab *f);
 
 /* Shares of flows as maxmin.h takes them, appended flow by flow. */
@@ -141,6 +153,8 @@ enum fab_route { FAB_SPRAY, FAB_ECMP };
  */
 int fab_add_flow(struct fab *f, struct fab_shares *s, size_t src, size_t dst, enum fab_route how,
 		 uint64_t *rng);
+/* The same, of a flow made by fab_flow_of. */
+int fab_add(struct fab *f, struct fab_shares *s, const struct fab_flow *x, enum fab_route how, uint64_t *rng);
 
 /*
  * Add a flow along a path of device names (a host, switches, a host: as

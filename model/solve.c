@@ -51,16 +51,18 @@ static size_t *route_order(const struct fab *f, const size_t *dst, size_t n)
 	return order;
 }
 
-/* the scratch of a round's solves, reused */
+/* the scratch of a round's solves, reused: its flows in routing order, made once */
 struct scratch {
 	struct fab_shares s;
+	struct fab_flow *fl;
+	size_t *order;
 	double *tmp;
 	struct mm_ws *ws;
 };
 
-/* one solve of the flows in order */
-static int solve_ordered(struct fab *f, const size_t *src, const size_t *dst, const size_t *order, size_t n,
-			 enum fab_route how, uint64_t *rng, double *rate, struct scratch *sc)
+/* one solve of the round's flows */
+static int solve_ordered(struct fab *f, size_t n, enum fab_route how, uint64_t *rng, double *rate,
+			 struct scratch *sc)
 {
 	struct fab_shares *s = &sc->s;
 	struct mm_problem p;
@@ -68,10 +70,10 @@ static int solve_ordered(struct fab *f, const size_t *src, const size_t *dst, co
 	int rc = 0;
 
 	s->nflows = s->nshares = 0;
-	if (how == FAB_SPRAY && (rc = fab_spray_prepare(f, src, dst, n)))
+	if (how == FAB_SPRAY && (rc = fab_spray_prepare(f, sc->fl, n)))
 		return rc;
 	for (i = 0; i < n && !rc; i++)
-		rc = fab_add_flow(f, s, src[order[i]], dst[order[i]], how, rng);
+		rc = fab_add(f, s, &sc->fl[i], how, rng);
 	fab_spray_end(f);
 	if (rc)
 		return rc;
@@ -81,21 +83,31 @@ static int solve_ordered(struct fab *f, const size_t *src, const size_t *dst, co
 	if (mm_solve_ws(&p, sc->tmp, sc->ws))
 		return fs_err_env("out of memory for the model's solution");
 	for (i = 0; i < n; i++)
-		rate[order[i]] = sc->tmp[i];
+		rate[sc->order[i]] = sc->tmp[i];
 	return 0;
 }
 
-static int scratch_init(struct scratch *sc, const struct fab *f, size_t n)
+/* 0, or -FS_EXIT_ENV said */
+static int scratch_init(struct scratch *sc, const struct fab *f, const size_t *src, const size_t *dst, size_t n)
 {
+	size_t i;
+
 	memset(sc, 0, sizeof(*sc));
 	sc->tmp = malloc((n ? n : 1) * sizeof(*sc->tmp));
+	sc->fl = malloc((n ? n : 1) * sizeof(*sc->fl));
 	sc->ws = mm_ws_new(f->nedges);
-	return sc->tmp && sc->ws ? 0 : -1;
+	if (!sc->tmp || !sc->fl || !sc->ws || !(sc->order = route_order(f, dst, n)))
+		return fs_err_env("out of memory for the model's flows");
+	for (i = 0; i < n; i++)
+		fab_flow_of(f, src[sc->order[i]], dst[sc->order[i]], &sc->fl[i]);
+	return 0;
 }
 
 static void scratch_release(struct scratch *sc)
 {
 	fab_shares_release(&sc->s);
+	free(sc->fl);
+	free(sc->order);
 	free(sc->tmp);
 	mm_ws_free(sc->ws);
 }
@@ -104,13 +116,11 @@ int fab_solve(struct fab *f, const size_t *src, const size_t *dst, size_t n, enu
 	      double *rate)
 {
 	struct scratch sc;
-	size_t *order = route_order(f, dst, n);
-	int rc;
+	int rc = scratch_init(&sc, f, src, dst, n);
 
-	rc = !scratch_init(&sc, f, n) && order ? solve_ordered(f, src, dst, order, n, how, rng, rate, &sc) :
-	     fs_err_env("out of memory for the model's flows");
+	if (!rc)
+		rc = solve_ordered(f, n, how, rng, rate, &sc);
 	scratch_release(&sc);
-	free(order);
 	return rc;
 }
 
@@ -118,21 +128,19 @@ int fab_round(struct fab *f, const size_t *src, const size_t *dst, size_t n, siz
 	      uint64_t seed, fab_round_fn each, void *ctx)
 {
 	struct scratch sc;
-	size_t *order = route_order(f, dst, n);
 	double *rate = malloc((n ? n : 1) * sizeof(*rate));
-	int rc = 0, k;
+	int rc = scratch_init(&sc, f, src, dst, n), k;
 
-	if (scratch_init(&sc, f, n) || !order || !rate)
+	if (!rc && !rate)
 		rc = fs_err_env("out of memory for the model's flows");
 	for (k = 0; k <= draws && !rc; k++) {
 		uint64_t rng = fab_draw_seed(seed, round, k);
 
-		rc = solve_ordered(f, src, dst, order, n, k ? FAB_ECMP : FAB_SPRAY, &rng, rate, &sc);
+		rc = solve_ordered(f, n, k ? FAB_ECMP : FAB_SPRAY, &rng, rate, &sc);
 		if (!rc)
 			rc = each(ctx, k, rate);
 	}
 	scratch_release(&sc);
-	free(order);
 	free(rate);
 	return rc;
 }
