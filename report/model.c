@@ -86,18 +86,19 @@ static void group_params(struct rgroup *g, json_t *rec)
 	}
 }
 
+/* the group of (phase, test, lane), a new one when first seen; NULL out of memory */
 static struct rgroup *group_get(struct rrun *r, const char *phase, const char *test, int rail, int plane)
 {
-	int i;
+	int i, id;
 
 	for (i = 0; i < r->ng; i++)
 		if (!strcmp(r->g[i].phase, phase) && !strcmp(r->g[i].test, test) &&
 		    r->g[i].rail == rail && r->g[i].plane == plane)
 			return &r->g[i];
-	if (FS_ALLOC_GROW(r->g, r->ng + 1, r->g_alloc))
+	if ((id = rstore_intern(&r->st, phase)) < 0 || FS_ALLOC_GROW(r->g, r->ng + 1, r->g_alloc))
 		return NULL;
 	memset(&r->g[r->ng], 0, sizeof(*r->g));
-	snprintf(r->g[r->ng].phase, sizeof(r->g[r->ng].phase), "%s", phase);
+	r->g[r->ng].phase = rstore_str(&r->st, id);
 	r->g[r->ng].order = r->ng;
 	for (i = 0; i < r->ng; i++)	/* a phase's rank: its first group */
 		if (!strcmp(r->g[i].phase, phase)) {
@@ -132,11 +133,13 @@ static int sweep_add(struct rrun *r, const char *phase, int rail, int plane, dou
 		if (!strcmp(r->sw[i].phase, phase) && r->sw[i].rail == rail && r->sw[i].plane == plane)
 			s = &r->sw[i];
 	if (!s) {
-		if (FS_ALLOC_GROW(r->sw, r->nsw + 1, r->sw_alloc))
+		int id = rstore_intern(&r->st, phase);
+
+		if (id < 0 || FS_ALLOC_GROW(r->sw, r->nsw + 1, r->sw_alloc))
 			return -1;
 		s = &r->sw[r->nsw++];
 		memset(s, 0, sizeof(*s));
-		snprintf(s->phase, sizeof(s->phase), "%s", phase);
+		s->phase = rstore_str(&r->st, id);
 		s->rail = rail;
 		s->plane = plane;
 	}

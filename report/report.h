@@ -62,7 +62,8 @@ struct rworst {
 };
 
 struct rgroup {
-	char phase[64], test[8];
+	const char *phase;	/* the whole name, the run's store's (rstore_intern) */
+	char test[8];
 	int rail, plane;
 	struct rpair *p;
 	int n;
@@ -91,7 +92,7 @@ struct rgroup {
 };
 
 struct rsweep {
-	char phase[64];
+	const char *phase;	/* as rgroup's */
 	int rail, plane;
 	double size[32], bw[32];
 	int n;

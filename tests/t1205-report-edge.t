@@ -3,7 +3,8 @@ test_description='fabscope report at its edges, on crafted results directories: 
 not exist, a file given as a run or as -o, a run given twice or as its own baseline, each one
 line and exit 2; a baseline measured with other message sizes is "not comparable" rather than a
 REGRESSION (text, Markdown, HTML, summary.json), and a baseline with nothing comparable is no
-pass; a polarization set without a verdict is shown with its reason and left out of "Worse"'
+pass; a polarization set without a verdict is shown with its reason and left out of "Worse"; a
+200-byte phase name is one group, named whole'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 . "$TEST_DIRECTORY/lib-topo.sh"
@@ -167,6 +168,22 @@ test_expect_success $P '--topology: each suspect names the ports and links of th
 	printf "switch l1 tier=core\n" >bad.topo &&
 	test_expect_exit 2 "$FABSCOPE" report design -o rep-bad --topology bad.topo 2>err &&
 	test_grep "bad.topo:1" err
+'
+
+# a phase name of 200 bytes (plans allow 253): two of them that differ in the last byte only
+long_phase() { printf "%0199d%s" 0 "$1" | tr 0 p; }
+
+test_expect_success $P 'a 200-byte phase name: one group a phase and lane, the whole name kept' '
+	mkrun long "{}" &&
+	for ph in "$(long_phase 1)" "$(long_phase 2)"; do
+		bwrec long "$ph" 0 h1 h2 10 && bwrec long "$ph" 0 h3 h4 10 && bwrec long "$ph" 0 h1 h3 10 || return 1
+	done &&
+	test $(long_phase 1 | wc -c) = 200 &&
+	"$FABSCOPE" report long -o rep-long --no-plots >out &&
+	jq -r ".runs[0].groups[] | \"\(.phase) \(.test) \(.rail) \(.pairs)\"" rep-long/summary.json >actual &&
+	printf "%s bw 0 3\n" "$(long_phase 1)" "$(long_phase 2)" >expect &&
+	test_cmp expect actual &&
+	test $(grep -c "$(long_phase 2)" rep-long/report.md) -ge 1
 '
 
 test_done
