@@ -150,7 +150,7 @@ QCC = @echo '   CC $@';
 QLD = @echo '   LD $@';
 endif
 
-CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c core/names.c \
+CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c core/names.c core/lanes.c \
 	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c core/shquote.c \
 	    core/auth.c core/alloc.c core/slurp.c
 RECORDS_SRC := records/read.c records/store.c records/analyze.c

@@ -67,14 +67,6 @@ void coord_jobs_clear(struct coord *c)
 	c->jobs_alloc = 0;
 }
 
-void coord_lane_name(struct plan_lane l, char *buf, size_t len)
-{
-	if (l.plane)
-		snprintf(buf, len, "rail %d plane %d", l.rail, l.plane);
-	else
-		snprintf(buf, len, "rail %d", l.rail);
-}
-
 void coord_job_key(char *buf, size_t len, const struct plan_phase *ph, const char *test, int round,
 	     struct plan_lane l, const char *a, const char *b)
 {

@@ -42,6 +42,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/lanes.h"
 #include "../core/record.h"
 #include "../core/units.h"
 #include "analyze.h"
@@ -212,14 +213,6 @@ static int is_low_ref(const struct group *g, double v, double ref, double low_fr
 static const char *unit_of(const struct group *g)
 {
 	return !strcmp(g->test, "bw") ? "Gb/s" : "us p50";
-}
-
-static void lane_name(const struct group *g, char *buf, size_t len)
-{
-	if (g->plane)
-		snprintf(buf, len, "rail %d plane %d", g->rail, g->plane);
-	else
-		snprintf(buf, len, "rail %d", g->rail);
 }
 
 /* A suspect (its object is appended to out, and returned, borrowed). */
@@ -499,7 +492,7 @@ static void judge_group(const struct group *g, int *local, double low_frac, json
 	double ref;
 	char lane[64];
 
-	lane_name(g, lane, sizeof(lane));
+	fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 	if (lane_nodes_init(&ln, g, local) ||
 	    !(suspect = calloc((size_t)(ln.nn ? ln.nn : 1), sizeof(*suspect)))) {
 		fs_err_env("out of memory judging %s %s %s", g->phase, g->test, lane);
@@ -646,14 +639,6 @@ static struct crow *coll_rows(json_t *recs, int *nrows)
 	return r;
 }
 
-static void coll_lane_name(int rail, int plane, char *buf, size_t len)
-{
-	if (plane)
-		snprintf(buf, len, "rail %d plane %d", rail, plane);
-	else
-		snprintf(buf, len, "rail %d", rail);
-}
-
 static void coll_suspects(json_t *recs, double low_frac, json_t *out)
 {
 	int n, i, j;
@@ -664,7 +649,7 @@ static void coll_suspects(json_t *recs, double low_frac, json_t *out)
 
 		if (!(r[i].wrong > 0))
 			continue;
-		coll_lane_name(r[i].rail, r[i].plane, lane, sizeof(lane));
+		fs_lane_name(r[i].rail, r[i].plane, lane, sizeof(lane));
 		units_format_size((uint64_t)r[i].size, sz, sizeof(sz));
 		snprintf(ev, sizeof(ev), "%s %s: %.0f wrong element%s at %s (%d ranks): the data check failed; "
 			 "a rank, its NIC or the fabric on %s corrupted data", r[i].test, lane, r[i].wrong,
@@ -709,7 +694,7 @@ static void coll_suspects(json_t *recs, double low_frac, json_t *out)
 			g.rail = r[k].rail;
 			g.plane = r[k].plane;
 			g.median = med;
-			coll_lane_name(r[k].rail, r[k].plane, lane, sizeof(lane));
+			fs_lane_name(r[k].rail, r[k].plane, lane, sizeof(lane));
 			units_format_size((uint64_t)best, sz, sizeof(sz));
 			add(out, "lane", &g, NULL, NULL, r[k].busbw,
 			    "%s as a whole: %s busbw %.3g Gb/s at %s against a median of %.3g over the %d lanes "
@@ -770,7 +755,7 @@ json_t *analyze_suspects_retest(const struct rstore *st, double low_frac, json_t
 			       g[i].median > phase_median / low_frac)) {
 			char lane[64];
 
-			lane_name(&g[i], lane, sizeof(lane));
+			fs_lane_name(g[i].rail, g[i].plane, lane, sizeof(lane));
 			not_retested(add(out, "lane", &g[i], NULL, NULL, g[i].median,
 			    "%s as a whole: median %.3g %s against %.3g on the other lanes: "
 			    "the leaves or the spine uplinks of %s", lane, g[i].median, unit_of(&g[i]),
@@ -805,7 +790,7 @@ void analyze_summary(FILE *f, const struct rstore *st)
 			if (g[i].r[j].v > hi)
 				hi = g[i].r[j].v;
 		}
-		lane_name(&g[i], lane, sizeof(lane));
+		fs_lane_name(g[i].rail, g[i].plane, lane, sizeof(lane));
 		fprintf(f, "%-20s %-4s %-14s %6d %12.4g %12.4g %12.4g  %s\n", g[i].phase, g[i].test,
 			lane, g[i].n, lo, g[i].median, hi, unit_of(&g[i]));
 	}
@@ -819,7 +804,7 @@ void analyze_summary(FILE *f, const struct rstore *st)
 		for (i = 0; i < ng; i++) {
 			char lane[64], sz[32], wr[32];
 
-			coll_lane_name(r[i].rail, r[i].plane, lane, sizeof(lane));
+			fs_lane_name(r[i].rail, r[i].plane, lane, sizeof(lane));
 			units_format_size((uint64_t)r[i].size, sz, sizeof(sz));
 			if (r[i].wrong < 0)
 				snprintf(wr, sizeof(wr), "-");

@@ -506,7 +506,7 @@ void report_baseline(struct report *rep)
 
 			if (!b || !(b->median > 0))
 				continue;
-			report_lane(g->rail, g->plane, lane, sizeof(lane));
+			fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 			snprintf(name, sizeof(name), "%.80s%s%.60s %s %s median", rep->nruns > 1 ? rep->runs[ri].name : "",
 				 rep->nruns > 1 ? ": " : "", g->phase, g->test, lane);
 			c = report_reg_new(rep, name);

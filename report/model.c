@@ -25,14 +25,6 @@
  */
 #define REPORT_PFC_STORM_FRACTION 0.99
 
-void report_lane(int rail, int plane, char *buf, size_t len)
-{
-	if (plane)
-		snprintf(buf, len, "rail %d plane %d", rail, plane);
-	else
-		snprintf(buf, len, "rail %d", rail);
-}
-
 const char *report_unit(const char *test)
 {
 	return !strcmp(test, "bw") ? "Gb/s" : "us";

@@ -415,7 +415,7 @@ static void sec_modes(const struct report *rep, struct rdoc *d, const struct rgr
 					     "on the intended topology with every switch splitting every flow equally "
 					     "(fabscope-model(1)); ECMP model: the same with one uniformly hashed path a flow.");
 		}
-		report_lane(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
+		fs_lane_name(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
 		rdoc_heading(d, 3);
 		rdoc_textf(d, "[%s] bw, %s", gs[i]->phase, lane);
 		group_head(d, "run", expect);
@@ -549,7 +549,7 @@ static void sec_loaded(const struct report *rep, struct rdoc *d)
 				}
 			}
 			idle = idle_of(r, g);
-			report_lane(g->rail, g->plane, lane, sizeof(lane));
+			fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 			rdoc_row(d);
 			if (rep->nruns > 1) {
 				rdoc_cell(d, RDOC_TH, 0);
@@ -590,7 +590,7 @@ static void sec_loaded(const struct report *rep, struct rdoc *d)
 			if (n >= 2) {
 				char lane[48];
 
-				report_lane(g0->rail, g0->plane, lane, sizeof(lane));
+				fs_lane_name(g0->rail, g0->plane, lane, sizeof(lane));
 				rdoc_item(d, NULL);
 				rdoc_textf(d, "[%s] %s: the lowest loaded p99 is ", g0->phase, lane);
 				rdoc_bold(d, rep->runs[b].name);

@@ -142,7 +142,7 @@ static void polar_table(const struct report *rep, struct rdoc *d)
 
 			if (strcmp(record_str(rec, "scope", ""), "set"))
 				continue;
-			report_lane((int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0),
+			fs_lane_name((int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0),
 				    lane, sizeof(lane));
 			rdoc_row(d);
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", rep->runs[ri].name);

@@ -6,6 +6,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/lanes.h"
 #include "../core/names.h"
 #include "verify.h"
 
@@ -390,10 +391,8 @@ static int sval_cmp(const void *a, const void *b)
 
 static void rail_name(char *buf, size_t len, int rail, int plane)
 {
-	if (plane > 0)
-		snprintf(buf, len, "rail %d plane %d", rail, plane);
-	else if (rail >= 0)
-		snprintf(buf, len, "rail %d", rail);
+	if (rail >= 0)
+		fs_lane_name(rail, plane, buf, len);
 	else
 		snprintf(buf, len, "the ports without a rail");
 }
