@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../core/lanes.h"
 #include "../core/record.h"
 #include "read.h"
 #include "store.h"
@@ -162,8 +163,8 @@ static int add_retest(struct rstore *st, json_t *rec)
 	return 0;
 }
 
-/* the group of (phase, test, rail, plane), a new one when first seen */
-static struct rstore_group *group_of(struct rstore *st, int phase, int test, int rail, int plane)
+/* the group of (phase, test, rail, plane), a new one (of results of size `size`) when first seen */
+static struct rstore_group *group_of(struct rstore *st, int phase, int test, int rail, int plane, double size)
 {
 	struct rstore_group *g;
 	size_t i;
@@ -180,43 +181,85 @@ static struct rstore_group *group_of(struct rstore *st, int phase, int test, int
 	g->test = test;
 	g->rail = rail;
 	g->plane = plane;
+	g->size = size;
 	g->first = (size_t)st->nrec;
 	return g;
 }
 
-static int add_result(struct rstore *st, json_t *rec)
+/* the integer at path when it is one in [lo, hi], dflt when absent; else lo - 1 */
+static int int_at(json_t *rec, const char *path, int dflt, int lo, int hi)
 {
-	const char *test = record_str(rec, "test", ""), *dir = record_str(rec, "dir", "");
-	struct rstore_group *g;
-	struct rstore_res x;
-	int t, phase;
+	json_t *x = record_get(rec, path);
+	double v;
 
-	if (!strcmp(record_str(rec, "kind", ""), "polarization") || !strcmp(record_str(rec, "kind", ""), "pfc") ||
-	    !strcmp(record_str(rec, "kind", ""), "load"))
+	if (!x)
+		return dflt;
+	v = json_is_number(x) ? json_number_value(x) : NAN;
+	return v >= lo && v <= hi && v == floor(v) ? (int)v : lo - 1;
+}
+
+int rstore_result_of(json_t *rec, struct rstore_result *res)
+{
+	const char *test = record_str(rec, "test", ""), *kind = record_str(rec, "kind", "");
+
+	if (!strcmp(kind, "polarization") || !strcmp(kind, "pfc") || !strcmp(kind, "load"))
 		return 0;	/* their flows collide on purpose (the probes judge them), or load a lat test */
-	if (!record_str(rec, "phase", NULL) || !record_str(rec, "src.node", NULL) ||
-	    !record_str(rec, "dst.node", NULL) || strcmp(record_str(rec, "status", ""), "ok") ||
-	    strcmp(record_str(rec, "scope", ""), "aggregate") || !strcmp(dir, "both") || is_retest(rec))
+	if (strcmp(record_str(rec, "status", ""), "ok") || strcmp(record_str(rec, "scope", ""), "aggregate") ||
+	    !strcmp(record_str(rec, "dir", ""), "both") || is_retest(rec))
 		return 0;
+	res->src = record_str(rec, "src.node", NULL);
+	res->dst = record_str(rec, "dst.node", NULL);
+	if (!res->src || !res->dst)
+		return 0;
+	res->v99 = NAN;
 	if (!strcmp(test, "bw")) {
-		t = RSTORE_BW;
-		x.v = record_num(rec, "metrics.bw_gbps", NAN);
+		res->test = RSTORE_BW;
+		res->v = record_num(rec, "metrics.bw_gbps", NAN);
 	} else if (!strcmp(test, "lat")) {
-		t = RSTORE_LAT;
-		x.v = record_num(rec, "metrics.lat_us.p50", NAN);
+		res->test = RSTORE_LAT;
+		res->v = record_num(rec, "metrics.lat_us.p50", NAN);
+		res->v99 = record_num(rec, "metrics.lat_us.p99", NAN);
 	} else {
 		return 0;
 	}
-	if (isnan(x.v))
+	res->rail = int_at(rec, "src.rail", 0, 0, FS_MAX_RAILS - 1);
+	res->plane = int_at(rec, "src.plane", 0, 0, FS_MAX_PLANES - 1);
+	if (isnan(res->v) || res->rail < 0 || res->plane < 0)
 		return 0;
-	if ((phase = intern_at(st, rec, "phase")) < 0 || (x.s = intern_at(st, rec, "src.node")) < 0 ||
-	    (x.d = intern_at(st, rec, "dst.node")) < 0 || (x.job = intern_at(st, rec, "job")) < -1 ||
+	res->phase = record_str(rec, "phase", "(standalone)");
+	res->round = int_at(rec, "round", 0, 0, 1 << 30);
+	res->round = res->round < 0 ? 0 : res->round;
+	res->size = record_num(rec, "msg_size_bytes", 0);
+	res->size = res->size >= 0 && res->size < 1e18 ? res->size : 0;	/* (untrusted) */
+	return 1;
+}
+
+static int add_result(struct rstore *st, json_t *rec)
+{
+	const char *dir = record_str(rec, "dir", "");
+	struct rstore_result r;
+	struct rstore_group *g;
+	struct rstore_res x;
+	int phase;
+
+	if (!rstore_result_of(rec, &r))
+		return 0;
+	if ((phase = rstore_intern(st, r.phase)) < 0 || (x.s = rstore_intern(st, r.src)) < 0 ||
+	    (x.d = rstore_intern(st, r.dst)) < 0 || (x.job = intern_at(st, rec, "job")) < -1 ||
 	    (x.dir = *dir ? rstore_intern(st, dir) : -1) < -1)
 		return -ENOMEM;
-	x.round = (int)record_num(rec, "round", 0);
+	x.v = r.v;
+	x.round = r.round;
 	x.pad = 0;
-	if (!(g = group_of(st, phase, t, (int)record_num(rec, "src.rail", 0), (int)record_num(rec, "src.plane", 0))) ||
-	    FS_ALLOC_GROW(g->r, g->n + 1, g->alloc))
+	if (!(g = group_of(st, phase, r.test, r.rail, r.plane, r.size)))
+		return -ENOMEM;
+	if (r.size < g->size)
+		return 0;	/* a sweep's smaller size: not this group's figure */
+	if (r.size > g->size) {
+		g->n = 0;	/* a larger one: the figure is that size's */
+		g->size = r.size;
+	}
+	if (FS_ALLOC_GROW(g->r, g->n + 1, g->alloc))
 		return -ENOMEM;
 	g->r[g->n++] = x;
 	return 0;

@@ -14,10 +14,10 @@
  * load (rstore_load again: it reads on from where it stopped), so that the
  * coordinator reads its records once.
  *
- * Which results a group takes is the suspects analysis's rule (analyze.c):
- * ok, aggregate, one direction, both nodes named, not a probe's flows, not
- * a re-test; the value is bw_gbps (bw) or lat_us.p50 (lat).  Records of
- * another schema are left out and counted.
+ * Which results a group takes is one rule (rstore_result_of), the suspects
+ * analysis's (analyze.c) and the report's: the report groups its records
+ * with it too, so that both see the same groups.  Records of another
+ * schema are left out and counted.
  */
 #ifndef FS_RECORDS_STORE_H
 #define FS_RECORDS_STORE_H
@@ -53,10 +53,40 @@ struct rstore_group {
 	int phase;		/* interned */
 	int test;		/* RSTORE_BW, RSTORE_LAT */
 	int rail, plane;
+	double size;		/* the message size of its results (the largest seen) */
 	size_t first;		/* the number of its first record (from 0) */
 	struct rstore_res *r;
 	size_t n, alloc;
 };
+
+/* A result of a group, as rstore_result_of reads it from its record. */
+struct rstore_result {
+	const char *phase;	/* the record's (borrowed), "(standalone)" when it has none */
+	int test;		/* RSTORE_BW, RSTORE_LAT */
+	int rail, plane;	/* of its source end, 0 when not given */
+	int round;		/* 0 when not given */
+	double v;		/* metrics.bw_gbps (bw) or metrics.lat_us.p50 (lat) */
+	double v99;		/* lat: metrics.lat_us.p99, NAN when absent; bw: NAN */
+	double size;		/* msg_size_bytes, 0 when not given */
+	const char *src, *dst;	/* the nodes (borrowed) */
+};
+
+/*
+ * The one rule of which records are results of a group (a phase, a test, a
+ * lane), for the store's groups (the suspects analysis) and the report's: a
+ * record of status "ok" and scope "aggregate" (both as written, never
+ * assumed), of one direction (dir not "both"), with both nodes named, not a
+ * probe's flows or a lat test's load (kind polarization, pfc or load), not a
+ * re-test (retest_of), of test bw or lat with its figure a number, its rail
+ * and plane, when given, within core/lanes.h's bounds.  1 and *res filled
+ * when rec is one, else 0.
+ *
+ * A phase that swept message sizes gives a group results at several: a
+ * group takes those at the largest size (a smaller one is another figure,
+ * not a slow pair).  rstore_add does; a reader that groups results itself
+ * must too (report/model.c).
+ */
+int rstore_result_of(json_t *rec, struct rstore_result *res);
 
 /* A re-test's record: the job it repeats, its pair, what it found. */
 struct rstore_rt {

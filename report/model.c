@@ -419,11 +419,9 @@ static int add_record(json_t *rec, void *ctx)
 	const char *dir = r->dir;
 
 	{
-		const char *phase = record_str(rec, "phase", "(standalone)"), *test = record_str(rec, "test", "");
-		int rail = (int)record_num(rec, "src.rail", 0), plane = (int)record_num(rec, "src.plane", 0);
+		const char *test = record_str(rec, "test", "");
+		struct rstore_result res;
 		struct rgroup *g;
-		double v, v99 = NAN;
-
 		int s, d;
 
 		r->nrec++;
@@ -450,53 +448,33 @@ static int add_record(json_t *rec, void *ctx)
 				return fs_err_env("out of memory reading the PFC records of %s", dir);
 			return 0;
 		}
-		if (!strcmp(record_str(rec, "kind", ""), "polarization") ||
-		    !strcmp(record_str(rec, "kind", ""), "pfc") || !strcmp(record_str(rec, "kind", ""), "load"))
-			return 0;	/* a probe's flows or load, a lat test's load: not a result of its own */
-		if (strcmp(record_str(rec, "scope", "aggregate"), "aggregate") ||
-		    !strcmp(record_str(rec, "dir", ""), "both"))
-			return 0;
-		if (json_is_string(json_object_get(rec, "retest_of")))
-			return 0;	/* a suspect's re-test: in the suspects, not the lane's results */
-		if (!strcmp(test, "bw")) {
-			v = record_num(rec, "metrics.bw_gbps", NAN);
-			if (sweep_add(r, phase, rail, plane, record_num(rec, "msg_size_bytes", 0), v))
-				return fs_err_env("out of memory reading the records of %s", dir);
-		} else if (!strcmp(test, "lat")) {
-			v = record_num(rec, "metrics.lat_us.p50", NAN);
-			v99 = record_num(rec, "metrics.lat_us.p99", NAN);
-		} else {
-			return 0;
-		}
-		if (isnan(v) || !record_str(rec, "src.node", NULL) || !record_str(rec, "dst.node", NULL))
-			return 0;
-		if (!(g = group_get(r, phase, test, rail, plane)))
+		if (!rstore_result_of(rec, &res))
+			return 0;	/* not a result of a group: the store's rule (records/store.h) */
+		if (res.test == RSTORE_BW && sweep_add(r, res.phase, res.rail, res.plane, res.size, res.v))
 			return fs_err_env("out of memory reading the records of %s", dir);
-		{	/* a phase that swept sizes: the pairs at the largest size */
-			double size = record_num(rec, "msg_size_bytes", 0);
-
-			if (size < g->size)
-				return 0;
-			if (size > g->size || !g->n) {
-				g->size = size;
-				g->n = 0;
-				memset(&g->ro, 0, sizeof(g->ro));
-				group_params(g, rec);
-			}
+		if (!(g = group_get(r, res.phase, res.test == RSTORE_BW ? "bw" : "lat", res.rail, res.plane)))
+			return fs_err_env("out of memory reading the records of %s", dir);
+		/* a phase that swept sizes: the pairs at the largest size (records/store.h) */
+		if (res.size < g->size)
+			return 0;
+		if (res.size > g->size || !g->n) {
+			g->size = res.size;
+			g->n = 0;
+			memset(&g->ro, 0, sizeof(g->ro));
+			group_params(g, rec);
 		}
-		if (FS_ALLOC_GROW(g->p, g->n + 1, g->p_alloc) ||
-		    (s = rstore_intern(&r->st, record_str(rec, "src.node", "?"))) < 0 ||
-		    (d = rstore_intern(&r->st, record_str(rec, "dst.node", "?"))) < 0)
+		if (FS_ALLOC_GROW(g->p, g->n + 1, g->p_alloc) || (s = rstore_intern(&r->st, res.src)) < 0 ||
+		    (d = rstore_intern(&r->st, res.dst)) < 0)
 			return fs_err_env("out of memory reading the records of %s", dir);
 		g->p[g->n].src = rstore_str(&r->st, s);
 		g->p[g->n].dst = rstore_str(&r->st, d);
-		g->p[g->n].v = v;
-		g->p[g->n].v99 = v99;
-		g->p[g->n].round = num_int(rec, "round", 0, 0, 1 << 30);
-		if (!strcmp(test, "lat") && json_is_string(json_object_get(json_object_get(rec, "params"), "load")))
+		g->p[g->n].v = res.v;
+		g->p[g->n].v99 = res.v99;
+		g->p[g->n].round = res.round;
+		if (res.test == RSTORE_LAT && json_is_string(json_object_get(json_object_get(rec, "params"), "load")))
 			g->loaded = 1;	/* measured under a bw load (a plan's load = bw) */
 		g->n++;
-		if (!strcmp(test, "bw"))
+		if (res.test == RSTORE_BW)
 			reorder_add(&g->ro, rec);
 	}
 	return 0;

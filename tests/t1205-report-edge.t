@@ -4,7 +4,8 @@ not exist, a file given as a run or as -o, a run given twice or as its own basel
 line and exit 2; a baseline measured with other message sizes is "not comparable" rather than a
 REGRESSION (text, Markdown, HTML, summary.json), and a baseline with nothing comparable is no
 pass; a polarization set without a verdict is shown with its reason and left out of "Worse"; a
-200-byte phase name is one group, named whole'
+200-byte phase name is one group, named whole; the suspects analysis and the report group the same
+records alike'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 . "$TEST_DIRECTORY/lib-topo.sh"
@@ -184,6 +185,42 @@ test_expect_success $P 'a 200-byte phase name: one group a phase and lane, the w
 	printf "%s bw 0 3\n" "$(long_phase 1)" "$(long_phase 2)" >expect &&
 	test_cmp expect actual &&
 	test $(grep -c "$(long_phase 2)" rep-long/report.md) -ge 1
+'
+
+# rec DIR JQ-EDIT: a bw record of phase "edge" (h1 > h2 on rail 0, 64K, 10 Gb/s) edited by JQ-EDIT
+rec() {
+	jq -nc "{schema: \"fabscope.record/1\", test: \"bw\", transport: \"tcp\", msg_size_bytes: 65536,
+		scope: \"aggregate\", dir: \"c2s\", status: \"ok\", phase: \"edge\", job: \"j\",
+		src: {node: \"h1\", rail: 0, plane: 0}, dst: {node: \"h2\", rail: 0, plane: 0},
+		metrics: {bw_gbps: 10}} | $2" >>"$1/results.jsonl"
+}
+
+test_expect_success $P,TEST_TOOL 'the suspects analysis and the report take the same records into the same groups' '
+	mkrun edges "{}" &&
+	rec edges "." && rec edges ".src.node = \"h3\" | .dst.node = \"h4\"" &&
+	rec edges ".dst.node = \"h3\" | .metrics.bw_gbps = 12" &&
+	# left out by both: no scope, no status, both directions, a lat test.s load, a re-test, a
+	# rail past the bounds, a rail that is no integer, no peer, no figure
+	rec edges "del(.scope)" && rec edges "del(.status)" && rec edges ".dir = \"both\"" &&
+	rec edges ".kind = \"load\"" && rec edges ".retest_of = \"j\"" && rec edges ".src.rail = 70" &&
+	rec edges ".src.rail = 1.5" && rec edges "del(.dst.node)" && rec edges "del(.metrics)" &&
+	# a phase that swept sizes: its 1M pairs (the largest), not its 1K ones, before or after
+	rec edges ".phase = \"sweep\" | .msg_size_bytes = 1024 | .metrics.bw_gbps = 1" &&
+	rec edges ".phase = \"sweep\" | .msg_size_bytes = 1048576 | .metrics.bw_gbps = 20" &&
+	rec edges ".phase = \"sweep\" | .msg_size_bytes = 1048576 | .src.node = \"h3\" | .metrics.bw_gbps = 22" &&
+	rec edges ".phase = \"sweep\" | .msg_size_bytes = 1024 | .src.node = \"h4\" | .metrics.bw_gbps = 1" &&
+	# no phase: a standalone result; rail 1 plane 1; a lat result
+	rec edges "del(.phase)" && rec edges ".src.rail = 1 | .src.plane = 1" &&
+	rec edges ".test = \"lat\" | del(.metrics) | .metrics.lat_us = {p50: 3, p99: 5}" &&
+	"$TEST_TOOL" analyze --groups edges | sort >store &&
+	"$FABSCOPE" report edges -o rep-edges --no-plots >out &&
+	jq -r ".runs[0].groups[] | [.phase, .test, .rail, .plane, .pairs, .min, .median, .max] | @tsv" \
+		rep-edges/summary.json | sort >report &&
+	cat store &&
+	test_cmp store report &&
+	printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "(standalone)" bw 0 0 1 10 10 10 edge bw 0 0 3 10 10 12 \
+		edge bw 1 1 1 10 10 10 edge lat 0 0 1 3 3 3 sweep bw 0 0 2 20 21 22 | sort >expect &&
+	test_cmp expect store
 '
 
 test_done

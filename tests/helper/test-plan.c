@@ -13,10 +13,15 @@
  *        "KIND PHASE TEST RAIL NODE PEER", and " STATUS: CONFIRMATION"
  *        after one that a re-test judged; then the pairs a re-test did not
  *        confirm, "unconfirmed KIND ..." likewise
+ *   analyze --groups DIR
+ *        the store's groups (records/store.h: the analysis's), one a line:
+ *        "PHASE TEST RAIL PLANE PAIRS MIN MEDIAN MAX" (%g), tab-separated
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../../records/store.h"
 
 #include "../../records/analyze.h"
 #include "../../fleet/plan.h"
@@ -116,22 +121,57 @@ static int plan_parse_cmd(int argc, const char **argv)
 	return 0;
 }
 
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the store's groups as they are (test-tool analyze --groups) */
+static void groups_print(const struct rstore *st)
+{
+	size_t i, j;
+
+	for (i = 0; i < st->ng; i++) {
+		const struct rstore_group *g = &st->g[i];
+		double *v = malloc((g->n ? g->n : 1) * sizeof(*v)), med;
+
+		if (!v || !g->n) {
+			free(v);
+			continue;
+		}
+		for (j = 0; j < g->n; j++)
+			v[j] = g->r[j].v;
+		qsort(v, g->n, sizeof(*v), dbl_cmp);
+		med = g->n % 2 ? v[g->n / 2] : (v[g->n / 2 - 1] + v[g->n / 2]) / 2;
+		printf("%s\t%s\t%d\t%d\t%zu\t%g\t%g\t%g\n", rstore_str(st, g->phase), g->test == RSTORE_BW ? "bw" : "lat",
+		       g->rail, g->plane, g->n, v[0], med, v[g->n - 1]);
+		free(v);
+	}
+}
+
 static int analyze_cmd(int argc, const char **argv)
 {
 	struct rstore st;
 	json_t *sus, *nc, *s;
 	size_t i;
-	int pass;
+	int pass, groups = argc == 3 && !strcmp(argv[1], "--groups");
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: test-tool analyze DIR (with a results.jsonl)\n");
+	if (argc != 2 + groups) {
+		fprintf(stderr, "usage: test-tool analyze [--groups] DIR (with a results.jsonl)\n");
 		return 2;
 	}
 	rstore_init(&st);
-	if (rstore_load(&st, argv[1], NULL, NULL)) {
-		fprintf(stderr, "test-tool analyze: cannot read %s/results.jsonl\n", argv[1]);
+	if (rstore_load(&st, argv[1 + groups], NULL, NULL)) {
+		fprintf(stderr, "test-tool analyze: cannot read %s/results.jsonl\n", argv[1 + groups]);
 		rstore_release(&st);
 		return 2;
+	}
+	if (groups) {
+		groups_print(&st);
+		rstore_release(&st);
+		return 0;
 	}
 	sus = analyze_suspects_retest(&st, ANALYZE_LOW_FRAC, NULL, &nc);
 	for (pass = 0; pass < 2; pass++)
