@@ -160,7 +160,7 @@ QCC = @echo '   CC $@';
 QLD = @echo '   LD $@';
 endif
 
-CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c \
+CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c core/names.c core/lanes.c \
 	    core/net.c core/wire.c core/record.c core/output.c core/hmac.c core/shquote.c \
 	    core/auth.c core/alloc.c core/slurp.c core/outfile.c
 RECORDS_SRC := records/read.c records/result.c records/store.c records/analyze.c records/retest.c \
@@ -181,7 +181,7 @@ COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collec
 TOPO_SRC := topology/intent.c topology/dot.c topology/ecmp.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
 	discover/show.c discover/lldpd.c discover/judge.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/capture-files.c pcap/flow.c pcap/reader.c pcap/analyze.c
-MODEL_SRC := model/maxmin.c model/fabric.c model/shape.c fleet/model-cmd.c
+MODEL_SRC := model/maxmin.c model/fabric.c model/solve.c model/shape.c fleet/model-cmd.c
 LIB_SRC := $(MODEL_SRC) $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC)
 MAIN_SRC := core/main.c
@@ -331,6 +331,7 @@ bench: all
 	bench/fleet-bench.sh
 	bench/scale-bench.sh
 	@ci/install-deps bench
+	bench/model-bench.sh
 	bench/netns-bench.sh
 	bench/pcap-bench.sh
 	bench/coll-bench.sh

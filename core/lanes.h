@@ -9,6 +9,8 @@
 #ifndef FS_LANES_H
 #define FS_LANES_H
 
+#include <stddef.h>
+
 #define FS_MAX_RAILS 64
 #define FS_MAX_PLANES 8
 
@@ -17,5 +19,11 @@ static inline int fs_lane_ok(int rail, int plane)
 {
 	return rail >= 0 && rail < FS_MAX_RAILS && plane >= 0 && plane < FS_MAX_PLANES;
 }
+
+/*
+ * A lane as every message, table and plot names it: "rail 1", or "rail 1
+ * plane 1" (plane 0, the only one of a single-plane fabric, is not said).
+ */
+void fs_lane_name(int rail, int plane, char *buf, size_t len);
 
 #endif

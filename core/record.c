@@ -128,14 +128,6 @@ int record_int(json_t *rec, const char *path, int dflt, int lo, int hi)
 	return v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
 }
 
-void record_lane_name(int rail, int plane, char *buf, size_t len)
-{
-	if (plane)
-		snprintf(buf, len, "rail %d plane %d", rail, plane);
-	else
-		snprintf(buf, len, "rail %d", rail);
-}
-
 int record_lane(json_t *rec, int *rail, int *plane)
 {
 	*rail = record_int(rec, "src.rail", -1, 0, FS_MAX_RAILS - 1);

@@ -65,8 +65,4 @@ int record_int(json_t *rec, const char *path, int dflt, int lo, int hi);
 int record_lane(json_t *rec, int *rail, int *plane);
 const char *record_str(json_t *rec, const char *path, const char *dflt);
 
-/* A lane as every message and report names it: "rail 1", "rail 1 plane 1"
- * (plane 0 is not said). */
-void record_lane_name(int rail, int plane, char *buf, size_t len);
-
 #endif

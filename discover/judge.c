@@ -9,6 +9,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "../topology/check.h"
 #include "../topology/verify.h"
 #include "judge.h"
@@ -92,34 +93,31 @@ static int obs_here(const struct topo *t, const struct discover_opts *o, struct 
 	return rc;
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* observed nodes that the design has (*judged) and ports; a warning per node it does not have */
+/* observed devices that the design has (*judged: hosts, and switches whose LLDP view was given); a
+ * warning per one it does not have */
 static int count_nodes(const struct topo *t, const struct topo_obsset *s, struct topo_findings *fs, size_t *judged)
 {
-	const char **dn = fs_reallocarray(NULL, t->nln + 1, sizeof(*dn));
+	const char **dn = fs_reallocarray(NULL, 2 * t->nln + 1, sizeof(*dn));
 	size_t i, n = 0;
 	int oom = 0;
 
 	*judged = 0;
 	if (!dn)
 		return fs_err_env("out of memory");
-	for (i = 0; i < t->nln; i++)
-		if (t->ln[i].a.sw < 0)
-			dn[n++] = t->ln[i].a.dev;
-	qsort(dn, n, sizeof(*dn), str_cmp);
+	for (i = 0; i < t->nln; i++) {
+		dn[n++] = t->ln[i].a.dev;
+		dn[n++] = t->ln[i].b.dev;
+	}
+	qsort(dn, n, sizeof(*dn), fs_name_pcmp);
 	for (i = 0; i < s->n; i++) {	/* s is sorted by node */
 		const char *node = s->o[i].node;
 
 		if (i && !strcmp(s->o[i - 1].node, node))
 			continue;
-		if (n && bsearch(&node, dn, n, sizeof(*dn), str_cmp))
+		if (n && bsearch(&node, dn, n, sizeof(*dn), fs_name_pcmp))
 			(*judged)++;
 		else
-			oom |= topo_finding_add(fs, 0, "unknown-node", 0, "%s was observed but is not a node of the "
+			oom |= topo_finding_add(fs, 0, "unknown-node", 0, "%s was observed but is no device of the "
 						"design: its ports are not judged", node) < 0;
 	}
 	free(dn);
@@ -188,7 +186,7 @@ struct seen {
 static int seen_sys_cmp(const void *a, const void *b)
 {
 	const struct seen *x = a, *y = b;
-	int c = strcmp(x->sys, y->sys);
+	int c = fs_name_cmp(x->sys, y->sys);
 
 	return c ? c : x->rail - y->rail;
 }
@@ -203,12 +201,12 @@ static int rails_by_name(struct seen *v, size_t n)
 		return -1;
 	for (i = 0; i < n; i++)
 		names[i] = v[i].iface;
-	qsort(names, n, sizeof(*names), str_cmp);
+	qsort(names, n, sizeof(*names), fs_name_pcmp);
 	for (i = 0; i < n; i++)
 		if (!i || strcmp(names[i], names[k - 1]))
 			names[k++] = names[i];
 	for (i = 0; i < n; i++) {	/* past rail 63 (the format's last): no rail */
-		v[i].rail = (int)((const char **)bsearch(&v[i].iface, names, k, sizeof(*names), str_cmp) - names);
+		v[i].rail = (int)((const char **)bsearch(&v[i].iface, names, k, sizeof(*names), fs_name_pcmp) - names);
 		if (v[i].rail > 63)
 			v[i].rail = -1;
 	}

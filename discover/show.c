@@ -10,6 +10,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "../core/output.h"
 #include "../core/record.h"
 #include "../pcap/lldp-listen.h"
@@ -33,11 +34,6 @@ static void sysfs(const struct discover_opts *o, const char *ifname, const char 
 	else
 		buf[0] = 0;
 	fclose(f);
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* every interface configured up, but lo, sorted */
@@ -70,7 +66,7 @@ static int up_ifaces(const struct discover_opts *o, char ***out, int *n)
 	}
 	closedir(d);
 	if (*n > 1)
-		qsort(*out, (size_t)*n, sizeof(**out), name_cmp);
+		qsort(*out, (size_t)*n, sizeof(**out), fs_name_pcmp);
 	return 0;
 }
 

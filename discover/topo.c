@@ -29,6 +29,7 @@
 #include "../core/alloc.h"
 #include "../core/builtin.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "../core/options.h"
 #include "../core/outfile.h"
 #include "../topology/check.h"
@@ -51,20 +52,25 @@ static const char *const topo_usage[] = {
 static const char topo_about[] =
 	"The intended topology of a fabric, from its file (fabscope-topology(5)): switches with their\n"
 	"tier, pod, plane and rail, and a line per cable; or from a Graphviz graph as Cumulus PTM's\n"
-	"topology.dot (devices with function=leaf|spine|superspine are the switches).\n"
+	"topology.dot and NVIDIA Air write it (a device's function its tier: leaf, tor, spine,\n"
+	"superspine, exit or border, oob-switch; host, server, oob-server are nodes).  Rails are\n"
+	"optional (without: a lane per leaf group), peer links and loopbacks are cables, and the\n"
+	"out-of-band network (cables to an oob switch) is no part of the fabric's lanes.\n"
 	"\n"
 	"  check-file  what the design says against itself: a port cabled twice, a cable with no\n"
 	"              switch, a node port with no rail or on a leaf of another rail, a rail of a\n"
-	"              node reaching two leaves, a cable between planes (errors); a node on a spine,\n"
-	"              a cable that skips a tier, an unused switch (warnings)\n"
+	"              node reaching two leaf groups, a cable between planes (errors); a node on a\n"
+	"              spine, a cable that skips a tier, an unused switch, a function not known\n"
+	"              (kept as a node), a design without rails (warnings)\n"
 	"  export      Slurm's topology.conf (topology/tree) of one rail and plane, or the file as\n"
 	"              fabscope writes it, or as a Graphviz graph (--format dot)\n"
 	"  show        this host's cables: per interface its state, speed and MTU, the settings the\n"
 	"              fabric needs alike on a rail (driver, firmware, PCIe link, ECN per priority)\n"
 	"              and the LLDP neighbour on it (switch, port, chassis): from a running lldpd\n"
 	"              (lldpcli), else by listening (switches send every 30 s, hence --listen 35)\n"
-	"  check       the hosts against the design: each observation (show --json of a node), or\n"
-	"              this host observed now as the design's node --node (default: the host name);\n"
+	"  check       the hosts against the design, port by port, as PTM does: each observation\n"
+	"              (show --json of a host, or a switch's LLDP view in that form), or this host\n"
+	"              observed now as the design's node --node (default: the host name);\n"
 	"              errors: not-seen, no-link (cable out), no-neighbour (LLDP off on the switch),\n"
 	"              swap (two cables, one finding), wrong-rail, wrong-plane, miscabled, slow-link,\n"
 	"              drift (a setting in which a port differs from the majority of its rail)\n"
@@ -120,15 +126,10 @@ static int out_close(struct tout *o, int rc)
 	return outfile_commit(&o->of, 1);
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static int topo_check_file(struct topo *t, const struct topo_opts *o)
 {
 	struct topo_findings fs;
-	size_t nodes = 0, i;
+	size_t nodes = 0, oob = 0, i;
 	int rc = topo_check(t, &fs);
 
 	if (rc)
@@ -141,18 +142,20 @@ static int topo_check_file(struct topo *t, const struct topo_opts *o)
 			topo_findings_release(&fs);
 			return fs_err_env("out of memory checking %s", t->path);
 		}
-		for (i = 0; i < t->nln; i++)
+		for (i = 0; i < t->nln; i++) {
 			if (t->ln[i].a.sw < 0)
 				names[n++] = t->ln[i].a.dev;
-		qsort(names, n, sizeof(*names), name_cmp);
+			oob += topo_link_oob(t, &t->ln[i]);
+		}
+		qsort(names, n, sizeof(*names), fs_name_pcmp);
 		for (i = 0; i < n; i++)
 			nodes += !i || strcmp(names[i - 1], names[i]);
 		free(names);
 	}
 	if (o->json) {
-		json_t *doc = json_pack("{ss,ss,si,si,si,si,si,so}", "schema", "fabscope.topo-check/1", "file", t->path,
-					"switches", (int)t->nsw, "nodes", (int)nodes, "links", (int)t->nln,
-					"errors", fs.errors, "warnings", (int)fs.n - fs.errors,
+		json_t *doc = json_pack("{ss,ss,si,si,si,si,si,si,so}", "schema", "fabscope.topo-check/1", "file",
+					t->path, "switches", (int)t->nsw, "nodes", (int)nodes, "links", (int)t->nln,
+					"out_of_band", (int)oob, "errors", fs.errors, "warnings", (int)fs.n - fs.errors,
 					"findings", topo_findings_json(&fs));
 
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -160,8 +163,12 @@ static int topo_check_file(struct topo *t, const struct topo_opts *o)
 		json_decref(doc);
 	} else {
 		topo_findings_print(&fs, t->path, stdout);
-		printf("%s: %zu switches, %zu nodes, %zu cables: %d errors, %d warnings\n", t->path, t->nsw, nodes,
-		       t->nln, fs.errors, (int)fs.n - fs.errors);
+		char band[64] = "";
+
+		if (oob)
+			snprintf(band, sizeof(band), " (%zu out-of-band)", oob);
+		printf("%s: %zu switches, %zu nodes, %zu cables%s: %d errors, %d warnings\n", t->path, t->nsw, nodes,
+		       t->nln, band, fs.errors, (int)fs.n - fs.errors);
 	}
 	rc = fs.errors ? -FS_EXIT_CHECK : 0;
 	topo_findings_release(&fs);

@@ -68,11 +68,6 @@ void coord_jobs_clear(struct coord *c)
 	c->jobs_alloc = 0;
 }
 
-void coord_lane_name(struct plan_lane l, char *buf, size_t len)
-{
-	record_lane_name(l.rail, l.plane, buf, len);
-}
-
 void coord_job_key(char *buf, size_t len, const struct plan_phase *ph, const char *test, int round,
 	     struct plan_lane l, const char *a, const char *b)
 {

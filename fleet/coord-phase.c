@@ -104,7 +104,7 @@ static int round_jobs(struct coord *c, struct plan_phase *ph, const char *test, 
 			if (n < 2) {
 				char lane[32];
 
-				coord_lane_name(lanes[li], lane, sizeof(lane));
+				fs_lane_name(lanes[li].rail, lanes[li].plane, lane, sizeof(lane));
 				if (!quiet)
 					fs_info("%s: %s has %s: no %s on it", ph->name, lane,
 						n ? "one node only" : "no node", test);

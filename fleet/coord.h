@@ -160,7 +160,5 @@ int coord_retest(struct coord *c, int max, double time_s, json_t *info);
 long coord_jobs_left(struct coord *c);
 json_t *coord_nodes_json(struct coord *c);
 int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out);
-/* "rail 1", "rail 1 plane 1": a lane in messages */
-void coord_lane_name(struct plan_lane l, char *buf, size_t len);
 
 #endif

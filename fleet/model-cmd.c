@@ -32,6 +32,7 @@
 #include "../model/fabric.h"
 #include "../model/maxmin.h"
 #include "../model/shape.h"
+#include "../model/solve.h"
 
 static const char *const model_usage[] = {
 	"fabscope model [options] TOPOLOGY",
@@ -85,10 +86,13 @@ struct model {
 	size_t *src, *dst, *lane, nfl, fl_alloc, src_alloc, dst_alloc;
 	char **paths;		/* --paths: each flow's line */
 	size_t paths_alloc;
-	double *rate, *exact, *spray_rate;
-	double *tmp;
-	size_t rate_alloc, tmp_alloc;
+	double *exact, *spray_rate;	/* --paths: each flow's rates */
+	double *tmp;		/* a solve's rates, lane by lane, then all of them */
+	size_t tmp_alloc;
+	double *line_in, *line_out;	/* the round's, per lane and (the last) of all */
+	size_t *lane_off, *fill;	/* lane l's flows in tmp: [lane_off[l + 1], lane_off[l + 2]) */
 	size_t rounds;
+	int draws;		/* ECMP draws of the round with the most */
 	uint32_t *seen_src, *seen_dst, stamp;	/* ports counted once in a line rate */
 };
 
@@ -108,6 +112,39 @@ static double pct(const double *v, size_t n, double p)
 		return 0;
 	k = (size_t)ceil(p / 100.0 * (double)n);
 	return v[k ? k - 1 : 0];
+}
+
+/* the k-th smallest (0..n-1) of n values, reordering them: quickselect with a
+ * three-way partition (many equal rates are common), O(n) expected */
+static double kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;	/* the k-th is in [lo, hi) */
+
+	while (hi - lo > 1) {
+		double pivot = v[lo + (hi - lo) / 2], t;
+		size_t lt = lo, i = lo, gt = hi;	/* [lo, lt) < pivot, [lt, i) = pivot, [gt, hi) > pivot */
+
+		while (i < gt) {
+			if (v[i] < pivot) {
+				t = v[lt];
+				v[lt++] = v[i];
+				v[i++] = t;
+			} else if (v[i] > pivot) {
+				t = v[--gt];
+				v[gt] = v[i];
+				v[i] = t;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return pivot;
+	}
+	return v[lo];
 }
 
 static size_t lane_index(struct model *m, int rail, int plane)
@@ -160,59 +197,21 @@ static int flow_push(struct model *m, size_t src, size_t dst, size_t lane)
 	return 0;
 }
 
-static const struct model *sort_m;
-
-static int by_dst_leaf(const void *a, const void *b)
+/* n rates (n > 0; reordered) into a's sums */
+static int acc_add(struct acc *a, double *rates, size_t n, double line, int keep_agg)
 {
-	int x = sort_m->f.ports[sort_m->dst[*(const size_t *)a]].leaf;
-	int y = sort_m->f.ports[sort_m->dst[*(const size_t *)b]].leaf;
+	double agg = 0, min = rates[0];
+	size_t i, k5 = (size_t)ceil(5 / 100.0 * (double)n);
 
-	return x != y ? (x < y ? -1 : 1) : (*(const size_t *)a < *(const size_t *)b ? -1 : 1);
-}
-
-/* solve the round's flows routed one way; rates into m->rate.  Routed in
- * the order of their destination leaves: one breadth-first search each. */
-static int solve(struct model *m, enum fab_route how, uint64_t *rng)
-{
-	struct fab_shares s = { 0 };
-	struct mm_problem p;
-	size_t i, *order = malloc((m->nfl ? m->nfl : 1) * sizeof(*order));
-	int rc = 0;
-
-	if (!order)
-		return fs_err_env("out of memory for the model's flows");
-	for (i = 0; i < m->nfl; i++)
-		order[i] = i;
-	sort_m = m;
-	qsort(order, m->nfl, sizeof(*order), by_dst_leaf);
-	for (i = 0; i < m->nfl && !rc; i++)
-		rc = fab_add_flow(&m->f, &s, m->src[order[i]], m->dst[order[i]], how, rng);
-	if (!rc) {
-		p = (struct mm_problem){ m->f.nedges, m->f.cap, s.nflows, s.off, s.edge, s.share };
-		if (!s.nflows)
-			p.off = (size_t[]){ 0 };
-		if (mm_solve(&p, m->tmp))
-			rc = fs_err_env("out of memory for the model's solution");
-		for (i = 0; !rc && i < m->nfl; i++)
-			m->rate[order[i]] = m->tmp[i];
-	}
-	free(order);
-	fab_shares_release(&s);
-	return rc;
-}
-
-static int acc_add(struct acc *a, const double *rates, size_t n, double line, int keep_agg)
-{
-	double agg = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		agg += rates[i];
+		min = rates[i] < min ? rates[i] : min;
+	}
 	a->agg += agg;
 	a->line += line;
-	a->minf += n ? rates[0] : 0;	/* rates come sorted */
-	a->p5f += pct(rates, n, 5);
+	a->minf += min;
 	a->jain += mm_jain(rates, n);
+	a->p5f += kth(rates, n, k5 ? k5 - 1 : 0);	/* the 5th percentile, nearest rank, as pct() */
 	a->solves++;
 	a->flows = n;
 	if (keep_agg) {
@@ -223,61 +222,78 @@ static int acc_add(struct acc *a, const double *rates, size_t n, double line, in
 	return 0;
 }
 
-/* the round's rates (m->rate) into the lanes' and the total's sums */
-static int account(struct model *m, int ecmp)
+/* the round's line rates, per lane and of all (the last): what the flows' distinct NICs could send,
+ * or take in, whichever is less (an incast's is its receiver's NIC); and where each lane's flows go
+ * in m->tmp, lane by lane (lane_off) */
+static void round_lines(struct model *m)
 {
-	size_t l, i, k;
+	size_t l, i;
+
+	for (l = 0; l <= m->nlanes; l++)
+		m->line_in[l] = m->line_out[l] = 0;
+	memset(m->lane_off, 0, (m->nlanes + 2) * sizeof(*m->lane_off));
+	m->stamp++;
+	for (i = 0; i < m->nfl; i++) {	/* (a port is of one lane: one stamp does for all) */
+		double out = m->f.cap[2 * m->f.ports[m->src[i]].link], in = m->f.cap[2 * m->f.ports[m->dst[i]].link + 1];
+
+		m->lane_off[m->lane[i] + 2]++;
+		if (m->seen_src[m->src[i]] != m->stamp) {
+			m->seen_src[m->src[i]] = m->stamp;
+			m->line_out[m->lane[i]] += out;
+			m->line_out[m->nlanes] += out;
+		}
+		if (m->seen_dst[m->dst[i]] != m->stamp) {
+			m->seen_dst[m->dst[i]] = m->stamp;
+			m->line_in[m->lane[i]] += in;
+			m->line_in[m->nlanes] += in;
+		}
+	}
+	for (l = 0; l < m->nlanes; l++)
+		m->lane_off[l + 2] += m->lane_off[l + 1];
+}
+
+/* a solve's rates into the lanes' and the total's sums: the flows put lane by lane (a counting sort),
+ * one pass each */
+static int account(struct model *m, const double *rate, int ecmp)
+{
+	size_t l, i;
 	int rc = 0;
 
+	for (l = 0; l <= m->nlanes; l++)
+		m->fill[l] = m->lane_off[l + 1];
+	for (i = 0; i < m->nfl; i++) {
+		m->tmp[m->fill[m->lane[i]]++] = rate[i];
+		m->tmp[m->nfl + i] = rate[i];	/* all the lanes */
+	}
 	for (l = 0; l <= m->nlanes && !rc; l++) {
-		double line, in = 0, out = 0;
+		size_t a = l < m->nlanes ? m->lane_off[l + 1] : m->nfl, k = l < m->nlanes ? m->lane_off[l + 2] - a : m->nfl;
+		double line = m->line_in[l] < m->line_out[l] ? m->line_in[l] : m->line_out[l];
+		struct acc *acc = l == m->nlanes ? (ecmp ? &m->all_ecmp : &m->all_spray) :
+				  ecmp ? &m->lanes[l].ecmp : &m->lanes[l].spray;
 
-		/* line rate: what the flows' distinct NICs could send, or take in,
-		 * whichever is less (an incast's is its receiver's NIC) */
-		m->stamp++;
-		for (i = k = 0; i < m->nfl; i++)
-			if (l == m->nlanes || m->lane[i] == l) {
-				m->tmp[k++] = m->rate[i];
-				if (m->seen_src[m->src[i]] != m->stamp) {
-					m->seen_src[m->src[i]] = m->stamp;
-					out += m->f.cap[2 * m->f.ports[m->src[i]].link];
-				}
-				if (m->seen_dst[m->dst[i]] != m->stamp) {
-					m->seen_dst[m->dst[i]] = m->stamp;
-					in += m->f.cap[2 * m->f.ports[m->dst[i]].link + 1];
-				}
-			}
-		line = in < out ? in : out;
-		if (!k)
-			continue;
-		qsort(m->tmp, k, sizeof(*m->tmp), dbl_cmp);
-		if (l == m->nlanes)
-			rc = acc_add(ecmp ? &m->all_ecmp : &m->all_spray, m->tmp, k, line, ecmp);
-		else
-			rc = acc_add(ecmp ? &m->lanes[l].ecmp : &m->lanes[l].spray, m->tmp, k, line, ecmp);
+		if (k)
+			rc = acc_add(acc, m->tmp + a, k, line, ecmp);
 	}
 	return rc;
 }
 
-static int round_solve(struct model *m, const struct model_opts *o, size_t round, int exact)
+/* each solve of a round (fab_round): its rates into the lanes' sums */
+static int round_each(void *ctx, int draw, const double *rate)
 {
-	uint64_t rng;
-	int s, rc;
+	return account(ctx, rate, draw > 0);
+}
+
+static int round_solve(struct model *m, const struct model_opts *o, size_t round)
+{
+	int draws = o->samples ? o->samples : fab_draws(m->nfl);
 
 	if (!m->nfl)
 		return 0;
-	if (FS_ALLOC_GROW(m->rate, m->nfl, m->rate_alloc) || FS_ALLOC_GROW(m->tmp, m->nfl, m->tmp_alloc))
+	if (FS_ALLOC_GROW(m->tmp, 2 * m->nfl, m->tmp_alloc))
 		return fs_err_env("out of memory");
-	if ((rc = solve(m, FAB_SPRAY, &rng)) || (rc = account(m, 0)))
-		return rc;
-	if (exact)
-		return 0;
-	for (s = 0; s < o->samples; s++) {
-		rng = o->seed * 0x9e3779b97f4a7c15ull + round * 1000003ull + (uint64_t)s;
-		if ((rc = solve(m, FAB_ECMP, &rng)) || (rc = account(m, 1)))
-			return rc;
-	}
-	return 0;
+	round_lines(m);
+	m->draws = draws > m->draws ? draws : m->draws;
+	return fab_round(&m->f, m->src, m->dst, m->nfl, round, draws, o->seed, round_each, m);
 }
 
 /* --paths: the flows as they went; ECMP exact, spray between their ends */
@@ -330,109 +346,114 @@ static int paths_run(struct model *m, const struct model_opts *o)
 	if (!rc) {
 		struct mm_problem p = { m->f.nedges, m->f.cap, s.nflows, s.off, s.edge, s.share };
 
-		m->rate = malloc(m->nfl * sizeof(*m->rate));
 		m->exact = malloc(m->nfl * sizeof(*m->exact));
 		m->spray_rate = malloc(m->nfl * sizeof(*m->spray_rate));
-		m->tmp = malloc(m->nfl * sizeof(*m->tmp));
-		if (!m->rate || !m->exact || !m->spray_rate || !m->tmp || mm_solve(&p, m->exact))
+		if (!m->exact || !m->spray_rate || FS_ALLOC_GROW(m->tmp, 2 * m->nfl, m->tmp_alloc) ||
+		    mm_solve(&p, m->exact))
 			rc = fs_err_env("out of memory");
 	}
 	fab_shares_release(&s);
 	if (!rc) {
-		memcpy(m->rate, m->exact, m->nfl * sizeof(*m->rate));
-		rc = account(m, 1);
+		round_lines(m);
+		rc = account(m, m->exact, 1);
 	}
 	if (!rc) {
 		uint64_t rng = o->seed;
 
-		rc = solve(m, FAB_SPRAY, &rng);
-		if (!rc) {
-			memcpy(m->spray_rate, m->rate, m->nfl * sizeof(*m->rate));
-			rc = account(m, 0);
-		}
+		rc = fab_solve(&m->f, m->src, m->dst, m->nfl, FAB_SPRAY, &rng, m->spray_rate);
+		if (!rc)
+			rc = account(m, m->spray_rate, 0);
 	}
 	m->rounds = 1;
 	return rc;
 }
 
-/* the lane's hosts, in the order 'fabscope run' numbers them */
-static size_t lane_hosts(const struct model *m, const struct plan *pl, size_t l, size_t *out)
+/* a lane's ports, in the order 'fabscope run' numbers its nodes, and the incast's target among them */
+struct lane_ports {
+	size_t *port;
+	int n, target;
+};
+
+/* every lane's ports: the plan's nodes (found among the hosts once each, by name), else every host */
+static int lanes_ports(const struct model *m, const struct plan *pl, const char *target, struct lane_ports *lp)
 {
-	size_t n = 0, h;
+	int from_plan = pl && pl->nnodes, nn = from_plan ? pl->nnodes : (int)m->f.nhosts, i;
+	long *host = malloc((size_t)(nn ? nn : 1) * sizeof(*host)), th = target ? fab_host_index(&m->f, target) : -1;
+	size_t l;
 
-	if (pl && pl->nnodes) {
-		int i;
+	if (!host)
+		return fs_err_env("out of memory");
+	for (i = 0; i < nn; i++)
+		host[i] = from_plan ? fab_host_index(&m->f, pl->nodes[i].name) : i;
+	for (l = 0; l < m->nlanes; l++) {
+		struct plan_lane pln = { m->lanes[l].rail, m->lanes[l].plane };
 
-		for (i = 0; i < pl->nnodes; i++) {
-			struct plan_lane pln = { m->lanes[l].rail, m->lanes[l].plane };
-
-			if (!plan_node_ep(&pl->nodes[i], pln))
-				continue;
-			for (h = 0; h < m->f.nhosts; h++)
-				if (!strcmp(m->f.hosts[h], pl->nodes[i].name))
-					break;
-			if (h < m->f.nhosts && fab_port_of(&m->f, h, m->lanes[l].rail, m->lanes[l].plane) >= 0)
-				out[n++] = h;
+		if (!(lp[l].port = malloc((size_t)(nn ? nn : 1) * sizeof(*lp[l].port)))) {
+			free(host);
+			return fs_err_env("out of memory");
 		}
-		return n;
+		for (i = 0; i < nn; i++) {
+			long p = host[i] < 0 ? -1 : fab_port_of(&m->f, (size_t)host[i], pln.rail, pln.plane);
+
+			if (p < 0 || (from_plan && !plan_node_ep(&pl->nodes[i], pln)))
+				continue;
+			if (host[i] == th)
+				lp[l].target = lp[l].n;
+			lp[l].port[lp[l].n++] = (size_t)p;
+		}
 	}
-	for (h = 0; h < m->f.nhosts; h++)
-		if (fab_port_of(&m->f, h, m->lanes[l].rail, m->lanes[l].plane) >= 0)
-			out[n++] = h;
-	return n;
+	free(host);
+	return 0;
+}
+
+/* round r's flows of lane l into m */
+static int lane_round(struct model *m, struct plan_phase *ph, const struct lane_ports *lp, size_t l, int r,
+		      struct plan_pair *pairs)
+{
+	int n = lp->n, np, i, j, rc = 0;
+
+	if (n < 2)
+		return 0;
+	if (ph->kind == PLAN_ALLTOALL) {
+		for (i = 0; i < n && !rc; i++)
+			for (j = 0; j < n && !rc; j++)
+				if (i != j)
+					rc = flow_push(m, lp->port[i], lp->port[j], l);
+		return rc;
+	}
+	if (r >= plan_rounds(ph, n))
+		return 0;
+	np = plan_round_pairs(ph, n, r, lp->target, pairs);
+	for (i = 0; i < np && !rc; i++)
+		if (pairs[i].server >= 0 && pairs[i].client != pairs[i].server)
+			rc = flow_push(m, lp->port[pairs[i].client], lp->port[pairs[i].server], l);
+	return rc;
 }
 
 static int pattern_run(struct model *m, const struct model_opts *o, struct plan_phase *ph, const struct plan *pl)
 {
-	size_t *hosts = malloc((m->f.nhosts ? m->f.nhosts : 1) * sizeof(*hosts));
+	struct lane_ports *lp = calloc(m->nlanes ? m->nlanes : 1, sizeof(*lp));
 	struct plan_pair *pairs = malloc((m->f.nhosts + 1) * sizeof(*pairs));
-	int alltoall = ph->kind == PLAN_ALLTOALL, maxr = 0, r, rc = 0;
+	int maxr = 0, r, rc = 0;
 	size_t l;
 
-	if (!hosts || !pairs) {
-		free(hosts);
-		free(pairs);
-		return fs_err_env("out of memory");
-	}
-	for (l = 0; l < m->nlanes; l++) {
-		int n = (int)lane_hosts(m, pl, l, hosts), nr = alltoall ? 1 : plan_rounds(ph, n);
+	rc = lp && pairs ? lanes_ports(m, pl, ph->target, lp) : fs_err_env("out of memory");
+	for (l = 0; !rc && l < m->nlanes; l++) {
+		int nr = ph->kind == PLAN_ALLTOALL ? 1 : plan_rounds(ph, lp[l].n);
 
 		maxr = nr > maxr ? nr : maxr;
 	}
 	for (r = 0; r < maxr && !rc; r++) {
 		m->nfl = 0;
-		for (l = 0; l < m->nlanes && !rc; l++) {
-			int n = (int)lane_hosts(m, pl, l, hosts), np, i, j, target = 0;
-
-			if (n < 2)
-				continue;
-			if (ph->target)
-				for (i = 0; i < n; i++)
-					if (!strcmp(m->f.hosts[hosts[i]], ph->target))
-						target = i;
-			if (alltoall) {
-				for (i = 0; i < n && !rc; i++)
-					for (j = 0; j < n && !rc; j++)
-						if (i != j)
-							rc = flow_push(m, (size_t)fab_port_of(&m->f, hosts[i], m->lanes[l].rail, m->lanes[l].plane),
-								       (size_t)fab_port_of(&m->f, hosts[j], m->lanes[l].rail, m->lanes[l].plane), l);
-				continue;
-			}
-			if (r >= plan_rounds(ph, n))
-				continue;
-			np = plan_round_pairs(ph, n, r, target, pairs);
-			for (i = 0; i < np && !rc; i++) {
-				if (pairs[i].server < 0 || pairs[i].client == pairs[i].server)
-					continue;
-				rc = flow_push(m, (size_t)fab_port_of(&m->f, hosts[pairs[i].client], m->lanes[l].rail, m->lanes[l].plane),
-					       (size_t)fab_port_of(&m->f, hosts[pairs[i].server], m->lanes[l].rail, m->lanes[l].plane), l);
-			}
-		}
+		for (l = 0; l < m->nlanes && !rc; l++)
+			rc = lane_round(m, ph, &lp[l], l, r, pairs);
 		if (!rc)
-			rc = round_solve(m, o, (size_t)r, 0);
+			rc = round_solve(m, o, (size_t)r);
 	}
 	m->rounds = (size_t)maxr;
-	free(hosts);
+	for (l = 0; lp && l < m->nlanes; l++)
+		free(lp[l].port);
+	free(lp);
 	free(pairs);
 	if (!rc && !m->all_spray.solves)
 		rc = fs_err_usage("the pattern pairs no two hosts of one lane: nothing to model");
@@ -493,7 +514,7 @@ static int report(struct model *m, const struct model_opts *o, const char *what,
 		json_object_set_new(doc, "rounds", json_integer((json_int_t)m->rounds));
 		json_object_set_new(doc, "ecmp", json_string(exact ? "paths" : "uniform"));
 		if (!exact)
-			json_object_set_new(doc, "samples", json_integer(o->samples));
+			json_object_set_new(doc, "samples", json_integer(m->draws));
 		for (l = 0; l < m->nlanes; l++) {
 			if (!m->lanes[l].spray.solves)
 				continue;
@@ -576,7 +597,10 @@ static void model_release(struct model *m)
 		for (i = 0; i < m->nfl; i++)
 			free(m->paths[i]);
 	free(m->paths);
-	free(m->rate);
+	free(m->line_in);
+	free(m->line_out);
+	free(m->lane_off);
+	free(m->fill);
 	free(m->exact);
 	free(m->spray_rate);
 	free(m->tmp);
@@ -648,7 +672,7 @@ static int pick_phase(const struct model_opts *o, struct plan *pl, struct plan_p
 
 int cmd_model(int argc, const char **argv)
 {
-	struct model_opts o = { .pattern = "permutation", .count = 1, .samples = 100, .seed = 1,
+	struct model_opts o = { .pattern = "permutation", .count = 1, .seed = 1,
 				.sh = { .groups = 2, .hosts = 2, .rails = 1, .spines = 2, .pods = 1 } };
 	const struct opt tab[] = {
 		OPT_GROUP("the fabric"),
@@ -676,7 +700,8 @@ int cmd_model(int argc, const char **argv)
 		OPT_STRING(0, "phase", &o.phase, "NAME", "--plan: the phase (default the first with traffic)"),
 		OPT_FILE(0, "paths", &o.paths, "FILE", "the flows as the paths they took, a line each (h1 l1.0 s2 l2.0 h3)"),
 		OPT_GROUP("the model"),
-		OPT_INT(0, "samples", &o.samples, "N", "ECMP: draws of every flow's path (default 100)", 1, 100000),
+		OPT_INT(0, "samples", &o.samples, "N", "ECMP: draws of every flow's path (default: 200 a round, fewer for "
+			"more than 1,000 flows, at least 5)", 1, 100000),
 		OPT_BOOL(0, "json", &o.json, "one JSON document: per lane, spray and ecmp"),
 		OPT_END(),
 	};
@@ -723,7 +748,11 @@ int cmd_model(int argc, const char **argv)
 	if (!rc) {
 		m.seen_src = calloc(m.f.nports, sizeof(*m.seen_src));
 		m.seen_dst = calloc(m.f.nports, sizeof(*m.seen_dst));
-		if (!m.seen_src || !m.seen_dst)
+		m.line_in = calloc(m.nlanes + 1, sizeof(*m.line_in));
+		m.line_out = calloc(m.nlanes + 1, sizeof(*m.line_out));
+		m.lane_off = calloc(m.nlanes + 2, sizeof(*m.lane_off));
+		m.fill = calloc(m.nlanes + 1, sizeof(*m.fill));
+		if (!m.seen_src || !m.seen_dst || !m.line_in || !m.line_out || !m.lane_off || !m.fill)
 			rc = fs_err_env("out of memory");
 	}
 	if (!rc && o.paths) {

@@ -11,6 +11,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "../core/slurp.h"
 #include "plan-int.h"
 
@@ -26,7 +27,7 @@ static int name_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct plan *p = ctx;
 
-	return strcmp(p->nodes[*(const int *)a].name, p->nodes[*(const int *)b].name);
+	return fs_name_cmp(p->nodes[*(const int *)a].name, p->nodes[*(const int *)b].name);
 }
 
 /* p->by_name: node indices sorted by name; returns 1 + the index of a
@@ -257,7 +258,7 @@ int plan_node_index(const struct plan *p, const char *name)
 	int lo = 0, hi = p->nnodes - 1;
 
 	while (lo <= hi) {
-		int mid = (lo + hi) / 2, c = strcmp(p->nodes[p->by_name[mid]].name, name);
+		int mid = (lo + hi) / 2, c = fs_name_cmp(p->nodes[p->by_name[mid]].name, name);
 
 		if (!c)
 			return p->by_name[mid];

@@ -105,7 +105,7 @@ static void dry_run_group(struct coord *c, int pi, const struct plan_phase *ph, 
 		int n = coord_lane_nodes(c, lanes[li], idx);
 		char lane[32];
 
-		coord_lane_name(lanes[li], lane, sizeof(lane));
+		fs_lane_name(lanes[li].rail, lanes[li].plane, lane, sizeof(lane));
 		if (n < 2) {
 			printf("    %s: %d node%s: skipped (a collective needs 2 ranks)\n", lane, n, n == 1 ? "" : "s");
 			continue;

@@ -10,9 +10,16 @@
  * flow crossing it.  The result is the max-min fair allocation for those
  * fixed splits (Bertsekas and Gallager, Data Networks, 6.5.2).
  *
- * Cost: O(E + S log E) for S flow-edge shares and E edges, with a heap of
- * the edges' fill levels (an edge's level only rises as flows freeze), so a
- * million flows of a 16,384-node fabric solve in seconds.
+ * Cost: O(S + (E + R) log E) for S flow-edge shares and the E edges they
+ * use, with a heap of one entry an edge: an edge's fill level only rises as
+ * flows freeze, so an entry is a lower bound, and one found stale when it
+ * comes up is pushed again (R times: at most once a flow frozen, far fewer
+ * in practice).  Memory O(S + E + F).  mm_solve also sets up scratch for
+ * all of the problem's edges, once a call; mm_solve_ws keeps it.  Flows
+ * that share no edge, even through others (the rails of a leaf-spine), are
+ * parts whose rates do not depend on each other: each is filled on its own
+ * (a union-find over the shares finds them), so that the working set is a
+ * part's, not the whole problem's.
  */
 #ifndef FS_MODEL_MAXMIN_H
 #define FS_MODEL_MAXMIN_H
@@ -34,6 +41,17 @@ struct mm_problem {
  * edge gets INFINITY.  An edge listed twice for one flow counts twice.
  */
 int mm_solve(const struct mm_problem *p, double *rate);
+
+/*
+ * The same with scratch kept between solves: a workspace for problems of
+ * nedges edges (the same edges, e.g. one fabric's), made once; a solve then
+ * costs the edges its flows use, not all of them.  mm_ws_new: NULL when out
+ * of memory; mm_ws_free(NULL) is fine.
+ */
+struct mm_ws;
+struct mm_ws *mm_ws_new(size_t nedges);
+void mm_ws_free(struct mm_ws *w);
+int mm_solve_ws(const struct mm_problem *p, double *rate, struct mm_ws *w);
 
 /* Jain's fairness index of n rates: (sum x)^2 / (n sum x^2), 1 when equal. */
 double mm_jain(const double *x, size_t n);

@@ -39,22 +39,21 @@ static int plane_fabric(struct topo *t, const struct shape_opts *o, int plane, i
 		snprintf(a, sizeof(a), "x%d", x0 + x);
 		rc = topo_add_switch(t, a, TOPO_SUPERSPINE, NULL, plane, -1, 0);
 	}
-	/* hosts to leaves */
-	for (i = 1; i <= o->groups * o->hosts && !rc; i++) {
-		g = (i - 1) / o->hosts + 1;
-		for (r = 0; r < o->rails && !rc; r++) {
+	/* a rail at a time: hosts to leaves, leaves to spines (a rail's cables next to each other, as the
+	 * model's solve of a rail's flows visits them) */
+	for (r = 0; r < o->rails && !rc; r++) {
+		for (i = 1; i <= o->groups * o->hosts && !rc; i++) {
+			g = (i - 1) / o->hosts + 1;
 			snprintf(a, sizeof(a), "h%d", i);
 			snprintf(ap, sizeof(ap), "rail%d%s", r, sfx);
 			snprintf(b, sizeof(b), "l%d.%d%s", g, r, sfx);
 			rc = topo_add_link(t, a, ap, b, a, r, plane, o->gbps, 0);
 		}
-	}
-	/* leaves to spines */
-	for (g = 1; g <= o->groups && !rc; g++) {
-		p = (g - 1) / gpp + 1;
-		for (r = 0; r < o->rails && !rc; r++) {
-			int first = rail_only ? r * o->spines + 1 : (p - 1) * o->spines + 1;
+		for (g = 1; g <= o->groups && !rc; g++) {
+			int first;
 
+			p = (g - 1) / gpp + 1;
+			first = rail_only ? r * o->spines + 1 : (p - 1) * o->spines + 1;
 			snprintf(a, sizeof(a), "l%d.%d%s", g, r, sfx);
 			for (k = first; k < first + o->spines && !rc; k++) {
 				snprintf(b, sizeof(b), "s%d", k0 + k);

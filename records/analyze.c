@@ -45,6 +45,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/lanes.h"
 #include "../core/record.h"
 #include "../core/units.h"
 #include "analyze-int.h"
@@ -202,11 +203,6 @@ int analyze_is_low(const char *test, double v, double ref, double low_frac)
 static const char *unit_of(const struct group *g)
 {
 	return !strcmp(g->test, "bw") ? "Gb/s" : "us p50";
-}
-
-static void lane_name(const struct group *g, char *buf, size_t len)
-{
-	record_lane_name(g->rail, g->plane, buf, len);
 }
 
 /* " at 64K" for a group of a phase that measured several sizes, else "" */
@@ -462,7 +458,7 @@ static void judge_group(const struct group *g, int *local, double low_frac, json
 	double ref;
 	char lane[64], onlane[112], sz[48];
 
-	lane_name(g, lane, sizeof(lane));
+	fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 	snprintf(onlane, sizeof(onlane), "%s%s", lane, at_size(g, sz, sizeof(sz)));
 	if (lane_nodes_init(&ln, g, local) ||
 	    !(suspect = calloc((size_t)(ln.nn ? ln.nn : 1), sizeof(*suspect)))) {
@@ -619,8 +615,6 @@ static struct crow *coll_rows(json_t *recs, int *nrows)
 	return r;
 }
 
-#define coll_lane_name record_lane_name
-
 static void coll_suspects(json_t *recs, double low_frac, json_t *out)
 {
 	int n, i, j;
@@ -631,7 +625,7 @@ static void coll_suspects(json_t *recs, double low_frac, json_t *out)
 
 		if (!(r[i].wrong > 0))
 			continue;
-		coll_lane_name(r[i].rail, r[i].plane, lane, sizeof(lane));
+		fs_lane_name(r[i].rail, r[i].plane, lane, sizeof(lane));
 		units_format_size((uint64_t)r[i].size, sz, sizeof(sz));
 		snprintf(ev, sizeof(ev), "%s %s: %.0f wrong element%s at %s (%d ranks): the data check failed; "
 			 "a rank, its NIC or the fabric on %s corrupted data", r[i].test, lane, r[i].wrong,
@@ -680,7 +674,7 @@ static void coll_suspects(json_t *recs, double low_frac, json_t *out)
 			g.plane = r[k].plane;
 			g.size = best;
 			g.median = med;
-			coll_lane_name(r[k].rail, r[k].plane, lane, sizeof(lane));
+			fs_lane_name(r[k].rail, r[k].plane, lane, sizeof(lane));
 			units_format_size((uint64_t)best, sz, sizeof(sz));
 			add(out, "lane", &g, NULL, NULL, r[k].busbw, med,
 			    "%s as a whole: %s busbw %.3g Gb/s at %s against a median of %.3g over the %d lanes "
@@ -836,7 +830,7 @@ json_t *analyze_suspects_retest(const struct rstore *st, double low_frac, json_t
 		if (n >= 2 && is_low_ref(&g[i], g[i].median, phase_median, low_frac)) {
 			char lane[64], sz[48];
 
-			lane_name(&g[i], lane, sizeof(lane));
+			fs_lane_name(g[i].rail, g[i].plane, lane, sizeof(lane));
 			add(out, "lane", &g[i], NULL, NULL, g[i].median, phase_median,
 			    "%s as a whole%s: median %.3g %s against %.3g on the other lanes: "
 			    "the leaves or the spine uplinks of %s", lane, at_size(&g[i], sz, sizeof(sz)),
@@ -885,7 +879,7 @@ void analyze_summary(FILE *f, const struct rstore *st)
 			if (g[i].r[j].v > hi)
 				hi = g[i].r[j].v;
 		}
-		lane_name(&g[i], lane, sizeof(lane));
+		fs_lane_name(g[i].rail, g[i].plane, lane, sizeof(lane));
 		fprintf(f, "%-20s %-4s %-14s %6d %12.4g %12.4g %12.4g  %s%s\n", g[i].phase, g[i].test,
 			lane, g[i].n, lo, g[i].median, hi, unit_of(&g[i]), at);
 	}
@@ -899,7 +893,7 @@ void analyze_summary(FILE *f, const struct rstore *st)
 		for (i = 0; i < ng; i++) {
 			char lane[64], sz[32], wr[32];
 
-			coll_lane_name(r[i].rail, r[i].plane, lane, sizeof(lane));
+			fs_lane_name(r[i].rail, r[i].plane, lane, sizeof(lane));
 			units_format_size((uint64_t)r[i].size, sz, sizeof(sz));
 			if (r[i].wrong < 0)
 				snprintf(wr, sizeof(wr), "-");

@@ -27,6 +27,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "../core/record.h"
 #include "report.h"
 
@@ -44,11 +45,6 @@ static int idv_cmp(const void *a, const void *b)
 	return x->v < y->v ? -1 : x->v > y->v;
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* 1 when a is worse than b in g's test: lower bandwidth, higher latency */
 static int worse(const struct rgroup *g, double a, double b)
 {
@@ -62,9 +58,9 @@ static int worse_entry(const struct rgroup *g, const struct rworst *a, const str
 
 	if (a->v != b->v)
 		return worse(g, a->v, b->v);
-	c = strcmp(a->src, b->src);
+	c = fs_name_cmp(a->src, b->src);
 	if (!c && a->dst && b->dst)
-		c = strcmp(a->dst, b->dst);
+		c = fs_name_cmp(a->dst, b->dst);
 	return c < 0;
 }
 
@@ -99,7 +95,7 @@ static int leaves_build(struct rrun *r)
 			if (json_is_string(json_object_get(n, keys[ki])))
 				names[nl++] = json_string_value(json_object_get(n, keys[ki]));
 		if (nl > 1)
-			qsort(names, (size_t)nl, sizeof(*names), str_cmp);
+			qsort(names, (size_t)nl, sizeof(*names), fs_name_pcmp);
 		for (i = 0, r->nleaf = 0; i < nl; i++)
 			if (!r->nleaf || strcmp(names[r->nleaf - 1], names[i]))
 				names[r->nleaf++] = names[i];
@@ -126,7 +122,7 @@ static int leaves_build(struct rrun *r)
 		}
 		while (r->nleaf_of <= id)
 			r->leaf_of[r->nleaf_of++] = -1;
-		at = bsearch(&lf, r->leaf, (size_t)r->nleaf, sizeof(*r->leaf), str_cmp);
+		at = bsearch(&lf, r->leaf, (size_t)r->nleaf, sizeof(*r->leaf), fs_name_pcmp);
 		r->leaf_of[id] = at ? (int)(at - r->leaf) : -1;
 	}
 	return rc;

@@ -161,7 +161,7 @@ static void lane_table(const struct report *rep, struct rdoc *d)
 			if (rail < 0)
 				snprintf(lane, sizeof(lane), "no rail");
 			else
-				report_lane(rail, plane < 0 ? 0 : plane, lane, sizeof(lane));
+				fs_lane_name(rail, plane < 0 ? 0 : plane, lane, sizeof(lane));
 			rdoc_row(d);
 			if (rep->nruns > 1)
 				rdoc_cellf(d, RDOC_TH, 0, "%s", rep->runs[ri].name);

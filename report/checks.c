@@ -599,7 +599,7 @@ static void model_lanes(struct report *rep, const struct scope *sc, void *ctx)
 			c->total++;
 			if (g->agg / g->exp_ecmp < worst)
 				worst = g->agg / g->exp_ecmp;
-			report_lane(g->rail, g->plane, lane, sizeof(lane));
+			fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 			if (!(g->agg >= f * g->exp_ecmp))
 				report_check_fail(c, "%s%s %s (%.3g of %.3g Gb/s)", run_prefix(rep, ri, pre, sizeof(pre)),
 						  g->phase, lane, g->agg, g->exp_ecmp);
@@ -641,7 +641,7 @@ void report_baseline(struct report *rep)
 
 			if (!b || !(b->median > 0))
 				continue;
-			report_lane(g->rail, g->plane, lane, sizeof(lane));
+			fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 			snprintf(name, sizeof(name), "%.80s%s%.60s %s %s median", rep->nruns > 1 ? rep->runs[ri].name : "",
 				 rep->nruns > 1 ? ": " : "", g->phase, g->test, lane);
 			c = report_reg_new(rep, name);

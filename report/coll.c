@@ -86,7 +86,7 @@ static void rec_lane(json_t *rec, struct coll_series *s)
 			s->plane = small_int(json_array_get(json_object_get(rec, "endpoints"), 0), "plane", 1023);
 		if (s->plane < 0)
 			s->plane = 0;
-		report_lane(s->rail, s->plane, s->lane, sizeof(s->lane));
+		fs_lane_name(s->rail, s->plane, s->lane, sizeof(s->lane));
 		s->lane_order = s->rail * 1024 + s->plane;
 	} else {
 		snprintf(s->lane, sizeof(s->lane), "%s", g);

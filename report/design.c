@@ -34,11 +34,11 @@ static const struct topo_link *port_of(const struct topo *t, const char *node, i
 		const struct topo_link *l = &t->ln[i];
 		int r, p;
 
-		if (l->a.sw >= 0 || l->b.sw < 0 || strcmp(l->a.dev, node))
+		if (l->a.sw >= 0 || l->b.sw < 0 || strcmp(l->a.dev, node) || topo_link_oob(t, l))
 			continue;
 		r = l->rail >= 0 ? l->rail : t->sw[l->b.sw].rail;
 		p = l->plane >= 0 ? l->plane : t->sw[l->b.sw].plane;
-		if (r == rail && (plane < 0 || p < 0 || p == plane))
+		if ((r < 0 ? 0 : r) == rail && (plane < 0 || p < 0 || p == plane))	/* (no rail: a design without) */
 			return l;
 	}
 	return NULL;
@@ -59,7 +59,7 @@ static void uplinks(struct report_buf *b, const struct topo *t, int s)
 		const struct topo_link *l = &t->ln[i];
 		int o = l->a.sw == s ? l->b.sw : l->b.sw == s ? l->a.sw : -1;
 
-		if (l->a.sw >= 0 && o >= 0 && t->sw[o].tier > t->sw[s].tier)
+		if (l->a.sw >= 0 && o >= 0 && topo_tier_level(t->sw[o].tier) > topo_tier_level(t->sw[s].tier))
 			report_bput(b, "%s%s", n++ ? "|" : "", t->sw[o].name);
 	}
 	if (!n)
@@ -89,27 +89,24 @@ static void design_pair(struct report_buf *b, const struct topo *t, const char *
 
 static void design_lane(struct report_buf *b, const struct topo *t, int rail)
 {
-	size_t s;
+	char *on = calloc(t->nsw + 1, 1);
+	size_t s, i;
 	int n = 0;
 
 	report_bput(b, "rail %d: leaves", rail);
-	for (s = 0; s < t->nsw; s++) {
-		size_t i;
+	for (i = 0; on && i < t->nln; i++) {	/* the leaves with a node's port of the rail: one pass */
+		const struct topo_link *l = &t->ln[i];
+		int r = l->b.sw < 0 ? -1 : l->rail >= 0 ? l->rail : t->sw[l->b.sw].rail;
 
-		if (t->sw[s].tier != TOPO_LEAF)
-			continue;
-		for (i = 0; i < t->nln; i++) {
-			const struct topo_link *l = &t->ln[i];
-
-			if (l->a.sw < 0 && l->b.sw == (int)s &&
-			    (l->rail >= 0 ? l->rail : t->sw[s].rail) == rail)
-				break;
-		}
-		if (i < t->nln)
-			report_bput(b, "%s %s", n++ ? "," : "", t->sw[s].name);
+		if (l->a.sw < 0 && l->b.sw >= 0 && !topo_link_oob(t, l) && (r < 0 ? 0 : r) == rail)
+			on[l->b.sw] = 1;
 	}
+	for (s = 0; on && s < t->nsw; s++)
+		if (on[s] && topo_tier_level(t->sw[s].tier) == 1)
+			report_bput(b, "%s %s", n++ ? "," : "", t->sw[s].name);
 	if (!n)
 		report_bput(b, " none in %s", t->path);
+	free(on);
 }
 
 static int design_one(const struct topo *t, json_t *s)
@@ -215,7 +212,7 @@ void report_design_speeds(struct report *rep, const struct topo *t)
 		for (k = 0; k < n; k++) {
 			char lane[48];
 
-			report_lane(lanes[k].rail, lanes[k].plane, lane, sizeof(lane));
+			fs_lane_name(lanes[k].rail, lanes[k].plane, lane, sizeof(lane));
 			report_bput(&b, "%s%s ", k ? ", " : "", lane);
 			speed_range(&b, lanes[k].lo, lanes[k].hi);
 		}

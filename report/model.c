@@ -12,6 +12,7 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "../core/record.h"
 #include "../core/units.h"
 #include "../records/analyze.h"
@@ -27,11 +28,6 @@
  * own.
  */
 #define REPORT_PFC_STORM_FRACTION 0.99
-
-void report_lane(int rail, int plane, char *buf, size_t len)
-{
-	record_lane_name(rail, plane, buf, len);
-}
 
 const char *report_unit(const char *test)
 {
@@ -51,11 +47,6 @@ static double median(double *v, int n)
 		return NAN;
 	qsort(v, (size_t)n, sizeof(*v), dcmp);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static int scmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* groups in the order phases first appear, then test, rail, plane */
@@ -207,7 +198,7 @@ static int finish_group(struct rgroup *g)
 		names[n++] = g->p[i].src;
 		names[n++] = g->p[i].dst;
 	}
-	qsort(names, (size_t)n, sizeof(*names), scmp);
+	qsort(names, (size_t)n, sizeof(*names), fs_name_pcmp);
 	g->nnodes = 0;
 	for (i = 0; i < n; i++)
 		if (!g->nnodes || strcmp(names[g->nnodes - 1], names[i]))
@@ -414,7 +405,7 @@ static int pfc_cmp(const void *a, const void *b)
 
 	if (x->order != y->order)
 		return x->order < y->order ? -1 : 1;
-	if ((c = strcmp(x->node, y->node)) || (c = strcmp(x->iface, y->iface)))
+	if ((c = fs_name_cmp(x->node, y->node)) || (c = fs_name_cmp(x->iface, y->iface)))
 		return c;
 	return x->seq - y->seq;
 }

@@ -11,10 +11,12 @@
  * TCP saw of the order (bw.c's counters: retransmitted segments, reorderings
  * the senders detected, the share of segments the receivers took out of
  * order).  Reordering is judged by the senders' count: a receiver's
- * out-of-order count also rises behind every loss.  With --topology, each group's pairs are modelled on the intended
- * fabric (model/: max-min fair rates, every switch splitting every flow
- * equally, and per-flow ECMP with a uniform hash), and the aggregate is also
- * said as a fraction of what the fabric carries; a run below
+ * out-of-order count also rises behind every loss.  With --topology, each
+ * phase's pairs are modelled on the intended fabric round by round, every
+ * lane of a round at once as it ran (model/solve.h, as fabscope model
+ * solves a round: max-min fair rates, every switch splitting every flow
+ * equally, and per-flow ECMP with a uniform hash), and each lane's aggregate
+ * is also said as a fraction of what the fabric carries; a run below
  * MODES_FAR_BELOW of it is a finding.
  */
 #include <math.h>
@@ -24,111 +26,139 @@
 
 #include "../core/error.h"
 #include "../model/fabric.h"
-#include "../model/maxmin.h"
+#include "../model/solve.h"
 #include "../topology/intent.h"
 #include "render.h"
 #include "report.h"
 
 #define MODES_FAR_BELOW 0.8	/* of what the fabric carries: a finding */
-/* ECMP draws of a round: many for a few pairs, fewer for a large fleet (the
- * mean of a round of thousands of pairs varies little from draw to draw) */
-#define MODES_ECMP_WORK 200000
-#define MODES_ECMP_DRAWS_MAX 200
-#define MODES_ECMP_DRAWS_MIN 5
+#define MODES_SEED 1		/* the ECMP draws', as fabscope model's default */
 
 /* ---- the expectation of a group's pairs, from the model ---- */
 
-/* the rates of flows src[i] -> dst[i] routed how; the aggregate, or NAN */
-static double solve_round(struct fab *f, const size_t *src, const size_t *dst, size_t n, enum fab_route how,
-			  uint64_t *rng, double *rate)
-{
-	struct fab_shares s = { 0 };
-	struct mm_problem p;
-	double sum = NAN;
-	size_t i;
-	int bad = 0;
+/* a flow of a phase: its group (index into the run's), its pair there, round, ports */
+struct xflow {
+	int g, j, round;
+	size_t src, dst, at;	/* at: its place among the phase's flows, for a stable order */
+};
 
-	for (i = 0; i < n && !bad; i++)
-		bad = fab_add_flow(f, &s, src[i], dst[i], how, rng) != 0;
-	if (!bad && s.nflows) {
-		p = (struct mm_problem){ f->nedges, f->cap, s.nflows, s.off, s.edge, s.share };
-		if (!mm_solve(&p, rate))
-			for (sum = 0, i = 0; i < n; i++)
-				sum += rate[i];
-	}
-	fab_shares_release(&s);
-	return sum;
+static int xflow_cmp(const void *a, const void *b)
+{
+	const struct xflow *x = a, *y = b;
+
+	if (x->round != y->round)
+		return x->round < y->round ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
 }
 
-/* g's exp_spray and exp_ecmp: the model's aggregate a round, over its rounds; and each
- * pair's exp, its rate in its round when every switch splits every flow equally */
-static void group_expect(struct fab *f, struct rgroup *g)
+/* what a round's solves add to its groups' sums, and its pairs' fair shares (fab_round's callback) */
+struct xsum {
+	const struct xflow *fl;
+	size_t n;
+	int draws;
+	double *spray, *ecmp;	/* per group of the run */
+	struct rrun *r;
+};
+
+static int xsum_add(void *ctx, int draw, const double *rate)
 {
-	size_t *src = malloc((size_t)g->n * sizeof(*src)), *dst = malloc((size_t)g->n * sizeof(*dst));
-	double *rate = malloc((size_t)g->n * sizeof(*rate)), es = 0, ee = 0;
-	int *done = calloc((size_t)g->n, sizeof(*done)), *idx = malloc((size_t)g->n * sizeof(*idx));
-	int i, j, rounds = 0, ok = 1;
+	struct xsum *x = ctx;
+	size_t i;
 
-	if (!src || !dst || !rate || !done || !idx)
-		ok = 0;
-	for (i = 0; ok && i < g->n; i++) {
-		size_t n = 0;
-		uint64_t rng = 0x5eed;
-		int d;
+	for (i = 0; i < x->n; i++) {
+		if (draw) {
+			x->ecmp[x->fl[i].g] += rate[i] / x->draws;
+		} else {	/* spraying: the pair's rate in its round, its fair share */
+			x->spray[x->fl[i].g] += rate[i];
+			x->r->g[x->fl[i].g].p[x->fl[i].j].exp = rate[i];
+		}
+	}
+	return 0;
+}
 
-		if (done[i])
+/* the flows of run r's bw groups of one phase (want[g] set), every lane's: a group with a node or
+ * lane the design does not have gets none (and no expectation) */
+static size_t phase_flows(struct fab *f, const struct rrun *r, const char *want, struct xflow *fl)
+{
+	size_t n = 0;
+	int gi, j;
+
+	for (gi = 0; gi < r->ng; gi++) {
+		const struct rgroup *g = &r->g[gi];
+		size_t first = n;
+
+		if (!want[gi])
 			continue;
-		for (j = i; ok && j < g->n; j++) {	/* the pairs of i's round */
-			long a, b, pa, pb;
+		for (j = 0; j < g->n; j++) {
+			long a = fab_host_index(f, g->p[j].src), b = fab_host_index(f, g->p[j].dst);
+			long pa = a < 0 ? -1 : fab_port_of(f, (size_t)a, g->rail, g->plane);
+			long pb = b < 0 ? -1 : fab_port_of(f, (size_t)b, g->rail, g->plane);
 
-			if (done[j] || g->p[j].round != g->p[i].round)
-				continue;
-			done[j] = 1;
-			a = fab_host_index(f, g->p[j].src);
-			b = fab_host_index(f, g->p[j].dst);
-			pa = a < 0 ? -1 : fab_port_of(f, (size_t)a, g->rail, g->plane);
-			pb = b < 0 ? -1 : fab_port_of(f, (size_t)b, g->rail, g->plane);
-			if (pa < 0 || pb < 0)
-				ok = 0;	/* a node or lane the design does not have: no expectation */
-			else {
-				idx[n] = j;
-				src[n] = (size_t)pa;
-				dst[n++] = (size_t)pb;
+			if (pa < 0 || pb < 0) {
+				n = first;	/* no expectation for this group */
+				break;
 			}
-		}
-		if (!ok)
-			break;
-		{
-			double v = solve_round(f, src, dst, n, FAB_SPRAY, &rng, rate), e = 0;
-			int draws = n ? (int)(MODES_ECMP_WORK / n) : 1;
-			size_t k;
-
-			for (k = 0; k < n && !isnan(v); k++)	/* each pair's fair share */
-				g->p[idx[k]].exp = rate[k];
-
-			draws = draws > MODES_ECMP_DRAWS_MAX ? MODES_ECMP_DRAWS_MAX :
-				draws < MODES_ECMP_DRAWS_MIN ? MODES_ECMP_DRAWS_MIN : draws;
-			for (d = 0; d < draws && !isnan(v); d++)
-				e += solve_round(f, src, dst, n, FAB_ECMP, &rng, rate) / draws;
-			if (isnan(v) || isnan(e))
-				ok = 0;
-			es += v;
-			ee += e;
-			rounds++;
+			fl[n] = (struct xflow){ gi, j, g->p[j].round, (size_t)pa, (size_t)pb, n };
+			n++;
 		}
 	}
-	if (ok && rounds) {
-		g->exp_spray = es / rounds;
-		g->exp_ecmp = ee / rounds;
-	} else {
-		for (i = 0; i < g->n; i++)	/* no expectation for some: for none */
-			g->p[i].exp = NAN;
+	return n;
+}
+
+/* the expectation of run r's bw groups of the phase of group g0: every round solved as fabscope model
+ * solves it (model/solve.h: all its lanes at once, its draws, seed MODES_SEED, the round's number),
+ * each group's aggregate a round the mean over its rounds */
+static void phase_expect(struct fab *f, struct rrun *r, int g0, char *done)
+{
+	char *want = calloc((size_t)r->ng, 1);
+	double *spray = calloc((size_t)r->ng, sizeof(*spray)), *ecmp = calloc((size_t)r->ng, sizeof(*ecmp));
+	int *rounds = calloc((size_t)r->ng, sizeof(*rounds)), gi;
+	size_t total = 0, n = 0, a, z, i;
+	struct xflow *fl = NULL;
+	size_t *src = NULL, *dst = NULL;
+	int ok = want && spray && ecmp && rounds;
+
+	for (gi = g0; ok && gi < r->ng; gi++)
+		if (!strcmp(r->g[gi].test, "bw") && !strcmp(r->g[gi].phase, r->g[g0].phase)) {
+			want[gi] = done[gi] = 1;
+			total += (size_t)r->g[gi].n;
+		}
+	if (ok && (!(fl = malloc((total ? total : 1) * sizeof(*fl))) || !(src = malloc((total ? total : 1) * sizeof(*src))) ||
+		   !(dst = malloc((total ? total : 1) * sizeof(*dst)))))
+		ok = 0;
+	if (ok) {
+		n = phase_flows(f, r, want, fl);
+		qsort(fl, n, sizeof(*fl), xflow_cmp);
 	}
-	free(idx);
+	for (a = 0; ok && a < n; a = z) {	/* round by round */
+		struct xsum x = { fl + a, 0, 0, spray, ecmp, r };
+
+		for (z = a; z < n && fl[z].round == fl[a].round; z++) {
+			src[z - a] = fl[z].src;
+			dst[z - a] = fl[z].dst;
+		}
+		x.n = z - a;
+		x.draws = fab_draws(x.n);
+		ok = !fab_round(f, src, dst, x.n, fl[a].round > 0 ? (size_t)fl[a].round - 1 : 0, x.draws, MODES_SEED,
+				xsum_add, &x);
+		for (i = a; ok && i < z; i++)	/* the round counted once a group */
+			if (i == a || fl[i].g != fl[i - 1].g)
+				rounds[fl[i].g]++;
+	}
+	for (gi = g0; ok && gi < r->ng; gi++)
+		if (want[gi] && rounds[gi]) {
+			r->g[gi].exp_spray = spray[gi] / rounds[gi];
+			r->g[gi].exp_ecmp = ecmp[gi] / rounds[gi];
+		}
+	for (i = 0; !ok && i < n; i++)	/* no expectation for some: for none */
+		r->g[fl[i].g].p[fl[i].j].exp = NAN;
+	free(want);
+	free(spray);
+	free(ecmp);
+	free(rounds);
+	free(fl);
 	free(src);
 	free(dst);
-	free(rate);
-	free(done);
 }
 
 int report_modes_expect(struct report *rep, const struct topo *t)
@@ -145,10 +175,14 @@ int report_modes_expect(struct report *rep, const struct topo *t)
 		}
 	if ((rc = fab_build(&f, t, 0)))
 		return rc;
-	for (ri = 0; ri < rep->nruns; ri++)
-		for (gi = 0; gi < rep->runs[ri].ng; gi++)
-			if (!strcmp(rep->runs[ri].g[gi].test, "bw"))
-				group_expect(&f, &rep->runs[ri].g[gi]);
+	for (ri = 0; ri < rep->nruns; ri++) {
+		char *done = calloc((size_t)rep->runs[ri].ng + 1, 1);
+
+		for (gi = 0; done && gi < rep->runs[ri].ng; gi++)	/* a phase at a time, its lanes together */
+			if (!done[gi] && !strcmp(rep->runs[ri].g[gi].test, "bw"))
+				phase_expect(&f, &rep->runs[ri], gi, done);
+		free(done);
+	}
 	fab_release(&f);
 	return 0;
 }
@@ -386,7 +420,7 @@ static void sec_modes(const struct report *rep, struct rdoc *d, const struct rgr
 					     "on the intended topology with every switch splitting every flow equally "
 					     "(fabscope-model(1)); ECMP model: the same with one uniformly hashed path a flow.");
 		}
-		report_lane(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
+		fs_lane_name(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
 		rdoc_heading(d, 3);
 		rdoc_textf(d, "[%s] bw, %s", gs[i]->phase, lane);
 		group_head(d, "run", expect);
@@ -520,7 +554,7 @@ static void sec_loaded(const struct report *rep, struct rdoc *d)
 				}
 			}
 			idle = idle_of(r, g);
-			report_lane(g->rail, g->plane, lane, sizeof(lane));
+			fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 			rdoc_row(d);
 			if (rep->nruns > 1) {
 				rdoc_cell(d, RDOC_TH, 0);
@@ -561,7 +595,7 @@ static void sec_loaded(const struct report *rep, struct rdoc *d)
 			if (n >= 2) {
 				char lane[48];
 
-				report_lane(g0->rail, g0->plane, lane, sizeof(lane));
+				fs_lane_name(g0->rail, g0->plane, lane, sizeof(lane));
 				rdoc_item(d, NULL);
 				rdoc_textf(d, "[%s] %s: the lowest loaded p99 is ", g0->phase, lane);
 				rdoc_bold(d, rep->runs[b].name);

@@ -186,7 +186,7 @@ static int plot_lanes(struct pctx *p)
 			for (a = 0; a < nl; a++) {
 				char lane[48];
 
-				report_lane(lanes[a][0], lanes[a][1], lane, sizeof(lane));
+				fs_lane_name(lanes[a][0], lanes[a][1], lane, sizeof(lane));
 				fprintf(f, "\"%s\"", lane);
 				for (ri = 0; ri < rep->nruns; ri++) {
 					const struct rgroup *g = report_group(&rep->runs[ri], pt[k][0], pt[k][1],
@@ -306,7 +306,7 @@ static int plot_heatmaps(struct pctx *p)
 		fprintf(h, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", g->nnodes - 1, g->nnodes - 1);
 		if (dat_close(p, &ho))
 			return -1;
-		report_lane(g->rail, g->plane, lane, sizeof(lane));
+		fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 		extra[0] = 0;
 		plot_var_str(extra, sizeof(extra), "hdrfile", hdr);
 		plot_var_str(extra, sizeof(extra), "cblabel", !strcmp(g->test, "bw") ? "Gb/s" : "p50 us");
@@ -366,7 +366,7 @@ static int plot_sweeps(struct pctx *p)
 			if (!strcmp(r->sw[j].phase, r->sw[i].phase)) {
 				char lane[48];
 
-				report_lane(r->sw[j].rail, r->sw[j].plane, lane, sizeof(lane));
+				fs_lane_name(r->sw[j].rail, r->sw[j].plane, lane, sizeof(lane));
 				fprintf(f, " \"%s\"", lane);
 				ncols++;
 			}
@@ -470,7 +470,7 @@ static int plot_cdf(struct pctx *p, const char *phase, const char *test, int w)
 	for (i = 0; i < ng; i++) {
 		char lane[48];
 
-		report_lane(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
+		fs_lane_name(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
 		fprintf(f, "%s\"%s\" \"f%d\"", i ? " " : "", lane, i);
 		if (!(v[i] = sorted_values(p, gs[i], w))) {
 			while (i--)
@@ -552,7 +552,7 @@ static int plot_mode_group(struct pctx *p, const struct rgroup *g0)
 	if (ng < 2)
 		return 0;
 	safe(g0->phase, sp, sizeof(sp));
-	report_lane(g0->rail, g0->plane, lane, sizeof(lane));
+	fs_lane_name(g0->rail, g0->plane, lane, sizeof(lane));
 	snprintf(stem, sizeof(stem), "modes-%s-r%dp%d", sp, g0->rail, g0->plane);
 	if (!(f = dat_open(p, &of, stem, ".dat")))
 		return -1;
@@ -659,7 +659,7 @@ static int plot_leafheat(struct pctx *p)
 		fprintf(h, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", r->nleaf - 1, r->nleaf - 1);
 		if (dat_close(p, &ho))
 			return -1;
-		report_lane(g->rail, g->plane, lane, sizeof(lane));
+		fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 		extra[0] = 0;
 		plot_var_str(extra, sizeof(extra), "hdrfile", hdr);
 		plot_var_str(extra, sizeof(extra), "cblabel", !strcmp(g->test, "bw") ? "Gb/s (median)" : "p50 us (median)");

@@ -152,7 +152,7 @@ static void polar_table(const struct report *rep, struct rdoc *d)
 
 			if (strcmp(record_str(rec, "scope", ""), "set"))
 				continue;
-			report_lane(record_int(rec, "src.rail", 0, 0, FS_MAX_RAILS - 1), record_int(rec, "src.plane", 0, 0, FS_MAX_PLANES - 1),
+			fs_lane_name(record_int(rec, "src.rail", 0, 0, FS_MAX_RAILS - 1), record_int(rec, "src.plane", 0, 0, FS_MAX_PLANES - 1),
 				    lane, sizeof(lane));
 			rdoc_row(d);
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", rep->runs[ri].name);

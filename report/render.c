@@ -132,7 +132,7 @@ static void comparison_line(const struct report *rep, const struct rgroup *g, ch
 	int b = best_run(rep, g, &best, &worst);
 	char lane[48];
 
-	report_lane(g->rail, g->plane, lane, sizeof(lane));
+	fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 	if (b < 0 || !(worst > 0)) {
 		snprintf(buf, len, "%s %s %s: no common results", g->phase, g->test, lane);
 		return;
@@ -446,7 +446,7 @@ static void sec_summary(const struct report *rep, struct rdoc *d)
 			const struct rgroup *g = &r->g[gi];
 			char lane[48];
 
-			report_lane(g->rail, g->plane, lane, sizeof(lane));
+			fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 			rdoc_row(d);
 			rdoc_cellf(d, RDOC_TEXT, 0, "%s", g->phase);
 			rdoc_cell(d, RDOC_TEXT, 0);
@@ -481,7 +481,7 @@ static void comparison_table(const struct report *rep, struct rdoc *d, const str
 		int b = best_run(rep, gs[i], &best, &worst);
 		char lane[48];
 
-		report_lane(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
+		fs_lane_name(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
 		rdoc_row(d);
 		rdoc_cellf(d, RDOC_TEXT, 0, "%s", gs[i]->phase);
 		rdoc_cell(d, RDOC_TEXT, 0);
@@ -645,7 +645,7 @@ static void sec_matrices(const struct report *rep, struct rdoc *d)
 
 		if (g->nnodes < 3 || g->nnodes > 16)
 			continue;
-		report_lane(g->rail, g->plane, lane, sizeof(lane));
+		fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 		rdoc_para(d, 0);
 		rdoc_lit(d, "**");
 		rdoc_text(d, g->phase);

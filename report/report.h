@@ -29,6 +29,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "../core/lanes.h"
 #include "../core/outfile.h"
 #include "../records/store.h"
 #include "../topology/verify.h"
@@ -277,8 +278,6 @@ void report_name_runs(struct report *rep);
 /* The group of run r for (phase, test, rail, plane), or NULL. */
 const struct rgroup *report_group(const struct rrun *r, const char *phase, const char *test,
 				  int rail, int plane);
-/* "rail 1" or "rail 1 plane 1" */
-void report_lane(int rail, int plane, char *buf, size_t len);
 const char *report_unit(const char *test);
 
 /*

@@ -223,7 +223,7 @@ static void suspect_who(const struct report *rep, const struct rrun *r, json_t *
 	char pre[300], lane[48];
 	const char *peer = record_str(s, "peer", NULL);
 
-	report_lane(as_int(record_num(s, "rail", 0)), as_int(record_num(s, "plane", 0)), lane, sizeof(lane));
+	fs_lane_name(as_int(record_num(s, "rail", 0)), as_int(record_num(s, "plane", 0)), lane, sizeof(lane));
 	report_check_fail(c, "%s%.20s %.60s%s%.60s %s (%.60s %.8s)", prefix(rep, r, pre, sizeof(pre)),
 			  record_str(s, "kind", "?"), record_str(s, "node", "?"), peer ? "-" : "", peer ? peer : "",
 			  lane, record_str(s, "phase", "?"), record_str(s, "test", ""));
@@ -544,7 +544,7 @@ int report_unjudged(const struct report *rep, void (*fn)(void *ctx, int ri, cons
 				for (j = i, k = 0; j < r->nms && len < sizeof(line); j++)
 					if (!r->ms[j].judged && !strcmp(r->ms[j].phase, m->phase) &&
 					    !strcmp(r->ms[j].test, m->test)) {
-						report_lane(r->ms[j].rail, r->ms[j].plane, lane, sizeof(lane));
+						fs_lane_name(r->ms[j].rail, r->ms[j].plane, lane, sizeof(lane));
 						len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s",
 									k++ ? ", " : " on ", lane);
 					}

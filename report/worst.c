@@ -108,7 +108,7 @@ void report_worst_section(const struct report *rep, struct rdoc *d)
 				   REPORT_MATRIX_NODES, rep->nruns > 1 ? r->name : "in place of pairwise matrices",
 				   REPORT_WORST);
 		}
-		report_lane(g->rail, g->plane, lane, sizeof(lane));
+		fs_lane_name(g->rail, g->plane, lane, sizeof(lane));
 		rdoc_para(d, 0);
 		rdoc_bold(d, g->phase);
 		rdoc_textf(d, " %s, %s: %d nodes, %d pairs, lane median %.4g %s", g->test, lane, g->nnodes, g->n,

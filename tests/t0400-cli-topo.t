@@ -46,7 +46,7 @@ test_expect_success $P 'a correct rail-optimized design: no finding, exit 0; the
 		.errors == 0 and .warnings == 0 and .findings == []" out >/dev/null
 '
 
-test_expect_success $P 'each planted fault is one finding of its kind, on its line' '
+test_expect_success $P 'each planted fault is one finding of its kind, on its line; a peer link, a loopback are cables' '
 	planted 1 "s/^link h2:eth0 l1.0:p2/link h2:eth0 l1.0:p1/" "10 error port-twice" &&
 	planted 1 "s/^link h4:eth1 l2.1:p2 rail=1/link h4:eth1 h3:eth9 rail=1/" "15 error no-switch" &&
 	planted 1 "s/^switch l1.0 tier=leaf rail=0/switch l1.0 tier=leaf/" "10 error no-rail" &&
@@ -56,7 +56,13 @@ test_expect_success $P 'each planted fault is one finding of its kind, on its li
 		"16 error cross-plane" &&
 	planted 0 "s/^link h4:eth1 l2.1:p2 rail=1/link h4:eth1 s2:p9 rail=1/" "15 warning tier" &&
 	planted 0 "\$a switch s3 tier=spine" "24 warning unused" &&
-	planted 0 "s/^link l1.0:u2 s2:d1/link l1.0:u2 l2.0:u9/" "17 warning tier"
+	planted 0 "s/^link l1.0:u2 s2:d1/link l1.0:u2 x1:d1/; \$a switch x1 tier=superspine" "17 warning tier" &&
+	good | sed "s/^link l1.0:u2 s2:d1/link l1.0:u2 l2.0:u9/; \$a link l1.0:p7 l1.0:p8" >peer.topo &&
+	fs_expect 0 topo check-file peer.topo --json &&
+	jq -e ".errors == 0 and .findings == []" out &&
+	good | sed "\$a link l1.0:p7 l1.0:p1" >loop.topo &&
+	fs_expect 1 topo check-file loop.topo --json &&
+	finds out >actual && echo "24 error port-twice" >expect && test_cmp expect actual
 '
 
 test_expect_success $P 'a leaf of a rail-optimized design serving two rails; the text of findings' '
@@ -69,6 +75,25 @@ test_expect_success $P 'a leaf of a rail-optimized design serving two rails; the
 	test_grep -x "wr.topo: 6 switches, 4 nodes, 16 cables: 1 errors, 0 warnings" out
 '
 
+test_expect_success $P 'h01 and h1 are two nodes; names in natural order (s2 before s10), each its own' '
+	cat >h01.topo <<-\EOF &&
+	switch s10 tier=spine
+	switch s2 tier=spine
+	switch l1 tier=leaf rail=0
+	link h01:eth0 l1:p1 rail=0
+	link h1:eth0 l1:p2 rail=0
+	link h2:eth0 l1:p3 rail=0
+	link l1:u1 s2:d1
+	link l1:u2 s10:d1
+	EOF
+	fs_expect 0 topo check-file h01.topo &&
+	test_grep -x "h01.topo: 3 switches, 3 nodes, 5 cables: 0 errors, 0 warnings" out &&
+	fs_expect 0 topo export h01.topo --slurm &&
+	grep -v "^#" out >actual &&
+	printf "%s\n" "SwitchName=l1 Nodes=h01,h1,h2" "SwitchName=s2 Switches=l1" "SwitchName=s10 Switches=l1" >expect &&
+	test_cmp expect actual
+'
+
 # not_topo TEXT WORDS...: exit 2, one line on stderr holding every word
 not_topo() {
 	printf "$1" >nt.topo && shift &&
@@ -78,7 +103,7 @@ not_topo() {
 
 test_expect_success $P 'a file that is no topology: one line with the file, line and what to write, exit 2' '
 	not_topo "switch l1 tier=leaf\nrouter r1\n" "nt.topo:2" "router" "switch NAME" &&
-	not_topo "switch l1 tier=core\n" "nt.topo:1" "tier=core" "leaf, spine or superspine" &&
+	not_topo "switch l1 tier=core\n" "nt.topo:1" "tier=core" "leaf, spine, superspine, border or oob" &&
 	not_topo "switch l1\nlink h1:e l1:p\n" "nt.topo:1" "no tier=" &&
 	not_topo "switch l1 tier=leaf color=red\nlink h1:e l1:p\n" "nt.topo:1" "unknown key" "color" &&
 	not_topo "switch l1 tier=leaf\nlink h1 l1:p\n" "nt.topo:2" "DEVICE:PORT" &&
@@ -96,17 +121,60 @@ test_expect_success $P 'a file that is no topology: one line with the file, line
 	fs_expect 2 topo show good.topo && test_grep "show takes no file" err
 '
 
-test_expect_success $P 'export --format fabscope: read back, the same design; written again, the same bytes' '
-	fs_expect 0 topo export good.topo --format fabscope -o again.topo &&
-	test_grep "^# fabscope topology: 6 switches, 16 links" again.topo &&
-	fs_expect 0 topo check-file again.topo &&
-	grep -c "^link " again.topo >n && echo 16 >expect && test_cmp expect n &&
-	test_grep -x "link h2:eth0 l1.0:p2 speed=200G" again.topo &&
-	test_grep -x "link h1:eth0 l1.0:p1 rail=0 speed=200G" again.topo &&
+# a dual-plane design of two pods, written out of order and with its keys in any order, and the
+# same design as fabscope writes it, by hand: switches in natural order (l1.0 before l1.0.1, s2
+# before s10), keys pod, plane, rail; cables in the file's order, rail, plane, speed
+planes_design() {
+	cat <<-\EOF
+	switch s10 tier=spine plane=1 pod=p1
+	switch x1 tier=superspine
+	switch l1.0.1 rail=0 tier=leaf plane=1 pod=p1
+	switch l2.0 tier=leaf pod=p2 rail=0 plane=0
+	switch s2 pod=p1 tier=spine plane=0
+	switch l1.0 plane=0 pod=p1 tier=leaf rail=0
+	switch s3 tier=spine pod=p2 plane=0
+	link h1:rail0 l1.0:p1 plane=0 speed=400G rail=0
+	link h1:rail0.1 l1.0.1:p1 speed=400G plane=1 rail=0
+	link h2:rail0 l2.0:p1 speed=400G
+	link l1.0:u1 s2:d1 speed=800G
+	link l2.0:u1 s3:d1 speed=800G
+	link l1.0.1:u1 s10:d1 speed=800G
+	link s2:u1 x1:d1
+	link s3:u1 x1:d2
+	EOF
+}
+
+test_expect_success $P 'export --format fabscope: the design as written by hand, pods and planes; again, the same bytes' '
+	planes_design >planes.topo &&
+	fs_expect 0 topo check-file planes.topo &&
+	test_grep -x "planes.topo: 7 switches, 2 nodes, 8 cables: 0 errors, 0 warnings" out &&
+	fs_expect 0 topo export planes.topo --format fabscope -o again.topo &&
+	cat >expect <<-\EOF &&
+	# fabscope topology: 7 switches, 8 links (fabscope-topology(5))
+	switch l1.0 tier=leaf pod=p1 plane=0 rail=0
+	switch l1.0.1 tier=leaf pod=p1 plane=1 rail=0
+	switch l2.0 tier=leaf pod=p2 plane=0 rail=0
+	switch s2 tier=spine pod=p1 plane=0
+	switch s3 tier=spine pod=p2 plane=0
+	switch s10 tier=spine pod=p1 plane=1
+	switch x1 tier=superspine
+	link h1:rail0 l1.0:p1 rail=0 plane=0 speed=400G
+	link h1:rail0.1 l1.0.1:p1 rail=0 plane=1 speed=400G
+	link h2:rail0 l2.0:p1 speed=400G
+	link l1.0:u1 s2:d1 speed=800G
+	link l2.0:u1 s3:d1 speed=800G
+	link l1.0.1:u1 s10:d1 speed=800G
+	link s2:u1 x1:d1
+	link s3:u1 x1:d2
+	EOF
+	test_cmp expect again.topo &&
 	fs_expect 0 topo export again.topo --format fabscope -o third.topo &&
 	test_cmp again.topo third.topo &&
-	fs_expect 0 topo export good.topo --format fabscope &&
-	test_cmp again.topo out
+	fs_expect 0 topo export planes.topo --format fabscope &&
+	test_cmp again.topo out &&
+	fs_expect 0 topo export good.topo --format fabscope -o ours.topo &&
+	test_grep -x "link h2:eth0 l1.0:p2 speed=200G" ours.topo &&
+	test_grep -x "link h1:eth0 l1.0:p1 rail=0 speed=200G" ours.topo
 '
 
 test_expect_success $P 'export --slurm: a leaf lists its nodes, a spine its leaves, for one rail' '
@@ -144,18 +212,36 @@ test_expect_success $P 'addr=: a switch'"'"'s addresses read, written back (cano
 test_lazy_prereq GRAPHVIZ 'command -v dot'
 test_require_in_ci GRAPHVIZ
 
-test_expect_success $P 'export --format dot: a graph that reads back to the same design, both ways' '
+test_expect_success $P 'export --format dot: the graph as written by hand; read back, the design written by hand' '
+	fs_expect 0 topo export planes.topo --format dot -o planes.dot &&
+	cat >expect <<-\EOF &&
+	// fabscope topology: 7 switches, 8 links (fabscope-topology(5))
+	graph fabric {
+	  "l1.0" [function="leaf" pod="p1" plane="0" rail="0"]
+	  "l1.0.1" [function="leaf" pod="p1" plane="1" rail="0"]
+	  "l2.0" [function="leaf" pod="p2" plane="0" rail="0"]
+	  "s2" [function="spine" pod="p1" plane="0"]
+	  "s3" [function="spine" pod="p2" plane="0"]
+	  "s10" [function="spine" pod="p1" plane="1"]
+	  "x1" [function="superspine"]
+	  "h1":"rail0" -- "l1.0":"p1" [rail="0" plane="0" speed="400G"]
+	  "h1":"rail0.1" -- "l1.0.1":"p1" [rail="0" plane="1" speed="400G"]
+	  "h2":"rail0" -- "l2.0":"p1" [speed="400G"]
+	  "l1.0":"u1" -- "s2":"d1" [speed="800G"]
+	  "l2.0":"u1" -- "s3":"d1" [speed="800G"]
+	  "l1.0.1":"u1" -- "s10":"d1" [speed="800G"]
+	  "s2":"u1" -- "x1":"d1"
+	  "s3":"u1" -- "x1":"d2"
+	}
+	EOF
+	test_cmp expect planes.dot &&
+	fs_expect 0 topo export planes.dot --format fabscope -o back.topo &&
+	test_cmp again.topo back.topo &&
+	fs_expect 0 topo check-file planes.dot &&
+	test_grep -x "planes.dot: 7 switches, 2 nodes, 8 cables: 0 errors, 0 warnings" out &&
 	fs_expect 0 topo export good.topo --format dot -o good.dot &&
-	test_grep -x "graph fabric {" good.dot &&
-	test_grep -x "  \"l1.0\" \[function=\"leaf\" rail=\"0\"\]" good.dot &&
-	test_grep -x "  \"h1\":\"eth0\" -- \"l1.0\":\"p1\" \[rail=\"0\" speed=\"200G\"\]" good.dot &&
-	fs_expect 0 topo check-file good.dot &&
-	test_grep "good.dot: 6 switches, 4 nodes, 16 cables: 0 errors, 0 warnings" out &&
-	fs_expect 0 topo export good.topo --format fabscope -o ours.topo &&
-	fs_expect 0 topo export good.dot --format fabscope -o back.topo &&
-	test_cmp ours.topo back.topo &&
-	fs_expect 0 topo export back.topo --format dot -o again.dot &&
-	test_cmp good.dot again.dot
+	fs_expect 0 topo export good.dot --format fabscope -o goodback.topo &&
+	test_cmp ours.topo goodback.topo
 '
 
 test_expect_success $P,GRAPHVIZ 'Graphviz reads our graph; what it writes back is the same design (its own order)' '
@@ -199,6 +285,98 @@ test_expect_success $P 'a topology.dot as PTM users keep it: the switches by fun
 	link server1:eth2 leaf2:swp1
 	EOF
 	test_cmp expect actual
+'
+
+CLDEMO=$TEST_DIRECTORY/data/cldemo-vagrant/topology.dot
+
+test_expect_success $P 'Cumulus. reference topology.dot (cldemo-vagrant): no error; functions, peer links, loopbacks, out-of-band' '
+	fs_expect 0 topo check-file "$CLDEMO" --json &&
+	jq -e ".errors == 0 and .switches == 9 and .nodes == 7 and .links == 59 and .out_of_band == 15" out &&
+	finds out >actual &&
+	printf "%s\n" "0 warning lanes" "19 warning function" >expect &&
+	test_cmp expect actual &&
+	jq -r ".findings[1].text" out >text &&
+	test_grep "^internet: function \"internet\" is none fabscope knows .*: kept as a node$" text &&
+	fs_expect 0 topo check-file "$CLDEMO" &&
+	test_grep "topology.dot: 9 switches, 7 nodes, 59 cables (15 out-of-band): 0 errors, 2 warnings$" out &&
+	fs_expect 0 topo export "$CLDEMO" --format fabscope -o cldemo.topo &&
+	grep "^switch " cldemo.topo >actual &&
+	cat >expect <<-\EOF &&
+	switch exit01 tier=border
+	switch exit02 tier=border
+	switch leaf01 tier=leaf
+	switch leaf02 tier=leaf
+	switch leaf03 tier=leaf
+	switch leaf04 tier=leaf
+	switch oob-mgmt-switch tier=oob
+	switch spine01 tier=spine
+	switch spine02 tier=spine
+	EOF
+	test_cmp expect actual &&
+	test_grep -x "link exit01:swp45 exit01:swp46" cldemo.topo &&
+	test_grep -x "link leaf01:swp49 leaf02:swp49" cldemo.topo &&
+	fs_expect 0 topo check-file cldemo.topo &&
+	test_grep "cldemo.topo: 9 switches, 7 nodes, 59 cables (15 out-of-band): 0 errors, 1 warnings$" out
+'
+
+test_expect_success $P 'its Slurm tree names its switches, the out-of-band switch none; the model has one lane' '
+	fs_expect 0 topo export "$CLDEMO" --slurm &&
+	grep -v "^#" out >actual &&
+	cat >expect <<-\EOF &&
+	SwitchName=exit01 Nodes=internet,edge01
+	SwitchName=exit02 Nodes=internet,edge01
+	SwitchName=leaf01 Nodes=server01,server02
+	SwitchName=leaf02 Nodes=server01,server02
+	SwitchName=leaf03 Nodes=server03,server04
+	SwitchName=leaf04 Nodes=server03,server04
+	SwitchName=spine01 Switches=leaf01,leaf02,leaf03,leaf04,exit01,exit02
+	SwitchName=spine02 Switches=leaf01,leaf02,leaf03,leaf04,exit01,exit02
+	EOF
+	test_cmp expect actual &&
+	"$FABSCOPE" model "$CLDEMO" --speed 10 --pattern ring --json >m.json &&
+	jq -e "[.lanes[] | \"\(.rail)/\(.plane) \(.spray.flows)\"] == [\"0/0 6\"]" m.json
+'
+
+# obs_of TABLE: an observation (topo show --json) per device of TABLE's lines "DEV PORT SYS PORT", as
+# LLDP would give them: obs-DEV.json
+obs_of() {
+	jq -Rsc "split(\"\n\") | map(select(length > 0) | split(\" \")) | group_by(.[0])[] |
+		{schema: \"fabscope.topo-show/1\", node: .[0][0], ports: map({iface: .[1], state: \"up\",
+		 carrier: true, speed_mbps: 10000, listened: true, neighbor: {sys_name: .[2], port: .[3]}})}" "$1" |
+	while read -r doc; do
+		echo "$doc" >"obs-$(echo "$doc" | jq -r .node).json" || return 1
+	done
+}
+
+test_expect_success $P 'topo check of LLDP seen as it is designed: clean; a cable swapped: the swap, named once' '
+	awk "/^link / { split(\$2, a, \":\"); split(\$3, b, \":\");
+		print a[1], a[2], b[1], b[2]; print b[1], b[2], a[1], a[2] }" cldemo.topo >seen &&
+	test_line_count = 118 seen &&
+	obs_of seen &&
+	ls obs-*.json >docs && test_line_count = 16 docs &&
+	fs_expect 0 topo check "$CLDEMO" $(cat docs) &&
+	test_grep "topology.dot: 16 nodes, 118 ports observed: 0 errors, 0 warnings$" out &&
+	rm obs-*.json &&
+	sed "s/^server01 eth1 leaf01 swp1$/server01 eth1 leaf01 swp2/; s/^server02 eth1 leaf01 swp2$/server02 eth1 leaf01 swp1/;
+		s/^leaf01 swp1 server01 eth1$/leaf01 swp1 server02 eth1/; s/^leaf01 swp2 server02 eth1$/leaf01 swp2 server01 eth1/" \
+		seen >swapped &&
+	test "$(diff seen swapped | grep -c "^>")" = 4 &&
+	obs_of swapped &&
+	fs_expect 1 topo check "$CLDEMO" $(cat docs) --json &&
+	jq -r ".findings[] | \"\(.kind) \(.text)\"" out >actual &&
+	echo "swap server01:eth1 and server02:eth1 are swapped: server01:eth1 reaches leaf01 port swp2 and server02:eth1 reaches leaf01 port swp1; the design (lines 42 and 44) has them the other way round" >expect &&
+	test_cmp expect actual &&
+	rm obs-*.json &&
+	sed "s/^spine01 swp1 leaf01 swp51$/spine01 swp1 leaf02 swp51/; s/^spine01 swp2 leaf02 swp51$/spine01 swp2 leaf01 swp51/;
+		s/^leaf01 swp51 spine01 swp1$/leaf01 swp51 spine01 swp2/; s/^leaf02 swp51 spine01 swp2$/leaf02 swp51 spine01 swp1/" \
+		seen >swapped &&
+	obs_of swapped &&
+	fs_expect 1 topo check "$CLDEMO" $(cat docs) --json &&
+	jq -r ".findings[] | \"\(.line) \(.kind)\"" out >actual &&
+	echo "23 swap" >expect &&
+	test_cmp expect actual &&
+	jq -r ".findings[0].text" out >text &&
+	test_grep "^leaf01:swp51 and leaf02:swp51 are swapped: leaf01:swp51 reaches spine01 port swp2 and leaf02:swp51 reaches spine01 port swp1" text
 '
 
 # not_dot TEXT WORDS...: a graph that cannot be read: exit 2, one line holding every word

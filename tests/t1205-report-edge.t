@@ -4,7 +4,8 @@ not exist, a file given as a run or as -o, a run given twice or as its own basel
 line and exit 2; a baseline measured with other message sizes is "not comparable" rather than a
 REGRESSION (text, Markdown, HTML, summary.json), and a baseline with nothing comparable is no
 pass; a polarization set without a verdict is shown with its reason and left out of "Worse"; a
-sweep'"'"'s verdict on its sets together is its probe'"'"'s'
+sweep'"'"'s verdict on its sets together is its probe'"'"'s; a 200-byte phase name is one group, named
+whole; the suspects analysis and the report group the same records alike'
 # asan: always: feeds untrusted bytes to C code: crafted results directories at their edges
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
@@ -203,6 +204,66 @@ test_expect_success $P '--topology: each suspect names the ports and links of th
 	printf "switch l1 tier=core\n" >bad.topo &&
 	test_expect_exit 2 "$FABSCOPE" report design -o rep-bad --topology bad.topo 2>err &&
 	test_grep "bad.topo:1" err
+'
+
+# a phase name of 200 bytes (plans allow 253): two of them that differ in the last byte only
+long_phase() { printf "%0199d%s" 0 "$1" | tr 0 p; }
+
+test_expect_success $P 'a 200-byte phase name: one group a phase and lane, the whole name kept' '
+	mkrun long "{}" &&
+	for ph in "$(long_phase 1)" "$(long_phase 2)"; do
+		bwrec long "$ph" 0 h1 h2 10 && bwrec long "$ph" 0 h3 h4 10 && bwrec long "$ph" 0 h1 h3 10 || return 1
+	done &&
+	test $(long_phase 1 | wc -c) = 200 &&
+	test_expect_exit 5 "$FABSCOPE" report long -o rep-long --no-plots >out &&
+	jq -r ".runs[0].groups[] | \"\(.phase) \(.test) \(.rail) \(.pairs)\"" rep-long/summary.json >actual &&
+	printf "%s bw 0 3\n" "$(long_phase 1)" "$(long_phase 2)" >expect &&
+	test_cmp expect actual &&
+	test $(grep -c "$(long_phase 2)" rep-long/report.md) -ge 1
+'
+
+# rec DIR JQ-EDIT: a bw record of phase "edge" (h1 > h2 on rail 0, 64K, 10 Gb/s) edited by JQ-EDIT
+rec() {
+	jq -nc "{schema: \"fabscope.record/1\", test: \"bw\", transport: \"tcp\", msg_size_bytes: 65536,
+		scope: \"aggregate\", dir: \"c2s\", status: \"ok\", phase: \"edge\", job: \"j\",
+		src: {node: \"h1\", rail: 0, plane: 0}, dst: {node: \"h2\", rail: 0, plane: 0},
+		metrics: {bw_gbps: 10}} | $2" >>"$1/results.jsonl"
+}
+
+test_expect_success $P,TEST_TOOL 'the suspects analysis and the report take the same records into the same groups' '
+	mkrun edges "{}" &&
+	rec edges "." && rec edges ".src.node = \"h3\" | .dst.node = \"h4\"" &&
+	rec edges ".dst.node = \"h3\" | .metrics.bw_gbps = 12" &&
+	# no scope on a test of one flow: its one record is its aggregate (records/result.h)
+	rec edges "del(.scope)" &&
+	# left out by both: no scope on a test of two flows, no status, both directions, a lat test.s
+	# load, a re-test, a rail past the bounds, a rail that is no integer, no peer, no figure
+	rec edges "del(.scope) | .flows = 2" && rec edges "del(.status)" && rec edges ".dir = \"both\"" &&
+	rec edges ".kind = \"load\"" && rec edges ".retest_of = \"j\"" && rec edges ".src.rail = 70" &&
+	rec edges ".src.rail = 1.5" && rec edges "del(.dst.node)" && rec edges "del(.metrics)" &&
+	# a phase that swept sizes: the analysis judges each size apart, the report shows its 1M
+	# pairs (the largest), not its 1K ones, before or after
+	rec edges ".phase = \"sweep\" | .msg_size_bytes = 1024 | .metrics.bw_gbps = 1" &&
+	rec edges ".phase = \"sweep\" | .msg_size_bytes = 1048576 | .metrics.bw_gbps = 20" &&
+	rec edges ".phase = \"sweep\" | .msg_size_bytes = 1048576 | .src.node = \"h3\" | .metrics.bw_gbps = 22" &&
+	rec edges ".phase = \"sweep\" | .msg_size_bytes = 1024 | .src.node = \"h4\" | .metrics.bw_gbps = 1" &&
+	# no phase: a standalone result; rail 1 plane 1; a lat result
+	rec edges "del(.phase)" && rec edges ".src.rail = 1 | .src.plane = 1" &&
+	rec edges ".test = \"lat\" | del(.metrics) | .metrics.lat_us = {p50: 3, p99: 5}" &&
+	"$TEST_TOOL" analyze --groups edges | sort >store &&
+	cat store &&
+	printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "(standalone)" bw 0 0 65536 1 10 10 10 \
+		edge bw 0 0 65536 4 10 10 12 edge bw 1 1 65536 1 10 10 10 edge lat 0 0 65536 1 3 3 3 \
+		sweep bw 0 0 1024 2 1 1 1 sweep bw 0 0 1048576 2 20 21 22 | sort >expect &&
+	test_cmp expect store &&
+	# the report: each lane of the store at its largest size, the same pairs, min, median, max
+	awk -F "\t" -v OFS="\t" "{ k = \$1 OFS \$2 OFS \$3 OFS \$4
+		if (!(k in size) || \$5 + 0 > size[k]) { size[k] = \$5 + 0; row[k] = k OFS \$6 OFS \$7 OFS \$8 OFS \$9 } }
+		END { for (k in row) print row[k] }" store | sort >largest &&
+	test_expect_exit 5 "$FABSCOPE" report edges -o rep-edges --no-plots >out &&
+	jq -r ".runs[0].groups[] | [.phase, .test, .rail, .plane, .pairs, .min, .median, .max] | @tsv" \
+		rep-edges/summary.json | sort >report &&
+	test_cmp largest report
 '
 
 test_done

@@ -92,7 +92,11 @@ test_expect_success $P 'the model judges bw without thresholds: a slow pair, a l
 	# every pair at 0.3 of its link: each above a quarter, the lane far below what ECMP carries
 	mode weak weak 0.3 0.3 0.3 0.3 0 0 &&
 	fs_expect 1 report weak --topology design.topo -o m2 --no-plots &&
-	test_grep "^| lane aggregate >= 0.6 x what design.topo carries (the model, per-flow ECMP), every lane | 0.6 x ECMP | 0.39 x | 1 of 1 | \*\*FAIL\*\* | perm rail 0 (1.2 of [0-9.]* Gb/s) |$" m2/report.md &&
+	# (what ECMP carries is fabscope model.s, draws and all: the pairs are a bisection)
+	ecmp=$("$FABSCOPE" model design.topo --pattern bisection --json | jq ".lanes[0].ecmp.agg_gbps") &&
+	worst=$(awk -v e="$ecmp" "BEGIN { printf \"%.3g\", 1.2 / e }") &&
+	awk -v w="$worst" "BEGIN { exit !(w > 0.3 && w < 0.6) }" &&
+	test_grep "^| lane aggregate >= 0.6 x what design.topo carries (the model, per-flow ECMP), every lane | 0.6 x ECMP | $worst x | 1 of 1 | \*\*FAIL\*\* | perm rail 0 (1.2 of [0-9.]* Gb/s) |$" m2/report.md &&
 	# the fractions are the operator.s: [model], and a phase.s own
 	printf "[model]\naggregate_fraction = 0.3\n" >model.ini &&
 	fs_expect 0 report weak --topology design.topo --thresholds model.ini -o m3 --no-plots &&
@@ -105,6 +109,58 @@ test_expect_success $P 'the model judges bw without thresholds: a slow pair, a l
 	rec odd 0 0 1 h2 h4 0.9 0 0 0 1000 &&
 	fs_expect 5 report odd --topology design.topo -o m5 --no-plots &&
 	test_grep -x "acceptance: INCOMPLETE: perm has no criterion (0 of 4 checks failed)" out
+'
+
+test_expect_success $P 'the expectation is fabscope model.s: the same pairs, draws, routing order and seed' '
+	# a bisection as fabscope run pairs it (h1>h3, h3>h1, h2>h4, h4>h2): ECMP may put two flows on
+	# one uplink, so its expectation depends on every draw
+	for r in ba bb; do
+		mkrun $r "{\"lb\":\"$r\"}" &&
+		rec $r 0 0 1 h1 h3 0.9 - && rec $r 0 0 1 h3 h1 0.9 - &&
+		rec $r 0 0 1 h2 h4 0.9 - && rec $r 0 0 1 h4 h2 0.9 - || return 1
+	done &&
+	fs_expect 0 report ba bb --topology design.topo -o rb --no-plots &&
+	"$FABSCOPE" model design.topo --pattern bisection --json >m.json &&
+	jq -r ".lanes[0] | \"\(.spray.agg_gbps) \(.ecmp.agg_gbps)\"" m.json >model &&
+	jq -r ".modes[0].runs[] | \"\(.expected_gbps) \(.expected_ecmp_gbps)\"" rb/summary.json >report &&
+	printf "%s\n" "$(cat model)" "$(cat model)" >expect &&
+	test_cmp expect report &&
+	read spray ecmp <model &&
+	awk -v s="$spray" -v e="$ecmp" "BEGIN { exit !(s == 4 && e > 2 && e < 4) }"
+'
+
+test_expect_success $P 'two rails through one cable: every lane of a round modelled at once, as it ran' '
+	# a node.s two NICs (rails 0 and 1) on one leaf, the leaves joined by one 1G cable each way: a
+	# bisection on both rails puts 4 flows on that cable, a quarter each, 1 a lane (each lane
+	# alone would have 2)
+	cat >shared.topo <<-\EOF &&
+	switch l1 tier=leaf
+	switch l2 tier=leaf
+	switch s1 tier=spine
+	link h1:eth0 l1:p1 rail=0 speed=1G
+	link h1:eth1 l1:p2 rail=1 speed=1G
+	link h2:eth0 l1:p3 rail=0 speed=1G
+	link h2:eth1 l1:p4 rail=1 speed=1G
+	link h3:eth0 l2:p1 rail=0 speed=1G
+	link h3:eth1 l2:p2 rail=1 speed=1G
+	link h4:eth0 l2:p3 rail=0 speed=1G
+	link h4:eth1 l2:p4 rail=1 speed=1G
+	link l1:s1 s1:l1 speed=1G
+	link l2:s1 s1:l2 speed=1G
+	EOF
+	for r in sa sb; do
+		mkrun $r "{\"lb\":\"$r\"}" &&
+		for rail in 0 1; do
+			rec $r $rail 0 1 h1 h3 0.2 - && rec $r $rail 0 1 h3 h1 0.2 - &&
+			rec $r $rail 0 1 h2 h4 0.2 - && rec $r $rail 0 1 h4 h2 0.2 - || return 1
+		done
+	done &&
+	fs_expect 0 report sa sb --topology shared.topo -o rs --no-plots &&
+	"$FABSCOPE" model shared.topo --pattern bisection --json >ms.json &&
+	jq -r ".lanes[] | \"\(.rail) \(.spray.agg_gbps) \(.ecmp.agg_gbps)\"" ms.json >model &&
+	printf "%s\n" "0 1 1" "1 1 1" >expect && test_cmp expect model &&
+	jq -r ".modes[] | \"\(.rail) \(.runs[0].expected_gbps) \(.runs[0].expected_ecmp_gbps)\"" rs/summary.json >report &&
+	test_cmp model report
 '
 
 test_expect_success $P,GNUPLOT 'plots: the aggregates under each mode against the fabric, the pairs. rates a CDF each' '

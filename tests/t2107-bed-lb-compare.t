@@ -23,6 +23,18 @@ addr() { echo "10.$((100 + $2)).$((($1 - 1) / 4 + 1)).$1"; }
 # spine I J R: the spine a flow from host I to host J on rail R crosses (the l3 hash: any ports)
 spine() { fab path "$(addr "$1" "$3")" "$(addr "$2" "$3")" 5000 5001 | awk "{print \$3}"; }
 
+# paths_of RUN ROUND: a line a pair of RUN's ROUND, the path the bed routes it on now (ports 5000
+# to 5001; under the l3 hash every port's), as `fabscope model --paths` reads them
+paths_of() {
+	jq -r "select(.scope == \"aggregate\" and .status == \"ok\" and .round == $2 and (.retest_for | not)) |
+		\"\(.src.ip) \(.dst.ip)\"" \
+		"$1/results.jsonl" >"$1.flows.$2" &&
+	test -s "$1.flows.$2" &&
+	while read -r src dst; do
+		fab path "$src" "$dst" 5000 5001 || return 1
+	done <"$1.flows.$2"
+}
+
 # The runs compare what each mode carries: the pairs that collide are the point, not suspects to
 # re-test (each re-test would add its pair again, fresh peers and a control): --no-retest.
 run_mode() { # MODE [LB ARGS]: the plan under MODE into r-MODE
@@ -33,7 +45,9 @@ run_mode() { # MODE [LB ARGS]: the plan under MODE into r-MODE
 	{ cat "$m.out" >&2; return 1; }
 }
 
-test_expect_success $P 'a 3-leaf, 2-rail bed at 200 Mbit/s, one hash seed, addresses only: pairs that collide' '
+# What the tests below share is made here and only here: the bed, its design, the colliding hosts
+# and the plans.  Each test after it makes its own runs and reads only those and this.
+test_expect_success $P 'setup: a 3-leaf, 2-rail bed at 200 Mbit/s, one hash seed, addresses only: pairs that collide' '
 	test_atexit "\"$FABRIC\" down -p $PFX >/dev/null 2>&1 || true" &&
 	fab up -G 3 -H 4 -R 2 -S 2 -r 200mbit --seed same --hash l3 >/dev/null &&
 	: >spines &&
@@ -53,7 +67,7 @@ test_expect_success $P 'a 3-leaf, 2-rail bed at 200 Mbit/s, one hash seed, addre
 	echo "colliding: $found" &&
 	fab hostfile >hosts.all &&
 	for i in $found; do grep "^h$i " hosts.all || return 1; done >hosts &&
-	cat >plan.ini <<-\EOF
+	cat >plan.ini <<-\EOF &&
 	[global]
 	hostfile = hosts
 	duration = 4
@@ -64,19 +78,19 @@ test_expect_success $P 'a 3-leaf, 2-rail bed at 200 Mbit/s, one hash seed, addre
 	test = bw
 	size = 1M
 	EOF
+	# the same hosts paired one way a round (pairwise), and eight flows a pair
+	sed "s/^kind = bisection/kind = pairwise/; s/^\[bis\]/[pw]/" plan.ini >pw.ini &&
+	sed "s/^\[pw\]/[pw8]/; \$a flows = 8" pw.ini >pw8.ini &&
+	fab intent >design.topo
 '
 
-test_expect_success $P 'the plan under ecmp, spray and flowlet' '
+test_expect_success $P 'spray carries more than polarized ECMP and reorders; ECMP almost never; flowlet no more than spray' '
 	run_mode ecmp ecmp &&
 	run_mode spray spray &&
 	run_mode flowlet flowlet --gap 25000 &&
 	for m in ecmp spray flowlet; do
 		test $(jsonl_count r-$m/results.jsonl ".scope == \"aggregate\" and .status == \"ok\" and (.retest_for | not)") = 8 || return 1
-	done
-'
-
-test_expect_success $P 'spray carries more than polarized ECMP and reorders; ECMP almost never; flowlet no more than spray' '
-	fab intent >design.topo &&
+	done &&
 	# every lane is judged by the model (a verdict, 0 or 1, by the rates: not asserted here)
 	{ "$FABSCOPE" report r-ecmp r-spray r-flowlet --topology design.topo -o rep --no-plots >rep.out; rc=$?; } &&
 	{ test $rc = 0 || test $rc = 1; } &&
@@ -97,36 +111,34 @@ test_expect_success $P 'spray carries more than polarized ECMP and reorders; ECM
 # bisection round sends both ways, and a full queue then drops the other direction.s ACKs, which
 # no rate model describes).
 test_expect_success $P 'fabscope model along the flows. own paths: within 10 % of every round and lane' '
-	sed "s/^kind = bisection/kind = pairwise/; s/^\[bis\]/[pw]/" plan.ini >pw.ini &&
 	fab lb ecmp >/dev/null &&
 	timeout 180 "$FABSCOPE" run pw.ini -o r-pw --label lb=ecmp --no-retest >pw.out 2>&1 &&
 	test $(jsonl_count r-pw/results.jsonl ".scope == \"aggregate\" and .status == \"ok\" and (.retest_for | not)") = 12 &&
 	for round in 1 2 3; do
-		jq -r "select(.scope == \"aggregate\" and .round == $round and (.retest_for | not)) | \"\(.src.ip) \(.dst.ip)\"" r-pw/results.jsonl >flows &&
-		while read -r src dst; do
-			fab path "$src" "$dst" 5000 5001 || return 1
-		done <flows >paths.$round &&
-		"$FABSCOPE" model design.topo --paths paths.$round --json >model.$round.json &&
+		paths_of r-pw $round >r-pw.paths.$round &&
+		"$FABSCOPE" model design.topo --paths r-pw.paths.$round --json >model.$round.json &&
 		for r in 0 1; do
 			measured=$(jq -s "[.[] | select(.scope == \"aggregate\" and .round == $round and .src.rail == $r and (.retest_for | not)) | .metrics.bw_gbps] | add" r-pw/results.jsonl) &&
 			expected=$(jq ".lanes[] | select(.rail == $r) | .ecmp.agg_gbps" model.$round.json) &&
-			echo "round $round rail $r: measured $measured, model $expected ($(tr "\n" "," <paths.$round))" &&
+			echo "round $round rail $r: measured $measured, model $expected ($(tr "\n" "," <r-pw.paths.$round))" &&
 			perl -e "exit(abs(\$ARGV[0] / \$ARGV[1] - 1) <= 0.10 ? 0 : 1)" "$measured" "$expected" || return 1
 		done || return 1
 	done
 '
 
 # Ideal splitting on the bed: eight flows a pair, hashed on their ports, fill every uplink a round
-# offers, as splitting each pair equally would; the model.s spray aggregate of the same pairs
+# offers, as splitting each pair equally would; the model.s spray aggregate of the same pairs (its
+# spraying uses a path.s ends only: the pairs of this run.s own rounds)
 test_expect_success $P 'fabscope model.s ideal splitting: within 10 % of eight hashed flows a pair' '
-	sed "s/^\[pw\]/[pw8]/; \$a flows = 8" pw.ini >pw8.ini &&
 	fab lb ecmp --hash l4 --seed distinct >/dev/null &&
 	timeout 180 "$FABSCOPE" run pw8.ini -o r-pw8 --label lb=ecmp8 --no-retest >pw8.out 2>&1 &&
+	test $(jsonl_count r-pw8/results.jsonl ".scope == \"aggregate\" and .status == \"ok\" and (.retest_for | not)") = 12 &&
 	for round in 1 2 3; do
-		"$FABSCOPE" model design.topo --paths paths.$round --json >model.$round.json &&
+		paths_of r-pw8 $round >r-pw8.paths.$round &&
+		"$FABSCOPE" model design.topo --paths r-pw8.paths.$round --json >model8.$round.json &&
 		for r in 0 1; do
 			measured=$(jq -s "[.[] | select(.scope == \"aggregate\" and .round == $round and .src.rail == $r and (.retest_for | not)) | .metrics.bw_gbps] | add" r-pw8/results.jsonl) &&
-			expected=$(jq ".lanes[] | select(.rail == $r) | .spray.agg_gbps" model.$round.json) &&
+			expected=$(jq ".lanes[] | select(.rail == $r) | .spray.agg_gbps" model8.$round.json) &&
 			echo "round $round rail $r: measured $measured, model (ideal) $expected" &&
 			perl -e "exit(abs(\$ARGV[0] / \$ARGV[1] - 1) <= 0.10 ? 0 : 1)" "$measured" "$expected" || return 1
 		done || return 1

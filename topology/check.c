@@ -7,12 +7,15 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "check.h"
 
 struct chk {
 	const struct topo *t;
 	struct topo_findings *out;
 	int oom;
+	int rail_less;		/* no leaf and no node cable gives a rail: a lane per leaf group */
+	int *group;		/* per switch: its leaf group (itself, or a leaf peer-linked to it) */
 };
 
 int topo_finding_add(struct topo_findings *o, int error, const char *kind, int line, const char *fmt, ...)
@@ -49,10 +52,10 @@ struct pend {
 static int pend_cmp(const void *a, const void *b)
 {
 	const struct pend *x = a, *y = b;
-	int c = strcmp(x->dev, y->dev);
+	int c = fs_name_cmp(x->dev, y->dev);
 
 	if (!c)
-		c = strcmp(x->port, y->port);
+		c = fs_name_cmp(x->port, y->port);
 	return c ? c : x->line - y->line;
 }
 
@@ -87,7 +90,7 @@ struct nport {
 static int nport_cmp(const void *a, const void *b)
 {
 	const struct nport *x = a, *y = b;
-	int c = strcmp(x->node, y->node);
+	int c = fs_name_cmp(x->node, y->node);
 
 	if (!c)
 		c = x->rail - y->rail;
@@ -147,14 +150,16 @@ static void node_ports(struct chk *c)
 		const struct topo_switch *s;
 		int rail;
 
-		if (l->a.sw >= 0 || l->b.sw < 0)
-			continue;	/* switch to switch, or no switch (said) */
+		if (l->a.sw >= 0 || l->b.sw < 0 || topo_link_oob(t, l))
+			continue;	/* switch to switch, no switch (said), out-of-band */
 		s = &t->sw[l->b.sw];
 		rail = l->rail >= 0 ? l->rail : s->rail;
-		if (s->tier != TOPO_LEAF)
+		if (topo_tier_level(s->tier) != 1)
 			find(c, 0, "tier", l->line, "node %s is cabled to %s %s: nodes go to leaves", l->a.dev,
 			     topo_tier_name(s->tier), s->name);
-		if (rail < 0) {
+		if (rail < 0 && c->rail_less) {
+			rail = 0;	/* one lane per leaf group */
+		} else if (rail < 0) {
 			find(c, 1, "no-rail", l->line, "%s:%s has no rail: give rail=K on the link (or on leaf %s)",
 			     l->a.dev, l->a.port, s->name);
 			continue;
@@ -172,9 +177,9 @@ static void node_ports(struct chk *c)
 		p[n++] = (struct nport){ l->a.dev, rail, l->plane >= 0 ? l->plane : s->plane, l->b.sw, l->line };
 	}
 	qsort(p, n, sizeof(*p), nport_cmp);
-	for (i = 1; i < n; i++)
+	for (i = 1; i < n; i++)	/* (two leaves joined by a peer link are one group: a bond, one lane) */
 		if (!strcmp(p[i].node, p[i - 1].node) && p[i].rail == p[i - 1].rail &&
-		    p[i].plane == p[i - 1].plane && p[i].sw != p[i - 1].sw)
+		    p[i].plane == p[i - 1].plane && c->group[p[i].sw] != c->group[p[i - 1].sw])
 			find(c, 1, "rail-leaves", p[i].line, "%s rail %d%s reaches two switches: %s (line %d) and %s",
 			     p[i].node, p[i].rail, p[i].plane > 0 ? " (a plane)" : "", t->sw[p[i - 1].sw].name,
 			     p[i - 1].line, t->sw[p[i].sw].name);
@@ -205,16 +210,16 @@ static void switch_links(struct chk *c)
 			     "'switch NAME tier=...')", l->a.dev, l->a.port, l->b.dev, l->b.port);
 			continue;
 		}
-		if (l->a.sw < 0)
-			continue;
+		if (l->a.sw < 0 || l->a.sw == l->b.sw || topo_link_oob(t, l))
+			continue;	/* a node's (node_ports), a loopback, out-of-band: cables, no tiers */
 		a = &t->sw[l->a.sw];
 		b = &t->sw[l->b.sw];
 		if (a->plane >= 0 && b->plane >= 0 && a->plane != b->plane)
 			find(c, 1, "cross-plane", l->line, "%s (plane %d) -- %s (plane %d): a cable between planes",
 			     a->name, a->plane, b->name, b->plane);
-		if (a->tier == b->tier || abs((int)a->tier - (int)b->tier) > 1)
-			find(c, 0, "tier", l->line, "%s %s -- %s %s: switches are cabled to the next tier", topo_tier_name(a->tier),
-			     a->name, topo_tier_name(b->tier), b->name);
+		if (abs(topo_tier_level(a->tier) - topo_tier_level(b->tier)) > 1)	/* (one level: a peer link) */
+			find(c, 0, "tier", l->line, "%s %s -- %s %s: switches are cabled to the next tier, or to a "
+			     "peer of their own", topo_tier_name(a->tier), a->name, topo_tier_name(b->tier), b->name);
 	}
 	for (i = 0; i < t->nsw; i++)
 		if (!used[i])
@@ -237,14 +242,73 @@ void topo_findings_sort(struct topo_findings *fs)
 		qsort(fs->f, fs->n, sizeof(*fs->f), finding_cmp);
 }
 
+/* the leaf groups (union-find over the peer links of level-1 switches), and whether rails are given */
+static void groups(struct chk *c)
+{
+	const struct topo *t = c->t;
+	size_t i;
+
+	if (!(c->group = fs_reallocarray(NULL, t->nsw + 1, sizeof(*c->group)))) {
+		c->oom = 1;
+		return;
+	}
+	c->rail_less = 1;
+	for (i = 0; i < t->nsw; i++) {
+		c->group[i] = (int)i;
+		c->rail_less &= t->sw[i].rail < 0 || topo_tier_level(t->sw[i].tier) != 1;
+	}
+	for (i = 0; i < t->nln; i++) {
+		const struct topo_link *l = &t->ln[i];
+		int x = l->a.sw, y = l->b.sw;
+
+		if (topo_link_oob(t, l) || y < 0)
+			continue;
+		if (x < 0) {
+			c->rail_less &= l->rail < 0;
+			continue;
+		}
+		if (topo_tier_level(t->sw[x].tier) != 1 || topo_tier_level(t->sw[y].tier) != 1)
+			continue;
+		while (c->group[x] != x)
+			x = c->group[x] = c->group[c->group[x]];
+		while (c->group[y] != y)
+			y = c->group[y] = c->group[c->group[y]];
+		c->group[x > y ? x : y] = x < y ? x : y;
+	}
+	for (i = 0; i < t->nsw; i++) {	/* every switch straight to its group's root */
+		int r = (int)i;
+
+		while (c->group[r] != r)
+			r = c->group[r];
+		c->group[i] = r;
+	}
+}
+
+/* what reading said (a function not known), and a design without rails */
+static void notes(struct chk *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->t->nnotes; i++)
+		find(c, 0, "function", c->t->notes[i].line, "%s", c->t->notes[i].text);
+	if (c->rail_less)
+		find(c, 0, "lanes", 0, "no leaf or node cable gives a rail: one lane per leaf group (the ports of a node "
+		     "on a leaf, or on leaves joined by peer links, are one lane, rail 0)");
+}
+
 int topo_check(const struct topo *t, struct topo_findings *out)
 {
 	struct chk c = { .t = t, .out = out };
 
 	memset(out, 0, sizeof(*out));
-	ports_twice(&c);
-	switch_links(&c);
-	node_ports(&c);
+	groups(&c);
+	if (!c.oom) {
+		ports_twice(&c);
+		switch_links(&c);
+		node_ports(&c);
+		notes(&c);
+	}
+	free(c.group);
 	if (c.oom) {
 		topo_findings_release(out);
 		return fs_err_env("out of memory checking %s", t->path ? t->path : "the topology");

@@ -5,13 +5,21 @@
  *
  *   errors    port-twice (a port in two cables), no-switch (a cable between
  *             two nodes, or to a device never declared a switch), no-rail (a
- *             node's port with no rail, its leaf declaring none either),
- *             wrong-rail (a port of rail K on a leaf of another rail, or a
- *             leaf of a rail-optimized design serving two rails), rail-leaves
- *             (a node's rail and plane reaching two leaves), cross-plane (a
- *             cable between planes)
- *   warnings  tier (a node on a spine, a cable that skips or stays in a
- *             tier), unused (a switch with no cable)
+ *             node's port with no rail, its leaf declaring none either, in a
+ *             design that gives rails), wrong-rail (a port of rail K on a leaf
+ *             of another rail, or a leaf of a rail-optimized design serving
+ *             two rails), rail-leaves (a node's rail and plane reaching two
+ *             leaf groups: two leaves not joined by a peer link), cross-plane
+ *             (a cable between planes)
+ *   warnings  tier (a node on a spine, a cable that skips a tier), unused (a
+ *             switch with no cable), function (a device whose function the
+ *             reader did not know: kept as a node), lanes (a design without
+ *             rails: one lane per leaf group, said once)
+ *
+ * Peer links (between two switches of one level) and loopbacks (a port to
+ * another of the same switch) are cables like any: a port in two of them is
+ * port-twice.  Out-of-band cables (an end on an oob switch) are checked as
+ * cables, never for tiers, rails or planes.
  */
 #ifndef FS_TOPOLOGY_CHECK_H
 #define FS_TOPOLOGY_CHECK_H

@@ -197,29 +197,38 @@ static int small(struct lex *x, int line, const struct attrs *a, const char *k, 
 	return 0;
 }
 
-/* a device's statement: a switch when its function says so */
+/* PTM's and NVIDIA Air's functions (topology_converter's too), as tiers; TOPO_NODE: a node */
+static const struct {
+	const char *fn;
+	enum topo_tier tier;
+} functions[] = {
+	{ "leaf", TOPO_LEAF }, { "tor", TOPO_LEAF }, { "spine", TOPO_SPINE }, { "superspine", TOPO_SUPERSPINE },
+	{ "super-spine", TOPO_SUPERSPINE }, { "exit", TOPO_BORDER }, { "border", TOPO_BORDER },
+	{ "oob-switch", TOPO_OOB }, { "host", TOPO_NODE }, { "server", TOPO_NODE }, { "oob-server", TOPO_NODE },
+};
+
+/* a device's statement: a switch when its function says so, a node when it says so or says nothing;
+ * a function not known is kept as a node, with a note */
 static int dot_node(struct lex *x, struct topo *t, const char *name, const struct attrs *a, int line)
 {
-	static const struct {
-		const char *fn;
-		enum topo_tier tier;
-	} fns[] = { { "leaf", TOPO_LEAF }, { "tor", TOPO_LEAF }, { "spine", TOPO_SPINE },
-		    { "superspine", TOPO_SUPERSPINE }, { "super-spine", TOPO_SUPERSPINE } };
 	const char *fn = attr(a, "function");
 	int plane, rail, rc;
 	size_t i;
 
-	for (i = 0; fn && i < sizeof(fns) / sizeof(fns[0]); i++)
-		if (!strcasecmp(fn, fns[i].fn))
+	for (i = 0; fn && i < sizeof(functions) / sizeof(functions[0]); i++)
+		if (!strcasecmp(fn, functions[i].fn))
 			break;
-	if (!fn || i == sizeof(fns) / sizeof(fns[0]))
-		return 0;	/* a host, a server, an out-of-band switch: not in the fabric's tiers */
+	if (!fn || (i < sizeof(functions) / sizeof(functions[0]) && functions[i].tier == TOPO_NODE))
+		return 0;
+	if (i == sizeof(functions) / sizeof(functions[0]))
+		return topo_note_add(t, line, "%s: function \"%s\" is none fabscope knows (leaf, tor, spine, superspine, "
+				     "exit, border, oob-switch, host, server, oob-server): kept as a node", name, fn);
 	if ((rc = small(x, line, a, "plane", 7, &plane)) || (rc = small(x, line, a, "rail", 63, &rail)))
 		return rc;
 	if (!topo_name_ok(name) || (attr(a, "pod") && !topo_name_ok(attr(a, "pod"))))
 		return fs_err_usage("%s:%d: '%s': a name is letters, digits, '.', '_', '-' and '/', at most %d bytes",
 				    x->path, line, topo_name_ok(name) ? attr(a, "pod") : name, TOPO_NAME_MAX);
-	if ((rc = topo_add_switch(t, name, fns[i].tier, attr(a, "pod"), plane, rail, line)))
+	if ((rc = topo_add_switch(t, name, functions[i].tier, attr(a, "pod"), plane, rail, line)))
 		return rc;
 	return attr(a, "addr") ? topo_add_switch_addrs(t, t->nsw - 1, attr(a, "addr"), line) : 0;
 }
@@ -252,6 +261,8 @@ static int dot_edge(struct lex *x, struct topo *t, const struct end *a, const st
 	if (!*a->port || !*b->port)
 		return fs_err_usage("%s:%d: \"%s\" -- \"%s\": a cable joins two ports (\"DEVICE\":\"PORT\")", x->path,
 				    line, a->dev, b->dev);
+	if (!strcmp(a->dev, b->dev) && !strcmp(a->port, b->port))
+		return fs_err_usage("%s:%d: \"%s\":\"%s\" is cabled to itself", x->path, line, a->dev, a->port);
 	if ((rc = small(x, line, at, "plane", 7, &plane)) || (rc = small(x, line, at, "rail", 63, &rail)))
 		return rc;
 	if (sp && (speed = topo_parse_speed(sp)) <= 0)
@@ -365,7 +376,8 @@ int topo_write_dot(const struct topo *t, FILE *f)
 
 		fputs("  ", f);
 		q(f, s->name);
-		fprintf(f, " [function=\"%s\"", topo_tier_name(s->tier));
+		fprintf(f, " [function=\"%s\"", s->tier == TOPO_BORDER ? "border" : s->tier == TOPO_OOB ? "oob-switch" :
+			topo_tier_name(s->tier));
 		if (s->pod)
 			fprintf(f, " pod=\"%s\"", s->pod);
 		if (s->plane >= 0)

@@ -10,11 +10,15 @@
  *     "h1":"eth2" -- "leaf1":"swp1" [rail="0" speed="200G"]
  *   }
  *
- * A device whose function is leaf (or tor), spine, superspine (or
- * super-spine) is a switch, with pod=, plane=, rail= as in our own format;
- * any other device (function host, server, none) is a node.  Edge
- * attributes rail=, plane=, speed= are the cable's; other attributes (PTM's
- * own, topology_converter's) are left alone.  The subset read: one graph
+ * The function of a device is its tier (PTM's, NVIDIA Air's and
+ * topology_converter's names): leaf or tor a leaf, spine, superspine or
+ * super-spine, exit or border a border leaf, oob-switch the out-of-band
+ * management switch, each with pod=, plane=, rail= as in our own format;
+ * host, server, oob-server or none a node.  Any other function (fake,
+ * internet, ...) is kept as a node, with a note (topo_note_add) that
+ * check-file says as a warning.  Edge attributes rail=, plane=, speed= are
+ * the cable's; other attributes (PTM's own, topology_converter's: os=,
+ * memory=, left_mac=, ...) are left alone.  The subset read: one graph
  * (graph, digraph, strict), node and edge statements with quoted or plain
  * IDs and ports, default statements (graph/node/edge [...]) and ID=ID,
  * comments (// and slash-star, and # lines); an edge is one cable (no chains), there

@@ -4,21 +4,53 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../core/names.h"
 #include "../core/slurp.h"
 #include "dot.h"
 #include "intent.h"
 
-static const char *const tier_names[] = { "node", "leaf", "spine", "superspine" };
+static const char *const tier_names[] = { "node", "leaf", "spine", "superspine", "border", "oob" };
 
 const char *topo_tier_name(enum topo_tier t)
 {
-	return (unsigned)t < 4 ? tier_names[t] : "?";
+	return (unsigned)t <= TOPO_OOB ? tier_names[t] : "?";
+}
+
+int topo_tier_level(enum topo_tier t)
+{
+	static const int level[] = { 0, 1, 2, 3, 1, -1 };
+
+	return (unsigned)t <= TOPO_OOB ? level[t] : -1;
+}
+
+int topo_link_oob(const struct topo *t, const struct topo_link *l)
+{
+	return (l->a.sw >= 0 && t->sw[l->a.sw].tier == TOPO_OOB) || (l->b.sw >= 0 && t->sw[l->b.sw].tier == TOPO_OOB);
+}
+
+int topo_note_add(struct topo *t, int line, const char *fmt, ...)
+{
+	va_list ap;
+	char *text = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	if (!text || FS_ALLOC_GROW(t->notes, t->nnotes + 1, t->notes_alloc)) {
+		free(text);
+		return fs_err_env("out of memory reading %s", t->path ? t->path : "the topology");
+	}
+	t->notes[t->nnotes].line = line;
+	t->notes[t->nnotes++].text = text;
+	return 0;
 }
 
 void topo_init(struct topo *t)
@@ -46,6 +78,9 @@ void topo_release(struct topo *t)
 		free(t->ln[i].b.dev);
 		free(t->ln[i].b.port);
 	}
+	for (i = 0; i < t->nnotes; i++)
+		free(t->notes[i].text);
+	free(t->notes);
 	free(t->sw);
 	free(t->ln);
 	free(t->path);
@@ -135,7 +170,7 @@ int topo_add_link(struct topo *t, const char *adev, const char *aport, const cha
 
 static int sw_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct topo_switch *)a)->name, ((const struct topo_switch *)b)->name);
+	return fs_name_cmp(((const struct topo_switch *)a)->name, ((const struct topo_switch *)b)->name);
 }
 
 /* addr in the form inet_ntop writes (IPv4 or IPv6), into buf; -1: not an address */
@@ -255,7 +290,7 @@ int topo_switch_index(const struct topo *t, const char *name)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(t->sw[mid].name, name);
+		int c = fs_name_cmp(t->sw[mid].name, name);
 
 		if (!c)
 			return (int)mid;
@@ -340,7 +375,7 @@ static int parse_switch(struct rd *r, char **save)
 
 	if (!name || !topo_name_ok(name) || strchr(name, '='))
 		return fs_err_usage("%s:%d: 'switch' needs a name first (letters, digits, '.', '_', '-', '/'): "
-				    "switch NAME tier=leaf|spine|superspine [pod=P] [plane=N] [rail=N] [addr=A,B]",
+				    "switch NAME tier=leaf|spine|superspine|border|oob [pod=P] [plane=N] [rail=N] [addr=A,B]",
 				    r->path, r->line);
 	while (!rc && (w = strtok_r(NULL, " \t", save))) {
 		char *eq = strchr(w, '='), *v;
@@ -350,10 +385,10 @@ static int parse_switch(struct rd *r, char **save)
 		*eq = 0;
 		v = eq + 1;
 		if (!strcmp(w, "tier")) {
-			for (tier = TOPO_LEAF; tier <= TOPO_SUPERSPINE && strcmp(v, tier_names[tier]); tier++)
+			for (tier = TOPO_LEAF; tier <= TOPO_OOB && strcmp(v, tier_names[tier]); tier++)
 				;
-			if (tier > TOPO_SUPERSPINE)
-				return fs_err_usage("%s:%d: tier=%s: a switch is a leaf, spine or superspine",
+			if (tier > TOPO_OOB)
+				return fs_err_usage("%s:%d: tier=%s: a switch is a leaf, spine, superspine, border or oob",
 						    r->path, r->line, v);
 		} else if (!strcmp(w, "pod")) {
 			if (!topo_name_ok(v))
@@ -376,8 +411,8 @@ static int parse_switch(struct rd *r, char **save)
 	if (rc)
 		return rc;
 	if (tier < 0)
-		return fs_err_usage("%s:%d: switch %s has no tier=: give leaf, spine or superspine", r->path, r->line,
-				    name);
+		return fs_err_usage("%s:%d: switch %s has no tier=: give leaf, spine, superspine, border or oob", r->path,
+				    r->line, name);
 	if ((rc = topo_add_switch(r->t, name, (enum topo_tier)tier, pod, plane, rail, r->line)))
 		return rc;
 	for (i = 0; i < naddrs && !rc; i++)

@@ -9,12 +9,21 @@
  * read (topo_parse); what the design says about itself is judged by
  * topo_check (check.c).
  *
- *   switch NAME tier=leaf|spine|superspine [pod=POD] [plane=P] [rail=R] [addr=A,B,...]
+ *   switch NAME tier=leaf|spine|superspine|border|oob [pod=POD] [plane=P] [rail=R] [addr=A,B,...]
  *   link DEV:PORT DEV:PORT [rail=R] [plane=P] [speed=SPEED]
  *
  * A switch's addr= are the addresses it answers from (IPv4 or IPv6
  * literals: its interfaces', its loopback), as a traceroute's hops name
  * routers by address; an address belongs to one switch.
+ *
+ * Tiers by level: nodes 0; leaves and border (exit) leaves 1; spines 2;
+ * superspines 3.  An oob switch is the out-of-band management network's: a
+ * cable with an end on one is out-of-band, checked as a cable but no part
+ * of the fabric (no lane, no rail, not routed, not in Slurm's tree).  A
+ * cable between two switches of one level is a peer link (MLAG's), one from
+ * a port to another of the same switch a loopback; both are cables.  Rails
+ * and planes are optional: a design that gives no rail has one lane per
+ * leaf group (a leaf, or leaves joined by peer links), rail 0.
  *
  * Names (devices, ports, pods) are 1 to TOPO_NAME_MAX bytes of letters,
  * digits, '.', '_', '-' and '/', beginning with a letter or digit; ':'
@@ -26,10 +35,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../core/error.h"
+
 #define TOPO_NAME_MAX 128
 #define TOPO_FILE_MAX (256u << 20)
 
-enum topo_tier { TOPO_NODE, TOPO_LEAF, TOPO_SPINE, TOPO_SUPERSPINE };
+enum topo_tier { TOPO_NODE, TOPO_LEAF, TOPO_SPINE, TOPO_SUPERSPINE, TOPO_BORDER, TOPO_OOB };
 
 struct topo_switch {
 	char *name;
@@ -59,6 +70,12 @@ struct topo_link {
 	int line;
 };
 
+/* what reading found worth a warning without refusing the file */
+struct topo_note {
+	int line;
+	char *text;
+};
+
 struct topo {
 	char *path;		/* for messages: the file it was read from */
 	struct topo_switch *sw;	/* sorted by name once read */
@@ -67,10 +84,19 @@ struct topo {
 	size_t nln, ln_alloc;
 	struct topo_addr *byaddr;	/* every switch address, sorted (topo_finish) */
 	size_t naddr;
+	struct topo_note *notes;	/* in the file's order */
+	size_t nnotes, notes_alloc;
 };
 
 void topo_init(struct topo *t);
 void topo_release(struct topo *t);
+
+/* A tier's level (above); -1 for an oob switch, outside the fabric */
+int topo_tier_level(enum topo_tier t);
+/* 1 when cable l has an end on an oob switch (out-of-band) */
+int topo_link_oob(const struct topo *t, const struct topo_link *l);
+/* A note of the reading (text as printf): 0, or -FS_EXIT_ENV said */
+int topo_note_add(struct topo *t, int line, const char *fmt, ...) FS_PRINTF(3, 4);
 
 /* 1 when s is a name as above */
 int topo_name_ok(const char *s);

@@ -3,6 +3,9 @@
  * The intended topology as Slurm's topology.conf (topology/tree): a leaf
  * lists its nodes, a spine its leaves, a superspine its spines.
  *
+ * Leaves and border leaves are the tree's bottom (they list nodes), spines
+ * the next, superspines the top; out-of-band cables are no part of it.
+ *
  * Slurm models one network, and a rail-optimized node sits on a leaf of
  * every rail: the export takes the cables of one rail and plane (rail 0,
  * plane 0 unless asked), which is the grouping a scheduler packs jobs by
@@ -18,18 +21,19 @@
 #include "../core/error.h"
 #include "slurm.h"
 
-/* 1 when cable l is on the rail and plane chosen (a switch-to-switch one: by its switches' plane) */
+/* 1 when cable l is on the rail and plane chosen (a switch-to-switch one: by its switches' plane); a
+ * cable without a rail is rail 0's (a design without rails has one lane), an out-of-band one no lane's */
 static int on_lane(const struct topo *t, const struct topo_link *l, int rail, int plane)
 {
 	const struct topo_switch *s = l->b.sw >= 0 ? &t->sw[l->b.sw] : NULL;
 	int r, p;
 
-	if (!s)
+	if (!s || topo_link_oob(t, l))
 		return 0;
 	if (l->a.sw < 0) {
 		r = l->rail >= 0 ? l->rail : s->rail;
 		p = l->plane >= 0 ? l->plane : s->plane;
-		return r == rail && (p < 0 ? 0 : p) == plane;
+		return (r < 0 ? 0 : r) == rail && (p < 0 ? 0 : p) == plane;
 	}
 	p = s->plane >= 0 ? s->plane : t->sw[l->a.sw].plane;
 	return (p < 0 ? 0 : p) == plane;
@@ -67,11 +71,11 @@ static struct member *lane_members(const struct topo *t, int rail, int plane, si
 		if (!on_lane(t, l, rail, plane))
 			continue;
 		if (l->a.sw < 0) {
-			if (t->sw[l->b.sw].tier == TOPO_LEAF)
+			if (topo_tier_level(t->sw[l->b.sw].tier) == 1)
 				m[(*n)++] = (struct member){ l->b.sw, -1, l->a.dev, i };
-		} else if (t->sw[l->a.sw].tier + 1 == t->sw[l->b.sw].tier) {
+		} else if (topo_tier_level(t->sw[l->a.sw].tier) + 1 == topo_tier_level(t->sw[l->b.sw].tier)) {
 			m[(*n)++] = (struct member){ l->b.sw, l->a.sw, t->sw[l->a.sw].name, i };
-		} else if (t->sw[l->b.sw].tier + 1 == t->sw[l->a.sw].tier) {
+		} else if (topo_tier_level(t->sw[l->b.sw].tier) + 1 == topo_tier_level(t->sw[l->a.sw].tier)) {
 			m[(*n)++] = (struct member){ l->a.sw, l->b.sw, t->sw[l->b.sw].name, i };
 		}
 	}
@@ -84,7 +88,7 @@ int topo_slurm_write(const struct topo *t, int rail, int plane, FILE *f)
 	char *has = calloc(t->nsw + 1, 1);
 	size_t *first = fs_reallocarray(NULL, t->nsw + 1, sizeof(*first)), n = 0, k;
 	struct member *m = has && first ? lane_members(t, rail, plane, &n) : NULL;
-	int tier, written = 0, rc;
+	int level, written = 0, rc;
 	char from[256];
 	size_t s;
 
@@ -108,17 +112,17 @@ int topo_slurm_write(const struct topo *t, int rail, int plane, FILE *f)
 		      from, sizeof(from));
 	fprintf(f, "# topology.conf for Slurm's topology/tree, from %s: rail %d, plane %d (fabscope topo export)\n",
 		from, rail, plane);
-	for (tier = TOPO_LEAF; tier <= TOPO_SUPERSPINE; tier++)	/* a tier's members are known when it is written */
+	for (level = 1; level <= 3; level++)	/* a level's members are known when it is written */
 		for (s = 0; s < t->nsw; s++) {
 			int listed = 0;
 
-			if ((int)t->sw[s].tier != tier)
+			if (topo_tier_level(t->sw[s].tier) != level)
 				continue;
 			for (k = first[s]; k < n && m[k].sw == (int)s; k++) {
 				if (m[k].below >= 0 && !has[m[k].below])
 					continue;	/* a switch below with nothing under it */
 				if (!listed++)
-					fprintf(f, "SwitchName=%s %s=", t->sw[s].name, tier == TOPO_LEAF ? "Nodes" : "Switches");
+					fprintf(f, "SwitchName=%s %s=", t->sw[s].name, level == 1 ? "Nodes" : "Switches");
 				fprintf(f, "%s%s", listed > 1 ? "," : "", m[k].name);
 			}
 			if (listed) {

@@ -6,7 +6,8 @@
 
 #include "../core/alloc.h"
 #include "../core/error.h"
-#include "../core/record.h"
+#include "../core/lanes.h"
+#include "../core/names.h"
 #include "verify.h"
 
 static const char *const set_names[TOPO_NSET] = TOPO_SETTINGS;
@@ -172,9 +173,9 @@ int topo_link_plane(const struct topo *t, const struct topo_link *l)
 static int obs_cmp(const void *a, const void *b)
 {
 	const struct topo_obs *x = a, *y = b;
-	int c = strcmp(x->node, y->node);
+	int c = fs_name_cmp(x->node, y->node);
 
-	return c ? c : strcmp(x->iface, y->iface);
+	return c ? c : fs_name_cmp(x->iface, y->iface);
 }
 
 void topo_obs_sort(struct topo_obsset *s)
@@ -197,7 +198,7 @@ int topo_obs_has_node(const struct topo_obsset *s, const char *node)
 	while (lo < hi) {	/* the first port of node or after it */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (strcmp(s->o[mid].node, node) < 0)
+		if (fs_name_cmp(s->o[mid].node, node) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -205,39 +206,60 @@ int topo_obs_has_node(const struct topo_obsset *s, const char *node)
 	return lo < s->n && !strcmp(s->o[lo].node, node);
 }
 
-/* a switch port of the design and the node cable it is for */
-struct swport {
-	const char *sw, *port;
+/* an end of a cable of the design */
+struct dend {
+	const char *dev, *port;
 	size_t link;
+	int side;		/* 0: the cable's a, 1: its b */
 };
 
-static int swport_cmp(const void *a, const void *b)
+static int dend_cmp(const void *a, const void *b)
 {
-	const struct swport *x = a, *y = b;
-	int c = strcmp(x->sw, y->sw);
+	const struct dend *x = a, *y = b;
+	int c = fs_name_cmp(x->dev, y->dev);
 
-	return c ? c : strcmp(x->port, y->port);
+	return c ? c : fs_name_cmp(x->port, y->port);
 }
 
 struct vfy {
 	const struct topo *t;
 	struct topo_obsset *s;
 	struct topo_findings *out;
-	const struct topo_obs **seen;	/* per link: its observation (node cables of observed nodes) */
-	struct swport *sp;
-	size_t nsp;
+	const struct topo_obs **seen;	/* per cable end (2 * link + side) of an observed device: its port */
+	struct dend *ends;	/* every end of every cable, by device and port */
+	size_t nends;
 	int oom;
 };
 
 #define say(v, error, kind, line, ...) ((v)->oom |= topo_finding_add((v)->out, error, kind, line, __VA_ARGS__) < 0)
 
-/* the node cable the design has on switch port sw:port, or -1 */
-static long design_at(const struct vfy *v, const char *sw, const char *port)
+static const struct topo_end *end_of(const struct topo_link *l, int side)
 {
-	struct swport key = { sw, port, 0 }, *f;
+	return side ? &l->b : &l->a;
+}
 
-	f = v->nsp ? bsearch(&key, v->sp, v->nsp, sizeof(*v->sp), swport_cmp) : NULL;
-	return f ? (long)f->link : -1;
+/* the design's cable end at dev:port, or NULL */
+static const struct dend *design_at(const struct vfy *v, const char *dev, const char *port)
+{
+	struct dend key = { dev, port, 0, 0 };
+
+	return v->nends ? bsearch(&key, v->ends, v->nends, sizeof(*v->ends), dend_cmp) : NULL;
+}
+
+/* 1 when the design has a cable of device dev */
+static int device_known(const struct vfy *v, const char *dev)
+{
+	size_t lo = 0, hi = v->nends;
+
+	while (lo < hi) {	/* the first end of dev or after it */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fs_name_cmp(v->ends[mid].dev, dev) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->nends && !strcmp(v->ends[lo].dev, dev);
 }
 
 static int reaches(const struct topo_obs *o, const struct topo_end *e)
@@ -245,108 +267,119 @@ static int reaches(const struct topo_obs *o, const struct topo_end *e)
 	return o && o->nsys && !strcmp(o->nsys, e->dev) && !strcmp(o->nport, e->port);
 }
 
-/* a port that reaches something else than its design says */
-static void wrong_neighbour(struct vfy *v, size_t li, char *said)
+/* end k of cable li reaches something else than its design says */
+static void wrong_neighbour(struct vfy *v, size_t li, int k, char *said)
 {
 	const struct topo *t = v->t;
 	const struct topo_link *l = &t->ln[li];
-	const struct topo_obs *o = v->seen[li];
-	long other = design_at(v, o->nsys, o->nport);
-	int sw = topo_switch_index(t, o->nsys), rail = topo_link_rail(t, l), plane = topo_link_plane(t, l);
+	const struct topo_end *e = end_of(l, k), *far = end_of(l, !k);
+	const struct topo_obs *o = v->seen[2 * li + k];
+	const struct dend *x = design_at(v, o->nsys, o->nport);
+	const struct topo_link *m = x ? &t->ln[x->link] : NULL;
+	const struct topo_end *partner = m ? end_of(m, !x->side) : NULL;	/* the other end of the cable reached */
+	int nodes = l->a.sw < 0 && (!m || m->a.sw < 0);	/* two node cables: rails and planes judged */
+	int rail = topo_link_rail(t, l), plane = topo_link_plane(t, l), sw = topo_switch_index(t, o->nsys);
 
-	if (other >= 0 && (size_t)other != li && reaches(v->seen[other], &l->b)) {
-		const struct topo_link *m = &t->ln[other];
-
-		if (said[other])
+	if (m && m != l && reaches(v->seen[2 * x->link + !x->side], far)) {
+		if (said[x->link])
 			return;
-		said[other] = 1;
+		said[x->link] = 1;
 		say(v, 1, "swap", l->line, "%s:%s and %s:%s are swapped: %s:%s reaches %s port %s and %s:%s reaches "
-		    "%s port %s; the design (lines %d and %d) has them the other way round", l->a.dev, l->a.port,
-		    m->a.dev, m->a.port, l->a.dev, l->a.port, o->nsys, o->nport, m->a.dev, m->a.port, l->b.dev,
-		    l->b.port, l->line, m->line);
+		    "%s port %s; the design (lines %d and %d) has them the other way round", e->dev, e->port,
+		    partner->dev, partner->port, e->dev, e->port, o->nsys, o->nport, partner->dev, partner->port,
+		    far->dev, far->port, l->line, m->line);
 		return;
 	}
-	if (sw < 0) {
+	if (!m && sw < 0 && !device_known(v, o->nsys)) {
 		say(v, 1, "miscabled", l->line, "%s:%s reaches %s port %s, a device the design does not have; the "
-		    "design says %s port %s", l->a.dev, l->a.port, *o->nsys ? o->nsys : "(no system name)", o->nport,
-		    l->b.dev, l->b.port);
+		    "design says %s port %s", e->dev, e->port, *o->nsys ? o->nsys : "(no system name)", o->nport,
+		    far->dev, far->port);
 		return;
 	}
 	{
-		int orail = other >= 0 ? topo_link_rail(t, &t->ln[other]) : t->sw[sw].rail;
-		int oplane = other >= 0 ? topo_link_plane(t, &t->ln[other]) : t->sw[sw].plane;
+		int orail = m ? topo_link_rail(t, m) : sw >= 0 ? t->sw[sw].rail : -1;
+		int oplane = m ? topo_link_plane(t, m) : sw >= 0 ? t->sw[sw].plane : -1;
 
-		if (rail >= 0 && orail >= 0 && rail != orail)
+		if (nodes && rail >= 0 && orail >= 0 && rail != orail)
 			say(v, 1, "wrong-rail", l->line, "%s:%s (rail %d) reaches %s port %s, on rail %d; the design says "
-			    "%s port %s", l->a.dev, l->a.port, rail, o->nsys, o->nport, orail, l->b.dev, l->b.port);
-		else if (plane >= 0 && oplane >= 0 && plane != oplane)
+			    "%s port %s", e->dev, e->port, rail, o->nsys, o->nport, orail, far->dev, far->port);
+		else if (nodes && plane >= 0 && oplane >= 0 && plane != oplane)
 			say(v, 1, "wrong-plane", l->line, "%s:%s (plane %d) reaches %s port %s, in plane %d; the design "
-			    "says %s port %s", l->a.dev, l->a.port, plane, o->nsys, o->nport, oplane, l->b.dev, l->b.port);
+			    "says %s port %s", e->dev, e->port, plane, o->nsys, o->nport, oplane, far->dev, far->port);
 		else
 			say(v, 1, "miscabled", l->line, "%s:%s reaches %s port %s%s%s%s; the design says %s port %s",
-			    l->a.dev, l->a.port, o->nsys, o->nport, other >= 0 ? " (the design's port for " : "",
-			    other >= 0 ? t->ln[other].a.dev : "", other >= 0 ? ")" : "", l->b.dev, l->b.port);
+			    e->dev, e->port, o->nsys, o->nport, m ? " (the design's port for " : "",
+			    m ? partner->dev : "", m ? ")" : "", far->dev, far->port);
 	}
 }
 
-/* state, neighbour and speed of every observed node cable */
+/* end k of cable i, observed: its state, neighbour and speed; 1 when a finding was said */
+static int judge_end(struct vfy *v, size_t i, int k, char *said)
+{
+	const struct topo_link *l = &v->t->ln[i];
+	const struct topo_end *e = end_of(l, k), *far = end_of(l, !k);
+	const struct topo_obs *o = v->seen[2 * i + k];
+
+	if (o->up == 0 && o->carrier < 0) {	/* (sysfs has no carrier of a port configured down) */
+		say(v, 1, "no-link", l->line, "%s:%s is configured down on the host (ip link set %s up), so its cable "
+		    "to %s port %s cannot be seen", e->dev, e->port, e->port, far->dev, far->port);
+		return 1;
+	}
+	if (o->up == 0 || o->carrier == 0) {
+		say(v, 1, "no-link", l->line, "%s:%s is %s: a cable out, or %s port %s down (the design's neighbour)",
+		    e->dev, e->port, o->carrier == 0 ? "without carrier" : "down", far->dev, far->port);
+		return 1;
+	}
+	if (l->speed_gbps > 0 && o->speed_mbps > 0 && o->speed_mbps + 0.5 < l->speed_gbps * 1000)
+		say(v, 1, "slow-link", l->line, "%s:%s is up at %g Gb/s; the design says %g Gb/s", e->dev, e->port,
+		    o->speed_mbps / 1000.0, l->speed_gbps);
+	if (!o->nsys) {
+		if (o->listened)
+			say(v, 1, "no-neighbour", l->line, "%s:%s is up but no LLDP was heard on it: %s port %s sends none "
+			    "(LLDP off on the switch: the likelier cause, the link being up), or it was not listened "
+			    "to for long enough", e->dev, e->port, far->dev, far->port);
+		return o->listened;
+	}
+	if (reaches(o, far))
+		return 0;
+	said[i] = 1;
+	wrong_neighbour(v, i, k, said);
+	return 1;
+}
+
+/* every cable end of an observed device (a host, or a switch whose LLDP view was given), against the
+ * design: a cable is said once, from its first end that has something to say */
 static void cables(struct vfy *v)
 {
 	const struct topo *t = v->t;
 	char *said = calloc(t->nln + 1, 1);
 	size_t i;
+	int k;
 
 	if (!said) {
 		v->oom = 1;
 		return;
 	}
-	for (i = 0; i < t->nln; i++) {
-		const struct topo_link *l = &t->ln[i];
-		const struct topo_obs *o;
+	for (i = 0; i < t->nln; i++)
+		for (k = 0; k < 2; k++) {
+			const struct topo_end *e = end_of(&t->ln[i], k), *far = end_of(&t->ln[i], !k);
+			const struct topo_obs *o;
 
-		if (l->a.sw >= 0 || l->b.sw < 0 || !topo_obs_has_node(v->s, l->a.dev))
-			continue;
-		if (!(o = topo_obs_find(v->s, l->a.dev, l->a.port))) {
-			say(v, 1, "not-seen", l->line, "%s:%s was not observed on %s: no such interface, or it is not "
-			    "configured up (the design cables it to %s port %s)", l->a.dev, l->a.port, l->a.dev,
-			    l->b.dev, l->b.port);
-			continue;
+			if (said[i] || !topo_obs_has_node(v->s, e->dev))
+				continue;
+			if (!(o = topo_obs_find(v->s, e->dev, e->port))) {
+				say(v, 1, "not-seen", t->ln[i].line, "%s:%s was not observed on %s: no such interface, or it "
+				    "is not configured up (the design cables it to %s port %s)", e->dev, e->port, e->dev,
+				    far->dev, far->port);
+				said[i] = 1;
+				continue;
+			}
+			v->seen[2 * i + k] = o;
 		}
-		v->seen[i] = o;
-	}
-	for (i = 0; i < t->nln; i++) {
-		const struct topo_link *l = &t->ln[i];
-		const struct topo_obs *o = v->seen[i];
-
-		if (!o || said[i])
-			continue;
-		if (o->up == 0 && o->carrier < 0) {	/* (sysfs has no carrier of a port configured down) */
-			say(v, 1, "no-link", l->line, "%s:%s is configured down on the host (ip link set %s up), so "
-			    "its cable to %s port %s cannot be seen", l->a.dev, l->a.port, l->a.port, l->b.dev,
-			    l->b.port);
-			continue;
-		}
-		if (o->up == 0 || o->carrier == 0) {
-			say(v, 1, "no-link", l->line, "%s:%s is %s: a cable out, or %s port %s down (the design's "
-			    "neighbour)", l->a.dev, l->a.port, o->carrier == 0 ? "without carrier" : "down", l->b.dev,
-			    l->b.port);
-			continue;
-		}
-		if (l->speed_gbps > 0 && o->speed_mbps > 0 && o->speed_mbps + 0.5 < l->speed_gbps * 1000)
-			say(v, 1, "slow-link", l->line, "%s:%s is up at %g Gb/s; the design says %g Gb/s", l->a.dev,
-			    l->a.port, o->speed_mbps / 1000.0, l->speed_gbps);
-		if (!o->nsys) {
-			if (o->listened)
-				say(v, 1, "no-neighbour", l->line, "%s:%s is up but no LLDP was heard on it: %s port %s "
-				    "sends none (LLDP off on the switch: the likelier cause, the link being up), or "
-				    "it was not listened to for long enough", l->a.dev, l->a.port, l->b.dev, l->b.port);
-			continue;
-		}
-		if (!reaches(o, &l->b)) {
-			said[i] = 1;
-			wrong_neighbour(v, i, said);
-		}
-	}
+	for (i = 0; i < t->nln; i++)
+		for (k = 0; k < 2 && !said[i]; k++)
+			if (v->seen[2 * i + k] && judge_end(v, i, k, said))
+				said[i] = 1;
 	free(said);
 }
 
@@ -370,7 +403,7 @@ static int sval_cmp(const void *a, const void *b)
 static void rail_name(char *buf, size_t len, int rail, int plane)
 {
 	if (rail >= 0)
-		record_lane_name(rail, plane > 0 ? plane : 0, buf, len);
+		fs_lane_name(rail, plane > 0 ? plane : 0, buf, len);
 	else
 		snprintf(buf, len, "the ports without a rail");
 }
@@ -422,8 +455,10 @@ static void drift(struct vfy *v)
 		return;
 	}
 	for (i = 0; i < t->nln; i++) {
-		const struct topo_obs *o = v->seen[i];
+		const struct topo_obs *o = v->seen[2 * i];	/* a node's end comes first */
 
+		if (t->ln[i].a.sw >= 0 || t->ln[i].b.sw < 0 || topo_link_oob(t, &t->ln[i]))
+			continue;	/* the settings of NICs of the fabric: not a switch's, not management ports */
 		if (!o || o->up == 0 || o->carrier == 0)
 			continue;	/* a port down says no setting of the fabric */
 		for (k = 0; k < TOPO_NSET; k++)
@@ -447,21 +482,22 @@ int topo_verify(const struct topo *t, struct topo_obsset *s, struct topo_finding
 
 	memset(out, 0, sizeof(*out));
 	topo_obs_sort(s);
-	v.seen = calloc(t->nln + 1, sizeof(*v.seen));
-	v.sp = fs_reallocarray(NULL, t->nln + 1, sizeof(*v.sp));
-	if (!v.seen || !v.sp) {
+	v.seen = calloc(2 * t->nln + 1, sizeof(*v.seen));
+	v.ends = fs_reallocarray(NULL, 2 * t->nln + 1, sizeof(*v.ends));
+	if (!v.seen || !v.ends) {
 		free(v.seen);
-		free(v.sp);
+		free(v.ends);
 		return fs_err_env("out of memory checking the fabric against %s", t->path ? t->path : "the design");
 	}
-	for (i = 0; i < t->nln; i++)
-		if (t->ln[i].a.sw < 0 && t->ln[i].b.sw >= 0)
-			v.sp[v.nsp++] = (struct swport){ t->ln[i].b.dev, t->ln[i].b.port, i };
-	qsort(v.sp, v.nsp, sizeof(*v.sp), swport_cmp);
+	for (i = 0; i < t->nln; i++) {
+		v.ends[v.nends++] = (struct dend){ t->ln[i].a.dev, t->ln[i].a.port, i, 0 };
+		v.ends[v.nends++] = (struct dend){ t->ln[i].b.dev, t->ln[i].b.port, i, 1 };
+	}
+	qsort(v.ends, v.nends, sizeof(*v.ends), dend_cmp);
 	cables(&v);
 	drift(&v);
 	free(v.seen);
-	free(v.sp);
+	free(v.ends);
 	if (v.oom) {
 		topo_findings_release(out);
 		return fs_err_env("out of memory checking the fabric against %s", t->path ? t->path : "the design");

@@ -9,11 +9,17 @@
  *                             on it faster), and equal to a plain O(F E) progressive filling;
  *                             prints "ok N" or the first problem that fails
  *   model ecmp-brute TOPO SAMPLES SEED SRC:RAIL:DST ...
- *                             every combination of the flows' shortest paths enumerated with
- *                             its probability under a uniform per-hop hash: the exact expected
- *                             aggregate and each flow's expected rate; and the same from
- *                             fab_add_flow's SAMPLES draws; prints "exact A sampled B" and a
- *                             line "flow I exact X sampled Y" each
+ *                             an oracle of its own (a breadth-first search and a depth-first
+ *                             enumeration of every shortest path over the graph's cables, not
+ *                             fabric.c's next hops): every combination of the flows' paths
+ *                             with its probability, drawn uniformly at every switch (per-hop,
+ *                             as ECMP hashes) and uniformly among a flow's paths (per-path):
+ *                             the exact expected aggregate under each; spraying from the paths'
+ *                             hop-by-hop probabilities as shares; and the model's spraying
+ *                             (fab_solve, as fabscope model and the report solve a round) and
+ *                             fab_add_flow's ECMP drawn SAMPLES times.  Prints "combinations N",
+ *                             "spray paths A model B", "ecmp per-hop H per-path P sampled S" and
+ *                             a line "flow I paths N per-hop H per-path P sampled S" each
  */
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +28,7 @@
 
 #include "../../model/fabric.h"
 #include "../../model/maxmin.h"
+#include "../../model/solve.h"
 #include "../../topology/intent.h"
 #include "test-tool.h"
 
@@ -168,12 +175,16 @@ static int random_check(int n, uint64_t seed)
 	return 0;
 }
 
-/* ---- ECMP by enumeration */
+/* ---- ECMP by enumeration: an oracle of its own (its own breadth-first search over the graph's
+ * cables), not fabric.c's routing */
+
+#define BRUTE_FLOWS 16
+#define BRUTE_HOPS 16
 
 struct path {
-	uint32_t e[16];
+	uint32_t e[BRUTE_HOPS];
 	int n;
-	double prob;
+	double prob;		/* drawn uniformly at every switch */
 };
 
 struct fpaths {
@@ -182,145 +193,258 @@ struct fpaths {
 	int np;
 };
 
-static int *g_dist;
+struct brute {
+	const struct fab *f;
+	int *dist;		/* hops to the destination leaf of the flow enumerated */
+	struct fpaths fl[BRUTE_FLOWS];
+	int nf;
+};
 
-static void bfs(const struct fab *f, int d)
+static void bfs(struct brute *b, int d)
 {
+	const struct fab *f = b->f;
 	int *q = malloc(f->nsw * sizeof(*q)), head = 0, tail = 0;
 	size_t i;
 
+	if (!q)
+		abort();	/* a test helper: out of memory ends it */
 	for (i = 0; i < f->nsw; i++)
-		g_dist[i] = -1;
-	g_dist[d] = 0;
+		b->dist[i] = -1;
+	b->dist[d] = 0;
 	q[tail++] = d;
 	while (head < tail) {
 		int u = q[head++];
 
 		for (i = f->adj_off[u]; i < f->adj_off[u + 1]; i++)
-			if (g_dist[f->adj_v[i]] < 0) {
-				g_dist[f->adj_v[i]] = g_dist[u] + 1;
-				q[tail++] = (int)f->adj_v[i];
+			if (b->dist[f->adj[i].v] < 0) {
+				b->dist[f->adj[i].v] = b->dist[u] + 1;
+				q[tail++] = (int)f->adj[i].v;
 			}
 	}
 	free(q);
 }
 
-static void dfs(const struct fab *f, int u, int to, struct path *cur, struct fpaths *out)
+/* every shortest path from u to `to`, each with its probability hop by hop */
+static void dfs(struct brute *b, int u, int to, struct path *cur, struct fpaths *out)
 {
+	const struct fab *f = b->f;
 	size_t i;
 	int k = 0;
 
 	if (u == to) {
 		struct path *np = realloc(out->p, (size_t)(out->np + 1) * sizeof(*out->p));
 
-		if (!np)
-			abort();	/* a test helper: out of memory ends it */
+		if (!np || cur->n >= BRUTE_HOPS)
+			abort();
 		out->p = np;
 		out->p[out->np++] = *cur;
 		return;
 	}
 	for (i = f->adj_off[u]; i < f->adj_off[u + 1]; i++)
-		k += g_dist[f->adj_v[i]] == g_dist[u] - 1;
+		k += b->dist[f->adj[i].v] == b->dist[u] - 1;
 	for (i = f->adj_off[u]; i < f->adj_off[u + 1]; i++) {
 		struct path next = *cur;
 
-		if (g_dist[f->adj_v[i]] != g_dist[u] - 1)
+		if (b->dist[f->adj[i].v] != b->dist[u] - 1 || next.n >= BRUTE_HOPS - 1)
 			continue;
-		next.e[next.n++] = f->adj_e[i];
+		next.e[next.n++] = f->adj[i].e;
 		next.prob /= k;
-		dfs(f, (int)f->adj_v[i], to, &next, out);
+		dfs(b, (int)f->adj[i].v, to, &next, out);
 	}
 }
 
-static int ecmp_brute(int argc, const char **argv)
+/* flow i's paths, host link to host link */
+static int brute_flow(struct brute *b, int i, const char *arg)
 {
-	struct topo t;
-	struct fab f;
-	struct fpaths fl[16];
-	int nf = argc - 5, i, samples = atoi(argv[3]);
-	uint64_t seed = strtoull(argv[4], NULL, 10), rng = seed;
-	double exact_sum = 0, exact[16] = { 0 }, sampled[16] = { 0 }, sampled_sum = 0, rate[16];
-	long combos = 1, c;
+	const struct fab *f = b->f;
+	char src[128], dst[128];
+	int rail;
+	long hs, hd, ps, pd;
+	struct path cur = { .n = 0, .prob = 1 };
 
-	topo_init(&t);
-	if (nf < 1 || nf > 16 || topo_read(&t, argv[2], NULL) || fab_build(&f, &t, 100))
-		return 2;
-	g_dist = malloc(f.nsw * sizeof(*g_dist));
-	for (i = 0; i < nf; i++) {
-		char src[128], dst[128];
-		int rail;
-		size_t h, hs = (size_t)-1, hd = (size_t)-1;
-		struct path cur = { .n = 0, .prob = 1 };
-
-		if (sscanf(argv[5 + i], "%127[^:]:%d:%127s", src, &rail, dst) != 3)
-			return 2;
-		for (h = 0; h < f.nhosts; h++) {
-			if (!strcmp(f.hosts[h], src))
-				hs = h;
-			if (!strcmp(f.hosts[h], dst))
-				hd = h;
-		}
-		if (hs == (size_t)-1 || hd == (size_t)-1)
-			return 2;
-		fl[i].src = (size_t)fab_port_of(&f, hs, rail, 0);
-		fl[i].dst = (size_t)fab_port_of(&f, hd, rail, 0);
-		fl[i].p = NULL;
-		fl[i].np = 0;
-		cur.e[cur.n++] = 2 * f.ports[fl[i].src].link;
-		bfs(&f, f.ports[fl[i].dst].leaf);
-		dfs(&f, f.ports[fl[i].src].leaf, f.ports[fl[i].dst].leaf, &cur, &fl[i]);
-		for (int j = 0; j < fl[i].np; j++)
-			fl[i].p[j].e[fl[i].p[j].n++] = 2 * f.ports[fl[i].dst].link + 1;
-		combos *= fl[i].np;
+	if (sscanf(arg, "%127[^:]:%d:%127s", src, &rail, dst) != 3 || (hs = fab_host_index(f, src)) < 0 ||
+	    (hd = fab_host_index(f, dst)) < 0 || (ps = fab_port_of(f, (size_t)hs, rail, 0)) < 0 ||
+	    (pd = fab_port_of(f, (size_t)hd, rail, 0)) < 0) {
+		fprintf(stderr, "test-tool model ecmp-brute: '%s': not SRC:RAIL:DST of the topology's hosts\n", arg);
+		return -1;
 	}
-	if (combos > 1000000)
-		return 2;
+	b->fl[i] = (struct fpaths){ (size_t)ps, (size_t)pd, NULL, 0 };
+	cur.e[cur.n++] = 2 * f->ports[ps].link;
+	bfs(b, f->ports[pd].leaf);
+	dfs(b, f->ports[ps].leaf, f->ports[pd].leaf, &cur, &b->fl[i]);
+	for (int j = 0; j < b->fl[i].np; j++)
+		b->fl[i].p[j].e[b->fl[i].p[j].n++] = 2 * f->ports[pd].link + 1;
+	return 0;
+}
+
+/* the expected rates over every combination of the flows' paths, each combination's probability
+ * either the product of its paths' hop-by-hop ones (per_path 0) or of 1/np each (per_path 1) */
+static void enumerate(const struct brute *b, int per_path, long combos, double *rate_sum, double *agg)
+{
+	const struct fab *f = b->f;
+	double rate[BRUTE_FLOWS];
+	long c;
+	int i;
+
+	*agg = 0;
+	memset(rate_sum, 0, BRUTE_FLOWS * sizeof(*rate_sum));
 	for (c = 0; c < combos; c++) {
-		size_t off[17], ns = 0;
-		uint32_t edge[256];
-		double share[256], prob = 1;
+		size_t off[BRUTE_FLOWS + 1], ns = 0;
+		uint32_t edge[BRUTE_FLOWS * BRUTE_HOPS];
+		double share[BRUTE_FLOWS * BRUTE_HOPS], prob = 1;
 		long k = c;
 		struct mm_problem p;
 
 		off[0] = 0;
-		for (i = 0; i < nf; i++) {
-			const struct path *pa = &fl[i].p[k % fl[i].np];
+		for (i = 0; i < b->nf; i++) {
+			const struct path *pa = &b->fl[i].p[k % b->fl[i].np];
 
-			k /= fl[i].np;
-			prob *= pa->prob;
+			k /= b->fl[i].np;
+			prob *= per_path ? 1.0 / b->fl[i].np : pa->prob;
 			for (int j = 0; j < pa->n; j++) {
 				edge[ns] = pa->e[j];
 				share[ns++] = 1;
 			}
 			off[i + 1] = ns;
 		}
-		p = (struct mm_problem){ f.nedges, f.cap, (size_t)nf, off, edge, share };
-		mm_solve(&p, rate);
-		for (i = 0; i < nf; i++) {
-			exact[i] += prob * rate[i];
-			exact_sum += prob * rate[i];
+		p = (struct mm_problem){ f->nedges, f->cap, (size_t)b->nf, off, edge, share };
+		if (mm_solve(&p, rate))
+			abort();
+		for (i = 0; i < b->nf; i++) {
+			rate_sum[i] += prob * rate[i];
+			*agg += prob * rate[i];
 		}
 	}
-	for (int s = 0; s < samples; s++) {
+}
+
+/* spraying from the enumerated paths: a flow's share of a cable is the probability (hop by hop) of
+ * its paths through it; the aggregate of the max-min rates */
+static double spray_of_paths(const struct brute *b)
+{
+	const struct fab *f = b->f;
+	size_t off[BRUTE_FLOWS + 1], ns = 0, cap = 1;
+	uint32_t *edge = NULL;
+	double *share = NULL, rate[BRUTE_FLOWS], agg = 0;
+	struct mm_problem p;
+	int i;
+
+	for (i = 0; i < b->nf; i++)
+		cap += (size_t)b->fl[i].np * BRUTE_HOPS;
+	if (!(edge = malloc(cap * sizeof(*edge))) || !(share = malloc(cap * sizeof(*share))))
+		abort();
+	off[0] = 0;
+	for (i = 0; i < b->nf; i++) {
+		size_t first = ns;
+
+		for (int j = 0; j < b->fl[i].np; j++)
+			for (int h = 0; h < b->fl[i].p[j].n; h++) {
+				size_t s;
+
+				for (s = first; s < ns && edge[s] != b->fl[i].p[j].e[h]; s++)
+					;
+				if (s == ns) {
+					edge[ns] = b->fl[i].p[j].e[h];
+					share[ns++] = 0;
+				}
+				share[s] += b->fl[i].p[j].prob;
+			}
+		off[i + 1] = ns;
+	}
+	p = (struct mm_problem){ f->nedges, f->cap, (size_t)b->nf, off, edge, share };
+	if (mm_solve(&p, rate))
+		abort();
+	for (i = 0; i < b->nf; i++)
+		agg += rate[i];
+	free(edge);
+	free(share);
+	return agg;
+}
+
+/* the model's spraying as fabscope model and the report solve it (fab_solve: a destination leaf's last
+ * hops one constraint where every flow arrives evenly), each flow's rate in rate[]: the aggregate */
+static double spray_of_model(struct fab *f, const struct brute *b, double *rate)
+{
+	size_t src[BRUTE_FLOWS], dst[BRUTE_FLOWS];
+	uint64_t rng = 1;
+	double agg = 0;
+	int i;
+
+	for (i = 0; i < b->nf; i++) {
+		src[i] = b->fl[i].src;
+		dst[i] = b->fl[i].dst;
+	}
+	if (fab_solve(f, src, dst, (size_t)b->nf, FAB_SPRAY, &rng, rate))
+		abort();
+	for (i = 0; i < b->nf; i++)
+		agg += rate[i];
+	return agg;
+}
+
+/* fab_add_flow's ECMP drawn SAMPLES times: the aggregate and each flow's mean */
+static double model_of(struct fab *f, const struct brute *b, enum fab_route how, int samples, uint64_t *rng,
+		       double *mean)
+{
+	double rate[BRUTE_FLOWS], agg = 0;
+	int i, s;
+
+	memset(mean, 0, BRUTE_FLOWS * sizeof(*mean));
+	for (s = 0; s < samples; s++) {
 		struct fab_shares sh = { 0 };
 		struct mm_problem p;
 
-		for (i = 0; i < nf; i++)
-			fab_add_flow(&f, &sh, fl[i].src, fl[i].dst, FAB_ECMP, &rng);
-		p = (struct mm_problem){ f.nedges, f.cap, sh.nflows, sh.off, sh.edge, sh.share };
-		mm_solve(&p, rate);
-		for (i = 0; i < nf; i++) {
-			sampled[i] += rate[i] / samples;
-			sampled_sum += rate[i] / samples;
+		for (i = 0; i < b->nf; i++)
+			if (fab_add_flow(f, &sh, b->fl[i].src, b->fl[i].dst, how, rng))
+				abort();
+		p = (struct mm_problem){ f->nedges, f->cap, sh.nflows, sh.off, sh.edge, sh.share };
+		if (mm_solve(&p, rate))
+			abort();
+		for (i = 0; i < b->nf; i++) {
+			mean[i] += rate[i] / samples;
+			agg += rate[i] / samples;
 		}
 		fab_shares_release(&sh);
 	}
-	printf("combinations %ld exact %.6f sampled %.6f\n", combos, exact_sum, sampled_sum);
-	for (i = 0; i < nf; i++) {
-		printf("flow %d exact %.6f sampled %.6f\n", i, exact[i], sampled[i]);
-		free(fl[i].p);
+	return agg;
+}
+
+static int ecmp_brute(int argc, const char **argv)
+{
+	struct topo t;
+	struct fab f;
+	struct brute b = { .nf = argc - 5 };
+	int i, samples = atoi(argv[3]);
+	uint64_t rng = strtoull(argv[4], NULL, 10);
+	double hop[BRUTE_FLOWS], path[BRUTE_FLOWS], sampled[BRUTE_FLOWS], sprayed[BRUTE_FLOWS];
+	double hop_agg, path_agg, sampled_agg, spray_model, spray_paths;
+	long combos = 1;
+
+	topo_init(&t);
+	if (b.nf < 1 || b.nf > BRUTE_FLOWS || samples < 1 || topo_read(&t, argv[2], NULL) || fab_build(&f, &t, 100))
+		return 2;
+	b.f = &f;
+	if (!(b.dist = malloc((f.nsw ? f.nsw : 1) * sizeof(*b.dist))))
+		return 3;
+	for (i = 0; i < b.nf; i++) {
+		if (brute_flow(&b, i, argv[5 + i]))
+			return 2;
+		combos *= b.fl[i].np;
+		if (combos > 1000000)
+			return 2;
 	}
-	free(g_dist);
+	enumerate(&b, 0, combos, hop, &hop_agg);
+	enumerate(&b, 1, combos, path, &path_agg);
+	spray_paths = spray_of_paths(&b);
+	sampled_agg = model_of(&f, &b, FAB_ECMP, samples, &rng, sampled);
+	spray_model = spray_of_model(&f, &b, sprayed);
+	printf("combinations %ld\n", combos);
+	printf("spray paths %.6f model %.6f\n", spray_paths, spray_model);
+	printf("ecmp per-hop %.6f per-path %.6f sampled %.6f\n", hop_agg, path_agg, sampled_agg);
+	for (i = 0; i < b.nf; i++) {
+		printf("flow %d paths %d per-hop %.6f per-path %.6f sampled %.6f\n", i, b.fl[i].np, hop[i], path[i],
+		       sampled[i]);
+		free(b.fl[i].p);
+	}
+	free(b.dist);
 	fab_release(&f);
 	topo_release(&t);
 	return 0;

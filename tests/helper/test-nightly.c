@@ -4,7 +4,7 @@
  * the scale of the suspects analysis (records/analyze.c) and of `fabscope
  * report` (tests/t1230-report-scale.t, bench/scale-bench.sh).
  *
- *   nightly DIR -n NODES [--seed S] [--no-faults]
+ *   nightly DIR -n NODES [--seed S] [--no-faults] [--topology FILE]
  *
  * NODES (16 or more) x 8 rails: a permutation phase of bw (8 rounds, every
  * node sends to one other on every rail), a permutation phase of lat (one
@@ -13,6 +13,12 @@
  * `make demo` run (below, as it wrote it) with its node, peer, rail, address,
  * port, time, job key and measured values varied; run.json is shaped as
  * `fabscope run` writes it (hostfile, plan, nodes, agents, phases).
+ *
+ * --topology FILE writes the night's intended fabric (fabscope-topology(5)),
+ * for `report --topology`: a leaf a scalable unit (64 nodes) and rail,
+ * suNNN.R, taking the nodes' ports railR; NIGHT_SPINES spines spK, every
+ * leaf cabled to every one; 400G everywhere (the lanes' levels are 380-390
+ * Gb/s).  A 1:1 leaf-spine, as bench/model-bench.sh times the model on.
  *
  * Planted faults, one suspect each (on seven different rails, the nodes
  * drawn from the seed), printed on stdout one a line as "KIND PHASE TEST RAIL
@@ -42,6 +48,7 @@
 #define BW_ROUNDS 8
 #define NODES_PER_LEAF 64
 #define LEAVES_PER_POD 16
+#define NIGHT_SPINES 64
 #define T0 1796346000	/* 2026-12-04T01:00:00Z */
 
 /* Real records of a `make demo` run (/tmp/base/demo/run/results.jsonl). */
@@ -83,6 +90,7 @@ struct night {
 	int n;			/* nodes */
 	uint64_t rng;
 	int faults;
+	const char *topology;	/* --topology FILE, or NULL */
 	char run_id[64];
 	double t;		/* seconds since T0 of the record being written */
 	/* the faults: nodes, rails, rounds */
@@ -430,6 +438,38 @@ static void print_faults(const struct night *g)
 	printf("node perm-lat lat %d %s -\n", g->latnode_rail, a);
 }
 
+/* the night's intended fabric (above), to path */
+static int write_topology(const struct night *g, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int i, rail, k, leaves = (g->n + NODES_PER_LEAF - 1) / NODES_PER_LEAF;
+	char name[32];
+
+	if (!f)
+		return fs_err_env("cannot write %s: %s", path, strerror(errno));
+	fprintf(f, "# the nightly fabric: %d nodes x %d rails, %d nodes a leaf, %d spines\n", g->n, NRAILS,
+		NODES_PER_LEAF, NIGHT_SPINES);
+	for (i = 0; i < leaves; i++)
+		for (rail = 0; rail < NRAILS; rail++)
+			fprintf(f, "switch su%03d.%d tier=leaf rail=%d\n", i + 1, rail, rail);
+	for (k = 1; k <= NIGHT_SPINES; k++)
+		fprintf(f, "switch sp%d tier=spine\n", k);
+	for (i = 0; i < g->n; i++) {
+		node_name(i, name, sizeof(name));
+		for (rail = 0; rail < NRAILS; rail++)
+			fprintf(f, "link %s:rail%d su%03d.%d:p%d rail=%d speed=400G\n", name, rail,
+				i / NODES_PER_LEAF + 1, rail, i % NODES_PER_LEAF + 1, rail);
+	}
+	for (i = 0; i < leaves; i++)
+		for (rail = 0; rail < NRAILS; rail++)
+			for (k = 1; k <= NIGHT_SPINES; k++)
+				fprintf(f, "link su%03d.%d:u%d sp%d:d%d speed=400G\n", i + 1, rail, k, k,
+					i * NRAILS + rail + 1);
+	if (ferror(f) | fclose(f))
+		return fs_err_env("cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
 static int parse_args(int argc, const char **argv, struct night *g, const char **dir)
 {
 	unsigned long v;
@@ -446,14 +486,16 @@ static int parse_args(int argc, const char **argv, struct night *g, const char *
 			g->rng = v;
 		} else if (!strcmp(argv[i], "--no-faults")) {
 			g->faults = 0;
+		} else if (!strcmp(argv[i], "--topology") && i + 1 < argc) {
+			g->topology = argv[++i];
 		} else if (argv[i][0] != '-' && !*dir) {
 			*dir = argv[i];
 		} else {
-			return -fs_err_usage("usage: test-tool nightly DIR -n NODES [--seed S] [--no-faults]");
+			return -fs_err_usage("usage: test-tool nightly DIR -n NODES [--seed S] [--no-faults] [--topology FILE]");
 		}
 	}
 	if (!*dir || g->n < 16)
-		return -fs_err_usage("usage: test-tool nightly DIR -n NODES (16 or more) [--seed S] [--no-faults]");
+		return -fs_err_usage("usage: test-tool nightly DIR -n NODES (16 or more) [--seed S] [--no-faults] [--topology FILE]");
 	return 0;
 }
 
@@ -478,6 +520,8 @@ int tool_nightly(int argc, const char **argv)
 	rc = write_results(&g, dir);
 	if (!rc)
 		rc = write_run(&g, dir);
+	if (!rc && g.topology)
+		rc = write_topology(&g, g.topology);
 	if (!rc)
 		print_faults(&g);
 	for (i = 0; i <= BW_ROUNDS; i++)

@@ -8,11 +8,16 @@
  *   plan-parse FILE [HOSTFILE]
  *        the plan (and hostfile) as parsed: phases with their kind, tests,
  *        engine options in order; nodes with their endpoints
- *   analyze DIR
+ *   analyze [--sizes] DIR
  *        the suspects of the records in DIR/results.jsonl, one per line:
  *        "KIND PHASE TEST RAIL NODE PEER", and " STATUS: CONFIRMATION"
  *        after one that a re-test judged; then the pairs a re-test did not
- *        confirm, "unconfirmed KIND ..." likewise
+ *        confirm, "unconfirmed KIND ..." likewise; with --sizes, " @SIZE"
+ *        after a suspect's pair
+ *   analyze --groups DIR
+ *        the store's groups (records/store.h: the analysis's, a message
+ *        size apart), one a line, tab-separated:
+ *        "PHASE TEST RAIL PLANE SIZE PAIRS MIN MEDIAN MAX" (%g)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +28,7 @@
 #include "../../fleet/plan.h"
 #include "../../fleet/results.h"
 #include "../../records/read.h"
+#include "../../records/store.h"
 #include "test-tool.h"
 
 static int kind_of(const char *s, enum plan_kind *k)
@@ -117,19 +123,49 @@ static int plan_parse_cmd(int argc, const char **argv)
 	return 0;
 }
 
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the store's groups as they are, every size apart (test-tool analyze --groups) */
+static void groups_print(const struct rstore *st)
+{
+	size_t i, j;
+
+	for (i = 0; i < st->ng; i++) {
+		const struct rstore_group *g = &st->g[i];
+		double *v = malloc((g->n ? g->n : 1) * sizeof(*v)), med;
+
+		if (!v || !g->n) {
+			free(v);
+			continue;
+		}
+		for (j = 0; j < g->n; j++)
+			v[j] = g->r[j].v;
+		qsort(v, g->n, sizeof(*v), dbl_cmp);
+		med = g->n % 2 ? v[g->n / 2] : (v[g->n / 2 - 1] + v[g->n / 2]) / 2;
+		printf("%s\t%s\t%d\t%d\t%.0f\t%zu\t%g\t%g\t%g\n", rstore_str(st, g->phase),
+		       g->test == RSTORE_BW ? "bw" : "lat", g->rail, g->plane, g->size, g->n, v[0], med, v[g->n - 1]);
+		free(v);
+	}
+}
+
 static int analyze_cmd(int argc, const char **argv)
 {
 	struct rstore st;
 	json_t *sus, *nc, *s;
 	size_t i;
-	int pass, sizes = argc == 3 && !strcmp(argv[1], "--sizes");
+	int pass, sizes = argc == 3 && !strcmp(argv[1], "--sizes"), groups = argc == 3 && !strcmp(argv[1], "--groups");
 
-	if (sizes) {
+	if (sizes || groups) {
 		argv++;
 		argc--;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: test-tool analyze [--sizes] DIR (with a results.jsonl)\n");
+		fprintf(stderr, "usage: test-tool analyze [--sizes|--groups] DIR (with a results.jsonl)\n");
 		return 2;
 	}
 	rstore_init(&st);
@@ -137,6 +173,11 @@ static int analyze_cmd(int argc, const char **argv)
 		fprintf(stderr, "test-tool analyze: cannot read %s/results.jsonl\n", argv[1]);
 		rstore_release(&st);
 		return 2;
+	}
+	if (groups) {
+		groups_print(&st);
+		rstore_release(&st);
+		return 0;
 	}
 	sus = analyze_suspects_retest(&st, ANALYZE_LOW_FRAC, NULL, &nc);
 	for (pass = 0; pass < 2; pass++)
