@@ -40,8 +40,12 @@ struct cjob {
 	char err[512];		/* a pair: the client's error, else the server's; a group: the
 				 * first error of a rank other than 0 */
 	char err0[512];		/* a group: rank 0's error */
-	double budget_s;
-	uint64_t deadline_ns, grace_ns;
+	/* a job past its deadline (start + budget_s) that nothing (a record,
+	 * a progress report, a listening) has come of for stall_s is hung
+	 * (coord_poll); last: what came last, for that message */
+	double budget_s, stall_s;
+	uint64_t deadline_ns, grace_ns, start_ns, heard_ns;
+	char last[240];
 };
 
 enum { J_IDLE, J_LISTEN, J_RUN, J_FIN };
@@ -78,6 +82,8 @@ void coord_job_finish(struct coord *c, struct cjob *j, const char *why);
 void coord_fail_jobs_of(struct coord *c, int node, const char *why);
 /* A message from the registered agent of connection ci. */
 void coord_on_agent_msg(struct coord *c, int ci, json_t *m);
+/* Stop job j if it is hung (see struct cjob) at now: 1 stopped, else 0. */
+int coord_job_hung(struct coord *c, struct cjob *j, uint64_t now);
 
 /* coord-phase.c */
 /* The progress line (final: 1 the round is done, 2 it was stopped). */

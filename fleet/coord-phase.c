@@ -250,7 +250,8 @@ int coord_run_jobs(struct coord *c, int parallel)
 			if (j->ph->kind == PLAN_PING) {
 				j->state = J_RUN;
 				j->budget_s = c->agent_timeout;
-				j->deadline_ns = clock_ns() + (uint64_t)(c->agent_timeout * 1e9);
+				j->start_ns = j->heard_ns = clock_ns();
+				j->deadline_ns = j->start_ns + (uint64_t)(c->agent_timeout * 1e9);
 				if (coord_send_to(c, c->node_conn[j->client],
 					    json_pack("{ss,sI,sI}", "type", "ping", "id", (json_int_t)coord_job_id(c, j, 1),
 						      "t", (json_int_t)clock_ns())))
