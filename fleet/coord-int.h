@@ -46,6 +46,11 @@ struct cjob {
 	double budget_s, stall_s;
 	uint64_t deadline_ns, grace_ns, start_ns, heard_ns;
 	char last[240];
+	/* the share of its work done, as its engine said (0: not said): the
+	 * first report (frac0 at frac0_ns) and the last (frac at frac_ns) */
+	double frac0, frac;
+	uint64_t frac0_ns, frac_ns;
+	double gbps;		/* the rate of its bw records (the fastest), 0: none */
 };
 
 enum { J_IDLE, J_LISTEN, J_RUN, J_FIN };
@@ -88,6 +93,14 @@ int coord_job_hung(struct coord *c, struct cjob *j, uint64_t now);
 /* coord-phase.c */
 /* The progress line (final: 1 the round is done, 2 it was stopped). */
 void coord_progress(struct coord *c, int final);
+/* What the run learns of its time from job j, finished now without a
+ * failure: a job's set-up (coord->cost: what it took beyond its engine's
+ * time at the rate of its own records); from a record of it, its lane's
+ * speed (and its own rate, j->gbps). */
+void coord_learn_job(struct coord *c, const struct cjob *j, uint64_t now);
+void coord_learn_record(struct coord *c, struct cjob *j, json_t *rec);
+/* The seconds job j's engine takes, by the model at what the run knows */
+double coord_job_engine_s(const struct coord *c, const struct cjob *j);
 /* Run the jobs of c->jobs until all are done, at most parallel (0: no
  * limit) at once; 0, or -exit code (interrupted, a write failed). */
 int coord_run_jobs(struct coord *c, int parallel);

@@ -295,7 +295,10 @@ void coord_job_finish(struct coord *c, struct cjob *j, const char *why)
 		job_error_record(c, j, why);
 		c->failed_jobs++;
 		fs_warn("%s: %s", j->key, why);
-	} else if (j->wrong > 0) {
+	} else {
+		coord_learn_job(c, j, clock_ns());
+	}
+	if (!why && j->wrong > 0) {
 		fs_warn("%s: %.0f wrong element%s: the data check failed (a rank, its NIC or the fabric "
 			"corrupted data; see the records' metrics.wrong)", j->key, j->wrong, j->wrong == 1 ? "" : "s");
 	}
@@ -334,8 +337,8 @@ void coord_fail_jobs_of(struct coord *c, int node, const char *why)
 	}
 }
 
-/* Seconds a job may take before it is called hung. */
-static double job_budget_s(const struct cjob *j)
+/* Seconds a job may take before it may be called hung (coord_job_hung). */
+static double job_budget_s(const struct coord *c, const struct cjob *j)
 {
 	const struct plan_phase *ph = j->ph;
 	int nranks = j->nm;
@@ -349,7 +352,7 @@ static double job_budget_s(const struct cjob *j)
 		t = 30;
 		if ((v = plan_opt(ph, "timeout", NULL)))
 			units_parse_seconds(v, &t);
-		return 2 * plan_coll_seconds(ph, nranks, 1, 1e-3) + 3 * t + 10;
+		return 2 * plan_coll_seconds(ph, 0, nranks, 1, 1e-3) + 3 * t + 10;
 	}
 	if ((v = plan_opt(ph, "timeout", NULL)))
 		units_parse_seconds(v, &t);
@@ -366,10 +369,16 @@ static double job_budget_s(const struct cjob *j)
 
 		d = (plan_opt(ph, "duration", NULL) ? d : 3) * (sets > 0 ? sets : 1);
 	}
-	if (ph->kind == PLAN_PFC)	/* before, the load, after */
-		d = ph->est_s;
-	if (ph->kind == PLAN_TOPOLOGY)	/* the listening, and lldpcli's own 15 s */
-		return ph->est_s * 1.5 + 20;
+	if (ph->kind == PLAN_PFC || ph->kind == PLAN_TOPOLOGY) {
+		struct plan_cost floor;	/* the model's, at 1 Gb/s */
+
+		plan_cost_init(&floor);
+		floor.gbps = 1;
+		if (ph->kind == PLAN_TOPOLOGY)	/* the listening, and lldpcli's own 15 s */
+			return plan_job_engine_s(ph, j->test, 0, j->lane, 1, &floor) * 1.5 + 20;
+		/* before, the load, after (its drain) */
+		d = plan_job_engine_s(ph, j->test, 0, j->lane, c->plan.nnodes, &floor);
+	}
 	return d * 1.5 + 3 * t + 10;
 }
 
@@ -422,6 +431,21 @@ static void job_heard(struct coord *c, struct cjob *j, int node, json_t *prog, c
 			 w ? w : what, moved);
 	} else {
 		snprintf(j->last, sizeof(j->last), "%.80s: %.140s", c->plan.nodes[node].name, w ? w : what);
+	}
+}
+
+/* The share of its work done that a progress report of job j says */
+static void job_frac(struct cjob *j, json_t *prog)
+{
+	json_t *f = json_object_get(prog, "frac");
+
+	if (!json_is_number(f) || !(json_number_value(f) >= 0 && json_number_value(f) <= 1))
+		return;
+	j->frac = json_number_value(f);
+	j->frac_ns = clock_ns();
+	if (!j->frac0_ns) {
+		j->frac0 = j->frac;
+		j->frac0_ns = j->frac_ns;
 	}
 }
 
@@ -539,7 +563,7 @@ void coord_job_start(struct coord *c, struct cjob *j)
 	int srv = j->m ? j->m[0].node : j->server;
 	const struct plan_endpoint *e;
 
-	j->budget_s = job_budget_s(j);
+	j->budget_s = job_budget_s(c, j);
 	j->stall_s = job_stall_s(j);
 	j->start_ns = j->heard_ns = clock_ns();
 	j->last[0] = 0;
@@ -629,6 +653,8 @@ static void on_group_msg(struct coord *c, struct cjob *j, int k, const char *typ
 			on_listening(c, j, (int)json_integer_value(port));
 	} else if (!strcmp(type, "progress") && j->state != J_FIN) {
 		job_heard(c, j, mb->node, json_object_get(m, "progress"), NULL);
+		if (!k)	/* rank 0's share done is the collective's */
+			job_frac(j, json_object_get(m, "progress"));
 	} else if (!strcmp(type, "record") && !k && j->state != J_FIN) {
 		/* only rank 0 measures the collective: one record per size */
 		json_t *rec = json_object_get(m, "record");
@@ -639,6 +665,7 @@ static void on_group_msg(struct coord *c, struct cjob *j, int k, const char *typ
 			if (w > 0)
 				j->wrong += w;
 			job_record_heard(c, j, mb->node, rec);
+			coord_learn_record(c, j, rec);
 			stamp(c, rec, j);
 			results_append(&c->res, rec);
 			j->nrec++;
@@ -739,6 +766,8 @@ void coord_on_agent_msg(struct coord *c, int ci, json_t *m)
 			on_listening(c, j, (int)json_integer_value(port));
 	} else if (!strcmp(type, "progress") && j->state != J_FIN) {
 		job_heard(c, j, is_client ? j->client : j->server, json_object_get(m, "progress"), NULL);
+		if (is_client)
+			job_frac(j, json_object_get(m, "progress"));
 	} else if (!strcmp(type, "record") && j->state != J_FIN &&
 		   (is_client || (j->ph->kind == PLAN_PFC &&	/* the target samples its port too */
 				  !strcmp(record_str(json_object_get(m, "record"), "test", ""), "pfc")))) {
@@ -746,6 +775,7 @@ void coord_on_agent_msg(struct coord *c, int ci, json_t *m)
 
 		if (json_is_object(rec)) {
 			job_record_heard(c, j, is_client ? j->client : j->server, rec);
+			coord_learn_record(c, j, rec);
 			stamp(c, rec, j);
 			results_append(&c->res, rec);
 			j->nrec++;
