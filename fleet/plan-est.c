@@ -20,13 +20,14 @@
 #define EST_MAX_INFLIGHT (8u << 20)
 /* a probe's child process (fork) and its bw's connection, a set */
 #define EST_CHILD_S 0.1
-/* a round's end: its records synced to disk (results.jsonl, jobs.done:
- * fdatasync, 3 to 30 ms on the bed's disk) */
-#define EST_ROUND_S 0.01
+/* a round's end: its records synced to disk (fdatasync of results.jsonl
+ * and jobs.done: 0.1 to 0.5 ms each on an idle disk) */
+#define EST_ROUND_S 0.0005
 /* a ping round beyond that: the coordinator's round trip to every agent
- * (all sent at once, each answer read in turn; with the round's end 51 ms
- * for 512 agents, docs/benchmarks.md) */
-#define EST_PING_NODE_S 80e-6
+ * (all sent at once, each answer read in turn): with the round's end, 0.84
+ * ms for 4 agents on loopback (the median of 20 runs, 0.5 to 10 ms), 51 ms
+ * for 512 (docs/benchmarks.md) */
+#define EST_PING_NODE_S 100e-6
 /* a topology job beyond its listening: topo show (and lldpcli's query) */
 #define EST_TOPO_S 0.05
 /* a collective's data check: a few passes over its buffers at memory speed */
@@ -190,9 +191,10 @@ double plan_job_engine_s(const struct plan_phase *ph, const char *test, uint64_t
 			 int nodes, const struct plan_cost *pc)
 {
 	double bps = plan_cost_gbps(pc, l) * 1e9;
-	/* a link's rate, a collective's rank gets some of; a rate measured
-	 * is what it got */
+	/* a collective's rank gets some of a pair's rate: of a rate the run
+	 * measured (a pair's), or of what a pair gets of a link's */
 	int measured = fs_lane_ok(l.rail, l.plane) && pc->lane_from[l.rail][l.plane] == 'm';
+	double coll_eff = PLAN_COST_COLL_EFF * (measured ? 1 : PLAN_COST_LINK_EFF);
 	const char *src;
 
 	switch (ph->kind) {
@@ -207,7 +209,7 @@ double plan_job_engine_s(const struct plan_phase *ph, const char *test, uint64_t
 		return pfc_engine_s(ph, bps, nodes > 1 ? nodes - 1 : 1);
 	case PLAN_ALLREDUCE:
 	case PLAN_ALLTOALL:
-		return plan_coll_seconds(ph, size, nodes, bps * (measured ? 1 : PLAN_COST_COLL_EFF) / 1e9, pc->rtt_s);
+		return plan_coll_seconds(ph, size, nodes, bps * coll_eff / 1e9, pc->rtt_s);
 	case PLAN_INCAST:
 		return ptp_engine_s(ph, test, size, bps, nodes > 1 ? nodes - 1 : 1, pc);
 	default:

@@ -225,7 +225,8 @@ double plan_coll_seconds(const struct plan_phase *ph, uint64_t size, int nranks,
 #define PLAN_COST_SETUP_S 0.25	/* a job beyond its engine: on the bed, see docs/benchmarks.md */
 #define PLAN_COST_RTT_S 15e-6	/* a small message's round trip */
 #define PLAN_COST_GBPS 100	/* a lane's speed when nothing says it */
-#define PLAN_COST_COLL_EFF 0.85	/* what of a link's rate a collective's rank gets */
+#define PLAN_COST_LINK_EFF 0.95	/* what of a link's rate a pair gets (TCP's payload at 1500 B) */
+#define PLAN_COST_COLL_EFF 0.9	/* what of a pair's rate a collective's rank gets (on the bed) */
 struct plan_cost {
 	double setup_s, rtt_s, gbps;
 	double lane_gbps[FS_MAX_RAILS][FS_MAX_PLANES];	/* 0: not known (gbps) */
@@ -235,8 +236,9 @@ void plan_cost_init(struct plan_cost *pc);
 /* The speed the model takes for lane l (Gb/s) */
 double plan_cost_gbps(const struct plan_cost *pc, struct plan_lane l);
 /* Seconds the engine of one job of test (a phase's test, or "load") on
- * lane l (at plan_cost_gbps; a collective's rank at PLAN_COST_COLL_EFF of
- * it, unless the run measured it) takes: nodes the lane's nodes (a
+ * lane l takes, at plan_cost_gbps (a collective's rank at
+ * PLAN_COST_COLL_EFF of a pair's rate: of what the run measured, else
+ * PLAN_COST_LINK_EFF of the link's): nodes the lane's nodes (a
  * collective's ranks, the incast's and PFC's senders and target); size:
  * at that size alone (a re-test's; 0: the phase's).  The set-up is not in
  * it. */
