@@ -295,6 +295,7 @@ bench: all
 	bench/netns-bench.sh
 	bench/pcap-bench.sh
 	bench/coll-bench.sh
+	bench/estimate-bench.sh
 	bench/tcp-bench.sh
 	@ci/install-deps vm
 	bench/verbs-bench.sh
