@@ -23,7 +23,7 @@
 #
 # Output: the table on stdout, one JSON object per phase and run in bench-out/estimate-bench.jsonl.
 # Exit codes: 0 ok (whatever the ratios), 2 usage, 3 environment (not root, a tool or the binary
-# missing), 4 a run produced no estimate or time.
+# missing), 4 a run produced no estimate or time, or the dry run's estimates are not run.json's.
 set -euo pipefail
 
 prog=estimate-bench
