@@ -37,6 +37,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/net.h"
+#include "../core/output.h"
 #include "../core/record.h"
 #include "../core/testhook.h"
 #include "../core/units.h"
@@ -511,6 +512,22 @@ static int bw_stalled(const struct ptp_ctx *c, const struct bw_side *s, uint64_t
 	return 0;
 }
 
+/* Where this side is, for fabscope run's watch (core/output.h): the bytes
+ * its flows have delivered of this size. */
+static void bw_progress(const struct ptp_opts *o, const struct bw_side *s, uint64_t size, uint64_t now)
+{
+	double bytes = 0;
+	char sz[32];
+	int i;
+
+	if (!s->sending || !out_progress_due(now))
+		return;
+	for (i = 0; i < o->flows; i++)
+		bytes += (double)s->f[i].completed * (double)size;
+	units_format_size(size, sz, sizeof(sz));
+	out_progress(bytes, -1, "size %s, %s", sz, s->done ? "draining" : "sending");
+}
+
 /* Run one size on this side until both sides have finished. */
 static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **peer_fin,
 		       json_t **my_fin)
@@ -574,6 +591,7 @@ static int bw_run_size(struct ptp_ctx *c, uint64_t size, int sending, json_t **p
 			goto out;
 		if (now - t.last_ctl > 1000000) {	/* the peer's control messages */
 			t.last_ctl = now;
+			bw_progress(o, &s, size, now);
 			if ((rc = bw_peer_msg(c, peer_fin)) || (rc = bw_stalled(c, &s, size, &t, *peer_fin, now)))
 				goto out;
 		}

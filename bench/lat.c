@@ -26,8 +26,10 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/net.h"
+#include "../core/output.h"
 #include "../core/record.h"
 #include "../core/stats.h"
+#include "../core/units.h"
 #include "ptp.h"
 
 #define LAT_SIGNAL_EVERY 64
@@ -240,6 +242,13 @@ static int lat_ping(struct ptp_ctx *c, uint64_t size, struct stats *st)
 			return rc;
 		if ((rc = say_alive(&r, t1, i)))
 			return rc;
+		if (out_progress_due(t1)) {	/* fabscope run's watch (core/output.h) */
+			char sz[32];
+
+			units_format_size(size, sz, sizeof(sz));
+			out_progress(2.0 * (double)size * (double)(i + 1), o->iters ? (double)st->n / (double)o->iters : -1,
+				     "size %s, %llu round trips", sz, (unsigned long long)(i + 1));
+		}
 	}
 	rc = ptp_send(c, json_pack("{s:s, s:I}", "type", "finished", "pings", (json_int_t)i));
 	if (!rc) {	/* the server's answer: it has stopped using the flow */

@@ -34,6 +34,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/net.h"
+#include "../core/output.h"
 
 #include "coll.h"
 
@@ -240,6 +241,8 @@ static int ring(struct coll_comm *c, uint64_t count)
 				break;
 			}
 			if (!is_recv) {
+				ring_msg(&r, m, 0, &off, &len);
+				c->moved += len;
 				sdone++;
 				continue;
 			}
@@ -258,8 +261,11 @@ static int ring(struct coll_comm *c, uint64_t count)
 				coll_spoil(c, c->recvbuf + off, len);
 			}
 			landed[m] = 1;
+			c->moved += len;
 			rdone++;
 		}
+		if (out_progress_due(last))
+			coll_progress_report(c);
 	}
 	free(landed);
 	if (!rc)

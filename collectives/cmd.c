@@ -453,6 +453,16 @@ static void progress(struct progress *p, const char *what, uint64_t k, uint64_t 
 		    what, (unsigned long long)k, (unsigned long long)of);
 }
 
+void coll_progress_report(const struct coll_comm *c)
+{
+	char sz[32];
+	double frac = c->total_w > 0 ? (c->done_w + (double)c->size * (double)c->k) / c->total_w : -1;
+
+	units_format_size(c->size, sz, sizeof(sz));
+	out_progress((double)c->moved, frac, "size %s (%d of %d), call %llu of %llu", sz, c->size_i + 1, c->nsizes,
+		     (unsigned long long)(c->k < c->calls ? c->k + 1 : c->k), (unsigned long long)c->calls);
+}
+
 /* One size: warm up, synchronize, time the iterations, check. */
 static int run_size(struct coll_comm *c, uint64_t count, double *time_us, uint64_t *wrong,
 		    struct progress *p)
@@ -461,6 +471,12 @@ static int run_size(struct coll_comm *c, uint64_t count, double *time_us, uint64
 	int (*op)(struct coll_comm *, uint64_t) = o->kind == COLL_ALLREDUCE ? coll_allreduce : coll_alltoall;
 	uint64_t i, t0;
 	int rc;
+
+	c->size = p->size;
+	c->size_i = p->i;
+	c->nsizes = p->n;
+	c->calls = o->warmup + o->iters;
+	c->k = 0;
 
 	coll_fill(c, count);
 	if (net_stop)	/* (between two sizes) */
@@ -472,6 +488,7 @@ static int run_size(struct coll_comm *c, uint64_t count, double *time_us, uint64
 		progress(p, "warmup", i + 1, o->warmup);
 		if ((rc = op(c, count)))
 			return rc;
+		c->k++;
 	}
 	rc = coll_barrier(c);
 	if (rc)
@@ -484,6 +501,7 @@ static int run_size(struct coll_comm *c, uint64_t count, double *time_us, uint64
 		progress(p, "iteration", i + 1, o->iters);
 		if ((rc = op(c, count)))
 			return rc;
+		c->k++;
 	}
 	*time_us = (double)(clock_ns() - t0) / 1e3 / (double)o->iters;
 	*wrong = o->check ? coll_check(c, count) : 0;
@@ -597,9 +615,14 @@ static int rank_main(struct coll_opts *o, int lfd, const int *child_fds)
 	prog.n = nsizes;
 	times = calloc((size_t)c.nranks, sizeof(*times));
 	wrongs = calloc((size_t)c.nranks, sizeof(*wrongs));
+	for (i = 0; i < nsizes; i++)	/* (the progress's share of the work done) */
+		c.total_w += (double)sizes[i] * (double)(o->warmup + o->iters);
 	for (i = 0; i < nsizes && !rc; i++) {
 		uint64_t count = coll_count(o, sizes[i], c.gn), wrong = 0;
 		double t = 0;
+
+		if (i)
+			c.done_w += (double)sizes[i - 1] * (double)(o->warmup + o->iters);
 
 		prog.i = i;
 		prog.size = sizes[i];

@@ -111,6 +111,12 @@ struct coll_comm {
 	/* per run */
 	uint64_t msgs_posted;		/* for wr ids */
 	int corrupt_now;		/* testing: spoil the next received chunk */
+	/* progress, for `fabscope run` (core/output.h): the bytes this rank
+	 * moved, and where it is: size i of n, its k-th call (warm-ups
+	 * counted) of calls; done_w and total_w weigh the calls by their size */
+	uint64_t moved, size, k, calls;
+	int size_i, nsizes;
+	double done_w, total_w;
 	char err[256];			/* why the data path failed */
 	int err_peer;			/* the rank it failed with, -1: none or not known */
 };
@@ -163,6 +169,10 @@ int coll_is_token(const struct xport_wc *wc);
 int coll_token_wc(struct coll_comm *c, const struct xport_wc *wc);
 /* Take a token of `peer`, if one is there: 1 taken, 0 none yet. */
 int coll_token_take(struct coll_comm *c, int peer);
+
+/* cmd.c: say where the rank is and what it moved (out_progress()); the
+ * data path calls it when out_progress_due(). */
+void coll_progress_report(const struct coll_comm *c);
 
 /* Data path helpers (xfer.c). */
 struct coll_xfer {

@@ -20,6 +20,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/net.h"
+#include "../core/output.h"
 #include "coll.h"
 
 #define WR_RECV (1ull << 63)
@@ -296,9 +297,12 @@ int coll_run_xfers(struct coll_comm *c, struct coll_xfer *send, int nsend,
 				return coll_wc_error(c, &wc[i], is_recv, t->peer);
 			if (is_recv && (rc = arrived(c, t, &wc[i])))
 				return rc;
+			c->moved += chunk_len(t, t->done, chunk);
 			t->done++;
 			finished++;
 		}
+		if (out_progress_due(last))
+			coll_progress_report(c);
 	}
 	coll_flush(c);
 	return 0;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "clock.h"
 #include "error.h"
 #include "output.h"
 #include "record.h"
@@ -313,6 +314,31 @@ void out_sink_event(const char *key, json_t *value)
 	if (o)
 		sink_line(o);
 	json_decref(o);
+}
+
+static uint64_t out_progress_ns;	/* the last report's time */
+
+int out_progress_due(uint64_t now_ns)
+{
+	return out_sink_fd >= 0 && now_ns - out_progress_ns >= OUT_PROGRESS_MS * 1000000ull;
+}
+
+void out_progress(double bytes, double frac, const char *fmt, ...)
+{
+	char what[200];
+	va_list ap;
+	json_t *p;
+
+	if (out_sink_fd < 0)
+		return;
+	out_progress_ns = clock_ns();
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	p = json_pack("{sf,ss}", "bytes", bytes, "what", what);
+	if (p && frac >= 0)
+		json_object_set_new(p, "frac", json_real(frac > 1 ? 1 : frac));
+	out_sink_event("progress", p);
 }
 
 void out_record(struct out *o, json_t *rec)

@@ -15,6 +15,7 @@
 #define FS_OUTPUT_H
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "outfile.h"
@@ -50,6 +51,22 @@ int out_sink_set(void);
 extern int out_stdout_errno;
 /* One JSON line {KEY: value} to the sink, when one is set (steals value). */
 void out_sink_event(const char *key, json_t *value);
+
+/*
+ * Progress of a job, for its coordinator (`fabscope run` judges a job that
+ * runs long by whether it still moves: fleet/coord.c).  An engine calls
+ * out_progress_due() from its loops, with a time it has read anyway; when
+ * it says 1 (a sink is set, and OUT_PROGRESS_MS have passed since the last
+ * report), out_progress() sends one line to the sink:
+ *   {"progress": {"bytes": BYTES, "what": TEXT}}
+ * bytes: what this process has moved so far (sent and received), what:
+ * where it is ("size 4 MiB (3 of 9), iteration 2 of 20"); frac, when not
+ * negative: the share of its work done, 0 to 1.  Without a sink (a command
+ * run by hand) nothing is sent, and out_progress_due() costs a compare.
+ */
+#define OUT_PROGRESS_MS 1000
+int out_progress_due(uint64_t now_ns);
+void out_progress(double bytes, double frac, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 void out_init(struct out *o, enum out_format fmt, FILE *f);
 /*

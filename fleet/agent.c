@@ -51,7 +51,9 @@ struct job {
 	char errpart[512];
 	size_t errlen;
 	int status, reaped;
-	uint64_t deadline_ns, kill_ns;
+	/* stopped when past its deadline and silent (no line: no record, no
+	 * progress) for stall_ns, as the coordinator judges it (fleet.h) */
+	uint64_t deadline_ns, stall_ns, heard_ns, kill_ns;
 };
 
 struct agent {
@@ -380,8 +382,11 @@ static int job_start(struct agent *a, json_t *m)
 	net_set_nonblock(j->err_fd, 1);
 	{
 		json_int_t ms = json_integer_value(json_object_get(m, "deadline_ms"));
+		json_int_t st = json_integer_value(json_object_get(m, "stall_ms"));
 
-		j->deadline_ns = ms > 0 ? clock_ns() + (uint64_t)ms * 1000000ull : 0;
+		j->heard_ns = clock_ns();
+		j->deadline_ns = ms > 0 ? j->heard_ns + (uint64_t)ms * 1000000ull : 0;
+		j->stall_ns = st > 0 && st < 86400000 ? (uint64_t)st * 1000000ull : 0;
 	}
 	a->jobs[a->njobs++] = j;
 	fs_log(1, "job %ld: %s %s (pid %d)", id, json_str(m, "test"), json_str(m, "role"), (int)pid);
@@ -403,20 +408,23 @@ static void job_kill(struct job *j, const char *why)
 	j->kill_ns = clock_ns() + 2000000000ull;	/* then SIGKILL */
 }
 
-/* One JSON line from a job: {"listening": port} or a record. */
+/* One JSON line from a job: {"listening": port}, {"progress": {...}}
+ * (core/output.h) or a record. */
 static int job_line(struct agent *a, struct job *j, char *line)
 {
-	json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, NULL), *port;
+	json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, NULL), *port, *prog;
 
 	if (!o || !json_is_object(o)) {
 		json_decref(o);
 		fs_warn("job %ld wrote a line that is not JSON; ignored", j->id);
 		return 0;
 	}
+	j->heard_ns = clock_ns();
 	port = json_object_get(o, "listening");
-	if (port && json_object_size(o) == 1) {
-		int rc = send_msg(a, json_pack("{ss,sI,sO}", "type", "listening", "id", (json_int_t)j->id,
-					       "port", port));
+	prog = json_object_get(o, "progress");
+	if ((port || prog) && json_object_size(o) == 1) {
+		int rc = send_msg(a, json_pack("{ss,sI,sO}", "type", port ? "listening" : "progress", "id",
+					       (json_int_t)j->id, port ? "port" : "progress", port ? port : prog));
 
 		json_decref(o);
 		return rc;
@@ -525,8 +533,9 @@ static int jobs_reap(struct agent *a)
 				snprintf(j->err, sizeof(j->err), "the job died of signal %d", WTERMSIG(st));
 		}
 		if (!j->reaped) {
-			if (j->deadline_ns && now > j->deadline_ns && !j->kill_ns)
-				job_kill(j, "the job ran past its deadline and was stopped");
+			if (j->deadline_ns && now > j->deadline_ns && now - j->heard_ns > j->stall_ns && !j->kill_ns)
+				job_kill(j, j->stall_ns ? "the job ran past its deadline without progress and was stopped" :
+					 "the job ran past its deadline and was stopped");
 			else if (j->kill_ns && now > j->kill_ns)
 				kill(-j->pid, SIGKILL);
 			continue;

@@ -42,8 +42,17 @@ struct cjob {
 	char err[512];		/* a pair: the client's error, else the server's; a group: the
 				 * first error of a rank other than 0 */
 	char err0[512];		/* a group: rank 0's error */
-	double budget_s;
-	uint64_t deadline_ns, grace_ns;
+	/* a job past its deadline (start + budget_s) that nothing (a record,
+	 * a progress report, a listening) has come of for stall_s is hung
+	 * (coord_poll); last: what came last, for that message */
+	double budget_s, stall_s;
+	uint64_t deadline_ns, grace_ns, start_ns, heard_ns;
+	char last[240];
+	/* the share of its work done, as its engine said (0: not said): the
+	 * first report (frac0 at frac0_ns) and the last (frac at frac_ns) */
+	double frac0, frac;
+	uint64_t frac0_ns, frac_ns;
+	double gbps;		/* the rate of its bw records (the fastest), 0: none */
 	/* a polarization job (coord-polar.c) */
 	int verdicts;		/* its judged records (each set's, the sweep's) */
 	int failing;		/* the last of them is polarized, or without a verdict */
@@ -86,6 +95,8 @@ void coord_job_finish(struct coord *c, struct cjob *j, const char *why);
 void coord_fail_jobs_of(struct coord *c, int node, const char *why);
 /* A message from the registered agent of connection ci. */
 void coord_on_agent_msg(struct coord *c, int ci, json_t *m);
+/* Stop job j if it is hung (see struct cjob) at now: 1 stopped, else 0. */
+int coord_job_hung(struct coord *c, struct cjob *j, uint64_t now);
 
 /* coord-polar.c */
 /* A polarization record of j, stamped, before it is written: judged again
@@ -100,6 +111,14 @@ int coord_polar_verdict_exit(struct coord *c, struct cjob *j);
 /* coord-phase.c */
 /* The progress line (final: 1 the round is done, 2 it was stopped). */
 void coord_progress(struct coord *c, int final);
+/* What the run learns of its time from job j, finished now without a
+ * failure: a job's set-up (coord->cost: what it took beyond its engine's
+ * time at the rate of its own records); from a record of it, its lane's
+ * speed (and its own rate, j->gbps). */
+void coord_learn_job(struct coord *c, const struct cjob *j, uint64_t now);
+void coord_learn_record(struct coord *c, struct cjob *j, json_t *rec);
+/* The seconds job j's engine takes, by the model at what the run knows */
+double coord_job_engine_s(const struct coord *c, const struct cjob *j);
 /* Run the jobs of c->jobs until all are done, at most parallel (0: no
  * limit) at once; 0, or -exit code (interrupted, a write failed). */
 int coord_run_jobs(struct coord *c, int parallel);

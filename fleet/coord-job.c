@@ -342,7 +342,10 @@ void coord_job_finish(struct coord *c, struct cjob *j, const char *why)
 		c->failed_jobs++;
 		if (!j->notrun)
 			warn_once(c, j, why);
-	} else if (j->wrong > 0) {
+	} else {
+		coord_learn_job(c, j, clock_ns());
+	}
+	if (!why && j->wrong > 0) {
 		fs_warn("%s: %.0f wrong element%s: the data check failed (a rank, its NIC or the fabric "
 			"corrupted data; see the records' metrics.wrong)", j->key, j->wrong, j->wrong == 1 ? "" : "s");
 	}
@@ -381,8 +384,8 @@ void coord_fail_jobs_of(struct coord *c, int node, const char *why)
 	}
 }
 
-/* Seconds a job may take before it is called hung. */
-static double job_budget_s(const struct cjob *j)
+/* Seconds a job may take before it may be called hung (coord_job_hung). */
+static double job_budget_s(const struct coord *c, const struct cjob *j)
 {
 	const struct plan_phase *ph = j->ph;
 	int nranks = j->nm;
@@ -396,7 +399,7 @@ static double job_budget_s(const struct cjob *j)
 		t = 30;
 		if ((v = plan_opt(ph, "timeout", NULL)))
 			units_parse_seconds(v, &t);
-		return 2 * plan_coll_seconds(ph, nranks, 1, 1e-3) + 3 * t + 10;
+		return 2 * plan_coll_seconds(ph, 0, nranks, 1, 1e-3) + 3 * t + 10;
 	}
 	if ((v = plan_opt(ph, "timeout", NULL)))
 		units_parse_seconds(v, &t);
@@ -419,11 +422,99 @@ static double job_budget_s(const struct cjob *j)
 		if (plan_bool(plan_opt(ph, "trace", NULL)) == 1)
 			d += sets * (8 * 3 * 1.25 + 2 * (flows > 0 ? flows : 16) * 1.25);
 	}
-	if (ph->kind == PLAN_PFC)	/* before, the load, after */
-		d = ph->est_s;
-	if (ph->kind == PLAN_TOPOLOGY)	/* the listening, and lldpcli's own 15 s */
-		return ph->est_s * 1.5 + 20;
+	if (ph->kind == PLAN_PFC || ph->kind == PLAN_TOPOLOGY) {
+		struct plan_cost floor;	/* the model's, at 1 Gb/s */
+
+		plan_cost_init(&floor);
+		floor.gbps = 1;
+		if (ph->kind == PLAN_TOPOLOGY)	/* the listening, and lldpcli's own 15 s */
+			return plan_job_engine_s(ph, j->test, 0, j->lane, 1, &floor) * 1.5 + 20;
+		/* before, the load, after (its drain) */
+		d = plan_job_engine_s(ph, j->test, 0, j->lane, c->plan.nnodes, &floor);
+	}
 	return d * 1.5 + 3 * t + 10;
+}
+
+/* Seconds a job may report nothing (no record, no progress) once past its
+ * budget: three of its engine's --timeout and 10 s, as the budget's own
+ * slack (an engine ends each of its waits within its timeout, or moves
+ * bytes, or fails and says so). */
+static double job_stall_s(const struct cjob *j)
+{
+	double t = plan_is_group(j->ph) ? 30 : 10;
+	const char *v;
+
+	if ((v = plan_opt(j->ph, "timeout", NULL)))
+		units_parse_seconds(v, &t);
+	return 3 * t + 10;
+}
+
+int coord_job_hung(struct coord *c, struct cjob *j, uint64_t now)
+{
+	char msg[600];
+	double quiet = (now - j->heard_ns) / 1e9;
+
+	if (now <= j->deadline_ns || quiet <= j->stall_s)
+		return 0;
+	if (!j->last[0])
+		snprintf(msg, sizeof(msg), "nothing from it within %.0f s (no record, no progress of its engine): "
+			 "stopped as hung (the agent or its engine)", (now - j->start_ns) / 1e9);
+	else
+		snprintf(msg, sizeof(msg), "no progress for %.0f s (no record, no bytes moved), %.0f s after it "
+			 "started: stopped as hung (the agent or its engine); last: %s, %.0f s in", quiet,
+			 (now - j->start_ns) / 1e9, j->last, (j->heard_ns - j->start_ns) / 1e9);
+	coord_job_finish(c, j, msg);
+	return 1;
+}
+
+/* Something came of job j from member node (what: the progress's own
+ * text, else a word of its own), for coord_job_hung. */
+static void job_heard(struct coord *c, struct cjob *j, int node, json_t *prog, const char *what)
+{
+	const char *w = json_string_value(json_object_get(prog, "what"));
+	double b = json_number_value(json_object_get(prog, "bytes"));
+	char moved[32] = "";
+
+	j->heard_ns = clock_ns();
+	if (!w && !what)
+		return;
+	if (b > 0 && b < 1e18) {
+		units_format_size((uint64_t)b, moved, sizeof(moved));
+		snprintf(j->last, sizeof(j->last), "%.80s: %.100s, %s moved", c->plan.nodes[node].name,
+			 w ? w : what, moved);
+	} else {
+		snprintf(j->last, sizeof(j->last), "%.80s: %.140s", c->plan.nodes[node].name, w ? w : what);
+	}
+}
+
+/* The share of its work done that a progress report of job j says */
+static void job_frac(struct cjob *j, json_t *prog)
+{
+	json_t *f = json_object_get(prog, "frac");
+
+	if (!json_is_number(f) || !(json_number_value(f) >= 0 && json_number_value(f) <= 1))
+		return;
+	j->frac = json_number_value(f);
+	j->frac_ns = clock_ns();
+	if (!j->frac0_ns) {
+		j->frac0 = j->frac;
+		j->frac0_ns = j->frac_ns;
+	}
+}
+
+/* A record of job j came from node's member */
+static void job_record_heard(struct coord *c, struct cjob *j, int node, json_t *rec)
+{
+	char what[96], sz[32];
+	double size = record_num(rec, "msg_size_bytes", -1);
+
+	if (size >= 0 && size < 1e18) {	/* (a record is untrusted: a size the cast can hold) */
+		units_format_size((uint64_t)size, sz, sizeof(sz));
+		snprintf(what, sizeof(what), "record %d (size %s)", j->nrec + 1, sz);
+	} else {
+		snprintf(what, sizeof(what), "record %d", j->nrec + 1);
+	}
+	job_heard(c, j, node, NULL, what);
 }
 
 static json_t *job_opts(const struct cjob *j)
@@ -473,6 +564,14 @@ static json_int_t deadline_ms(const struct cjob *j)
 	return (json_int_t)((j->deadline_ns > now ? (j->deadline_ns - now) / 1000000 : 0) + 5000);
 }
 
+/* A job message's deadline_ms and stall_ms (the agent stops a job past
+ * the one and silent for the other, 5 s after the coordinator would) */
+static void job_times(json_t *m, const struct cjob *j)
+{
+	json_object_set_new(m, "deadline_ms", json_integer(deadline_ms(j)));
+	json_object_set_new(m, "stall_ms", json_integer((json_int_t)(j->stall_s * 1000) + 5000));
+}
+
 /* Start member k of a group: rank 0 listens on a free port (role server),
  * the others are pointed at host:port (role client).  0 or -1. */
 static int group_send(struct coord *c, struct cjob *j, int k, const char *host, int port)
@@ -481,10 +580,11 @@ static int group_send(struct coord *c, struct cjob *j, int k, const char *host, 
 	const struct plan_endpoint *e = plan_node_ep(&c->plan.nodes[node], j->lane);
 	json_t *m;
 
-	m = json_pack("{ss,sI,ss,ss,so,ss,ss,si,si,si,sI}", "type", "job", "id", (json_int_t)coord_job_id(c, j, k),
+	m = json_pack("{ss,sI,ss,ss,so,ss,ss,si,si,si}", "type", "job", "id", (json_int_t)coord_job_id(c, j, k),
 		      "test", j->test, "role", k ? "client" : "server", "opts", job_opts(j),
 		      "bind", e->ip, "node", c->plan.nodes[node].name, "rank", k, "nranks", j->nm,
-		      "rail", j->lane.rail, "deadline_ms", deadline_ms(j));
+		      "rail", j->lane.rail);
+	job_times(m, j);
 	if (k) {
 		json_object_set_new(m, "host", json_string(host));
 		json_object_set_new(m, "port", json_integer(port));
@@ -498,10 +598,11 @@ static int group_send(struct coord *c, struct cjob *j, int k, const char *host, 
 /* A job of one node (topology): the node's agent runs it alone. */
 static void solo_start(struct coord *c, struct cjob *j)
 {
-	json_t *m = json_pack("{ss,sI,ss,ss,so,ss,sI}", "type", "job", "id", (json_int_t)coord_job_id(c, j, 1),
+	json_t *m = json_pack("{ss,sI,ss,ss,so,ss}", "type", "job", "id", (json_int_t)coord_job_id(c, j, 1),
 			      "test", j->test, "role", "client", "opts", job_opts(j), "node",
-			      c->plan.nodes[j->client].name, "deadline_ms", deadline_ms(j));
+			      c->plan.nodes[j->client].name);
 
+	job_times(m, j);
 	j->state = J_RUN;
 	j->srv_done = 1;	/* no server: the client's end is the job's */
 	fs_log(1, "%s: started on %s", j->key, c->plan.nodes[j->client].name);
@@ -515,8 +616,11 @@ void coord_job_start(struct coord *c, struct cjob *j)
 	int srv = j->m ? j->m[0].node : j->server;
 	const struct plan_endpoint *e;
 
-	j->budget_s = job_budget_s(j);
-	j->deadline_ns = clock_ns() + (uint64_t)(j->budget_s * 1e9);
+	j->budget_s = job_budget_s(c, j);
+	j->stall_s = job_stall_s(j);
+	j->start_ns = j->heard_ns = clock_ns();
+	j->last[0] = 0;
+	j->deadline_ns = j->start_ns + (uint64_t)(j->budget_s * 1e9);
 	if (j->server < 0 && !j->m) {
 		solo_start(c, j);
 		return;
@@ -543,9 +647,10 @@ void coord_job_start(struct coord *c, struct cjob *j)
 		}
 		return;
 	}
-	m = json_pack("{ss,sI,ss,ss,so,ss,ss,sI}", "type", "job", "id", (json_int_t)coord_job_id(c, j, 0),
+	m = json_pack("{ss,sI,ss,ss,so,ss,ss}", "type", "job", "id", (json_int_t)coord_job_id(c, j, 0),
 		      "test", j->test, "role", "server", "opts", job_opts(j), "bind", e->ip,
-		      "node", c->plan.nodes[j->server].name, "deadline_ms", deadline_ms(j));
+		      "node", c->plan.nodes[j->server].name);
+	job_times(m, j);
 	if (j->ph->kind == PLAN_PFC)	/* one sampler of the target's port: its first server */
 		json_object_set_new(m, "sample", json_boolean(j->sampler));
 	if (send_job(c, j->server, m))
@@ -555,6 +660,7 @@ void coord_job_start(struct coord *c, struct cjob *j)
 static void on_listening(struct coord *c, struct cjob *j, int port)
 {
 	const struct plan_endpoint *se, *ce;
+	json_t *m;
 	int k;
 
 	if (j->state != J_LISTEN)
@@ -579,12 +685,11 @@ static void on_listening(struct coord *c, struct cjob *j, int port)
 	if (j->load_for)
 		fs_log(1, "%s: the load's client started; its lat job %s follows in %g s", j->key,
 		       c->jobs[j->load_for - 1].key, PLAN_LOAD_SETTLE_S);
-	if (send_job(c, j->client, json_pack("{ss,sI,ss,ss,so,ss,ss,si,ss,sI}", "type", "job",
-					     "id", (json_int_t)coord_job_id(c, j, 1),
-					     "test", j->test, "role", "client", "opts", job_opts(j),
-					     "bind", ce->ip, "host", se->ip, "port", port,
-					     "node", c->plan.nodes[j->client].name,
-					     "deadline_ms", deadline_ms(j))))
+	m = json_pack("{ss,sI,ss,ss,so,ss,ss,si,ss}", "type", "job", "id", (json_int_t)coord_job_id(c, j, 1),
+		      "test", j->test, "role", "client", "opts", job_opts(j), "bind", ce->ip, "host", se->ip,
+		      "port", port, "node", c->plan.nodes[j->client].name);
+	job_times(m, j);
+	if (send_job(c, j->client, m))
 		coord_job_finish(c, j, "cannot reach the client's agent");
 }
 
@@ -596,8 +701,13 @@ static void on_group_msg(struct coord *c, struct cjob *j, int k, const char *typ
 	if (!strcmp(type, "listening") && !k) {
 		json_t *port = json_object_get(m, "port");
 
+		job_heard(c, j, mb->node, NULL, "rank 0 listened");
 		if (json_is_integer(port))
 			on_listening(c, j, (int)json_integer_value(port));
+	} else if (!strcmp(type, "progress") && j->state != J_FIN) {
+		job_heard(c, j, mb->node, json_object_get(m, "progress"), NULL);
+		if (!k)	/* rank 0's share done is the collective's */
+			job_frac(j, json_object_get(m, "progress"));
 	} else if (!strcmp(type, "record") && !k && j->state != J_FIN) {
 		/* only rank 0 measures the collective: one record per size */
 		json_t *rec = json_object_get(m, "record");
@@ -607,6 +717,8 @@ static void on_group_msg(struct coord *c, struct cjob *j, int k, const char *typ
 
 			if (w > 0)
 				j->wrong += w;
+			job_record_heard(c, j, mb->node, rec);
+			coord_learn_record(c, j, rec);
 			stamp(c, rec, j);
 			results_append(&c->res, rec);
 			j->nrec++;
@@ -702,14 +814,21 @@ void coord_on_agent_msg(struct coord *c, int ci, json_t *m)
 	if (!strcmp(type, "listening") && !is_client) {
 		json_t *port = json_object_get(m, "port");
 
+		job_heard(c, j, j->server, NULL, "its server listened");
 		if (json_is_integer(port))
 			on_listening(c, j, (int)json_integer_value(port));
+	} else if (!strcmp(type, "progress") && j->state != J_FIN) {
+		job_heard(c, j, is_client ? j->client : j->server, json_object_get(m, "progress"), NULL);
+		if (is_client)
+			job_frac(j, json_object_get(m, "progress"));
 	} else if (!strcmp(type, "record") && j->state != J_FIN &&
 		   (is_client || (j->ph->kind == PLAN_PFC &&	/* the target samples its port too */
 				  !strcmp(record_str(json_object_get(m, "record"), "test", ""), "pfc")))) {
 		json_t *rec = json_object_get(m, "record");
 
 		if (json_is_object(rec)) {
+			job_record_heard(c, j, is_client ? j->client : j->server, rec);
+			coord_learn_record(c, j, rec);
 			stamp(c, rec, j);
 			coord_polar_record(c, j, rec);
 			results_append(&c->res, rec);

@@ -11,6 +11,7 @@
 #include "../core/alloc.h"
 #include "../core/clock.h"
 #include "../core/error.h"
+#include "../core/record.h"
 #include "coord-int.h"
 
 /* ---- progress ---- */
@@ -19,19 +20,206 @@ static void fmt_eta(double s, char *buf, size_t len)
 {
 	if (s < 0)
 		s = 0;
+	if (!(s < 1e9))	/* (an estimate past any run: what an int holds) */
+		s = 1e9;
 	if (s >= 3600)
 		snprintf(buf, len, "%d:%02d:%02d", (int)s / 3600, (int)s / 60 % 60, (int)s % 60);
 	else
 		snprintf(buf, len, "%d:%02d", (int)s / 60, (int)s % 60);
 }
 
+/* ---- time: the cost model as the run learns it, the ETA ---- */
+
+int coord_phase_lanes(const struct coord *c, int pi, struct coord_lanes *cl)
+{
+	const struct plan_phase *ph = &c->plan.phases[pi];
+	int *idx, li;
+
+	memset(cl, 0, sizeof(*cl));
+	if (PLAN_PER_NODE(ph->kind)) {
+		cl->n = 1;
+		cl->nodes[0] = c->plan.nnodes;
+		return 0;
+	}
+	if (!(idx = malloc((size_t)(c->plan.nnodes ? c->plan.nnodes : 1) * sizeof(*idx))))
+		return fs_err_env("out of memory for the lanes of [%s]", ph->name);
+	cl->n = plan_lanes(&c->plan, ph, cl->lane, PLAN_MAX_LANES);
+	for (li = 0; li < cl->n; li++)
+		cl->nodes[li] = coord_lane_nodes(c, cl->lane[li], idx);
+	free(idx);
+	return 0;
+}
+
+double coord_phase_est_s(const struct coord *c, int pi, const struct coord_lanes *cl, int t0, int r0)
+{
+	return plan_phase_cost_s(&c->plan.phases[pi], cl->lane, cl->nodes, cl->n, &c->cost, t0, r0);
+}
+
+/* The nodes of job j's lane (its phase's lanes known), else 2 (a re-test's pair: 2) */
+static int job_lane_nodes(const struct coord *c, const struct cjob *j)
+{
+	const struct coord_lanes *cl = c->lanes ? &c->lanes[j->ph - c->plan.phases] : NULL;
+	int li;
+
+	if (j->m)
+		return j->nm;
+	if (j->retest_for)	/* a pair alone */
+		return 2;
+	for (li = 0; cl && li < cl->n; li++)
+		if (cl->lane[li].rail == j->lane.rail && cl->lane[li].plane == j->lane.plane)
+			return cl->nodes[li];
+	return 2;
+}
+
+static double job_engine_at(const struct coord *c, const struct cjob *j, const struct plan_cost *pc)
+{
+	/* a re-test's: at the size it was found at */
+	uint64_t size = j->size_opt[0] ? strtoull(j->size_opt, NULL, 10) : 0;
+
+	return plan_job_engine_s(j->ph, j->load_for ? "load" : j->test, size, j->lane, job_lane_nodes(c, j), pc);
+}
+
+double coord_job_engine_s(const struct coord *c, const struct cjob *j)
+{
+	return job_engine_at(c, j, &c->cost);
+}
+
+/* The seconds job j's engine took by the model, at the rate its own
+ * records say (else as coord_job_engine_s) */
+static double job_engine_took_s(const struct coord *c, const struct cjob *j)
+{
+	struct plan_cost pc;
+
+	if (!(j->gbps > 0) || !fs_lane_ok(j->lane.rail, j->lane.plane))
+		return coord_job_engine_s(c, j);
+	pc = c->cost;
+	pc.lane_gbps[j->lane.rail][j->lane.plane] = j->gbps;
+	pc.lane_from[j->lane.rail][j->lane.plane] = 'm';
+	return job_engine_at(c, j, &pc);
+}
+
+void coord_learn_job(struct coord *c, const struct cjob *j, uint64_t now)
+{
+	const struct plan_phase *ph = j->ph;
+	double extra;
+
+	/* a job's set-up, from the jobs whose engine runs a time its options
+	 * say (a duration), alone on its links: not a count of messages at a
+	 * speed the model may not know, a collective's sizes, an incast or a
+	 * PFC probe (its senders share the target), a load or what runs beside
+	 * one, a node's own job */
+	if (j->m || j->load || j->load_for || PLAN_PER_NODE(ph->kind) || ph->kind == PLAN_INCAST ||
+	    ph->kind == PLAN_PFC || j->retest_for || !j->start_ns || now < j->start_ns)
+		return;
+	if (ph->kind != PLAN_POLARIZATION && (plan_opt(ph, "iters", NULL) ||
+					      (!strcmp(j->test, "lat") && !plan_opt(ph, "duration", NULL))))
+		return;
+	extra = (now - j->start_ns) / 1e9 - job_engine_took_s(c, j);
+	if (extra < 0)
+		extra = 0;
+	c->round_extra += extra;
+	if (extra > c->round_extra_max)
+		c->round_extra_max = extra;
+	c->round_extra_n++;
+}
+
+void coord_learn_record(struct coord *c, struct cjob *j, json_t *rec)
+{
+	const struct plan_phase *ph = j->ph;
+	double g = record_num(rec, "metrics.bw_gbps", 0), **ng;
+	int r = j->lane.rail, p = j->lane.plane, k;
+
+	if (!(g < 1e6))	/* (a record is untrusted: no rate past any link's) */
+		g = 0;
+
+	if (!j->m && !strcmp(record_str(rec, "test", ""), "bw") && !strcmp(record_str(rec, "scope", ""), "aggregate") &&
+	    !strcmp(record_str(rec, "status", ""), "ok") && g > j->gbps)
+		j->gbps = g;	/* (its own time: coord_learn_job) */
+	/* a node's speed on a lane: its fastest pair's rate, alone on their
+	 * links (a one-off slow pair does not lower it; a slow link lowers
+	 * all of the node's) */
+	if (j->m || j->load_for || j->retest_for || strcmp(record_str(rec, "test", ""), "bw") ||
+	    strcmp(record_str(rec, "scope", ""), "aggregate") || strcmp(record_str(rec, "status", ""), "ok") ||
+	    record_num(rec, "msg_size_bytes", 0) < 65536 || !(g > 0) || !fs_lane_ok(r, p) ||
+	    (ph->kind != PLAN_PAIRWISE && ph->kind != PLAN_RING && ph->kind != PLAN_PERMUTATION &&
+	     ph->kind != PLAN_BISECTION))
+		return;
+	ng = &c->node_gbps[r * FS_MAX_PLANES + p];
+	if (!*ng && !(*ng = calloc((size_t)(c->plan.nnodes ? c->plan.nnodes : 1), sizeof(**ng))))
+		return;	/* (no memory: the lane's speed is not learnt) */
+	for (k = 0; k < 2; k++) {
+		int node = k ? j->server : j->client;
+
+		if (node >= 0 && node < c->plan.nnodes && g > (*ng)[node])
+			(*ng)[node] = g;
+	}
+}
+
+/* The lanes' speeds the records so far say: the slowest node's (the
+ * collectives on a lane go at its slowest link's) */
+static void learn_lanes(struct coord *c)
+{
+	int l, i;
+
+	for (l = 0; l < FS_MAX_RAILS * FS_MAX_PLANES; l++) {
+		double lo = 0;
+
+		for (i = 0; c->node_gbps[l] && i < c->plan.nnodes; i++)
+			if (c->node_gbps[l][i] > 0 && (!lo || c->node_gbps[l][i] < lo))
+				lo = c->node_gbps[l][i];
+		if (lo > 0) {
+			c->cost.lane_gbps[l / FS_MAX_PLANES][l % FS_MAX_PLANES] = lo;
+			c->cost.lane_from[l / FS_MAX_PLANES][l % FS_MAX_PLANES] = 'm';
+		}
+	}
+}
+
+/* A round of ph is over: the set-up its jobs cost (coord_learn_job), into the model */
+static void learn_round(struct coord *c, const struct plan_phase *ph)
+{
+	if (c->round_extra_n) {	/* at once: the slowest job's; in waves, each job's */
+		c->setup_sum += ph->parallel && c->njobs > ph->parallel ? c->round_extra / c->round_extra_n :
+				c->round_extra_max;
+		c->setup_n++;
+		c->cost.setup_s = c->setup_sum / c->setup_n;
+	}
+	c->round_extra = c->round_extra_max = 0;
+	c->round_extra_n = 0;
+	learn_lanes(c);
+}
+
+/* Seconds left of the run's phases, now: the round's (its estimate, or
+ * what the jobs' engines say of their share done, when that is longer),
+ * then the rest (estimated when the round started).  A job's share is
+ * projected from its pace since its engine's first report, the job's
+ * start and connecting left out. */
+static double coord_eta(const struct coord *c, uint64_t now)
+{
+	double left = c->eta_round_s - (now - c->round_ns) / 1e9;
+	int i;
+
+	for (i = 0; i < c->njobs; i++) {
+		const struct cjob *j = &c->jobs[i];
+		double rest, moved = j->frac - j->frac0;
+
+		if (j->state != J_RUN || !(moved > 0.05 && j->frac < 1) || j->frac_ns <= j->frac0_ns)
+			continue;
+		rest = (j->frac_ns - j->frac0_ns) / 1e9 * (1 - j->frac) / moved - (now - j->frac_ns) / 1e9;
+		if (rest > left)
+			left = rest;
+	}
+	return (left > 0 ? left : 0) + c->eta_after_s;
+}
+
 void coord_progress(struct coord *c, int final)
 {
 	char eta[32], notrun[48] = "";
+	uint64_t now = clock_ns();
 
 	if (!c->phase_name)
 		return;
-	fmt_eta(c->est_left_s, eta, sizeof(eta));
+	c->shown_ns = now;
+	fmt_eta(coord_eta(c, now), eta, sizeof(eta));
 	if (c->notrun_jobs)	/* (coord_check_transports said why) */
 		snprintf(notrun, sizeof(notrun), ", %d not run", c->notrun_jobs);
 	if (c->tty) {
@@ -284,7 +472,8 @@ int coord_run_jobs(struct coord *c, int parallel)
 			if (j->ph->kind == PLAN_PING) {
 				j->state = J_RUN;
 				j->budget_s = c->agent_timeout;
-				j->deadline_ns = clock_ns() + (uint64_t)(c->agent_timeout * 1e9);
+				j->start_ns = j->heard_ns = clock_ns();
+				j->deadline_ns = j->start_ns + (uint64_t)(c->agent_timeout * 1e9);
 				if (coord_send_to(c, c->node_conn[j->client],
 					    json_pack("{ss,sI,sI}", "type", "ping", "id", (json_int_t)coord_job_id(c, j, 1),
 						      "t", (json_int_t)clock_ns())))
@@ -295,6 +484,8 @@ int coord_run_jobs(struct coord *c, int parallel)
 		}
 		if (!left)
 			break;
+		if (c->tty && c->phase_name && clock_ns() - c->shown_ns >= 1000000000ull)
+			coord_progress(c, 0);	/* the ETA counts down */
 		if ((rc = coord_poll(c, 100)))
 			break;
 	}
@@ -380,54 +571,112 @@ int coord_planned(struct coord *c)
 	return results_save(&c->res);
 }
 
+/* The run's time at its start: each phase's lanes (c->lanes, kept for
+ * the ETA and the re-tests) and estimate (c->est_phase).  0 or -exit. */
+static int coord_time_start(struct coord *c)
+{
+	int pi, rc;
+
+	c->lanes = calloc((size_t)c->plan.nphases + 1, sizeof(*c->lanes));
+	c->est_phase = calloc((size_t)c->plan.nphases + 1, sizeof(*c->est_phase));
+	if (!c->lanes || !c->est_phase)
+		return fs_err_env("out of memory for the estimate of %d phases", c->plan.nphases);
+	for (pi = 0; pi < c->plan.nphases; pi++) {
+		if ((rc = coord_phase_lanes(c, pi, &c->lanes[pi])))
+			return rc;
+		if (!c->plan.phases[pi].skip)
+			c->est_phase[pi] = coord_phase_est_s(c, pi, &c->lanes[pi], 0, 0);
+	}
+	return 0;
+}
+
+/* The ETA's parts (c->eta_round_s, eta_after_s) when round r of test t
+ * of phase pi starts (running: 1) or has ended (0): the round, the rest of
+ * the phase and the later phases, as the model says now (what the run has
+ * learnt), the phase's at its pace so far: what its rounds done took over
+ * what the model says now they take (rounds --resume skipped left out). */
+static void coord_eta_at(struct coord *c, int pi, int t, int r, int running)
+{
+	const struct plan_phase *ph = &c->plan.phases[pi];
+	const struct coord_lanes *cl = &c->lanes[pi];
+	double round = plan_round_cost_s(ph, ph->tests[t], r, cl->lane, cl->nodes, cl->n, &c->cost);
+	double after = coord_phase_est_s(c, pi, cl, t, r + 1);
+	double done = coord_phase_est_s(c, pi, cl, 0, 0) - after - (running ? round : 0) - c->ph_skipped_s;
+	double pace = c->ph_act_done > 0 && done > 0 ? c->ph_act_done / done : 1;
+	int p;
+
+	c->eta_round_s = running ? round * pace : 0;
+	c->eta_after_s = after * pace;
+	for (p = pi + 1; p < c->plan.nphases; p++)
+		if (!c->plan.phases[p].skip)
+			c->eta_after_s += coord_phase_est_s(c, p, &c->lanes[p], 0, 0);
+	c->round_ns = clock_ns();
+}
+
 int coord_run_phases(struct coord *c)
 {
 	int pi, rc = 0;
 	json_t *phases = json_object_get(c->res.run, "phases");
-	double *est = calloc((size_t)c->plan.nphases + 1, sizeof(*est));
+	double est_all = 0, act_all = 0;
 
 	c->nphases = c->plan.nphases;
-	for (pi = c->plan.nphases - 1; pi >= 0; pi--) {	/* est[pi]: phases pi.. */
-		struct plan_phase *ph = &c->plan.phases[pi];
-
-		est[pi] = est[pi + 1] + ph->est_s * ph->ntests * plan_rounds(ph, c->plan.nnodes);
-	}
-	c->est_left_s = est[0];
+	if ((rc = coord_time_start(c)))
+		return rc;
+	for (pi = 0; pi < c->plan.nphases; pi++)
+		est_all += c->est_phase[pi];
+	json_object_set_new(c->res.run, "estimate_s", json_real(est_all));
 	for (pi = 0; pi < c->plan.nphases && !rc; pi++) {
 		struct plan_phase *ph = &c->plan.phases[pi];
 		int t, r, maxr;
 		uint64_t t0 = clock_ns();
+		double took, est_now;
 		json_t *pj;
 
 		if (ph->skip)	/* (said when the agents had joined) */
 			continue;
+		/* its estimate again, from what the run has measured so far */
+		est_now = coord_phase_est_s(c, pi, &c->lanes[pi], 0, 0);
+		fs_log(1, "[%s]: about %.1f s (%.1f s at the run's start)", ph->name, est_now, c->est_phase[pi]);
 		maxr = phase_rounds(c, ph);
 		c->phase_i = pi;
 		c->phase_name = ph->name;
 		c->nrounds = maxr * ph->ntests;
+		c->ph_act_done = c->ph_skipped_s = 0;
 		if (!maxr)
 			fs_warn("phase %s: fewer than 2 nodes on every lane: nothing to run", ph->name);
 		for (t = 0; t < ph->ntests && !rc; t++)
 			for (r = 0; r < maxr && !rc; r++) {
 				uint64_t rt0 = clock_ns();
 
+				coord_eta_at(c, pi, t, r, 1);
 				c->round_i = t * maxr + r;
 				rc = run_round(c, ph, ph->tests[t], r);
-				if (c->njobs) {	/* the rounds left, at the pace of this one */
-					double took = (clock_ns() - rt0) / 1e9;
-
-					c->est_left_s = (c->nrounds - c->round_i - 1) * took + est[pi + 1];
+				learn_round(c, ph);
+				if (c->njobs) {	/* the rest, at the pace of the rounds so far */
+					c->ph_act_done += (clock_ns() - rt0) / 1e9;
+					coord_eta_at(c, pi, t, r, 0);
 					coord_progress(c, rc ? 2 : 1);
+				} else {	/* (--resume: measured already) */
+					const struct coord_lanes *cl = &c->lanes[pi];
+
+					c->ph_skipped_s += plan_round_cost_s(ph, ph->tests[t], r, cl->lane, cl->nodes, cl->n,
+									     &c->cost);
 				}
 			}
-		pj = json_pack("{ss,ss,si,sf}", "name", ph->name, "kind", plan_kind_name(ph->kind),
-			       "rounds", c->nrounds, "seconds", (clock_ns() - t0) / 1e9);
+		took = (clock_ns() - t0) / 1e9;
+		act_all += took;
+		pj = json_pack("{ss,ss,si,sf,sf,sf,sf}", "name", ph->name, "kind", plan_kind_name(ph->kind),
+			       "rounds", c->nrounds, "seconds", took, "estimate_s", c->est_phase[pi],
+			       "estimate_start_s", est_now, "actual_s", took);
 		json_object_set_new(pj, "status", json_string(rc ? "interrupted" : "done"));
 		json_array_append_new(phases, pj);
+		json_object_set_new(c->res.run, "actual_s", json_real(act_all));
 		results_save(&c->res);
 	}
+	if (c->setup_n)	/* what a job cost beyond its engine, as measured */
+		json_object_set_new(c->res.run, "setup_s", json_real(c->setup_sum / c->setup_n));
+	results_save(&c->res);
 	c->phase_name = NULL;
 	coord_jobs_clear(c);
-	free(est);
 	return rc;
 }

@@ -50,7 +50,6 @@
 
 #define RETEST_FRESH 2		/* fresh peers of a node */
 #define RETEST_LANE_PAIRS 4	/* other pairs of a lane */
-#define RETEST_SETUP_S 1.5	/* a job's start and end, beside its test */
 
 static const struct plan_phase *phase_named(const struct coord *c, const char *name)
 {
@@ -354,9 +353,10 @@ static int suspect_jobs(struct coord *c, const struct rplan *p)
 	return 0;
 }
 
-/* What a suspect's re-test will take: its jobs one after another, each the
- * phase's duration (a collective: its sizes at 1 Gb/s) and a start; a
- * lane's pairs and control are one round. */
+/* What a suspect's re-test will take: its jobs one after another, each
+ * what the run's model of time (plan.h) says of it, at its lane's speed
+ * as the run measured it, and the set-up the run's jobs took; a lane's
+ * pairs and control are one round. */
 static double suspect_est_s(const struct coord *c, int is_lane)
 {
 	double s = 0, round = 0;
@@ -364,19 +364,14 @@ static double suspect_est_s(const struct coord *c, int is_lane)
 
 	for (i = 0; i < c->njobs; i++) {
 		const struct cjob *j = &c->jobs[i];
-		const char *v = plan_opt(j->ph, "duration", NULL);
-		double d = 2;
+		double d = coord_job_engine_s(c, j) + c->cost.setup_s;
 
-		if (v)
-			units_parse_seconds(v, &d);
-		if (j->m)
-			d = plan_coll_seconds(j->ph, j->nm, 1, 1e-3);
 		if (is_lane && !j->m) {	/* (the round: as long as its longest) */
-			if (round < d + RETEST_SETUP_S)
-				round = d + RETEST_SETUP_S;
+			if (round < d)
+				round = d;
 			continue;
 		}
-		s += d + RETEST_SETUP_S;
+		s += d;
 	}
 	return s + round;
 }
@@ -399,6 +394,7 @@ int coord_retest(struct coord *c, int max, double time_s, json_t *info)
 	uint64_t t0 = clock_ns();
 	size_t k;
 	int rc = 0, n = 0, held = 0, asked = 0;
+	double est_all = 0;
 
 	json_object_set_new(info, "max", json_integer(max));
 	json_object_set_new(info, "time_s", json_real(time_s));
@@ -412,7 +408,7 @@ int coord_retest(struct coord *c, int max, double time_s, json_t *info)
 		const char *id = record_str(s, "id", ""), *why = NULL;
 		char buf[300];
 		struct rplan p = { 0 };
-		double left = time_s - (clock_ns() - t0) / 1e9, est;
+		double left = time_s - (clock_ns() - t0) / 1e9, est = 0;
 		int first;
 
 		if (strcmp(record_str(s, "retest.status", ""), "not-retested") || !strncmp(record_str(s, "kind", ""), "pfc", 3) ||
@@ -458,7 +454,8 @@ int coord_retest(struct coord *c, int max, double time_s, json_t *info)
 				break;
 			}
 		}
-		fs_log(1, "re-testing %s (%d job%s)", id, c->njobs, c->njobs == 1 ? "" : "s");
+		est_all += est;
+		fs_log(1, "re-testing %s (%d job%s, about %.1f s)", id, c->njobs, c->njobs == 1 ? "" : "s", est);
 		rc = run_suspect(c);
 		rplan_release(&p);
 		n++;
@@ -467,6 +464,7 @@ int coord_retest(struct coord *c, int max, double time_s, json_t *info)
 	}
 	json_object_set_new(info, "retested", json_integer(n));
 	json_object_set_new(info, "seconds", json_real((clock_ns() - t0) / 1e9));
+	json_object_set_new(info, "estimate_s", json_real(est_all));	/* of those re-tested */
 	if (asked)
 		fs_info("re-tested %d of %d suspect%s in %.1f s", n, asked, asked == 1 ? "" : "s", (clock_ns() - t0) / 1e9);
 	coord_jobs_clear(c);	/* (before sus goes: the jobs point into it) */

@@ -566,7 +566,8 @@ int coord_poll(struct coord *c, int timeout_ms)
 		} else if (k->authed && now - k->last_ns > (uint64_t)(c->agent_timeout * 1e9)) {
 			char why[128];
 
-			snprintf(why, sizeof(why), "silent for %.0f s (no heartbeat)", c->agent_timeout);
+			snprintf(why, sizeof(why), "silent for %.0f s (no heartbeat): the agent hangs, or its host or "
+				 "the way to it is down", c->agent_timeout);
 			coord_conn_gone(c, i, why);
 		}
 	}
@@ -588,13 +589,8 @@ int coord_poll(struct coord *c, int timeout_ms)
 			 * rank 0 is done and others linger, or a rank failed and
 			 * the rest had a while to report) */
 			coord_job_finish(c, j, NULL);
-		else if (now > j->deadline_ns) {
-			char msg[300];
-
-			snprintf(msg, sizeof(msg), "no result within %.0f s: stopped (a hung agent or engine)",
-				 j->budget_s);
-			coord_job_finish(c, j, msg);
-		}
+		else
+			coord_job_hung(c, j, now);
 	}
 	if (c->res.dir)	/* finished jobs reach jobs.done once their records are on disk */
 		results_sync_due(&c->res);

@@ -28,6 +28,14 @@ struct conn {
 
 struct cjob;
 
+/* A phase's lanes and the nodes on each (a phase of jobs a node: one
+ * lane, every node), what its cost is computed from. */
+struct coord_lanes {
+	struct plan_lane lane[PLAN_MAX_LANES];
+	int nodes[PLAN_MAX_LANES];
+	int n;
+};
+
 /* The standard error of an agent the local or ssh launcher started: a pipe
  * the coordinator reads, passing every line on to its own standard error
  * and keeping the last one, so that the cause of an agent that ended
@@ -89,7 +97,24 @@ struct coord {
 	const char *phase_name;
 	int phase_i, nphases, round_i, nrounds, jobs_done;
 	uint64_t run_start_ns;
-	double est_left_s;
+	/* time (coord-phase.c): the cost model (plan.h) as the run learns it
+	 * (its lanes' speeds from its bw records: the slowest node's fastest
+	 * pair, node_gbps; a job's set-up from its jobs'
+	 * times: what the slowest job of a round cost beyond its engine, or of
+	 * a round run in waves the mean, round_extra* while the round runs,
+	 * then setup_sum over setup_n rounds); each phase's lanes, and its
+	 * estimate at the start; the ETA: of the round running (started at
+	 * round_ns), and of all after it, at the pace of the phase so far
+	 * (ph_act_done over what the model says now of its rounds done, less
+	 * ph_skipped_s: those that had no job to run) */
+	struct plan_cost cost;
+	double setup_sum, round_extra, round_extra_max;
+	int setup_n, round_extra_n;
+	double *node_gbps[FS_MAX_RAILS * FS_MAX_PLANES];	/* by lane, by node: its pairs' fastest */
+	struct coord_lanes *lanes;	/* by phase (NULL: not yet known) */
+	double *est_phase;
+	double eta_round_s, eta_after_s, ph_act_done, ph_skipped_s;
+	uint64_t round_ns, shown_ns;
 	/* the records, read once: by the re-test of the suspects, then on from
 	 * there by the analysis at the end */
 	struct rstore recs;
@@ -160,5 +185,9 @@ int coord_retest(struct coord *c, int max, double time_s, json_t *info);
 long coord_jobs_left(struct coord *c);
 json_t *coord_nodes_json(struct coord *c);
 int coord_lane_nodes(const struct coord *c, struct plan_lane l, int *out);
+/* coord-phase.c: phase pi's lanes into *cl (0, or -FS_EXIT_ENV said); the
+ * seconds its rounds take from test t0's round r0 on at c->cost. */
+int coord_phase_lanes(const struct coord *c, int pi, struct coord_lanes *cl);
+double coord_phase_est_s(const struct coord *c, int pi, const struct coord_lanes *cl, int t0, int r0);
 
 #endif

@@ -23,18 +23,27 @@
  *
  * Then, in any order:
  *   coordinator -> agent   job {id, test, role: server|client, opts: {long option: value},
- *                               bind, host, port, node, deadline_ms}
+ *                               bind, host, port, node, deadline_ms, stall_ms}
  *                          (allreduce/alltoall: also rank, nranks, rail; rank 0 is the
  *                          server, whose listening port the other ranks get as host:port)
  *                          cancel {id}   ping {t}   bye
  *   agent -> coordinator   listening {id, port}       (a server job is ready)
  *                          record {id, record}         (one per measurement, as measured)
+ *                          progress {id, progress: {bytes, what, frac}}
+ *                                                      (a running job, at most one a second:
+ *                                                      core/output.h)
  *                          done {id, exit, error}      (the job ended; error: its last message)
  *                          pong {t}   heartbeat {jobs}
  *
  * Every message is bounded by FLEET_MAX_MSG; every wait has a timeout.  The
  * agent sends a heartbeat every heartbeat_ms; the coordinator pings as
  * often, and each side gives the other up after silence_ms of nothing.
+ * A job is judged by its progress, not by a clock alone: it is hung once
+ * it is past its deadline and nothing of it (a record, a progress report,
+ * its listening) has come for stall_ms; the coordinator stops it then
+ * (fleet/coord-job.c), and the agent kills it 5 s later if it is still
+ * there.  A peer of the last version ignores what it does not know
+ * (stall_ms, progress) and judges by the deadline alone.
  */
 #ifndef FS_FLEET_H
 #define FS_FLEET_H

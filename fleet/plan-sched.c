@@ -43,28 +43,31 @@ static int coll_sizes(const struct plan_phase *ph, uint64_t *sizes, int max)
 	return n;
 }
 
-double plan_coll_seconds(const struct plan_phase *ph, int nranks, double gbps, double step_s)
+double plan_coll_seconds(const struct plan_phase *ph, uint64_t size, int nranks, double gbps, double step_s)
 {
 	uint64_t sizes[64], it, w = 5, n_it = 20;
-	int n = coll_sizes(ph, sizes, 64), i, steps;
+	int n = size ? 1 : coll_sizes(ph, sizes, 64), i, steps;
 	double t = 1 + 0.01 * nranks;	/* connecting: each rank to the root, blobs */
 	const char *v;
 
+	if (size)
+		sizes[0] = size;
 	if ((v = plan_opt(ph, "warmup", NULL)))
 		units_parse_count(v, &w);
 	if ((v = plan_opt(ph, "iters", NULL)))
 		units_parse_count(v, &n_it);
 	it = w + n_it;
 	/* what leaves a rank per operation: 2(n-1)/n of the size for the
-	 * all-reduce (ring or halving-doubling), (n-1)/n for the all-to-all;
-	 * message steps per operation: 2(n-1) and n-1 */
+	 * all-reduce (ring or halving-doubling), (n-1)/n for the all-to-all
+	 * (n unknown: all of it); message steps per operation: 2(n-1) and n-1 */
 	steps = nranks > 1 ? (ph->kind == PLAN_ALLREDUCE ? 2 : 1) * (nranks - 1) : 0;
 	for (i = 0; i < n; i++) {
-		double bytes = (ph->kind == PLAN_ALLREDUCE ? 2.0 : 1.0) * (double)sizes[i];
+		double bytes = (ph->kind == PLAN_ALLREDUCE ? 2.0 : 1.0) * (double)sizes[i] *
+			       (nranks > 1 ? (double)(nranks - 1) / nranks : 1);
 
-		/* and the data check of each size: about a pass over the buffers */
-		t += (double)it * (bytes * 8 / (gbps * 1e9) + steps * step_s) +
-		     3.0 * (double)sizes[i] * 8 / (gbps * 1e9);
+		/* and the data check of each size: a few passes over the
+		 * buffers, at the speed of memory (2 GB/s, a slow one) */
+		t += (double)it * (bytes * 8 / (gbps * 1e9) + steps * step_s) + 3.0 * (double)sizes[i] / 2e9;
 	}
 	return t;
 }

@@ -235,14 +235,11 @@ static int kind_keys_ok(const char *path, const struct plan_phase *ph, const cha
 	return 0;
 }
 
-/* The tests of a bw/lat phase (test = bw, lat or bw,lat), and the time
- * estimate of its round. */
+/* The tests of a bw/lat phase (test = bw, lat or bw,lat). */
 static int bench_tests(const char *path, struct plan_phase *ph, const char *test)
 {
 	char *dup = strdup(test), *save = NULL, *t;
-	int nk = 0, rc, all;
-	const char *v;
-	double d;
+	int nk = 0, rc;
 
 	for (t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
 		const char *name = !strcmp(t, "bw") ? "bw" : !strcmp(t, "lat") ? "lat" : NULL;
@@ -260,13 +257,6 @@ static int bench_tests(const char *path, struct plan_phase *ph, const char *test
 	ph->ntests = nk;
 	/* values are checked where they are used, by the engines' own parser
 	 * (fleet/coord-check.c runs it on every phase before anything starts) */
-	/* the time estimate of a round: the duration (bw's defaults: 2 s,
-	 * 1 s per size with all = 1, 23 sizes) and a second to connect */
-	all = plan_bool(plan_opt(ph, "all", NULL)) == 1;
-	d = all ? 1 : 2;
-	if ((v = plan_opt(ph, "duration", NULL)))
-		units_parse_seconds(v, &d);
-	ph->est_s = (all ? 23 * d : d) + 1;
 	return 0;
 }
 
@@ -315,7 +305,6 @@ static int load_finish(const char *path, struct plan_phase *ph, int line, const 
 			    "seconds (e.g. 0.2s): a count of messages gives no time to size the load by", wv,
 			    ph->name, ph->load);
 	ph->load_s = ceil(PLAN_LOAD_SETTLE_S + 3 + 1.25 * sizes * (d + w));
-	ph->est_s = PLAN_LOAD_SETTLE_S + ph->load_s + 1;	/* a round lasts as long as its loads */
 	return 0;
 }
 
@@ -607,7 +596,6 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 				    ph->name);
 		ph->ntests = 1;
 		ph->tests[0] = "topology";
-		ph->est_s = (strcmp(src, "lldpd") && strcmp(src, "none") ? l : 0) + 2;
 		return 0;
 	}
 	if (ph->kind == PLAN_POLARIZATION) {
@@ -623,28 +611,11 @@ static int finish_phase_kv(const char *path, struct plan *p, struct plan_phase *
 				    ph->name, kind);
 		ph->ntests = 1;
 		ph->tests[0] = plan_kind_names[ph->kind];
-		if ((i = coll_check_values(path, ph)))
-			return i;
-		/* the time estimate: 10 Gb/s per rank and 20 us a step */
-		ph->est_s = plan_coll_seconds(ph, 0, 10, 20e-6);
-		return 0;
+		return coll_check_values(path, ph);
 	}
 	if (ph->kind == PLAN_PFC) {	/* every sender at once: it is an incast */
-		double b = 2, d = 10, a = 2;
-
 		ph->ntests = 1;
 		ph->tests[0] = "pfc";
-		if ((v = plan_opt(ph, "before", NULL)) && strcmp(v, "0"))
-			units_parse_seconds(v, &b);
-		else if (v)
-			b = 0;
-		if ((v = plan_opt(ph, "after", NULL)) && strcmp(v, "0"))
-			units_parse_seconds(v, &a);
-		else if (v)
-			a = 0;
-		if ((v = plan_opt(ph, "duration", NULL)))
-			units_parse_seconds(v, &d);
-		ph->est_s = b + d + a + 1;
 		return 0;
 	}
 	if ((rc = bench_tests(path, ph, test)) || !ph->load)

@@ -126,7 +126,6 @@ struct plan_phase {
 				 * started first (NULL: the latency is measured idle) */
 	double load_s;		/* the load's duration, longer than its lat job takes */
 	int rails[FS_MAX_RAILS], nrails;	/* rails = 0,1: only these (default all) */
-	double est_s;		/* estimated seconds per round */
 	int line;
 	int skip;		/* its target did not join: not run */
 };
@@ -197,10 +196,69 @@ int plan_load_key(const char *key);
 /* Is the phase's job a group of ranks per lane (allreduce, alltoall)
  * rather than pairs of endpoints? */
 int plan_is_group(const struct plan_phase *ph);
-/* Seconds one rank of a collective phase needs for all its sizes with
- * nranks ranks (0: unknown, taken as many), at gbps per rank's link and
- * step_s per message step of the algorithm, plus connecting. */
-double plan_coll_seconds(const struct plan_phase *ph, int nranks, double gbps, double step_s);
+/* Seconds one rank of a collective phase needs for all its sizes (size:
+ * that one alone, a re-test's) with nranks ranks (0: unknown, taken as
+ * many), at gbps per rank's link and step_s per message step of the
+ * algorithm, plus connecting and the data check (a few passes over the
+ * buffers). */
+double plan_coll_seconds(const struct plan_phase *ph, uint64_t size, int nranks, double gbps, double step_s);
+
+/*
+ * What a plan costs in time (plan-est.c): the model behind --dry-run's
+ * estimate, the live ETA, run.json's estimate_s and the re-tests' budget.
+ * A job costs its engine's time and setup_s beyond it (its server and
+ * client started, connected, their records and ends reported; on a busy
+ * host, what the jobs beside it take from it too; a node's own job, with
+ * no server to wait for, half of it; a ping round none).  The engine's time is
+ * what its options make it: per size the warm-up and the duration, and
+ * the messages still in flight when it ends, at the lane's speed (a count
+ * of messages instead: them at the lane's speed, or round trips of rtt_s
+ * and the size both ways); the polarization probe's sets of flows; the PFC
+ * probe's samples before, during and after its load (and the load's
+ * drain into the target); a collective's sizes at the lane's speed; the
+ * topology's listening.  A round's jobs run at once (in waves of at most
+ * parallel), as long as the longest; a phase is its rounds of each test.
+ * A lane's speed: what the run measured of it (fabscope run learns it
+ * from its bw records, and setup_s from its jobs' times), else the
+ * design's links ([global] topology), else gbps.
+ */
+#define PLAN_COST_SETUP_S 0.25	/* a job beyond its engine: on the bed, see docs/benchmarks.md */
+#define PLAN_COST_RTT_S 15e-6	/* a small message's round trip */
+#define PLAN_COST_GBPS 100	/* a lane's speed when nothing says it */
+#define PLAN_COST_LINK_EFF 0.95	/* what of a link's rate a pair gets (TCP's payload at 1500 B) */
+#define PLAN_COST_COLL_EFF 0.9	/* what of a pair's rate a collective's rank gets (on the bed) */
+struct plan_cost {
+	double setup_s, rtt_s, gbps;
+	double lane_gbps[FS_MAX_RAILS][FS_MAX_PLANES];	/* 0: not known (gbps) */
+	char lane_from[FS_MAX_RAILS][FS_MAX_PLANES];	/* 'd' the design's, 'm' measured, 0 */
+};
+void plan_cost_init(struct plan_cost *pc);
+/* The speed the model takes for lane l (Gb/s) */
+double plan_cost_gbps(const struct plan_cost *pc, struct plan_lane l);
+/* Seconds the engine of one job of test (a phase's test, or "load") on
+ * lane l takes, at plan_cost_gbps (a collective's rank at
+ * PLAN_COST_COLL_EFF of a pair's rate: of what the run measured, else
+ * PLAN_COST_LINK_EFF of the link's): nodes the lane's nodes (a
+ * collective's ranks, the incast's and PFC's senders and target); size:
+ * at that size alone (a re-test's; 0: the phase's).  The set-up is not in
+ * it. */
+double plan_job_engine_s(const struct plan_phase *ph, const char *test, uint64_t size, struct plan_lane l,
+			 int nodes, const struct plan_cost *pc);
+/* Jobs a round of ph has on a lane of n nodes (a lat job under load and
+ * its load: one), and whether its jobs are one a node (1) or group (2). */
+int plan_round_jobs(const struct plan_phase *ph, int n);
+/* Seconds the rounds of ph take from test t0's round r0 on (0, 0: the
+ * whole phase), its lanes lanes[0..nl) with nodes[li] nodes each (a
+ * phase of jobs a node: one lane, every node). */
+double plan_phase_cost_s(const struct plan_phase *ph, const struct plan_lane *lanes, const int *nodes, int nl,
+			 const struct plan_cost *pc, int t0, int r0);
+/* Seconds one round (round r of test t) takes, as above. */
+double plan_round_cost_s(const struct plan_phase *ph, const char *test, int r, const struct plan_lane *lanes,
+			 const int *nodes, int nl, const struct plan_cost *pc);
+/* Read the lanes' speeds of a design (its host ports' cables, the
+ * slowest of a rail and plane) into pc: the count of lanes it gave. */
+struct topo;
+int plan_cost_design(struct plan_cost *pc, const struct topo *t);
 
 /* A [global] value, or dflt. */
 const char *plan_global(const struct plan *p, const char *key, const char *dflt);

@@ -41,10 +41,15 @@ static const char run_about[] =
 	"again (at most --retest-max of them, within --retest-time, one at a time): a pair\n"
 	"again and each end with a fresh peer, a node with two fresh peers, a lane on other\n"
 	"pairs; a suspect fine on its re-test is listed as not confirmed, not as a suspect.\n"
+	"--dry-run estimates each phase's time from its keys and the lanes' speeds (the plan's\n"
+	"topology); the run records each estimate next to what the phase took (run.json), and its\n"
+	"ETA learns from what the run measures.  A test is judged by its progress: one that moves\n"
+	"nothing (no record, no bytes) past its time is stopped as hung, saying what it did last.\n"
 	"\n"
 	"PLAN is an INI file: [global] then one section per phase.  [global] keys: hostfile,\n"
 	"nodes, launcher, label (repeatable), agent-timeout, join-timeout, token-file, listen,\n"
-	"ssh, agent-cmd, seed, retest-max, retest-time, and any test option below as the\n"
+	"ssh, agent-cmd, mpirun, srun, seed, retest-max, retest-time, topology (the intended\n"
+	"design: its cables' speeds are the estimate's), and any test option below as the\n"
 	"phases' default.  Phase keys:\n"
 	"kind (pairwise: N-1 rounds of N/2 disjoint pairs; ring; permutation: count random\n"
 	"derangements; bisection: the first half against the second, both ways; incast: every\n"
@@ -89,18 +94,55 @@ static void dir_of(const char *path, char *out, size_t len)
 		snprintf(out, len, ".");
 }
 
+struct run_opts;
+
+/* A time for people: "0.44 s", "27.3 s", "129 s (2:09)" */
+static void fmt_secs(double s, char *buf, size_t len)
+{
+	if (s < 1)
+		snprintf(buf, len, "%.2g s", s);
+	else if (s < 60)
+		snprintf(buf, len, "%.1f s", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%.0f s (%d:%02d)", s, (int)(s + 0.5) / 60, (int)(s + 0.5) % 60);
+	else if (s < 1e9)
+		snprintf(buf, len, "%.0f s (%d:%02d:%02d)", s, (int)(s + 0.5) / 3600, (int)(s + 0.5) / 60 % 60,
+			 (int)(s + 0.5) % 60);
+	else	/* (past what an int holds) */
+		snprintf(buf, len, "%.3g s", s);
+}
+
+/* Phase pi's estimate (coord_phase_est_s), for people into buf; 0 when
+ * its lanes cannot be had (out of memory: said). */
+static double dry_run_est(struct coord *c, int pi, char *buf, size_t len)
+{
+	struct coord_lanes cl;
+	double s;
+
+	buf[0] = 0;
+	if (coord_phase_lanes(c, pi, &cl))
+		return 0;
+	s = coord_phase_est_s(c, pi, &cl, 0, 0);
+	fmt_secs(s, buf, len);
+	return s;
+}
+
+/* --dry-run's last lines: the time, and what it takes the lanes' speeds
+ * and a job's set-up to be */
+static void dry_run_time(struct coord *c, const struct run_opts *ro, double est);
+
 /* --dry-run of a collective phase: one round, a group per lane, every
  * lane at once; per lane its ranks in order (rank i is the i-th node). */
-static void dry_run_group(struct coord *c, int pi, const struct plan_phase *ph, int *idx)
+static void dry_run_group(struct coord *c, int pi, const struct plan_phase *ph, int *idx, const char *est)
 {
 	struct plan_lane lanes[PLAN_MAX_LANES];
 	int nl = plan_lanes(&c->plan, ph, lanes, PLAN_MAX_LANES), li, i, jobs = 0;
 
 	for (li = 0; li < nl; li++)
 		jobs += coord_lane_nodes(c, lanes[li], idx) >= 2;
-	printf("[%d] %s: %s, %d round on %d lane%s, %d job%s (a group of ranks per lane, every lane at once)\n",
-	       pi + 1, ph->name, plan_kind_name(ph->kind), jobs ? 1 : 0, nl, nl == 1 ? "" : "s", jobs,
-	       jobs == 1 ? "" : "s");
+	printf("[%d] %s: %s, %d round on %d lane%s, %d job%s (a group of ranks per lane, every lane at once); "
+	       "about %s\n", pi + 1, ph->name, plan_kind_name(ph->kind), jobs ? 1 : 0, nl, nl == 1 ? "" : "s", jobs,
+	       jobs == 1 ? "" : "s", est);
 	for (li = 0; li < nl; li++) {
 		int n = coord_lane_nodes(c, lanes[li], idx);
 		char lane[32];
@@ -121,7 +163,7 @@ static void dry_run_group(struct coord *c, int pi, const struct plan_phase *ph, 
 }
 
 /* --dry-run: the schedule, every round generated and checked. */
-static int dry_run(struct coord *c)
+static int dry_run(struct coord *c, const struct run_opts *ro)
 {
 	struct plan *p = &c->plan;
 	int pi, i, *idx = malloc((size_t)p->nnodes * sizeof(int)) , *seen = calloc((size_t)p->nnodes, sizeof(int));
@@ -147,14 +189,16 @@ static int dry_run(struct coord *c)
 		int nlp = plan_lanes(p, ph, lanes, PLAN_MAX_LANES), li, r, rounds = 0, *prev = NULL, nprev = -1;
 		long long jobs = 0, pairs_checked = 0;
 		uint64_t pt0 = clock_ns();
+		char pest[48];
 
+		est += dry_run_est(c, pi, pest, sizeof(pest));
 		if (PLAN_PER_NODE(ph->kind)) {
-			printf("[%d] %s: %s, 1 round, %d agents\n", pi + 1, ph->name, plan_kind_name(ph->kind), p->nnodes);
+			printf("[%d] %s: %s, 1 round, %d agents; about %s\n", pi + 1, ph->name, plan_kind_name(ph->kind),
+			       p->nnodes, pest);
 			continue;
 		}
 		if (plan_is_group(ph)) {
-			dry_run_group(c, pi, ph, idx);
-			est += ph->est_s;
+			dry_run_group(c, pi, ph, idx, pest);
 			continue;
 		}
 		for (li = 0; li < nlp; li++) {
@@ -173,10 +217,7 @@ static int dry_run(struct coord *c)
 				/* a lane with the same nodes as the last one has the same
 				 * pairs: count them, do not generate them again */
 				if (same && ph->kind != PLAN_PERMUTATION) {
-					jobs += plan_round_pairs(ph, 0, 0, 0, pairs) * 0 +
-						(ph->kind == PLAN_PAIRWISE ? n / 2 :
-						 ph->kind == PLAN_RING ? (n == 2 ? 1 : n) :
-						 ph->kind == PLAN_BISECTION ? 2 * (n / 2) : n - 1);
+					jobs += plan_round_jobs(ph, n);
 					continue;
 				}
 				np = plan_round_pairs(ph, n, r, target, pairs);
@@ -202,7 +243,6 @@ static int dry_run(struct coord *c)
 			nprev = n;
 		}
 		free(prev);
-		est += ph->est_s * ph->ntests * rounds;
 		/* the run runs the rounds of each test in turn (bw's, then
 		 * lat's): its "round i/N" counts them all, and so does this */
 		{
@@ -211,17 +251,18 @@ static int dry_run(struct coord *c)
 			if (ph->ntests > 1 && rounds)
 				snprintf(per, sizeof(per), " (%d of each test, %s then %s)", rounds, ph->tests[0],
 					 ph->tests[1]);
-			printf("[%d] %s: %s %s, %d round%s%s on %d lane%s, %lld jobs per test (%lld pairs generated in %.3f s)\n",
-			       pi + 1, ph->name, plan_kind_name(ph->kind), ph->ntests == 2 ? "bw,lat" : ph->tests[0],
-			       rounds * ph->ntests, rounds * ph->ntests == 1 ? "" : "s", per, nlp, nlp == 1 ? "" : "s",
-			       jobs, pairs_checked, (clock_ns() - pt0) / 1e9);
+			printf("[%d] %s: %s %s, %d round%s%s on %d lane%s, %lld jobs per test (%lld pairs generated in %.3f s); "
+			       "about %s\n", pi + 1, ph->name, plan_kind_name(ph->kind),
+			       ph->ntests == 2 ? "bw,lat" : ph->tests[0], rounds * ph->ntests, rounds * ph->ntests == 1 ? "" : "s",
+			       per, nlp, nlp == 1 ? "" : "s", jobs, pairs_checked, (clock_ns() - pt0) / 1e9, pest);
 			if (ph->load)
 				printf("    under load: each lat job beside a %s job of its pair, started first (%lld "
 				       "load jobs: a %g s warm-up, then %g s measured; the lat job %g s after its "
 				       "load)\n", ph->load, jobs, PLAN_LOAD_SETTLE_S, ph->load_s, PLAN_LOAD_SETTLE_S);
 		}
 	}
-	printf("estimated time: %.0f s; schedule generated in %.3f s\n", est, (clock_ns() - t0) / 1e9);
+	dry_run_time(c, ro, est);
+	printf("schedule generated in %.3f s\n", (clock_ns() - t0) / 1e9);
 	free(idx);
 	free(seen);
 	free(pairs);
@@ -331,6 +372,41 @@ struct run_opts {
 	char topo_path[2 * PATH_MAX + 2];
 };
 
+static void dry_run_time(struct coord *c, const struct run_opts *ro, double est)
+{
+	struct plan_lane lanes[PLAN_MAX_LANES];
+	int nl = plan_lanes(&c->plan, NULL, lanes, PLAN_MAX_LANES), li, known = 0;
+	double lo = 0, hi = 0;
+	char t[48], sp[400];
+	size_t n;
+
+	for (li = 0; li < nl; li++) {	/* the lanes whose speed the design gives */
+		double g = plan_cost_gbps(&c->cost, lanes[li]);
+
+		if (c->cost.lane_from[lanes[li].rail][lanes[li].plane] != 'd')
+			continue;
+		lo = !known || g < lo ? g : lo;
+		hi = !known || g > hi ? g : hi;
+		known++;
+	}
+	if (!known)
+		snprintf(sp, sizeof(sp), "lanes taken at %g Gb/s (no link speeds known: give [global] topology, "
+			 "a design with its cables' speed=)", c->cost.gbps);
+	else if (lo == hi)
+		snprintf(sp, sizeof(sp), "lanes at %g Gb/s (%.200s's links)", lo, ro->topo_path);
+	else
+		snprintf(sp, sizeof(sp), "lanes at %g to %g Gb/s (%.200s's links)", lo, hi, ro->topo_path);
+	n = strlen(sp);
+	if (known && known < nl)
+		snprintf(sp + n, sizeof(sp) - n, ", %d other%s taken at %g Gb/s", nl - known, nl - known == 1 ? "" : "s",
+			 c->cost.gbps);
+	fmt_secs(est, t, sizeof(t));
+	printf("estimated time: %s for the phases; %s, %g s to set up a job\n", t, sp, c->cost.setup_s);
+	if (!ro->no_retest && ro->retest_max)
+		printf("    and at most %.0f s more to re-test suspects, if there are any (--retest-time)\n",
+		       ro->retest_time);
+}
+
 /* The options into c and ro: 0, OPTS_HELP (the help printed), or
  * -FS_EXIT_USAGE after the message. */
 static int run_options(struct coord *c, struct run_opts *ro, int argc, const char **argv)
@@ -339,7 +415,7 @@ static int run_options(struct coord *c, struct run_opts *ro, int argc, const cha
 		OPT_GROUP("Run"),
 		OPT_FILE('o', "output", &ro->out_dir, "DIR", "results directory, new or empty (default: fabscope-run-<time>)"),
 		OPT_FILE(0, "resume", &ro->resume, "DIR", "finish an interrupted run: the jobs without a record in DIR"),
-		OPT_BOOL(0, "dry-run", &ro->dry, "print the schedule (every round generated and checked) and exit"),
+		OPT_BOOL(0, "dry-run", &ro->dry, "print the schedule (every round generated and checked) and each phase's estimated time, and exit"),
 		OPT_LIST(0, "label", &ro->labels, "K=V", "label every record, e.g. lb=ecmp (repeatable; adds to the plan's)"),
 		OPT_BOOL(0, "no-retest", &ro->no_retest, "do not measure the suspects again at the end"),
 		OPT_INT(0, "retest-max", &ro->retest_max, "K", "re-test at most K suspects (default 8; 0: none)", 0, 1000),
@@ -560,6 +636,9 @@ static int run_check(struct coord *c, struct run_opts *ro)
 
 	if ((rc = coord_check_phases(c)) || (rc = run_labels(c, ro)))
 		return rc;
+	plan_cost_init(&c->cost);	/* the model of time: the design's speeds when there is one */
+	if (ro->have_design)
+		plan_cost_design(&c->cost, &ro->design);
 	if (!c->plan.hostfile && (!strcmp(ro->launcher, "local") || ro->dry)) {
 		if ((rc = plan_nodes_anon(&c->plan, ro->nodes)))	/* node0, node1, ... */
 			return rc;
@@ -847,6 +926,10 @@ static void run_release(struct coord *c, struct run_opts *ro, int close_res)
 	if (ro->have_design)
 		topo_release(&ro->design);
 	rstore_release(&c->recs);
+	free(c->lanes);
+	free(c->est_phase);
+	for (i = 0; i < FS_MAX_RAILS * FS_MAX_PLANES; i++)
+		free(c->node_gbps[i]);
 	for (i = 0; i < c->nnodes_cap; i++) {
 		free(c->node_why[i]);
 		free(c->node_noverbs[i]);
@@ -900,7 +983,7 @@ int cmd_run(int argc, const char **argv)
 		rc = run_check(&c, &ro);
 	}
 	if (!rc && ro.dry) {
-		rc = dry_run(&c);
+		rc = dry_run(&c, &ro);
 	} else if (!rc && ro.resume && !retest_due(&c, ro.no_retest || !ro.retest_max) && resume_all_done(&c)) {
 		/* a finished run: its verdict stands (unless its re-test
 		 * of the suspects is still to come) */

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/clock.h"
 #include "../core/error.h"
+#include "../core/output.h"
 #include "pfc.h"
 
 void pfc_params_init(struct pfc_params *p)
@@ -426,6 +428,9 @@ int pfc_sample(struct counters *c, double interval_s, int count, volatile int *s
 			rc = pfc_series_add(out, &s);
 		if (rc)
 			return rc;
+		if (out_progress_due(clock_ns()))	/* fabscope run's watch (core/output.h) */
+			out_progress(0, count ? (double)(i + 1) / count : -1, "sample %d%s%.0d", i + 1,
+				     count ? " of " : "", count);
 		if (tick) {
 			rc = tick(arg, i, &s);
 			if (rc)

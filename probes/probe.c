@@ -74,6 +74,29 @@ static void probe_child_records(const char *buf, size_t len, json_t *recs)
 	}
 }
 
+/* The child's progress lines among buf[*from..len) (whole lines only),
+ * passed on to our own sink: fabscope run watches the probe by them (its
+ * flows are the child's); *from moves past what was looked at. */
+static void probe_child_progress(const char *buf, size_t len, size_t *from)
+{
+	static const char key[] = "{\"progress\":";
+
+	while (*from < len) {
+		const char *p = buf + *from, *nl = memchr(p, '\n', len - *from);
+		json_t *line;
+
+		if (!nl)
+			return;
+		*from += (size_t)(nl - p) + 1;
+		if ((size_t)(nl - p) < sizeof(key) - 1 || memcmp(p, key, sizeof(key) - 1))
+			continue;
+		line = json_loadb(p, (size_t)(nl - p), 0, NULL);
+		if (json_is_object(json_object_get(line, "progress")))
+			out_sink_event("progress", json_incref(json_object_get(line, "progress")));
+		json_decref(line);
+	}
+}
+
 /*
  * Wait for the child at most wait_s seconds, then end it; its records into
  * recs (NULL: dropped).  The pipe is read while it runs (a child writing
@@ -84,7 +107,7 @@ int probe_child_finish(struct probe_child *ch, double wait_s, json_t *recs)
 {
 	uint64_t deadline = clock_ns() + (uint64_t)(wait_s * 1e9);
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0, cap = 0, seen = 0;
 	int st = 0, i, done = 0;
 	pid_t r;
 
@@ -116,6 +139,7 @@ int probe_child_finish(struct probe_child *ch, double wait_s, json_t *recs)
 			break;
 		}
 		len += (size_t)n;
+		probe_child_progress(buf, len, &seen);
 	}
 	for (;;) {	/* its exit, within what is left of the time */
 		r = waitpid(ch->pid, &st, WNOHANG);

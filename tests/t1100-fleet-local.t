@@ -310,7 +310,7 @@ test_expect_success $P 'a hung agent (stopped) is missing after --agent-timeout;
 	fleet_wait $fleet_pid 60 && test $fleet_rc = 4 &&
 	# the coordinator stopped it for good at the end (SIGKILL: it was stopped)
 	! kill -0 $victim 2>/dev/null &&
-	grep -q "silent for 2 s" run5.log &&
+	grep -q "silent for 2 s (no heartbeat): the agent hangs" run5.log &&
 	jq -e "[.nodes[] | select(.status == \"missing\")] | length == 1" r5/run.json >/dev/null
 '
 

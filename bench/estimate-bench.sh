@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# bench/estimate-bench.sh - how honest `fabscope run`'s time is: each phase kind's estimate
+# against what it took, on the netns fabric
+#
+#   bench/estimate-bench.sh [-r RUNS] [-t RATE]           (run by `make bench`; needs root)
+#
+# Test bed: the default ci/netns-fabric (2 groups of 2 hosts, 2 rails, 4 leaves, 2 spines, ECMP),
+# every link shaped with tbf to RATE (default 200mbit); agents inside the host namespaces (local
+# launcher, the fabric's hostfile), the plan's [global] topology the fabric's own design
+# (`ci/netns-fabric intent`: the links' speeds, which the estimate takes for the lanes').
+# The plan has a phase of every kind: pairwise bw (64K) and lat, ring, permutation (2 rounds),
+# bisection, incast, ping, polarization (16 flows, 2 paths), pfc (the probe on rail0, 2 s of
+# load), allreduce and alltoall (1M to 8M), topology (listening 3 s for LLDP) and a lat phase
+# under a bw load; duration 2 s, timeout 5 s.  First `fabscope run --dry-run` (its estimate, per
+# phase and in all), then the run itself, RUNS times (default 2), --no-retest (a healthy bed has
+# no suspect to re-test; the re-test's own bound is --retest-time).  Printed per phase kind: the
+# estimate (run.json's phases[].estimate_s, made at the start, the same figure the dry run
+# prints: checked), the estimate made when the phase started (estimate_start_s: from what the
+# run had measured by then), what it took (actual_s), and the ratios estimate / actual (the goal
+# is 0.7 to 1.3 for every kind) and estimate at start / actual; then the run's (its estimate_s
+# and actual_s) and the set-up per job the run measured (what a job cost beyond its engine's
+# time).
+#
+# Output: the table on stdout, one JSON object per phase and run in bench-out/estimate-bench.jsonl.
+# Exit codes: 0 ok (whatever the ratios), 2 usage, 3 environment (not root, a tool or the binary
+# missing), 4 a run produced no estimate or time, or the dry run's estimates are not run.json's.
+set -euo pipefail
+
+prog=estimate-bench
+usage()   { echo "$prog: $* (usage: bench/estimate-bench.sh [-r RUNS] [-t RATE])" >&2; exit 2; }
+envfail() { echo "$prog: $*" >&2; exit 3; }
+fail()    { echo "$prog: $*" >&2; exit 4; }
+
+srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
+FABSCOPE=${FABSCOPE:-$srcdir/fabscope}
+fabric=$srcdir/ci/netns-fabric
+RUNS=2 RATE=200mbit
+while (($#)); do
+	case $1 in
+	-r) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "-r needs a number of runs"; RUNS=$2; shift ;;
+	-t) [[ ${2:-} =~ ^[1-9][0-9]*(k|m|g)bit$ ]] || usage "-t needs a rate such as 200mbit"; RATE=$2; shift ;;
+	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	*) usage "unknown argument '$1'" ;;
+	esac
+	shift
+done
+((EUID == 0)) || envfail "must run as root (it builds network namespaces): sudo make bench"
+for tool in jq ip tc timeout; do
+	command -v $tool >/dev/null 2>&1 || envfail "'$tool' not found: run ci/install-deps bench (as root)"
+done
+[[ -x $FABSCOPE ]] || envfail "no fabscope binary at $FABSCOPE: run make first"
+
+pfx=eb$$
+work=$(mktemp -d /tmp/fabscope-estimate-bench.XXXXXX)
+out=${BENCH_OUT:-$srcdir/bench-out}
+main_pid=$BASHPID
+bed_up=0
+cleanup() {
+	local rc=$?
+	[[ $BASHPID == "$main_pid" ]] || return 0
+	((bed_up)) && { "$fabric" down -p "$pfx" >/dev/null 2>&1 || true; }
+	if ((rc)); then
+		echo "$prog: outputs and logs kept in $work" >&2
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+mkdir -p "$out"
+jsonl=$out/estimate-bench.jsonl
+: >"$jsonl"
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+
+bed_up=1
+"$fabric" up -p "$pfx" -r "$RATE" >"$work/fabric.log" 2>&1 || { cat "$work/fabric.log" >&2; envfail "the fabric did not come up"; }
+"$fabric" hostfile -p "$pfx" >"$work/hosts"
+"$fabric" intent -p "$pfx" >"$work/design"
+cat >"$work/plan.ini" <<'EOF'
+[global]
+hostfile = hosts
+topology = design
+duration = 2
+timeout = 5
+
+[pw-bw]
+kind = pairwise
+test = bw
+size = 64K
+
+[pw-lat]
+kind = pairwise
+test = lat
+
+[ring]
+kind = ring
+
+[perm]
+kind = permutation
+count = 2
+
+[bisect]
+kind = bisection
+
+[incast]
+kind = incast
+
+[ping]
+kind = ping
+
+[polar]
+kind = polarization
+paths = 2
+
+[pfc]
+kind = pfc
+interface = rail0
+
+[allreduce]
+kind = allreduce
+minbytes = 1M
+maxbytes = 8M
+
+[alltoall]
+kind = alltoall
+minbytes = 1M
+maxbytes = 8M
+
+[topology]
+kind = topology
+source = listen
+lldp-listen = 3
+
+[lat-load]
+kind = pairwise
+test = lat
+load = bw
+EOF
+
+"$FABSCOPE" run --dry-run "$work/plan.ini" >"$work/dry.out" 2>&1 || { cat "$work/dry.out" >&2; fail "the dry run failed"; }
+dry_total=$(sed -n 's/^estimated time: \([0-9.]*\) s.*/\1/p' "$work/dry.out")
+[[ -n $dry_total ]] || { cat "$work/dry.out" >&2; fail "the dry run printed no estimated time"; }
+
+echo "# $prog: the netns fabric (4 hosts x 2 rails, $RATE links), every phase kind, $RUNS run(s);"
+echo "# ratio = estimate / actual (goal 0.7 to 1.3)"
+printf '%-4s %-10s %-14s %10s %10s %10s %6s %6s\n' run phase kind "estimate" "at start" "actual" ratio start
+for ((k = 1; k <= RUNS; k++)); do
+	d=$work/run$k
+	# (exit 4: a job failed, a probe's inconclusive verdict; the times are what is measured)
+	"$FABSCOPE" run "$work/plan.ini" -o "$d" --no-retest >"$work/run$k.log" 2>&1 || true
+	[[ -f $d/run.json ]] && jq -e '.estimate_s and .actual_s' "$d/run.json" >/dev/null ||
+		{ cat "$work/run$k.log" >&2; fail "run $k left no estimate_s and actual_s in run.json"; }
+	jq -r '.phases[] | "\(.name) \(.kind) \(.estimate_s) \(.estimate_start_s) \(.actual_s)"' "$d/run.json" |
+	while read -r name kind est then act; do
+		# what the dry run said of this phase, "about 8.7 s" or "about 129 s (2:09)"
+		dest=$(sed -n "s/^\[[0-9]*\] $name: .*; about \([0-9.e+-]*\) s.*/\1/p" "$work/dry.out")
+		ratio=$(awk -v e="$est" -v a="$act" 'BEGIN { printf "%.2f", (a > 0 ? e / a : 0) }')
+		ratio_then=$(awk -v e="$then" -v a="$act" 'BEGIN { printf "%.2f", (a > 0 ? e / a : 0) }')
+		what=$kind
+		[[ $name == pw-lat ]] && what="pairwise lat"
+		[[ $name == lat-load ]] && what="lat under load"
+		printf '%-4s %-10s %-14s %9.3fs %9.3fs %9.3fs %6s %6s\n' "$k" "$name" "$what" "$est" "$then" "$act" \
+			"$ratio" "$ratio_then"
+		jq -nc --arg time "$now" --argjson run "$k" --arg phase "$name" --arg kind "$what" \
+			--argjson e "$est" --argjson t "$then" --argjson a "$act" --argjson r "$ratio" \
+			--argjson rt "$ratio_then" --arg dry "$dest" \
+			'{bench: "estimate-bench", time: $time, run: $run, phase: $phase, kind: $kind,
+			  estimate_s: $e, estimate_start_s: $t, actual_s: $a, ratio: $r, ratio_start: $rt,
+			  dry_run_s: ($dry | tonumber? // null)}' >>"$jsonl"
+	done
+	read -r est act setup < <(jq -r '"\(.estimate_s) \(.actual_s) \(.setup_s // 0)"' "$d/run.json")
+	ratio=$(awk -v e="$est" -v a="$act" 'BEGIN { printf "%.2f", (a > 0 ? e / a : 0) }')
+	printf '%-4s %-10s %-14s %9.3fs %10s %9.3fs %6s\n' "$k" "(run)" "all phases" "$est" "" "$act" "$ratio"
+	printf '%-4s %-10s %-14s %s\n' "$k" "(set-up)" "measured" "$(printf '%.2f s a job' "$setup")"
+	jq -nc --arg time "$now" --argjson run "$k" --argjson e "$est" --argjson a "$act" --argjson r "$ratio" \
+		--argjson dry "$dry_total" --argjson su "$setup" \
+		'{bench: "estimate-bench", time: $time, run: $run, phase: "(run)", estimate_s: $e, actual_s: $a,
+		  ratio: $r, dry_run_s: $dry, setup_measured_s: $su}' >>"$jsonl"
+done
+# the dry run's estimate is the run's: one model, one figure
+jq -s -e 'map(select(.phase != "(run)")) | all(.[]; .dry_run_s == null or
+	((.dry_run_s - .estimate_s) | fabs) <= 0.05 * .estimate_s + 0.01)' "$jsonl" >/dev/null ||
+	fail "the dry run's estimates differ from run.json's (see $jsonl)"
+out_of_goal=$(jq -s -r '[.[] | select(.phase != "(run)" and (.ratio < 0.7 or .ratio > 1.3)) |
+	"\(.phase) (run \(.run): \(.ratio))"] | if length == 0 then "none" else join(", ") end' "$jsonl")
+echo "# outside the goal of 0.7 to 1.3: $out_of_goal"
+echo "# the dry run said $dry_total s in all; records: $jsonl"
