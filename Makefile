@@ -318,6 +318,7 @@ check-run:
 # least covered files, and what each test file reaches (which chooses tests/asan-tests)
 coverage:
 	$(MAKE) O=build-cov COVERAGE=1 TEST_HOOKS=yes WITH_VERBS=$(if $(filter y,$(HAVE_VERBS)),yes,$(WITH_VERBS)) all
+	$(MAKE) WITH_LB=yes ci/lb/fabric-lb ci/lb/lb.bpf.o	# the bed's modes, which t2105 and t2107 load from ci/lb/
 	rm -rf build-cov/runs
 	-$(RUN_TESTS_J) --tier cov $(TESTS)
 	ci/coverage build-cov
