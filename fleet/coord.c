@@ -710,11 +710,22 @@ int coord_join(struct coord *c)
 			return fs_err_env("no agent joined: %s exited%s%.0d before any did (its messages are above); "
 					  "check --launcher-args and that it can start '%s agent'", launch_program(c),
 					  status ? " with status " : "", status, c->agent_cmd ? c->agent_cmd : c->self);
-		if (!listener) {	/* their connections are gone: the processes end, a moment after */
+		if (!listener) {	/* the processes end a moment after their connections; the end
+					 * of a connection not read yet (a busy machine: the join's
+					 * time ran out first) is read now, with what its agent said */
 			uint64_t until = clock_ns() + 2000000000ull;
 
-			while (!(gone = launch_exited(c, &status)) && clock_ns() < until)
-				usleep(20000);
+			for (;;) {
+				int pending = 0;
+
+				for (i = 0; i < c->nconns; i++)
+					pending += !c->conns[i].gone && !c->conns[i].authed && c->conns[i].want_node >= 0;
+				gone = launch_exited(c, &status);
+				if ((gone && !pending) || clock_ns() >= until)
+					break;
+				if ((rc = coord_poll(c, 20)))
+					return rc;
+			}
 		}
 		if (!listener && gone && (status == 126 || status == 127))
 			return fs_err_env("no agent joined: %s could not be run (its message is above)",
