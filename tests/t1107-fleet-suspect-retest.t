@@ -355,9 +355,19 @@ test_expect_success $PH 'bw: a pair slow only until the re-test is not confirmed
 '
 
 test_expect_success $P 'lat: a node slow with every peer is confirmed with two fresh peers' '
-	fast_again h1 h2 h3 h4 && slow_all h4 &&
-	fs_run plan.ini -o l1 &&
-	fast_again h4 &&
+	# a busy machine may name a pair of the others too (high once, not confirmed later): with
+	# two of the three others under suspicion no fresh peers are left, and h4 is honestly "not
+	# re-tested"; so this runs again then, three times at most
+	for try in 1 2 3
+	do
+		rm -rf l1 &&
+		fast_again h1 h2 h3 h4 && slow_all h4 &&
+		fs_run plan.ini -o l1 &&
+		fast_again h4 || return 1
+		jq -e "[.suspects[] | select(.kind == \"node\") | .retest.status] == [\"not-retested\"] and
+		       ([.not_confirmed[] | select(.kind == \"pair\")] | length) > 0" l1/run.json >/dev/null || break
+		echo "try $try: another pair was suspected on the busy machine, h4 not re-tested" >&2
+	done &&
 	jq -e "(.suspects[] | select(.kind == \"node\") | .node == \"h4\" and .test == \"lat\" and
 		.retest.status == \"confirmed\" and ([.retest.fresh[].low] == [true, true])) and
 	       ([.suspects[] | select(.kind == \"pair\")] | length) == 0" l1/run.json >/dev/null &&
