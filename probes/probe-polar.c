@@ -128,7 +128,7 @@ static void add_traces(const struct popts *o, json_t *rec, json_t *agg, const st
 {
 	const char *src = record_str(agg, "src.ip", o->bind), *dst = record_str(agg, "dst.ip", NULL);
 	struct trace_opts to = { .max_ttl = 8, .timeout_ms = 1000, .probes_per_hop = TRACE_MAX_PROBES,
-				 .patient = 1 };
+				 .patient = 1, .settle_ms = 5000 };
 	struct trace_result *tr = calloc((size_t)n, sizeof(*tr));
 	int *sports = malloc((size_t)n * sizeof(*sports)), i, h;
 	json_t *ent = json_object_get(rec, "entropy");

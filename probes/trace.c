@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/clock.h"
@@ -272,9 +273,16 @@ static void on_tcp(struct tracer *t, const uint8_t *b, size_t len, uint64_t now)
 	flags = tcp[13];
 	if (get16(tcp) != t->dport || !(flags & 0x10))	/* ACK: it answers our SYN */
 		return;
-	if ((flags & 0x12) != 0x12 && !(flags & 0x04))	/* not SYN-ACK, not RST: a plain ACK */
+	if ((flags & 0x12) != 0x12 && !(flags & 0x04)) {	/* not SYN-ACK, not RST: a plain ACK */
+		size_t doff = (size_t)(tcp[12] >> 4) * 4, end = get16(b + 2);
+
+		if (end < ihl + 20 || end > len)
+			end = len;	/* the IP length as read, when the header's is off */
+		/* a FIN or data is a connection's own segment, never an answer to a SYN */
+		if ((flags & 0x01) || doff < 20 || end > ihl + doff)
+			return;
 		i = match_ack(t, get16(tcp + 2), &ttl, &att);
-	else
+	} else
 		i = match_probe(t, get16(tcp + 2), get32(tcp + 8) - 1, &ttl, &att);
 	if (i < 0)
 		return;
@@ -446,6 +454,47 @@ static int open_sockets(struct tracer *t)
 	return 0;
 }
 
+/* How many of this host's TCP sockets hold one of the traced 5-tuples in a state where the
+ * destination may still send to it (not TIME_WAIT, closed or listening); 0 when
+ * /proc/net/tcp cannot be read. */
+static int unsettled(const struct tracer *t)
+{
+	FILE *f = fopen("/proc/net/tcp", "re");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned la, lp, ra, rp, st;
+
+		if (sscanf(line, " %*u: %x:%x %x:%x %x", &la, &lp, &ra, &rp, &st) != 5 || lp > 65535)
+			continue;	/* the heading */
+		if (la == t->src && ra == t->dst && rp == t->dport && t->head[lp] >= 0 &&
+		    st != 6 && st != 7 && st != 10)	/* TIME_WAIT, CLOSE, LISTEN */
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Wait up to settle_ms for the connections of the traced 5-tuples to end (trace.h) */
+static int settle(const struct tracer *t, int settle_ms)
+{
+	uint64_t deadline = clock_ns() + (uint64_t)settle_ms * 1000000u;
+
+	while (unsettled(t)) {
+		struct timespec ts = { 0, 20 * 1000000 };
+
+		if (net_stop)
+			return -FS_EXIT_INTERRUPTED;
+		if (!clock_ms_left(deadline))
+			break;	/* a connection the peer keeps open: traced anyway (trace.h) */
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 static int clamp(int v, int dflt, int lo, int hi)
 {
 	if (v <= 0)
@@ -579,7 +628,10 @@ int trace_tcp_many(const char *src_ip, const int *sports, int n, const char *dst
 		t.p[i].next = t.head[sports[i]];
 		t.head[sports[i]] = i;
 	}
-	rc = open_sockets(&t);
+	if (o->settle_ms > 0)
+		rc = settle(&t, clamp(o->settle_ms, 0, 1, 600000));
+	if (!rc)
+		rc = open_sockets(&t);
 	for (ttl = 1; !rc && ttl <= t.max_ttl; ttl++) {
 		for (i = 0; i < n && t.p[i].stop_ttl; i++)
 			;

@@ -73,6 +73,16 @@
  *     does not decrement the TTL (MPLS, some L2 fabrics) is invisible.
  *   - Needs CAP_NET_RAW (root, or setcap cap_net_raw+ep on the binary).
  *
+ * Tracing the 5-tuples of flows that just ended (trace_opts.settle_ms): a
+ * connection closes after close() returns, and until it has, the destination
+ * still sends it ACKs, which a trace would take for its answer at the TTL
+ * being probed (a flow "reaching" its destination at TTL 1 from a busy
+ * host).  So the trace first waits, up to settle_ms, until no socket of this
+ * host (/proc/net/tcp of its network namespace) holds one of the 5-tuples in
+ * a state where the peer may still send: only TIME_WAIT (the peer's FIN and
+ * every ACK before it came) or none.  Only a plain ACK without FIN or data
+ * is ever taken as an answer.
+ *
  * Patient tracing (trace_opts.patient): a router that limits its answers
  * (Linux: a burst of 6, then one a second towards one host) answers a few
  * of many ports at once and the rest one a round, so a TTL is asked again,
@@ -126,6 +136,8 @@ struct trace_opts {
 	int pause_ms;		/* between rounds of one TTL: default timeout_ms / 4,
 				 * 10 to 250 ms (a router's rate limit refills meanwhile) */
 	int patient;		/* ask a TTL again while answers still come: see below */
+	int settle_ms;		/* before the first probe, wait up to this long for this
+				 * host's connections of the 5-tuples to end (see below) */
 };
 
 /*

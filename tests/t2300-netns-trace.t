@@ -4,7 +4,8 @@ rising TTL name the routers of that flow in the fabric of namespaces (ci/netns-f
 source port the routers traced are those ci/netns-fabric path predicts from the kernel, on 2 tiers
 (both spines), 3 tiers (several full paths) and 3 tiers with one hash seed (few classes); under
 the default ICMP rate limit retries fill the gaps, and a patient trace of 12 ports gets every one;
-a live 5-tuple is reached by its challenge ACK; concurrent traces do not mix; unreachable
+a live 5-tuple is reached by its challenge ACK; a trace waits (--settle) for a running 5-tuple's
+connection to end, so none of its ACKs is taken for an answer; concurrent traces do not mix; unreachable
 destinations end bounded; without CAP_NET_RAW exit 3'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-fabric.sh"
@@ -199,6 +200,58 @@ test_expect_success $P 'a live 5-tuple: the destination'"'"'s challenge ACK is i
 	test "$(sed -n "\$p" live)" = reached &&
 	test "$(as_nodes h1 live)" = "$(fab path 10.100.1.1 10.100.2.3 47400 5402)" &&
 	test_kill_pid $live_cli $live_srv
+'
+
+# A 5-tuple whose connection still runs when the trace starts (the polarization probe traces its
+# flows just after they ended, and on a busy host their connections close later): the
+# destination's ACKs of its data came while a hop stayed silent and were taken for the
+# destination's answer at that TTL (CI: a flow "crossed 0 switches").  Every ICMP answer is
+# dropped at h1 here, so every router is silent, as a rate-limited one is.
+# stream_client ADDR SPORT DST DPORT SECONDS: sends 1 KiB every 2 ms for SECONDS, then closes
+# first (its end in TIME_WAIT); sink_server ADDR PORT: reads one connection to its end
+stream_client() {
+	exec "$FABRIC" exec -p "$PFX" h1 perl -MIO::Socket::INET -e '
+		my $s = IO::Socket::INET->new(LocalAddr => $ARGV[0], LocalPort => $ARGV[1],
+			PeerAddr => $ARGV[2], PeerPort => $ARGV[3]) or die "connect: $!\n";
+		my $end = time + $ARGV[4];
+		while (time < $end) { syswrite($s, "x" x 1024); select(undef, undef, undef, 0.002) }
+		close $s' "$@" >stream-cli.log 2>&1
+}
+sink_server() {
+	exec "$FABRIC" exec -p "$PFX" h3 perl -MIO::Socket::INET -e '
+		my $l = IO::Socket::INET->new(LocalAddr => $ARGV[0], LocalPort => $ARGV[1], Listen => 4,
+			ReuseAddr => 1) or die "listen: $@\n";
+		my $c = $l->accept; 1 while sysread($c, my $b, 65536)' "$@" >stream-srv.log 2>&1
+}
+# stream_case: the stream, the traces without and with --settle (ICMP dropped at h1 meanwhile)
+stream_case() {
+	{ sink_server 10.100.2.3 5403 & } &&
+	sink=$! &&
+	test_atexit "test_kill_pid $sink" &&
+	test_wait_for 10 sh -c "ip netns exec $PFX-h3 ss -Hltn \"sport = :5403\" | grep -q ." &&
+	# (no drop action in CI's kernels: ICMP goes out of a veth whose peer is down, and is lost)
+	ip -n $PFX-h1 link add icmpsink type veth peer name icmpsink1 &&
+	ip -n $PFX-h1 link set icmpsink up &&
+	tc -n $PFX-h1 filter add dev rail0 ingress protocol ip u32 match ip protocol 1 0xff \
+		action mirred egress redirect dev icmpsink &&
+	{ stream_client 10.100.1.1 47500 10.100.2.3 5403 4 & } &&
+	stream=$! &&
+	test_atexit "test_kill_pid $stream" &&
+	test_wait_for 10 sh -c "ip netns exec $PFX-h1 ss -Htn state established \"sport = :47500\" | grep -q ." &&
+	# the hazard: unsettled, an ACK of the stream answers the silent first hop
+	trace h1 10.100.1.1 47500 10.100.2.3 5403 --max-ttl 6 --timeout 1000 --probes 1 >stray &&
+	test_grep -x reached stray &&
+	test "$(grep -c "^[0-9]" stray)" -lt 4 &&
+	# settled: traced after the stream ended, the silent hops stay silent and h3 answers at TTL 4
+	trace h1 10.100.1.1 47500 10.100.2.3 5403 --max-ttl 6 --timeout 300 --probes 1 --settle 30000 >settled &&
+	test_must_fail sh -c "ip netns exec $PFX-h1 ss -Htn \"sport = :47500\" | grep -v TIME-WAIT | grep ." &&
+	test "$(cut -d" " -f1,2 settled | tr "\n" " ")" = "1 * 2 * 3 * 4 10.100.2.3 reached " &&
+	test_kill_pid $stream $sink
+}
+test_expect_success $P 'a 5-tuple still sending when the trace starts: --settle waits for its end, no ACK of it is an answer' '
+	tc -n $PFX-h1 qdisc add dev rail0 clsact &&
+	{ stream_case; rc=$?; tc -n $PFX-h1 qdisc del dev rail0 clsact; ip -n $PFX-h1 link del icmpsink
+	  test $rc = 0; }
 '
 
 test_expect_success $P 'a closed port answers RST: reached too' '

@@ -3,7 +3,7 @@
  * test-tool trace: probes/trace.c, the path of TCP 5-tuples (tests/t2300-netns-trace.t).
  *
  *   trace SRC SPORT DST DPORT [--max-ttl N] [--timeout MS] [--probes N] [--pause MS]
- *         [--patient] [--many SPORT,SPORT,...]
+ *         [--patient] [--settle MS] [--many SPORT,SPORT,...]
  *
  * SRC is an IPv4 address of this host, or - for the one the kernel picks
  * towards DST.  Without --many: trace_tcp of SPORT, printing one line per hop,
@@ -26,7 +26,7 @@
 #include "test-tool.h"
 
 #define TRACE_USAGE "usage: test-tool trace SRC SPORT DST DPORT [--max-ttl N] [--timeout MS] " \
-	"[--probes N] [--pause MS] [--patient] [--many SPORT,SPORT,...]"
+	"[--probes N] [--pause MS] [--patient] [--settle MS] [--many SPORT,SPORT,...]"
 #define MAX_PORTS 4096
 
 static int parse_num(const char *s, long lo, long hi, long *v)
@@ -103,7 +103,7 @@ int tool_trace(int argc, const char **argv)
 			continue;
 		}
 		if (!strcmp(a, "--max-ttl") || !strcmp(a, "--timeout") || !strcmp(a, "--probes") ||
-		    !strcmp(a, "--pause") || !strcmp(a, "--many")) {
+		    !strcmp(a, "--pause") || !strcmp(a, "--settle") || !strcmp(a, "--many")) {
 			if (i + 1 == argc)
 				return usage_error("%s needs a value", a);
 			if (!strcmp(a, "--many")) {
@@ -126,6 +126,8 @@ int tool_trace(int argc, const char **argv)
 				if (v > TRACE_MAX_PROBES)
 					return usage_error("--probes %ld: at most %d", v, TRACE_MAX_PROBES);
 				o.probes_per_hop = (int)v;
+			} else if (!strcmp(a, "--settle")) {
+				o.settle_ms = (int)v;
 			} else {
 				o.pause_ms = (int)v;
 			}
