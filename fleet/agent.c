@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -635,7 +636,8 @@ static int handshake(struct agent *a, json_t *eps, const char *slot)
 	char cnonce[AUTH_NONCE_HEX + 1];
 	const char *proto, *cn;
 	json_t *m = NULL;
-	int rc, version;
+	int rc, version, join_ms;
+	long long wait_ms;
 
 	rc = wire_recv(a->rfd, &m, FLEET_MAX_MSG, a->timeout_ms);
 	if (rc)
@@ -648,6 +650,9 @@ static int handshake(struct agent *a, json_t *eps, const char *slot)
 		return fs_err_peer("the peer is not a fabscope coordinator (no '%s' challenge)", FLEET_PROTO);
 	}
 	memcpy(cnonce, cn, sizeof(cnonce));
+	/* how long the join goes on: the welcome may take that long (clamped
+	 * to a day as a 64-bit value, so that a huge one cannot wrap) */
+	join_ms = clamp_ms(json_object_get(m, "join_ms"), 0, 0, 86400000);
 	if (version != wire_version()) {
 		char msg[256];
 		json_t *e;
@@ -675,7 +680,12 @@ static int handshake(struct agent *a, json_t *eps, const char *slot)
 	json_decref(m);
 	if (rc)
 		return rc;
-	rc = wire_recv(a->rfd, &m, FLEET_MAX_MSG, a->timeout_ms);
+	wait_ms = (long long)join_ms + a->timeout_ms;
+	rc = wire_recv(a->rfd, &m, FLEET_MAX_MSG, wait_ms > INT_MAX ? INT_MAX : (int)wait_ms);
+	if (rc == -ETIMEDOUT)
+		return fs_err_peer("no answer from the coordinator within %.1f s of registering (its join had %.1f s "
+				   "left, and --timeout adds %.1f s): it is stuck or gone", wait_ms / 1e3, join_ms / 1e3,
+				   a->timeout_ms / 1e3);
 	if (rc)
 		return fs_err_peer("no answer from the coordinator after registering: %s", wire_strerror(rc));
 	if (!json_str(m, "type") || strcmp(json_str(m, "type"), "welcome")) {
@@ -850,7 +860,7 @@ int cmd_agent(int argc, const char **argv)
 		OPT_FILE(0, "token-file", &token_file, "FILE", "the shared secret (default: $FABSCOPE_TOKEN)"),
 		OPT_BOOL(0, "allow-readable-token", &readable_token, "accept a --token-file that others can read (a warning instead of exit 3)"),
 		OPT_BOOL(0, "token-stdin", &token_stdin, "read the secret as the first line of the control channel (--stdio or --fd: what the ssh and local launchers do, so that it is in no argument list or environment)"),
-		OPT_SECONDS(0, "timeout", &timeout_s, "SECONDS", "give up on a silent coordinator while joining (default 10)"),
+		OPT_SECONDS(0, "timeout", &timeout_s, "SECONDS", "give up on a silent coordinator while joining: on its challenge, and on its welcome beyond the time its join allows (default 10)"),
 		OPT_VERBOSE(&verbose),
 		OPT_END(),
 	};

@@ -61,6 +61,7 @@ int coord_send_to(struct coord *c, int ci, json_t *msg)
 int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer)
 {
 	struct conn *k;
+	json_int_t join_ms;
 
 	if (c->nconns == c->conns_cap) {	/* (doubling: a burst of connections costs log n moves) */
 		int cap = c->conns_cap ? 2 * c->conns_cap : 64;
@@ -84,8 +85,11 @@ int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer)
 	net_set_nonblock(fd, 1);
 	auth_nonce(k->nonce);
 	c->nconns++;
-	if (coord_send_to(c, c->nconns - 1, json_pack("{ss,ss,si,ss}", "type", "challenge", "proto", FLEET_PROTO,
-						"version", wire_version(), "nonce", k->nonce))) {
+	/* join_ms: how long the join goes on, which the agent waits for its welcome */
+	join_ms = c->join_deadline_ns > k->opened_ns ? (json_int_t)((c->join_deadline_ns - k->opened_ns) / 1000000) : 0;
+	if (coord_send_to(c, c->nconns - 1, json_pack("{ss,ss,si,ss,sI}", "type", "challenge", "proto", FLEET_PROTO,
+						"version", wire_version(), "nonce", k->nonce,
+						"join_ms", join_ms))) {
 		k->gone = 1;
 		close(fd);
 	}
@@ -508,7 +512,7 @@ int coord_listen(struct coord *c)
 
 int coord_join(struct coord *c)
 {
-	uint64_t deadline = clock_ns() + (uint64_t)(c->join_timeout * 1e9), last_say = clock_ns();
+	uint64_t deadline = c->join_deadline_ns, last_say = clock_ns();
 	int rc = 0, i, joined = 0, gone = 0, status = 0, listener = launch_uses_listener(c->launcher);
 	char why[300];
 

@@ -64,6 +64,9 @@ struct coord {
 	char self[4096];	/* this binary */
 	const char *agent_cmd, *ssh_cmd, *launcher_args, *listen, *advertise_host;
 	double agent_timeout, join_timeout;
+	/* the join ends then: --join-timeout from when the launcher started
+	 * (each challenge says how long is left, so that agents wait for it) */
+	uint64_t join_deadline_ns;
 	json_t *labels;
 	const char *run_id;
 	int tty, verbose;

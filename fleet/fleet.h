@@ -4,7 +4,7 @@
  * `fabscope agent`, over one stream (TCP, or a socket the launcher made:
  * ssh's stdio, a socketpair), in the wire format of core/wire.h.
  *
- *   coordinator -> agent   challenge {proto, version, nonce}
+ *   coordinator -> agent   challenge {proto, version, nonce, join_ms}
  *   agent -> coordinator   register  {proto, version, tool_version, nonce, mac,
  *                                     node, host, pid, slot, endpoints: [{rail, plane, ip}]}
  *   coordinator -> agent   welcome   {mac, node, heartbeat_ms, silence_ms}  | error {message}
@@ -16,6 +16,13 @@
  * bytes in hex, so a recorded exchange cannot be replayed.  A version
  * mismatch or a wrong mac is answered with an error message naming the
  * problem, logged on both sides, and the connection is closed.
+ *
+ * join_ms is how long the coordinator's join goes on from the moment it
+ * sent the challenge (0 once it is over: --join-timeout from when the
+ * launcher started).  The agent waits for its welcome that long, plus its
+ * own --timeout for the answer to travel: a coordinator busy welcoming
+ * thousands of agents is not a gone one, and every registration is
+ * answered (welcome, or an error saying why) while the coordinator runs.
  *
  * Then, in any order:
  *   coordinator -> agent   job {id, test, role: server|client, opts: {long option: value},

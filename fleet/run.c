@@ -667,6 +667,7 @@ static int run_phases(struct coord *c, struct run_opts *ro)
 {
 	int rc;
 
+	c->join_deadline_ns = clock_ns() + (uint64_t)(c->join_timeout * 1e9);
 	if ((rc = launch_agents(c)) || (rc = coord_join(c)))
 		return rc;
 	json_object_set_new(c->res.run, "nodes", coord_nodes_json(c));
