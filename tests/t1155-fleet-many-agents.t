@@ -1,16 +1,50 @@
 #!/usr/bin/env bash
-test_description='a coordinator of many agents: an agent waits for its welcome as long as the
-challenge says the join goes on, not only its own --timeout (a coordinator busy welcoming
-thousands is not a gone one), and no longer'
+test_description='a coordinator of many agents, over the real protocol: 2,000 agents played by
+test-tool fleet-sim (one process; the handshake with its HMACs, MACs on every message, heartbeats,
+pongs) all join a real coordinator and answer its ping phase, one record each; and an agent
+waits for its welcome as long as the challenge says the join goes on, not only its own --timeout'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"
 
 test_lazy_prereq PERL 'perl -MIO::Socket::INET -MDigest::SHA -e 1'
-test_require_in_ci FABSCOPE PERL
-P=FABSCOPE
+test_require_in_ci FABSCOPE TEST_TOOL JQ PERL TEST_HOOKS
+P=FABSCOPE,TEST_TOOL,JQ
+PORT=$(ptp_port 0)
 PORT2=$(ptp_port 1)
+N=2000
 WV=$(sed -n "s/^#define WIRE_VERSION \([0-9]*\).*/\1/p" "$SRCDIR/core/wire.h")
+
+printf '[ping]\nkind = ping\n' >ping.ini
+# the names the simulated agents take: sim0 .. sim1999, computed here, not read from the run
+for ((i = 0; i < N; i++)); do echo "sim$i"; done | sort >names.expect
+
+test_expect_success $P "$N simulated agents join over TCP and each answers the ping phase" '
+	# (ulimit: the coordinator and the simulator hold a socket an agent)
+	{ test $(ulimit -n) -gt $((N + 64)) || ulimit -n $((N + 256)); } &&
+	# --join-timeout and fleet_wait are hang guards, far beyond what the run takes
+	FABSCOPE_TOKEN=many fleet_run_bg run.log ping.ini --launcher external -n $N \
+		--listen 127.0.0.1:$PORT -o r --join-timeout 600 &&
+	ptp_wait_listen $PORT $fleet_pid &&
+	FABSCOPE_TOKEN=many "$TEST_TOOL" fleet-sim --connect 127.0.0.1:$PORT -n $N >sim.json 2>sim.err &&
+	fleet_wait $fleet_pid 600 && test $fleet_rc = 0 &&
+	cat sim.json &&
+	# the simulator: every agent joined, answered the phase'"'"'s ping and ended with bye
+	test "$(jq -c "[.agents, .joined, .pongs, .byes, .failed]" sim.json)" = "[$N,$N,$N,$N,0]" &&
+	# every challenge said how long the join goes on: some of the 600 s
+	jq -e ".join_ms_min > 0 and .join_ms_min <= 600000" sim.json &&
+	# the coordinator: every node joined, none missing, one ok ping record each, of each name
+	test "$(jq "[.nodes[] | select(.status == \"ok\")] | length" r/run.json)" = $N &&
+	test "$(jq ".missing_agents, .failed_jobs" r/run.json | tr "\n" " ")" = "0 0 " &&
+	# one JSON object a line (one jq for all: jsonl_ok runs one a line)
+	test $(wc -l <r/results.jsonl) = $N &&
+	jq -e -n "[inputs | type == \"object\"] | length == $N and all" r/results.jsonl &&
+	test $(jsonl_count r/results.jsonl ".test == \"ping\" and .status == \"ok\" and .metrics.rtt_us >= 0") = $N &&
+	jq -r ".src.node" r/results.jsonl | sort >names.got &&
+	test_cmp names.expect names.got &&
+	jq -r ".agents[].node" r/run.json | sort >names.joined &&
+	test_cmp names.expect names.joined
+'
 
 # a coordinator from the protocol's words (fleet/fleet.h): challenges with join_ms, reads the
 # register, checks its mac, waits HOLD seconds, then answers with an error (which an agent
