@@ -112,7 +112,6 @@ int coord_retest(struct coord *c, int max, json_t *info)
 	sus = analyze_suspects_retest(&c->recs, ANALYZE_LOW_FRAC, NULL, &nc);
 	coord_jobs_clear(c);
 	c->id_stride = 2;
-	c->jobs_done = 0;
 	json_array_foreach(sus, k, s) {
 		const char *key = record_str(s, "job", NULL), *why;
 		char buf[300];

@@ -4,6 +4,7 @@
 #define FS_COORD_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,8 +23,15 @@ struct conn {
 	char peer[64];		/* address of a TCP agent, for messages and endpoints */
 	struct wire_rd rd;	/* (rd.mac: the agent's messages are checked once it joined) */
 	struct wire_mac tx;	/* ours to it, MAC'd once it joined */
-	uint64_t opened_ns, last_ns;
+	uint64_t opened_ns, last_ns;	/* made; the last message from it */
+	uint64_t sent_ns;	/* the last message to it (a keepalive ping goes after a heartbeat of none) */
 };
+
+/* What a descriptor is to the event loop (struct coord's fdmap): a
+ * connection's index (>= 0), the listener, or an agent's standard error */
+#define COORD_FD_NONE INT_MIN
+#define COORD_FD_LISTEN (-1)
+#define COORD_FD_AERR(node) (-2 - (node))
 
 struct cjob;
 
@@ -53,12 +61,21 @@ struct coord {
 	char advertise[300];	/* HOST:PORT agents connect to */
 	struct conn *conns;	/* live connections (gone ones are compacted away in coord_poll) */
 	int nconns, conns_cap;
+	int ngone;		/* connections gone and not compacted away yet */
+	int njoined;		/* nodes whose agent joined and is connected */
+	int npending;		/* local/ssh connections that have neither registered nor ended */
+	int epfd;		/* the event loop's epoll set, -1 before the first descriptor */
+	int *fdmap;		/* fd -> COORD_FD_* or a connection index */
+	size_t fdmap_alloc;
+	uint64_t last_tick_ns;	/* the last walk over connections and jobs (coord_poll) */
+	int said_emfile;	/* "cannot accept more agents" said */
 	int *node_conn;		/* node -> conn index, -1 */
 	char **node_why;	/* node -> why it is missing (NULL: fine) */
 	int nnodes_cap;
 	int expected;		/* agents the launcher starts */
-	pid_t pids[4096];	/* launcher processes */
+	pid_t *pids;		/* launcher processes (0: reaped) */
 	int npids;
+	size_t pids_alloc;
 	struct agent_err *aerr;	/* local and ssh: by node, else NULL */
 	int naerr;
 	char self[4096];	/* this binary */
@@ -74,13 +91,24 @@ struct coord {
 	struct cjob *jobs;
 	int njobs;
 	size_t jobs_alloc;
+	/* of c->jobs: those running that count against parallel=, the first
+	 * that may not have started (coord_run_jobs starts them in order) */
+	int jobs_running, first_idle;
+	unsigned jobs_gen;	/* a new set of jobs (coord_jobs_clear) */
+	/* the jobs of each node (coord_fail_jobs_of): node n's are
+	 * nj_list[nj_first[n] .. nj_first[n + 1]), for the set of jobs
+	 * nj_gen, nj_njobs and nj_nnodes say; built when one is needed */
+	int *nj_first, *nj_list;
+	unsigned nj_gen;
+	int nj_njobs, nj_nnodes;
 	/* job ids of a round: id_base + id_stride * job + member (member:
 	 * 0 the server, 1 the client of a pair; the rank in a group) */
 	long id_base, id_stride;
 	uint64_t last_ping_ns;
 	/* progress */
 	const char *phase_name;
-	int phase_i, nphases, round_i, nrounds, jobs_done;
+	int phase_i, nphases, round_i, nrounds;
+	int jobs_done;		/* of c->jobs, finished (coord_job_finish) */
 	uint64_t run_start_ns;
 	double est_left_s;
 	/* the records, read once: by the re-test of the suspects, then on from
@@ -108,8 +136,19 @@ const char *launch_program(const struct coord *c);
 int launch_known(const char *name);
 /* Does the launcher's agent connect in over TCP? */
 int launch_uses_listener(const char *name);
-/* A connection object for fd (authentication starts at once). */
+/* A connection object for fd (authentication starts at once: its
+ * challenge goes out); its index, or -1 (closed, said). */
 int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer);
+/* Watch fd in the event loop as what (a connection's index, COORD_FD_LISTEN,
+ * COORD_FD_AERR(node)): 0 or -errno. */
+int coord_watch(struct coord *c, int fd, int what);
+/* Stop watching fd, and close it. */
+void coord_unwatch_close(struct coord *c, int fd);
+/* One turn of the event loop, waiting up to timeout_ms: new connections,
+ * messages, and at most every 100 ms silences, pings, the jobs' deadlines.
+ * 0, or -exit code: -FS_EXIT_INTERRUPTED once the run is stopped, that of
+ * a record that could not be written. */
+int coord_poll(struct coord *c, int timeout_ms);
 
 /* coord.c, coord-check.c, coord-phase.c, coord-job.c */
 /* c->node_conn and c->node_why for n nodes: 0, or -FS_EXIT_ENV (said). */

@@ -36,8 +36,12 @@
  *                          pong {t}   heartbeat {jobs}
  *
  * Every message is bounded by FLEET_MAX_MSG; every wait has a timeout.  The
- * agent sends a heartbeat every heartbeat_ms; the coordinator pings as
- * often, and each side gives the other up after silence_ms of nothing.
+ * agent sends a heartbeat when it has sent nothing for heartbeat_ms (the
+ * coordinator says a quarter of silence_ms, at least FLEET_HEARTBEAT_MS);
+ * the coordinator pings an agent it has sent nothing for a quarter of
+ * silence_ms: four chances each way before the other gives up, after
+ * silence_ms of nothing (a message that came and is not read yet is not
+ * silence: a busy coordinator reads before it judges).
  */
 #ifndef FS_FLEET_H
 #define FS_FLEET_H
@@ -50,7 +54,7 @@
 
 #define FLEET_PROTO "fabscope-fleet"
 #define FLEET_MAX_MSG (4u << 20)
-#define FLEET_HEARTBEAT_MS 1000
+#define FLEET_HEARTBEAT_MS 1000	/* the least heartbeat_ms the coordinator asks for */
 #define FLEET_SILENCE_MS 10000
 
 #endif

@@ -26,16 +26,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/alloc.h"
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/shquote.h"
 #include "coord.h"
+
+/* descriptors besides the agents': the results, the plan, the listener, stdio, ... */
+#define LAUNCH_FD_SPARE 64
 
 static const char *const names[] = { "local", "ssh", "slurm", "mpi", "external", NULL };
 
@@ -67,52 +72,64 @@ static int split_words(const char *s, const char **argv, int max, char **buf)
 	return n;
 }
 
-/* Start argv with child_fd as its stdin/stdout (as_stdio) or as fd 3.  The
- * token goes in the environment only for launchers whose agents cannot be
- * handed it otherwise (srun, mpirun forward FABSCOPE_TOKEN); local and ssh
- * agents read it from their control channel (--token-stdin, send_token). */
+/* In a new child: become argv, with child_fd as its stdin/stdout
+ * (as_stdio) or as fd 3, err_fd (if any) as its standard error, and no
+ * other descriptor of ours.  Never returns. */
+static void child_exec(const struct coord *c, const char *const *argv, int child_fd, int as_stdio, int env_token,
+		       int err_fd) __attribute__((noreturn));
+static void child_exec(const struct coord *c, const char *const *argv, int child_fd, int as_stdio, int env_token,
+		       int err_fd)
+{
+	int fd, lo = as_stdio || child_fd < 0 ? 3 : 4;
+	long max = sysconf(_SC_OPEN_MAX);
+
+	if (err_fd >= 0)
+		dup2(err_fd, 2);
+	if (as_stdio) {
+		dup2(child_fd, 0);
+		dup2(child_fd, 1);
+	} else if (child_fd == 3) {
+		fcntl(3, F_SETFD, 0);	/* dup2 onto itself would keep CLOEXEC */
+	} else if (child_fd >= 0) {
+		dup2(child_fd, 3);
+	} else {
+		int devnull = open("/dev/null", 0);
+
+		dup2(devnull, 0);
+	}
+	/* nothing else of ours leaks into the agent: one call, where the kernel has it */
+	if (close_range((unsigned)lo, ~0u, 0))
+		for (fd = lo; fd < (max > 0 && max < (1 << 20) ? max : 1 << 20); fd++)
+			close(fd);
+	if (env_token)
+		setenv("FABSCOPE_TOKEN", c->token, 1);
+	else
+		unsetenv("FABSCOPE_TOKEN");
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_IGN);	/* ^C is the coordinator's to handle */
+	execvp(argv[0], (char *const *)argv);
+	fprintf(stderr, "fabscope run: cannot run '%s': %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Start argv (see child_exec).  The token goes in the environment only
+ * for launchers whose agents cannot be handed it otherwise (srun, mpirun
+ * forward FABSCOPE_TOKEN); local and ssh agents read it from their control
+ * channel (--token-stdin, send_token).  The pid, or -errno. */
 static pid_t spawn(struct coord *c, const char *const *argv, int child_fd, int as_stdio, int env_token,
 		   int err_fd)
 {
 	pid_t pid;
 
+	if (FS_ALLOC_GROW(c->pids, (size_t)c->npids + 1, c->pids_alloc))
+		return -ENOMEM;	/* (before the fork: every child is reaped) */
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return -errno;
-	if (!pid) {
-		if (err_fd >= 0)
-			dup2(err_fd, 2);
-		if (as_stdio) {
-			dup2(child_fd, 0);
-			dup2(child_fd, 1);
-		} else if (child_fd == 3) {
-			fcntl(3, F_SETFD, 0);	/* dup2 onto itself would keep CLOEXEC */
-		} else if (child_fd >= 0) {
-			dup2(child_fd, 3);
-		} else {
-			int devnull = open("/dev/null", 0);
-
-			dup2(devnull, 0);
-		}
-		{	/* nothing else of ours leaks into the agent */
-			int fd, lo = as_stdio || child_fd < 0 ? 3 : 4;
-
-			for (fd = lo; fd < 1024; fd++)
-				close(fd);
-		}
-		if (env_token)
-			setenv("FABSCOPE_TOKEN", c->token, 1);
-		else
-			unsetenv("FABSCOPE_TOKEN");
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_IGN);	/* ^C is the coordinator's to handle */
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "fabscope run: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (c->npids < (int)(sizeof(c->pids) / sizeof(c->pids[0])))
-		c->pids[c->npids++] = pid;
+	if (!pid)
+		child_exec(c, argv, child_fd, as_stdio, env_token, err_fd);
+	c->pids[c->npids++] = pid;
 	return pid;
 }
 
@@ -137,6 +154,11 @@ static void err_pipe(struct coord *c, int node, int *wfd)
 	if (node >= c->naerr || pipe2(p, O_CLOEXEC))
 		return;
 	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	if (coord_watch(c, p[0], COORD_FD_AERR(node))) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
 	c->aerr[node].fd = p[0];
 	*wfd = p[1];
 }
@@ -225,7 +247,7 @@ void launch_err_read(struct coord *c, int node)
 		if (n <= 0) {	/* every writer is gone: the last piece is a line */
 			if (a->len)
 				err_line(a, 1);
-			close(a->fd);
+			coord_unwatch_close(c, a->fd);
 			a->fd = -1;
 			return;
 		}
@@ -439,8 +461,37 @@ static int launch_connecting(struct coord *c)
 	return 0;
 }
 
+/* The coordinator holds a descriptor an agent (its connection) and, for
+ * local and ssh agents, one more (the pipe of its standard error): the
+ * open files limit is raised to that, as far as the hard limit allows,
+ * else the run stops before it starts, saying what to set. */
+static int launch_fd_limit(struct coord *c)
+{
+	int each = launch_uses_listener(c->launcher) ? 1 : 2;
+	rlim_t need = (rlim_t)c->expected * (rlim_t)each + LAUNCH_FD_SPARE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max >= need) {
+		rl.rlim_cur = need;
+		if (!setrlimit(RLIMIT_NOFILE, &rl)) {
+			fs_log(1, "open files limit raised to %llu for %d agents", (unsigned long long)need, c->expected);
+			return 0;
+		}
+	}
+	return fs_err_env("%d agents need %llu open files in the coordinator (%d each and %d more), over the limit "
+			  "of %llu (hard limit %llu): raise it (ulimit -n %llu)", c->expected, (unsigned long long)need,
+			  each, LAUNCH_FD_SPARE, (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max,
+			  (unsigned long long)need);
+}
+
 int launch_agents(struct coord *c)
 {
+	int rc;
+
+	if ((rc = launch_fd_limit(c)))
+		return rc;
 	if (!strcmp(c->launcher, "local"))
 		return launch_local(c);
 	if (!strcmp(c->launcher, "ssh"))
@@ -535,7 +586,7 @@ void launch_reap(struct coord *c, int force)
 		if (c->aerr[i].fd >= 0) {	/* (a process of the agent's still has it) */
 			if (c->aerr[i].len)
 				err_line(&c->aerr[i], 1);
-			close(c->aerr[i].fd);
+			coord_unwatch_close(c, c->aerr[i].fd);
 		}
 	}
 	free(c->aerr);

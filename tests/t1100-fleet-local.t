@@ -219,7 +219,7 @@ test_expect_success $P 'external launcher: a target that did not join skips its 
 	done &&
 	fleet_wait $fleet_pid 60 && test $fleet_rc = 4 &&
 	test_grep "\[in\]: its target .ext-z. is not one of the agents that joined (1 did not): the phase is skipped" run5t.log &&
-	test_grep "warning: agent agent2 is missing: did not join within 4 s$" run5t.log &&
+	test_grep "warning: agent agent2 is missing: did not join within 4 s (--join-timeout)$" run5t.log &&
 	test $(jsonl_count r5t/results.jsonl ".status == \"ok\" and .phase == \"pw\" and .scope == \"aggregate\"") = 1 &&
 	test $(jsonl_count r5t/results.jsonl ".phase == \"in\"") = 0
 '

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 test_description='a coordinator of many agents, over the real protocol: 2,000 agents played by
 test-tool fleet-sim (one process; the handshake with its HMACs, MACs on every message, heartbeats,
-pongs) all join a real coordinator and answer its ping phase, one record each; and an agent
-waits for its welcome as long as the challenge says the join goes on, not only its own --timeout'
+pongs) all join a real coordinator and answer its ping phase, one record each; an agent waits
+for its welcome as long as the challenge says the join goes on, not only its own --timeout; and
+the coordinator says why an agent did not join (a refusal is named as one, not as a join that
+ran out)'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"
@@ -97,6 +99,25 @@ test_expect_success $P,PERL 'with no join left (join_ms 0) it waits its --timeou
 	ptp_one_error agent.err "no answer from the coordinator within 1.0 s of registering" \
 		"its join had 0.0 s left" &&
 	test_kill_pid $slow
+'
+
+test_expect_success $P,TEST_HOOKS 'an agent that refuses the coordinator is named so, not as a join that ran out' '
+	# node1 speaks another protocol version: it refuses the challenge and ends at once
+	cat >agent-wrap <<-EOF &&
+	#!/bin/sh
+	case " \$* " in *" node1 "*) FABSCOPE_TEST_PROTO_VERSION=99; export FABSCOPE_TEST_PROTO_VERSION ;; esac
+	exec "$FABSCOPE" "\$@"
+	EOF
+	chmod +x agent-wrap &&
+	# --join-timeout 600: the run goes on once every agent has joined or ended (fleet_wait
+	# is a hang guard)
+	fleet_run_bg run2.log ping.ini -n 3 --agent-cmd "$PWD/agent-wrap" -o r2 --join-timeout 600 &&
+	fleet_wait $fleet_pid 120 && test $fleet_rc = 4 &&
+	test_grep "agent node1 is missing: did not join: its agent refused this coordinator: agent node1 speaks fleet protocol 99" run2.log &&
+	test_grep ! "within 600 s" run2.log &&
+	test "$(jq -r ".nodes[] | select(.status == \"missing\") | .name" r2/run.json)" = node1 &&
+	jq -r ".nodes[1].why" r2/run.json | grep "refused this coordinator" &&
+	test $(jsonl_count r2/results.jsonl ".test == \"ping\" and .status == \"ok\"") = 2
 '
 
 test_done

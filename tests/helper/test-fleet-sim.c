@@ -332,6 +332,10 @@ static void sim_timers(struct sim *s)
 
 		if (a->st == SA_LIVE) {
 			if (now - a->last_heard_ns > (uint64_t)a->silence_ms * SIM_MS)
+				sim_readable(s, i);	/* (what came is read before silence is judged, as the agent does) */
+			if (a->st != SA_LIVE)
+				continue;
+			if (now - a->last_heard_ns > (uint64_t)a->silence_ms * SIM_MS)
 				sim_fail(s, i, "the coordinator has been silent for %d ms", a->silence_ms);
 			else if (now - a->last_sent_ns >= (uint64_t)a->heartbeat_ms * SIM_MS)
 				sim_heartbeat(s, i);
