@@ -717,6 +717,21 @@ static int handshake(struct agent *a, json_t *eps, const char *slot)
 	return 0;
 }
 
+/* How long the loop may sleep: 100 ms while jobs run (they are reaped and
+ * their deadlines kept on the clock); idle, until the next heartbeat is
+ * due or the coordinator's silence runs out, so that thousands of idle
+ * agents on one host do not wake ten times a second each */
+static int idle_wait_ms(const struct agent *a)
+{
+	uint64_t now = clock_ns(), hb = a->last_sent_ns + (uint64_t)a->heartbeat_ms * 1000000ull;
+	uint64_t quiet = a->last_heard_ns + (uint64_t)a->silence_ms * 1000000ull + 1000000ull;
+	uint64_t next = hb < quiet ? hb : quiet;
+
+	if (a->njobs)
+		return 100;
+	return next <= now ? 0 : (int)((next - now + 999999) / 1000000);
+}
+
 static int agent_loop(struct agent *a)
 {
 	struct wire_rd rd;
@@ -738,7 +753,7 @@ static int agent_loop(struct agent *a)
 			pfd[n].fd = a->jobs[i]->err_fd;
 			pfd[n++].events = POLLIN;
 		}
-		if (poll(pfd, (nfds_t)n, 100) < 0 && errno != EINTR) {
+		if (poll(pfd, (nfds_t)n, idle_wait_ms(a)) < 0 && errno != EINTR) {
 			rc = fs_err_env("poll: %s", strerror(errno));
 			break;
 		}

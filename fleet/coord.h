@@ -76,6 +76,9 @@ struct coord {
 	pid_t *pids;		/* launcher processes (0: reaped) */
 	int npids;
 	size_t pids_alloc;
+	uint64_t launch_turn_ns, launch_said_ns;	/* (launch.c: the loop's turns while starting agents) */
+	int spawner_fd;		/* launch.c's spawner of local and ssh agents while they start, else -1 */
+	pid_t spawner_pid;
 	struct agent_err *aerr;	/* local and ssh: by node, else NULL */
 	int naerr;
 	char self[4096];	/* this binary */

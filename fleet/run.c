@@ -840,7 +840,7 @@ static int run_run(struct coord *c, struct run_opts *ro)
 
 int cmd_run(int argc, const char **argv)
 {
-	struct coord c = { .listen_fd = -1, .epfd = -1, .agent_timeout = 10, .join_timeout = 30 };
+	struct coord c = { .listen_fd = -1, .epfd = -1, .spawner_fd = -1, .agent_timeout = 10, .join_timeout = 30 };
 	struct run_opts ro = { .retest_max = RUN_RETEST_MAX };
 	int rc = run_options(&c, &ro, argc, argv), close_res = 1;
 
