@@ -169,10 +169,17 @@ static void conn_unregistered_end(struct coord *c, int ci, int r, const char *wh
 	}
 }
 
+/* The challenge of connection k, as it was sent: the handshake's macs
+ * cover it, so it is made again, the same, to check them */
+static json_t *challenge_of(const struct conn *k)
+{
+	return json_pack("{ss,ss,si,ss,sI}", "type", "challenge", "proto", FLEET_PROTO, "version", wire_version(),
+			 "nonce", k->nonce, "join_ms", (json_int_t)k->join_ms);
+}
+
 int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer)
 {
 	struct conn *k;
-	json_int_t join_ms;
 	int ci;
 
 	if (c->nconns == c->conns_cap) {	/* (doubling: a burst of connections costs log n moves) */
@@ -206,9 +213,8 @@ int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer)
 		return ci;
 	}
 	/* join_ms: how long the join goes on, which the agent waits for its welcome */
-	join_ms = c->join_deadline_ns > k->opened_ns ? (json_int_t)((c->join_deadline_ns - k->opened_ns) / 1000000) : 0;
-	if (coord_send_to(c, ci, json_pack("{ss,ss,si,ss,sI}", "type", "challenge", "proto", FLEET_PROTO,
-					   "version", wire_version(), "nonce", k->nonce, "join_ms", join_ms)))
+	k->join_ms = c->join_deadline_ns > k->opened_ns ? (int64_t)((c->join_deadline_ns - k->opened_ns) / 1000000) : 0;
+	if (coord_send_to(c, ci, challenge_of(k)))
 		conn_unregistered_end(c, ci, -ECONNRESET, NULL);	/* (it ended at once) */
 	return ci;
 }
@@ -233,9 +239,31 @@ void coord_conn_gone(struct coord *c, int ci, const char *why)
 	}
 }
 
-static void refuse(struct coord *c, int ci, const char *claimed, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void refuse(struct coord *c, int ci, const char *claimed, const char *fmt, ...)
+/*
+ * The coordinator's answer to a register reg: the handshake so far
+ * (challenge, register) and answer, which gets its mac over all three
+ * (fleet.h), when reg carries a nonce of the agent's; then sent.  0, or
+ * what coord_send_to returned.
+ */
+static int answer_register(struct coord *c, int ci, json_t *reg, json_t *answer)
+{
+	struct conn *k = &c->conns[ci];
+	const char *nonce = reg ? json_string_value(json_object_get(reg, "nonce")) : NULL;
+	json_t *hs[3] = { NULL, reg, answer };
+	char mac[AUTH_NONCE_HEX + 1];
+
+	if (answer && auth_nonce_ok(nonce) && (hs[0] = challenge_of(k)) &&
+	    !auth_mac_msgs(c->token, "coordinator", nonce, k->nonce, hs, 3, mac))
+		json_object_set_new(answer, "mac", json_string(mac));
+	json_decref(hs[0]);
+	return coord_send_to(c, ci, answer);
+}
+
+/* Refuse the register reg (NULL: what came is none) of connection ci,
+ * which claimed to be node claimed (NULL: none), saying why to both */
+static void refuse(struct coord *c, int ci, json_t *reg, const char *claimed, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void refuse(struct coord *c, int ci, json_t *reg, const char *claimed, const char *fmt, ...)
 {
 	char why[512];
 	va_list ap;
@@ -244,7 +272,7 @@ static void refuse(struct coord *c, int ci, const char *claimed, const char *fmt
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	fs_warn("refused agent '%.64s' from %s: %s", claimed ? claimed : "?", c->conns[ci].peer, why);
-	coord_send_to(c, ci, json_pack("{ss,ss}", "type", "error", "message", why));
+	answer_register(c, ci, reg, json_pack("{ss,ss}", "type", "error", "message", why));
 	conn_why(c, ci, "refused: %s", why);
 	conn_drop(c, ci);
 }
@@ -272,35 +300,35 @@ int coord_ensure_nodes(struct coord *c, int n)
 
 /* The node a register of name on connection ci is for, after the checks
  * that depend on it; -1 when it is refused (said). */
-static int register_node(struct coord *c, int ci, const char *name)
+static int register_node(struct coord *c, int ci, json_t *reg, const char *name)
 {
 	struct conn *k = &c->conns[ci];
 	int node = plan_node_index(&c->plan, name);
 
 	if (k->want_node >= 0 && node != k->want_node) {
-		refuse(c, ci, name, "this connection was made for node %s", c->plan.nodes[k->want_node].name);
+		refuse(c, ci, reg, name, "this connection was made for node %s", c->plan.nodes[k->want_node].name);
 		return -1;
 	}
 	if (node < 0) {
 		if (c->plan.hostfile) {
-			refuse(c, ci, name, "node %s is not in the hostfile %s", name, c->plan.hostfile);
+			refuse(c, ci, reg, name, "node %s is not in the hostfile %s", name, c->plan.hostfile);
 			return -1;
 		}
 		if (c->plan.nnodes >= c->expected) {
-			refuse(c, ci, name, "%d agents have joined already, as many as expected", c->expected);
+			refuse(c, ci, reg, name, "%d agents have joined already, as many as expected", c->expected);
 			return -1;
 		}
 		if (coord_ensure_nodes(c, c->plan.nnodes + 1) || (node = plan_node_add(&c->plan, name)) < 0) {
-			refuse(c, ci, name, "out of memory for node %s", name);
+			refuse(c, ci, reg, name, "out of memory for node %s", name);
 			return -1;
 		}
 	}
 	if (c->node_conn[node] >= 0) {
-		refuse(c, ci, name, "node %s has joined already (two agents with one name: give --name)", name);
+		refuse(c, ci, reg, name, "node %s has joined already (two agents with one name: give --name)", name);
 		return -1;
 	}
 	if (c->node_why[node] && !strncmp(c->node_why[node], "did not join", 12)) {
-		refuse(c, ci, name, "node %s joined too late: it is marked missing", name);
+		refuse(c, ci, reg, name, "node %s joined too late: it is marked missing", name);
 		return -1;
 	}
 	return node;
@@ -356,19 +384,18 @@ static int coord_heartbeat_ms(const struct coord *c)
 	return q > FLEET_HEARTBEAT_MS ? q : FLEET_HEARTBEAT_MS;
 }
 
-/* The welcome of node on connection ci (its agent sent nonce): 0, or -1
- * when it could not be sent (the node's why says so) */
-static int welcome(struct coord *c, int ci, int node, const char *nonce)
+/* The welcome of node on connection ci, whose agent sent the register reg:
+ * 0, or -1 when it could not be sent (the node's why says so) */
+static int welcome(struct coord *c, int ci, int node, json_t *reg)
 {
 	struct conn *k = &c->conns[ci];
 	const char *name = c->plan.nodes[node].name;
-	char mac[AUTH_NONCE_HEX + 1];
+	const char *nonce = json_string_value(json_object_get(reg, "nonce"));
 	uint8_t key[WIRE_MAC_LEN];
 	int rc;
 
-	auth_mac(c->token, "coordinator", nonce, k->nonce, mac);
-	rc = coord_send_to(c, ci, json_pack("{ss,ss,ss,si,si}", "type", "welcome", "mac", mac, "node", name,
-					    "heartbeat_ms", coord_heartbeat_ms(c), "silence_ms", units_ms(c->agent_timeout)));
+	rc = answer_register(c, ci, reg, json_pack("{ss,ss,si,si}", "type", "welcome", "node", name, "heartbeat_ms",
+						   coord_heartbeat_ms(c), "silence_ms", units_ms(c->agent_timeout)));
 	if (rc) {	/* it registered, and was gone when its welcome went out: it gave up waiting */
 		const char *last = k->want_node >= 0 ? launch_err_last(c, k->want_node) : NULL;
 		char why[LAUNCH_ERR_LAST + 200];
@@ -403,7 +430,7 @@ static void on_register(struct coord *c, int ci, json_t *m)
 	const char *nonce = json_string_value(json_object_get(m, "nonce"));
 	const char *type = json_string_value(json_object_get(m, "type"));
 	int version = (int)json_integer_value(json_object_get(m, "version")), node;
-	json_t *info;
+	json_t *info, *hs[2] = { NULL, m };	/* the handshake so far: challenge, register */
 
 	if (type && !strcmp(type, "error")) {	/* the agent refused us */
 		const char *msg = json_string_value(json_object_get(m, "message"));
@@ -413,25 +440,30 @@ static void on_register(struct coord *c, int ci, json_t *m)
 		conn_drop(c, ci);
 		return;
 	}
-	if (!type || strcmp(type, "register") || !name || !nonce || strlen(nonce) != AUTH_NONCE_HEX) {
-		refuse(c, ci, name, "expected a register message");
+	if (!type || strcmp(type, "register") || !name || !auth_nonce_ok(nonce)) {
+		refuse(c, ci, m, name, "expected a register message");
 		return;
 	}
 	if (!plan_name_ok(name)) {	/* names go into messages, logs, records and file names */
-		refuse(c, ci, NULL, "a node name of %zu bytes that is not a host name: names are 1 to %d bytes of "
+		refuse(c, ci, m, NULL, "a node name of %zu bytes that is not a host name: names are 1 to %d bytes of "
 		       "letters, digits, '.', '_', ':' and '-' (give the agent --name)", strlen(name), PLAN_NAME_MAX);
 		return;
 	}
 	if (version != wire_version()) {
-		refuse(c, ci, name, "agent %s speaks fleet protocol %d, this coordinator %d: run the same fabscope version everywhere",
+		refuse(c, ci, m, name, "agent %s speaks fleet protocol %d, this coordinator %d: run the same fabscope version everywhere",
 		       name, version, wire_version());
 		return;
 	}
-	if (!auth_mac_ok(c->token, "agent", k->nonce, nonce, json_string_value(json_object_get(m, "mac")))) {
-		refuse(c, ci, name, "authentication failed: agent %s has the wrong token (check --token-file / FABSCOPE_TOKEN)", name);
+	if (!(hs[0] = challenge_of(k)) ||
+	    !auth_mac_msgs_ok(c->token, "agent", k->nonce, nonce, hs, 2, json_string_value(json_object_get(m, "mac")))) {
+		json_decref(hs[0]);
+		refuse(c, ci, m, name, "authentication failed: agent %s has the wrong token, or its handshake was changed on the "
+		       "way (its mac is not this token's over the challenge and the register: check --token-file / "
+		       "FABSCOPE_TOKEN)", name);
 		return;
 	}
-	if ((node = register_node(c, ci, name)) < 0 || welcome(c, ci, node, nonce))
+	json_decref(hs[0]);
+	if ((node = register_node(c, ci, m, name)) < 0 || welcome(c, ci, node, m))
 		return;
 	register_endpoints(c, ci, node, m);
 	info = json_pack("{ss,ss?,si,ss?,ss,sf}", "node", name,

@@ -20,6 +20,7 @@ struct conn {
 	int want_node;		/* local/ssh: the node this connection was made for */
 	int authed, gone;
 	char nonce[AUTH_NONCE_HEX + 1];
+	int64_t join_ms;	/* its challenge's (coord.c's challenge_of makes it again) */
 	char peer[64];		/* address of a TCP agent, for messages and endpoints */
 	struct wire_rd rd;	/* (rd.mac: the agent's messages are checked once it joined) */
 	struct wire_mac tx;	/* ours to it, MAC'd once it joined */

@@ -7,15 +7,27 @@
  *   coordinator -> agent   challenge {proto, version, nonce, join_ms}
  *   agent -> coordinator   register  {proto, version, tool_version, nonce, mac,
  *                                     node, host, pid, slot, endpoints: [{rail, plane, ip}]}
- *   coordinator -> agent   welcome   {mac, node, heartbeat_ms, silence_ms}  | error {message}
+ *   coordinator -> agent   welcome   {mac, node, heartbeat_ms, silence_ms}  | error {message, mac}
  *
- *   mac (agent)       = HMAC-SHA256(token, "fabscope-agent\n" NONCE_C "\n" NONCE_A)
- *   mac (coordinator) = HMAC-SHA256(token, "fabscope-coordinator\n" NONCE_A "\n" NONCE_C)
+ *   mac (agent)       = HMAC-SHA256(token, "fabscope-agent\n" NONCE_C "\n" NONCE_A
+ *                                          "\n" C(challenge) "\n" C(register))
+ *   mac (coordinator) = HMAC-SHA256(token, "fabscope-coordinator\n" NONCE_A "\n" NONCE_C
+ *                                          "\n" C(challenge) "\n" C(register) "\n" C(answer))
  *
  * Both sides prove the token without sending it; nonces are 32 random
- * bytes in hex, so a recorded exchange cannot be replayed.  A version
- * mismatch or a wrong mac is answered with an error message naming the
- * problem, logged on both sides, and the connection is closed.
+ * bytes in hex, so a recorded exchange cannot be replayed.  C(m) is m's
+ * canonical text (core/auth.h's auth_canon: m without "mac", compact JSON,
+ * keys sorted), made from the message as parsed, so each mac covers every
+ * field of the handshake as both sides saw it: the challenge's join_ms, the
+ * register's node, endpoints and every other member, the welcome's
+ * heartbeat_ms and silence_ms, an error's message.  A field changed on the
+ * way, added or left out fails the mac: the register is refused, or the
+ * agent refuses the welcome (and tells the coordinator why under the
+ * session's MAC).  The coordinator's error carries its mac when the
+ * register had a nonce; the agent names an error whose mac fails as a
+ * refusal by a peer that did not prove the token.  A version mismatch or a
+ * wrong mac is answered with an error message naming the problem, logged
+ * on both sides, and the connection is closed.
  *
  * join_ms is how long the coordinator's join goes on from the moment it
  * sent the challenge (0 once it is over: --join-timeout from when the

@@ -9,7 +9,7 @@ ran out)'
 . "$TEST_DIRECTORY/lib-ptp.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"
 
-test_lazy_prereq PERL 'perl -MIO::Socket::INET -MDigest::SHA -e 1'
+test_lazy_prereq PERL 'perl -MIO::Socket::INET -MDigest::SHA -MJSON::PP -e 1'
 test_require_in_ci FABSCOPE TEST_TOOL JQ PERL TEST_HOOKS
 P=FABSCOPE,TEST_TOOL,JQ
 PORT=$(ptp_port 0)
@@ -48,30 +48,41 @@ test_expect_success $P "$N simulated agents join over TCP and each answers the p
 	test_cmp names.expect names.joined
 '
 
-# a coordinator from the protocol's words (fleet/fleet.h): challenges with join_ms, reads the
-# register, checks its mac, waits HOLD seconds, then answers with an error (which an agent
-# that is still waiting reads: "refused", exit 3)
+# a coordinator from the protocol's words (fleet/fleet.h), written apart from the C code:
+# challenges with join_ms, reads the register, checks its mac over the nonces, the challenge
+# and the register (canonical JSON: no "mac", keys sorted, no spaces), waits HOLD seconds,
+# then answers with an error under its own mac over all three (which an agent that is still
+# waiting reads, and checks: "the coordinator refused", exit 3)
 cat >slowcoord.pl <<'EOF'
 use IO::Socket::INET;
 use Digest::SHA qw(hmac_sha256_hex);
+use JSON::PP;
 $| = 1;
 my ($port, $token, $join_ms, $hold, $version) = @ARGV;
+my $J = JSON::PP->new->utf8->canonical;
+sub canon { my %m = %{$_[0]}; delete $m{mac}; $J->encode(\%m) }
+sub mac { my $key = shift; hmac_sha256_hex(join("\n", @_), $key) }
 my $l = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $port, Listen => 4, ReuseAddr => 1)
 	or die "listen: $!\n";
 open(my $f, ">", "slow.ready"); close $f;
 my $s = $l->accept or die "accept: $!\n";
 my $nc = "cd" x 32;
-my $j = qq({"type":"challenge","proto":"fabscope-fleet","version":$version,"nonce":"$nc","join_ms":$join_ms});
+my $ch = { type => "challenge", proto => "fabscope-fleet", version => $version + 0, nonce => $nc,
+	   join_ms => $join_ms + 0 };
+my $j = $J->encode($ch);
 print $s pack("N", length $j), $j;
 my ($h, $b) = ("", "");
 read($s, $h, 4) == 4 or die "no register\n";
 read($s, $b, unpack("N", $h));
-my ($na) = $b =~ /"nonce":"([0-9a-f]{64})"/ or die "no nonce in $b\n";
-my ($mac) = $b =~ /"mac":"([0-9a-f]{64})"/ or die "no mac in $b\n";
-$mac eq hmac_sha256_hex("fabscope-agent\n$nc\n$na", $token) or die "wrong mac\n";
+my $reg = $J->decode($b);
+my $na = $reg->{nonce};
+$na =~ /^[0-9a-f]{64}$/ or die "no nonce in $b\n";
+$reg->{mac} eq mac($token, "fabscope-agent", $nc, $na, canon($ch), canon($reg)) or die "wrong mac\n";
 print "registered\n";
 sleep $hold;
-my $e = q({"type":"error","message":"held back on purpose"});
+my $e = { type => "error", message => "held back on purpose" };
+$e->{mac} = mac($token, "fabscope-coordinator", $na, $nc, canon($ch), canon($reg), canon($e));
+$e = $J->encode($e);
 print $s pack("N", length $e), $e;
 sleep 2;
 EOF
@@ -84,7 +95,8 @@ test_expect_success $P,PERL 'an agent waits for its welcome as long as the join 
 	# --timeout 1: the answer comes 3 s after the register, within the 30 s the join has
 	test_expect_exit 3 env FABSCOPE_TOKEN=tok "$FABSCOPE" agent --connect 127.0.0.1:$PORT2 --name w1 \
 		--timeout 1 2>agent.err &&
-	ptp_one_error agent.err "refused" "held back on purpose" &&
+	# (its mac checked: the refusal comes from the coordinator, said so)
+	ptp_one_error agent.err "the coordinator refused agent w1: held back on purpose" &&
 	test_grep "^registered$" slow.out &&
 	wait $slow
 '

@@ -9,7 +9,8 @@
  *
  *	Each simulated agent connects over TCP, takes the challenge (proto,
  *	version, nonce, join_ms), registers as NAME<i> (default sim<i>, i from
- *	0) with its mac over both nonces, checks the welcome's mac, and from
+ *	0) with its mac over both nonces, the challenge and the register,
+ *	checks the welcome's mac over all three, and from
  *	then on MACs every message it sends and checks every one it gets, under
  *	the session key, as `fabscope agent` does.  It waits for its welcome as
  *	long as the challenge's join_ms says (and no longer), sends a heartbeat
@@ -58,6 +59,7 @@ struct sim_agent {
 	int fd;
 	enum sim_state st;
 	char cn[AUTH_NONCE_HEX + 1], an[AUTH_NONCE_HEX + 1];
+	json_t *hs[2];		/* the handshake until the welcome: challenge, register */
 	struct wire_rd rd;	/* rd.mac: the coordinator's messages, once welcomed */
 	struct wire_mac tx;
 	uint64_t until_ns;	/* what it waits for (connect, challenge, welcome) ends then */
@@ -81,6 +83,14 @@ struct sim {
 	int shown;
 };
 
+/* What agent i keeps of its handshake, released */
+static void sim_hs_release(struct sim_agent *a)
+{
+	json_decref(a->hs[0]);
+	json_decref(a->hs[1]);
+	a->hs[0] = a->hs[1] = NULL;
+}
+
 static void sim_fail(struct sim *s, int i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void sim_fail(struct sim *s, int i, const char *fmt, ...)
 {
@@ -99,6 +109,7 @@ static void sim_fail(struct sim *s, int i, const char *fmt, ...)
 		a->fd = -1;
 	}
 	wire_rd_release(&a->rd);
+	sim_hs_release(a);
 	if (s->shown++ < SIM_SHOW_ERRORS) {
 		fprintf(stderr, "test-tool fleet-sim: %s%d: ", s->prefix, i);
 		va_start(ap, fmt);
@@ -118,6 +129,7 @@ static void sim_end(struct sim *s, int i)
 	close(a->fd);
 	a->fd = -1;
 	wire_rd_release(&a->rd);
+	sim_hs_release(a);
 }
 
 /* Send m (taken) from agent i.  A joined agent whose send fails reads on:
@@ -200,32 +212,42 @@ static void sim_on_challenge(struct sim *s, int i, json_t *m)
 		sim_fail(s, i, "no random numbers (getrandom failed)");
 		return;
 	}
-	auth_mac(s->token, "agent", a->cn, a->an, mac);
 	snprintf(name, sizeof(name), "%s%d", s->prefix, i);
 	s->waiting--;
 	a->st = SA_WELCOME;
 	a->registered_ns = clock_ns();
 	/* as the agent: its welcome may take as long as the join allows */
 	a->until_ns = a->registered_ns + (uint64_t)join_ms * SIM_MS + (uint64_t)s->timeout_ms * SIM_MS;
-	sim_send(s, i, json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si,ss,s[]}", "type", "register", "proto", FLEET_PROTO,
-				 "version", wire_version(), "tool_version", "fleet-sim", "nonce", a->an, "mac", mac,
-				 "node", name, "host", "fleet-sim", "pid", (int)getpid(), "slot", "0", "endpoints"));
+	a->hs[0] = json_incref(m);
+	a->hs[1] = json_pack("{ss,ss,si,ss,ss,ss,ss,si,ss,s[]}", "type", "register", "proto", FLEET_PROTO,
+			     "version", wire_version(), "tool_version", "fleet-sim", "nonce", a->an, "node", name,
+			     "host", "fleet-sim", "pid", (int)getpid(), "slot", "0", "endpoints");
+	if (!a->hs[1] || auth_mac_msgs(s->token, "agent", a->cn, a->an, a->hs, 2, mac) ||
+	    json_object_set_new(a->hs[1], "mac", json_string(mac))) {
+		sim_fail(s, i, "out of memory for its register");
+		return;
+	}
+	sim_send(s, i, json_incref(a->hs[1]));
 }
 
 static void sim_on_welcome(struct sim *s, int i, json_t *m)
 {
 	struct sim_agent *a = &s->a[i];
+	json_t *hs[3] = { a->hs[0], a->hs[1], m };
+	int proven = auth_mac_msgs_ok(s->token, "coordinator", a->an, a->cn, hs, 3, jstr(m, "mac"));
 	uint8_t key[WIRE_MAC_LEN];
 	double waited;
 
 	if (!jstr(m, "type") || strcmp(jstr(m, "type"), "welcome")) {
-		sim_fail(s, i, "refused: %s", jstr(m, "message") ? jstr(m, "message") : "no welcome");
+		sim_fail(s, i, "refused%s: %s", proven ? "" : " (by a peer that did not prove the token)",
+			 jstr(m, "message") ? jstr(m, "message") : "no welcome");
 		return;
 	}
-	if (!auth_mac_ok(s->token, "coordinator", a->an, a->cn, jstr(m, "mac"))) {
-		sim_fail(s, i, "the welcome does not prove the token");
+	if (!proven) {
+		sim_fail(s, i, "the welcome does not prove the token over the handshake");
 		return;
 	}
+	sim_hs_release(a);
 	auth_session_key(s->token, a->cn, a->an, key);
 	wire_mac_start(&a->tx, key, 'a');
 	wire_mac_start(&a->rd.mac, key, 'c');
@@ -429,6 +451,19 @@ static int sim_args(struct sim *s, int argc, const char **argv)
 	return 0;
 }
 
+/* The summary on stdout: one JSON object */
+static void sim_report(const struct sim *s, double seconds)
+{
+	json_t *o = json_pack("{si,si,sI,sI,si,si,sf,sI,sf}", "agents", s->n, "joined", s->joined, "pongs",
+			      (json_int_t)s->pongs, "jobs", (json_int_t)s->jobs, "byes", s->byes, "failed", s->failed,
+			      "welcome_wait_max_s", s->welcome_wait_max, "join_ms_min", (json_int_t)s->join_ms_min,
+			      "seconds", seconds);
+
+	if (o && !json_dumpf(o, stdout, JSON_COMPACT))
+		putchar('\n');
+	json_decref(o);
+}
+
 int tool_fleet_sim(int argc, const char **argv)
 {
 	struct sim s = { .window = 1000, .timeout_ms = 30000, .prefix = "sim", .join_ms_min = -1 };
@@ -454,15 +489,14 @@ int tool_fleet_sim(int argc, const char **argv)
 		s.a[i].fd = -1;
 	t0 = clock_ns();
 	rc = sim_run(&s);
-	printf("{\"agents\": %d, \"joined\": %d, \"pongs\": %ld, \"jobs\": %ld, \"byes\": %d, \"failed\": %d, "
-	       "\"welcome_wait_max_s\": %.3f, \"join_ms_min\": %ld, \"seconds\": %.3f}\n", s.n, s.joined, s.pongs,
-	       s.jobs, s.byes, s.failed, s.welcome_wait_max, s.join_ms_min, (clock_ns() - t0) / 1e9);
+	sim_report(&s, (clock_ns() - t0) / 1e9);
 	if (s.shown > SIM_SHOW_ERRORS)
 		fprintf(stderr, "test-tool fleet-sim: and %d other failures\n", s.shown - SIM_SHOW_ERRORS);
 	for (i = 0; i < s.n; i++)
 		if (s.a[i].fd >= 0) {
 			close(s.a[i].fd);
 			wire_rd_release(&s.a[i].rd);
+			sim_hs_release(&s.a[i]);
 		}
 	close(s.ep);
 	free(s.a);
