@@ -284,6 +284,8 @@ int coord_ensure_nodes(struct coord *c, int n)
 
 	if (n <= c->nnodes_cap)
 		return 0;
+	if (n < 2 * c->nnodes_cap)	/* (anonymous agents add a node each as they join: geometric) */
+		n = 2 * c->nnodes_cap;
 	if (!(conn = fs_reallocarray(c->node_conn, (size_t)n, sizeof(*conn))))
 		return fs_err_env("out of memory for %d nodes", n);
 	c->node_conn = conn;

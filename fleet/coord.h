@@ -155,7 +155,8 @@ void coord_unwatch_close(struct coord *c, int fd);
 int coord_poll(struct coord *c, int timeout_ms);
 
 /* coord.c, coord-check.c, coord-phase.c, coord-job.c */
-/* c->node_conn and c->node_why for n nodes: 0, or -FS_EXIT_ENV (said). */
+/* c->node_conn and c->node_why for at least n nodes (grown geometrically): 0,
+ * or -FS_EXIT_ENV (said). */
 int coord_ensure_nodes(struct coord *c, int n);
 /* Every phase's options, as its tests will see them; targets when the
  * nodes' names are known.  0 or -exit code, with one line said. */
