@@ -50,6 +50,7 @@ struct cjob {
 	struct polar_judgment *pj;	/* its sets, judged again with the design (for the sweep's) */
 	int npj;
 	char verdict[400];	/* the last verdict's line, cut short: the live warning */
+	int counted;		/* counted in struct coord's jobs_running */
 };
 
 enum { J_IDLE, J_LISTEN, J_RUN, J_FIN };
@@ -61,10 +62,6 @@ int coord_send_to(struct coord *c, int ci, json_t *msg);
 /* The agent of connection ci is gone (why): its node is missing and its
  * jobs fail. */
 void coord_conn_gone(struct coord *c, int ci, const char *why);
-/* One turn of the event loop, waiting up to timeout_ms: new connections,
- * messages, silences, pings, the jobs' deadlines.  0, or
- * -FS_EXIT_INTERRUPTED once the run is stopped. */
-int coord_poll(struct coord *c, int timeout_ms);
 
 /* coord-job.c */
 /* The id of member of job j (see struct coord). */
