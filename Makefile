@@ -188,7 +188,7 @@ MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test-units.c \
 	    tests/helper/test-shquote.c tests/helper/test-quote.c tests/helper/test-options.c tests/helper/test-record.c \
 	    tests/helper/test-wire.c tests/helper/test-tcp-fuzz.c tests/helper/test-xport.c \
-	    tests/helper/test-fleet-fuzz.c tests/helper/test-plan.c tests/helper/test-polar.c tests/helper/test-model.c \
+	    tests/helper/test-fleet-fuzz.c tests/helper/test-fleet-sim.c tests/helper/test-plan.c tests/helper/test-polar.c tests/helper/test-model.c \
 	    tests/helper/test-hmac.c tests/helper/test-push.c tests/helper/test-trace.c \
 	    tests/helper/test-pfc.c tests/helper/test-macctl.c tests/helper/test-lldp.c tests/helper/test-lldpd.c tests/helper/test-topo.c tests/helper/test-pfcap.c \
 	    tests/helper/test-dissect.c tests/helper/test-dissect-fuzz.c tests/helper/test-nightly.c \

@@ -118,38 +118,91 @@ int auth_nonce_ok(const char *n)
 	return n && !hmac_unhex(n, raw, sizeof(raw));
 }
 
-static void mac_raw(const char *token, const char *role, const char *n1, const char *n2,
-		    uint8_t out[SHA256_LEN])
+char *auth_canon(json_t *m)
 {
-	size_t len = strlen(role) + strlen(n1) + strlen(n2) + 16;
-	char *msg = malloc(len);
+	json_t *c = json_is_object(m) ? json_copy(m) : json_incref(m);	/* (a shallow copy) */
+	char *s;
 
-	snprintf(msg, len, "fabscope-%s\n%s\n%s", role, n1, n2);
-	hmac_sha256(token, strlen(token), msg, strlen(msg), out);
-	free(msg);
+	if (!c)
+		return NULL;
+	if (json_is_object(c))
+		json_object_del(c, "mac");
+	s = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	json_decref(c);
+	return s;
+}
+
+#define AUTH_MAX_MSGS 8
+
+/* The raw mac of role over the nonces and n messages: 0, or -ENOMEM */
+static int mac_raw(const char *token, const char *role, const char *n1, const char *n2, json_t *const *msgs,
+		   size_t n, uint8_t out[SHA256_LEN])
+{
+	struct hmac_part parts[6 + 2 * AUTH_MAX_MSGS];
+	char *canon[AUTH_MAX_MSGS];
+	size_t k = 0, i;
+	int rc = 0;
+
+	if (n > AUTH_MAX_MSGS)
+		return -EINVAL;
+	parts[k++] = (struct hmac_part){ "fabscope-", 9 };
+	parts[k++] = (struct hmac_part){ role, strlen(role) };
+	parts[k++] = (struct hmac_part){ "\n", 1 };
+	parts[k++] = (struct hmac_part){ n1, strlen(n1) };
+	parts[k++] = (struct hmac_part){ "\n", 1 };
+	parts[k++] = (struct hmac_part){ n2, strlen(n2) };
+	for (i = 0; i < n; i++) {
+		canon[i] = auth_canon(msgs[i]);
+		if (!canon[i])
+			rc = -ENOMEM;
+		parts[k++] = (struct hmac_part){ "\n", 1 };
+		parts[k++] = (struct hmac_part){ canon[i], canon[i] ? strlen(canon[i]) : 0 };
+	}
+	if (!rc)
+		hmac_sha256_parts(token, strlen(token), parts, k, out);
+	for (i = 0; i < n; i++)
+		free(canon[i]);
+	return rc;
 }
 
 void auth_mac(const char *token, const char *role, const char *n1, const char *n2,
-	       char out[AUTH_NONCE_HEX + 1])
+	      char out[AUTH_NONCE_HEX + 1])
 {
 	uint8_t raw[SHA256_LEN];
 
-	mac_raw(token, role, n1, n2, raw);
+	mac_raw(token, role, n1, n2, NULL, 0, raw);	/* (no message: nothing to allocate) */
 	hmac_hex(raw, sizeof(raw), out);
+}
+
+int auth_mac_msgs(const char *token, const char *role, const char *n1, const char *n2, json_t *const *msgs,
+		  size_t n, char out[AUTH_NONCE_HEX + 1])
+{
+	uint8_t raw[SHA256_LEN];
+	int rc = mac_raw(token, role, n1, n2, msgs, n, raw);
+
+	if (!rc)
+		hmac_hex(raw, sizeof(raw), out);
+	return rc;
 }
 
 void auth_session_key(const char *token, const char *cnonce, const char *anonce, uint8_t key[32])
 {
-	mac_raw(token, "session", cnonce, anonce, key);
+	mac_raw(token, "session", cnonce, anonce, NULL, 0, key);
 }
 
 int auth_mac_ok(const char *token, const char *role, const char *n1, const char *n2,
 		 const char *mac)
 {
+	return auth_mac_msgs_ok(token, role, n1, n2, NULL, 0, mac);
+}
+
+int auth_mac_msgs_ok(const char *token, const char *role, const char *n1, const char *n2, json_t *const *msgs,
+		     size_t n, const char *mac)
+{
 	uint8_t want[SHA256_LEN], got[SHA256_LEN];
 
-	if (!mac || strlen(mac) != 2 * SHA256_LEN || hmac_unhex(mac, got, sizeof(got)))
+	if (!mac || strlen(mac) != 2 * SHA256_LEN || hmac_unhex(mac, got, sizeof(got)) ||
+	    mac_raw(token, role, n1, n2, msgs, n, want))
 		return 0;
-	mac_raw(token, role, n1, n2, want);
 	return hmac_equal(want, got, sizeof(want));
 }

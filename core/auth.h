@@ -8,6 +8,8 @@
 #ifndef FS_AUTH_H
 #define FS_AUTH_H
 
+#include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define AUTH_NONCE_HEX 64
@@ -26,12 +28,39 @@ int auth_nonce(char out[AUTH_NONCE_HEX + 1]);
 /* 1 if n (may be NULL) is a nonce as auth_nonce makes them: exactly
  * AUTH_NONCE_HEX hex characters; else 0. */
 int auth_nonce_ok(const char *n);
-/* mac of role ("agent" or "coordinator") over the two nonces, in hex. */
+/* mac of role (e.g. "ptp-client") over the two nonces, in hex:
+ * HMAC-SHA256(token, "fabscope-" role "\n" n1 "\n" n2). */
 void auth_mac(const char *token, const char *role, const char *n1, const char *n2,
 	      char out[AUTH_NONCE_HEX + 1]);
-/* Constant-time check of a received mac against the expected one. */
+/* Constant-time check of a received mac (may be NULL) against the expected one. */
 int auth_mac_ok(const char *token, const char *role, const char *n1, const char *n2,
 		const char *mac);
+/*
+ * A handshake's mac over its messages too, not only the nonces:
+ *
+ *   HMAC-SHA256(token, "fabscope-" role "\n" n1 "\n" n2 "\n" C(msgs[0]) ... "\n" C(msgs[n-1]))
+ *
+ * where C(m) is m's canonical text (auth_canon), so that every field of
+ * every message so far is what both ends saw: one changed on the way, added
+ * or left out, gives another mac.  Canonical text holds no newline, so the
+ * parts cannot be shifted into one another.  0, or -ENOMEM (out not set).
+ */
+int auth_mac_msgs(const char *token, const char *role, const char *n1, const char *n2, json_t *const *msgs,
+		  size_t n, char out[AUTH_NONCE_HEX + 1]);
+/* Constant-time check of mac (may be NULL; hex in either case) against
+ * auth_mac_msgs' of the same: 1 if it is that mac, else 0. */
+int auth_mac_msgs_ok(const char *token, const char *role, const char *n1, const char *n2, json_t *const *msgs,
+		     size_t n, const char *mac);
+/*
+ * m's canonical text, what a handshake's mac covers: m without its "mac"
+ * member, as JSON with no whitespace and its members in byte order of their
+ * keys (recursively), strings in UTF-8 with only '"', '\\' and the
+ * characters below U+0020 escaped (\b \f \n \r \t, else \u00XX in upper
+ * case), integers in decimal (jansson's JSON_COMPACT | JSON_SORT_KEYS).
+ * Both ends make it from the message as parsed, so what the receiver
+ * understood is what is checked.  malloc'd; NULL when out of memory.
+ */
+char *auth_canon(json_t *m);
 /* The session key of one connection, HMAC-SHA256(token, "fabscope-session\n"
  * challenge-nonce "\n" agent-nonce): every message after the welcome carries
  * a MAC under it (wire_mac), so that none can be injected, changed,

@@ -13,8 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WIRE_VERSION 3	/* 2: bw/lat --sport and --inline reach the server, lat --op read, "alive";
-			 * 3: every fleet message after the welcome carries its MAC */
+#define WIRE_VERSION 5	/* 2: bw/lat --sport and --inline reach the server, lat --op read, "alive";
+			 * 3: every fleet message after the welcome carries its MAC;
+			 * 4: the fleet challenge says how long the join waits (join_ms),
+			 *    and the agent waits that long for its welcome;
+			 * 5: the fleet handshake's macs cover its messages' bodies (the
+			 *    challenge, the register, the welcome or error), not only
+			 *    the nonces */
 #define WIRE_MAX_MSG (1u << 20)	/* default bound on one message */
 
 /* 0, or -errno: -ETIMEDOUT, -ECONNRESET (peer closed), -EMSGSIZE, -EPROTO. */

@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -644,25 +645,28 @@ static int add_rail(const char *s, json_t *eps)
 }
 
 /* The transports this host cannot open, {name: why}, for the register
- * message (fleet.h): the coordinator then runs none of their jobs here. */
+ * message (fleet.h): the coordinator then runs none of their jobs here.
+ * NULL when there is none: the register then has no unusable (absent:
+ * none, as fleet.h says). */
 static json_t *unusable_transports(void)
 {
-	json_t *o = json_object();
 	char why[FLEET_WHY_MAX];
 
-	if (o && xport_usable("verbs", why, sizeof(why)))
-		json_object_set_new(o, "verbs", json_string(why));
-	return o;
+	if (!xport_usable("verbs", why, sizeof(why)))
+		return NULL;
+	return json_pack("{ss}", "verbs", why);
 }
 
-static int handshake(struct agent *a, json_t *eps, const char *slot)
+/* The coordinator's challenge, checked: 0 with *ch, its nonce in cnonce
+ * and how long its join goes on in *join_ms; else -exit code, said (and,
+ * for another version, said to the coordinator too) */
+static int take_challenge(struct agent *a, json_t **ch, char cnonce[AUTH_NONCE_HEX + 1], int *join_ms)
 {
-	char nonce[AUTH_NONCE_HEX + 1], mac[AUTH_NONCE_HEX + 1], host[256] = "";
-	char cnonce[AUTH_NONCE_HEX + 1];
-	const char *proto, *cn;
 	json_t *m = NULL;
+	const char *proto, *cn;
 	int rc, version;
 
+	*ch = NULL;
 	rc = wire_recv(a->rfd, &m, FLEET_MAX_MSG, a->timeout_ms);
 	if (rc)
 		return fs_err_peer("no challenge from the coordinator: %s", wire_strerror(rc));
@@ -673,7 +677,10 @@ static int handshake(struct agent *a, json_t *eps, const char *slot)
 		json_decref(m);
 		return fs_err_peer("the peer is not a fabscope coordinator (no '%s' challenge)", FLEET_PROTO);
 	}
-	memcpy(cnonce, cn, sizeof(cnonce));
+	memcpy(cnonce, cn, AUTH_NONCE_HEX + 1);
+	/* how long the join goes on: the welcome may take that long (clamped
+	 * to a day as a 64-bit value, so that a huge one cannot wrap) */
+	*join_ms = clamp_ms(json_object_get(m, "join_ms"), 0, 0, 86400000);
 	if (version != wire_version()) {
 		char msg[256];
 		json_t *e;
@@ -687,50 +694,109 @@ static int handshake(struct agent *a, json_t *eps, const char *slot)
 		json_decref(m);
 		return fs_err_env("%s", msg);
 	}
-	if (auth_nonce(nonce)) {
-		json_decref(m);
-		return fs_err_env("no random numbers (getrandom failed)");
-	}
-	auth_mac(a->token, "agent", cnonce, nonce, mac);
-	gethostname(host, sizeof(host) - 1);
-	rc = send_msg(a, json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si,ss?,sO,so*}", "type", "register",
-				   "proto", FLEET_PROTO, "version", wire_version(),
-				   "tool_version", FABSCOPE_VERSION, "nonce", nonce, "mac", mac,
-				   "node", a->name, "host", host, "pid", (int)getpid(), "slot", slot,
-				   "endpoints", eps, "unusable", unusable_transports()));
-	json_decref(m);
-	if (rc)
-		return rc;
-	rc = wire_recv(a->rfd, &m, FLEET_MAX_MSG, a->timeout_ms);
-	if (rc)
-		return fs_err_peer("no answer from the coordinator after registering: %s", wire_strerror(rc));
-	if (!json_str(m, "type") || strcmp(json_str(m, "type"), "welcome")) {
-		const char *why = json_str(m, "message");
+	*ch = m;
+	return 0;
+}
 
-		rc = fs_err_env("the coordinator refused agent %s: %s", a->name, why ? why : "no reason given");
-		json_decref(m);
-		return rc;
-	}
-	if (!auth_mac_ok(a->token, "coordinator", nonce, cnonce, json_str(m, "mac"))) {
-		json_decref(m);
-		return fs_err_env("the coordinator did not prove the token: check --token-file / FABSCOPE_TOKEN on both sides");
-	}
-	{	/* from here on every message each way carries its MAC */
-		uint8_t key[WIRE_MAC_LEN];
+/* The coordinator's answer hs[2] to our register hs[1] (hs[0] its
+ * challenge): a welcome whose mac proves the token over all three starts
+ * the session's MACs, and 0; else one line saying what came, -exit code */
+static int take_answer(struct agent *a, json_t *const hs[3], const char *cnonce, const char *nonce)
+{
+	json_t *m = hs[2];
+	const char *type = json_str(m, "type"), *why = json_str(m, "message");
+	int proven = auth_mac_msgs_ok(a->token, "coordinator", nonce, cnonce, hs, 3, json_str(m, "mac"));
+	uint8_t key[WIRE_MAC_LEN];
 
-		auth_session_key(a->token, cnonce, nonce, key);
-		wire_mac_start(&a->tx, key, 'a');
-		wire_mac_start(&a->rx, key, 'c');
-		memset(key, 0, sizeof(key));
+	if (!type || strcmp(type, "welcome")) {
+		if (proven)
+			return fs_err_env("the coordinator refused agent %s: %s", a->name, why ? why : "no reason given");
+		return fs_err_env("agent %s was refused by a peer that did not prove the token over the handshake "
+				  "(another token, or the handshake was changed on the way): %s", a->name,
+				  why ? why : "no reason given");
+	}
+	/* from here on every message each way carries its MAC (the key is the
+	 * token's and both nonces', whatever the welcome says) */
+	auth_session_key(a->token, cnonce, nonce, key);
+	wire_mac_start(&a->tx, key, 'a');
+	wire_mac_start(&a->rx, key, 'c');
+	memset(key, 0, sizeof(key));
+	if (!proven) {	/* the real coordinator, if it is one, hears why its agent is gone */
+		send_msg(a, json_pack("{ss,ss}", "type", "error", "message",
+				      "refused the control channel: the welcome failed its MAC (changed on the way, "
+				      "or not from a coordinator that holds the token)"));
+		return fs_err_env("the coordinator's welcome failed its MAC over the handshake: it was changed on the "
+				  "way, or the peer does not hold the token (check --token-file / FABSCOPE_TOKEN on "
+				  "both sides)");
 	}
 	/* clamped as 64-bit values: a huge one must not wrap into a tiny one */
 	a->heartbeat_ms = clamp_ms(json_object_get(m, "heartbeat_ms"), a->heartbeat_ms, 50, 60000);
 	a->silence_ms = clamp_ms(json_object_get(m, "silence_ms"), a->silence_ms, 0, 86400000);
 	if (a->silence_ms < 2 * a->heartbeat_ms)
 		a->silence_ms = 2 * a->heartbeat_ms;
-	json_decref(m);
 	fs_log(1, "joined as %s", a->name);
 	return 0;
+}
+
+/* The handshake (fleet.h): the challenge, our register with its mac over
+ * the challenge and itself, the coordinator's answer with its mac over all
+ * three.  0, or -exit code said. */
+static int handshake(struct agent *a, json_t *eps, const char *slot)
+{
+	char nonce[AUTH_NONCE_HEX + 1], mac[AUTH_NONCE_HEX + 1], host[256] = "";
+	char cnonce[AUTH_NONCE_HEX + 1];
+	json_t *hs[3] = { NULL, NULL, NULL };	/* challenge, register, answer */
+	int rc, join_ms = 0, i;
+	long long wait_ms;
+
+	if ((rc = take_challenge(a, &hs[0], cnonce, &join_ms)))
+		return rc;
+	if (auth_nonce(nonce)) {
+		rc = fs_err_env("no random numbers (getrandom failed)");
+		goto out;
+	}
+	gethostname(host, sizeof(host) - 1);
+	/* every field is in the body before the mac is made over it */
+	hs[1] = json_pack("{ss,ss,si,ss,ss,ss,ss,si,ss?,sO,so*}", "type", "register", "proto", FLEET_PROTO,
+			  "version", wire_version(), "tool_version", FABSCOPE_VERSION, "nonce", nonce,
+			  "node", a->name, "host", host, "pid", (int)getpid(), "slot", slot, "endpoints", eps,
+			  "unusable", unusable_transports());
+	if (!hs[1] || auth_mac_msgs(a->token, "agent", cnonce, nonce, hs, 2, mac) ||
+	    json_object_set_new(hs[1], "mac", json_string(mac))) {
+		rc = fs_err_env("out of memory for the register");
+		goto out;
+	}
+	if ((rc = send_msg(a, json_incref(hs[1]))))
+		goto out;
+	wait_ms = (long long)join_ms + a->timeout_ms;
+	rc = wire_recv(a->rfd, &hs[2], FLEET_MAX_MSG, wait_ms > INT_MAX ? INT_MAX : (int)wait_ms);
+	if (rc == -ETIMEDOUT)
+		rc = fs_err_peer("no answer from the coordinator within %.1f s of registering (its join had %.1f s "
+				 "left, and --timeout adds %.1f s): it is stuck or gone", wait_ms / 1e3, join_ms / 1e3,
+				 a->timeout_ms / 1e3);
+	else if (rc)
+		rc = fs_err_peer("no answer from the coordinator after registering: %s", wire_strerror(rc));
+	else
+		rc = take_answer(a, hs, cnonce, nonce);
+out:
+	for (i = 0; i < 3; i++)
+		json_decref(hs[i]);
+	return rc;
+}
+
+/* How long the loop may sleep: 100 ms while jobs run (they are reaped and
+ * their deadlines kept on the clock); idle, until the next heartbeat is
+ * due or the coordinator's silence runs out, so that thousands of idle
+ * agents on one host do not wake ten times a second each */
+static int idle_wait_ms(const struct agent *a)
+{
+	uint64_t now = clock_ns(), hb = a->last_sent_ns + (uint64_t)a->heartbeat_ms * 1000000ull;
+	uint64_t quiet = a->last_heard_ns + (uint64_t)a->silence_ms * 1000000ull + 1000000ull;
+	uint64_t next = hb < quiet ? hb : quiet;
+
+	if (a->njobs)
+		return 100;
+	return next <= now ? 0 : (int)((next - now + 999999) / 1000000);
 }
 
 static int agent_loop(struct agent *a)
@@ -754,7 +820,7 @@ static int agent_loop(struct agent *a)
 			pfd[n].fd = a->jobs[i]->err_fd;
 			pfd[n++].events = POLLIN;
 		}
-		if (poll(pfd, (nfds_t)n, 100) < 0 && errno != EINTR) {
+		if (poll(pfd, (nfds_t)n, idle_wait_ms(a)) < 0 && errno != EINTR) {
 			rc = fs_err_env("poll: %s", strerror(errno));
 			break;
 		}
@@ -876,7 +942,7 @@ int cmd_agent(int argc, const char **argv)
 		OPT_FILE(0, "token-file", &token_file, "FILE", "the shared secret (default: $FABSCOPE_TOKEN)"),
 		OPT_BOOL(0, "allow-readable-token", &readable_token, "accept a --token-file that others can read (a warning instead of exit 3)"),
 		OPT_BOOL(0, "token-stdin", &token_stdin, "read the secret as the first line of the control channel (--stdio or --fd: what the ssh and local launchers do, so that it is in no argument list or environment)"),
-		OPT_SECONDS(0, "timeout", &timeout_s, "SECONDS", "give up on a silent coordinator while joining (default 10)"),
+		OPT_SECONDS(0, "timeout", &timeout_s, "SECONDS", "give up on a silent coordinator while joining: on its challenge, and on its welcome beyond the time its join allows (default 10)"),
 		OPT_VERBOSE(&verbose),
 		OPT_END(),
 	};

@@ -44,7 +44,8 @@ struct cjob {
 	char err0[512];		/* a group: rank 0's error */
 	/* a job past its deadline (start + budget_s) that nothing (a record,
 	 * a progress report, a listening) has come of for stall_s is hung
-	 * (coord_poll); last: what came last, for that message */
+	 * (coord_poll, once what its agents sent is read); last: what came
+	 * last, for that message */
 	double budget_s, stall_s;
 	uint64_t deadline_ns, grace_ns, start_ns, heard_ns;
 	char last[240];
@@ -59,6 +60,7 @@ struct cjob {
 	struct polar_judgment *pj;	/* its sets, judged again with the design (for the sweep's) */
 	int npj;
 	char verdict[400];	/* the last verdict's line, cut short: the live warning */
+	int counted;		/* counted in struct coord's jobs_running */
 };
 
 enum { J_IDLE, J_LISTEN, J_RUN, J_FIN };
@@ -70,10 +72,6 @@ int coord_send_to(struct coord *c, int ci, json_t *msg);
 /* The agent of connection ci is gone (why): its node is missing and its
  * jobs fail. */
 void coord_conn_gone(struct coord *c, int ci, const char *why);
-/* One turn of the event loop, waiting up to timeout_ms: new connections,
- * messages, silences, pings, the jobs' deadlines.  0, or
- * -FS_EXIT_INTERRUPTED once the run is stopped. */
-int coord_poll(struct coord *c, int timeout_ms);
 
 /* coord-job.c */
 /* The id of member of job j (see struct coord). */
@@ -95,7 +93,9 @@ void coord_job_finish(struct coord *c, struct cjob *j, const char *why);
 void coord_fail_jobs_of(struct coord *c, int node, const char *why);
 /* A message from the registered agent of connection ci. */
 void coord_on_agent_msg(struct coord *c, int ci, json_t *m);
-/* Stop job j if it is hung (see struct cjob) at now: 1 stopped, else 0. */
+/* Job j is hung at now (see struct cjob), by what has been read of it */
+int coord_job_stalled(const struct cjob *j, uint64_t now);
+/* Stop job j if it is hung at now: 1 stopped, else 0. */
 int coord_job_hung(struct coord *c, struct cjob *j, uint64_t now);
 
 /* coord-polar.c */
@@ -109,7 +109,8 @@ void coord_polar_record(struct coord *c, struct cjob *j, json_t *rec);
 int coord_polar_verdict_exit(struct coord *c, struct cjob *j);
 
 /* coord-phase.c */
-/* The progress line (final: 1 the round is done, 2 it was stopped). */
+/* The progress line (final: 1 the round is done, 2 it was stopped); 0:
+ * on a terminal only, at most ten times a second. */
 void coord_progress(struct coord *c, int final);
 /* What the run learns of its time from job j, finished now without a
  * failure: a job's set-up (coord->cost: what it took beyond its engine's

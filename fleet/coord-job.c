@@ -66,6 +66,11 @@ void coord_jobs_clear(struct coord *c)
 	c->jobs = NULL;
 	c->njobs = 0;
 	c->jobs_alloc = 0;
+	c->jobs_done = c->jobs_running = c->first_idle = 0;
+	c->jobs_gen++;
+	free(c->nj_first);
+	free(c->nj_list);
+	c->nj_first = c->nj_list = NULL;
 }
 
 void coord_job_key(char *buf, size_t len, const struct plan_phase *ph, const char *test, int round,
@@ -360,6 +365,10 @@ void coord_job_finish(struct coord *c, struct cjob *j, const char *why)
 			cancel(c, j->client, coord_job_id(c, j, 1));
 	}
 	j->state = J_FIN;
+	if (j->counted) {
+		c->jobs_running--;
+		j->counted = 0;
+	}
 	results_job_finished(&c->res, j->key);	/* (its records are in: --resume skips it) */
 	if (j->m)
 		fs_log(1, "%s: finished, %d record%s", j->key, j->nrec, j->nrec == 1 ? "" : "s");
@@ -369,19 +378,82 @@ void coord_job_finish(struct coord *c, struct cjob *j, const char *why)
 		load_over(c, j, why);
 }
 
+/* How many nodes job j has, and the k-th of them (a pair: its client, then its server) */
+static int job_width(const struct cjob *j)
+{
+	return j->m ? j->nm : j->server >= 0 && j->server != j->client ? 2 : 1;
+}
+
+static int job_node(const struct cjob *j, int k)
+{
+	return j->m ? j->m[k].node : k ? j->server : j->client;
+}
+
+/* c->nj_first and c->nj_list for the jobs as they are: 0, or -1 when out
+ * of memory (the caller walks every job then) */
+static int node_jobs_index(struct coord *c)
+{
+	int n = c->plan.nnodes, i, k, total = 0, *first, *list, *fill;
+
+	if (c->nj_first && c->nj_gen == c->jobs_gen && c->nj_njobs == c->njobs && c->nj_nnodes == n)
+		return 0;
+	free(c->nj_first);
+	free(c->nj_list);
+	c->nj_first = c->nj_list = NULL;
+	for (i = 0; i < c->njobs; i++)
+		total += job_width(&c->jobs[i]);
+	first = calloc((size_t)n + 2, sizeof(*first));
+	list = malloc(((size_t)total + 1) * sizeof(*list));
+	fill = calloc((size_t)n + 1, sizeof(*fill));
+	if (!first || !list || !fill) {
+		free(first);
+		free(list);
+		free(fill);
+		return -1;
+	}
+	for (i = 0; i < c->njobs; i++)	/* counts, then where each node's run starts */
+		for (k = 0; k < job_width(&c->jobs[i]); k++)
+			first[job_node(&c->jobs[i], k) + 1]++;
+	for (i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	for (i = 0; i < c->njobs; i++)
+		for (k = 0; k < job_width(&c->jobs[i]); k++) {
+			int node = job_node(&c->jobs[i], k);
+
+			list[first[node] + fill[node]++] = i;
+		}
+	free(fill);
+	c->nj_first = first;
+	c->nj_list = list;
+	c->nj_gen = c->jobs_gen;
+	c->nj_njobs = c->njobs;
+	c->nj_nnodes = n;
+	return 0;
+}
+
+static void fail_job_of(struct coord *c, struct cjob *j, int node, const char *why)
+{
+	char msg[600];
+
+	if (j->state == J_FIN || !job_has_node(j, node))
+		return;
+	snprintf(msg, sizeof(msg), "agent %s missing: %s", c->plan.nodes[node].name, why);
+	coord_job_finish(c, j, msg);
+}
+
 void coord_fail_jobs_of(struct coord *c, int node, const char *why)
 {
 	int i;
 
-	for (i = 0; i < c->njobs; i++) {
-		struct cjob *j = &c->jobs[i];
-		char msg[600];
-
-		if (j->state == J_FIN || !job_has_node(j, node))
-			continue;
-		snprintf(msg, sizeof(msg), "agent %s missing: %s", c->plan.nodes[node].name, why);
-		coord_job_finish(c, j, msg);
+	if (!c->njobs)
+		return;
+	if (node_jobs_index(c)) {	/* (out of memory: every job looked at) */
+		for (i = 0; i < c->njobs; i++)
+			fail_job_of(c, &c->jobs[i], node, why);
+		return;
 	}
+	for (i = c->nj_first[node]; i < c->nj_first[node + 1]; i++)
+		fail_job_of(c, &c->jobs[c->nj_list[i]], node, why);
 }
 
 /* Seconds a job may take before it may be called hung (coord_job_hung). */
@@ -449,12 +521,18 @@ static double job_stall_s(const struct cjob *j)
 	return 3 * t + 10;
 }
 
+int coord_job_stalled(const struct cjob *j, uint64_t now)
+{
+	/* (heard_ns may be past now: a message read after now was taken) */
+	return now > j->deadline_ns && now > j->heard_ns && (now - j->heard_ns) / 1e9 > j->stall_s;
+}
+
 int coord_job_hung(struct coord *c, struct cjob *j, uint64_t now)
 {
 	char msg[600];
 	double quiet = (now - j->heard_ns) / 1e9;
 
-	if (now <= j->deadline_ns || quiet <= j->stall_s)
+	if (!coord_job_stalled(j, now))
 		return 0;
 	if (!j->last[0])
 		snprintf(msg, sizeof(msg), "nothing from it within %.0f s (no record, no progress of its engine): "

@@ -216,7 +216,10 @@ void coord_progress(struct coord *c, int final)
 	char eta[32], notrun[48] = "";
 	uint64_t now = clock_ns();
 
-	if (!c->phase_name)
+	/* (nothing to show: the ETA, a walk over the round's jobs, is not
+	 * made; a job's end redraws a terminal's line at most ten times a
+	 * second: a round of 16,384 jobs is not 16,384 walks of them) */
+	if (!c->phase_name || (!final && (!c->tty || now - c->shown_ns < 100000000ull)))
 		return;
 	c->shown_ns = now;
 	fmt_eta(coord_eta(c, now), eta, sizeof(eta));
@@ -387,11 +390,11 @@ static int run_round(struct coord *c, struct plan_phase *ph, const char *test, i
 
 	coord_jobs_clear(c);	/* (ids of this round start past the last round's) */
 	c->id_stride = 2;
-	c->jobs_done = 0;
 	if ((rc = round_jobs(c, ph, test, r, 0)))
 		return rc;
 	if (!c->njobs)
 		return 0;
+	c->shown_ns = 0;	/* (a new round's line is drawn at once) */
 	coord_progress(c, 0);
 	return coord_run_jobs(c, ph->parallel);
 }
@@ -426,63 +429,89 @@ static int noverbs(struct coord *c, struct cjob *j)
 	return 1;
 }
 
+/* Start job j (idle, and its turn): its agents are there, or it fails
+ * at once saying who is missing */
+static void start_job(struct coord *c, struct cjob *j)
+{
+	int missing, k;
+
+	if (noverbs(c, j))
+		return;
+	missing = c->node_conn[j->client] < 0 ? j->client :
+		  j->server >= 0 && c->node_conn[j->server] < 0 ? j->server : -1;
+	for (k = 0; j->m && k < j->nm && missing < 0; k++)
+		if (c->node_conn[j->m[k].node] < 0)
+			missing = j->m[k].node;
+	if (missing >= 0) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "agent %s missing: %s", c->plan.nodes[missing].name,
+			 c->node_why[missing] ? c->node_why[missing] : "not connected");
+		j->state = J_RUN;	/* so that the record is written */
+		coord_job_finish(c, j, msg);
+		return;
+	}
+	if (!j->load) {	/* (a lat job and its load are one test: the load counts) */
+		c->jobs_running++;
+		j->counted = 1;
+	}
+	if (j->ph->kind == PLAN_PING) {
+		j->state = J_RUN;
+		j->budget_s = c->agent_timeout;
+		j->start_ns = j->heard_ns = clock_ns();
+		j->deadline_ns = j->start_ns + (uint64_t)(c->agent_timeout * 1e9);
+		if (coord_send_to(c, c->node_conn[j->client],
+			    json_pack("{ss,sI,sI}", "type", "ping", "id", (json_int_t)coord_job_id(c, j, 1),
+				      "t", (json_int_t)clock_ns())))
+			coord_conn_gone(c, c->node_conn[j->client], "its connection broke");
+		return;
+	}
+	coord_job_start(c, j);
+}
+
+/* Start what may start, in order from the first job that has not: at
+ * most parallel running (0: no limit); a lat job under load once its load
+ * has run PLAN_LOAD_SETTLE_S, whatever parallel says.  The first job not
+ * started is remembered, so that the walks of a round cost about what
+ * they start, not the whole round each time. */
+static void start_jobs(struct coord *c, int parallel)
+{
+	int i;
+
+	for (i = c->first_idle; i < c->njobs; i++) {
+		struct cjob *j = &c->jobs[i];
+
+		if (j->state == J_IDLE && j->load) {	/* under load: once the load has settled */
+			const struct cjob *l = &c->jobs[j->load - 1];
+
+			if (l->state != J_RUN || clock_ns() < l->run_ns + (uint64_t)(PLAN_LOAD_SETTLE_S * 1e9))
+				continue;	/* (a load that ended first failed this job) */
+		} else if (j->state == J_IDLE && parallel && c->jobs_running >= parallel) {
+			/* the rest wait their turn (a lat job under load comes after
+			 * its load, which has not started either) */
+			break;
+		}
+		if (j->state == J_IDLE)
+			start_job(c, j);
+		if (i == c->first_idle && j->state != J_IDLE)
+			c->first_idle++;
+	}
+}
+
 int coord_run_jobs(struct coord *c, int parallel)
 {
-	int i, rc = 0;
+	uint64_t walked = 0;
+	int rc = 0, done_seen = -1;
 
 	for (;;) {	/* start the jobs, at most parallel at once, until all are done */
-		int left = 0, running = 0;
-
-		for (i = 0; i < c->njobs; i++) {
-			left += c->jobs[i].state != J_FIN;
-			/* (a lat job and its load are one test: the load counts) */
-			running += (c->jobs[i].state == J_LISTEN || c->jobs[i].state == J_RUN) && !c->jobs[i].load;
+		/* again when a job has finished (room for the next), or a tick on
+		 * (a load may have settled) */
+		if (c->jobs_done != done_seen || clock_ns() - walked > 100000000ull) {
+			done_seen = c->jobs_done;
+			walked = clock_ns();
+			start_jobs(c, parallel);
 		}
-		for (i = 0; i < c->njobs; i++) {
-			struct cjob *j = &c->jobs[i];
-			int missing, k;
-
-			if (j->state != J_IDLE)
-				continue;
-			if (j->load) {	/* under load: once the load has settled, whatever parallel says */
-				const struct cjob *l = &c->jobs[j->load - 1];
-
-				if (l->state != J_RUN || clock_ns() < l->run_ns + (uint64_t)(PLAN_LOAD_SETTLE_S * 1e9))
-					continue;	/* (a load that ended first failed this job) */
-			} else if (parallel && running >= parallel) {
-				continue;
-			}
-			if (noverbs(c, j))
-				continue;
-			missing = c->node_conn[j->client] < 0 ? j->client :
-				  j->server >= 0 && c->node_conn[j->server] < 0 ? j->server : -1;
-			for (k = 0; j->m && k < j->nm && missing < 0; k++)
-				if (c->node_conn[j->m[k].node] < 0)
-					missing = j->m[k].node;
-			if (missing >= 0) {
-				char msg[600];
-
-				snprintf(msg, sizeof(msg), "agent %s missing: %s", c->plan.nodes[missing].name,
-					 c->node_why[missing] ? c->node_why[missing] : "not connected");
-				j->state = J_RUN;	/* so that the record is written */
-				coord_job_finish(c, j, msg);
-				continue;
-			}
-			running += !j->load;
-			if (j->ph->kind == PLAN_PING) {
-				j->state = J_RUN;
-				j->budget_s = c->agent_timeout;
-				j->start_ns = j->heard_ns = clock_ns();
-				j->deadline_ns = j->start_ns + (uint64_t)(c->agent_timeout * 1e9);
-				if (coord_send_to(c, c->node_conn[j->client],
-					    json_pack("{ss,sI,sI}", "type", "ping", "id", (json_int_t)coord_job_id(c, j, 1),
-						      "t", (json_int_t)clock_ns())))
-					coord_conn_gone(c, c->node_conn[j->client], "its connection broke");
-				continue;
-			}
-			coord_job_start(c, j);
-		}
-		if (!left)
+		if (c->jobs_done >= c->njobs)
 			break;
 		if (c->tty && c->phase_name && clock_ns() - c->shown_ns >= 1000000000ull)
 			coord_progress(c, 0);	/* the ETA counts down */

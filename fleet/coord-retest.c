@@ -421,9 +421,8 @@ int coord_retest(struct coord *c, int max, double time_s, json_t *info)
 		} else {
 			why = plan_of(c, sus, s, &p, buf, sizeof(buf));
 		}
-		coord_jobs_clear(c);
+		coord_jobs_clear(c);	/* (the counts of jobs done and running too) */
 		c->id_stride = 2;
-		c->jobs_done = 0;
 		if (!why && suspect_jobs(c, &p)) {
 			rc = fs_err_env("out of memory for the re-tests of %s", c->res.dir);
 			rplan_release(&p);

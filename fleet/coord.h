@@ -4,6 +4,7 @@
 #define FS_COORD_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -20,11 +21,19 @@ struct conn {
 	int want_node;		/* local/ssh: the node this connection was made for */
 	int authed, gone;
 	char nonce[AUTH_NONCE_HEX + 1];
+	int64_t join_ms;	/* its challenge's (coord.c's challenge_of makes it again) */
 	char peer[64];		/* address of a TCP agent, for messages and endpoints */
 	struct wire_rd rd;	/* (rd.mac: the agent's messages are checked once it joined) */
 	struct wire_mac tx;	/* ours to it, MAC'd once it joined */
-	uint64_t opened_ns, last_ns;
+	uint64_t opened_ns, last_ns;	/* made; the last message from it */
+	uint64_t sent_ns;	/* the last message to it (a keepalive ping goes after a heartbeat of none) */
 };
+
+/* What a descriptor is to the event loop (struct coord's fdmap): a
+ * connection's index (>= 0), the listener, or an agent's standard error */
+#define COORD_FD_NONE INT_MIN
+#define COORD_FD_LISTEN (-1)
+#define COORD_FD_AERR(node) (-2 - (node))
 
 struct cjob;
 
@@ -59,7 +68,7 @@ struct coord {
 	int token_env;		/* the token came from $FABSCOPE_TOKEN */
 	int readable_token;	/* --allow-readable-token (passed on to ssh agents) */
 	int listen_fd;
-	uint64_t accept_paused_ns;	/* no accept before this (out of descriptors: EMFILE) */
+	uint64_t accept_paused_ns;	/* no accept before this (out of descriptors: EMFILE); 0 none */
 	int emfile_said;	/* running out of descriptors was said */
 	long shed;		/* listener connections closed unregistered since it was last said */
 	uint64_t shed_said_ns;	/* when that was last said */
@@ -67,19 +76,36 @@ struct coord {
 	char advertise[300];	/* HOST:PORT agents connect to */
 	struct conn *conns;	/* live connections (gone ones are compacted away in coord_poll) */
 	int nconns, conns_cap;
+	int ngone;		/* connections gone and not compacted away yet */
+	int njoined;		/* nodes whose agent joined and is connected */
+	int npending;		/* local/ssh connections that have neither registered nor ended */
+	int epfd;		/* the event loop's epoll set, -1 before the first descriptor */
+	int *fdmap;		/* fd -> COORD_FD_* or a connection index */
+	size_t fdmap_alloc;
+	uint64_t last_tick_ns;	/* the last walk over connections and jobs (coord_poll) */
+	/* listener connections that have neither registered nor ended (anyone's:
+	 * bounded, coord.c), and an index below which there is none */
+	int nunreg, unreg_from;
 	int *node_conn;		/* node -> conn index, -1 */
 	char **node_why;	/* node -> why it is missing (NULL: fine) */
 	char **node_noverbs;	/* node -> why its agent cannot use verbs, from its
 				 * registration (NULL: it can): no verbs job runs there */
 	int nnodes_cap;
 	int expected;		/* agents the launcher starts */
-	pid_t pids[4096];	/* launcher processes */
+	pid_t *pids;		/* launcher processes (0: reaped) */
 	int npids;
+	size_t pids_alloc;
+	uint64_t launch_turn_ns, launch_said_ns;	/* (launch.c: the loop's turns while starting agents) */
+	int spawner_fd;		/* launch.c's spawner of local and ssh agents while they start, else -1 */
+	pid_t spawner_pid;
 	struct agent_err *aerr;	/* local and ssh: by node, else NULL */
 	int naerr;
 	char self[4096];	/* this binary */
 	const char *agent_cmd, *ssh_cmd, *launcher_args, *listen, *advertise_host;
 	double agent_timeout, join_timeout;
+	/* the join ends then: --join-timeout from when the launcher started
+	 * (each challenge says how long is left, so that agents wait for it) */
+	uint64_t join_deadline_ns;
 	json_t *labels;
 	const char *run_id;
 	int tty, verbose;
@@ -89,13 +115,24 @@ struct coord {
 	struct cjob *jobs;
 	int njobs;
 	size_t jobs_alloc;
+	/* of c->jobs: those running that count against parallel=, the first
+	 * that may not have started (coord_run_jobs starts them in order) */
+	int jobs_running, first_idle;
+	unsigned jobs_gen;	/* a new set of jobs (coord_jobs_clear) */
+	/* the jobs of each node (coord_fail_jobs_of): node n's are
+	 * nj_list[nj_first[n] .. nj_first[n + 1]), for the set of jobs
+	 * nj_gen, nj_njobs and nj_nnodes say; built when one is needed */
+	int *nj_first, *nj_list;
+	unsigned nj_gen;
+	int nj_njobs, nj_nnodes;
 	/* job ids of a round: id_base + id_stride * job + member (member:
 	 * 0 the server, 1 the client of a pair; the rank in a group) */
 	long id_base, id_stride;
 	uint64_t last_ping_ns;
 	/* progress */
 	const char *phase_name;
-	int phase_i, nphases, round_i, nrounds, jobs_done;
+	int phase_i, nphases, round_i, nrounds;
+	int jobs_done;		/* of c->jobs, finished (coord_job_finish) */
 	uint64_t run_start_ns;
 	/* time (coord-phase.c): the cost model (plan.h) as the run learns it
 	 * (its lanes' speeds from its bw records: the slowest node's fastest
@@ -141,8 +178,19 @@ const char *launch_program(const struct coord *c);
 int launch_known(const char *name);
 /* Does the launcher's agent connect in over TCP? */
 int launch_uses_listener(const char *name);
-/* A connection object for fd (authentication starts at once). */
+/* A connection object for fd (authentication starts at once: its
+ * challenge goes out); its index, or -1 (closed, said). */
 int coord_add_conn(struct coord *c, int fd, int want_node, const char *peer);
+/* Watch fd in the event loop as what (a connection's index, COORD_FD_LISTEN,
+ * COORD_FD_AERR(node)): 0 or -errno. */
+int coord_watch(struct coord *c, int fd, int what);
+/* Stop watching fd, and close it. */
+void coord_unwatch_close(struct coord *c, int fd);
+/* One turn of the event loop, waiting up to timeout_ms: new connections,
+ * messages, and at most every 100 ms silences, pings, the jobs' deadlines.
+ * 0, or -exit code: -FS_EXIT_INTERRUPTED once the run is stopped, that of
+ * a record that could not be written. */
+int coord_poll(struct coord *c, int timeout_ms);
 
 /* coord-check.c: once the agents have joined, say once per cause which
  * nodes cannot use verbs (their agents said why when they registered) and
@@ -156,7 +204,9 @@ int coord_phase_verbs(const struct plan_phase *ph);
 void coord_say_repeats(struct coord *c);
 
 /* coord.c, coord-check.c, coord-phase.c, coord-job.c */
-/* c->node_conn and c->node_why for n nodes: 0, or -FS_EXIT_ENV (said). */
+/* c->node_conn, c->node_why and c->node_noverbs for at least n nodes (grown
+ * geometrically: no pointer into them is kept across a join): 0,
+ * or -FS_EXIT_ENV (said). */
 int coord_ensure_nodes(struct coord *c, int n);
 /* Every phase's options, as its tests will see them; targets when the
  * nodes' names are known.  0 or -exit code, with one line said. */

@@ -37,7 +37,8 @@ static int build_index(struct plan *p)
 	int i;
 
 	free(p->by_name);
-	p->by_name = malloc((size_t)(p->nnodes ? p->nnodes : 1) * sizeof(int));
+	p->by_name_alloc = (size_t)(p->nnodes ? p->nnodes : 1);
+	p->by_name = malloc(p->by_name_alloc * sizeof(int));
 	for (i = 0; i < p->nnodes; i++)
 		p->by_name[i] = i;
 	qsort_r(p->by_name, (size_t)p->nnodes, sizeof(int), name_cmp, p);
@@ -239,18 +240,30 @@ int plan_ssh_dest_ok(const char *s)
 
 int plan_node_add(struct plan *p, const char *name)
 {
+	int lo = 0, hi = p->nnodes, at;
 	struct plan_node *nn;
 
-	if (plan_node_index(p, name) >= 0)
-		return -1;
-	if (FS_ALLOC_GROW(p->nodes, (size_t)p->nnodes + 1, p->nodes_alloc))
+	while (lo < hi) {	/* name's place in by_name (the search of plan_node_index) */
+		int mid = lo + (hi - lo) / 2, c = strcmp(p->nodes[p->by_name[mid]].name, name);
+
+		if (!c)
+			return -1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	at = lo;
+	if (FS_ALLOC_GROW(p->nodes, (size_t)p->nnodes + 1, p->nodes_alloc) ||
+	    FS_ALLOC_GROW(p->by_name, (size_t)p->nnodes + 1, p->by_name_alloc))
 		return -1;
 	nn = p->nodes;
 	memset(&nn[p->nnodes], 0, sizeof(*nn));
-	nn[p->nnodes].name = strdup(name);
-	p->nnodes++;
-	build_index(p);
-	return p->nnodes - 1;
+	if (!(nn[p->nnodes].name = strdup(name)))
+		return -1;
+	memmove(p->by_name + at + 1, p->by_name + at, (size_t)(p->nnodes - at) * sizeof(int));
+	p->by_name[at] = p->nnodes;
+	return p->nnodes++;
 }
 
 int plan_node_index(const struct plan *p, const char *name)

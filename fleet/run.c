@@ -768,6 +768,7 @@ static int run_phases(struct coord *c, struct run_opts *ro)
 {
 	int rc;
 
+	c->join_deadline_ns = clock_ns() + (uint64_t)(c->join_timeout * 1e9);
 	if ((rc = launch_agents(c)) || (rc = coord_join(c)))
 		return rc;
 	json_object_set_new(c->res.run, "nodes", coord_nodes_json(c));
@@ -810,6 +811,9 @@ static void run_stop_agents(struct coord *c)
 		}
 	if (c->listen_fd >= 0)
 		close(c->listen_fd);
+	if (c->epfd >= 0)
+		close(c->epfd);
+	c->epfd = c->listen_fd = -1;
 }
 
 /* run.json's end of the run: its status (rc: how the run went), what
@@ -939,6 +943,10 @@ static void run_release(struct coord *c, struct run_opts *ro, int close_res)
 	json_decref(c->causes);
 	free(c->node_conn);
 	free(c->conns);
+	free(c->fdmap);
+	free(c->pids);
+	free(c->nj_first);
+	free(c->nj_list);
 	free(c->jobs);
 	free(c->token);
 	json_decref(c->labels);
@@ -965,7 +973,7 @@ static int run_run(struct coord *c, struct run_opts *ro)
 
 int cmd_run(int argc, const char **argv)
 {
-	struct coord c = { .listen_fd = -1, .agent_timeout = 10, .join_timeout = 30 };
+	struct coord c = { .listen_fd = -1, .epfd = -1, .spawner_fd = -1, .agent_timeout = 10, .join_timeout = 30 };
 	struct run_opts ro = { .retest_max = -1 };
 	int rc = run_options(&c, &ro, argc, argv), close_res = 1;
 

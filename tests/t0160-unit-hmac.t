@@ -242,6 +242,23 @@ test_expect_success TEST_TOOL 'hmac_random: every byte filled, also when signals
 	done
 '
 
+# the canonical text the fleet handshake's macs cover (docs/design.md, fleet/fleet.h): written
+# here from those words, byte by byte, not taken from the program's output
+test_expect_success TEST_TOOL 'canon: no mac, keys sorted at every depth, no spaces, the escapes as documented' '
+	printf "%s\n" "{ \"type\" : \"register\", \"mac\": \"ab\", \"pid\": 42,
+	  \"endpoints\": [ { \"rail\": 1, \"plane\": 0, \"ip\": \"10.0.0.1\" } ], \"Z\": null,
+	  \"s\": \"tab\\there \\u0001 \\u001f \\\"q\\\" \\\\ / \\u00e9\", \"b\": true, \"e\": {}, \"x\": -7 }" >in.json &&
+	"$TEST_TOOL" hmac canon <in.json >out &&
+	printf "%s\n" "{\"Z\":null,\"b\":true,\"e\":{},\"endpoints\":[{\"ip\":\"10.0.0.1\",\"plane\":0,\"rail\":1}],\"pid\":42,\"s\":\"tab\\there \\u0001 \\u001F \\\"q\\\" \\\\ / $(printf "\303\251")\",\"type\":\"register\",\"x\":-7}" >expect &&
+	test_cmp expect out &&
+	# a mac deeper down is content, not the mac: kept
+	echo "{\"a\": {\"mac\": \"x\"}, \"mac\": \"y\"}" | "$TEST_TOOL" hmac canon >out &&
+	echo "{\"a\":{\"mac\":\"x\"}}" >expect &&
+	test_cmp expect out &&
+	# a duplicate key is refused, as the wire refuses it
+	echo "{\"a\": 1, \"a\": 2}" | test_expect_code 2 "$TEST_TOOL" hmac canon
+'
+
 test_expect_success TEST_TOOL 'usage errors exit 2' '
 	test_expect_code 2 "$TEST_TOOL" hmac &&
 	test_expect_code 2 "$TEST_TOOL" hmac nosuch &&
@@ -257,7 +274,8 @@ test_expect_success TEST_TOOL 'usage errors exit 2' '
 	test_expect_code 2 "$TEST_TOOL" hmac random 1x &&
 	test_expect_code 2 "$TEST_TOOL" hmac random --check &&
 	test_expect_code 2 "$TEST_TOOL" hmac random --check 1 2 &&
-	test_expect_code 2 "$TEST_TOOL" hmac random --nosuch 1
+	test_expect_code 2 "$TEST_TOOL" hmac random --nosuch 1 &&
+	test_expect_code 2 "$TEST_TOOL" hmac canon x
 '
 
 test_done

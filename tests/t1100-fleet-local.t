@@ -233,7 +233,7 @@ test_expect_success $P 'external launcher: a target that did not join skips its 
 	done &&
 	fleet_wait $fleet_pid 60 && test $fleet_rc = 4 &&
 	test_grep "\[in\]: its target .ext-z. is not one of the agents that joined (1 did not): the phase is skipped" run5t.log &&
-	test_grep "warning: agent agent2 is missing: did not join within 4 s$" run5t.log &&
+	test_grep "warning: agent agent2 is missing: did not join within 4 s (--join-timeout)$" run5t.log &&
 	test $(jsonl_count r5t/results.jsonl ".status == \"ok\" and .phase == \"pw\" and .scope == \"aggregate\" and (.retest_for | not)") = 1 &&
 	test $(jsonl_count r5t/results.jsonl ".phase == \"in\"") = 0
 '
@@ -382,11 +382,21 @@ test_expect_success $P '64 agents join and finish a ping phase; run.json says wh
 	jq -e ".join_seconds > 0 and .coordinator.max_rss_kib > 0 and (.nodes | length) == 64" r8/run.json >/dev/null
 '
 
-test_expect_success $P 'bench/fleet-bench.sh prints join time, memory per agent and plan generation time' '
-	{ BENCH_OUT=$PWD/bench-out FABSCOPE="$FABSCOPE" "$SRCDIR/bench/fleet-bench.sh" -n 8 -N 300 -R 2 >bench.out 2>&1 ||
-		{ cat bench.out >&2; false; }; } &&
-	grep -q "^agents joined  *8$" bench.out &&
+test_expect_success $P,TEST_TOOL 'bench/fleet-bench.sh prints join times, memory per agent and plan generation time' '
+	{ BENCH_OUT=$PWD/bench-out FABSCOPE="$FABSCOPE" TEST_TOOL="$TEST_TOOL" "$SRCDIR/bench/fleet-bench.sh" \
+		-S 8 -n 8 -s 1 -N 300 -R 2 >bench.out 2>&1 || { cat bench.out >&2; false; }; } &&
+	cat bench.out &&
+	grep -q "^simulated agents joined, pinged, said bye  *8$" bench.out &&
+	grep -q "^wall ratio, 8 / 2 agents  *[0-9.]* (agents x4; linear: 4)$" bench.out &&
+	grep -q "^coordinator CPU ratio, 8 / 2 agents  *[0-9.]* (agents x4; linear: 4)$" bench.out &&
+	grep -q "^coordinator peak RSS  *[0-9]* KiB$" bench.out &&
+	grep -q "^local agents joined  *8$" bench.out &&
 	grep -q "^coordinator memory per agent  *[0-9.-]* KiB$" bench.out &&
+	grep -q "^join time beside 1 busy loops  *[0-9.]* s, all 8 joined and answered$" bench.out &&
+	test $(jq -s "[.[] | select(.test == \"join-simulated\" and .agents == 8 and .quarter_agents == 2)] | length" \
+		bench-out/fleet-bench.jsonl) = 1 &&
+	# (its busy loop is gone with it)
+	test -z "$(fleet_pgrep_here fleet-bench.sh)" &&
 	grep -q "^tournament pairs generated and checked  *44850$" bench.out &&
 	grep -q "^schedule generated (all phases)  *[0-9.]* s$" bench.out
 '

@@ -13,6 +13,9 @@ test_lazy_prereq PERL 'perl -MIO::Socket::INET -MDigest::SHA -e 1'
 test_require_in_ci FABSCOPE PERL
 P=FABSCOPE,PERL
 PORT=$(ptp_port 0)
+# the protocol version of this build (the hello must carry it)
+WIRE_VERSION=$(sed -n "s/^#define WIRE_VERSION \([0-9]*\).*/\1/p" "$SRCDIR/core/wire.h")
+export WIRE_VERSION
 
 # pclient PORT TOKEN [NONCE]: a client from the man page's words (MACs made with TOKEN); prints what it got
 cat >pclient.pl <<'EOF'
@@ -28,7 +31,7 @@ sub get {
 	read($s, $b, unpack("N", $h));
 	return $b;
 }
-put(qq({"type":"hello","proto":"fabscope-ptp","version":3,"tool_version":"x","test":"bw","node":"perl",) .
+put(qq({"type":"hello","proto":"fabscope-ptp","version":$ENV{WIRE_VERSION},"tool_version":"x","test":"bw","node":"perl",) .
     qq("params":{"sizes":[4096],"flows":1,"op":"write","transport":"tcp"},"auth":"$nc"}));
 my $ch = get();
 print "challenge: $ch\n";
@@ -107,7 +110,7 @@ test_expect_success $P 'a server that skips the challenge (one without a token t
 			Listen => 4, ReuseAddr => 1) or die "listen: $!\n";
 		open(my $f, ">", "fake.ready"); close $f;
 		my $c = $l->accept or die; my $h; read($c, $h, 4); read($c, my $b, unpack("N", $h));
-		my $j = q({"type":"hello","proto":"fabscope-ptp","version":3,"tool_version":"x","node":"fake","poll":"event"});
+		my $j = qq({"type":"hello","proto":"fabscope-ptp","version":$ENV{WIRE_VERSION},"tool_version":"x","node":"fake","poll":"event"});
 		print $c pack("N", length $j), $j; sleep 3;'\'' $PORT & } &&
 	fake=$! &&
 	test_atexit "test_kill_pid $fake" &&

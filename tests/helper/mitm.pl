@@ -15,11 +15,21 @@
 #   drop     frame INDEX never arrives
 #   reorder  frame INDEX held and sent after frame INDEX+1
 #   replay   frame INDEX sent, then sent again
-# Prints "did ACTION at DIR INDEX" on stdout when it acted, and exits when either side closes.
+#   recode   frame INDEX (a handshake message: plain JSON) decoded and written again as canonical
+#            JSON (keys sorted, no spaces), its meaning unchanged: the control for flip:KEY
+#   flip:KEY frame INDEX (a handshake message) with one byte of the value of its member KEY
+#            changed, written again as recode does: the last letter or digit of the value's JSON
+#            text, a digit to the next (9 to 8), a letter to the next (f, z to the one before,
+#            so that hex stays hex); in an array or object that is its last scalar's; null
+#            becomes 0, true false and false true
+# Prints "keys DIR I K1 K2 ..." for every frame that is a JSON object alone (the handshake's),
+# its members' keys, and "did ACTION at DIR INDEX" on stdout when it acted; exits when either
+# side closes.
 use strict;
 use warnings;
 use IO::Socket::INET;
 use IO::Select;
+use JSON::PP;
 
 my ($lport, $tport, $dir, $action, $index) = @ARGV;
 die "usage: mitm.pl LISTEN-PORT TARGET-PORT c2a|a2c ACTION INDEX\n" unless defined $index;
@@ -38,9 +48,33 @@ sub out_of { $_[0] eq 'c2a' ? $agent : $coord }
 sub put { my ($d, $frame) = @_; my $s = out_of($d); print {$s} $frame or exit 0; $s->flush }
 sub did { print "did $action at $dir $index\n" }
 
+my $J = JSON::PP->new->utf8->canonical->allow_nonref;
+
+# the body of a frame as a JSON object, or undef (a frame after the welcome has its MAC after it)
+sub object_of {
+	my $o = eval { $J->decode(substr($_[0], 4)) };
+	return ref $o eq 'HASH' ? $o : undef;
+}
+
+# v with the last letter or digit of its JSON text changed, or undef when it has none
+sub flipped {
+	return 0 unless defined $_[0];	# (null: not a byte to flip, a value to change)
+	return $_[0] ? JSON::PP::false : JSON::PP::true if JSON::PP::is_bool($_[0]);
+	my $t = $J->encode($_[0]);
+	$t =~ /^(.*)([0-9A-Za-z])/s or return undef;
+	my ($head, $c) = ($1, $2);
+	my $n = $c eq '9' ? '8' : $c =~ /[fzFZ]/ ? chr(ord($c) - 1) : chr(ord($c) + 1);
+	return $J->decode($head . $n . substr($t, length($head) + 1));
+}
+
+# the frame of object o
+sub frame_of { my $b = $J->encode($_[0]); return pack('N', length $b) . $b }
+
 sub frame_out {
 	my ($d, $frame) = @_;
 	my $i = $n{$d}++;
+	my $o = object_of($frame);
+	print "keys $d $i ", join(' ', sort keys %$o), "\n" if $o;
 	if ($d ne $dir || ($i != $index && !($action eq 'reorder' && $i == $index + 1))) {
 		put($d, $frame);
 		return;
@@ -63,6 +97,11 @@ sub frame_out {
 		put($d, $frame); put($d, $held); did();
 	} elsif ($action eq 'replay') {
 		put($d, $frame); put($d, $frame); did();
+	} elsif ($action eq 'recode' && $o) {
+		put($d, frame_of($o)); did();
+	} elsif ($action =~ /^flip:(.+)$/ && $o && exists $o->{$1} && defined(my $v = flipped($o->{$1}))) {
+		$o->{$1} = $v;
+		put($d, frame_of($o)); did();
 	} else {
 		put($d, $frame);
 	}

@@ -8,9 +8,11 @@
  *	`FABSCOPE agent --fd 3 --name fz --timeout 3` on a socketpair (--timeout 1
  *	for the few that get no challenge or no welcome: it must wait that long,
  *	and no longer).  It gets a challenge (now and then a malformed one, a
- *	bad frame, or none), its register is checked (fields, and its mac over our nonce), then a welcome
- *	(now and then with a wrong or missing mac, an error, a malformed frame,
- *	or none; odd heartbeat_ms and silence_ms), then a stream of hostile but
+ *	bad frame, or none), its register is checked (fields, and its mac over
+ *	the nonces, our challenge and itself), then a welcome (now and then
+ *	with a wrong or missing mac, one over the nonces only or over another
+ *	welcome, an error, a malformed frame, or none; odd heartbeat_ms and
+ *	silence_ms), then a stream of hostile but
  *	well-framed objects: random types and fields, job messages with bad,
  *	missing or huge ids, unknown tests and roles, options that are not
  *	allowed or not strings, 100 KB strings, cancels of unknown ids, floods
@@ -302,6 +304,7 @@ struct fz {
 	struct wire_rd rd;	/* (rd.mac: the agent's messages are checked after the welcome) */
 	struct wire_mac tx;	/* ours, MAC'd after the welcome */
 	int eof;		/* the agent's end is closed */
+	json_t *ch;		/* our challenge, as sent (the handshake's macs cover it) */
 	json_t *reg;		/* its register message */
 	int regs;
 	struct fjob jobs[FZ_MAXJ];
@@ -445,6 +448,12 @@ static int fz_msg(struct fz *z, json_t *m)
 		else if (!json_is_object(json_object_get(m, "record")))
 			rc = failf("a record that is not an object: %s", head);
 		z->records++;
+	} else if (!strcmp(type, "progress")) {	/* a job running for over a second (fleet.h) */
+		v = json_object_get(m, "progress");
+		if (!fz_job(z, json_object_get(m, "id")))
+			rc = failf("progress for an id no job message had: %s", head);
+		else if (!json_is_object(v) || (json_object_get(v, "bytes") && !json_is_number(json_object_get(v, "bytes"))))
+			rc = failf("progress that is not an object with a number of bytes: %s", head);
 	} else if (!strcmp(type, "error")) {
 		if (!json_is_string(json_object_get(m, "message")))
 			rc = failf("an error without a message: %s", head);
@@ -1105,6 +1114,7 @@ static int fz_valid_challenge(struct fz_case *c)
 		      "version", wire_version(), "nonce", c->cn);
 	if (one_in(c->s, 3))
 		json_object_set_new(m, "extra", hostile(c->s, 0, 1));
+	c->z.ch = json_incref(m);
 	rc = fz_send(&c->z, m);
 	return rc < 0 ? rc : FZ_NEXT;
 }
@@ -1143,7 +1153,21 @@ static int fz_no_register(struct fz_case *c)
 	return failf("no register within 8 s after a valid challenge%s", z->eof ? " (it closed)" : "");
 }
 
-/* 2. its register: in time, with its fields, and its mac over our nonce */
+/* The handshake's mac of role, over the nonces and our challenge, its register and m
+ * (NULL: the first two only), as the coordinator makes it: 0, or -1 said */
+static int fz_hs_mac(struct fz_case *c, const char *token, const char *role, json_t *m, char *mac)
+{
+	const char *an = jstr(c->z.reg, "nonce");
+	json_t *hs[3] = { c->z.ch, c->z.reg, m };
+	int agent = !strcmp(role, "agent");
+
+	if (auth_mac_msgs(token, role, agent ? c->cn : an, agent ? an : c->cn, hs, m ? 3 : 2, mac))
+		return failf("internal: out of memory for a mac");
+	return 0;
+}
+
+/* 2. its register: in time, with its fields, and its mac over the nonces, our challenge
+ * and itself */
 static int fz_register(struct fz_case *c)
 {
 	struct fz *z = &c->z;
@@ -1165,38 +1189,57 @@ static int fz_register(struct fz_case *c)
 	    !jstr(r, "node") || strcmp(jstr(r, "node"), "fz") || !jstr(r, "host") ||
 	    json_integer_value(json_object_get(r, "pid")) != z->pid || !json_is_array(eps))
 		return failf("a register without the fields it must have");
-	if (!auth_mac_ok(c->token, "agent", c->cn, an, jstr(r, "mac")))
-		return failf("the register's mac does not prove the token over our nonce");
+	{
+		json_t *hs[2] = { c->z.ch, r };
+
+		if (!auth_mac_msgs_ok(c->token, "agent", c->cn, an, hs, 2, jstr(r, "mac")))
+			return failf("the register's mac does not prove the token over the handshake");
+	}
 	return FZ_NEXT;
 }
 
-/* A mac, but not the right one: of the wrong role, of the nonces swapped, of another
- * token, or random. */
-static void wrong_welcome_mac(struct fz_case *c, const char *an, char *mac)
+/* A mac of welcome m, but not the right one: of the wrong role, of the nonces swapped, of
+ * another token, over the nonces only (as protocol 4 had it), over another welcome (a field
+ * changed after the mac was made), or random. */
+static int wrong_welcome_mac(struct fz_case *c, const char *an, json_t *m, char *mac)
 {
-	switch (below(c->s, 4)) {
+	json_t *other;
+	int rc = 0;
+
+	switch (below(c->s, 6)) {
 	case 0:
-		auth_mac(c->token, "agent", an, c->cn, mac);
+		rc = fz_hs_mac(c, c->token, "agent", m, mac);
 		break;
 	case 1:
 		auth_mac(c->token, "coordinator", c->cn, an, mac);
 		break;
 	case 2:
-		auth_mac("not-the-token", "coordinator", an, c->cn, mac);
+		rc = fz_hs_mac(c, "not-the-token", "coordinator", m, mac);
+		break;
+	case 3:
+		auth_mac(c->token, "coordinator", an, c->cn, mac);
+		break;
+	case 4:
+		other = json_deep_copy(m);
+		json_object_set_new(other, "silence_ms", json_integer(1 + (json_int_t)below(c->s, 100000)));
+		rc = fz_hs_mac(c, c->token, "coordinator", other, mac);
+		json_decref(other);
 		break;
 	default:
 		auth_nonce(mac);
 		break;
 	}
+	return rc;
 }
 
 /* No mac, or one that is not 64 hex digits. */
-static void mangled_welcome_mac(struct fz_case *c, const char *an, json_t *m)
+static int mangled_welcome_mac(struct fz_case *c, json_t *m)
 {
 	uint64_t *s = c->s;
 	char mac[AUTH_NONCE_HEX + 1];
 
-	auth_mac(c->token, "coordinator", an, c->cn, mac);
+	if (fz_hs_mac(c, c->token, "coordinator", m, mac))
+		return -1;
 	if (one_in(s, 3)) {
 		mac[63] = 0;
 		json_object_set_new(m, "mac", json_string(mac));
@@ -1208,6 +1251,7 @@ static void mangled_welcome_mac(struct fz_case *c, const char *an, json_t *m)
 		if (json_is_string(json_object_get(m, "mac")))
 			json_object_set_new(m, "mac", json_integer(1));
 	}
+	return 0;
 }
 
 /* A welcome it must refuse (a wrong mac or none, an error, another message), or a bad
@@ -1222,12 +1266,14 @@ static int fz_refused_welcome(struct fz_case *c)
 
 	switch (what) {
 	case 0:
-		wrong_welcome_mac(c, an, mac);
+		if (wrong_welcome_mac(c, an, m, mac))
+			return -1;
 		json_object_set_new(m, "mac", json_string(mac));
 		how = "a welcome with a wrong mac";
 		break;
 	case 1:
-		mangled_welcome_mac(c, an, m);
+		if (mangled_welcome_mac(c, m))
+			return -1;
 		how = "a welcome without a mac";
 		break;
 	case 2:		/* an error */
@@ -1243,7 +1289,8 @@ static int fz_refused_welcome(struct fz_case *c)
 			json_object_set_new(m, "type", junk_type(s));
 		if (json_is_string(json_object_get(m, "type")) && !strcmp(jstr(m, "type"), "welcome"))
 			json_object_del(m, "type");
-		auth_mac(c->token, "coordinator", an, c->cn, mac);
+		if (fz_hs_mac(c, c->token, "coordinator", m, mac))
+			return -1;
 		json_object_set_new(m, "mac", json_string(mac));
 		how = "another message for a welcome";
 		break;
@@ -1262,6 +1309,12 @@ static int fz_refused_welcome(struct fz_case *c)
 		how = "a bad frame for a welcome";
 		break;
 	}
+	}
+	if (what < 2) {	/* a welcome that fails its mac: the agent says why under the session's MAC */
+		uint8_t key[WIRE_MAC_LEN];
+
+		auth_session_key(c->token, c->cn, an, key);
+		wire_mac_start(&c->z.rd.mac, key, 'a');
 	}
 	if (m && (rc = fz_send(&c->z, m)) < 0)
 		return rc;
@@ -1283,16 +1336,20 @@ static int fz_valid_welcome(struct fz_case *c)
 	welcome_values(s, &w, c->end == E_SILENT);
 	if (c->end != E_SILENT && w.eff_silence < 2000)
 		c->end = E_SILENT;	/* it may give up on us in any pause */
-	auth_mac(c->token, "coordinator", jstr(c->z.reg, "nonce"), c->cn, mac);
-	if (one_in(s, 4))	/* the agent reads hex in either case */
-		for (i = 0; mac[i]; i++)
-			if (mac[i] >= 'a' && mac[i] <= 'f')
-				mac[i] = (char)(mac[i] - 'a' + 'A');
-	m = json_pack("{ss,ss,ss}", "type", "welcome", "mac", mac, "node", "fz");
+	m = json_pack("{ss,ss}", "type", "welcome", "node", "fz");
 	if (w.hb)
 		json_object_set_new(m, "heartbeat_ms", w.hb);
 	if (w.silence)
 		json_object_set_new(m, "silence_ms", w.silence);
+	if (fz_hs_mac(c, c->token, "coordinator", m, mac)) {
+		json_decref(m);
+		return -1;
+	}
+	if (one_in(s, 4))	/* the agent reads hex in either case */
+		for (i = 0; mac[i]; i++)
+			if (mac[i] >= 'a' && mac[i] <= 'f')
+				mac[i] = (char)(mac[i] - 'a' + 'A');
+	json_object_set_new(m, "mac", json_string(mac));
 	if ((rc = fz_send(&c->z, m)) < 0)
 		return rc;
 	if (rc)
@@ -1572,6 +1629,7 @@ static void fz_case_release(struct fz_case *c, int failed)
 	if (z->errfd >= 0)
 		close(z->errfd);
 	wire_rd_release(&z->rd);
+	json_decref(z->ch);
 	json_decref(z->reg);
 }
 
@@ -1659,6 +1717,7 @@ struct cz {
 	int nown;
 	int run_started, hold;
 	int plain_name;		/* the next new name is a plain one */
+	json_t *hch;		/* the challenge a hostile connection got (its register's mac covers it) */
 	/* connections left silent */
 	struct silent silent[CZ_MAXSILENT];
 	int nsilent;
@@ -1965,8 +2024,8 @@ static int cz_serve(struct cz *c, int ms, int xfd, int *xready)
 static int cz_join(struct cz *c)
 {
 	char an[AUTH_NONCE_HEX + 1], mac[AUTH_NONCE_HEX + 1], cn[AUTH_NONCE_HEX + 1];
-	json_t *m = NULL, *reg;
-	int rc;
+	json_t *m = NULL, *reg, *hs[3];
+	int rc, proven;
 
 	c->mfd = net_connect(&c->dst, NULL, 5000);
 	if (c->mfd < 0)
@@ -1982,9 +2041,8 @@ static int cz_join(struct cz *c)
 	}
 	memcpy(cn, jstr(m, "nonce"), sizeof(cn));
 	auth_nonce(an);
-	auth_mac(c->token, "agent", cn, an, mac);
-	reg = json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si,ss}", "type", "register", "proto", FLEET_PROTO,
-			"version", wire_version(), "tool_version", "fuzz", "nonce", an, "mac", mac, "node", "fz",
+	reg = json_pack("{ss,ss,si,ss,ss,ss,ss,si,ss}", "type", "register", "proto", FLEET_PROTO,
+			"version", wire_version(), "tool_version", "fuzz", "nonce", an, "node", "fz",
 			"host", "fuzz-host", "pid", (int)getpid(), "slot", "0");
 	/* endpoints: rail 0 on loopback, and ones the coordinator must skip */
 	json_object_set_new(reg, "endpoints", json_pack("[{si,si,ss},{si,si,ss},{si,si,ss},{si,si,ss},s,{si,si,si},{}]",
@@ -1994,14 +2052,25 @@ static int cz_join(struct cz *c)
 							"rail", 0, "plane", 8, "ip", "127.0.0.4",
 							"endpoint",
 							"rail", 0, "plane", 0, "ip", 5));
-	json_decref(m);
+	hs[0] = m;
+	hs[1] = reg;
+	if (auth_mac_msgs(c->token, "agent", cn, an, hs, 2, mac)) {
+		json_decref(reg);
+		json_decref(m);
+		return failf("internal: out of memory for a mac");
+	}
+	json_object_set_new(reg, "mac", json_string(mac));
 	m = NULL;
 	if ((rc = wire_send(c->mfd, reg, 5000))) {
 		json_decref(reg);
+		json_decref(hs[0]);
 		return failf("cannot register fz: %s", wire_strerror(rc));
 	}
-	json_decref(reg);
 	rc = wire_recv(c->mfd, &m, FLEET_MAX_MSG, 10000);
+	hs[2] = m;
+	proven = !rc && auth_mac_msgs_ok(c->token, "coordinator", an, cn, hs, 3, jstr(m, "mac"));
+	json_decref(hs[0]);
+	json_decref(reg);
 	if (rc)
 		return failf("no welcome for fz: %s", wire_strerror(rc));
 	if (!jstr(m, "type") || strcmp(jstr(m, "type"), "welcome")) {
@@ -2012,7 +2081,7 @@ static int cz_join(struct cz *c)
 		json_decref(m);
 		return rc;
 	}
-	if (!auth_mac_ok(c->token, "coordinator", an, cn, jstr(m, "mac")) || !jstr(m, "node") ||
+	if (!proven || !jstr(m, "node") ||
 	    strcmp(jstr(m, "node"), "fz") || !json_is_integer(json_object_get(m, "heartbeat_ms")) ||
 	    !json_is_integer(json_object_get(m, "silence_ms"))) {
 		json_decref(m);
@@ -2048,17 +2117,22 @@ static const char *const hkind_name[] = {
 	"a NUL in the name", "a new name",
 };
 
-/* A register for nonce cn: right mac unless bad_mac; node name; the reference is the caller's. */
+/* A register for the challenge c->hch (its nonce cn): its mac over both and the nonces,
+ * right unless bad_mac; node name; the reference is the caller's. */
 static json_t *cz_register(struct cz *c, const char *cn, const char *node, int bad_mac)
 {
 	char an[AUTH_NONCE_HEX + 1], mac[AUTH_NONCE_HEX + 1];
-	json_t *m;
+	json_t *m, *hs[2];
 
 	auth_nonce(an);
-	auth_mac(bad_mac ? "wrong-token" : c->token, "agent", cn, an, mac);
-	m = json_pack("{ss,ss,si,ss,ss,ss,ss,ss,si}", "type", "register", "proto", FLEET_PROTO,
-		      "version", wire_version(), "tool_version", "fuzz", "nonce", an, "mac", mac, "node", node,
+	m = json_pack("{ss,ss,si,ss,ss,ss,ss,si}", "type", "register", "proto", FLEET_PROTO,
+		      "version", wire_version(), "tool_version", "fuzz", "nonce", an, "node", node,
 		      "host", "fuzz-host", "pid", 1);
+	hs[0] = c->hch;
+	hs[1] = m;
+	if (!m || auth_mac_msgs(bad_mac ? "wrong-token" : c->token, "agent", cn, an, hs, 2, mac))
+		auth_nonce(mac);	/* (out of memory: a wrong one, which the checks would name) */
+	json_object_set_new(m, "mac", json_string(mac));
 	return m;
 }
 
@@ -2123,6 +2197,8 @@ static int cz_hread(struct cz *c, int fd, struct wire_rd *rd, int ms, int until_
 					return failf("a challenge without the fields it must have");
 				}
 				memcpy(chal, cn, AUTH_NONCE_HEX + 1);
+				json_decref(c->hch);
+				c->hch = json_incref(m);
 			} else if (type && !strcmp(type, "error") && *chal) {
 				if (!jstr(m, "message") || !*jstr(m, "message")) {
 					json_decref(m);
@@ -2286,11 +2362,15 @@ static json_t *cz_bad_mac(struct cz *c, const char *cn)
 	case 1:
 		json_object_set_new(m, "mac", hostile(c->s, 1, 1));
 		break;
-	case 2: {	/* the right mac over another nonce */
+	case 2: {	/* the right token's mac over another nonce, or over the nonces only */
 		char mac[AUTH_NONCE_HEX + 1], other[AUTH_NONCE_HEX + 1];
+		json_t *hs[2] = { c->hch, m };
 
 		auth_nonce(other);
-		auth_mac(c->token, "agent", other, jstr(m, "nonce"), mac);
+		if (one_in(c->s, 2))
+			auth_mac(c->token, "agent", cn, jstr(m, "nonce"), mac);
+		else if (auth_mac_msgs(c->token, "agent", other, jstr(m, "nonce"), hs, 2, mac))
+			auth_nonce(mac);
 		json_object_set_new(m, "mac", json_string(mac));
 		break;
 	}
@@ -2490,6 +2570,7 @@ static int fuzz_coord(unsigned long n, unsigned long long seed, const char *wher
 	if (c.mfd >= 0)
 		close(c.mfd);
 	wire_rd_release(&c.mrd);
+	json_decref(c.hch);
 	if (rc)
 		return -rc;	/* -1: a check failed */
 	printf("connections %ld closed %ld refused %ld silent-closed %ld jobs %ld pings %ld records %ld messages %ld\n",

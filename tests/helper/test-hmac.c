@@ -20,6 +20,9 @@
  *                            zero bytes in a row are left (a part not filled)
  *   random --interrupt N     the same under SIGALRM every 50 us (no
  *                            SA_RESTART): getrandom returns short or EINTR
+ *   canon                    core/auth.c's canonical text (auth_canon: what
+ *                            the fleet handshake's macs cover) of the JSON
+ *                            text on stdin, parsed as the wire parses it
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input, 3 environment.
  */
@@ -32,6 +35,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "../../core/auth.h"
 #include "../../core/error.h"
 #include "../../core/hmac.h"
 #include "test-tool.h"
@@ -424,6 +428,27 @@ static int cmd_random(int argc, const char **argv)
 	return rc;
 }
 
+static int cmd_canon(int argc, const char **argv)
+{
+	json_error_t err;
+	json_t *m;
+	char *t;
+
+	(void)argv;
+	if (argc != 1)
+		return usage_error("usage: test-tool hmac canon <JSON");
+	m = json_loadf(stdin, JSON_REJECT_DUPLICATES, &err);
+	if (!m)
+		return usage_error("stdin: not JSON: %s", err.text);
+	t = auth_canon(m);
+	json_decref(m);
+	if (!t)
+		return env_error("out of memory");
+	puts(t);
+	free(t);
+	return 0;
+}
+
 /* ---- dispatch ---- */
 
 int tool_hmac(int argc, const char **argv)
@@ -437,6 +462,7 @@ int tool_hmac(int argc, const char **argv)
 		{ "equal-check", cmd_equal_check },
 		{ "unhex", cmd_unhex },
 		{ "random", cmd_random },
+		{ "canon", cmd_canon },
 	};
 	size_t i;
 
@@ -444,5 +470,5 @@ int tool_hmac(int argc, const char **argv)
 		for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)
 			if (!strcmp(sub[i].name, argv[1]))
 				return sub[i].fn(argc - 1, argv + 1);
-	return usage_error("usage: test-tool hmac mac|equal|equal-check|unhex|random ...");
+	return usage_error("usage: test-tool hmac mac|equal|equal-check|unhex|random|canon ...");
 }

@@ -34,6 +34,8 @@
  *   tcp-fuzz N SEED          N hostile peers against the TCP transport (test-tcp-fuzz.c)
  *   xport-alloc ...          transport/transport.c's buffer allocator (test-xport.c)
  *   fleet-fuzz agent|coord N SEED ...  hostile peers of the fleet protocol (test-fleet-fuzz.c)
+ *   fleet-sim --connect HOST:PORT -n N  N agents in one process over the real fleet
+ *                            protocol, against a coordinator (test-fleet-sim.c)
  *   plan-pairs, plan-parse, analyze, groups   fleet schedules, plans, suspects, the lane groups
  *                                      of the analysis and the report (test-plan.c)
  *   polar cdf|moments|analyze          hash-polarization arithmetic (test-polar.c)
@@ -91,6 +93,7 @@ static const struct tool_cmd cmds[] = {
 	{ "tcp-fuzz", tool_tcp_fuzz },
 	{ "xport-alloc", tool_xport_alloc },
 	{ "fleet-fuzz", tool_fleet_fuzz },
+	{ "fleet-sim", tool_fleet_sim },
 	{ "polar", tool_polar },
 	{ "model", tool_model },
 	{ "plan-pairs", tool_plan },

@@ -77,6 +77,8 @@ int tool_wire_fuzz(int argc, const char **argv);
 int tool_tcp_fuzz(int argc, const char **argv);
 /* test-fleet-fuzz.c: hostile coordinators against agents, hostile agents against a coordinator */
 int tool_fleet_fuzz(int argc, const char **argv);
+/* test-fleet-sim.c: N agents in one process over the real protocol, against a real coordinator */
+int tool_fleet_sim(int argc, const char **argv);
 /* test-hmac.c: core/hmac.c (SHA-256, HMAC-SHA256, hex, random bytes) */
 int tool_hmac(int argc, const char **argv);
 
