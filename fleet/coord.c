@@ -985,12 +985,8 @@ int coord_join(struct coord *c)
 			uint64_t until = clock_ns() + 2000000000ull;
 
 			for (;;) {
-				int pending = 0;
-
-				for (i = 0; i < c->nconns; i++)
-					pending += !c->conns[i].gone && !c->conns[i].authed && c->conns[i].want_node >= 0;
 				gone = launch_exited(c, &status);
-				if ((gone && !pending) || clock_ns() >= until)
+				if ((gone && !c->npending) || clock_ns() >= until)
 					break;
 				if ((rc = coord_poll(c, 20)))
 					return rc;
