@@ -4,9 +4,9 @@ rising TTL name the routers of that flow in the fabric of namespaces (ci/netns-f
 source port the routers traced are those ci/netns-fabric path predicts from the kernel, on 2 tiers
 (both spines), 3 tiers (several full paths) and 3 tiers with one hash seed (few classes); under
 the default ICMP rate limit retries fill the gaps, and a patient trace of 12 ports gets every one;
-a live 5-tuple is reached by its challenge ACK; a trace waits (--settle) for a running 5-tuple's
-connection to end, so none of its ACKs is taken for an answer; concurrent traces do not mix; unreachable
-destinations end bounded; without CAP_NET_RAW exit 3'
+a live 5-tuple is reached by its challenge ACK; a trace waits (--settle) for the connection of a
+running 5-tuple to end, so none of its ACKs is taken for an answer; concurrent traces do not mix;
+unreachable destinations end bounded; without CAP_NET_RAW exit 3'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-fabric.sh"
 
