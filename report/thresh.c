@@ -16,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/alloc.h"
 #include "../core/error.h"
+#include "../records/read.h"
 #include "report.h"
 
 enum tval { T_NUM, T_FRAC, T_COUNT, T_FAILOFF, T_FAIL };
@@ -188,16 +190,28 @@ int thresholds_read(struct thresholds *t, const char *path)
 {
 	FILE *f;
 	char line[512], sec[32] = "", phase[64] = "";
-	int lineno = 0, rc = 0;
+	int lineno = 0, rc = 0, fd;
 
 	memset(t, 0, sizeof(*t));
 	t->path = path;
-	if (!(f = fopen(path, "r")))
-		return fs_err_read("thresholds", path, errno);
+	/* a regular file only: a FIFO would hang the report, /dev/zero feed it for ever */
+	if ((fd = records_open(path)) < 0)
+		return fd == RECORDS_ENOTREG ? fs_err_env("cannot read thresholds '%s': %s", path, records_strerror(fd)) :
+		       fs_err_read("thresholds", path, -fd);
+	if (!(f = fdopen(fd, "r"))) {
+		close(fd);
+		return fs_err_env("cannot read thresholds '%s': %s", path, strerror(errno));
+	}
 	while (!rc && fgets(line, sizeof(line), f)) {
 		char *s, *c;
+		size_t n = strlen(line);
 
 		lineno++;
+		if (n == sizeof(line) - 1 && line[n - 1] != '\n' && !feof(f)) {	/* (its rest would be read as a line) */
+			rc = fs_err_usage("%s:%d: a line over %zu bytes: thresholds are short 'key = value' lines",
+					  path, lineno, sizeof(line) - 2);
+			break;
+		}
 		if ((c = strpbrk(line, "#;")))
 			*c = 0;
 		s = trim(line);
