@@ -17,8 +17,12 @@ struct cmember {
 	char *err;		/* its error, when it failed */
 };
 
+/* a job's key: a phase name (PLAN_NAME_MAX), its test, round and lane in full, then
+ * the nodes' names, or their hash where those would not fit (coord_job_key) */
+#define COORD_KEY_MAX 320
+
 struct cjob {
-	char key[256];
+	char key[COORD_KEY_MAX];
 	const char *test;
 	int client, server;	/* a pair (group jobs: client = rank 0's node, server = -1) */
 	struct cmember *m;	/* a group job's members by rank, else NULL */
@@ -82,6 +86,10 @@ void coord_jobs_clear(struct coord *c);
  * name in records, messages and --resume. */
 void coord_job_key(char *buf, size_t len, const struct plan_phase *ph, const char *test, int round,
 	     struct plan_lane l, const char *a, const char *b);
+/* full into buf (len at least PLAN_NAME_MAX + 40) as a job's key: as it is when it fits, else
+ * its head and the hash of the whole ("...#0123456789abcdef"): one key per full key, and the
+ * same in every run (--resume) */
+void coord_key_set(char *buf, size_t len, const char *full);
 /* Start a job: its server (a group: rank 0), which then listens.  A lat
  * job under load is started once its load has run PLAN_LOAD_SETTLE_S
  * (coord_run_jobs); a load that ends before its lat job fails that job. */

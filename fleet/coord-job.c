@@ -76,16 +76,34 @@ void coord_jobs_clear(struct coord *c)
 void coord_job_key(char *buf, size_t len, const struct plan_phase *ph, const char *test, int round,
 	     struct plan_lane l, const char *a, const char *b)
 {
-	char lane[32];
+	char lane[32], full[2 * PLAN_NAME_MAX + 600];
 
 	if (l.plane)
 		snprintf(lane, sizeof(lane), "rail%d.%d", l.rail, l.plane);
 	else
 		snprintf(lane, sizeof(lane), "rail%d", l.rail);
 	if (b)
-		snprintf(buf, len, "%s/%s/r%d/%s/%s>%s", ph->name, test, round + 1, lane, a, b);
+		snprintf(full, sizeof(full), "%s/%s/r%d/%s/%s>%s", ph->name, test, round + 1, lane, a, b);
 	else
-		snprintf(buf, len, "%s/%s/r%d/%s/%s", ph->name, test, round + 1, lane, a);
+		snprintf(full, sizeof(full), "%s/%s/r%d/%s/%s", ph->name, test, round + 1, lane, a);
+	coord_key_set(buf, len, full);
+}
+
+void coord_key_set(char *buf, size_t len, const char *full)
+{
+	size_t n = strlen(full);
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	const char *s;
+
+	if (n < len) {
+		memcpy(buf, full, n + 1);
+		return;
+	}
+	for (s = full; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	/* its head as it was (the phase's name, whole: the readers take it up to the first '/'),
+	 * then "#" and the hash of the whole */
+	snprintf(buf, len, "%.*s#%016llx", (int)(len - 18), full, (unsigned long long)h);
 }
 
 static void endpoint_of(struct coord *c, json_t *ep, int node, struct plan_lane l)
@@ -183,7 +201,7 @@ static void stamp(struct coord *c, json_t *rec, const struct cjob *j)
 		endpoint_of(c, src, swap ? j->server : j->client, j->lane);
 		endpoint_of(c, dst, swap ? j->client : j->server, j->lane);
 		if (!strcmp(record_str(rec, "role", ""), "target")) {
-			char key[300];
+			char key[COORD_KEY_MAX + 8];
 
 			/* the target's own port: no peer, and a job key of its own */
 			json_object_del(rec, "dst");

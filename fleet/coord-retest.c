@@ -265,7 +265,7 @@ static struct cjob *add_job(struct coord *c, const struct rplan *p, const char *
 	struct plan_lane l = strcmp(role, "control") || strcmp(record_str(p->s, "kind", ""), "lane") ? p->lane :
 			     p->ctl_lane;
 	struct cjob *j = &c->jobs[c->njobs++];
-	char lane[32], sz[32] = "";
+	char lane[32], sz[32] = "", full[2 * PLAN_NAME_MAX + 600];
 
 	memset(j, 0, sizeof(*j));
 	j->test = p->test;
@@ -283,9 +283,10 @@ static struct cjob *add_job(struct coord *c, const struct rplan *p, const char *
 		snprintf(sz, sizeof(sz), "@%.0f", p->size);
 	/* (two suspects may measure the same pair in the same role: the key names the suspect too,
 	 * by a hash of its id, so that --resume tells them apart) */
-	snprintf(j->key, sizeof(j->key), "%s/%s/retest-%s/%s/%s%s%s%s/%08x", p->ph->name, p->test, role, lane,
+	snprintf(full, sizeof(full), "%s/%s/retest-%s/%s/%s%s%s%s/%08x", p->ph->name, p->test, role, lane,
 		 client >= 0 ? c->plan.nodes[client].name : "", server >= 0 ? ">" : "",
 		 server >= 0 ? c->plan.nodes[server].name : "", sz, (unsigned)(fnv(p->id) & 0xffffffffu));
+	coord_key_set(j->key, sizeof(j->key), full);
 	return j;
 }
 
@@ -323,8 +324,12 @@ static int suspect_jobs(struct coord *c, const struct rplan *p)
 		const char *key = record_str(p->s, "job", NULL);
 
 		j->retest_of = key;
-		if (key && !swap)	/* (an older fabscope's key for the same job: --resume) */
-			snprintf(j->key, sizeof(j->key), "%s/retest", key);
+		if (key && !swap) {	/* (an older fabscope's key for the same job: --resume) */
+			char full[COORD_KEY_MAX + 16];
+
+			snprintf(full, sizeof(full), "%s/retest", key);
+			coord_key_set(j->key, sizeof(j->key), full);
+		}
 		if (p->nfresh >= 1)	/* each end in the place it had, with a fresh peer in the other */
 			add_job(c, p, "src-fresh", swap ? p->fresh[0] : p->node, swap ? p->node : p->fresh[0]);
 		if (p->nfresh >= 1)

@@ -375,6 +375,22 @@ test_expect_success $P,SCRIPT 'on a terminal, progress is one line updated in pl
 	! grep -q "round 1/1 done" tty.out
 '
 
+# Job keys hold the phase, test, round, lane and both nodes' names; names of 253 bytes (the
+# most a name may have) once cut two jobs' keys to one (jobs.done, --resume, the records' job)
+test_expect_success $P 'node names of 253 bytes: every job its own key, --resume finds nothing to run' '
+	long=$(printf "n%.0s" $(seq 252)) &&
+	for i in 1 2 3 4; do echo "$long$i rail0=127.0.0.1"; done >keys.hosts &&
+	printf "[global]\nduration = 0.2\ntimeout = 5\n[pw]\nkind = pairwise\ntest = bw\nsize = 4K\n" >keys.ini &&
+	fs_expect 0 run keys.ini --hostfile keys.hosts --no-retest -o r30 &&
+	# 3 rounds of 2 pairs: 6 keys, all different, each one job'"'"'s records
+	test $(grep -c "^pw/bw/r[123]/rail0/" r30/jobs.done) = 6 &&
+	test $(sort -u r30/jobs.done | wc -l) = 6 &&
+	jq -r "select(.scope == \"aggregate\") | .job" r30/results.jsonl | sort >jobs &&
+	sort r30/jobs.done >done && test_cmp done jobs &&
+	fs_expect 0 run --resume r30 &&
+	test_grep "nothing left to run" err
+'
+
 test_expect_success $P '64 agents join and finish a ping phase; run.json says what the coordinator cost' '
 	printf "[ping]\nkind = ping\n" >ping.ini &&
 	fs_expect 0 run ping.ini -n 64 -o r8 &&
