@@ -183,7 +183,7 @@ int cmd_history(int argc, const char **argv)
 		OPT_STRING(0, "run", &o.run, "ID", "the run judged (default: the newest held)"),
 		OPT_NUMBER(0, "fpr", &o.fpr, "P", "diff: the false-positive rate a night (default 0.01)"),
 		OPT_NUMBER(0, "min-change", &o.min_change, "F", "diff: the smallest change named, a fraction of the "
-			   "peers' value (default 0.1)"),
+			   "peers' value (default 0.2)"),
 		OPT_INT(0, "repeat", &o.repeat, "K", "diff: a repeat offender is a suspect in K runs or more "
 			"(default 2)", 2, 1000),
 		OPT_END(),

@@ -19,15 +19,16 @@
  * night when d <= -z sigma and its value is worse than its peers' by
  * min_change at least, z the one-sided normal quantile of fpr / M (M: the
  * entities judged that night; Bonferroni): a night whose values are only
- * noise names something with probability fpr at most.  A node is judged
- * on two results or more (the median of its results: slow with most of
- * its peers); a pair whose end is a suspect node is that node's evidence,
- * not a suspect of its own.
+ * noise names something with probability fpr at most.  A node or a pair is
+ * judged on two results or more (the median of its results: slow with most
+ * of its peers; a pair measured once is one sample, no evidence to name it
+ * by); a pair whose end is a suspect node is that node's evidence, not a
+ * suspect of its own.
  *
- * Against its own history: tonight's d against the mean of the entity's
- * earlier nights (a prediction interval, sigma sqrt(1 + 1/n)): a suspect
- * that is also worse than its own history beyond the same z is a
- * regression.  The change point of a suspect is the split of its nights
+ * Since last night: a suspect of tonight that was one before is a
+ * regression when its d tonight is worse than on its last night before
+ * beyond the same z (sigma sqrt 2: the difference of two) and by min_change:
+ * it came back, or got worse.  The change point of a suspect is the split of its nights
  * into two spans whose means differ most in z (a Student-style statistic
  * with the class's sigma, deterministic, as Hunter's E-divisive with a
  * t-test), named when beyond the quantile of fpr / (2 M (n - 1)).  A
@@ -291,7 +292,7 @@ static void peer_ratios(struct dctx *c, double *tmp)
 			struct obs *o = &c->ob[k];
 			double v = o->v > m * 1e-3 ? o->v : m * 1e-3;	/* (a dead link: 1000 x worse) */
 
-			if (!(m > 0) || (o->kind == 1 && o->n < 2))
+			if (!(m > 0) || (o->kind >= 1 && o->n < 2))
 				continue;
 			o->d = o->test == 0 ? log(v / m) : log(m / v);
 			o->flags |= F_JUDGED;
@@ -498,21 +499,17 @@ static json_t *entity_json(struct dctx *c, const struct obs *e, size_t n, double
 	return j;
 }
 
-/* tonight's d against the entity's earlier nights: 1 when worse beyond z */
+/* since last night: tonight's d against the entity's last night before (the latest it was
+ * judged on), 1 when worse beyond z (the difference of two: sigma sqrt 2) */
 static int regression(struct dctx *c, const struct obs *e, size_t n, double sigma)
 {
-	double s = 0;
-	size_t i, m = 0;
+	size_t i;
 
-	for (i = 0; i + 1 < n; i++)
-		if (e[i].flags & F_JUDGED) {
-			s += e[i].d;
-			m++;
-		}
-	if (m < 2)
-		return 0;
-	s /= (double)m;
-	return (e[n - 1].d - s) / (sigma * sqrt(1 + 1.0 / (double)m)) <= -c->zs[c->W - 1];
+	for (i = n - 1; i-- > 0;)
+		if (e[i].flags & F_JUDGED)
+			return (e[n - 1].d - e[i].d) / (sigma * M_SQRT2) <= -c->zs[c->W - 1] &&
+			       e[n - 1].d - e[i].d <= log(1 - c->o->min_change);
+	return 0;
 }
 
 /* every entity: the suspects of tonight, the repeat offenders; *exit_new, *exit_reg counted */

@@ -41,7 +41,7 @@
 #define HIST_DEFAULT_DB "fabscope.db"
 #define HIST_DEFAULT_LAST 10
 #define HIST_DEFAULT_FPR 0.01
-#define HIST_DEFAULT_MIN_CHANGE 0.10
+#define HIST_DEFAULT_MIN_CHANGE 0.20
 #define HIST_DEFAULT_REPEAT 2
 #define HIST_SPREAD_FLOOR 0.01	/* the resolution of a log-ratio: 1 % */
 
