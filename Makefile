@@ -337,6 +337,7 @@ demo:
 bench: all
 	bench/fleet-bench.sh
 	bench/scale-bench.sh
+	bench/history-bench.sh
 	@ci/install-deps bench
 	bench/model-bench.sh
 	bench/netns-bench.sh

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -170,7 +171,7 @@ int hist_open(struct hist *h, const char *path, int mode, double wait_s)
 		 * committed run survives the machine's crash too */
 		if ((rc = exec(h, "PRAGMA journal_mode=WAL", "setting its journal")) ||
 		    (rc = exec(h, "PRAGMA synchronous=FULL", "setting its journal")) ||
-		    (rc = exec(h, "PRAGMA cache_size=-65536", "setting its cache")) ||
+		    (rc = exec(h, "PRAGMA cache_size=-262144", "setting its cache")) ||
 		    (rc = migrate(h))) {
 			hist_close(h);
 			return rc;
@@ -236,7 +237,7 @@ struct hadd {
 	} *g;
 	size_t ng, g_alloc;
 	long long nres;
-	int rc;
+	int rc;			/* what putting a batch in said (-FS_EXIT_*) */
 	long hook_every, hook_n;	/* FABSCOPE_TEST_HISTORY_PAUSE: sleep a ms every so many results */
 };
 
@@ -338,31 +339,251 @@ static long long grp_id(struct hadd *a, long long phase, int test, int rail, int
 	return g->id;
 }
 
-/* records_scan's callback: a lane result into the file, the rest left */
-static int add_record(json_t *rec, void *ctx)
+/*
+ * Reading results.jsonl: JSON is most of an add's time (jansson: ~30 MB/s a core; a 16,384-node
+ * night is 1 GB), so the file is read in parts by up to HIST_READERS threads (each
+ * records_scan_range: the one reader of records), their lane results handed over in batches
+ * of numbers and names through a queue of at most HQ_MAX, and put in the file by this
+ * thread (SQLite's connection is one thread's).  Memory: the batches queued, never the file.
+ */
+#define HIST_READERS 4
+#define HB_N 4096
+#define HQ_MAX 8
+
+struct hb_res {
+	double size, v;
+	size_t phase, src, dst;	/* offsets in the batch's names */
+	int round, test, rail, plane;
+};
+
+struct hbatch {
+	struct hb_res r[HB_N];
+	size_t n;
+	char *names;
+	size_t nlen, ncap;
+	struct hbatch *next;
+};
+
+struct hqueue {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct hbatch *head, *tail;
+	int queued, running, stop, rc;
+	long bad;
+};
+
+struct hreader {
+	struct hqueue *q;
+	const char *dir;
+	off_t from, to;
+	struct hbatch *cur;
+	pthread_t t;
+};
+
+static void hbatch_free(struct hbatch *b)
 {
-	struct hadd *a = ctx;
+	if (b) {
+		free(b->names);
+		free(b);
+	}
+}
+
+/* s into b's names: its offset, or (size_t)-1 out of memory */
+static size_t hb_name(struct hbatch *b, const char *s)
+{
+	size_t n = strlen(s) + 1, off = b->nlen;
+
+	if (FS_ALLOC_GROW(b->names, b->nlen + n, b->ncap))
+		return (size_t)-1;
+	memcpy(b->names + off, s, n);
+	b->nlen += n;
+	return off;
+}
+
+/* the reader's batch to the queue (waiting while it is full): 0, or 1 when told to stop */
+static int hq_push(struct hreader *w)
+{
+	struct hqueue *q = w->q;
+	int stop;
+
+	pthread_mutex_lock(&q->mu);
+	while (q->queued >= HQ_MAX && !q->stop)
+		pthread_cond_wait(&q->cv, &q->mu);
+	if (!(stop = q->stop)) {
+		if (q->tail)
+			q->tail->next = w->cur;
+		else
+			q->head = w->cur;
+		q->tail = w->cur;
+		q->queued++;
+		pthread_cond_broadcast(&q->cv);
+	}
+	pthread_mutex_unlock(&q->mu);
+	if (stop)
+		hbatch_free(w->cur);
+	w->cur = NULL;
+	return stop;
+}
+
+/* records_scan_range's callback, in a reader: a lane result into the batch, the rest left */
+static int read_record(json_t *rec, void *ctx)
+{
+	struct hreader *w = ctx;
 	struct rresult res;
-	long long phase, src, dst, g;
+	struct hb_res *r;
 
 	if (rresult_of(rec, &res) <= 0 || !isfinite(res.v) || res.v < 0)
 		return 0;
-	if ((phase = name_id(a, res.phase)) < 0 || (src = name_id(a, res.src)) < 0 ||
-	    (dst = name_id(a, res.dst)) < 0 ||
-	    (g = grp_id(a, phase, res.test, res.rail, res.plane, isfinite(res.size) ? res.size : 0)) < 0)
-		return a->rc = (int)(phase < 0 ? phase : src < 0 ? src : dst < 0 ? dst : g);
-	sqlite3_reset(a->res_ins);
-	sqlite3_bind_int64(a->res_ins, 1, g);
-	sqlite3_bind_int64(a->res_ins, 2, src);
-	sqlite3_bind_int64(a->res_ins, 3, dst);
-	sqlite3_bind_int(a->res_ins, 4, res.round);
-	sqlite3_bind_double(a->res_ins, 5, res.v);
-	if (sqlite3_step(a->res_ins) != SQLITE_DONE)
-		return a->rc = db_err(a->h, "adding a result");
-	a->nres++;
-	if (a->hook_every && ++a->hook_n % a->hook_every == 0)
-		usleep(1000);
+	if (!w->cur && !(w->cur = calloc(1, sizeof(*w->cur))))
+		return -ENOMEM;
+	r = &w->cur->r[w->cur->n];
+	if ((r->phase = hb_name(w->cur, res.phase)) == (size_t)-1 || (r->src = hb_name(w->cur, res.src)) == (size_t)-1 ||
+	    (r->dst = hb_name(w->cur, res.dst)) == (size_t)-1)
+		return -ENOMEM;
+	r->size = isfinite(res.size) ? res.size : 0;
+	r->v = res.v;
+	r->round = res.round;
+	r->test = res.test;
+	r->rail = res.rail;
+	r->plane = res.plane;
+	if (++w->cur->n == HB_N)
+		return hq_push(w);
 	return 0;
+}
+
+static void *reader(void *arg)
+{
+	struct hreader *w = arg;
+	struct records_scan_info si;
+	int rc = records_scan_range(w->dir, w->from, w->to, read_record, w, &si);
+
+	if (!rc && w->cur)
+		rc = hq_push(w);
+	hbatch_free(w->cur);
+	w->cur = NULL;
+	pthread_mutex_lock(&w->q->mu);
+	if (rc < 0 && !w->q->rc)
+		w->q->rc = rc;
+	w->q->bad += si.bad + si.torn;
+	w->q->running--;
+	pthread_cond_broadcast(&w->q->cv);
+	pthread_mutex_unlock(&w->q->mu);
+	return NULL;
+}
+
+/* one batch into the file */
+static int add_batch(struct hadd *a, const struct hbatch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		const struct hb_res *r = &b->r[i];
+		long long phase, src = -1, dst = -1, g = -1;
+
+		if ((phase = name_id(a, b->names + r->phase)) < 0 || (src = name_id(a, b->names + r->src)) < 0 ||
+		    (dst = name_id(a, b->names + r->dst)) < 0 ||
+		    (g = grp_id(a, phase, r->test, r->rail, r->plane, r->size)) < 0)
+			return (int)(phase < 0 ? phase : src < 0 ? src : dst < 0 ? dst : g);
+		sqlite3_reset(a->res_ins);
+		sqlite3_bind_int64(a->res_ins, 1, g);
+		sqlite3_bind_int64(a->res_ins, 2, src);
+		sqlite3_bind_int64(a->res_ins, 3, dst);
+		sqlite3_bind_int(a->res_ins, 4, r->round);
+		sqlite3_bind_double(a->res_ins, 5, r->v);
+		if (sqlite3_step(a->res_ins) != SQLITE_DONE)
+			return db_err(a->h, "adding a result");
+		a->nres++;
+		if (a->hook_every && ++a->hook_n % a->hook_every == 0)
+			usleep(1000);
+	}
+	return 0;
+}
+
+/* the readers' parts of results.jsonl: n of them, cut at lines */
+static int split(struct hadd *a, struct hreader *w, int *n)
+{
+	char path[4096];
+	struct stat st;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int k;
+
+	snprintf(path, sizeof(path), "%s/results.jsonl", a->dir);
+	if (stat(path, &st))
+		return -errno;
+	*n = st.st_size < (16 << 20) || cpus < 2 ? 1 : cpus < HIST_READERS ? (int)cpus : HIST_READERS;
+	for (k = 0; k < *n; k++) {
+		off_t at = k ? records_line_start(a->dir, st.st_size / *n * k) : 0;
+
+		if (at < 0)
+			return (int)at;
+		w[k].from = at;
+		if (k)
+			w[k - 1].to = at;
+		w[k].to = -1;
+	}
+	return 0;
+}
+
+/* every lane result of the directory into the file, read by the readers: 0, -errno of the
+ * reading (not said), or a->rc set (-FS_EXIT_* said: the file's) */
+static int add_results(struct hadd *a, long *bad)
+{
+	struct hqueue q = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+	struct hreader w[HIST_READERS];
+	int n = 0, k, started = 0, rc;
+
+	memset(w, 0, sizeof(w));
+	if ((rc = split(a, w, &n)))
+		return rc;
+	for (k = 0; k < n; k++) {
+		w[k].q = &q;
+		w[k].dir = a->dir;
+		q.running++;
+		if (pthread_create(&w[k].t, NULL, reader, &w[k])) {
+			q.running--;
+			rc = -EAGAIN;
+			break;
+		}
+		started++;
+	}
+	while (!rc) {
+		struct hbatch *b;
+
+		pthread_mutex_lock(&q.mu);
+		while (!q.head && q.running && !q.rc)
+			pthread_cond_wait(&q.cv, &q.mu);
+		rc = q.rc;
+		if ((b = q.head)) {
+			q.head = b->next;
+			if (!q.head)
+				q.tail = NULL;
+			q.queued--;
+			pthread_cond_broadcast(&q.cv);
+		}
+		pthread_mutex_unlock(&q.mu);
+		if (!b || rc) {
+			hbatch_free(b);
+			break;
+		}
+		a->rc = add_batch(a, b);
+		hbatch_free(b);
+		if (a->rc)
+			break;
+	}
+	pthread_mutex_lock(&q.mu);
+	q.stop = 1;
+	pthread_cond_broadcast(&q.cv);
+	pthread_mutex_unlock(&q.mu);
+	for (k = 0; k < started; k++)
+		pthread_join(w[k].t, NULL);
+	while (q.head) {
+		struct hbatch *b = q.head;
+
+		q.head = b->next;
+		hbatch_free(b);
+	}
+	*bad = q.bad;
+	return rc ? rc : q.rc;
 }
 
 /* one entity's row */
@@ -421,6 +642,8 @@ static int put_runs(struct hadd *a, long long grp, int test, int kind, struct kv
 			;
 		for (k = i; k < j; k++)
 			tmp[k - i] = kv[k].v;
+		if (kind == 2 && j - i < 2)
+			continue;	/* a pair measured once: its result is all there is (never judged) */
 		qsort(tmp, j - i, sizeof(*tmp), dbl_cmp);
 		if ((rc = ent_put(a, grp, kind, kv[i].a, kind == 1 ? -1 : kv[i].b, median_sorted(tmp, j - i, test),
 				  (long)(j - i))))
@@ -634,23 +857,24 @@ static json_t *load_run(const char *dir, int *rc)
 
 static int add_body(struct hadd *a, json_t *run)
 {
-	struct records_scan_info si;
 	sqlite3_stmt *st;
+	long bad = 0;
 	size_t i;
 	int rc;
 
 	if ((rc = hadd_prepare(a)) || (rc = add_run_row(a, run)))
 		return rc;
-	rc = records_scan(a->dir, add_record, a, &si);
+	rc = add_results(a, &bad);
 	if (a->rc)
-		return a->rc;
+		return a->rc;	/* said */
+	if (rc == -ENOMEM || rc == -EAGAIN)
+		return fs_err_env("out of memory adding '%s' to the history", a->dir);
 	if (rc < 0)
 		return rc == -ENOENT ?
 		       fs_err_usage("'%s' has no results.jsonl: is it a results directory of 'fabscope run'?", a->dir) :
 		       fs_err_env("cannot read %s/results.jsonl: %s", a->dir, records_strerror(rc));
-	if (si.bad || si.torn)
-		fs_warn("%s/results.jsonl: %ld line(s) that are not records were skipped", a->dir,
-			si.bad + si.torn);
+	if (bad)
+		fs_warn("%s/results.jsonl: %ld line(s) that are not records were skipped", a->dir, bad);
 	for (i = 0; i < a->ng; i++)
 		if ((rc = add_entities(a, a->g[i].id, a->g[i].test)))
 			return rc;

@@ -15,8 +15,9 @@
  *   result(grp, src, dst, round, v)      a lane result (records/result.h's
  *                                        one filter): bw_gbps or lat p50 us
  *   entity(grp, kind, a, b, v, n)        what a lane (kind 0), a node on it
- *                                        (1, a) and a pair (2, a -> b)
- *                                        measured that night: the median of
+ *                                        (1, a) and a pair (2, a -> b; one
+ *                                        measured twice or more) measured
+ *                                        that night: the median of
  *                                        its n results (of an even number,
  *                                        the better middle one: a node is
  *                                        slow with most of its peers, not
