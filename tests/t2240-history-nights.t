@@ -6,7 +6,7 @@ halve a pair), a pairwise bw phase a night (5 peers a node).  h1 rail 0 at 10 Mb
 of night 7 names h1 rail 0 a repeat offender (a suspect in 3 of 7 runs: 2, 4, 6) and h4 rail 1 a
 suspect known since night 5, its change point at night 5; nothing is a suspect on the busy night;
 night 5 alone is "new tonight" (exit 1); the nights added in another order give the same bytes,
-and the report with --history says the same.  Only what the shapers guarantee is asserted: a
+and the report with --history says the same, in the same bytes.  Only what the shapers guarantee is asserted: a
 link at 10 Mbit/s carries a tenth of one at 100'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-fleet.sh"
@@ -127,6 +127,20 @@ test_expect_success $P 'the same nights added in another order: the same bytes' 
 	test_cmp d7.json o7.json && test_cmp d7.txt o7.txt &&
 	test_expect_exit 1 "$FABSCOPE" history diff --db o.db --run $(run_of 5) --json >o5.json &&
 	test_cmp d5.json o5.json
+'
+
+test_expect_success $P 'report --history: the section names both, the same bytes from either history' '
+	for db in h o; do
+		{ "$FABSCOPE" report --history $db.db n7 -o rep-$db --no-plots >/dev/null || test $? -le 5; } &&
+		sed -n "/^## Since last night/,/^## Summary/p" rep-$db/report.md >sec-$db &&
+		jq -S .history rep-$db/summary.json >hist-$db.json || return 1
+	done &&
+	cat sec-h &&
+	test_cmp sec-h sec-o && test_cmp hist-h.json hist-o.json &&
+	test_grep -x "## Since last night and over the last 7 runs" sec-h &&
+	test_grep -F "| node h1 rail 0 plane 0 (pw bw 1 MiB) | **repeat offender, known since $(jq -r .started n2/run.json)** | 3 of 7 runs | $(run_of 2), $(run_of 4), $(run_of 6) |" sec-h &&
+	test_grep -F "| **known since $(jq -r .started n5/run.json)** | 3 of 7 runs | run $(run_of 5) (" sec-h &&
+	test_grep -F "**Nothing new or worse tonight**" sec-h
 '
 
 test_done
