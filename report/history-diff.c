@@ -719,7 +719,7 @@ static json_t *model(struct dctx *c, double *tmp, int *rc)
 		snprintf(why, sizeof(why), "%d new suspect%s tonight, %d regression%s of a known one", nnew,
 			 nnew == 1 ? "" : "s", nreg, nreg == 1 ? "" : "s");
 	else
-		snprintf(why, sizeof(why), "nothing new or worse tonight");
+		snprintf(why, sizeof(why), "no new suspect tonight, no known one worse than last night");
 	json_object_set_new(d, "window", w);
 	json_object_set_new(d, "target", run_ref(c, c->W - 1));
 	json_object_set_new(d, "fpr", json_real(c->o->fpr));

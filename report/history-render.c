@@ -219,7 +219,7 @@ void report_history_section(const struct report *rep, struct rdoc *d)
 		   record_str(json_array_get(w, 0), "started", "?"), record_str(json_array_get(w, n - 1), "started", "?"),
 		   100 * record_num(h, "fpr", NAN), record_int(h, "judged", 0, 0, 1 << 30), record_num(h, "z_suspect", NAN),
 		   100 * record_num(h, "min_change", NAN));
-	rdoc_bold(d, record_int(h, "exit", 0, 0, 1) ? "New or worse tonight" : "Nothing new or worse tonight");
+	rdoc_bold(d, record_int(h, "exit", 0, 0, 1) ? "New or worse tonight" : "Nothing new or worse");
 	rdoc_textf(d, ": %s.", record_str(h, "why", "?"));
 	rdoc_heading(d, 3);
 	rdoc_text(d, "Suspects tonight");
