@@ -117,11 +117,11 @@ void hist_print_diff(FILE *f, json_t *d)
 		"against its peers of the night and its own history: z >= %.2f and a change of %g %% at least)\n",
 		100 * record_num(d, "fpr", NAN), record_int(d, "judged", 0, 0, 1 << 30), record_num(d, "z_suspect", NAN),
 		100 * record_num(d, "min_change", NAN));
-	fprintf(f, "suspects tonight: %s\n", json_array_size(json_object_get(d, "suspects")) ? "" : "none");
+	fprintf(f, "suspects tonight:%s\n", json_array_size(json_object_get(d, "suspects")) ? "" : " none");
 	json_array_foreach(json_object_get(d, "suspects"), i, e)
 		print_entity(f, e, 1);
-	fprintf(f, "repeat offenders (a suspect in %d runs or more, and back after a night without): %s\n",
-		record_int(d, "repeat_min", 0, 0, 1 << 20), json_array_size(json_object_get(d, "repeat")) ? "" : "none");
+	fprintf(f, "repeat offenders (a suspect in %d runs or more, and back after a night without):%s\n",
+		record_int(d, "repeat_min", 0, 0, 1 << 20), json_array_size(json_object_get(d, "repeat")) ? "" : " none");
 	json_array_foreach(json_object_get(d, "repeat"), i, e)
 		print_entity(f, e, 0);
 	json_array_foreach(json_object_get(d, "shifts"), i, e) {
