@@ -121,4 +121,16 @@ test_expect_success $P 'list, diff, trend: what was added, oldest first, the sam
 	jq -e ".suspects | length > 0 and all(.[]; .status == \"new tonight\" or .status == \"known since\")" d.json >/dev/null
 '
 
+test_expect_success $P 'nights of noise only (within 2 %): nothing named, even with --min-change 0' '
+	for k in 3 4 5 6; do
+		"$TEST_TOOL" nightly q$k -n 64 --seed $((k + 1)) --night $k --no-faults >/dev/null || return 1
+	done &&
+	"$FABSCOPE" history add --db q.db q3 q4 q5 q6 >/dev/null &&
+	for run in $("$FABSCOPE" history list --db q.db --json | jq -r ".[].run"); do
+		"$FABSCOPE" history diff --db q.db --run $run --min-change 0 --json >q.json &&
+		jq -e ".suspects == [] and .repeat == [] and .exit == 0 and .judged > 1000" q.json >/dev/null ||
+		return 1
+	done
+'
+
 test_done
