@@ -4,7 +4,8 @@ run: killed with SIGKILL at 20 random points, the file is consistent (integrity_
 it whole or absent, and add again completes it; a second writer waits, then fails in one line (exit
 3); bad input is one line and its exit code (a directory that is not a run, a FIFO for its records,
 a file that is not a history, a symbolic link, a newer schema, no such run); list and diff read
-what was added, the same bytes whatever the order of adding'
+what was added, the same bytes whatever the order of adding; nights of noise alone name nothing,
+and a night when every link ran at 60 % is the machine (a night-wide shift), not a suspect'
 # asan: always: feeds untrusted bytes to C code: results directories (run.json, results.jsonl, a FIFO) and files that are not histories
 . "$(dirname "$0")/test-lib.sh"
 
@@ -131,6 +132,18 @@ test_expect_success $P 'nights of noise only (within 2 %): nothing named, even w
 		jq -e ".suspects == [] and .repeat == [] and .exit == 0 and .judged > 1000" q.json >/dev/null ||
 		return 1
 	done
+'
+
+test_expect_success $P 'a night when every link ran at 60 %: a night-wide shift, the machine; no suspect' '
+	mkdir q7 &&
+	jq -c ".id = \"20261211-010000-busy\" | .started = \"2026-12-11T01:00:00.000Z\"" q6/run.json >q7/run.json &&
+	jq -c "if .metrics.bw_gbps then .metrics.bw_gbps *= 0.6 else . end" q6/results.jsonl >q7/results.jsonl &&
+	"$FABSCOPE" history add --db q.db q7 >/dev/null &&
+	"$FABSCOPE" history diff --db q.db >busy.txt &&
+	cat busy.txt &&
+	test_grep -x "suspects tonight: none" busy.txt &&
+	test_grep "^night-wide: every lane of perm-bw bw 64 KiB -40.0 % against the nights before" busy.txt &&
+	test_grep ! "night-wide: every lane of perm-lat" busy.txt
 '
 
 test_done
