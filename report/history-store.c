@@ -158,6 +158,18 @@ int hist_open(struct hist *h, const char *path, int mode, double wait_s)
 	} else if (!S_ISREG(sb.st_mode)) {
 		return fs_err_usage("the history '%s' is not a regular file", path);
 	}
+	{	/* SQLite makes FILE-wal, FILE-shm (and a -journal) beside it: none through a link either */
+		static const char *const side[] = { "-wal", "-shm", "-journal" };
+		char sp[4096 + 16];
+		size_t i;
+
+		for (i = 0; i < sizeof(side) / sizeof(*side); i++) {
+			snprintf(sp, sizeof(sp), "%s%s", path, side[i]);
+			if (!lstat(sp, &sb) && !S_ISREG(sb.st_mode))
+				return fs_err_usage("'%s' is there and not a regular file (a symbolic link?): the history "
+						    "'%s' writes it; remove it", sp, path);
+		}
+	}
 	if (sqlite3_open_v2(path, &h->db, flags, NULL) != SQLITE_OK) {
 		rc = fs_err_env("cannot open the history '%s': %s", path,
 				h->db ? sqlite3_errmsg(h->db) : "out of memory");

@@ -90,6 +90,10 @@ test_expect_success $P 'bad input: one line, its exit code, nothing added' '
 	ln -s ref.db link.db &&
 	test_expect_exit 2 "$FABSCOPE" history list --db link.db 2>err &&
 	test_line_count = 1 err && test_grep "symbolic link" err &&
+	ln -s /nonexistent/x side.db-wal &&
+	test_expect_exit 2 "$FABSCOPE" history add --db side.db n0 2>err &&
+	test_line_count = 1 err && test_grep "side.db-wal. is there and not a regular file" err &&
+	test ! -e side.db &&
 	test_expect_exit 2 "$FABSCOPE" history diff --db none.db 2>err &&
 	test_line_count = 1 err && test_grep "no history .none.db." err &&
 	test_expect_exit 2 "$FABSCOPE" history diff --db ref.db --run nosuch 2>err &&
