@@ -612,7 +612,7 @@ static int lanes(struct dctx *c, json_t *out)
 	qsort(c->ob, c->n, sizeof(*c->ob), cmp_entity);
 	for (i = 0; i < c->n; i = j) {
 		const struct obs *e = &c->ob[i];
-		json_t *h = json_array();
+		json_t *h;
 		int night;
 		size_t k = i;
 
@@ -620,6 +620,7 @@ static int lanes(struct dctx *c, json_t *out)
 			;
 		if (e->kind != 0)
 			continue;
+		h = json_array();
 		for (night = 0; night < c->W; night++)
 			if (k < j && c->ob[k].night == night)
 				json_array_append_new(h, json_real(c->ob[k++].v));
