@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 test_description='seven nights on the netns fabric kept in a history (issue 43): 6 hosts x 2 rails,
 host links at 100 Mbit/s (the leaf-spine links at 1 Gbit/s, so that two flows on one spine never
-halve a pair), a pairwise bw phase a night (5 peers a node).  h1 rail 0 at 10 Mbit/s on nights 2,
+halve a pair), a pairwise bw phase a night (5 peers a node; 64 KiB messages, 16 outstanding: a
+flow on the slow link drains in a moment).  h1 rail 0 at 10 Mbit/s on nights 2,
 4 and 6; h4 rail 1 at 10 Mbit/s from night 5 on; night 3 with both cores kept busy by two spinners.  history diff
 of night 7 names h1 rail 0 a repeat offender (a suspect in 3 of 7 runs: 2, 4, 6) and h4 rail 1 a
 suspect known since night 5, its change point at night 5; nothing is a suspect on the busy night;
@@ -51,7 +52,8 @@ test_expect_success $P 'seven nights: h1 rail 0 slow on 2, 4, 6; h4 rail 1 from 
 	[pw]
 	kind = pairwise
 	test = bw
-	size = 1M
+	size = 64K
+	tx-depth = 16
 	EOF
 	: >ids &&
 	night 1 &&
@@ -102,7 +104,7 @@ test_expect_success $P 'night 7: h1 rail 0 a repeat offender (3 of 7), h4 rail 1
 	# nothing else: no other node, and no pair (h1.s and h4.s are their nodes. evidence)
 	jq -e "[.suspects[], .repeat[] | select(.kind != \"node\" or
 		(.node != \"h1\" and .node != \"h4\"))] | length == 0" d7.json >/dev/null &&
-	test_grep "^  node h1 rail 0 plane 0 (pw bw 1 MiB): known since .*; a suspect in 3 of the 7 runs" d7.txt &&
+	test_grep "^  node h1 rail 0 plane 0 (pw bw 64 KiB): known since .*; a suspect in 3 of the 7 runs" d7.txt &&
 	test_grep "^    change point at run $(run_of 5) " d7.txt &&
 	# night 7 brings nothing new: h4 is known, h1 is well tonight
 	jq -e ".exit == 0" d7.json >/dev/null
@@ -139,7 +141,7 @@ test_expect_success $P 'report --history: the section names both, the same bytes
 	sed "s/the history o\.db/the history h.db/" sec-o >sec-o-named-h &&
 	test_cmp sec-h sec-o-named-h && test_cmp hist-h.json hist-o.json &&
 	test_grep -x "## Since last night and over the last 7 runs" sec-h &&
-	test_grep -F "| node h1 rail 0 plane 0 (pw bw 1 MiB) | **repeat offender, known since $(jq -r .started n2/run.json)** | 3 of 7 runs | $(run_of 2), $(run_of 4), $(run_of 6) |" sec-h &&
+	test_grep -F "| node h1 rail 0 plane 0 (pw bw 64 KiB) | **repeat offender, known since $(jq -r .started n2/run.json)** | 3 of 7 runs | $(run_of 2), $(run_of 4), $(run_of 6) |" sec-h &&
 	test_grep -F "| **known since $(jq -r .started n5/run.json)** | 3 of 7 runs | run $(run_of 5) (" sec-h &&
 	test_grep -F "**Nothing new or worse**: no new suspect tonight" sec-h
 '
