@@ -920,6 +920,9 @@ int hist_add(struct hist *h, const char *dir)
 		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 		goto out;
 	}
+	if (!strcmp(record_str(run, "status", ""), "running"))	/* (a crashed coordinator's too) */
+		fs_warn("%s: the run says it is still running (or its coordinator died): added as it is; what "
+			"a later 'fabscope run --resume' adds is not (the run id is held)", dir);
 out:
 	hadd_release(&a);
 	json_decref(run);

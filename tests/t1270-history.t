@@ -84,6 +84,11 @@ test_expect_success $P 'bad input: one line, its exit code, nothing added' '
 	test_expect_exit 3 "$FABSCOPE" history add --db b.db fifo 2>err &&
 	test_line_count = 1 err && test_grep "not a regular file" err &&
 	test "$(sqlite3 b.db "SELECT count(*) FROM run")" = 0 &&
+	mkdir running && jq ".status = \"running\" | .id = \"still-running\"" n0/run.json >running/run.json &&
+	cp n0/results.jsonl running/ &&
+	"$FABSCOPE" history add --db c.db running >out 2>err &&
+	test_line_count = 1 err && test_grep "warning: running: the run says it is still running" err &&
+	test_grep -x "running: added" out &&
 	echo "not a database at all, just text of some length to fill a page" >junk.db &&
 	test_expect_exit 2 "$FABSCOPE" history list --db junk.db 2>err &&
 	test_line_count = 1 err && test_grep "is not a fabscope history" err &&
