@@ -437,6 +437,30 @@ static int hq_push(struct hreader *w)
 	return stop;
 }
 
+/*
+ * A re-test of a suspect pair by the run (role "again": the same pair measured again, as
+ * fleet/coord-retest.c does before a suspect is named) as a result of that pair, round
+ * HIST_RETEST_ROUND: its second result, so that a pair measured once a night is judged
+ * when the run re-tested it (the better middle of two: slow twice).  Never a lane's or a
+ * node's result (add_entities): the re-tests are of suspects, not a sample of the lane.
+ */
+static int retest_result(json_t *rec, struct rresult *res)
+{
+	struct rretest rt;
+
+	if (!rretest_of(rec, &rt) || rt.error || rt.test < 0 || strcmp(rt.role, "again") ||
+	    record_lane(rec, &res->rail, &res->plane))
+		return 0;
+	res->phase = record_str(rec, "phase", RRES_STANDALONE);
+	res->src = rt.src;
+	res->dst = rt.dst;
+	res->test = rt.test;
+	res->size = rt.size;
+	res->v = rt.v;
+	res->round = HIST_RETEST_ROUND;
+	return 1;
+}
+
 /* records_scan_range's callback, in a reader: a lane result into the batch, the rest left */
 static int read_record(json_t *rec, void *ctx)
 {
@@ -444,7 +468,9 @@ static int read_record(json_t *rec, void *ctx)
 	struct rresult res;
 	struct hb_res *r;
 
-	if (rresult_of(rec, &res) <= 0 || !isfinite(res.v) || res.v < 0)
+	if (rresult_of(rec, &res) <= 0 && !retest_result(rec, &res))
+		return 0;
+	if (!isfinite(res.v) || res.v < 0)
 		return 0;
 	if (!w->cur && !(w->cur = calloc(1, sizeof(*w->cur))))
 		return -ENOMEM;
@@ -616,6 +642,7 @@ static int ent_put(struct hadd *a, long long grp, int kind, long long x, long lo
 struct kv {
 	long long a, b;
 	double v;
+	int retest;		/* a re-test's (round HIST_RETEST_ROUND) */
 };
 
 static int kv_cmp(const void *x, const void *y)
@@ -669,7 +696,7 @@ static int add_entities(struct hadd *a, long long grp, int test)
 {
 	struct kv *kv = NULL;
 	double *v = NULL;
-	size_t n = 0, alloc = 0, valloc = 0, i;
+	size_t n = 0, alloc = 0, valloc = 0, i, m;
 	int rc = 0, s;
 
 	sqlite3_reset(a->res_sel);
@@ -682,6 +709,7 @@ static int add_entities(struct hadd *a, long long grp, int test)
 		kv[n].a = sqlite3_column_int64(a->res_sel, 0);
 		kv[n].b = sqlite3_column_int64(a->res_sel, 1);
 		kv[n].v = sqlite3_column_double(a->res_sel, 2);
+		kv[n].retest = sqlite3_column_int(a->res_sel, 3) == HIST_RETEST_ROUND;
 		n++;
 	}
 	if (s != SQLITE_DONE) {
@@ -694,13 +722,18 @@ static int add_entities(struct hadd *a, long long grp, int test)
 		rc = fs_err_env("out of memory adding '%s' to the history", a->dir);
 		goto out;
 	}
+	qsort(kv, n, sizeof(*kv), kv_cmp);	/* pairs: src -> dst, their re-tests too */
+	if ((rc = put_runs(a, grp, test, 2, kv, n, v)))
+		goto out;
+	for (i = m = 0; i < n; i++)	/* the lane's and the nodes': the results of the plan's rounds */
+		if (!kv[i].retest)
+			kv[m++] = kv[i];
+	if (!(n = m))
+		goto out;
 	for (i = 0; i < n; i++)
 		v[i] = kv[i].v;
 	qsort(v, n, sizeof(*v), dbl_cmp);
 	if ((rc = ent_put(a, grp, 0, -1, -1, median_sorted(v, n, test), (long)n)))
-		goto out;
-	qsort(kv, n, sizeof(*kv), kv_cmp);	/* pairs: src -> dst */
-	if ((rc = put_runs(a, grp, test, 2, kv, n, v)))
 		goto out;
 	for (i = 0; i < n; i++) {	/* nodes: a result counts for both its ends */
 		kv[n + i].a = kv[i].b;
@@ -740,7 +773,7 @@ static int hadd_prepare(struct hadd *a)
 	    (rc = prep(h, "INSERT INTO result(grp, src, dst, round, v) VALUES (?1, ?2, ?3, ?4, ?5)", &a->res_ins)) ||
 	    (rc = prep(h, "INSERT INTO entity(grp, kind, a, b, v, n) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 		       &a->ent_ins)) ||
-	    (rc = prep(h, "SELECT src, dst, v FROM result WHERE grp = ?1", &a->res_sel)))
+	    (rc = prep(h, "SELECT src, dst, v, round FROM result WHERE grp = ?1", &a->res_sel)))
 		return rc;
 	return 0;
 }

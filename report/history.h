@@ -13,7 +13,10 @@
  *   label(run, k, v), node(run, name, leaf, pod)   its labels, its nodes
  *   grp(id, run, phase, test, rail, plane, size)   a phase, test, lane, size
  *   result(grp, src, dst, round, v)      a lane result (records/result.h's
- *                                        one filter): bw_gbps or lat p50 us
+ *                                        one filter): bw_gbps or lat p50 us;
+ *                                        round HIST_RETEST_ROUND: the run's
+ *                                        re-test of that suspect pair (a
+ *                                        pair's, never a lane's or node's)
  *   entity(grp, kind, a, b, v, n)        what a lane (kind 0), a node on it
  *                                        (1, a) and a pair (2, a -> b; one
  *                                        measured twice or more) measured
@@ -45,6 +48,7 @@
 #define HIST_DEFAULT_MIN_CHANGE 0.20
 #define HIST_DEFAULT_REPEAT 2
 #define HIST_SPREAD_FLOOR 0.01	/* the resolution of a log-ratio: 1 % */
+#define HIST_RETEST_ROUND (-1)	/* result.round of a re-test of a suspect pair by the run */
 
 struct sqlite3;
 

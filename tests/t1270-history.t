@@ -155,4 +155,28 @@ test_expect_success $P 'a night when every link ran at 60 %: a night-wide shift,
 	test_grep ! "night-wide: every lane of perm-lat" busy.txt
 '
 
+# the run's re-test of a suspect pair (retest_role again) is that pair's second result
+retest_of() { # JOB VALUE ID: the record of JOB in q6 again, as a re-test for suspect ID
+	jq -c --arg job "$1" --argjson v "$2" --arg id "$3" "select(.job == \$job) | .retest_for = \$id |
+		.retest_role = \"again\" | .job += \"/retest\" | .metrics.bw_gbps = \$v" q9/results.jsonl
+}
+
+test_expect_success $P 'a pair measured once is judged with the run.s re-test: slow twice, a suspect; once, not' '
+	mkdir q9 &&
+	jq -c ".id = \"20261212-010000-retest\" | .started = \"2026-12-12T01:00:00.000Z\"" q6/run.json >q9/run.json &&
+	a="perm-bw/bw/r1/rail0/gpu00001>gpu00009" &&
+	b=$(jq -r "select(.job | startswith(\"perm-bw/bw/r2/rail3/gpu00002>\")) | .job" q6/results.jsonl) &&
+	jq -c --arg a "$a" --arg b "$b" "if .job == \$a or .job == \$b then .metrics.bw_gbps *= 0.3 else . end" \
+		q6/results.jsonl >q9/results.jsonl &&
+	retest_of "$a" 110 s1 >retests && retest_of "$b" 381 s2 >>retests && cat retests >>q9/results.jsonl &&
+	"$FABSCOPE" history add --db r.db q3 q4 q5 q6 q9 >/dev/null &&
+	test_expect_exit 1 "$FABSCOPE" history diff --db r.db --json >r.json &&
+	jq -e "[.suspects[] | [.kind, .node, .peer, .rail, .status]] ==
+		[[\"pair\", \"gpu00001\", \"gpu00009\", 0, \"new tonight\"]]" r.json >/dev/null &&
+	# the re-tests are the pairs. results only: the lanes and nodes have the plan.s rounds
+	test "$(sqlite3 r.db "SELECT count(*) FROM result WHERE round = -1")" = 2 &&
+	test "$(sqlite3 r.db "SELECT e.n FROM entity e JOIN grp g ON e.grp = g.id JOIN run r ON g.run = r.id
+		WHERE r.run_id = \"20261212-010000-retest\" AND e.kind = 0 AND g.rail = 0 AND g.test = 0")" = 512
+'
+
 test_done
