@@ -75,6 +75,8 @@ struct dctx {
 	struct names nm;
 	int *judged;		/* per night: entities judged */
 	double *zs;		/* per night: the suspect quantile */
+	struct obs *cls;	/* per class (phase, test, size, kind): one of it, d its pooled sigma */
+	size_t ncls, cls_alloc;
 };
 
 /* ---- statistics ---- */
@@ -318,6 +320,10 @@ static void suspects(struct dctx *c, double *tmp)
 			if (c->ob[j].flags & F_JUDGED)
 				tmp[m++] = c->ob[j].d;
 		pool = m ? robust_sd(tmp, m) : 0;
+		if (!FS_ALLOC_GROW(c->cls, c->ncls + 1, c->cls_alloc)) {	/* (else: counted again) */
+			c->cls[c->ncls] = c->ob[i];
+			c->cls[c->ncls++].d = fmax(pool, HIST_SPREAD_FLOOR);
+		}
 		for (k = i; k < j; k = nt) {
 			double night_sd, sigma;
 
@@ -369,6 +375,9 @@ static double class_sigma(struct dctx *c, const struct obs *e, double *tmp)
 {
 	size_t i, m = 0;
 
+	for (i = 0; i < c->ncls; i++)	/* (few: phases x tests x sizes x 3) */
+		if (same_class(&c->cls[i], e))
+			return c->cls[i].d;
 	for (i = 0; i < c->n; i++)
 		if (same_class(&c->ob[i], e) && (c->ob[i].flags & F_JUDGED))
 			tmp[m++] = c->ob[i].d;
@@ -764,6 +773,7 @@ out:
 	free(c.judged);
 	free(c.zs);
 	free(c.ob);
+	free(c.cls);
 	for (i = 0; i < c.nm.n; i++)
 		free(c.nm.s[i]);
 	free(c.nm.s);
