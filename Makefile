@@ -102,6 +102,11 @@ $(call pkg_need,libpcap,libpcap-dev)
 DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags libpcap)
 LIBS += $(shell $(PKG_CONFIG) --libs libpcap)
 
+# required: SQLite for the history of runs (fabscope history, report --history)
+$(call pkg_need,sqlite3,libsqlite3-dev)
+DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags sqlite3)
+LIBS += $(shell $(PKG_CONFIG) --libs sqlite3)
+
 # required: libcurl for pushing results (Pushgateway, webhook); report/push.c loads it
 # (libcurl.so.4) when it first needs it, so every other command starts without it and its
 # thirty libraries.  Only its headers are used at build time: a package must declare the
@@ -172,7 +177,8 @@ FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.
 	     fleet/coord.c fleet/coord-job.c fleet/coord-phase.c fleet/coord-check.c fleet/launch.c fleet/results.c \
 	     fleet/run.c fleet/run-topo.c fleet/coord-retest.c fleet/coord-polar.c fleet/plan-est.c
 REPORT_SRC := report/push.c report/doc.c report/model.c report/aggregate.c report/worst.c report/design.c report/cabling.c report/modes.c report/thresh.c report/checks.c report/verdict.c report/tested.c report/plots.c report/render.c report/polar.c report/pfc.c report/coll.c report/coll-render.c \
-	      report/coll-export.c report/coll-checks.c report/coll-plot.c report/cmd.c
+	      report/coll-export.c report/coll-checks.c report/coll-plot.c report/cmd.c \
+	      report/history-store.c report/history-diff.c report/history-render.c report/history-cmd.c
 PROBES_SRC := probes/polar.c probes/polar-judge.c probes/probe.c probes/probe-polar.c probes/probe-pfc.c probes/trace.c \
 	      probes/counters.c probes/counters-names.c probes/counters-ethtool.c probes/counters-snap.c \
 	      probes/pfc.c probes/pfcap.c
@@ -331,6 +337,7 @@ demo:
 bench: all
 	bench/fleet-bench.sh
 	bench/scale-bench.sh
+	bench/history-bench.sh
 	@ci/install-deps bench
 	bench/model-bench.sh
 	bench/netns-bench.sh

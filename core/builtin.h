@@ -22,6 +22,7 @@ int cmd_agent(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 /* report/ */
 int cmd_report(int argc, const char **argv);
+int cmd_history(int argc, const char **argv);
 /* topology/ */
 int cmd_topo(int argc, const char **argv);
 int cmd_model(int argc, const char **argv);

@@ -40,6 +40,7 @@ static const struct cmd commands[] = {
 	{ "topo", cmd_topo, "the intended topology of a fabric: check its file, export Slurm's topology.conf, show LLDP neighbours" },
 	{ "model", cmd_model, "what the fabric should carry: max-min fair rates of a pattern under spraying and per-flow ECMP" },
 	{ "report", cmd_report, "Markdown, HTML and JSON reports of results directories: rails, comparisons, thresholds, baselines, push" },
+	{ "history", cmd_history, "a history of runs in SQLite: ingest results directories, what changed tonight, what keeps coming back" },
 	{ "help", cmd_help, "show help for fabscope or for one command" },
 	{ "version", cmd_version, "show the version and the transports built in" },
 };

@@ -89,5 +89,12 @@ int records_scan(const char *dir, records_fn fn, void *ctx, struct records_scan_
 /* The same from the byte offset from on (a line's start: an earlier scan's
  * good); si's counts and line numbers are of what this scan read. */
 int records_scan_from(const char *dir, off_t from, records_fn fn, void *ctx, struct records_scan_info *si);
+/* The same for the lines that start before the offset to (-1: the end of the file), so
+ * that threads can read one file's parts (history add); from is a line's start. */
+int records_scan_range(const char *dir, off_t from, off_t to, records_fn fn, void *ctx,
+		       struct records_scan_info *si);
+/* The offset of the first line of DIR/results.jsonl that starts at or after at (the file's
+ * size when none does), or -errno: where a part of the file for records_scan_range begins. */
+off_t records_line_start(const char *dir, off_t at);
 
 #endif

@@ -13,6 +13,7 @@
 #include "../core/error.h"
 #include "../core/options.h"
 #include "../topology/intent.h"
+#include "history.h"
 #include "push.h"
 #include "render.h"
 #include "report.h"
@@ -49,6 +50,10 @@ static const char report_about[] =
 	"every collective lane's mean busbw over the sizes both measured: bandwidth down or\n"
 	"latency up by more than --tolerance is a regression; a phase measured with another\n"
 	"message size, transport, op, flows or direction is 'not comparable', not judged.\n"
+	"--history FILE (fabscope-history(1), which must hold the first DIR's run) adds \"Since last\n"
+	"night and over the last N\": its suspects, new tonight or known since a run, with their\n"
+	"change points and histories, the repeat offenders, and trend plots per lane and suspect;\n"
+	"the exit code stays the verdict's ('fabscope history diff' gives the history's).\n"
 	"\n"
 	"Exit codes: 0 PASS, 1 FAIL (a check failed, a median regressed, nothing was comparable\n"
 	"with the baseline, a cabling error), 5 INCOMPLETE (nothing failed, but something\n"
@@ -309,6 +314,28 @@ static void report_release(struct report *rep)
 	}
 	free(rep->svg);
 	free(rep->svg_title);
+	json_decref(rep->history);
+}
+
+/* --history: what the history says of the first run (which it must hold) */
+static int load_history(struct report *rep)
+{
+	struct hdiff_opts o = { .last = HIST_DEFAULT_LAST, .fpr = HIST_DEFAULT_FPR,
+				.min_change = HIST_DEFAULT_MIN_CHANGE, .repeat = HIST_DEFAULT_REPEAT };
+	struct hist h;
+	int rc;
+
+	o.run = json_string_value(json_object_get(rep->runs[0].run, "id"));
+	if (!o.run)
+		return fs_err_usage("--history: %s has no run id (run.json): the history keeps runs by their id",
+				    rep->runs[0].dir);
+	if ((rc = hist_open(&h, rep->history_path, HIST_READ, 30)))
+		return rc;
+	rep->history = hist_diff(&h, &o, &rc);
+	hist_close(&h);
+	if (rc == -FS_EXIT_USAGE)
+		fs_info("add it first: fabscope history add --db %s %s", rep->history_path, rep->runs[0].dir);
+	return rc;
 }
 
 /* the intended topology: read once for the suspects' ports, the cabling, the model's expectations */
@@ -362,6 +389,8 @@ static int run_report(struct report *rep, const char **argv, int nargs, const ch
 		return rc;
 	if (baseline && (rc = load_baseline(rep, baseline, argv, nargs)))
 		return rc;
+	if (rep->history_path && (rc = load_history(rep)))
+		return rc;
 	if (rep->oom)	/* a check that could not be kept: said */
 		return -FS_EXIT_ENV;
 	report_verdict(rep);
@@ -387,7 +416,7 @@ int cmd_report(int argc, const char **argv)
 	const char *tol_s = "10";
 	double tolerance;
 	char *end;
-	struct report rep;
+	struct report rep = { 0 };
 	struct opt tab[] = {
 		OPT_GROUP("Output"),
 		OPT_FILE('o', "output", &out_dir, "DIR", "where the report goes (default: DIR/report for one run, ./fabscope-report for several)"),
@@ -398,6 +427,8 @@ int cmd_report(int argc, const char **argv)
 		OPT_FILE(0, "thresholds", &thresholds, "FILE", "acceptance thresholds (fabscope-thresholds(5)): exit 1 on a FAIL, 5 when a measured phase has no criterion"),
 		OPT_FILE(0, "baseline", &baseline, "DIR", "an earlier results directory to compare with; exit 1 on a regression"),
 		OPT_STRING(0, "tolerance", &tol_s, "PERCENT", "how much worse than the baseline a figure may be (default 10)"),
+		OPT_FILE(0, "history", &rep.history_path, "FILE", "the history (fabscope-history(1)) that holds the first run: "
+			 "the section \"Since last night and over the last N\", its suspects and repeat offenders, trend plots"),
 		OPT_FILE(0, "topology", &topology, "FILE", "the intended topology (fabscope-topology(5)): every suspect names its ports and links; the topology phases' ports are judged by it (exit 1 on a cabling error); its cables' speeds judge every bw pair and lane against the model"),
 		OPT_GROUP("Publishing"),
 		OPT_STRING(0, "push", &pub.push_url, "URL", "push the summary's metrics to a Prometheus Pushgateway, e.g. http://pgw:9091"),
@@ -413,7 +444,6 @@ int cmd_report(int argc, const char **argv)
 		return rc == OPTS_HELP ? 0 : -rc;
 	fs_set_verbosity(verbose);
 	fs_set_progname("fabscope report");
-	memset(&rep, 0, sizeof(rep));
 	rep.topology = topology;
 	if (!nargs) {
 		rc = fs_err_usage("give at least one results directory (what 'fabscope run -o DIR' wrote)");

@@ -22,6 +22,7 @@
 #include "../core/error.h"
 #include "../core/record.h"
 #include "../plots/plot.h"
+#include "history.h"
 #include "report.h"
 
 int report_add_svg(struct report *rep, const char *file, const char *title)
@@ -955,6 +956,106 @@ static int plot_pfc(struct pctx *p)
 	return 0;
 }
 
+/* --history: series run by run (a history array each) into one plot; names: the series' */
+static int plot_series(struct pctx *p, const char *stem, json_t **e, const char **names, int n, const char *ylabel,
+		       const char *title)
+{
+	char extra[600] = "";
+	struct outfile of;
+	size_t k, len = 0;
+	FILE *f;
+	int i;
+
+	if (!(f = dat_open(p, &of, stem, ".dat")))
+		return -1;
+	fprintf(f, "run");
+	for (i = 0; i < n; i++) {
+		char sn[120];
+
+		safe(names[i], sn, sizeof(sn));
+		fprintf(f, " %s", sn);
+		if (json_array_size(json_object_get(e[i], "history")) > len)
+			len = json_array_size(json_object_get(e[i], "history"));
+	}
+	fprintf(f, "\n");
+	for (k = 0; k < len; k++) {
+		fprintf(f, "%zu", k + 1);
+		for (i = 0; i < n; i++) {
+			json_t *v = json_array_get(json_object_get(e[i], "history"), k);
+
+			if (json_is_number(v))
+				fprintf(f, " %.6g", json_number_value(v));
+			else
+				fprintf(f, " NaN");
+		}
+		fprintf(f, "\n");
+	}
+	if (dat_close(p, &of))
+		return -1;
+	plot_var_str(extra, sizeof(extra), "ylabel", ylabel);
+	plot_var_num(extra, sizeof(extra), "nseries", n);
+	return run_plot(p, stem, "trend.gp", extra, title);
+}
+
+#define TREND_PLOTS 8
+
+/* --history: every lane's median run by run (a plot a phase, test and size), and each suspect's
+ * and repeat offender's value (a plot each, the first TREND_PLOTS) */
+static int plot_history(struct pctx *p)
+{
+	json_t *lanes = json_object_get(p->rep->history, "lanes"), *e[64];
+	const char *names[64];
+	char nbuf[64][40], title[300], stem[64];
+	size_t i = 0, j, k;
+	int nplots = 0, seq = 0;
+
+	while (i < json_array_size(lanes) && nplots < TREND_PLOTS) {
+		json_t *a = json_array_get(lanes, i);
+		int n = 0;
+
+		for (j = i; j < json_array_size(lanes) && n < 64; j++) {
+			json_t *b = json_array_get(lanes, j);
+
+			if (strcmp(record_str(a, "phase", ""), record_str(b, "phase", "")) ||
+			    strcmp(record_str(a, "test", ""), record_str(b, "test", "")) ||
+			    record_num(a, "size", 0) != record_num(b, "size", 0))
+				break;
+			snprintf(nbuf[n], sizeof(nbuf[n]), "rail%d.%d", record_int(b, "rail", 0, 0, 127),
+				 record_int(b, "plane", 0, 0, 127));
+			names[n] = nbuf[n];
+			e[n++] = b;
+		}
+		snprintf(title, sizeof(title), "%.100s %s: every lane's median, run by run", record_str(a, "phase", "?"),
+			 record_str(a, "test", "?"));
+		snprintf(stem, sizeof(stem), "trend-lanes-%d", seq++);
+		if (plot_series(p, stem, e, names, n, strcmp(record_str(a, "test", ""), "lat") ? "Gb/s" : "us", title))
+			return -1;
+		nplots++;
+		i = j;
+	}
+	for (k = 0; k < 2; k++) {
+		json_t *list = json_object_get(p->rep->history, k ? "repeat" : "suspects"), *x;
+
+		json_array_foreach(list, j, x) {
+			char name[512];
+
+			if (nplots >= 2 * TREND_PLOTS)
+				return 0;
+			if (k && json_is_true(json_object_get(x, "repeat")) && json_object_get(x, "status"))
+				continue;	/* a suspect of tonight too: plotted */
+			hist_entity_name(name, sizeof(name), x);
+			snprintf(title, sizeof(title), "%.200s: %s, run by run", name, k ? "a repeat offender" : "a suspect");
+			snprintf(stem, sizeof(stem), "trend-%s-%zu", k ? "repeat" : "suspect", j);
+			names[0] = record_str(x, "node", "lane");
+			e[0] = x;
+			if (plot_series(p, stem, e, names, 1, strcmp(record_str(x, "test", ""), "lat") ? "Gb/s" : "us", title))
+				return -1;
+			nplots++;
+		}
+	}
+	return 0;
+}
+
 int report_plots(struct report *rep, const struct outdir *dir)
 {
 	struct pctx p = { .rep = rep, .dir = dir };
@@ -968,7 +1069,7 @@ int report_plots(struct report *rep, const struct outdir *dir)
 	}
 	p.tdir = tdir;
 	if (plot_lanes(&p) || plot_heatmaps(&p) || plot_leafheat(&p) || plot_sweeps(&p) || plot_cdfs(&p) || plot_modes(&p) ||
-	    plot_polar(&p) || plot_pfc(&p)) {
+	    plot_polar(&p) || plot_pfc(&p) || (rep->history && plot_history(&p))) {
 		snprintf(rep->plots_note, sizeof(rep->plots_note), "%s%.200s",
 			 rep->nsvg ? "some plots are missing: " : "no plots: ", p.why[0] ? p.why : strerror(errno));
 		return -1;

@@ -728,6 +728,8 @@ static void report_doc(struct report *rep, struct rdoc *d)
 	sec_acceptance(rep, d);
 	if (rep->have_base)
 		sec_baseline(rep, d);
+	if (rep->history)
+		report_history_section(rep, d);
 	sec_summary(rep, d);
 	sec_comparison(rep, d);
 	report_modes_section(rep, d);
@@ -934,6 +936,8 @@ json_t *report_json(struct report *rep)
 							     "not_comparable", nc,
 							     "medians", checks_json(rep->regs, rep->nregs)));
 	}
+	if (rep->history)
+		json_object_set(o, "history", rep->history);
 	for (i = 0; i < rep->nsvg; i++)
 		json_array_append_new(plots, json_pack("{ss,ss}", "file", rep->svg[i], "title", rep->svg_title[i]));
 	json_object_set_new(o, "plots", plots);

@@ -89,6 +89,9 @@ void report_pfc_exposition(const struct report *rep, struct report_buf *b);
  * returned wrong data
  */
 void report_coll_section(const struct report *rep, struct rdoc *d);
+/* history-render.c: "Since last night and over the last N" (report --history): the first run
+ * held against the history's window, its suspects, repeat offenders and night-wide shifts */
+void report_history_section(const struct report *rep, struct rdoc *d);
 /* run r's series (per test, algo, transport, phase and lane: the sizes) for the JSON summary */
 json_t *report_coll_json(const struct rrun *r);
 /* fabscope_coll_busbw_gbps, _algbw_gbps, _time_us (per lane and size) and _wrong (per lane) */

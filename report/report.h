@@ -266,6 +266,8 @@ struct report {
 	char **svg_title;
 	int nsvg;
 	size_t checks_alloc, regs_alloc, svg_alloc, svg_title_alloc;
+	const char *history_path;	/* --history: the file, or NULL */
+	json_t *history;	/* what it says of the first run (history.h's hist_diff), or NULL */
 	int oom;		/* something could not be kept: said, and the command fails */
 	struct check spare;	/* what a check gets filled into when it could not be kept */
 };

@@ -4,7 +4,7 @@ install, WITH_VERBS, CPPFLAGS and DATADIR reach the build, install and uninstall
 . "$(dirname "$0")/test-lib.sh"
 
 test_lazy_prereq MAKE 'command -v make'
-test_lazy_prereq PKGS 'command -v pkg-config && pkg-config --exists jansson libpcap libcurl'
+test_lazy_prereq PKGS 'command -v pkg-config && pkg-config --exists jansson libpcap libcurl sqlite3'
 test_lazy_prereq VERBS_DEV 'pkg-config --exists libibverbs'
 test_require_in_ci MAKE PKGS VERBS_DEV
 

@@ -4,7 +4,7 @@
  * the scale of the suspects analysis (records/analyze.c) and of `fabscope
  * report` (tests/t1230-report-scale.t, bench/scale-bench.sh).
  *
- *   nightly DIR -n NODES [--seed S] [--no-faults] [--topology FILE]
+ *   nightly DIR -n NODES [--seed S] [--night K] [--no-faults] [--topology FILE]
  *
  * NODES (16 or more) x 8 rails: a permutation phase of bw (8 rounds, every
  * node sends to one other on every rail), a permutation phase of lat (one
@@ -13,6 +13,9 @@
  * `make demo` run (below, as it wrote it) with its node, peer, rail, address,
  * port, time, job key and measured values varied; run.json is shaped as
  * `fabscope run` writes it (hostfile, plan, nodes, agents, phases).
+ *
+ * --night K: the run of K days after the first (2026-12-04 01:00 UTC): its start time, its
+ * records' times and its run id moved so (the history's tests and bench/history-bench.sh).
  *
  * --topology FILE writes the night's intended fabric (fabscope-topology(5)),
  * for `report --topology`: a leaf a scalable unit (64 nodes) and rail,
@@ -92,6 +95,7 @@ struct night {
 	int faults;
 	const char *topology;	/* --topology FILE, or NULL */
 	char run_id[64];
+	long night;		/* --night K: days after T0 */
 	double t;		/* seconds since T0 of the record being written */
 	/* the faults: nodes, rails, rounds */
 	int nic[2], nic_rail[2];
@@ -159,7 +163,7 @@ static void node_ip(int i, int rail, char *buf, size_t len)
 
 static void set_time(struct night *g, json_t *rec)
 {
-	time_t s = T0 + (time_t)g->t;
+	time_t s = T0 + g->night * 86400 + (time_t)g->t;
 	struct tm tm;
 	char buf[64];
 
@@ -336,7 +340,7 @@ static int write_run(struct night *g, const char *dir)
 {
 	char path[4096], started[32], finished[32], *hosts, *text;
 	json_t *agents, *nodes = run_nodes(g, &agents, &hosts), *run;
-	time_t t0 = T0, t1 = T0 + (time_t)g->t + 1;
+	time_t t0 = T0 + g->night * 86400, t1 = t0 + (time_t)g->t + 1;
 	struct tm tm;
 	FILE *f;
 	int rc = 0;
@@ -484,6 +488,10 @@ static int parse_args(int argc, const char **argv, struct night *g, const char *
 			if ((rc = tool_parse_ulong("--seed", argv[++i], 0xffffffffUL, &v)))
 				return rc;
 			g->rng = v;
+		} else if (!strcmp(argv[i], "--night") && i + 1 < argc) {
+			if ((rc = tool_parse_ulong("--night", argv[++i], 10000, &v)))
+				return rc;
+			g->night = (long)v;
 		} else if (!strcmp(argv[i], "--no-faults")) {
 			g->faults = 0;
 		} else if (!strcmp(argv[i], "--topology") && i + 1 < argc) {
@@ -491,7 +499,7 @@ static int parse_args(int argc, const char **argv, struct night *g, const char *
 		} else if (argv[i][0] != '-' && !*dir) {
 			*dir = argv[i];
 		} else {
-			return -fs_err_usage("usage: test-tool nightly DIR -n NODES [--seed S] [--no-faults] [--topology FILE]");
+			return -fs_err_usage("usage: test-tool nightly DIR -n NODES [--seed S] [--night K] [--no-faults] [--topology FILE]");
 		}
 	}
 	if (!*dir || g->n < 16)
@@ -507,7 +515,14 @@ int tool_nightly(int argc, const char **argv)
 
 	if ((rc = parse_args(argc, argv, &g, &dir)))
 		return -rc;
-	snprintf(g.run_id, sizeof(g.run_id), "20261204-010000-%06" PRIx64, g.rng & 0xffffff);
+	{
+		time_t t0 = T0 + g.night * 86400;
+		struct tm tm;
+		char day[16];
+
+		strftime(day, sizeof(day), "%Y%m%d", gmtime_r(&t0, &tm));
+		snprintf(g.run_id, sizeof(g.run_id), "%s-010000-%06" PRIx64, day, g.rng & 0xffffff);
+	}
 	if (mkdir(dir, 0777) && errno != EEXIST)
 		return fs_err_env("cannot make %s: %s", dir, strerror(errno));
 	g.bw = json_loads(bw_template, 0, NULL);
