@@ -445,6 +445,10 @@ int cmd_report(int argc, const char **argv)
 		goto out;
 	if ((pub.push_url || pub.webhook) && (rc = push_check_urls(pub.push_url, pub.webhook)))
 		goto out;	/* before the work, not after it */
+	if (pub.push_nodes && !pub.push_url) {
+		rc = fs_err_usage("--push-nodes says what --push sends: give --push URL too");
+		goto out;
+	}
 	tolerance = strtod(tol_s, &end);
 	if (end == tol_s || (*end && strcmp(end, "%")) || !(tolerance >= 0 && tolerance <= 1000)) {
 		rc = fs_err_usage("--tolerance '%s': give a percentage from 0 to 1000", tol_s);

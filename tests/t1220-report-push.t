@@ -145,7 +145,10 @@ test_expect_success $P '--push-nodes N: at most N nodes a lane, the worst first;
 	test "$(gmetric fleet2 nightly 0 fabscope_node_latency_p50_seconds true | wc -l)" = 1 &&
 	test "$(gmetric fleet2 nightly 1 fabscope_suspect ".labels.node == \"h4\" and .labels.kind == \"node\" and .labels.phase == \"pw\"")" = 1 &&
 	fs_expect 2 report n1 --no-plots -o x --push $PGW --push-nodes 1025 &&
-	ptp_one_error err "push-nodes" "1024"
+	ptp_one_error err "push-nodes" "1024" &&
+	fs_expect 2 report n1 --no-plots -o x --push-nodes 2 &&
+	ptp_one_error err "--push-nodes" "--push URL" &&
+	! test -e x
 '
 
 test_expect_success $P 'a lane not measured tonight keeps its older group, its timestamp says so' '
