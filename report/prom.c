@@ -62,13 +62,15 @@ static double run_started(const struct rrun *r)
 	return (double)timegm(&tm) + sec;
 }
 
-/* a sample's label set of the run's label alone: "{run=\"X\"}", or "" (one run) */
-static const char *bare(const char *lbl, char *buf, size_t len)
+/* a sample of fam labelled by its run alone: fam{run="X"} VALUE, or fam VALUE (one run) */
+static void run_sample(struct report_buf *b, const char *fam, const char *lbl, double v)
 {
-	if (!*lbl)
-		return "";
-	snprintf(buf, len, "{%.*s}", (int)strlen(lbl) - 1, lbl);
-	return buf;
+	size_t n = strlen(lbl);
+
+	if (n)
+		report_bput(b, "%s{%.*s} %.15g\n", fam, (int)(n - 1), lbl, v);
+	else
+		report_bput(b, "%s %.15g\n", fam, v);
 }
 
 /* the families every group holds: the run's time and id, per run of the group */
@@ -80,10 +82,9 @@ static void run_identity(const struct report *rep, const char *const *lbl, struc
 		       "seconds since the epoch\n# TYPE fabscope_run_timestamp_seconds gauge\n");
 	for (ri = 0; ri < rep->nruns; ri++) {
 		double t = run_started(&rep->runs[ri]);
-		char sel[600];
 
 		if (lbl[ri] && !isnan(t))
-			report_bput(b, "fabscope_run_timestamp_seconds%s %.3f\n", bare(lbl[ri], sel, sizeof(sel)), t);
+			run_sample(b, "fabscope_run_timestamp_seconds", lbl[ri], t);
 	}
 	report_bput(b, "# HELP fabscope_run_info the run's id and the version of fabscope that reported it\n"
 		       "# TYPE fabscope_run_info gauge\n");
@@ -102,7 +103,6 @@ static void run_identity(const struct report *rep, const char *const *lbl, struc
 /* the plan's group: the runs, the verdict and its checks, the probes, the collectives */
 static void plan_group(struct report *rep, const char *const *lbl, struct report_buf *b)
 {
-	char sel[600];
 	int ri, i;
 
 	run_identity(rep, lbl, b);
@@ -110,17 +110,17 @@ static void plan_group(struct report *rep, const char *const *lbl, struct report
 		       "# TYPE fabscope_run_missing_agents gauge\n");
 	for (ri = 0; ri < rep->nruns; ri++)
 		if (lbl[ri])
-			report_bput(b, "fabscope_run_missing_agents%s %d\n", bare(lbl[ri], sel, sizeof(sel)), rep->runs[ri].missing);
+			run_sample(b, "fabscope_run_missing_agents", lbl[ri], rep->runs[ri].missing);
 	report_bput(b, "# HELP fabscope_run_failed_tests tests of the run that ended in an error\n"
 		       "# TYPE fabscope_run_failed_tests gauge\n");
 	for (ri = 0; ri < rep->nruns; ri++)
 		if (lbl[ri])
-			report_bput(b, "fabscope_run_failed_tests%s %d\n", bare(lbl[ri], sel, sizeof(sel)), rep->runs[ri].nerr);
+			run_sample(b, "fabscope_run_failed_tests", lbl[ri], rep->runs[ri].nerr);
 	report_bput(b, "# HELP fabscope_run_suspects suspects of the run (confirmed, inconclusive or not re-tested)\n"
 		       "# TYPE fabscope_run_suspects gauge\n");
 	for (ri = 0; ri < rep->nruns; ri++)
 		if (lbl[ri])
-			report_bput(b, "fabscope_run_suspects%s %zu\n", bare(lbl[ri], sel, sizeof(sel)), json_array_size(rep->runs[ri].suspects));
+			run_sample(b, "fabscope_run_suspects", lbl[ri], (double)json_array_size(rep->runs[ri].suspects));
 	report_polar_exposition(rep, lbl, b);
 	report_pfc_exposition(rep, lbl, b);
 	report_coll_exposition(rep, lbl, b);
@@ -200,13 +200,15 @@ static int node_medians(const struct rgroup *g, struct nodev **out, size_t *n)
 	return 0;
 }
 
-/* "phase=\"P\"" of g, escaped, into buf */
-static void phase_label(const struct rgroup *g, char *buf, size_t len)
+/* "phase=\"P\"" of g, escaped; NULL out of memory (b->oom set) */
+static char *phase_label(const struct rgroup *g, struct report_buf *b)
 {
-	char *ph = push_label_value(g->phase);
+	char *ph = push_label_value(g->phase), *l = NULL;
 
-	snprintf(buf, len, "phase=\"%s\"", ph ? ph : "");
+	if (!ph || asprintf(&l, "phase=\"%s\"", ph) < 0)
+		l = NULL, b->oom = 1;
 	free(ph);
+	return l;
 }
 
 /* per node of a lane: the node_max worst nodes' medians */
@@ -225,22 +227,24 @@ static void lane_nodes(const struct report *rep, const char *const *lbl, int rai
 			for (gi = 0; lbl[ri] && gi < rep->runs[ri].ng; gi++) {
 				const struct rgroup *g = &rep->runs[ri].g[gi];
 				struct nodev *nv;
-				char ph[600];
+				char *ph;
 				size_t n, k;
 
-				if (g->rail != rail || g->plane != plane || strcmp(g->test, m ? "lat" : "bw") ||
-				    node_medians(g, &nv, &n)) {
-					b->oom |= g->rail == rail && g->plane == plane && !strcmp(g->test, m ? "lat" : "bw");
+				if (g->rail != rail || g->plane != plane || strcmp(g->test, m ? "lat" : "bw"))
+					continue;
+				if (node_medians(g, &nv, &n)) {
+					b->oom = 1;
 					continue;
 				}
-				phase_label(g, ph, sizeof(ph));
-				for (k = 0; k < n && k < (size_t)node_max; k++) {
+				ph = phase_label(g, b);
+				for (k = 0; ph && k < n && k < (size_t)node_max; k++) {
 					char *node = push_label_value(nv[k].node);
 
 					report_bput(b, "%s{%s%s,node=\"%s\"} %.9g\n", fam[m], lbl[ri], ph, node ? node : "",
 						    nv[k].v * (m ? US_TO_S : GBPS_TO_BYTES));
 					free(node);
 				}
+				free(ph);
 				free(nv);
 			}
 	}
@@ -267,7 +271,7 @@ static void lane_suspects(const struct report *rep, const char *const *lbl, int 
 			int named = 0;
 
 			json_array_foreach(lbl[ri] ? rep->runs[ri].suspects : NULL, k, s) {
-				char *ph, *test, *kind, *st, *node, *peer, lab[1600];
+				char *ph, *test, *kind, *st, *node, *peer, *lab;
 				json_t *c;
 
 				if (record_int(s, "rail", -1, -1, FS_MAX_RAILS) != rail ||
@@ -285,10 +289,15 @@ static void lane_suspects(const struct report *rep, const char *const *lbl, int 
 					report_bput(b, "fabscope_suspect{%sphase=\"%s\",test=\"%s\",kind=\"%s\",node=\"%s\","
 						    "peer=\"%s\",status=\"%s\"} 1\n", lbl[ri], ph, test, kind, node, peer, st);
 				else if (!pass) {
-					snprintf(lab, sizeof(lab), "%sphase=\"%s\",test=\"%s\",kind=\"%s\",status=\"%s\"",
-						 lbl[ri], ph, test, kind, st);
-					c = json_object_get(counted, lab);
-					json_object_set_new(counted, lab, json_integer(c ? json_integer_value(c) + 1 : 1));
+					if (asprintf(&lab, "%sphase=\"%s\",test=\"%s\",kind=\"%s\",status=\"%s\"",
+						     lbl[ri], ph, test, kind, st) < 0) {
+						b->oom = 1;
+					} else {
+						c = json_object_get(counted, lab);
+						if (json_object_set_new(counted, lab, json_integer(c ? json_integer_value(c) + 1 : 1)))
+							b->oom = 1;
+						free(lab);
+					}
 				}
 				free(ph);
 				free(test);
@@ -340,11 +349,12 @@ static void lane_group(struct report *rep, const char *const *lbl, int rail, int
 			for (gi = 0; lbl[ri] && gi < rep->runs[ri].ng; gi++) {
 				const struct rgroup *g = &rep->runs[ri].g[gi];
 				int lat = !strcmp(g->test, "lat");
-				char ph[600];
+				char *ph;
 
 				if (g->rail != rail || g->plane != plane || (m < 3 && lat != (m > 0)))
 					continue;
-				phase_label(g, ph, sizeof(ph));
+				if (!(ph = phase_label(g, b)))
+					continue;
 				if (m < 2)
 					lane_figures(fam[m], lbl[ri], ph, g, m ? US_TO_S : GBPS_TO_BYTES, b);
 				else if (m == 2 && !isnan(g->p99_median))
@@ -352,6 +362,7 @@ static void lane_group(struct report *rep, const char *const *lbl, int rail, int
 						    g->p99_median * US_TO_S);
 				else if (m == 3)
 					report_bput(b, "%s{%s%s,test=\"%s\"} %d\n", fam[m], lbl[ri], ph, g->test, g->n);
+				free(ph);
 			}
 	}
 	lane_suspects(rep, lbl, rail, plane, node_max, b);

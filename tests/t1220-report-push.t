@@ -163,6 +163,21 @@ test_expect_success $P 'a lane not measured tonight keeps its older group, its t
 	test "$(gmetric fleet lanes 1 fabscope_run_timestamp_seconds true)" = 1.7960922e+09
 '
 
+test_expect_success $P 'names from the results are data: a long phase with quotes, a backslash and a newline, an odd plan' '
+	night odd nightly 2026-12-01T02:30:00Z h4 0.02 &&
+	ph=$(printf "p\"q\\\\r\nx%03000d" 0) &&
+	jq -c --arg p "$ph" "if .phase == \"pw\" then .phase = \$p else . end" odd/results.jsonl >r &&
+	mv r odd/results.jsonl &&
+	jq --arg p "/etc/fab scope/nächt ly.v2.ini" ".plan.path = \$p" odd/run.json >r && mv r odd/run.json &&
+	fs_expect 5 report odd --no-plots -o rodd --push $PGW --job odd --push-nodes 4 &&
+	snap &&
+	test "$(groups odd)" = "$(printf "nächt ly.v2 - -\nnächt ly.v2 0 0\nnächt ly.v2 1 0")" &&
+	jq -e --arg p "$ph" "[.data[] | select(.labels.job == \"odd\") | .fabscope_lane_pairs.metrics[]? |
+		select(.labels.test == \"bw\") | .labels.phase == \$p] == [true, true]" api.json >/dev/null &&
+	jq -e --arg p "$ph" "[.data[] | select(.labels.job == \"odd\") | .fabscope_suspect.metrics[]? |
+		select(.labels.phase == \$p and .labels.node == \"h4\")] | length == 1" api.json >/dev/null
+'
+
 # hook PORT CODE BODYFILE: a one-request HTTP listener that saves the body and answers CODE
 hook() {
 	perl -MIO::Socket::INET -e '
