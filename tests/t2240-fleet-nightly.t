@@ -165,6 +165,30 @@ test_expect_success $P '(history) two good nights: both judged, exit 0, the repo
 	"$FABSCOPE" history diff --db nights/fabscope.db --last 14
 '
 
+test_expect_success $P 'night 3: h3'"'"'s rail-1 link at a tenth; its suspect, confirmed by the re-test, is pushed' '
+	"$FABRIC" degrade -p $PFX h3:rail1 20mbit &&
+	sleep 1 &&
+	{ nightly_env "$EX/fabscope-nightly" >night3.out 2>night3.err; echo $? >night3.rc; } &&
+	ls nights | grep -x "[0-9-]*T[0-9]*Z" >dirs &&
+	test_line_count = 3 dirs &&
+	n3=nights/$(tail -n 1 dirs) &&
+	jq -e "[.suspects[] | select(.retest.status == \"confirmed\") | [.kind, .node, .rail]] == [[\"node\", \"h3\", 1]]" \
+		$n3/run.json >/dev/null &&
+	http_get "$PGW/api/v1/metrics" >api3.json &&
+	jq -e --arg id "$(jq -r .id $n3/run.json)" "[.data[] | select(.labels.job == \"fabscope-nightly\" and .labels.rail == \"1\") |
+		(.fabscope_run_info.metrics[0].labels.run_id == \$id),
+		(.fabscope_suspect.metrics[] | .labels | [.node, .kind, .status]),
+		(.fabscope_lane_suspects.metrics[] | [.labels.status, .value])] ==
+		[true, [\"h3\", \"node\", \"confirmed\"], [\"confirmed\", \"1\"]]" api3.json >/dev/null
+'
+
+test_expect_success $P '(history) night 3 fails the job: exit 1, a confirmed new suspect, named in the report' '
+	test "$(cat night3.rc)" = 1 &&
+	test_grep "^fabscope-nightly: a confirmed regression or new suspect tonight" night3.err &&
+	test_grep "h3" $n3/report/report.md &&
+	test_expect_exit 1 "$FABSCOPE" history diff --db nights/fabscope.db --last 14
+'
+
 test_expect_success FLOCK 'a second night while one runs is refused: exit 3, one line, nothing measured' '
 	mkdir -p locked &&
 	# the lock held by a process of ours (the sleep holds the descriptor flock locked)
