@@ -100,7 +100,7 @@ test_expect_success $P 'set up: a 4-host, 2-rail fabric at 200 Mbit/s, a Pushgat
 	cat >etc/nightly.ini <<-EOF &&
 	[global]
 	hostfile = $TRASH_DIRECTORY/hosts
-	duration = 1
+	duration = 0.5
 	timeout = 5
 
 	[pw]
