@@ -262,8 +262,8 @@ static int push_groups(struct report *rep, const struct publish *pub, struct pus
 		lanes += gs[i].rail >= 0;
 	}
 	if (!rc)
-		printf("pushed: %s (job %s: %d groups, %d of plans and %d of lanes)\n", pub->push_url, pub->job, n,
-		       n - lanes, lanes);
+		printf("pushed: %s (job %s: %d plan group%s, %d lane group%s)\n", pub->push_url, pub->job, n - lanes,
+		       n - lanes == 1 ? "" : "s", lanes, lanes == 1 ? "" : "s");
 	report_push_groups_free(gs, n);
 	return rc;
 }

@@ -138,7 +138,7 @@ test_expect_success $P 'night 1: the cron line, run as cron runs it (its own SHE
 	jsonl_ok $n1/results.jsonl &&
 	test $(jsonl_count $n1/results.jsonl ".scope == \"aggregate\" and .status == \"ok\" and (.retest_for | not)") = 12 &&
 	test_path_is_file $n1/report/report.md &&
-	test_grep "^pushed: $PGW (job fabscope-nightly: 3 groups, 1 of plans and 2 of lanes)$" night1.out
+	test_grep "^pushed: $PGW (job fabscope-nightly: 1 plan group, 2 lane groups)$" night1.out
 '
 
 test_expect_success $P 'night 2: the script as the service starts it; the gateway holds one group per plan and lane, all of night 2' '
