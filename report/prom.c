@@ -313,55 +313,57 @@ static void lane_suspects(const struct report *rep, const char *const *lbl, int 
 	}
 }
 
-/* one sample of the lane families: g's min, median and max (quantile 0, 0.5, 1) over its pairs */
-static void lane_figures(const char *fam, const char *lbl, const char *ph, const struct rgroup *g, double scale,
-			 struct report_buf *b)
-{
-	static const char *const q[3] = { "0", "0.5", "1" };
-	int s;
+/* the lane families: what each takes of a phase's group */
+enum lane_fig { FIG_MEDIAN, FIG_MIN, FIG_MAX, FIG_P99, FIG_PAIRS };
 
-	for (s = 0; s < 3; s++) {
-		double v = s == 0 ? g->min : s == 1 ? g->median : g->max;
-
-		if (!isnan(v))
-			report_bput(b, "%s{%s%s,quantile=\"%s\"} %.9g\n", fam, lbl, ph, q[s], v * scale);
-	}
-}
+static const struct lane_family {
+	const char *name, *test, *help;	/* test: the phase's, NULL any */
+	enum lane_fig fig;
+	double scale;
+} lane_fams[] = {
+	{ "fabscope_lane_bandwidth_bytes_per_second", "bw", "a bw phase's median bandwidth over the lane's pairs "
+	  "(at the largest message size of a sweep)", FIG_MEDIAN, GBPS_TO_BYTES },
+	{ "fabscope_lane_worst_pair_bandwidth_bytes_per_second", "bw", "a bw phase's lowest bandwidth of a pair "
+	  "of the lane", FIG_MIN, GBPS_TO_BYTES },
+	{ "fabscope_lane_best_pair_bandwidth_bytes_per_second", "bw", "a bw phase's highest bandwidth of a pair "
+	  "of the lane", FIG_MAX, GBPS_TO_BYTES },
+	{ "fabscope_lane_latency_p50_seconds", "lat", "a lat phase's median over the lane's pairs of each pair's "
+	  "p50 latency", FIG_MEDIAN, US_TO_S },
+	{ "fabscope_lane_worst_pair_latency_p50_seconds", "lat", "a lat phase's highest p50 latency of a pair of "
+	  "the lane", FIG_MAX, US_TO_S },
+	{ "fabscope_lane_best_pair_latency_p50_seconds", "lat", "a lat phase's lowest p50 latency of a pair of "
+	  "the lane", FIG_MIN, US_TO_S },
+	{ "fabscope_lane_latency_p99_seconds", "lat", "a lat phase's median over the lane's pairs of each pair's "
+	  "p99 latency", FIG_P99, US_TO_S },
+	{ "fabscope_lane_pairs", NULL, "pairs measured on the lane in a phase, per test", FIG_PAIRS, 1 },
+};
 
 /* a lane's group: its phases' figures, pairs and suspects; the nodes with node_max */
 static void lane_group(struct report *rep, const char *const *lbl, int rail, int plane, int node_max,
 		       struct report_buf *b)
 {
-	static const char *const fam[4] = { "fabscope_lane_bandwidth_bytes_per_second", "fabscope_lane_latency_p50_seconds",
-					    "fabscope_lane_latency_p99_seconds", "fabscope_lane_pairs" };
-	static const char *const help[4] = {
-		"a bw phase's bandwidth over the lane's pairs: quantile 0 the lowest pair, 0.5 the median, 1 the highest (the largest message size of a sweep)",
-		"a lat phase's p50 latency over the lane's pairs: quantile 0 the lowest pair's, 0.5 the median, 1 the highest",
-		"a lat phase's p99 latency, the median over the lane's pairs (quantile 0.5)",
-		"pairs measured on the lane in a phase, per test",
-	};
-	int m, ri, gi;
+	size_t m;
+	int ri, gi;
 
 	run_identity(rep, lbl, b);
-	for (m = 0; m < 4; m++) {
-		report_bput(b, "# HELP %s %s\n# TYPE %s gauge\n", fam[m], help[m], fam[m]);
+	for (m = 0; m < sizeof(lane_fams) / sizeof(lane_fams[0]); m++) {
+		const struct lane_family *f = &lane_fams[m];
+
+		report_bput(b, "# HELP %s %s\n# TYPE %s gauge\n", f->name, f->help, f->name);
 		for (ri = 0; ri < rep->nruns; ri++)
 			for (gi = 0; lbl[ri] && gi < rep->runs[ri].ng; gi++) {
 				const struct rgroup *g = &rep->runs[ri].g[gi];
-				int lat = !strcmp(g->test, "lat");
+				double v = f->fig == FIG_MEDIAN ? g->median : f->fig == FIG_MIN ? g->min :
+					   f->fig == FIG_MAX ? g->max : f->fig == FIG_P99 ? g->p99_median : g->n;
 				char *ph;
 
-				if (g->rail != rail || g->plane != plane || (m < 3 && lat != (m > 0)))
+				if (g->rail != rail || g->plane != plane || (f->test && strcmp(g->test, f->test)) ||
+				    isnan(v) || !(ph = phase_label(g, b)))
 					continue;
-				if (!(ph = phase_label(g, b)))
-					continue;
-				if (m < 2)
-					lane_figures(fam[m], lbl[ri], ph, g, m ? US_TO_S : GBPS_TO_BYTES, b);
-				else if (m == 2 && !isnan(g->p99_median))
-					report_bput(b, "%s{%s%s,quantile=\"0.5\"} %.9g\n", fam[m], lbl[ri], ph,
-						    g->p99_median * US_TO_S);
-				else if (m == 3)
-					report_bput(b, "%s{%s%s,test=\"%s\"} %d\n", fam[m], lbl[ri], ph, g->test, g->n);
+				if (f->fig == FIG_PAIRS)
+					report_bput(b, "%s{%s%s,test=\"%s\"} %d\n", f->name, lbl[ri], ph, g->test, g->n);
+				else
+					report_bput(b, "%s{%s%s} %.9g\n", f->name, lbl[ri], ph, v * f->scale);
 				free(ph);
 			}
 	}

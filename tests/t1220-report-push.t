@@ -72,9 +72,12 @@ test_expect_success $P 'the nightly report pushes its metrics; they read back fr
 		--push $PGW --job nightly --instance lab-7 &&
 	grep -q "^pushed: $PGW (job nightly: 1 plan group, 2 lane groups)$" out &&
 	snap &&
-	test "$(metric fabscope_lane_bandwidth_bytes_per_second ".labels.phase == \"pw\" and .labels.rail == \"1\" and .labels.quantile == \"0.5\"")" = 1.3125e+07 &&
-	test "$(metric fabscope_lane_bandwidth_bytes_per_second ".labels.phase == \"pw\" and .labels.rail == \"1\" and .labels.quantile == \"0\"")" = 2.5e+06 &&
-	test "$(metric fabscope_lane_latency_p50_seconds ".labels.phase == \"lat\" and .labels.quantile == \"0.5\"")" = 2e-06 &&
+	test "$(metric fabscope_lane_bandwidth_bytes_per_second ".labels.phase == \"pw\" and .labels.rail == \"1\"")" = 1.3125e+07 &&
+	test "$(metric fabscope_lane_worst_pair_bandwidth_bytes_per_second ".labels.phase == \"pw\" and .labels.rail == \"1\"")" = 2.5e+06 &&
+	test "$(metric fabscope_lane_best_pair_bandwidth_bytes_per_second ".labels.phase == \"pw\" and .labels.rail == \"1\"")" = 2.375e+07 &&
+	test "$(metric fabscope_lane_latency_p50_seconds ".labels.phase == \"lat\"")" = 2e-06 &&
+	test "$(metric fabscope_lane_worst_pair_latency_p50_seconds ".labels.phase == \"lat\"")" = 2.2e-06 &&
+	test "$(metric fabscope_lane_latency_p99_seconds ".labels.phase == \"lat\"")" = 3.05e-06 &&
 	test "$(metric fabscope_lane_pairs ".labels.phase == \"pw\" and .labels.rail == \"0\"")" = 6 &&
 	test "$(metric fabscope_lane_suspects ".labels.rail == \"1\" and .labels.kind == \"node\"")" = 1 &&
 	test "$(metric fabscope_run_suspects "true")" = 1 &&
@@ -93,7 +96,7 @@ test_expect_success $P 'the nightly report pushes its metrics; they read back fr
 test_expect_success $P 'a second night replaces the groups: the gateway holds the latest report' '
 	fs_expect 0 report yesterday --thresholds all.ini --no-plots -o r2 --push $PGW --job nightly --instance lab-7 &&
 	snap &&
-	test "$(metric fabscope_lane_bandwidth_bytes_per_second ".labels.phase == \"pw\" and .labels.rail == \"1\" and .labels.quantile == \"0.5\"")" = 2.375e+07 &&
+	test "$(metric fabscope_lane_bandwidth_bytes_per_second ".labels.phase == \"pw\" and .labels.rail == \"1\"")" = 2.375e+07 &&
 	test "$(metric fabscope_acceptance_pass "true")" = 1 &&
 	test "$(metric fabscope_acceptance_complete "true")" = 1 &&
 	test -z "$(metric fabscope_baseline_regressions "true")" &&
@@ -126,7 +129,7 @@ test_expect_success $P 'two nights of two plans: one group per plan and lane, to
 		test "$(gmetric fleet nightly $r fabscope_run_timestamp_seconds true)" = 1.7961786e+09 &&
 		test -n "$(gmetric fleet nightly $r fabscope_run_info ".labels.run_id == \"run-n2\"")" || return 1
 	done &&
-	test "$(gmetric fleet nightly 1 fabscope_lane_bandwidth_bytes_per_second ".labels.quantile == \"0\"")" = 2.375e+07 &&
+	test "$(gmetric fleet nightly 1 fabscope_lane_worst_pair_bandwidth_bytes_per_second true)" = 2.375e+07 &&
 	# the first night named h4 on rail 1 (its suspect, its slow median); the second night does not
 	test -z "$(gmetric fleet nightly 1 fabscope_suspect true)" &&
 	test "$(gmetric fleet nightly 1 fabscope_node_bandwidth_bytes_per_second true | wc -l)" = 2 &&
