@@ -213,7 +213,11 @@ test_expect_success FABSCOPE 'the settings file is data: a command in a value is
 	printf "FABSCOPE_PLAN=x\nrm -rf /tmp/nothing\n" >bad.conf &&
 	test_expect_exit 2 env FABSCOPE_NIGHTLY_CONFIG=bad.conf FABSCOPE_BIN="$FABSCOPE" "$EX/fabscope-nightly" 2>err &&
 	test_line_count = 1 err &&
-	test_grep "bad.conf: .rm -rf /tmp/nothing. is no NAME=VALUE line" err
+	test_grep "bad.conf: .rm -rf /tmp/nothing. is no NAME=VALUE line" err &&
+	printf "FABSCOPE_PUHS=http://x\n" >typo.conf &&
+	test_expect_exit 2 env FABSCOPE_NIGHTLY_CONFIG=typo.conf FABSCOPE_BIN="$FABSCOPE" "$EX/fabscope-nightly" 2>err &&
+	test_line_count = 1 err &&
+	test_grep "typo.conf: FABSCOPE_PUHS is no setting of fabscope-nightly" err
 '
 
 test_expect_success ROOT,SLURM,FABSCOPE,JQ,FLOCK 'the Slurm batch script runs a night on the single-node Slurm bed' '
