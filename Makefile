@@ -176,7 +176,7 @@ BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/ptp-accept.c bench/bw.c bench/la
 FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.c fleet/agent.c \
 	     fleet/coord.c fleet/coord-job.c fleet/coord-phase.c fleet/coord-check.c fleet/launch.c fleet/results.c \
 	     fleet/run.c fleet/run-topo.c fleet/coord-retest.c fleet/coord-polar.c fleet/plan-est.c
-REPORT_SRC := report/push.c report/doc.c report/model.c report/aggregate.c report/worst.c report/design.c report/cabling.c report/modes.c report/thresh.c report/checks.c report/verdict.c report/tested.c report/plots.c report/render.c report/polar.c report/pfc.c report/coll.c report/coll-render.c \
+REPORT_SRC := report/push.c report/doc.c report/model.c report/aggregate.c report/worst.c report/design.c report/cabling.c report/modes.c report/thresh.c report/checks.c report/verdict.c report/tested.c report/plots.c report/render.c report/prom.c report/polar.c report/pfc.c report/coll.c report/coll-render.c \
 	      report/coll-export.c report/coll-checks.c report/coll-plot.c report/cmd.c \
 	      report/history-store.c report/history-diff.c report/history-render.c report/history-cmd.c
 PROBES_SRC := probes/polar.c probes/polar-judge.c probes/probe.c probes/probe-polar.c probes/probe-pfc.c probes/trace.c \

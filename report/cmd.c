@@ -243,24 +243,45 @@ static int say_verdicts(const struct report *rep)
 
 struct publish {
 	const char *push_url, *webhook, *job, *instance;
+	int push_nodes;
 };
+
+/* every group of the report's metrics to the Pushgateway (the first failure stops it: said) */
+static int push_groups(struct report *rep, const struct publish *pub, struct push_opts *po)
+{
+	struct report_pgroup *gs;
+	int n, i, lanes = 0, rc;
+
+	if ((rc = report_push_groups(rep, pub->push_nodes, &gs, &n)))
+		return rc;
+	for (i = 0; !rc && i < n; i++) {
+		char rail[16], plane[16];
+		const char *group[] = { "plan", gs[i].plan, "rail", gs[i].rail < 0 ? NULL : rail,
+					"plane", gs[i].rail < 0 ? NULL : plane, NULL };
+
+		snprintf(rail, sizeof(rail), "%d", gs[i].rail);
+		snprintf(plane, sizeof(plane), "%d", gs[i].plane);
+		po->group = group;
+		rc = push_gateway(pub->push_url, gs[i].body, po);
+		po->group = NULL;
+		lanes += gs[i].rail >= 0;
+	}
+	if (!rc)
+		printf("pushed: %s (job %s: %d plan group%s, %d lane group%s)\n", pub->push_url, pub->job, n - lanes,
+		       n - lanes == 1 ? "" : "s", lanes, lanes == 1 ? "" : "s");
+	report_push_groups_free(gs, n);
+	return rc;
+}
 
 /* the local report is written: now publish, and let a failure say so */
 static int publish(struct report *rep, const struct publish *pub, const char *text)
 {
 	struct push_opts po = { .timeout_ms = 5000, .retries = 2, .backoff_ms = 500, .job = pub->job,
-				.instance = pub->instance ? pub->instance :
-					    json_string_value(json_object_get(rep->runs[0].run, "id")) };
+				.instance = pub->instance };
 	int prc = 0;
 
-	if (pub->push_url) {
-		char *body = report_exposition(rep);
-
-		prc = body ? push_gateway(pub->push_url, body, &po) : -FS_EXIT_ENV;
-		free(body);
-		if (!prc)
-			printf("pushed: %s (job %s)\n", pub->push_url, pub->job);
-	}
+	if (pub->push_url)
+		prc = push_groups(rep, pub, &po);
 	if (pub->webhook) {
 		int wrc = push_webhook(pub->webhook, text, &po);
 
@@ -410,7 +431,7 @@ static int run_report(struct report *rep, const char **argv, int nargs, const ch
 int cmd_report(int argc, const char **argv)
 {
 	const char *out_dir = NULL, *by = NULL, *thresholds = NULL, *baseline = NULL, *topology = NULL;
-	struct publish pub = { NULL, NULL, "fabscope", NULL };
+	struct publish pub = { NULL, NULL, "fabscope", NULL, 0 };
 	struct opt_list formats = { 0 };
 	int no_plots = 0, verbose = 0, nargs, rc;
 	const char *tol_s = "10";
@@ -431,9 +452,10 @@ int cmd_report(int argc, const char **argv)
 			 "the section \"Since last night and over the last N\", its suspects and repeat offenders, trend plots"),
 		OPT_FILE(0, "topology", &topology, "FILE", "the intended topology (fabscope-topology(5)): every suspect names its ports and links; the topology phases' ports are judged by it (exit 1 on a cabling error); its cables' speeds judge every bw pair and lane against the model"),
 		OPT_GROUP("Publishing"),
-		OPT_STRING(0, "push", &pub.push_url, "URL", "push the summary's metrics to a Prometheus Pushgateway, e.g. http://pgw:9091"),
+		OPT_STRING(0, "push", &pub.push_url, "URL", "push the report's metrics to a Prometheus Pushgateway, e.g. http://pgw:9091: a group per plan and one per plan and lane, which the next night's push replaces"),
 		OPT_STRING(0, "job", &pub.job, "NAME", "the Pushgateway job label (default fabscope)"),
-		OPT_STRING(0, "instance", &pub.instance, "NAME", "the Pushgateway instance label (default: the run's id)"),
+		OPT_STRING(0, "instance", &pub.instance, "NAME", "one more grouping label, instance (default: none), e.g. the cluster's name"),
+		OPT_INT(0, "push-nodes", &pub.push_nodes, "N", "push per node too: a lane's N worst nodes' medians and its first N suspects by name (default 0: none; at most 1024)", 0, REPORT_PUSH_NODES_MAX),
 		OPT_STRING(0, "webhook", &pub.webhook, "URL", "POST the JSON summary to this URL"),
 		OPT_VERBOSE(&verbose),
 		OPT_END(),
@@ -453,6 +475,10 @@ int cmd_report(int argc, const char **argv)
 		goto out;
 	if ((pub.push_url || pub.webhook) && (rc = push_check_urls(pub.push_url, pub.webhook)))
 		goto out;	/* before the work, not after it */
+	if (pub.push_nodes && !pub.push_url) {
+		rc = fs_err_usage("--push-nodes says what --push sends: give --push URL too");
+		goto out;
+	}
 	tolerance = strtod(tol_s, &end);
 	if (end == tol_s || (*end && strcmp(end, "%")) || !(tolerance >= 0 && tolerance <= 1000)) {
 		rc = fs_err_usage("--tolerance '%s': give a percentage from 0 to 1000", tol_s);

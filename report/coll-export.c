@@ -73,14 +73,16 @@ json_t *report_coll_json(const struct rrun *r)
 
 /* ---- Prometheus text exposition ---- */
 
-void report_coll_exposition(const struct report *rep, struct report_buf *b)
+void report_coll_exposition(const struct report *rep, const char *const *lbl, struct report_buf *b)
 {
-	static const char *const fam[4] = { "fabscope_coll_busbw_gbps", "fabscope_coll_algbw_gbps",
-					    "fabscope_coll_time_us", "fabscope_coll_wrong" };
+	static const char *const fam[4] = { "fabscope_coll_bus_bandwidth_bytes_per_second",
+					    "fabscope_coll_algorithm_bandwidth_bytes_per_second",
+					    "fabscope_coll_operation_seconds", "fabscope_coll_wrong_elements" };
+	static const double scale[3] = { 1.25e8, 1.25e8, 1e-6 };	/* from Gb/s, Gb/s, us */
 	static const char *const help[4] = {
-		"bus bandwidth of a collective per lane and size, 10^9 bit/s (algbw x 2(n-1)/n for allreduce, x (n-1)/n for alltoall)",
-		"algorithm bandwidth of a collective per lane and size (size / time), 10^9 bit/s",
-		"time per operation of a collective per lane and size, the mean over the ranks, microseconds",
+		"bus bandwidth of a collective per lane and size, bytes per second (algbw x 2(n-1)/n for allreduce, x (n-1)/n for alltoall)",
+		"algorithm bandwidth of a collective per lane and size (size / time), bytes per second",
+		"time per operation of a collective per lane and size, the mean over the ranks, seconds",
 		"wrong elements a collective returned on a lane, over its sizes (lanes whose data was checked)",
 	};
 	struct coll_set cs;
@@ -95,28 +97,29 @@ void report_coll_exposition(const struct report *rep, struct report_buf *b)
 		report_bput(b, "# HELP %s %s\n# TYPE %s gauge\n", fam[m], help[m], fam[m]);
 		for (i = 0; i < cs.n; i++) {
 			const struct coll_series *s = &cs.s[i];
-			char *run = push_label_value(rep->runs[s->run].name), *ph = push_label_value(cs.phase[s->phase]);
+			char *ph = push_label_value(cs.phase[s->phase]);
 			char *test = push_label_value(cs.key[s->coll].test), *algo = push_label_value(cs.key[s->coll].algo);
 			char *tr = push_label_value(cs.key[s->coll].transport), *lane = push_label_value(s->lane);
-			char lbl[1024], rail[48] = "";
+			char lab[1024], rail[48] = "";
 			long long wrong = -1;
 
 			if (s->rail >= 0)
 				snprintf(rail, sizeof(rail), ",rail=\"%d\",plane=\"%d\"", s->rail, s->plane);
-			snprintf(lbl, sizeof(lbl), "run=\"%s\",phase=\"%s\",test=\"%s\",algo=\"%s\",transport=\"%s\",lane=\"%s\"%s",
-				 run, ph, test, algo, tr, lane, rail);
-			for (j = 0; j < s->npt; j++) {
+			if (lbl[s->run])
+				snprintf(lab, sizeof(lab), "%sphase=\"%s\",test=\"%s\",algo=\"%s\",transport=\"%s\",lane=\"%s\"%s",
+					 lbl[s->run], ph, test, algo, tr, lane, rail);
+			for (j = 0; lbl[s->run] && j < s->npt; j++) {
 				const struct coll_pt *p = &s->pt[j];
 				double v = m == 0 ? p->busbw : m == 1 ? p->algbw : p->time;
 
 				if (p->wrong >= 0)
 					wrong = (wrong < 0 ? 0 : wrong) + p->wrong;
 				if (m < 3 && !isnan(v))
-					report_bput(b, "%s{%s,size=\"%.0f\"} %.6g\n", fam[m], lbl, p->size, v);
+					report_bput(b, "%s{%s,size_bytes=\"%.0f\"} %.9g\n", fam[m], lab, p->size,
+						    v * scale[m]);
 			}
 			if (m == 3 && wrong >= 0)
-				report_bput(b, "%s{%s} %lld\n", fam[m], lbl, wrong);
-			free(run);
+				report_bput(b, "%s{%s} %lld\n", fam[m], lab, wrong);
 			free(ph);
 			free(test);
 			free(algo);

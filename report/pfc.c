@@ -506,9 +506,9 @@ static double pfc_worst(const struct rrun *r, int i, int prio, int what, int d)
 	return w;
 }
 
-void report_pfc_exposition(const struct report *rep, struct report_buf *b)
+void report_pfc_exposition(const struct report *rep, const char *const *lbl, struct report_buf *b)
 {
-	static const char *const fam[3] = { "fabscope_pfc_pause_frames_per_second", "fabscope_pfc_paused_fraction_max",
+	static const char *const fam[3] = { "fabscope_pfc_pause_frames_per_second", "fabscope_pfc_max_paused_ratio",
 					    "fabscope_pfc_storm" };
 	static const char *const help[3] = {
 		"PFC pause frames per second of a port's priority, the average over the probe's sampling (dir rx: the peer paused the port, tx: the port paused the peer); the highest of a phase's rounds",
@@ -525,12 +525,11 @@ void report_pfc_exposition(const struct report *rep, struct report_buf *b)
 		for (ri = 0; ri < rep->nruns; ri++) {
 			const struct rrun *r = &rep->runs[ri];
 
-			for (i = 0; i < r->npfc; i++) {
-				char *run, *ph, *node, *ifc;
+			for (i = 0; lbl[ri] && i < r->npfc; i++) {
+				char *ph, *node, *ifc;
 
 				if (i && pfc_same_port(&r->pfc[i - 1], &r->pfc[i]))
 					continue;	/* counted with the first round */
-				run = push_label_value(r->name);
 				ph = push_label_value(r->pfc[i].phase);
 				node = push_label_value(r->pfc[i].node);
 				ifc = push_label_value(r->pfc[i].iface);
@@ -540,13 +539,12 @@ void report_pfc_exposition(const struct report *rep, struct report_buf *b)
 
 						if (isnan(v))
 							continue;
-						report_bput(b, "%s{run=\"%s\",phase=\"%s\",node=\"%s\",iface=\"%s\",prio=\"%d\"", fam[m],
-							    run, ph, node, ifc, prio);
+						report_bput(b, "%s{%sphase=\"%s\",node=\"%s\",iface=\"%s\",prio=\"%d\"", fam[m],
+							    lbl[ri], ph, node, ifc, prio);
 						if (m < 2)
 							report_bput(b, ",dir=\"%s\"", dir[d]);
 						report_bput(b, "} %.6g\n", v);
 					}
-				free(run);
 				free(ph);
 				free(node);
 				free(ifc);

@@ -298,7 +298,7 @@ json_t *report_polar_json(const struct rrun *r)
 
 /* ---- Prometheus text exposition ---- */
 
-void report_polar_exposition(const struct report *rep, struct report_buf *b)
+void report_polar_exposition(const struct report *rep, const char *const *lbl, struct report_buf *b)
 {
 	/* each family in one group, as the text format wants */
 	const char *fam[2] = { "fabscope_polarization_paths_used", "fabscope_polarization_polarized" };
@@ -312,20 +312,18 @@ void report_polar_exposition(const struct report *rep, struct report_buf *b)
 			json_t *rec;
 			size_t k;
 
-			json_array_foreach(rep->runs[ri].polar, k, rec) {
-				char *run, *ph, *src, *dst;
+			json_array_foreach(lbl[ri] ? rep->runs[ri].polar : NULL, k, rec) {
+				char *ph, *src, *dst;
 
 				if (strcmp(record_str(rec, "scope", ""), "set"))
 					continue;
-				run = push_label_value(rep->runs[ri].name);
 				ph = push_label_value(record_str(rec, "phase", "-"));
 				src = push_label_value(record_str(rec, "src.node", "-"));
 				dst = push_label_value(record_str(rec, "dst.node", "-"));
-				report_bput(b, "%s{run=\"%s\",phase=\"%s\",src=\"%s\",dst=\"%s\",set=\"%d\"} %.4g\n",
-					    fam[m], run, ph, src, dst, record_int(rec, "params.set", 0, 0, INT_MAX - 1) + 1,
+				report_bput(b, "%s{%sphase=\"%s\",src=\"%s\",dst=\"%s\",set=\"%d\"} %.4g\n",
+					    fam[m], lbl[ri], ph, src, dst, record_int(rec, "params.set", 0, 0, INT_MAX - 1) + 1,
 					    m ? !strcmp(record_str(rec, "verdict", ""), "polarized") :
 						record_num(rec, "metrics.paths_used", 0));
-				free(run);
 				free(ph);
 				free(src);
 				free(dst);

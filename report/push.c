@@ -627,7 +627,8 @@ int push_gateway(const char *base_url, const char *body, const struct push_opts 
 		.content_type = "text/plain; version=0.0.4; charset=utf-8",
 	};
 	char *url, *p, *shown = NULL;
-	size_t blen;
+	const char *const *g;
+	size_t blen, glen;
 	int rc;
 
 	rc = check_url(base_url, "Pushgateway", 1, 0);
@@ -648,14 +649,20 @@ int push_gateway(const char *base_url, const char *body, const struct push_opts 
 	blen = strlen(base_url);
 	while (blen && base_url[blen - 1] == '/')
 		blen--;
-	url = malloc(blen + 64 + 3 * (strlen(o->job) + (o->instance ? strlen(o->instance) : 0)));
+	glen = 3 * (strlen(o->job) + (o->instance ? strlen(o->instance) : 0));
+	for (g = o->group; g && g[0]; g += 2)
+		glen += 16 + strlen(g[0]) + (g[1] ? 3 * strlen(g[1]) : 0);
+	url = malloc(blen + 64 + glen);
 	if (!url)
 		return fs_err_env("out of memory");
 	memcpy(url, base_url, blen);
 	p = stpcpy(url + blen, "/metrics");
 	p = put_label(p, "job", o->job);
 	if (o->instance)
-		put_label(p, "instance", o->instance);
+		p = put_label(p, "instance", o->instance);
+	for (g = o->group; g && g[0]; g += 2)
+		if (g[1])
+			p = put_label(p, g[0], g[1]);
 	shown = shown_url(url);
 	if (!shown) {
 		free(url);

@@ -47,6 +47,10 @@ struct push_opts {
 				 * 30 s; <= 0: 500 */
 	const char *job, *instance;	/* Pushgateway grouping labels; job is
 					 * required, instance may be NULL (none) */
+	const char *const *group;	/* more grouping labels after them, in
+					 * this order: name, value, ..., NULL (or
+					 * group NULL); a NULL value skips its
+					 * label; names as push_label_name makes */
 	const char *user_agent;	/* NULL: "fabscope/VERSION" */
 };
 
@@ -55,7 +59,7 @@ struct push_opts {
 
 /*
  * PUT (replace the whole group) the Prometheus text exposition body to
- * BASE/metrics/job/JOB[/instance/INSTANCE].  base_url like
+ * BASE/metrics/job/JOB[/instance/INSTANCE][/NAME/VALUE...] (o->group).  base_url like
  * http://127.0.0.1:9091, optionally with a path prefix (a trailing slash is
  * fine), without a query.  Label values are percent-encoded; a value that
  * is empty, holds a '/' or is "." or ".." uses the Pushgateway's

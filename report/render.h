@@ -29,6 +29,13 @@ struct report_buf {
 /* appends printf-style to b */
 void report_bput(struct report_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * The Prometheus families of polar.c, pfc.c and coll-export.c take the
+ * runs of one Pushgateway group (prom.c): lbl[ri] is NULL for a run not in
+ * it, else what its samples' labels begin with: "" (the report's only
+ * run) or run="NAME", (one of several).
+ */
+
 /* tested.c: "What was tested" (a column per run) under the verdict; a run's "tested" for the JSON summary */
 void report_tested_section(const struct report *rep, struct rdoc *d);
 json_t *report_tested_json(const struct report *rep, const struct rrun *r);
@@ -49,7 +56,7 @@ void report_polar_section(const struct report *rep, struct rdoc *d);
 /* run r's probe records for the JSON summary: the verdicts, without the per-flow detail */
 json_t *report_polar_json(const struct rrun *r);
 /* the fabscope_polarization_* families, a sample per set of the probe */
-void report_polar_exposition(const struct report *rep, struct report_buf *b);
+void report_polar_exposition(const struct report *rep, const char *const *lbl, struct report_buf *b);
 
 /*
  * pfc.c: the PFC pauses section.  report_pfc_section adds nothing, and
@@ -72,7 +79,7 @@ void report_cabling_section(const struct report *rep, struct rdoc *d);
 /* run r's ports for the JSON summary: what the probe judged, per priority, without the timeline */
 json_t *report_pfc_json(const struct rrun *r);
 /* the fabscope_pfc_* families, the worst of a port's rounds per priority */
-void report_pfc_exposition(const struct report *rep, struct report_buf *b);
+void report_pfc_exposition(const struct report *rep, const char *const *lbl, struct report_buf *b);
 
 /*
  * coll*.c: the collectives section (records of allreduce and alltoall).
@@ -94,8 +101,9 @@ void report_coll_section(const struct report *rep, struct rdoc *d);
 void report_history_section(const struct report *rep, struct rdoc *d);
 /* run r's series (per test, algo, transport, phase and lane: the sizes) for the JSON summary */
 json_t *report_coll_json(const struct rrun *r);
-/* fabscope_coll_busbw_gbps, _algbw_gbps, _time_us (per lane and size) and _wrong (per lane) */
-void report_coll_exposition(const struct report *rep, struct report_buf *b);
+/* fabscope_coll_bus_bandwidth_bytes_per_second, _algorithm_bandwidth_bytes_per_second,
+ * _operation_seconds (per lane and size) and _wrong_elements (per lane) */
+void report_coll_exposition(const struct report *rep, const char *const *lbl, struct report_buf *b);
 /*
  * report_coll_data_check adds to rep->checks, when there are collectives,
  * the data check (a FAIL names every lane and size with wrong elements;

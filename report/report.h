@@ -371,8 +371,30 @@ int report_add_svg(struct report *rep, const char *file, const char *title);
 int report_md(struct report *rep, FILE *f);
 int report_html(struct report *rep, FILE *f);
 json_t *report_json(struct report *rep);
-/* Prometheus text exposition of the summary (for --push); NULL out of memory, said */
-char *report_exposition(struct report *rep);
+/*
+ * prom.c: the report's metrics for a Pushgateway (--push), in the groups a
+ * nightly job replaces: one per plan (rail and plane -1: the runs' missing
+ * agents, failed tests, suspects, the verdict and its checks, the baseline,
+ * the probes, the collectives) and one per plan and lane that bw or lat
+ * measured (its phases' figures, pairs and suspects; with node_max > 0 the
+ * node_max worst nodes' medians and the first node_max suspects named).
+ * Every group holds fabscope_run_timestamp_seconds and fabscope_run_info
+ * (run_id, version); a sample names its run (run="NAME") only when the
+ * report has several.  Sorted by plan, rail, plane, the plan's own group
+ * first.  0, or -FS_EXIT_ENV out of memory (said).
+ */
+struct report_pgroup {
+	char *plan;		/* report_plan_name */
+	int rail, plane;	/* -1, -1: the plan's own group */
+	char *body;		/* the text exposition */
+};
+int report_push_groups(struct report *rep, int node_max, struct report_pgroup **out, int *n);
+void report_push_groups_free(struct report_pgroup *gs, int n);
+/* r's plan as the groups name it: run.json's plan.path without its folders and
+ * its extension ("nightly" for /etc/fabscope/nightly.ini), else "unnamed" */
+void report_plan_name(const struct rrun *r, char *buf, size_t len);
+/* --push-nodes: at most this many nodes a lane */
+#define REPORT_PUSH_NODES_MAX 1024
 
 
 #endif

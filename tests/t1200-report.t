@@ -390,16 +390,16 @@ test_expect_success $P,PERL 'PFC: the pushed exposition has pause rates, paused 
 	test_wait_for 5 test -f body &&
 	grep -qx "fabscope_pfc_pause_frames_per_second{run=\"lb=ecmp\",phase=\"pfc\",node=\"h3\",iface=\"eth2\",prio=\"3\",dir=\"rx\"} 700" body &&
 	grep -qx "fabscope_pfc_pause_frames_per_second{run=\"lb=spray\",phase=\"pfc\",node=\"h4\",iface=\"eth2\",prio=\"3\",dir=\"tx\"} 25" body &&
-	grep -qx "fabscope_pfc_paused_fraction_max{run=\"lb=ecmp\",phase=\"pfc\",node=\"h1\",iface=\"eth2\",prio=\"3\",dir=\"rx\"} 0.8" body &&
+	grep -qx "fabscope_pfc_max_paused_ratio{run=\"lb=ecmp\",phase=\"pfc\",node=\"h1\",iface=\"eth2\",prio=\"3\",dir=\"rx\"} 0.8" body &&
 	grep -qx "fabscope_pfc_storm{run=\"lb=ecmp\",phase=\"pfc\",node=\"h3\",iface=\"eth2\",prio=\"3\"} 1" body &&
 	grep -qx "fabscope_pfc_storm{run=\"lb=spray\",phase=\"pfc\",node=\"h3\",iface=\"eth2\",prio=\"3\"} 0" body &&
-	! grep "^fabscope_pfc_paused_fraction_max{[^}]*node=\"h4\"[^}]*dir=\"tx\"" body &&
-	for m in pause_frames_per_second paused_fraction_max storm; do
+	! grep "^fabscope_pfc_max_paused_ratio{[^}]*node=\"h4\"[^}]*dir=\"tx\"" body &&
+	for m in pause_frames_per_second max_paused_ratio storm; do
 		test $(grep -c "^# TYPE fabscope_pfc_$m gauge$" body) = 1 &&
 		test $(grep -c "^# HELP fabscope_pfc_$m " body) = 1 || return 1
 	done &&
 	test $(grep -c "^fabscope_pfc_pause_frames_per_second{" body) = 14 &&
-	test $(grep -c "^fabscope_pfc_paused_fraction_max{" body) = 12 &&
+	test $(grep -c "^fabscope_pfc_max_paused_ratio{" body) = 12 &&
 	test $(grep -c "^fabscope_pfc_storm{" body) = 7
 '
 
@@ -412,7 +412,7 @@ test_expect_success $P,PERL 'PFC: a port sampled again in a later round is one s
 	fs_expect 5 report rounds -o pr --no-plots --push http://127.0.0.1:$port &&
 	test_wait_for 5 test -f body2 &&
 	grep "^fabscope_pfc_pause_frames_per_second{" body2 >lines &&
-	test_grep -x "fabscope_pfc_pause_frames_per_second{run=\"rounds\",phase=\"pfc\",node=\"h3\",iface=\"eth2\",prio=\"3\",dir=\"rx\"} 900" lines &&
+	test_grep -x "fabscope_pfc_pause_frames_per_second{phase=\"pfc\",node=\"h3\",iface=\"eth2\",prio=\"3\",dir=\"rx\"} 900" lines &&
 	test $(wc -l <lines) = 2
 '
 
@@ -592,16 +592,16 @@ test_expect_success $P,PERL 'collectives: the pushed exposition has busbw, algbw
 	pushcatch $port body3 &&
 	fs_expect 5 report coll-ecmp coll-spray -o cpe --no-plots --push http://127.0.0.1:$port &&
 	test_wait_for 5 test -f body3 &&
-	test_grep -x "fabscope_coll_busbw_gbps{run=\"lb=ecmp\",phase=\"coll\",test=\"allreduce\",algo=\"ring\",transport=\"tcp\",lane=\"rail 1\",rail=\"1\",plane=\"0\",size=\"1048576\"} 3.981" body3 &&
-	test_grep -x "fabscope_coll_busbw_gbps{run=\"lb=spray\",phase=\"coll\",test=\"allreduce\",algo=\"ring\",transport=\"tcp\",lane=\"sum\",size=\"1048576\"} 15.8488" body3 &&
-	test_grep -x "fabscope_coll_time_us{run=\"lb=ecmp\",phase=\"a2a\",test=\"alltoall\",algo=\"pairwise\",transport=\"tcp\",lane=\"rail 0\",rail=\"0\",plane=\"0\",size=\"65532\"} 75.532" body3 &&
-	test_grep -x "fabscope_coll_wrong{run=\"lb=ecmp\",phase=\"coll\",test=\"allreduce\",algo=\"ring\",transport=\"tcp\",lane=\"rail 0\",rail=\"0\",plane=\"0\"} 0" body3 &&
-	for m in busbw_gbps algbw_gbps time_us wrong; do
+	test_grep -x "fabscope_coll_bus_bandwidth_bytes_per_second{run=\"lb=ecmp\",phase=\"coll\",test=\"allreduce\",algo=\"ring\",transport=\"tcp\",lane=\"rail 1\",rail=\"1\",plane=\"0\",size_bytes=\"1048576\"} 497625000" body3 &&
+	test_grep -x "fabscope_coll_bus_bandwidth_bytes_per_second{run=\"lb=spray\",phase=\"coll\",test=\"allreduce\",algo=\"ring\",transport=\"tcp\",lane=\"sum\",size_bytes=\"1048576\"} 1.9811e+09" body3 &&
+	test_grep -x "fabscope_coll_operation_seconds{run=\"lb=ecmp\",phase=\"a2a\",test=\"alltoall\",algo=\"pairwise\",transport=\"tcp\",lane=\"rail 0\",rail=\"0\",plane=\"0\",size_bytes=\"65532\"} 7.5532e-05" body3 &&
+	test_grep -x "fabscope_coll_wrong_elements{run=\"lb=ecmp\",phase=\"coll\",test=\"allreduce\",algo=\"ring\",transport=\"tcp\",lane=\"rail 0\",rail=\"0\",plane=\"0\"} 0" body3 &&
+	for m in bus_bandwidth_bytes_per_second algorithm_bandwidth_bytes_per_second operation_seconds wrong_elements; do
 		test $(grep -c "^# TYPE fabscope_coll_$m gauge$" body3) = 1 &&
 		test $(grep -c "^# HELP fabscope_coll_$m " body3) = 1 || return 1
 	done &&
-	test $(grep -c "^fabscope_coll_busbw_gbps{" body3) = 33 &&
-	test $(grep -c "^fabscope_coll_wrong{" body3) = 7 &&
+	test $(grep -c "^fabscope_coll_bus_bandwidth_bytes_per_second{" body3) = 33 &&
+	test $(grep -c "^fabscope_coll_wrong_elements{" body3) = 7 &&
 	test_grep -x "fabscope_check_pass{check=\"collectives return the right data, every lane and size\"} 1" body3
 '
 

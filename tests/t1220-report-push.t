@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 test_description='fabscope report --push and --webhook end to end: the metrics of a nightly report
-(per-rail medians, problems, acceptance, baseline regressions) read back from a real Pushgateway,
-the JSON summary received by a webhook, and a failing webhook that keeps the report'
+(per-lane figures, problems, acceptance, baseline regressions) read back from a real Pushgateway
+in a group per plan and one per plan and lane, which the next night replaces (two nights, two
+plans, per-node series bounded by --push-nodes, a lane not measured keeps its older group); the
+JSON summary received by a webhook, and a failing webhook that keeps the report'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-report.sh"
 . "$TEST_DIRECTORY/lib-ptp.sh"
@@ -24,11 +26,35 @@ http_get() {
 	' "$1"
 }
 
-# metric NAME LABEL-FILTER: the value of one sample of the group job=nightly, instance=lab-7
+# snap: what the gateway holds now, into api.json, which metric, groups and gmetric read
+snap() {
+	http_get "$PGW/api/v1/metrics" >api.json
+}
+
+# metric NAME LABEL-FILTER: the values of the samples of the groups job=nightly, instance=lab-7
 metric() {
-	http_get "$PGW/api/v1/metrics" |
 	jq -r --arg n "$1" ".data[] | select(.labels.job == \"nightly\" and .labels.instance == \"lab-7\") |
-		.[\$n].metrics[]? | select($2) | .value"
+		.[\$n].metrics[]? | select($2) | .value" api.json
+}
+
+# groups JOB: the gateway's groups of job JOB, one line each: plan rail plane (- for none)
+groups() {
+	jq -r --arg j "$1" '.data[] | select(.labels.job == $j) | .labels |
+		"\(.plan // "-") \(.rail // "-") \(.plane // "-")"' api.json | sort
+}
+
+# gmetric JOB PLAN RAIL NAME LABEL-FILTER: the values of NAME in one group (RAIL - : the plan's own)
+gmetric() {
+	jq -r --arg j "$1" --arg p "$2" --arg r "$3" --arg n "$4" '.data[] |
+		select(.labels.job == $j and .labels.plan == $p and (.labels.rail // "-") == $r) |
+		.[$n].metrics[]? | select('"$5"') | .value' api.json | sort
+}
+
+# night DIR PLAN STARTED SLOW-NODE SLOW-GBPS: a results directory of plan PLAN (run.json's plan.path)
+night() {
+	mkfabric "$1" "{\"lb\":\"ecmp\"}" "$4" "$5" 0.19 &&
+	jq --arg p "/etc/fabscope/$2.ini" --arg t "$3" ".plan = {path: \$p, text: \"\"} | .started = \$t" \
+		"$1/run.json" >"$1/run.json+" && mv "$1/run.json+" "$1/run.json"
 }
 
 test_expect_success $P 'set up: a Pushgateway on loopback and two results directories' '
@@ -44,23 +70,115 @@ test_expect_success $P 'set up: a Pushgateway on loopback and two results direct
 test_expect_success $P 'the nightly report pushes its metrics; they read back from the gateway' '
 	fs_expect 1 report today --baseline yesterday --thresholds th.ini --no-plots -o r1 \
 		--push $PGW --job nightly --instance lab-7 &&
-	grep -q "^pushed: $PGW (job nightly)$" out &&
-	test "$(metric fabscope_lane ".labels.phase == \"pw\" and .labels.rail == \"1\" and .labels.stat == \"median\"")" = 0.105 &&
-	test "$(metric fabscope_lane ".labels.phase == \"pw\" and .labels.rail == \"1\" and .labels.stat == \"min\"")" = 0.02 &&
-	test "$(metric fabscope_lane ".labels.phase == \"lat\" and .labels.stat == \"median\" and .labels.unit == \"us\"")" = 2 &&
-	test "$(metric fabscope_run_problems ".labels.what == \"suspects\"")" = 1 &&
+	grep -q "^pushed: $PGW (job nightly: 1 plan group, 2 lane groups)$" out &&
+	snap &&
+	test "$(metric fabscope_lane_bandwidth_bytes_per_second ".labels.phase == \"pw\" and .labels.rail == \"1\"")" = 1.3125e+07 &&
+	test "$(metric fabscope_lane_worst_pair_bandwidth_bytes_per_second ".labels.phase == \"pw\" and .labels.rail == \"1\"")" = 2.5e+06 &&
+	test "$(metric fabscope_lane_best_pair_bandwidth_bytes_per_second ".labels.phase == \"pw\" and .labels.rail == \"1\"")" = 2.375e+07 &&
+	test "$(metric fabscope_lane_latency_p50_seconds ".labels.phase == \"lat\"")" = 2e-06 &&
+	test "$(metric fabscope_lane_worst_pair_latency_p50_seconds ".labels.phase == \"lat\"")" = 2.2e-06 &&
+	test "$(metric fabscope_lane_latency_p99_seconds ".labels.phase == \"lat\"")" = 3.05e-06 &&
+	test "$(metric fabscope_lane_pairs ".labels.phase == \"pw\" and .labels.rail == \"0\"")" = 6 &&
+	test "$(metric fabscope_lane_suspects ".labels.rail == \"1\" and .labels.kind == \"node\"")" = 1 &&
+	test "$(metric fabscope_run_suspects "true")" = 1 &&
 	test "$(metric fabscope_acceptance_pass "true")" = 0 &&
 	test "$(metric fabscope_acceptance_complete "true")" = 0 &&
 	test "$(metric fabscope_baseline_regressions "true")" = 1 &&
-	test "$(metric fabscope_check_pass ".labels.check == \"bw >= 0.9 x line rate, every pair\"")" = 0
+	test "$(metric fabscope_check_pass ".labels.check == \"bw >= 0.9 x line rate, every pair\"")" = 0 &&
+	# no per-node series without --push-nodes, and no run label of one run
+	test -z "$(metric fabscope_node_bandwidth_bytes_per_second "true")" &&
+	test -z "$(metric fabscope_suspect "true")" &&
+	test -z "$(metric fabscope_lane_bandwidth_bytes_per_second ".labels.run")" &&
+	test "$(metric fabscope_run_info "true" | wc -l)" = 3 &&
+	test "$(metric fabscope_run_info ".labels.run_id == \"run-today\"" | wc -l)" = 3
 '
 
-test_expect_success $P 'a second night replaces the group: the gateway holds the latest report' '
+test_expect_success $P 'a second night replaces the groups: the gateway holds the latest report' '
 	fs_expect 0 report yesterday --thresholds all.ini --no-plots -o r2 --push $PGW --job nightly --instance lab-7 &&
-	test "$(metric fabscope_lane ".labels.phase == \"pw\" and .labels.rail == \"1\" and .labels.stat == \"median\"")" = 0.19 &&
+	snap &&
+	test "$(metric fabscope_lane_bandwidth_bytes_per_second ".labels.phase == \"pw\" and .labels.rail == \"1\"")" = 2.375e+07 &&
 	test "$(metric fabscope_acceptance_pass "true")" = 1 &&
 	test "$(metric fabscope_acceptance_complete "true")" = 1 &&
-	test -z "$(metric fabscope_baseline_regressions "true")"
+	test -z "$(metric fabscope_baseline_regressions "true")" &&
+	test -z "$(metric fabscope_lane_suspects "true")" &&
+	test "$(metric fabscope_run_info ".labels.run_id == \"run-yesterday\"" | wc -l)" = 3 &&
+	test -z "$(metric fabscope_run_info ".labels.run_id == \"run-today\"")"
+'
+
+test_expect_success $P 'two nights of two plans: one group per plan and lane, tonight replaced last night' '
+	night n1 nightly 2026-12-01T02:30:00Z h4 0.02 &&
+	night n2 nightly 2026-12-02T02:30:00Z none 0.02 &&
+	night w1 weekly 2026-12-01T04:00:00Z none 0.02 &&
+	fs_expect 5 report n1 --no-plots -o rn1 --push $PGW --job fleet --push-nodes 2 &&
+	fs_expect 5 report w1 --no-plots -o rw1 --push $PGW --job fleet &&
+	fs_expect 5 report n2 --no-plots -o rn2 --push $PGW --job fleet --push-nodes 2 &&
+	snap &&
+	groups fleet >actual &&
+	cat >expect <<-\EOF &&
+	nightly - -
+	nightly 0 0
+	nightly 1 0
+	weekly - -
+	weekly 0 0
+	weekly 1 0
+	EOF
+	test_cmp expect actual &&
+	# every group of nightly is the second night: its id and start, its figures
+	for r in - 0 1; do
+		test "$(gmetric fleet nightly $r fabscope_run_info true)" = 1 &&
+		test "$(gmetric fleet nightly $r fabscope_run_timestamp_seconds true)" = 1.7961786e+09 &&
+		test -n "$(gmetric fleet nightly $r fabscope_run_info ".labels.run_id == \"run-n2\"")" || return 1
+	done &&
+	test "$(gmetric fleet nightly 1 fabscope_lane_worst_pair_bandwidth_bytes_per_second true)" = 2.375e+07 &&
+	# the first night named h4 on rail 1 (its suspect, its slow median); the second night does not
+	test -z "$(gmetric fleet nightly 1 fabscope_suspect true)" &&
+	test "$(gmetric fleet nightly 1 fabscope_node_bandwidth_bytes_per_second true | wc -l)" = 2 &&
+	test -z "$(gmetric fleet nightly 1 fabscope_node_bandwidth_bytes_per_second ".labels.node == \"h4\"")" &&
+	# the other plan is its own groups, untouched by the nightly pushes, without per-node series
+	test -n "$(gmetric fleet weekly - fabscope_run_info ".labels.run_id == \"run-w1\"")" &&
+	test -z "$(gmetric fleet weekly 0 fabscope_node_bandwidth_bytes_per_second true)"
+'
+
+test_expect_success $P '--push-nodes N: at most N nodes a lane, the worst first; the suspects named' '
+	fs_expect 5 report n1 --no-plots -o rn1b --push $PGW --job fleet2 --push-nodes 1 &&
+	snap &&
+	test "$(gmetric fleet2 nightly 1 fabscope_node_bandwidth_bytes_per_second ".labels.node == \"h4\"")" = 2.5e+06 &&
+	test "$(gmetric fleet2 nightly 1 fabscope_node_bandwidth_bytes_per_second true | wc -l)" = 1 &&
+	test "$(gmetric fleet2 nightly 0 fabscope_node_bandwidth_bytes_per_second true | wc -l)" = 1 &&
+	test "$(gmetric fleet2 nightly 0 fabscope_node_latency_p50_seconds true | wc -l)" = 1 &&
+	test "$(gmetric fleet2 nightly 1 fabscope_suspect ".labels.node == \"h4\" and .labels.kind == \"node\" and .labels.phase == \"pw\"")" = 1 &&
+	fs_expect 2 report n1 --no-plots -o x --push $PGW --push-nodes 1025 &&
+	ptp_one_error err "push-nodes" "1024" &&
+	fs_expect 2 report n1 --no-plots -o x --push-nodes 2 &&
+	ptp_one_error err "--push-nodes" "--push URL" &&
+	! test -e x
+'
+
+test_expect_success $P 'a lane not measured tonight keeps its older group, its timestamp says so' '
+	night m1 lanes 2026-12-01T02:30:00Z none 0.02 &&
+	night m2 lanes 2026-12-02T02:30:00Z none 0.02 &&
+	jq -c "select(.src.rail != 1)" m2/results.jsonl >m2/r && mv m2/r m2/results.jsonl &&
+	fs_expect 5 report m1 --no-plots -o rm1 --push $PGW --job fleet &&
+	fs_expect 5 report m2 --no-plots -o rm2 --push $PGW --job fleet &&
+	snap &&
+	test "$(gmetric fleet lanes - fabscope_run_timestamp_seconds true)" = 1.7961786e+09 &&
+	test "$(gmetric fleet lanes 0 fabscope_run_timestamp_seconds true)" = 1.7961786e+09 &&
+	test "$(gmetric fleet lanes 1 fabscope_run_timestamp_seconds true)" = 1.7960922e+09
+'
+
+test_expect_success $P 'names from the results are data: a long phase with quotes, a backslash and a newline, an odd plan' '
+	night odd nightly 2026-12-01T02:30:00Z h4 0.02 &&
+	ph=$(printf "p\"q\\\\r\nx%03000d" 0) &&
+	jq -c --arg p "$ph" "if .phase == \"pw\" then .phase = \$p else . end" odd/results.jsonl >r &&
+	mv r odd/results.jsonl &&
+	jq --arg p "/etc/fab scope/nächt ly.v2.ini" ".plan.path = \$p" odd/run.json >r && mv r odd/run.json &&
+	fs_expect 5 report odd --no-plots -o rodd --push $PGW --job odd --push-nodes 4 &&
+	snap &&
+	test "$(groups odd)" = "$(printf "nächt ly.v2 - -\nnächt ly.v2 0 0\nnächt ly.v2 1 0")" &&
+	jq -e --arg p "$ph" "[.data[] | select(.labels.job == \"odd\") | .fabscope_lane_pairs.metrics[]? |
+		select(.labels.test == \"bw\") | .labels.phase == \$p] == [true, true]" api.json >/dev/null &&
+	jq -e --arg p "$ph" "[.data[] | select(.labels.job == \"odd\") | .fabscope_suspect.metrics[]? |
+		select(.labels.phase == \$p and .labels.node == \"h4\")] | length == 1" api.json >/dev/null
 '
 
 # hook PORT CODE BODYFILE: a one-request HTTP listener that saves the body and answers CODE
