@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/alloc.h"
@@ -195,9 +196,16 @@ int thresholds_read(struct thresholds *t, const char *path)
 	memset(t, 0, sizeof(*t));
 	t->path = path;
 	/* a regular file only: a FIFO would hang the report, /dev/zero feed it for ever */
-	if ((fd = records_open(path)) < 0)
-		return fd == RECORDS_ENOTREG ? fs_err_env("cannot read thresholds '%s': %s", path, records_strerror(fd)) :
-		       fs_err_read("thresholds", path, -fd);
+	if ((fd = records_open(path)) == RECORDS_ENOTREG) {	/* a bad thresholds file: usage, as a missing one */
+		struct stat st;
+
+		if (!stat(path, &st) && S_ISDIR(st.st_mode))
+			return fs_err_read("thresholds", path, EISDIR);
+		return fs_err_usage("cannot read thresholds '%s': not a regular file (a FIFO or a device): give the "
+				    "thresholds file (fabscope-thresholds(5))", path);
+	}
+	if (fd < 0)
+		return fs_err_read("thresholds", path, -fd);
 	if (!(f = fdopen(fd, "r"))) {
 		close(fd);
 		return fs_err_env("cannot read thresholds '%s': %s", path, strerror(errno));
