@@ -109,6 +109,11 @@ LIBS += $(shell $(PKG_CONFIG) --libs libpcap)
 $(call pkg_need,libcurl,libcurl4-openssl-dev)
 DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags libcurl)
 
+# required: libmicrohttpd, the HTTP server of `fabscope monitor` (/metrics, /healthz)
+$(call pkg_need,libmicrohttpd,libmicrohttpd-dev)
+DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags libmicrohttpd)
+LIBS += $(shell $(PKG_CONFIG) --libs libmicrohttpd)
+
 # the verbs transport (rdma-core's libibverbs): WITH_VERBS=yes (required), no (left out),
 # auto (built in when libibverbs-dev is there, and a warning says so when it is not)
 WITH_VERBS ?= auto
@@ -181,9 +186,11 @@ COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collec
 TOPO_SRC := topology/intent.c topology/dot.c topology/ecmp.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
 	discover/show.c discover/lldpd.c discover/judge.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/capture-files.c pcap/flow.c pcap/reader.c pcap/analyze.c
+MONITOR_SRC := monitor/hist.c monitor/peers.c monitor/probe.c monitor/expo.c monitor/http.c monitor/nic.c \
+	       monitor/cmd.c
 MODEL_SRC := model/maxmin.c model/fabric.c model/solve.c model/shape.c fleet/model-cmd.c
 LIB_SRC := $(MODEL_SRC) $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
-	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC)
+	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC) $(MONITOR_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test-units.c \
 	    tests/helper/test-shquote.c tests/helper/test-quote.c tests/helper/test-options.c tests/helper/test-record.c \
@@ -191,7 +198,7 @@ TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test
 	    tests/helper/test-fleet-fuzz.c tests/helper/test-fleet-sim.c tests/helper/test-plan.c tests/helper/test-polar.c tests/helper/test-model.c \
 	    tests/helper/test-hmac.c tests/helper/test-push.c tests/helper/test-trace.c \
 	    tests/helper/test-pfc.c tests/helper/test-macctl.c tests/helper/test-lldp.c tests/helper/test-lldpd.c tests/helper/test-topo.c tests/helper/test-pfcap.c \
-	    tests/helper/test-dissect.c tests/helper/test-dissect-fuzz.c tests/helper/test-nightly.c \
+	    tests/helper/test-dissect.c tests/helper/test-dissect-fuzz.c tests/helper/test-nightly.c tests/helper/test-monitor.c \
 	    tests/helper/dissect-check.c tests/helper/pktgen.c tests/helper/tool-util.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)

@@ -70,7 +70,8 @@ test_expect_success DEBBUILD 'the package holds the binary, fabscope(1), the tem
 	done &&
 	dpkg-deb -f "$(cat deb.path)" Depends >depends &&
 	test_grep "libjansson4" depends && test_grep "libpcap0.8" depends &&
-	test_grep "libibverbs1" depends && test_grep "libcurl4" depends
+	test_grep "libibverbs1" depends && test_grep "libcurl4" depends &&
+	test_grep "libmicrohttpd12" depends
 '
 
 # Debian 12 builds no binary with control-flow protection (its crt objects carry no CET note:
