@@ -17,8 +17,8 @@
 #   make deps            install every package the tiers use (ci/install-deps all; as root)
 #   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI); needs root
 #   make install         PREFIX=/usr/local DESTDIR= : the binary, the manual pages (man/: man1,
-#                        man5, man7), the plot templates (DATADIR), examples (DOCDIR); make
-#                        uninstall removes them
+#                        man5, man7), the plot templates (DATADIR), examples and the monitor's
+#                        deployment files (DOCDIR); make uninstall removes them
 #   make doc             check that every manual page renders without groff warnings
 #   make fuzz            libFuzzer targets (clang), e.g. tests/fuzz/fuzz-dissect
 #   make help            this text
@@ -353,6 +353,9 @@ MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
 MAN7 := $(wildcard man/*.7)
 MAN_PAGES := $(MAN1) $(MAN5) $(MAN7)
+# the monitor's deployment: a systemd unit, a DaemonSet, alerting rules, a dashboard (DOCDIR/deploy)
+DEPLOY_FILES := deploy/systemd/fabscope-monitor.service deploy/kubernetes/fabscope-monitor-daemonset.yaml \
+		deploy/prometheus/fabscope-monitor-rules.yml deploy/grafana/fabscope-monitor.json
 
 install: $(O)/fabscope
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
@@ -363,6 +366,8 @@ install: $(O)/fabscope
 	install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 plots/*.gp $(DESTDIR)$(DATADIR)/plots/
 	install -m 0644 examples/* $(DESTDIR)$(DOCDIR)/examples/
+	install -d $(addprefix $(DESTDIR)$(DOCDIR)/deploy/,systemd kubernetes prometheus grafana)
+	for f in $(DEPLOY_FILES); do install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit 1; done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fabscope
@@ -371,6 +376,9 @@ uninstall:
 		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/plots/,$(notdir $(wildcard plots/*.gp)))
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(notdir $(wildcard examples/*)))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(DEPLOY_FILES))
+	-rmdir $(addprefix $(DESTDIR)$(DOCDIR)/deploy/,systemd kubernetes prometheus grafana) \
+		$(DESTDIR)$(DOCDIR)/deploy 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/plots $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/examples \
 		$(DESTDIR)$(DOCDIR) 2>/dev/null
 

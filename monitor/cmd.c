@@ -100,7 +100,7 @@ static int load_peers(struct monitor *m, struct mon_peers *mp)
 			"is probed", m->peers_path, mp->short_pairs, mp->need, m->paths);
 	if (!stat(m->peers_path, &st))
 		m->peers_st = st;
-	fs_info("%s: %d peers (%d leaves; across leaves %d host pairs a leaf pair, %d 5-tuples), %d lanes",
+	fs_log(1, "%s: %d peers (%d leaves; across leaves %d host pairs a leaf pair, %d 5-tuples), %d lanes",
 		m->peers_path, mp->n, mp->leaves, mp->pairs, mp->need, mp->nlanes);
 	return 0;
 }
@@ -117,6 +117,10 @@ static int check_opts(struct monitor *m)
 		return fs_err_usage("--timeout %g: at most 60 s", m->timeout_s);
 	if (m->jsonl && m->interval_s < 0.1)
 		return fs_err_usage("--interval %g: at least 0.1 s", m->interval_s);
+	if (!m->tls_cert != !m->tls_key)
+		return fs_err_usage("--tls-cert and --tls-key go together: give both (PEM files) or neither");
+	if (mon_http_check_listen(m->listen))
+		return -FS_EXIT_USAGE;
 	m->o = (struct mon_opts){ m->rate, m->timeout_s, m->port, 0, 0, m->buckets };
 	m->po = (struct mon_peer_opts){ m->node, m->paths, 0, m->max_peers };
 	if (parse_range(m))
@@ -178,7 +182,7 @@ static void reload(struct monitor *m, struct mon_engine *e, const char *why)
 {
 	struct mon_peers np;
 
-	fs_info("reloading %s (%s)", m->peers_path, why);
+	fs_log(1, "reloading %s (%s)", m->peers_path, why);
 	if (load_peers(m, &np) || mon_engine_reload(e, &np)) {
 		pthread_mutex_lock(&e->lock);
 		e->tot.reloads_failed++;
@@ -299,7 +303,7 @@ static int start(struct monitor *m)
 	if (!rc)
 		rc = open_jsonl(m);
 	if (!rc && !(rc = mon_http_start(&h, &ho, &e, &nics))) {
-		fs_info("probing %d peers on %d lanes at %g/s each; /metrics on %s (port %d)", e.peers.n,
+		fs_log(1, "probing %d peers on %d lanes at %g/s each; /metrics on %s (port %d)", e.peers.n,
 			e.peers.nlanes, m->rate, m->listen, h.port);
 		rc = run(m, &e, sfd);
 		mon_http_stop(&h);

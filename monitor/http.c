@@ -102,6 +102,14 @@ static enum MHD_Result healthz(struct mon_http *h, struct MHD_Connection *conn)
 	return text(conn, MHD_HTTP_OK, "ok\n");
 }
 
+static int has_body(struct MHD_Connection *conn)
+{
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return (cl && strcmp(cl, "0")) ||
+	       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
 			      const char *version, const char *upload, size_t *upload_size, void **state)
 {
@@ -110,12 +118,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
-	if (!*state) {		/* the headers: answer at the next call, when a body would show */
+	if (has_body(conn) || *upload_size)	/* refused on its headers, before a byte of it is read */
+		return text(conn, MHD_HTTP_CONTENT_TOO_LARGE, "no body is read here\n");
+	if (!*state) {		/* the headers: answer at the next call */
 		*state = &seen;
 		return MHD_YES;
 	}
-	if (*upload_size)
-		return text(conn, MHD_HTTP_CONTENT_TOO_LARGE, "no body is read here\n");
 	if (!strcmp(url, "/healthz"))
 		return healthz(h, conn);
 	if (strcmp(url, "/metrics"))
@@ -146,6 +154,13 @@ static int parse_listen(const char *s, struct net_addr *a)
 	if (net_resolve(host[0] ? host : NULL, (int)port, 1, a, err, sizeof(err)))
 		return fs_err_usage("--listen '%s': %s", s, err);
 	return 0;
+}
+
+int mon_http_check_listen(const char *listen)
+{
+	struct net_addr a;
+
+	return parse_listen(listen, &a);
 }
 
 static int load_tls(struct mon_http *h, const struct mon_http_opts *o)

@@ -44,6 +44,8 @@ struct mon_http {
 	int port;			/* the port bound (when :0 was asked) */
 };
 
+/* --listen's value checked (and resolved): 0, or -FS_EXIT_USAGE after one line. */
+int mon_http_check_listen(const char *listen);
 /* 0, or -FS_EXIT_* after one line (a bad address, a port taken, an unreadable certificate). */
 int mon_http_start(struct mon_http *h, const struct mon_http_opts *o, struct mon_engine *e, struct mon_nics *nics);
 void mon_http_stop(struct mon_http *h);

@@ -38,21 +38,29 @@ static const struct nic_name port_names[CTR_PORT_METRICS] = {
 	[CTR_XMIT_DISCARDS] = { "fabscope_nic_port_transmit_discards_total", "InfiniBand port_xmit_discards", 1 },
 };
 
-/* The netdev holding ip, or -1 */
-static int netdev_of(struct in_addr ip, char *name, size_t len)
+/* The netdev holding ip, else the loopback one whose prefix holds it (127.0.0.0/8: every
+ * address of it is local to lo): 0, or -1 */
+static int netdev_of(struct in_addr ip, char *name, size_t len, int *loopback)
 {
 	struct ifaddrs *ifa, *i;
 	int rc = -1;
 
 	if (getifaddrs(&ifa))
 		return -1;
-	for (i = ifa; i; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
-		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == ip.s_addr &&
-		    strlen(i->ifa_name) < len) {
+	for (int pass = 0; pass < 2 && rc; pass++)
+		for (i = ifa; i && rc; i = i->ifa_next) {
+			const struct sockaddr_in *a = (const struct sockaddr_in *)i->ifa_addr;
+			const struct sockaddr_in *m = (const struct sockaddr_in *)i->ifa_netmask;
+
+			if (!a || a->sin_family != AF_INET || strlen(i->ifa_name) >= len)
+				continue;
+			if (pass == 0 ? a->sin_addr.s_addr != ip.s_addr
+				      : !(i->ifa_flags & IFF_LOOPBACK) || !m ||
+					((a->sin_addr.s_addr ^ ip.s_addr) & m->sin_addr.s_addr))
+				continue;
 			snprintf(name, len, "%s", i->ifa_name);
+			*loopback = !!(i->ifa_flags & IFF_LOOPBACK);
 			rc = 0;
-			break;
 		}
 	freeifaddrs(ifa);
 	return rc;
@@ -93,13 +101,16 @@ void mon_nics_open(struct mon_nics *ns, const struct mon_peers *mp, const char *
 	for (int l = 0; l < mp->nlanes; l++) {
 		struct mon_nic *n = &ns->n[ns->count];
 		struct ctr_opts co = { .root = root };
+		int loopback = 0;
 
 		n->rail = mp->lane[l].rail;
 		n->plane = mp->lane[l].plane;
-		if (netdev_of(mp->lane[l].ip, n->netdev, sizeof(n->netdev))) {
-			fs_warn("rail %d: no netdev holds its address: its NIC counters are left out", n->rail);
+		if (netdev_of(mp->lane[l].ip, n->netdev, sizeof(n->netdev), &loopback)) {
+			fs_log(1, "rail %d: no netdev holds its address: its NIC counters are left out", n->rail);
 			continue;
 		}
+		if (loopback && !root)
+			continue;	/* a loopback lane (a test's) has no NIC, nor counters */
 		co.ifname = n->netdev;
 		if (counters_open(&n->c, &co)) {
 			fs_warn("rail %d (%s): no NIC counters: they are left out", n->rail, n->netdev);

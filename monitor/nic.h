@@ -24,7 +24,9 @@
  *
  * A metric appears only where a source of the NIC gives it (a veth gives
  * none of them; its sources gauge says it was opened).  A lane whose
- * netdev has no counters is left out, with one warning at start.
+ * netdev has no counters is left out, with one warning at start; a lane
+ * on the loopback device (a test's 127.0.0.0/8 addresses) has no NIC and
+ * is left out quietly, unless a fixture root is given.
  */
 #ifndef FS_MON_NIC_H
 #define FS_MON_NIC_H
