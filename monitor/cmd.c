@@ -4,8 +4,9 @@
  * probes them (monitor/probe.h) and answers theirs, serves /metrics and
  * /healthz (monitor/http.h), writes --jsonl, and reloads the peers file on
  * SIGHUP or when the file changes (checked every second), without a
- * restart.  One thread turns the probes (epoll over the sockets, a 10 ms
- * tick), libmicrohttpd's serves HTTP.
+ * restart.  One thread turns the probes (a turn every 10 ms: the replies
+ * read, the lost counted, the probes due sent; the responders answered as
+ * their requests come), libmicrohttpd's serves HTTP.
  */
 #include <errno.h>
 #include <signal.h>
@@ -183,6 +184,7 @@ static void reload(struct monitor *m, struct mon_engine *e, const char *why)
 	struct mon_peers np;
 
 	fs_log(1, "reloading %s (%s)", m->peers_path, why);
+	stat(m->peers_path, &m->peers_st);	/* this version is read once, taken or not */
 	if (load_peers(m, &np) || mon_engine_reload(e, &np)) {
 		pthread_mutex_lock(&e->lock);
 		e->tot.reloads_failed++;
@@ -229,8 +231,12 @@ static int run(struct monitor *m, struct mon_engine *e, int sfd)
 	struct epoll_event ev[64];
 	int status = 0;
 
+	uint64_t next_tick = start;
+
 	for (;;) {
-		int n = epoll_wait(e->epfd, ev, 64, TICK_MS);
+		uint64_t before = clock_ns();
+		int wait_ms = next_tick > before ? (int)((next_tick - before) / 1000000) + 1 : 0;
+		int n = epoll_wait(e->epfd, ev, 64, wait_ms);
 		uint64_t now = clock_ns();
 
 		if (n < 0 && errno != EINTR)
@@ -243,7 +249,12 @@ static int run(struct monitor *m, struct mon_engine *e, int sfd)
 				mon_engine_input(e, ev[i].data.u64);
 			}
 		}
+		if (now < next_tick)
+			continue;	/* a responder's datagram: answered, no turn yet */
 		mon_engine_tick(e, now);
+		next_tick += TICK_MS * 1000000ull;
+		if (next_tick <= now)
+			next_tick = now + TICK_MS * 1000000ull;	/* late (a stop): no burst of turns */
 		if (now >= next_check) {
 			next_check = now + 1000000000ull;
 			if (file_changed(m))

@@ -7,6 +7,7 @@
 #include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/alloc.h"
@@ -85,11 +86,11 @@ static int udp_bound(struct in_addr ip, int port, int *fd)
 	return 0;
 }
 
-static int watch(struct mon_engine *e, int fd, uint64_t tag)
+static int watch(int epfd, int fd, uint64_t tag)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
 
-	if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev))
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev))
 		return fs_err_env("epoll_ctl: %s", strerror(errno));
 	return 0;
 }
@@ -109,11 +110,15 @@ static int open_sockets(struct mon_engine *e)
 	for (int l = 0; l < nl && !rc; l++) {
 		rc = udp_bound(e->peers.lane[l].ip, e->o.port, &e->resp_fd[l]);
 		if (!rc)
-			rc = watch(e, e->resp_fd[l], TAG(TAG_RESP, l));
+			rc = watch(e->epfd, e->resp_fd[l], TAG(TAG_RESP, l));
 		for (int i = 0; i < ns && !rc; i++) {
-			rc = udp_bound(e->peers.lane[l].ip, e->o.sport_lo + i, &e->sport_fd[l * ns + i]);
+			int on = 1, *fd = &e->sport_fd[l * ns + i];
+
+			rc = udp_bound(e->peers.lane[l].ip, e->o.sport_lo + i, fd);
+			if (!rc && setsockopt(*fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)))
+				rc = fs_err_env("SO_TIMESTAMPNS: %s", strerror(errno));
 			if (!rc)
-				rc = watch(e, e->sport_fd[l * ns + i], TAG(TAG_SPORT, l * ns + i));
+				rc = watch(e->rep_epfd, *fd, TAG(TAG_SPORT, l * ns + i));
 		}
 	}
 	return rc;
@@ -155,7 +160,8 @@ int mon_engine_init(struct mon_engine *e, const struct mon_opts *o, struct mon_p
 	if (getrandom(&e->cookie, sizeof(e->cookie), 0) != sizeof(e->cookie))
 		e->cookie = clock_ns() ^ ((uint64_t)getpid() << 32);
 	e->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (e->epfd < 0) {
+	e->rep_epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (e->epfd < 0 || e->rep_epfd < 0) {
 		rc = fs_err_env("epoll_create1: %s", strerror(errno));
 		goto fail;
 	}
@@ -183,6 +189,8 @@ void mon_engine_release(struct mon_engine *e)
 			close(e->sport_fd[i]);
 	if (e->epfd > 0)
 		close(e->epfd);
+	if (e->rep_epfd > 0)
+		close(e->rep_epfd);
 	free(e->resp_fd);
 	free(e->sport_fd);
 	free(e->cells);
@@ -191,7 +199,7 @@ void mon_engine_release(struct mon_engine *e)
 	mon_peers_release(&e->peers);
 	pthread_mutex_destroy(&e->lock);
 	memset(e, 0, sizeof(*e));
-	e->epfd = -1;
+	e->epfd = e->rep_epfd = -1;
 }
 
 static int same_lanes(const struct mon_peers *a, const struct mon_peers *b)
@@ -258,6 +266,14 @@ int mon_engine_reload(struct mon_engine *e, struct mon_peers *np)
 	return 0;
 }
 
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void send_probe(struct mon_engine *e, int stream, uint64_t now)
 {
 	int nl = e->peers.nlanes, p = stream / nl, l = stream % nl;
@@ -271,13 +287,32 @@ static void send_probe(struct mon_engine *e, int stream, uint64_t now)
 	if ((e->head + 1) % e->ring_cap == e->tail)
 		return;	/* cannot be: the ring holds twice what can fly */
 	st->next_port = (port + 1) % e->o.nsports;
-	e->ring[e->head] = (struct mon_flight){ pkt.seq, now, stream, port, 1 };
+	e->ring[e->head] = (struct mon_flight){ pkt.seq, now, 0, stream, port, 1 };
 	e->head = (e->head + 1) % e->ring_cap;
 	mon_cell(e, p, l, mon_bucket_of(&e->o, port))->sent++;
 	mon_pkt_encode(buf, &pkt);
-	e->ring[(e->head + e->ring_cap - 1) % e->ring_cap].t_ns = clock_ns();
+	e->ring[(e->head + e->ring_cap - 1) % e->ring_cap].t_rt = realtime_ns();
 	if (sendto(e->sport_fd[l * e->o.nsports + port], buf, sizeof(buf), 0, (struct sockaddr *)&to, sizeof(to)) < 0)
 		e->tot.send_errors++;	/* it will count lost: a path that cannot be sent on is not up */
+}
+
+static void replies(struct mon_engine *e, int idx);
+
+/* The replies come since the last turn, from the sockets epoll says are ready */
+static void drain(struct mon_engine *e)
+{
+	struct epoll_event ev[64];
+	int n;
+
+	do {
+		n = epoll_wait(e->rep_epfd, ev, 64, 0);
+		for (int i = 0; i < n; i++) {
+			uint32_t idx = (uint32_t)ev[i].data.u64;
+
+			if (idx < (uint32_t)(e->peers.nlanes * e->o.nsports))
+				replies(e, (int)idx);
+		}
+	} while (n == 64);
 }
 
 void mon_engine_tick(struct mon_engine *e, uint64_t now)
@@ -286,6 +321,7 @@ void mon_engine_tick(struct mon_engine *e, uint64_t now)
 	int nl = e->peers.nlanes, nst = e->peers.n * nl;
 
 	pthread_mutex_lock(&e->lock);
+	drain(e);
 	while (e->tail != e->head && e->ring[e->tail].t_ns + tmo <= now) {
 		struct mon_flight *f = &e->ring[e->tail];
 
@@ -333,22 +369,41 @@ static void answer(struct mon_engine *e, int lane)
 	}
 }
 
+/* The kernel's receive time of msg (SO_TIMESTAMPNS), else now; CLOCK_REALTIME ns */
+static uint64_t rx_time(struct msghdr *msg)
+{
+	struct timespec ts;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(ts))) {
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		}
+	return realtime_ns();
+}
+
 static void replies(struct mon_engine *e, int idx)
 {
 	int ns = e->o.nsports, nl = e->peers.nlanes, lane = idx / ns, port = idx % ns;
 	unsigned char buf[MON_PKT_LEN + 1];
+	union {
+		char b[CMSG_SPACE(sizeof(struct timespec)) + 64];
+		struct cmsghdr align;
+	} cbuf;
 	struct sockaddr_in from;
 
 	for (int n = 0; n < 256; n++) {
-		socklen_t fl = sizeof(from);
-		ssize_t r = recvfrom(e->sport_fd[idx], buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
-		uint64_t now = clock_ns();
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr msg = { &from, sizeof(from), &iov, 1, cbuf.b, sizeof(cbuf.b), 0 };
+		ssize_t r = recvmsg(e->sport_fd[idx], &msg, MSG_DONTWAIT);
 		struct mon_flight *f;
 		struct mon_pkt pkt;
+		uint64_t rx;
 
 		if (r < 0)
 			return;
-		if (fl != sizeof(from) || mon_pkt_decode(buf, (size_t)r, &pkt) || pkt.type != MON_PKT_REP ||
+		if (msg.msg_namelen != sizeof(from) || mon_pkt_decode(buf, (size_t)r, &pkt) || pkt.type != MON_PKT_REP ||
 		    pkt.cookie != e->cookie || pkt.slot >= e->ring_cap) {
 			e->tot.refused_rep++;
 			continue;
@@ -361,8 +416,9 @@ static void replies(struct mon_engine *e, int idx)
 			continue;
 		}
 		f->state = 0;
+		rx = rx_time(&msg);
 		mon_hist_add(&mon_cell(e, f->stream / nl, lane, mon_bucket_of(&e->o, port))->rtt,
-			     (double)(now - f->t_ns) / 1e9);
+			     rx > f->t_rt ? (double)(rx - f->t_rt) / 1e9 : 0);
 	}
 }
 

@@ -23,8 +23,17 @@
  * distinct 5-tuple the fabric's ECMP hashes on its own; port LO + i is in
  * source-port bucket i * B / S (B = --sport-buckets, at most S), so with the
  * default range of 16 ports and 16 buckets a bucket is one 5-tuple per peer
- * and lane, which a traceroute can follow.  RTT is software time: the
- * CLOCK_MONOTONIC nanoseconds around sendto and recvfrom.
+ * and lane, which a traceroute can follow.  RTT is software time: from
+ * CLOCK_REALTIME just before sendto to the kernel's receive timestamp of
+ * the reply (SO_TIMESTAMPNS, the same clock), so that the time the agent
+ * takes to read it is not counted (a negative one, the clock stepped
+ * between the two, counts 0).
+ *
+ * Cost: the responders' sockets are read as their datagrams come (a
+ * peer's RTT includes our answer); the replies are read at the engine's
+ * turns (every 10 ms: cmd.c), the ready source-port sockets found by an
+ * epoll of their own, so that 640 probes a second cost 100 wake-ups, not
+ * 1,280.
  *
  * Counters per cell (peer, lane, bucket): sent, lost (no valid reply
  * within --timeout: counted when the timeout passes), and the RTT
@@ -82,7 +91,8 @@ struct mon_stream {		/* one (peer, lane) */
 };
 
 struct mon_flight {
-	uint64_t seq, t_ns;
+	uint64_t seq, t_ns;	/* t_ns: CLOCK_MONOTONIC at the send (its timeout) */
+	uint64_t t_rt;		/* CLOCK_REALTIME at the send (its RTT) */
 	int stream, port;	/* port: index of the source port */
 	int state;		/* 0 free or done, 1 in flight */
 };
@@ -105,7 +115,8 @@ struct mon_engine {
 	size_t ring_cap, head, tail;	/* head: next to fill; tail: oldest */
 	int *resp_fd;			/* [lane] */
 	int *sport_fd;			/* [lane * nsports + i] */
-	int epfd;
+	int epfd;			/* the responders' sockets (and what cmd.c adds) */
+	int rep_epfd;			/* the source-port sockets, looked at each turn */
 	uint64_t cookie, seq;
 	uint64_t last_tick_ns;		/* CLOCK_MONOTONIC of the last turn (health) */
 	struct mon_totals tot;
@@ -138,7 +149,7 @@ void mon_engine_release(struct mon_engine *e);
  * to them).  Takes the lock.
  */
 int mon_engine_reload(struct mon_engine *e, struct mon_peers *peers);
-/* Send the probes due by now_ns and count the lost ones; takes the lock. */
+/* Read the replies come, count the lost probes and send those due by now_ns; takes the lock. */
 void mon_engine_tick(struct mon_engine *e, uint64_t now_ns);
 /* Read what came on the socket of epoll data tag (from epoll_wait); takes the lock. */
 void mon_engine_input(struct mon_engine *e, uint64_t tag);
