@@ -15,7 +15,7 @@
 #   make coverage        line coverage of the functional tiers (build-cov/, gcovr): a table per
 #                        folder, the least covered files, and the ASan selection made anew
 #   make deps            install every package the tiers use (ci/install-deps all; as root)
-#   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI); needs root
+#   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI, fping); needs root
 #   make install         PREFIX=/usr/local DESTDIR= : the binary, the manual pages (man/: man1,
 #                        man5, man7), the plot templates (DATADIR), examples and the monitor's
 #                        deployment files (DOCDIR); make uninstall removes them
@@ -345,6 +345,7 @@ bench: all
 	bench/coll-bench.sh
 	bench/estimate-bench.sh
 	bench/tcp-bench.sh
+	bench/monitor-bench.sh
 	@ci/install-deps vm
 	bench/verbs-bench.sh
 

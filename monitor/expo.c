@@ -213,7 +213,7 @@ void mon_expo_jsonl(struct mon_buf *b, struct mon_engine *e, const struct mon_ce
 				if (!d.sent && !d.lost && !d.rtt.count)
 					continue;
 				o = cell_json(e, p, l, k, &d, interval_s, now);
-				s = json_dumps(o, JSON_COMPACT);
+				s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(9));
 				if (s)
 					mon_buf_printf(b, "%s\n", s);
 				free(s);
