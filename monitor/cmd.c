@@ -32,7 +32,7 @@
 #define TICK_MS 10
 #define TAG_SIGNAL (3ull << 32)
 #define MON_MAX_PEERS 4096
-#define MON_MAX_CELLS (1u << 18)	/* peers x lanes x buckets: 55 MiB of counters at most */
+#define MON_MAX_CELLS (1u << 16)	/* peers x lanes x buckets: 14 MiB of counters, 180 MB a scrape */
 
 struct monitor {
 	const char *peers_path, *node, *listen, *jsonl, *token_file, *counters_root;

@@ -60,19 +60,60 @@ static void head(struct mon_buf *b, const char *name, const char *type, const ch
 	mon_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* {node="N",peer="P",rail="R",plane="L",sport_bucket="K" (no closing brace) */
-static void cell_labels(struct mon_buf *b, struct mon_engine *e, int p, int l, int k)
+/* n bytes of s, fast: the exposition is most of a scrape's cost */
+static void put(struct mon_buf *b, const char *s, size_t n)
 {
-	mon_buf_printf(b, "{node=\"");
-	mon_buf_label(b, e->peers.self);
-	mon_buf_printf(b, "\",peer=\"");
-	mon_buf_label(b, e->peers.p[p].name);
-	mon_buf_printf(b, "\",rail=\"%d\",plane=\"%d\",sport_bucket=\"%d\"", e->peers.lane[l].rail,
+	if (b->failed)
+		return;
+	if (b->alloc - b->len < n + 1 && FS_ALLOC_GROW(b->p, b->len + n + 1, b->alloc)) {
+		b->failed = 1;
+		return;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+static void put_u64(struct mon_buf *b, uint64_t v)
+{
+	char d[24];
+	int i = sizeof(d);
+
+	do
+		d[--i] = (char)('0' + v % 10);
+	while ((v /= 10));
+	put(b, d + i, sizeof(d) - (size_t)i);
+}
+
+/* One series line: NAME{LABELS[,EXTRA]} VALUE */
+static void line_u64(struct mon_buf *b, const char *name, size_t nlen, const struct mon_buf *labels,
+		     const char *extra, size_t elen, uint64_t v)
+{
+	put(b, name, nlen);
+	put(b, "{", 1);
+	put(b, labels->p, labels->len);
+	put(b, extra, elen);
+	put(b, "} ", 2);
+	put_u64(b, v);
+	put(b, "\n", 1);
+}
+
+/* node="N",peer="P",rail="R",plane="L",sport_bucket="K" into lb (emptied first) */
+static void cell_labels(struct mon_buf *lb, struct mon_engine *e, int p, int l, int k)
+{
+	lb->len = 0;
+	mon_buf_printf(lb, "node=\"");
+	mon_buf_label(lb, e->peers.self);
+	mon_buf_printf(lb, "\",peer=\"");
+	mon_buf_label(lb, e->peers.p[p].name);
+	mon_buf_printf(lb, "\",rail=\"%d\",plane=\"%d\",sport_bucket=\"%d\"", e->peers.lane[l].rail,
 		       e->peers.lane[l].plane, k);
 }
 
+#define NAME(s) s, sizeof(s) - 1
+
 /* which: 0 sent, 1 lost */
-static void counter_cells(struct mon_buf *b, struct mon_engine *e, int which)
+static void counter_cells(struct mon_buf *b, struct mon_engine *e, int which, struct mon_buf *lb)
 {
 	for (int p = 0; p < e->peers.n; p++)
 		for (int l = 0; l < e->peers.nlanes; l++) {
@@ -81,17 +122,25 @@ static void counter_cells(struct mon_buf *b, struct mon_engine *e, int which)
 			for (int k = 0; k < e->o.buckets; k++) {
 				const struct mon_cell *c = mon_cell(e, p, l, k);
 
-				mon_buf_printf(b, "fabscope_probe_%s_total", which ? "lost" : "sent");
-				cell_labels(b, e, p, l, k);
-				mon_buf_printf(b, "} %llu\n", (unsigned long long)(which ? c->lost : c->sent));
+				cell_labels(lb, e, p, l, k);
+				if (which)
+					line_u64(b, NAME("fabscope_probe_lost_total"), lb, "", 0, c->lost);
+				else
+					line_u64(b, NAME("fabscope_probe_sent_total"), lb, "", 0, c->sent);
 			}
 		}
 }
 
-static void hist_cells(struct mon_buf *b, struct mon_engine *e)
+static void hist_cells(struct mon_buf *b, struct mon_engine *e, struct mon_buf *lb)
 {
-	char le[32];
+	char le[MON_HIST_BUCKETS][40], sum[40];
+	size_t lelen[MON_HIST_BUCKETS];
 
+	for (int i = 0; i < MON_HIST_BUCKETS; i++) {
+		char v[32];
+
+		lelen[i] = (size_t)snprintf(le[i], sizeof(le[i]), ",le=\"%s\"", mon_hist_le_str(i, v, sizeof(v)));
+	}
 	for (int p = 0; p < e->peers.n; p++)
 		for (int l = 0; l < e->peers.nlanes; l++) {
 			if (!e->peers.p[p].ip[l].s_addr)
@@ -99,20 +148,20 @@ static void hist_cells(struct mon_buf *b, struct mon_engine *e)
 			for (int k = 0; k < e->o.buckets; k++) {
 				const struct mon_hist *h = &mon_cell(e, p, l, k)->rtt;
 				uint64_t cum = 0;
+				int n;
 
+				cell_labels(lb, e, p, l, k);
 				for (int i = 0; i < MON_HIST_BUCKETS; i++) {
 					cum += h->b[i];
-					mon_buf_printf(b, "fabscope_probe_rtt_seconds_bucket");
-					cell_labels(b, e, p, l, k);
-					mon_buf_printf(b, ",le=\"%s\"} %llu\n", mon_hist_le_str(i, le, sizeof(le)),
-						       (unsigned long long)cum);
+					line_u64(b, NAME("fabscope_probe_rtt_seconds_bucket"), lb, le[i], lelen[i], cum);
 				}
-				mon_buf_printf(b, "fabscope_probe_rtt_seconds_sum");
-				cell_labels(b, e, p, l, k);
-				mon_buf_printf(b, "} %.9g\n", h->sum);
-				mon_buf_printf(b, "fabscope_probe_rtt_seconds_count");
-				cell_labels(b, e, p, l, k);
-				mon_buf_printf(b, "} %llu\n", (unsigned long long)h->count);
+				n = snprintf(sum, sizeof(sum), "%.9g", h->sum);
+				put(b, NAME("fabscope_probe_rtt_seconds_sum{"));
+				put(b, lb->p, lb->len);
+				put(b, "} ", 2);
+				put(b, sum, (size_t)n);
+				put(b, "\n", 1);
+				line_u64(b, NAME("fabscope_probe_rtt_seconds_count"), lb, "", 0, h->count);
 			}
 		}
 }
@@ -158,13 +207,22 @@ static void engine_series(struct mon_buf *b, struct mon_engine *e)
 
 void mon_expo_probes(struct mon_buf *b, struct mon_engine *e)
 {
+	struct mon_buf lb = { 0 };
+	size_t cells = (size_t)e->peers.n * (size_t)e->peers.nlanes * (size_t)e->o.buckets;
+
+	size_t guess = cells * (MON_HIST_BUCKETS + 4) * 112 + 8192;	/* about what a cell takes */
+
+	if (!b->alloc && FS_ALLOC_GROW(b->p, guess < (64u << 20) ? guess : (64u << 20), b->alloc))
+		b->failed = 1;	/* (room for it all at once, up to 64 MiB: no copy as it grows) */
 	engine_series(b, e);
 	head(b, "fabscope_probe_sent_total", "counter", "UDP probes sent, per peer, lane and source-port bucket");
-	counter_cells(b, e, 0);
+	counter_cells(b, e, 0, &lb);
 	head(b, "fabscope_probe_lost_total", "counter", "probes not answered within the probe timeout");
-	counter_cells(b, e, 1);
+	counter_cells(b, e, 1, &lb);
 	head(b, "fabscope_probe_rtt_seconds", "histogram", "round-trip time of the answered probes (software time)");
-	hist_cells(b, e);
+	hist_cells(b, e, &lb);
+	b->failed |= lb.failed;
+	mon_buf_release(&lb);
 }
 
 static json_t *cell_json(struct mon_engine *e, int p, int l, int k, const struct mon_cell *d, double interval_s,

@@ -41,10 +41,12 @@
  * (re)load: cells = peers x lanes x B of (2 + MON_HIST_BUCKETS + 2) words
  * (about 220 bytes; twice that with --jsonl, which keeps the last
  * interval's), plus the ring of probes in flight (rate x peers x lanes x
- * timeout, 32 bytes each, rounded up to a power of two), plus one socket
- * per lane and source port.  With the bounds of cmd.c (1024 peers, 16
- * lanes, 64 buckets) that is at most 220 MiB; the default 64 peers x 1 lane
- * x 16 buckets is 225 KiB.
+ * timeout, 40 bytes each, rounded up to a power of two), plus one socket
+ * per lane and source port.  cmd.c refuses more than 65,536 cells (14 MiB;
+ * /metrics is about 2.7 KB of text a cell, 180 MB at that bound, built in
+ * one buffer at each scrape: keep peers x lanes x buckets well below it);
+ * the default 64 peers x 1 lane x 16 buckets is 1,024 cells, 225 KiB, and
+ * a scrape of 2.8 MB.
  */
 #ifndef FS_MON_PROBE_H
 #define FS_MON_PROBE_H

@@ -31,6 +31,11 @@
 #	                               whose peer is down: CI's kernels have no netem and no drop
 #	                               action); mon_loss_off LINK-NODE DEV removes it
 #	mon_path SRC-NODE DST-NODE SPORT   the nodes a probe from SRC's rail-0 to DST's crosses
+#	mon_backlog_drops              packets the kernel dropped for want of room in a CPU's input
+#	                               backlog, all CPUs, the machine's (/proc/net/softnet_stat's second
+#	                               column: a veth hands what it sends to this backlog, and a busy
+#	                               machine overflows it): the bed's own losses, which a probe meets
+#	                               as a fabric's
 #
 # The agents and Prometheus live in the namespaces the test made: their ports are the
 # namespaces' own (nothing on the machine's loopback), the same in every file.
@@ -178,4 +183,12 @@ mon_wait() {
 		((SECONDS < end)) || { echo "mon_wait: still failing after the time limit: $*" >&2; return 1; }
 		sleep 1
 	done
+}
+
+mon_backlog_drops() {
+	local n=0 processed dropped rest
+	while read -r processed dropped rest; do
+		n=$((n + 16#$dropped))
+	done </proc/net/softnet_stat
+	echo $n
 }
