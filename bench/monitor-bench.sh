@@ -6,7 +6,11 @@
 #
 # On loopback, no root and no namespace: the agent under test (node a, 127.45.0.1) and PEERS
 # (default 64) peer agents (127.45.1.1 ...), one leaf, each its own address; the peers probe at
-# 0.01/s only, so that they answer a's probes and add almost nothing of their own.  After 5 s of
+# 0.01/s only, so that they answer a's probes and add almost nothing of their own.  With two
+# CPUs or more, a runs on CPU 0 and the peers on CPU 1 (taskset), as peers on other machines would
+# not preempt it: on loopback the sender's sendto carries the datagram into the peer's socket and
+# wakes the peer, and a peer woken on a's own CPU takes it over at once (fping's ICMP echo is
+# answered by the kernel, waking no one).  After 5 s of
 # warm-up, a's CPU time (utime + stime of /proc/PID/stat) over -d SECONDS (default 60) is a's
 # share of one core; its memory is VmRSS and VmHWM (the peak) of /proc/PID/status at the end.
 # /metrics is scraped every 15 s meanwhile, as Prometheus would.  The run is checked: sent must
@@ -71,12 +75,16 @@ ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 uticks() { awk '{ print $14 }' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 
+pin_a=() pin_p=()
+if (($(nproc) >= 2)) && command -v taskset >/dev/null; then
+	pin_a=(taskset -c 0) pin_p=(taskset -c 1)
+fi
 for ((i = 1; i <= N; i++)); do
-	"$FABSCOPE" monitor --peers "$work/peers" --node p$i --listen 127.45.1.$i:$HTTP --port $PORT \
+	"${pin_p[@]}" "$FABSCOPE" monitor --peers "$work/peers" --node p$i --listen 127.45.1.$i:$HTTP --port $PORT \
 		--sport-range $SPORTS --rate 0.01 --timeout 2 2>"$work/p$i.err" &
 	pids+=($!)
 done
-"$FABSCOPE" monitor --peers "$work/peers" --node a --listen 127.45.0.1:$HTTP --port $PORT \
+exec "${pin_a[@]}" "$FABSCOPE" monitor --peers "$work/peers" --node a --listen 127.45.0.1:$HTTP --port $PORT \
 	--sport-range $SPORTS --rate "$RATE" --timeout 2 2>"$work/a.err" &
 apid=$!
 pids+=($apid)
@@ -107,7 +115,7 @@ awk -v s=$sent -v w=$want 'BEGIN { exit !(s >= 0.95 * w && s <= 1.05 * w) }' ||
 
 # the peer measured against: fping at the same rate to the same addresses, in the same run
 targets=$(for ((i = 1; i <= N; i++)); do echo 127.45.1.$i; done)
-fping -l -q -p $((1000 / RATE)) -t 1000 $targets >"$work/fping.out" 2>&1 &
+exec "${pin_a[@]}" fping -l -q -p $((1000 / RATE)) -t 1000 $targets >"$work/fping.out" 2>&1 &
 fpid=$!
 pids+=($fpid)
 sleep 5
