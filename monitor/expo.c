@@ -205,6 +205,24 @@ static void engine_series(struct mon_buf *b, struct mon_engine *e)
 	node_gauge(b, e, "fabscope_monitor_reloads_total", ",result=\"error\"", (double)e->tot.reloads_failed);
 }
 
+static void unreachable_streams(struct mon_buf *b, struct mon_engine *e, struct mon_buf *lb)
+{
+	int nl = e->peers.nlanes;
+
+	for (int p = 0; p < e->peers.n; p++)
+		for (int l = 0; l < nl; l++) {
+			if (!e->peers.p[p].ip[l].s_addr)
+				continue;
+			lb->len = 0;
+			mon_buf_printf(lb, "node=\"");
+			mon_buf_label(lb, e->peers.self);
+			mon_buf_printf(lb, "\",peer=\"");
+			mon_buf_label(lb, e->peers.p[p].name);
+			mon_buf_printf(lb, "\",rail=\"%d\",plane=\"%d\"", e->peers.lane[l].rail, e->peers.lane[l].plane);
+			line_u64(b, NAME("fabscope_probe_unreachable_total"), lb, "", 0, e->st[p * nl + l].unreachable);
+		}
+}
+
 void mon_expo_probes(struct mon_buf *b, struct mon_engine *e)
 {
 	struct mon_buf lb = { 0 };
@@ -221,6 +239,9 @@ void mon_expo_probes(struct mon_buf *b, struct mon_engine *e)
 	counter_cells(b, e, 1, &lb);
 	head(b, "fabscope_probe_rtt_seconds", "histogram", "round-trip time of the answered probes (software time)");
 	hist_cells(b, e, &lb);
+	head(b, "fabscope_probe_unreachable_total", "counter",
+	     "probes the peer's host refused (ICMP port unreachable: no monitor listens there); they count lost too");
+	unreachable_streams(b, e, &lb);
 	b->failed |= lb.failed;
 	mon_buf_release(&lb);
 }

@@ -11,6 +11,8 @@
  *   fabscope_probe_lost_total{node,peer,rail,plane,sport_bucket}     counter
  *   fabscope_probe_rtt_seconds{node,peer,rail,plane,sport_bucket}    histogram
  *       (_bucket{le} with monitor/hist.h's boundaries, _sum, _count)
+ *   fabscope_probe_unreachable_total{node,peer,rail,plane}           counter
+ *       (probes the peer's host refused: no agent there; they count lost too)
  *   fabscope_monitor_info{node,version} 1
  *   fabscope_monitor_peers{node,kind="leaf"|"cross"}                 gauge
  *   fabscope_monitor_lanes{node}                                     gauge

@@ -2,6 +2,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/errqueue.h>
+#include <netinet/ip.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -115,8 +117,9 @@ static int open_sockets(struct mon_engine *e)
 			int on = 1, *fd = &e->sport_fd[l * ns + i];
 
 			rc = udp_bound(e->peers.lane[l].ip, e->o.sport_lo + i, fd);
-			if (!rc && setsockopt(*fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)))
-				rc = fs_err_env("SO_TIMESTAMPNS: %s", strerror(errno));
+			if (!rc && (setsockopt(*fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) ||
+				    setsockopt(*fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on))))
+				rc = fs_err_env("SO_TIMESTAMPNS, IP_RECVERR: %s", strerror(errno));
 			if (!rc)
 				rc = watch(e->rep_epfd, *fd, TAG(TAG_SPORT, l * ns + i));
 		}
@@ -249,7 +252,7 @@ int mon_engine_reload(struct mon_engine *e, struct mon_peers *np)
 		struct mon_flight f = e->ring[i];
 		int p = f.stream / nl, q = map[p];
 
-		if (f.state != 1 || q < 0 || (ne.head + 1) % ne.ring_cap == ne.tail)
+		if (!f.state || q < 0 || (ne.head + 1) % ne.ring_cap == ne.tail)
 			continue;
 		f.stream = q * nl + f.stream % nl;
 		ne.ring[ne.head] = f;
@@ -297,6 +300,7 @@ static void send_probe(struct mon_engine *e, int stream, uint64_t now)
 }
 
 static void replies(struct mon_engine *e, int idx);
+static void errors(struct mon_engine *e, int idx);
 
 /* The replies come since the last turn, from the sockets epoll says are ready */
 static void drain(struct mon_engine *e)
@@ -309,7 +313,11 @@ static void drain(struct mon_engine *e)
 		for (int i = 0; i < n; i++) {
 			uint32_t idx = (uint32_t)ev[i].data.u64;
 
-			if (idx < (uint32_t)(e->peers.nlanes * e->o.nsports))
+			if (idx >= (uint32_t)(e->peers.nlanes * e->o.nsports))
+				continue;
+			if (ev[i].events & EPOLLERR)
+				errors(e, (int)idx);
+			if (ev[i].events & EPOLLIN)
 				replies(e, (int)idx);
 		}
 	} while (n == 64);
@@ -325,7 +333,7 @@ void mon_engine_tick(struct mon_engine *e, uint64_t now)
 	while (e->tail != e->head && e->ring[e->tail].t_ns + tmo <= now) {
 		struct mon_flight *f = &e->ring[e->tail];
 
-		if (f->state == 1)
+		if (f->state == 1 || f->state == 2)
 			mon_cell(e, f->stream / nl, f->stream % nl, mon_bucket_of(&e->o, f->port))->lost++;
 		f->state = 0;
 		e->tail = (e->tail + 1) % e->ring_cap;
@@ -401,8 +409,12 @@ static void replies(struct mon_engine *e, int idx)
 		struct mon_pkt pkt;
 		uint64_t rx;
 
-		if (r < 0)
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
+		if (r < 0) {	/* an ICMP error pending (IP_RECVERR): its queue, then on */
+			errors(e, idx);
+			continue;
+		}
 		if (msg.msg_namelen != sizeof(from) || mon_pkt_decode(buf, (size_t)r, &pkt) || pkt.type != MON_PKT_REP ||
 		    pkt.cookie != e->cookie || pkt.slot >= e->ring_cap) {
 			e->tot.refused_rep++;
@@ -419,6 +431,45 @@ static void replies(struct mon_engine *e, int idx)
 		rx = rx_time(&msg);
 		mon_hist_add(&mon_cell(e, f->stream / nl, lane, mon_bucket_of(&e->o, port))->rtt,
 			     rx > f->t_rt ? (double)(rx - f->t_rt) / 1e9 : 0);
+	}
+}
+
+/* The ICMP errors queued on source-port socket idx: a port unreachable that names one of our
+ * probes in flight to that peer counts once as its (peer, lane)'s unreachable */
+static void errors(struct mon_engine *e, int idx)
+{
+	int ns = e->o.nsports, nl = e->peers.nlanes, lane = idx / ns, port = idx % ns;
+	unsigned char buf[MON_PKT_LEN + 1];
+	union {
+		char b[512];
+		struct cmsghdr align;
+	} cbuf;
+	struct sockaddr_in to;
+
+	for (int n = 0; n < 256; n++) {
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr msg = { &to, sizeof(to), &iov, 1, cbuf.b, sizeof(cbuf.b), 0 };
+		const struct sock_extended_err *ee = NULL;
+		struct mon_flight *f;
+		struct mon_pkt pkt;
+		ssize_t r = recvmsg(e->sport_fd[idx], &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
+
+		if (r < 0)
+			return;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+			if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_RECVERR &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(*ee)))
+				ee = (const struct sock_extended_err *)CMSG_DATA(c);
+		if (!ee || ee->ee_origin != SO_EE_ORIGIN_ICMP || ee->ee_type != 3 || ee->ee_code != 3 ||
+		    msg.msg_namelen != sizeof(to) || mon_pkt_decode(buf, (size_t)r, &pkt) || pkt.type != MON_PKT_REQ ||
+		    pkt.cookie != e->cookie || pkt.slot >= e->ring_cap)
+			continue;	/* another error (the probe counts lost at its timeout), or not ours */
+		f = &e->ring[pkt.slot];
+		if (f->state != 1 || f->seq != pkt.seq || f->port != port || f->stream % nl != lane ||
+		    to.sin_addr.s_addr != e->peers.p[f->stream / nl].ip[lane].s_addr)
+			continue;
+		f->state = 2;
+		e->st[f->stream].unreachable++;
 	}
 }
 

@@ -35,6 +35,13 @@
  * epoll of their own, so that 640 probes a second cost 100 wake-ups, not
  * 1,280.
  *
+ * A probe the peer's host refuses (ICMP port unreachable: no monitor
+ * listens there, the sockets ask for such errors with IP_RECVERR) is
+ * counted per (peer, lane) as unreachable, once, when the error names a
+ * probe of ours in flight (the error queue gives back the datagram sent),
+ * and lost too at its timeout: a peer whose agent is down is told from a
+ * path that drops.
+ *
  * Counters per cell (peer, lane, bucket): sent, lost (no valid reply
  * within --timeout: counted when the timeout passes), and the RTT
  * histogram (monitor/hist.h) of the answered.  Memory, fixed at each
@@ -90,13 +97,14 @@ struct mon_opts {
 struct mon_stream {		/* one (peer, lane) */
 	uint64_t next_ns;	/* its next probe */
 	int next_port;		/* index of the source port it sends from next */
+	uint64_t unreachable;	/* probes the peer's host refused (ICMP port unreachable) */
 };
 
 struct mon_flight {
 	uint64_t seq, t_ns;	/* t_ns: CLOCK_MONOTONIC at the send (its timeout) */
 	uint64_t t_rt;		/* CLOCK_REALTIME at the send (its RTT) */
 	int stream, port;	/* port: index of the source port */
-	int state;		/* 0 free or done, 1 in flight */
+	int state;		/* 0 free or done, 1 in flight, 2 in flight and refused by ICMP */
 };
 
 /* Engine-wide counts, for fabscope_monitor_* */

@@ -72,8 +72,14 @@ test_expect_success $P 'an address not of this host, a port taken: one line, exi
 	ptp_reap $ptp_pid
 '
 
+test_expect_success $P 'a peer with no agent: its probes are refused by its host, counted unreachable and lost' '
+	start a $HA &&
+	test_wait_for 10 sh -c "curl -sf http://$A:$HA/metrics >m && grep -q \"^fabscope_probe_unreachable_total{node=.a.,peer=.b.,rail=.0.,plane=.0.} [1-9]\" m" &&
+	test_wait_for 10 sh -c "curl -sf http://$A:$HA/metrics | grep -q \"^fabscope_probe_lost_total{node=.a.,peer=.b.,.*} [1-9]\""
+'
+
 test_expect_success $P 'two agents: /healthz ok, sent grows, nothing lost once both are up, RTTs counted' '
-	start a $HA && start b $HB &&
+	start b $HB &&
 	curl -sf http://$A:$HA/healthz >h && test "$(cat h)" = ok &&
 	sleep 3 &&
 	curl -sf http://$A:$HA/metrics >m1 &&
@@ -82,6 +88,8 @@ test_expect_success $P 'two agents: /healthz ok, sent grows, nothing lost once b
 	test "$(grep -c "^fabscope_probe_sent_total{node=\"a\",peer=\"b\",rail=\"0\",plane=\"0\",sport_bucket=\"[0-3]\"}" m2)" = 4 &&
 	test "$(value m2 "fabscope_probe_rtt_seconds_bucket{node=\"a\",peer=\"b\",rail=\"0\",plane=\"0\",sport_bucket=\"0\",le=\"+Inf\"}")" -gt 0 &&
 	test_grep -x "fabscope_monitor_sport_buckets{node=\"a\"} 4" m2 &&
+	u=$(value m1 "fabscope_probe_unreachable_total{node=\"a\",peer=\"b\",rail=\"0\",plane=\"0\"}") &&
+	test "$(value m2 "fabscope_probe_unreachable_total{node=\"a\",peer=\"b\",rail=\"0\",plane=\"0\"}")" = "$u" &&
 	test_grep "^# TYPE fabscope_probe_rtt_seconds histogram$" m2 &&
 	test_grep "le=\"1e-06\"" m2 && test_grep "le=\"0.001\"" m2 && test_grep "le=\"10\"" m2
 '
