@@ -31,7 +31,7 @@
  *
  * Cost: the responders' sockets are read as their datagrams come (a
  * peer's RTT includes our answer); the replies are read at the engine's
- * turns (every 10 ms: cmd.c), the ready source-port sockets found by an
+ * turns (every 10 ms: agent.c), the ready source-port sockets found by an
  * epoll of their own, so that 640 probes a second cost 100 wake-ups, not
  * 1,280.
  *
@@ -49,7 +49,7 @@
  * (about 220 bytes; twice that with --jsonl, which keeps the last
  * interval's), plus the ring of probes in flight (rate x peers x lanes x
  * timeout, 40 bytes each, rounded up to a power of two), plus one socket
- * per lane and source port.  cmd.c refuses more than 65,536 cells (14 MiB;
+ * per lane and source port.  agent.c refuses more than 65,536 cells (14 MiB;
  * /metrics is about 2.7 KB of text a cell, 180 MB at that bound, built in
  * one buffer at each scrape: keep peers x lanes x buckets well below it);
  * the default 64 peers x 1 lane x 16 buckets is 1,024 cells, 225 KiB, and
@@ -125,7 +125,7 @@ struct mon_engine {
 	size_t ring_cap, head, tail;	/* head: next to fill; tail: oldest */
 	int *resp_fd;			/* [lane] */
 	int *sport_fd;			/* [lane * nsports + i] */
-	int epfd;			/* the responders' sockets (and what cmd.c adds) */
+	int epfd;			/* the responders' sockets (and what agent.c adds) */
 	int rep_epfd;			/* the source-port sockets, looked at each turn */
 	uint64_t cookie, seq;
 	uint64_t last_tick_ns;		/* CLOCK_MONOTONIC of the last turn (health) */
