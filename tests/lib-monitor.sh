@@ -31,11 +31,13 @@
 #	                               whose peer is down: CI's kernels have no netem and no drop
 #	                               action); mon_loss_off LINK-NODE DEV removes it
 #	mon_path SRC-NODE DST-NODE SPORT   the nodes a probe from SRC's rail-0 to DST's crosses
-#	mon_backlog_drops              packets the kernel dropped for want of room in a CPU's input
-#	                               backlog, all CPUs, the machine's (/proc/net/softnet_stat's second
-#	                               column: a veth hands what it sends to this backlog, and a busy
-#	                               machine overflows it): the bed's own losses, which a probe meets
-#	                               as a fabric's
+#	mon_backlog_drops              what the bed itself dropped: packets the kernel dropped for want
+#	                               of room in a CPU's input backlog, all CPUs, the machine's
+#	                               (/proc/net/softnet_stat's second column: a veth hands what it
+#	                               sends to this backlog, and a busy machine overflows it), and the
+#	                               UDP datagrams the hosts' kernels dropped (Udp InErrors of each
+#	                               host namespace: a socket's buffer full): losses a probe meets as
+#	                               a fabric's
 #
 # The agents and Prometheus live in the namespaces the test made: their ports are the
 # namespaces' own (nothing on the machine's loopback), the same in every file.
@@ -186,9 +188,12 @@ mon_wait() {
 }
 
 mon_backlog_drops() {
-	local n=0 processed dropped rest
+	local n=0 processed dropped rest h
 	while read -r processed dropped rest; do
 		n=$((n + 16#$dropped))
 	done </proc/net/softnet_stat
+	for h in $(. ./info && echo $HOSTS); do
+		n=$((n + $(ip netns exec "$PFX-$h" awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print $4 }' /proc/net/snmp)))
+	done
 	echo $n
 }

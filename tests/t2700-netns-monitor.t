@@ -30,7 +30,7 @@ test_expect_success $P 'the bed: 3 leaves of 2 hosts, 2 spines; an agent in ever
 	mon_bed -G 3 -H 2 -R 1 -S 2 &&
 	MON_AGENT_OPTS_h1="--counters-root $PWD/nic" &&
 	MON_AGENT_OPTS_h2="--jsonl $PWD/h2.jsonl --interval 1" &&
-	mon_agents --timeout 3 &&
+	mon_agents --timeout 5 &&
 	mon_prom "$SRCDIR/deploy/prometheus/fabscope-monitor-rules.yml"
 '
 
@@ -47,12 +47,12 @@ test_expect_success $P 'each agent: its info, its 5 peers (1 of its leaf, 4 acro
 '
 
 # The agents start one after another: the probes an agent sends before its peer's responder is
-# up are lost (and counted so).  Once every agent is up and the timeout (3 s) has passed, the
+# up are lost (and counted so).  Once every agent is up and the timeout (5 s) has passed, the
 # healthy fabric loses nothing more, but what the bed itself drops: a veth hands each packet to
 # a CPU's input backlog, which a busy machine (four test files at once) overflows, and the
 # kernel counts each such drop (mon_backlog_drops); a probe lost beyond those is a failure.
 test_expect_success $P 'Prometheus: sent grows on all 30 pairs and all 16 buckets, nothing lost, RTTs counted' '
-	sleep 4 &&
+	sleep 6 &&
 	l0=$(mon_query_value "sum(fabscope_probe_lost_total)") &&
 	d0=$(mon_backlog_drops) &&
 	s1=$(mon_query_value "sum(fabscope_probe_sent_total)") &&
@@ -62,7 +62,7 @@ test_expect_success $P 'Prometheus: sent grows on all 30 pairs and all 16 bucket
 	mon_wait 30 mon_value_is "count(fabscope_probe_sent_total > 0)" 480 &&
 	mon_wait 30 mon_value_is "count(fabscope_probe_rtt_seconds_count > 0)" 480 &&
 	mon_wait 30 mon_sent_above $((s1 + 1500)) &&
-	sleep 4 && l1=$(mon_query_value "sum(fabscope_probe_lost_total)") && d1=$(mon_backlog_drops) &&
+	sleep 6 && l1=$(mon_query_value "sum(fabscope_probe_lost_total)") && d1=$(mon_backlog_drops) &&
 	echo "lost since: $((l1 - l0)); the bed dropped $((d1 - d0)) packets meanwhile" &&
 	test $((l1 - l0)) -le $((d1 - d0)) &&
 	test "$(mon_query_value "count(fabscope_probe_rtt_seconds_count > fabscope_probe_sent_total)")" = "" &&
@@ -116,11 +116,11 @@ test_expect_success $P 'one source port dropped on one leaf-spine link: lost ris
 
 test_expect_success $P 'the drop lifted: lost stops rising once the probes in flight have timed out' '
 	mon_loss_off l1.0 $spine &&
-	sleep 4 &&
+	sleep 6 &&
 	l1=$(mon_query_value "sum(fabscope_probe_lost_total)") && d0=$(mon_backlog_drops) &&
 	s1=$(mon_query_value "sum(fabscope_probe_sent_total)") &&
 	mon_wait 30 mon_sent_above $((s1 + 600)) &&
-	sleep 4 && l2=$(mon_query_value "sum(fabscope_probe_lost_total)") && d1=$(mon_backlog_drops) &&
+	sleep 6 && l2=$(mon_query_value "sum(fabscope_probe_lost_total)") && d1=$(mon_backlog_drops) &&
 	echo "lost since: $((l2 - l1)); the bed dropped $((d1 - d0)) packets meanwhile" &&
 	test $((l2 - l1)) -le $((d1 - d0))
 '
