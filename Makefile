@@ -15,10 +15,10 @@
 #   make coverage        line coverage of the functional tiers (build-cov/, gcovr): a table per
 #                        folder, the least covered files, and the ASan selection made anew
 #   make deps            install every package the tiers use (ci/install-deps all; as root)
-#   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI); needs root
+#   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI, fping); needs root
 #   make install         PREFIX=/usr/local DESTDIR= : the binary, the manual pages (man/: man1,
-#                        man5, man7), the plot templates (DATADIR), examples (DOCDIR); make
-#                        uninstall removes them
+#                        man5, man7), the plot templates (DATADIR), examples and the monitor's
+#                        deployment files (DOCDIR); make uninstall removes them
 #   make doc             check that every manual page renders without groff warnings
 #   make fuzz            libFuzzer targets (clang), e.g. tests/fuzz/fuzz-dissect
 #   make help            this text
@@ -114,6 +114,11 @@ LIBS += $(shell $(PKG_CONFIG) --libs sqlite3)
 $(call pkg_need,libcurl,libcurl4-openssl-dev)
 DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags libcurl)
 
+# required: libmicrohttpd, the HTTP server of `fabscope monitor` (/metrics, /healthz)
+$(call pkg_need,libmicrohttpd,libmicrohttpd-dev)
+DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags libmicrohttpd)
+LIBS += $(shell $(PKG_CONFIG) --libs libmicrohttpd)
+
 # the verbs transport (rdma-core's libibverbs): WITH_VERBS=yes (required), no (left out),
 # auto (built in when libibverbs-dev is there, and a warning says so when it is not)
 WITH_VERBS ?= auto
@@ -187,9 +192,11 @@ COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collec
 TOPO_SRC := topology/intent.c topology/dot.c topology/ecmp.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
 	discover/show.c discover/lldpd.c discover/judge.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/capture-files.c pcap/flow.c pcap/reader.c pcap/analyze.c
+MONITOR_SRC := monitor/hist.c monitor/peers.c monitor/probe.c monitor/expo.c monitor/http.c monitor/nic.c \
+	       monitor/agent.c monitor/cmd.c
 MODEL_SRC := model/maxmin.c model/fabric.c model/solve.c model/shape.c fleet/model-cmd.c
 LIB_SRC := $(MODEL_SRC) $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
-	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC)
+	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC) $(MONITOR_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test-units.c \
 	    tests/helper/test-shquote.c tests/helper/test-quote.c tests/helper/test-options.c tests/helper/test-record.c \
@@ -197,7 +204,7 @@ TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test
 	    tests/helper/test-fleet-fuzz.c tests/helper/test-fleet-sim.c tests/helper/test-plan.c tests/helper/test-polar.c tests/helper/test-model.c \
 	    tests/helper/test-hmac.c tests/helper/test-push.c tests/helper/test-trace.c \
 	    tests/helper/test-pfc.c tests/helper/test-macctl.c tests/helper/test-lldp.c tests/helper/test-lldpd.c tests/helper/test-topo.c tests/helper/test-pfcap.c \
-	    tests/helper/test-dissect.c tests/helper/test-dissect-fuzz.c tests/helper/test-nightly.c \
+	    tests/helper/test-dissect.c tests/helper/test-dissect-fuzz.c tests/helper/test-nightly.c tests/helper/test-monitor.c \
 	    tests/helper/dissect-check.c tests/helper/pktgen.c tests/helper/tool-util.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
@@ -345,6 +352,7 @@ bench: all
 	bench/coll-bench.sh
 	bench/estimate-bench.sh
 	bench/tcp-bench.sh
+	bench/monitor-bench.sh
 	@ci/install-deps vm
 	bench/verbs-bench.sh
 
@@ -353,6 +361,9 @@ MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
 MAN7 := $(wildcard man/*.7)
 MAN_PAGES := $(MAN1) $(MAN5) $(MAN7)
+# the monitor's deployment: a systemd unit, a DaemonSet, alerting rules, a dashboard (DOCDIR/deploy)
+DEPLOY_FILES := deploy/systemd/fabscope-monitor.service deploy/kubernetes/fabscope-monitor-daemonset.yaml \
+		deploy/prometheus/fabscope-monitor-rules.yml deploy/grafana/fabscope-monitor.json
 
 install: $(O)/fabscope
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
@@ -363,6 +374,8 @@ install: $(O)/fabscope
 	install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 plots/*.gp $(DESTDIR)$(DATADIR)/plots/
 	install -m 0644 examples/* $(DESTDIR)$(DOCDIR)/examples/
+	install -d $(addprefix $(DESTDIR)$(DOCDIR)/deploy/,systemd kubernetes prometheus grafana)
+	for f in $(DEPLOY_FILES); do install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit 1; done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fabscope
@@ -371,6 +384,9 @@ uninstall:
 		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/plots/,$(notdir $(wildcard plots/*.gp)))
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(notdir $(wildcard examples/*)))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(DEPLOY_FILES))
+	-rmdir $(addprefix $(DESTDIR)$(DOCDIR)/deploy/,systemd kubernetes prometheus grafana) \
+		$(DESTDIR)$(DOCDIR)/deploy 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/plots $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/examples \
 		$(DESTDIR)$(DOCDIR) 2>/dev/null
 

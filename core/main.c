@@ -34,6 +34,7 @@ static const struct cmd commands[] = {
 	{ "alltoall", cmd_alltoall, "all-to-all between N ranks (pairwise or direct): nccl-tests' algbw, busbw and data check" },
 	{ "agent", cmd_agent, "the per-node agent that 'fabscope run' launches" },
 	{ "run", cmd_run, "run a plan across many nodes: launch agents, schedule tests per rail, write a results directory" },
+	{ "monitor", cmd_monitor, "the always-on fabric monitor: UDP probes over every rail, plane and ECMP path, Prometheus /metrics" },
 	{ "probe", cmd_probe, "diagnostic probes: polarization (ECMP hash polarization), pfc (PFC pauses, storms, ECN first)" },
 	{ "pcap", cmd_pcap, "analyze a RoCEv2 capture: per-QP loss, retransmissions, NAKs, CNPs, ECN, PFC, findings" },
 	{ "capture", cmd_capture, "record RoCEv2 and PFC traffic into pcap files (a ring of files for long captures)" },

@@ -57,6 +57,7 @@ test_expect_success 'install-deps: groups nest (build < test < bench < all), -l 
 		"$SRCDIR/ci/install-deps" -l $g >$g.list || return 1
 	done &&
 	test_grep -x libjansson-dev build.list &&
+	test_grep -x libmicrohttpd-dev build.list &&
 	test_grep -x jq test.list &&
 	test_grep -x qperf bench.list &&
 	test_grep -x gnuplot-nox all.list &&

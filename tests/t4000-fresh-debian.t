@@ -65,13 +65,18 @@ test_expect_success DEBBUILD 'the package holds the binary, fabscope(1), the tem
 		./usr/share/fabscope/plots/lanes.gp \
 		./usr/share/fabscope/plots/heatmap.gp ./usr/share/doc/fabscope/copyright \
 		./usr/share/doc/fabscope/examples/acceptance.ini ./usr/share/doc/fabscope/examples/hosts \
-		./usr/share/doc/fabscope/examples/thresholds.ini; do
+		./usr/share/doc/fabscope/examples/thresholds.ini \
+		./usr/share/doc/fabscope/deploy/systemd/fabscope-monitor.service \
+		./usr/share/doc/fabscope/deploy/kubernetes/fabscope-monitor-daemonset.yaml \
+		./usr/share/doc/fabscope/deploy/prometheus/fabscope-monitor-rules.yml \
+		./usr/share/doc/fabscope/deploy/grafana/fabscope-monitor.json; do
 		test_grep -x "$f" contents || return 1
 	done &&
 	dpkg-deb -f "$(cat deb.path)" Depends >depends &&
 	test_grep "libjansson4" depends && test_grep "libpcap0.8" depends &&
 	test_grep "libibverbs1" depends && test_grep "libcurl4" depends &&
-	test_grep "libsqlite3-0" depends
+	test_grep "libsqlite3-0" depends &&
+	test_grep "libmicrohttpd12" depends
 '
 
 # Debian 12 builds no binary with control-flow protection (its crt objects carry no CET note:

@@ -52,6 +52,9 @@
  *   dissect HEX, dissect-pcap FILE, pcapgen OUT SPEC..., dissect-fuzz N SEED
  *                                    RoCEv2 packets dissected, pcap files made and read
  *                                    (test-dissect.c, test-dissect-fuzz.c, pktgen.c)
+ *   mon-hist, mon-hist-check, mon-hist-fuzz, mon-coupon, mon-peers, mon-peers-all,
+ *   mon-peers-fuzz, mon-pkt-fuzz     the monitor's histogram, peers and probe format
+ *                                    (test-monitor.c)
  *   nightly ...              a results directory shaped like a nightly run, with
  *                            planted faults (test-nightly.c)
  *
@@ -119,6 +122,14 @@ static const struct tool_cmd cmds[] = {
 	{ "pcapgen", tool_dissect },
 	{ "dissect-fuzz", tool_dissect },
 	{ "nightly", tool_nightly },
+	{ "mon-hist", tool_monitor },
+	{ "mon-hist-check", tool_monitor },
+	{ "mon-hist-fuzz", tool_monitor },
+	{ "mon-coupon", tool_monitor },
+	{ "mon-peers", tool_monitor },
+	{ "mon-peers-all", tool_monitor },
+	{ "mon-peers-fuzz", tool_monitor },
+	{ "mon-pkt-fuzz", tool_monitor },
 };
 
 static int tool_usage(void)
