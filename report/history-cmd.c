@@ -143,7 +143,7 @@ static int history_diff(const struct hist_opts *o, int trend)
 		m = t;
 	}
 	if (o->json) {
-		json_dumpf(m, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		json_dumpf(m, stdout, JSON_INDENT(2));
 		printf("\n");
 	} else if (trend) {
 		json_t *l, *v;
