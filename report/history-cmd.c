@@ -36,7 +36,7 @@ static const char history_about[] =
 	"trend    every lane's median, run by run.\n"
 	"\n"
 	"Exit codes: 0 nothing confirmed (diff: no new suspect, no regression), 1 diff found a\n"
-	"new suspect tonight or a known one worse than its own history, 2 usage (a DIR that is\n"
+	"new suspect tonight or a known one worse than last night, 2 usage (a DIR that is\n"
 	"not a results directory, a file that is not a history, no such run), 3 environment (the\n"
 	"file cannot be opened or written, it stayed busy past --wait, a newer schema).";
 
@@ -143,7 +143,7 @@ static int history_diff(const struct hist_opts *o, int trend)
 		m = t;
 	}
 	if (o->json) {
-		json_dumpf(m, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		json_dumpf(m, stdout, JSON_INDENT(2));
 		printf("\n");
 	} else if (trend) {
 		json_t *l, *v;

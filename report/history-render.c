@@ -94,7 +94,7 @@ static void print_entity(FILE *f, json_t *e, int tonight)
 		fprintf(f, ")");
 	}
 	if (json_is_true(json_object_get(e, "regression")))
-		fprintf(f, "; a regression: worse than its own history");
+		fprintf(f, "; a regression: worse than on its last night before");
 	if (json_is_true(json_object_get(e, "repeat")) && tonight)
 		fprintf(f, "; a repeat offender");
 	fprintf(f, "\n");

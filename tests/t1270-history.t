@@ -5,7 +5,9 @@ it whole or absent, and add again completes it; a second writer waits, then fail
 3); bad input is one line and its exit code (a directory that is not a run, a FIFO for its records,
 a file that is not a history, a symbolic link, a newer schema, no such run); list and diff read
 what was added, the same bytes whatever the order of adding; nights of noise alone name nothing,
-and a night when every link ran at 60 % is the machine (a night-wide shift), not a suspect'
+and a night when every link ran at 60 % is the machine (a night-wide shift), not a suspect; report
+--history has the section and, in summary.json, what diff --json prints; a pair measured once is
+judged with the run.s re-test of it'
 # asan: always: feeds untrusted bytes to C code: results directories (run.json, results.jsonl, a FIFO) and files that are not histories
 . "$(dirname "$0")/test-lib.sh"
 
@@ -153,6 +155,28 @@ test_expect_success $P 'a night when every link ran at 60 %: a night-wide shift,
 	test_grep -x "suspects tonight: none" busy.txt &&
 	test_grep "^night-wide: every lane of perm-bw bw 64 KiB -40.0 % against the nights before" busy.txt &&
 	test_grep ! "night-wide: every lane of perm-lat" busy.txt
+'
+
+test_lazy_prereq GNUPLOT 'command -v gnuplot'
+
+test_expect_success $P 'report --history: the section, and summary.json.s history is what diff --json prints' '
+	{ "$FABSCOPE" report --history ref.db n2 -o rep --no-plots >out 2>err || test $? -le 5; } &&
+	test_grep -x "## Since last night and over the last 3 runs" rep/report.md &&
+	test_grep "^| node .* (perm-bw bw 64 KiB) | .* Gb/s | -[0-9.]* % (z [0-9.]*) | \*\*\(new tonight\|known since\)" rep/report.md &&
+	jq -S .history rep/summary.json >from-report.json &&
+	{ "$FABSCOPE" history diff --db ref.db --json || test $? = 1; } | jq -S . >from-diff.json &&
+	test_cmp from-diff.json from-report.json &&
+	test_grep "<h2>Since last night and over the last 3 runs</h2>" rep/report.html &&
+	# a run the history does not hold: one line, exit 2, and what to do
+	test_expect_exit 2 "$FABSCOPE" report --history q.db n2 -o rep2 --no-plots 2>err &&
+	test_grep "holds no run .20261206-010000-000003." err
+'
+
+test_expect_success $P,GNUPLOT 'report --history with plots: every lane.s median and each suspect, run by run' '
+	{ "$FABSCOPE" report --history ref.db n2 -o prep >/dev/null 2>&1 || test $? -le 5; } &&
+	ls prep/plots >plots &&
+	test_grep "trend-lanes-0.svg" plots && test_grep "trend-suspect-0.svg" plots &&
+	test_grep "every lane.s median, run by run" prep/report.md
 '
 
 # the run's re-test of a suspect pair (retest_role again) is that pair's second result
