@@ -181,8 +181,9 @@ COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collec
 TOPO_SRC := topology/intent.c topology/dot.c topology/ecmp.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
 	discover/show.c discover/lldpd.c discover/judge.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/capture-files.c pcap/flow.c pcap/reader.c pcap/analyze.c
+MONITOR_SRC := monitor/localize.c monitor/vote.c monitor/verdict.c monitor/pipeline.c
 MODEL_SRC := model/maxmin.c model/fabric.c model/solve.c model/shape.c fleet/model-cmd.c
-LIB_SRC := $(MODEL_SRC) $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
+LIB_SRC := $(MODEL_SRC) $(MONITOR_SRC) $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC)
 MAIN_SRC := core/main.c
 TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test-units.c \
@@ -192,6 +193,7 @@ TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test
 	    tests/helper/test-hmac.c tests/helper/test-push.c tests/helper/test-trace.c \
 	    tests/helper/test-pfc.c tests/helper/test-macctl.c tests/helper/test-lldp.c tests/helper/test-lldpd.c tests/helper/test-topo.c tests/helper/test-pfcap.c \
 	    tests/helper/test-dissect.c tests/helper/test-dissect-fuzz.c tests/helper/test-nightly.c \
+	    tests/helper/test-localize.c \
 	    tests/helper/dissect-check.c tests/helper/pktgen.c tests/helper/tool-util.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)

@@ -54,6 +54,8 @@
  *                                    (test-dissect.c, test-dissect-fuzz.c, pktgen.c)
  *   nightly ...              a results directory shaped like a nightly run, with
  *                            planted faults (test-nightly.c)
+ *   localize-sim [...]       the monitor's localization on a simulated fabric with random
+ *                            link and NIC faults (test-localize.c; bench/localize-bench.sh)
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input.
  */
@@ -119,6 +121,7 @@ static const struct tool_cmd cmds[] = {
 	{ "pcapgen", tool_dissect },
 	{ "dissect-fuzz", tool_dissect },
 	{ "nightly", tool_nightly },
+	{ "localize-sim", tool_localize_sim },
 };
 
 static int tool_usage(void)

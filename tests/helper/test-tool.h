@@ -117,5 +117,7 @@ int tool_dissect_fuzz(int argc, const char **argv);
 
 /* test-nightly.c: nightly (a results directory shaped like a nightly run, with planted faults) */
 int tool_nightly(int argc, const char **argv);
+/* test-localize.c */
+int tool_localize_sim(int argc, const char **argv);
 
 #endif

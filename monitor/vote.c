@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The vote over one interval's probe groups, and the hysteresis across
+ * intervals: see localize.h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "../core/error.h"
+#include "localize.h"
+
+#define FAIL_SCORE 4.605170185988091	/* ln(100): a group's bad probes as unlikely as 1 % */
+
+void loc_vote_init(struct loc_vote *v)
+{
+	memset(v, 0, sizeof(*v));
+}
+
+void loc_vote_release(struct loc_vote *v)
+{
+	free(v->s);
+	free(v->cand);
+	free(v->o);
+	free(v->e);
+	free(v->x);
+	free(v->rate);
+	free(v->so);
+	free(v->se);
+	free(v->sx);
+	free(v->sr);
+	memset(v, 0, sizeof(*v));
+}
+
+/* the Poisson log-likelihood ratio of o seen against e expected (0 when o <= e) */
+static double poisson_score(double o, double e)
+{
+	if (o <= e)
+		return 0;
+	if (e <= 0)
+		e = 1e-12;
+	return o * log(o / e) - (o - e);
+}
+
+int loc_group_failed(double sent, double bad, double p0)
+{
+	return bad > 0 && poisson_score(bad, sent * p0) > FAIL_SCORE;
+}
+
+static int vote_alloc(struct loc_vote *v, size_t nel, size_t nsets)
+{
+	if (nel > v->nelems_alloc) {
+		free(v->o);
+		free(v->e);
+		free(v->x);
+		free(v->rate);
+		v->o = malloc(nel * sizeof(double));
+		v->e = malloc(nel * sizeof(double));
+		v->x = malloc(nel * sizeof(double));
+		v->rate = malloc(nel * sizeof(double));
+		v->nelems_alloc = nel;
+		if (!v->o || !v->e || !v->x || !v->rate) {
+			v->nelems_alloc = 0;
+			return -1;
+		}
+	}
+	if (nsets > v->nsets_alloc || !v->so) {
+		size_t ns = nsets ? nsets : 1;
+
+		free(v->so);
+		free(v->se);
+		free(v->sx);
+		free(v->sr);
+		v->so = malloc(ns * sizeof(double));
+		v->se = malloc(ns * sizeof(double));
+		v->sx = malloc(ns * sizeof(double));
+		v->sr = malloc(ns * sizeof(double));
+		v->nsets_alloc = ns;
+		if (!v->so || !v->se || !v->sx || !v->sr) {
+			v->nsets_alloc = 0;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static inline void acc(struct loc_vote *v, uint32_t el, double bad, double sent, double ex)
+{
+	v->o[el] += bad;
+	v->x[el] += sent;
+	v->e[el] += ex;
+}
+
+/* one pass: O, N and E per element under the model so far (v->rate) */
+static void vote_pass(struct loc_vote *v, const struct loc_net *n, const struct loc_paths *p,
+		      const struct loc_obs *obs, size_t nobs)
+{
+	size_t i, j;
+
+	memset(v->o, 0, n->nelems * sizeof(double));
+	memset(v->e, 0, n->nelems * sizeof(double));
+	memset(v->x, 0, n->nelems * sizeof(double));
+	for (i = 0; i < p->nsets; i++) {
+		double r = 0;
+
+		for (j = p->off[i]; j < p->off[i + 1]; j++)
+			r += p->share[j].w * v->rate[p->share[j].elem];
+		v->sr[i] = r;
+		v->so[i] = v->se[i] = v->sx[i] = 0;
+	}
+	for (i = 0; i < nobs; i++) {
+		const struct loc_obs *g = &obs[i];
+		uint32_t na = n->nic0 + g->port_a, nb = n->nic0 + g->port_b;
+		uint32_t ha = n->host0 + n->ports[g->port_a].host, hb = n->host0 + n->ports[g->port_b].host;
+		double q = v->p0 + v->sr[g->set] + v->rate[na] + v->rate[nb] + v->rate[ha] + (hb != ha ? v->rate[hb] : 0);
+		double ex = g->sent * (q < 1 ? q : 1);
+
+		acc(v, na, g->bad, g->sent, ex);
+		acc(v, nb, g->bad, g->sent, ex);
+		acc(v, ha, g->bad, g->sent, ex);
+		if (hb != ha)
+			acc(v, hb, g->bad, g->sent, ex);
+		v->so[g->set] += g->bad;
+		v->sx[g->set] += g->sent;
+		v->se[g->set] += ex;
+	}
+	for (i = 0; i < p->nsets; i++) {
+		if (!v->sx[i])
+			continue;
+		for (j = p->off[i]; j < p->off[i + 1]; j++)
+			acc(v, p->share[j].elem, p->share[j].w * v->so[i], p->share[j].w * v->sx[i],
+			    p->share[j].w * v->se[i]);
+	}
+}
+
+/* does element el pass the bounds to be taken?  its score, else -1 */
+static double elem_score(const struct loc_vote *v, uint32_t el, const struct loc_opts *o)
+{
+	double ex = v->o[el] - v->e[el];
+
+	if (v->x[el] <= 0 || ex < o->min_excess || ex / v->x[el] < o->min_rate)
+		return -1;
+	return poisson_score(v->o[el], v->e[el]);
+}
+
+struct cand {
+	uint32_t el;
+	double score;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return x->el < y->el ? -1 : x->el > y->el;
+}
+
+/* every element that passes the bounds, best first (by index on equal scores) */
+static int vote_cands(struct loc_vote *v, const struct loc_net *n, const struct loc_opts *o)
+{
+	uint32_t el;
+
+	v->ncand = 0;
+	for (el = 0; el < n->nelems; el++) {
+		double sc = elem_score(v, el, o);
+
+		if (sc < o->min_score)
+			continue;
+		if (FS_ALLOC_GROW(v->cand, v->ncand + 1, v->cand_alloc))
+			return -1;
+		v->cand[v->ncand++] = (struct cand){ el, sc };
+	}
+	qsort(v->cand, v->ncand, sizeof(*v->cand), cand_cmp);
+	return 0;
+}
+
+/* where an element is: a NIC or a host its node (tagged), a link its two switches */
+static void locus(const struct loc_net *n, uint32_t el, uint64_t *a, uint64_t *b)
+{
+	if (el >= n->host0) {
+		*a = *b = 1ull << 40 | (el - n->host0);
+	} else if (el >= n->nic0) {
+		*a = *b = 1ull << 40 | n->ports[el - n->nic0].host;
+	} else {
+		const struct topo_link *l = &n->t->ln[el / 2];
+
+		*a = (uint64_t)l->a.sw;
+		*b = (uint64_t)l->b.sw;
+	}
+}
+
+static int near(const struct loc_net *n, uint32_t x, uint32_t y)
+{
+	uint64_t xa, xb, ya, yb;
+
+	locus(n, x, &xa, &xb);
+	locus(n, y, &ya, &yb);
+	return xa == ya || xa == yb || xb == ya || xb == yb;
+}
+
+/*
+ * Take the candidates, best first, but never two in one place in one pass
+ * (a NIC and its host, two cables of a switch): the lesser is a rival of
+ * the one taken when within o->tie of its score, and the next pass, with
+ * the one taken in the model, says whether it was explained away (an
+ * alternative) or stands on its own (taken then).
+ */
+static int vote_take(struct loc_vote *v, const struct loc_net *n, const struct loc_opts *o)
+{
+	size_t first = v->ns, i, j;
+
+	for (i = 0; i < v->ncand && (int)v->ns < o->max_suspects; i++) {
+		const struct cand *c = &v->cand[i];
+		struct loc_suspect *s = NULL;
+
+		for (j = first; j < v->ns; j++)
+			if (near(n, v->s[j].elem, c->el)) {
+				s = &v->s[j];
+				break;
+			}
+		if (s) {
+			if (c->score >= o->tie * s->score && s->nrivals < LOC_MAX_ALTS)
+				s->rivals[s->nrivals++] = c->el;
+			continue;
+		}
+		if (FS_ALLOC_GROW(v->s, v->ns + 1, v->s_alloc))
+			return -1;
+		s = &v->s[v->ns++];
+		memset(s, 0, sizeof(*s));
+		s->elem = c->el;
+		s->score = c->score;
+		s->bad = v->o[s->elem];
+		s->sent = v->x[s->elem];
+		s->excess = v->o[s->elem] - v->e[s->elem];
+		s->rate = s->excess / s->sent;
+	}
+	for (j = first; j < v->ns; j++)
+		v->rate[v->s[j].elem] += v->s[j].rate;
+	return 0;
+}
+
+/* which rivals of the suspects taken from first on did taking them explain away: alternatives */
+static void vote_alts(struct loc_vote *v, const struct loc_opts *o, size_t first)
+{
+	size_t j;
+	int i;
+
+	for (j = first; j < v->ns; j++) {
+		struct loc_suspect *s = &v->s[j];
+
+		for (i = 0; i < s->nrivals; i++)
+			if (elem_score(v, s->rivals[i], o) < o->min_score)
+				s->alts[s->nalts++] = s->rivals[i];
+	}
+}
+
+/* is elem on the path set (a link) or an end (a NIC, a host) of g */
+static int through(const struct loc_net *n, const struct loc_paths *p, const struct loc_obs *g, uint32_t el)
+{
+	size_t lo, hi;
+
+	if (el >= n->host0)
+		return n->ports[g->port_a].host == el - n->host0 || n->ports[g->port_b].host == el - n->host0;
+	if (el >= n->nic0)
+		return g->port_a == el - n->nic0 || g->port_b == el - n->nic0;
+	lo = p->off[g->set];
+	hi = p->off[g->set + 1];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->share[mid].elem < el)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->off[g->set + 1] && p->share[lo].elem == el && p->share[lo].w > 0;
+}
+
+static uint32_t edge_from(const struct loc_net *n, uint32_t edge)
+{
+	const struct topo_link *l = &n->t->ln[edge / 2];
+
+	return (uint32_t)(edge & 1 ? l->b.sw : l->a.sw);
+}
+
+/* avoids el but passes where it begins: leaves its switch by another cable (a link), its node by
+ * another NIC (a NIC) */
+static int beside(const struct loc_net *n, const struct loc_paths *p, const struct loc_obs *g, uint32_t el)
+{
+	size_t j;
+
+	if (el >= n->host0)
+		return 0;
+	if (el >= n->nic0) {
+		uint32_t h = n->ports[el - n->nic0].host;
+
+		return (n->ports[g->port_a].host == h && g->port_a != el - n->nic0) ||
+		       (n->ports[g->port_b].host == h && g->port_b != el - n->nic0);
+	}
+	for (j = p->off[g->set]; j < p->off[g->set + 1]; j++)
+		if (p->share[j].elem < n->nic0 && p->share[j].elem != el &&
+		    edge_from(n, p->share[j].elem) == edge_from(n, el))
+			return 1;
+	return 0;
+}
+
+static void vote_evidence(struct loc_vote *v, const struct loc_net *n, const struct loc_paths *p,
+			  const struct loc_obs *obs, size_t nobs)
+{
+	size_t i, k;
+
+	for (k = 0; k < v->ns; k++) {
+		struct loc_suspect *s = &v->s[k];
+
+		s->traced = 1;
+		for (i = 0; i < nobs; i++) {
+			int failed = loc_group_failed(obs[i].sent, obs[i].bad, v->p0);
+
+			if (through(n, p, &obs[i], s->elem)) {
+				if (failed) {
+					s->failing++;
+					if (s->elem < n->nic0 && !p->traced[obs[i].set])
+						s->traced = 0;
+				}
+			} else if (!failed && obs[i].bad == 0 && obs[i].sent > 0 && beside(n, p, &obs[i], s->elem)) {
+				s->healthy++;
+			}
+		}
+		if (s->elem >= n->nic0)
+			s->traced = 0;	/* a NIC or a host needs no path */
+	}
+}
+
+int loc_vote(struct loc_vote *v, const struct loc_net *n, const struct loc_paths *p, const struct loc_obs *obs,
+	     size_t nobs, const struct loc_opts *o)
+{
+	size_t i, first = 0;
+	int pass;
+
+	v->ns = 0;
+	v->sent = v->bad = 0;
+	v->groups = (long)nobs;
+	v->failing = 0;
+	if (vote_alloc(v, n->nelems, p->nsets))
+		return fs_err_env("out of memory voting over %zu probe groups", nobs);
+	for (i = 0; i < nobs; i++) {
+		v->sent += obs[i].sent;
+		v->bad += obs[i].bad;
+	}
+	v->p0 = v->sent > 0 && v->bad / v->sent > o->base_loss ? v->bad / v->sent : o->base_loss;
+	for (i = 0; i < nobs; i++)
+		v->failing += loc_group_failed(obs[i].sent, obs[i].bad, v->p0);
+	memset(v->rate, 0, n->nelems * sizeof(double));
+	for (pass = 0; pass <= LOC_MAX_PASSES; pass++) {
+		vote_pass(v, n, p, obs, nobs);
+		vote_alts(v, o, first);
+		first = v->ns;
+		if (pass == LOC_MAX_PASSES || (int)v->ns >= o->max_suspects)
+			break;
+		if (vote_cands(v, n, o) || vote_take(v, n, o))
+			return fs_err_env("out of memory voting over %zu probe groups", nobs);
+		if (v->ns == first)
+			break;
+	}
+	vote_evidence(v, n, p, obs, nobs);
+	return 0;
+}
+
+/* ---- hysteresis ---- */
+
+int loc_track_init(struct loc_track *t, size_t nelems)
+{
+	memset(t, 0, sizeof(*t));
+	if (!(t->el = calloc(nelems ? nelems : 1, sizeof(*t->el))))
+		return fs_err_env("out of memory keeping %zu elements' state", nelems);
+	t->nel = nelems;
+	return 0;
+}
+
+void loc_track_release(struct loc_track *t)
+{
+	free(t->el);
+	free(t->named);
+	free(t->last);
+	free(t->ch);
+	memset(t, 0, sizeof(*t));
+}
+
+static long named_find(const struct loc_track *t, uint32_t el)
+{
+	size_t lo = 0, hi = t->nnamed;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->named[mid] < el)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int track_change(struct loc_track *t, uint32_t el, int named, const struct loc_suspect *why)
+{
+	size_t at = (size_t)named_find(t, el);
+
+	if (FS_ALLOC_GROW(t->ch, t->nch + 1, t->ch_alloc))
+		return -1;
+	t->ch[t->nch].elem = el;
+	t->ch[t->nch].named = named;
+	if (why)
+		t->ch[t->nch].why = *why;
+	else if (at < t->nnamed && t->named[at] == el)
+		t->ch[t->nch].why = t->last[at];
+	t->nch++;
+	if (named) {
+		size_t a2 = t->named_alloc;
+
+		if (FS_ALLOC_GROW(t->named, t->nnamed + 1, t->named_alloc))
+			return -1;
+		if (FS_ALLOC_GROW(t->last, t->nnamed + 1, a2))
+			return -1;
+		memmove(t->named + at + 1, t->named + at, (t->nnamed - at) * sizeof(*t->named));
+		memmove(t->last + at + 1, t->last + at, (t->nnamed - at) * sizeof(*t->last));
+		t->named[at] = el;
+		t->last[at] = *why;
+		t->nnamed++;
+	} else {
+		memmove(t->named + at, t->named + at + 1, (t->nnamed - at - 1) * sizeof(*t->named));
+		memmove(t->last + at, t->last + at + 1, (t->nnamed - at - 1) * sizeof(*t->last));
+		t->nnamed--;
+	}
+	return 0;
+}
+
+int loc_track_step(struct loc_track *t, const struct loc_vote *v, int k)
+{
+	size_t i;
+	uint32_t el;
+
+	t->nch = 0;
+	t->interval++;
+	for (el = 0; el < t->nel; el++)
+		t->el[el].inconclusive = 0;
+	/* a suspect this interval: mark it (bad_run counts below) */
+	for (i = 0; i < v->ns; i++) {
+		if (v->s[i].elem >= t->nel)
+			continue;
+		if (v->s[i].nalts)
+			t->el[v->s[i].elem].inconclusive = 1;
+	}
+	for (el = 0; el < t->nel; el++) {
+		struct loc_elem_track *e = &t->el[el];
+		const struct loc_suspect *why = NULL;
+
+		for (i = 0; i < v->ns; i++)
+			if (v->s[i].elem == el && !v->s[i].nalts)
+				why = &v->s[i];
+		if (why) {
+			e->ok_run = 0;
+			if (e->bad_run < UINT16_MAX)
+				e->bad_run++;
+			if (e->named) {
+				long at = named_find(t, el);
+
+				t->last[at] = *why;
+			} else if (e->bad_run >= k) {
+				e->named = 1;
+				if (track_change(t, el, 1, why))
+					return fs_err_env("out of memory keeping verdicts");
+			}
+		} else {
+			e->bad_run = 0;
+			if (e->ok_run < UINT16_MAX)
+				e->ok_run++;
+			if (e->named && e->ok_run >= k) {
+				e->named = 0;
+				if (track_change(t, el, 0, NULL))
+					return fs_err_env("out of memory keeping verdicts");
+			}
+		}
+	}
+	return 0;
+}
