@@ -25,6 +25,9 @@ int cmd_report(int argc, const char **argv);
 /* topology/ */
 int cmd_topo(int argc, const char **argv);
 int cmd_model(int argc, const char **argv);
+/* monitor/: the always-on monitor (cmd.c dispatches; analyze.c) */
+int cmd_monitor(int argc, const char **argv);
+int cmd_monitor_analyze(int argc, const char **argv);
 /* transport/ */
 int cmd_devices(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);

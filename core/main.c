@@ -39,6 +39,7 @@ static const struct cmd commands[] = {
 	{ "capture", cmd_capture, "record RoCEv2 and PFC traffic into pcap files (a ring of files for long captures)" },
 	{ "topo", cmd_topo, "the intended topology of a fabric: check its file, export Slurm's topology.conf, show LLDP neighbours" },
 	{ "model", cmd_model, "what the fabric should carry: max-min fair rates of a pattern under spraying and per-flow ECMP" },
+	{ "monitor", cmd_monitor, "the always-on monitor: 'monitor analyze' names the faulty link or NIC from the agents' probe counters" },
 	{ "report", cmd_report, "Markdown, HTML and JSON reports of results directories: rails, comparisons, thresholds, baselines, push" },
 	{ "help", cmd_help, "show help for fabscope or for one command" },
 	{ "version", cmd_version, "show the version and the transports built in" },

@@ -203,6 +203,8 @@ struct loc_vote {
 	size_t ns, s_alloc;
 	struct cand *cand;	/* the vote's: the elements that pass the bounds */
 	size_t ncand, cand_alloc;
+	uint32_t *fail, *mark;	/* the failing groups, and which suspect each went through */
+	size_t nfail, fail_alloc;
 	/* scratch per element and per set */
 	double *o, *e, *x, *rate;
 	double *so, *se, *sx, *sr;

@@ -22,6 +22,8 @@ void loc_vote_release(struct loc_vote *v)
 {
 	free(v->s);
 	free(v->cand);
+	free(v->fail);
+	free(v->mark);
 	free(v->o);
 	free(v->e);
 	free(v->x);
@@ -177,6 +179,8 @@ static int vote_cands(struct loc_vote *v, const struct loc_net *n, const struct 
 	return 0;
 }
 
+static int through(const struct loc_net *n, const struct loc_paths *p, const struct loc_obs *g, uint32_t el);
+
 /* where an element is: a NIC or a host its node (tagged), a link its two switches */
 static void locus(const struct loc_net *n, uint32_t el, uint64_t *a, uint64_t *b)
 {
@@ -202,25 +206,50 @@ static int near(const struct loc_net *n, uint32_t x, uint32_t y)
 }
 
 /*
- * Take the candidates, best first, but never two in one place in one pass
- * (a NIC and its host, two cables of a switch): the lesser is a rival of
+ * The suspect taken in this pass (from first on) whose failing groups are
+ * c's too (a quarter of c's or more), or whose place is c's (a NIC and its
+ * host, two cables of a switch): NULL when none.  v->mark[k]: the suspect
+ * (index + 1) that failing group k went through, first.
+ */
+static struct loc_suspect *vote_overlap(struct loc_vote *v, const struct loc_net *n, const struct loc_paths *p,
+					const struct loc_obs *obs, size_t first, uint32_t c)
+{
+	size_t j, k, nc = 0, shared = 0, owner = 0;
+
+	for (j = first; j < v->ns; j++)
+		if (near(n, v->s[j].elem, c))
+			return &v->s[j];
+	if (v->ns == first)
+		return NULL;
+	for (k = 0; k < v->nfail; k++) {
+		if (!through(n, p, &obs[v->fail[k]], c))
+			continue;
+		nc++;
+		if (v->mark[k]) {
+			if (!shared++)
+				owner = v->mark[k] - 1;
+		}
+	}
+	return nc && 4 * shared >= nc ? &v->s[owner] : NULL;
+}
+
+/*
+ * Take the candidates, best first, but never two in one pass that explain
+ * the same failing groups or stand in one place: the lesser is a rival of
  * the one taken when within o->tie of its score, and the next pass, with
  * the one taken in the model, says whether it was explained away (an
  * alternative) or stands on its own (taken then).
  */
-static int vote_take(struct loc_vote *v, const struct loc_net *n, const struct loc_opts *o)
+static int vote_take(struct loc_vote *v, const struct loc_net *n, const struct loc_paths *p, const struct loc_obs *obs,
+		     const struct loc_opts *o)
 {
-	size_t first = v->ns, i, j;
+	size_t first = v->ns, i, j, k;
 
+	memset(v->mark, 0, v->nfail * sizeof(*v->mark));
 	for (i = 0; i < v->ncand && (int)v->ns < o->max_suspects; i++) {
 		const struct cand *c = &v->cand[i];
-		struct loc_suspect *s = NULL;
+		struct loc_suspect *s = vote_overlap(v, n, p, obs, first, c->el);
 
-		for (j = first; j < v->ns; j++)
-			if (near(n, v->s[j].elem, c->el)) {
-				s = &v->s[j];
-				break;
-			}
 		if (s) {
 			if (c->score >= o->tie * s->score && s->nrivals < LOC_MAX_ALTS)
 				s->rivals[s->nrivals++] = c->el;
@@ -236,10 +265,31 @@ static int vote_take(struct loc_vote *v, const struct loc_net *n, const struct l
 		s->sent = v->x[s->elem];
 		s->excess = v->o[s->elem] - v->e[s->elem];
 		s->rate = s->excess / s->sent;
+		for (k = 0; k < v->nfail; k++)
+			if (!v->mark[k] && through(n, p, &obs[v->fail[k]], c->el))
+				v->mark[k] = (uint32_t)v->ns;
 	}
 	for (j = first; j < v->ns; j++)
 		v->rate[v->s[j].elem] += v->s[j].rate;
 	return 0;
+}
+
+/* the suspects' rates and the baseline again, from what the model leaves unexplained */
+static void vote_refine(struct loc_vote *v, const struct loc_opts *o)
+{
+	double explained = 0;
+	size_t j;
+
+	for (j = 0; j < v->ns; j++) {
+		struct loc_suspect *s = &v->s[j];
+		double r = v->rate[s->elem] + (v->o[s->elem] - v->e[s->elem]) / v->x[s->elem];
+
+		v->rate[s->elem] = s->rate = r > 0 ? r : 0;
+		explained += s->rate * v->x[s->elem];
+	}
+	v->p0 = v->sent > 0 ? (v->bad - explained) / v->sent : 0;
+	if (v->p0 < o->base_loss)
+		v->p0 = o->base_loss;
 }
 
 /* which rivals of the suspects taken from first on did taking them explain away: alternatives */
@@ -334,6 +384,25 @@ static void vote_evidence(struct loc_vote *v, const struct loc_net *n, const str
 	}
 }
 
+/* the failing groups under the first baseline: v->fail, and their marks */
+static int vote_failing(struct loc_vote *v, const struct loc_obs *obs, size_t nobs)
+{
+	size_t i;
+
+	v->nfail = 0;
+	for (i = 0; i < nobs; i++) {
+		if (!loc_group_failed(obs[i].sent, obs[i].bad, v->p0))
+			continue;
+		if (FS_ALLOC_GROW(v->fail, v->nfail + 1, v->fail_alloc))
+			return -1;
+		v->fail[v->nfail++] = (uint32_t)i;
+	}
+	v->failing = (long)v->nfail;
+	free(v->mark);
+	v->mark = calloc(v->nfail + 1, sizeof(*v->mark));
+	return v->mark ? 0 : -1;
+}
+
 int loc_vote(struct loc_vote *v, const struct loc_net *n, const struct loc_paths *p, const struct loc_obs *obs,
 	     size_t nobs, const struct loc_opts *o)
 {
@@ -351,16 +420,20 @@ int loc_vote(struct loc_vote *v, const struct loc_net *n, const struct loc_paths
 		v->bad += obs[i].bad;
 	}
 	v->p0 = v->sent > 0 && v->bad / v->sent > o->base_loss ? v->bad / v->sent : o->base_loss;
-	for (i = 0; i < nobs; i++)
-		v->failing += loc_group_failed(obs[i].sent, obs[i].bad, v->p0);
+	if (vote_failing(v, obs, nobs))
+		return fs_err_env("out of memory voting over %zu probe groups", nobs);
 	memset(v->rate, 0, n->nelems * sizeof(double));
 	for (pass = 0; pass <= LOC_MAX_PASSES; pass++) {
 		vote_pass(v, n, p, obs, nobs);
+		if (pass > 0) {
+			vote_refine(v, o);
+			vote_pass(v, n, p, obs, nobs);
+		}
 		vote_alts(v, o, first);
 		first = v->ns;
 		if (pass == LOC_MAX_PASSES || (int)v->ns >= o->max_suspects)
 			break;
-		if (vote_cands(v, n, o) || vote_take(v, n, o))
+		if (vote_cands(v, n, o) || vote_take(v, n, p, obs, o))
 			return fs_err_env("out of memory voting over %zu probe groups", nobs);
 		if (v->ns == first)
 			break;

@@ -44,6 +44,7 @@
 #include "../../model/fabric.h"
 #include "../../model/shape.h"
 #include "../../monitor/analyze.h"
+#include "../../monitor/scrape.h"
 #include "test-tool.h"
 
 #define SIM_DPORT 4791
@@ -53,6 +54,10 @@ struct sim {
 	int peers, buckets, width, probes, trials, k, candidates;
 	uint64_t seed;
 	double noise, busy_frac, busy_loss, lo, hi;
+	const char *topology, *write_dir, *busy_host;
+	int intervals, fault_from, fault_to, parse_time;
+	const char *fault_spec[4];
+	int nfaults;
 	struct topo t;
 	struct mon_analyzer a;
 	int *dist;			/* [leaf index][switch]: hops to that leaf */
@@ -66,6 +71,7 @@ struct sim {
 	size_t nedge, edge_alloc;
 	double *busy;			/* per host: its extra loss this trial */
 	unsigned char *hit;		/* per group: crosses the fault */
+	double *cum_sent, *cum_lost;	/* --write: per group, the counters so far */
 };
 
 static uint64_t mix64(uint64_t x)
@@ -215,7 +221,11 @@ static int sim_setup(struct sim *s)
 
 	lo.k = s->k;
 	topo_init(&s->t);
-	if ((rc = shape_make(&s->t, &s->so)) || (rc = mon_analyzer_init(&s->a, &s->t, &lo, 49152, s->width)))
+	if (s->topology)
+		rc = topo_read(&s->t, s->topology, NULL);
+	else
+		rc = shape_make(&s->t, &s->so);
+	if (rc || (rc = mon_analyzer_init(&s->a, &s->t, &lo, 49152, s->width)))
 		return rc;
 	n = &s->a.net;
 	if (!s->candidates)
@@ -259,23 +269,27 @@ static int sim_setup(struct sim *s)
 	return s->busy && s->hit ? 0 : -FS_EXIT_ENV;
 }
 
-/* one interval's counts: fault the element (UINT32_MAX none) with loss */
-static void sim_interval(struct sim *s, uint64_t *rng, uint32_t fault, double loss)
+/* one interval's counts, with the faults fault[0 .. nf) dropping loss of what crosses them */
+static void sim_interval(struct sim *s, uint64_t *rng, const uint32_t *fault, int nf, double loss)
 {
 	const struct loc_net *n = &s->a.net;
 	double per = (double)s->probes / s->width;
 	size_t i;
-	int j;
+	int j, f;
 
 	for (i = 0; i < s->ng; i++) {
 		struct mon_group *g = &s->g[i];
 		double q = s->noise + s->busy[n->ports[s->pa[i]].host] + s->busy[n->ports[s->pb[i]].host];
+		int links = 0;
 
-		if (fault != UINT32_MAX && (fault == n->nic0 + s->pa[i] || fault == n->nic0 + s->pb[i]))
-			q += loss;
+		for (f = 0; f < nf; f++) {
+			if (fault[f] == n->nic0 + s->pa[i] || fault[f] == n->nic0 + s->pb[i])
+				q += loss;
+			links |= fault[f] < n->nic0;
+		}
 		g->sent = s->probes;
 		g->slow = 0;
-		if (fault == UINT32_MAX || fault >= n->nic0 || !s->hit[i]) {
+		if (!links || !s->hit[i]) {
 			g->lost = draw_lost(rng, g->sent, q);
 			continue;
 		}
@@ -285,31 +299,56 @@ static void sim_interval(struct sim *s, uint64_t *rng, uint32_t fault, double lo
 			double qj = q;
 
 			for (e = b; e < end; e++)
-				if (s->edge[e] == fault) {
-					qj += loss;
-					break;
-				}
+				for (f = 0; f < nf; f++)
+					if (s->edge[e] == fault[f])
+						qj += loss;
 			g->lost += draw_lost(rng, per, qj);
 		}
 	}
 }
 
+/* which groups cross one of the link faults */
+static void sim_hits(struct sim *s, const uint32_t *fault, int nf)
+{
+	size_t g, e;
+	int f;
+
+	for (g = 0; g < s->ng; g++) {
+		s->hit[g] = 0;
+		for (e = s->eoff[g * s->width]; e < s->eoff[(g + 1) * s->width]; e++)
+			for (f = 0; f < nf; f++)
+				s->hit[g] |= fault[f] < s->a.net.nic0 && s->edge[e] == fault[f];
+	}
+}
+
+/* this process's CPU time: the analysis's own, whatever else the machine runs */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 struct sim_tally {
 	long tp, fp, recalled, cleared, hosts, intervals;
-	double t_sum, t_max;
+	double t_sum, t_max, cpu_sum, cpu_max;
 };
 
 static int run_interval(struct sim *s, struct sim_tally *y, uint32_t fault, int phase, int *named_at, int i)
 {
 	const struct loc_net *n = &s->a.net;
-	uint64_t t0 = clock_ns();
-	double dt;
+	uint64_t t0 = clock_ns(), c0 = cpu_ns();
+	double dt, dc;
 	size_t c;
 	int rc = mon_analyze_interval(&s->a, s->g, s->ng);
 
 	if (rc)
 		return rc;
 	dt = (clock_ns() - t0) / 1e9;
+	dc = (cpu_ns() - c0) / 1e9;
+	y->cpu_sum += dc;
+	y->cpu_max = dc > y->cpu_max ? dc : y->cpu_max;
 	y->t_sum += dt;
 	y->t_max = dt > y->t_max ? dt : y->t_max;
 	y->intervals++;
@@ -358,24 +397,18 @@ static int run_trial(struct sim *s, struct sim_tally *y, uint64_t *rng, int tria
 	double loss = s->lo + (s->hi - s->lo) * urand(rng);
 	int i, rc, named_at = -1, cleared = 0;
 	char name[300];
-	size_t h, g;
+	size_t h;
 
 	loc_track_release(&s->a.track);
 	if ((rc = loc_track_init(&s->a.track, n->nelems)))
 		return rc;
 	for (h = 0; h < n->nhosts; h++)
 		s->busy[h] = urand(rng) < s->busy_frac ? s->busy_loss : 0;
-	for (g = 0; g < s->ng && fault < n->nic0; g++) {
-		size_t e;
-
-		s->hit[g] = 0;
-		for (e = s->eoff[g * s->width]; e < s->eoff[(g + 1) * s->width]; e++)
-			s->hit[g] |= s->edge[e] == fault;
-	}
+	sim_hits(s, &fault, 1);
 	for (i = 0; i < 3 * s->k; i++) {
 		int phase = i / s->k;
 
-		sim_interval(s, rng, phase == 1 ? fault : UINT32_MAX, loss);
+		sim_interval(s, rng, &fault, phase == 1, loss);
 		if ((rc = run_interval(s, y, fault, phase, &named_at, i)))
 			return rc;
 	}
@@ -388,6 +421,219 @@ static int run_trial(struct sim *s, struct sim_tally *y, uint64_t *rng, int tria
 	return 0;
 }
 
+/* "link:FROM:TO" or "nic:NODE:RAIL" into its element */
+static int parse_fault(struct sim *s, const char *spec, uint32_t *el)
+{
+	const struct loc_net *n = &s->a.net;
+	char a[128], b[128];
+	int rail, u, v;
+	long h, p, e;
+
+	if (sscanf(spec, "link:%127[^:]:%127s", a, b) == 2) {
+		if ((u = topo_switch_index(&s->t, a)) < 0 || (v = topo_switch_index(&s->t, b)) < 0 ||
+		    (e = loc_edge(n, (uint32_t)u, (uint32_t)v)) < 0)
+			return usage_error("--fault %s: no cable from %s to %s", spec, a, b);
+		*el = (uint32_t)e;
+		return 0;
+	}
+	if (sscanf(spec, "nic:%127[^:]:%d", a, &rail) == 2) {
+		if ((h = loc_host(n, a)) < 0 || (p = loc_port_of(n, (size_t)h, rail, 0)) < 0)
+			return usage_error("--fault %s: no NIC port of %s on rail %d", spec, a, rail);
+		*el = n->nic0 + (uint32_t)p;
+		return 0;
+	}
+	return usage_error("--fault %s: give link:FROM:TO or nic:NODE:RAIL", spec);
+}
+
+static void group_labels(char *buf, size_t len, const struct sim *s, size_t i)
+{
+	const struct mon_group *g = &s->g[i];
+
+	snprintf(buf, len, "node=\"%s\",peer=\"%s\",rail=\"%d\",plane=\"%d\",sport_bucket=\"%d\"", g->node, g->peer,
+		 g->rail, g->plane, g->bucket);
+}
+
+/* the /metrics of one agent: the groups [g0, g1), with counters sent[] and lost[] */
+static void write_agent(FILE *f, const struct sim *s, size_t g0, size_t g1, const double *sent, const double *lost)
+{
+	static const char *const le[] = { "0.0001", "0.001", "0.01", "+Inf" };
+	char l[512];
+	size_t i;
+	int b;
+
+	fprintf(f, "# HELP fabscope_probe_sent_total Probes sent.\n# TYPE fabscope_probe_sent_total counter\n");
+	for (i = g0; i < g1; i++) {
+		group_labels(l, sizeof(l), s, i);
+		fprintf(f, "fabscope_probe_sent_total{%s} %.0f\n", l, sent[i]);
+	}
+	fprintf(f, "# HELP fabscope_probe_lost_total Probes not answered.\n# TYPE fabscope_probe_lost_total counter\n");
+	for (i = g0; i < g1; i++) {
+		group_labels(l, sizeof(l), s, i);
+		fprintf(f, "fabscope_probe_lost_total{%s} %.0f\n", l, lost[i]);
+	}
+	fprintf(f, "# HELP fabscope_probe_rtt_seconds Round-trip times.\n# TYPE fabscope_probe_rtt_seconds histogram\n");
+	for (i = g0; i < g1; i++) {
+		double ok = sent[i] - lost[i];
+
+		group_labels(l, sizeof(l), s, i);
+		for (b = 0; b < 4; b++)
+			fprintf(f, "fabscope_probe_rtt_seconds_bucket{%s,le=\"%s\"} %.0f\n", l, le[b], b ? ok : 0);
+		fprintf(f, "fabscope_probe_rtt_seconds_sum{%s} %g\nfabscope_probe_rtt_seconds_count{%s} %.0f\n", l,
+			ok * 0.0003, l, ok);
+	}
+}
+
+/* every agent's /metrics, one after another: the groups are by prober */
+static void write_all(FILE *f, const struct sim *s, const double *sent, const double *lost,
+		      void (*each)(void *ctx, FILE *f), void *ctx)
+{
+	const struct loc_net *n = &s->a.net;
+	size_t g0 = 0, g1;
+
+	while (g0 < s->ng) {
+		uint32_t h = n->ports[s->pa[g0]].host;
+
+		for (g1 = g0; g1 < s->ng && n->ports[s->pa[g1]].host == h; g1++)
+			;
+		write_agent(f, s, g0, g1, sent, lost);
+		if (each)
+			each(ctx, f);
+		g0 = g1;
+	}
+}
+
+static int write_file(struct sim *s, const char *name, int paths)
+{
+	char path[4096];
+	FILE *f;
+	size_t i;
+	int j, k, nf, nr;
+
+	snprintf(path, sizeof(path), "%s/%s", s->write_dir, name);
+	if (!(f = fopen(path, "w")))
+		return -fs_err_env("unable to write %s", path);
+	for (i = 0; paths && i < s->ng; i++) {
+		const struct loc_net *n = &s->a.net;
+		int la = n->ports[s->pa[i]].leaf, lb = n->ports[s->pb[i]].leaf;
+
+		for (j = 0; j < s->width && la != lb; j++) {
+			int sport = s->a.sport_base + s->g[i].bucket * s->width + j;
+			uint32_t fw[MON_MAX_HOPS], rv[MON_MAX_HOPS];
+
+			route(s, la, lb, tuple_of(s->pa[i], s->pb[i], sport, SIM_DPORT), fw, &nf, 0);
+			route(s, lb, la, tuple_of(s->pb[i], s->pa[i], SIM_DPORT, sport), rv, &nr, 0);
+			fprintf(f, "{\"node\":\"%s\",\"peer\":\"%s\",\"rail\":%d,\"plane\":%d,\"sport\":%d,\"fwd\":[",
+				s->g[i].node, s->g[i].peer, s->g[i].rail, s->g[i].plane, sport);
+			for (k = 0; k < nf; k++)
+				fprintf(f, "%s\"%s\"", k ? "," : "", s->t.sw[fw[k]].name);
+			fprintf(f, "],\"rev\":[");
+			for (k = 0; k < nr; k++)
+				fprintf(f, "%s\"%s\"", k ? "," : "", s->t.sw[rv[k]].name);
+			fprintf(f, "]}\n");
+		}
+	}
+	if (!paths)
+		write_all(f, s, s->cum_sent, s->cum_lost, NULL, NULL);
+	return fclose(f) ? -fs_err_env("unable to write %s", path) : 0;
+}
+
+/* --write DIR: a scenario's scrapes and traced paths, for fabscope monitor analyze --replay */
+static int sim_write(struct sim *s, uint64_t *rng)
+{
+	const struct loc_net *n = &s->a.net;
+	uint32_t fault[4];
+	char name[64];
+	int i, rc, f;
+	size_t g;
+	long h;
+
+	for (f = 0; f < s->nfaults; f++)
+		if ((rc = parse_fault(s, s->fault_spec[f], &fault[f])))
+			return rc;
+	if (s->busy_host) {
+		if ((h = loc_host(n, s->busy_host)) < 0)
+			return usage_error("--busy-host %s: no such node", s->busy_host);
+		s->busy[h] = s->busy_loss;
+	}
+	sim_hits(s, fault, s->nfaults);
+	s->cum_sent = calloc(s->ng + 1, sizeof(double));
+	s->cum_lost = calloc(s->ng + 1, sizeof(double));
+	if (!s->cum_sent || !s->cum_lost)
+		return -FS_EXIT_ENV;
+	if ((rc = write_file(s, "paths.jsonl", 1)) || (rc = write_file(s, "scrape-00.prom", 0)))
+		return rc;
+	for (i = 0; i < s->intervals; i++) {
+		int on = i >= s->fault_from && i < s->fault_to;
+
+		sim_interval(s, rng, fault, on ? s->nfaults : 0, s->lo);
+		for (g = 0; g < s->ng; g++) {
+			s->cum_sent[g] += s->g[g].sent;
+			s->cum_lost[g] += s->g[g].lost;
+		}
+		snprintf(name, sizeof(name), "scrape-%02d.prom", i + 1);
+		if ((rc = write_file(s, name, 0)))
+			return rc;
+	}
+	return 0;
+}
+
+struct parse_clock {
+	struct scrape *sc;
+	char **buf;
+	size_t *len;
+	double secs, bytes;
+	long agents;
+	int rc;
+};
+
+/* an agent's body written: read it as the analyzer would, timed */
+static void parse_each(void *ctx, FILE *f)
+{
+	struct parse_clock *pc = ctx;
+	uint64_t t0;
+
+	fflush(f);
+	t0 = clock_ns();
+	if (!pc->rc)
+		pc->rc = scrape_body(pc->sc, "agent", *pc->buf, *pc->len);
+	pc->secs += (clock_ns() - t0) / 1e9;
+	pc->bytes += (double)*pc->len;
+	pc->agents++;
+	rewind(f);
+}
+
+/* --parse-time: one interval's /metrics of every agent, read by scrape.h */
+static int sim_parse_time(struct sim *s, uint64_t *rng)
+{
+	struct scrape sc;
+	struct parse_clock pc = { &sc, NULL, NULL, 0, 0, 0, 0 };
+	char *buf = NULL;
+	size_t len = 0, i;
+	double *sent = calloc(s->ng + 1, sizeof(double)), *lost = calloc(s->ng + 1, sizeof(double));
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!sent || !lost || !f)
+		return -FS_EXIT_ENV;
+	sim_interval(s, rng, NULL, 0, 0);
+	for (i = 0; i < s->ng; i++) {
+		sent[i] = s->g[i].sent * 1000;
+		lost[i] = s->g[i].lost;
+	}
+	pc.buf = &buf;
+	pc.len = &len;
+	scrape_init(&sc, &s->a.net, 0.001, (size_t)1 << 30);
+	scrape_begin(&sc);
+	write_all(f, s, sent, lost, parse_each, &pc);
+	fclose(f);
+	free(buf);
+	printf("parse: %ld agents' /metrics, %.0f MB, read in %.2f s (%zu probe groups)\n", pc.agents, pc.bytes / 1e6,
+	       pc.secs, sc.ng);
+	scrape_release(&sc);
+	free(sent);
+	free(lost);
+	return pc.rc ? -pc.rc : 0;
+}
+
 static int sim_args(struct sim *s, int argc, const char **argv)
 {
 	int i;
@@ -395,8 +641,8 @@ static int sim_args(struct sim *s, int argc, const char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(o, "--candidates")) {
-			s->candidates = 1;
+		if (!strcmp(o, "--candidates") || !strcmp(o, "--parse-time")) {
+			*(o[2] == 'c' ? &s->candidates : &s->parse_time) = 1;
 			continue;
 		}
 		if (!v)
@@ -416,6 +662,17 @@ static int sim_args(struct sim *s, int argc, const char **argv)
 		else if (!strcmp(o, "--noise")) s->noise = atof(v);
 		else if (!strcmp(o, "--busy")) s->busy_frac = atof(v);
 		else if (!strcmp(o, "--busy-loss")) s->busy_loss = atof(v);
+		else if (!strcmp(o, "--topology")) s->topology = v;
+		else if (!strcmp(o, "--write")) s->write_dir = v;
+		else if (!strcmp(o, "--intervals")) s->intervals = atoi(v);
+		else if (!strcmp(o, "--fault-from")) s->fault_from = atoi(v);
+		else if (!strcmp(o, "--fault-to")) s->fault_to = atoi(v);
+		else if (!strcmp(o, "--busy-host")) s->busy_host = v;
+		else if (!strcmp(o, "--fault")) {
+			if (s->nfaults == 4)
+				return usage_error("at most 4 --fault");
+			s->fault_spec[s->nfaults++] = v;
+		}
 		else if (!strcmp(o, "--loss")) {
 			if (sscanf(v, "%lf:%lf", &s->lo, &s->hi) != 2 || s->lo <= 0 || s->hi < s->lo)
 				return usage_error("--loss LO:HI, e.g. 0.01:0.02");
@@ -433,27 +690,40 @@ int tool_localize_sim(int argc, const char **argv)
 	struct sim s = { .so = { .shape = "leaf-spine", .groups = 32, .hosts = 32, .rails = 8, .spines = 16,
 				 .pods = 1, .gbps = 400 },
 			 .peers = 8, .buckets = 4, .width = 4, .probes = 20, .trials = 200, .k = 3, .seed = 1,
-			 .noise = 1e-4, .busy_frac = 0.01, .busy_loss = 0.005, .lo = 0.01, .hi = 0.02 };
+			 .noise = 1e-4, .busy_frac = 0.01, .busy_loss = 0.005, .lo = 0.01, .hi = 0.02, .intervals = 6, .fault_to = 1 << 30 };
 	struct sim_tally y = { 0 };
 	uint64_t rng, t0 = clock_ns();
 	int rc, i;
 
 	if ((rc = sim_args(&s, argc, argv)))
 		return rc;
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* a line per trial, as it ends */
 	rng = s.seed;
 	if ((rc = sim_setup(&s)))
 		return -rc;
 	printf("fabric: %zu hosts, %zu NIC ports, %zu switches, %zu cables; %zu probe groups, %d probes each "
 	       "an interval; setup %.1f s\n", s.a.net.nhosts, s.a.net.nports, s.a.net.nsw, s.a.net.ncables, s.ng,
 	       s.probes, (clock_ns() - t0) / 1e9);
+	if (s.write_dir) {
+		rc = sim_write(&s, &rng);
+		s.trials = 0;
+	} else if (s.parse_time) {
+		rc = sim_parse_time(&s, &rng);
+		s.trials = 0;
+	}
 	for (i = 0; i < s.trials; i++)
 		if ((rc = run_trial(&s, &y, &rng, i)))
 			return -rc;
+	if (!s.trials) {
+		mon_analyzer_release(&s.a);
+		return rc;
+	}
 	printf("named: %ld true, %ld false; precision %.4f; recall %.4f (%ld of %d faults named within %d "
 	       "intervals); cleared %ld of %ld within %d; host verdicts %ld; time per interval mean %.3f s "
-	       "max %.3f s over %ld intervals\n", y.tp, y.fp, y.tp + y.fp ? (double)y.tp / (y.tp + y.fp) : 1.0,
-	       (double)y.recalled / s.trials, y.recalled, s.trials, s.k, y.cleared, y.recalled, s.k, y.hosts,
-	       y.t_sum / y.intervals, y.t_max, y.intervals);
+	       "max %.3f s, cpu mean %.3f s max %.3f s, over %ld intervals\n", y.tp, y.fp,
+	       y.tp + y.fp ? (double)y.tp / (y.tp + y.fp) : 1.0, (double)y.recalled / s.trials, y.recalled, s.trials,
+	       s.k, y.cleared, y.recalled, s.k, y.hosts, y.t_sum / y.intervals, y.t_max, y.cpu_sum / y.intervals,
+	       y.cpu_max, y.intervals);
 	mon_analyzer_release(&s.a);
 	topo_release(&s.t);
 	free(s.g);
