@@ -180,6 +180,7 @@ struct loc_opts {
 #define LOC_OPTS_INIT { 1e-5, 20, 4, 0.002, 0.8, 64, 3 }
 #define LOC_MAX_ALTS 8
 #define LOC_MAX_PASSES 8	/* passes of the vote an interval (see above) */
+#define LOC_SEEN 3		/* bad probes expected: enough to see a rate in a subset */
 
 struct loc_suspect {
 	uint32_t elem;
@@ -208,7 +209,8 @@ struct loc_vote {
 	/* scratch per element and per set */
 	double *o, *e, *x, *rate;
 	double *so, *se, *sx, *sr;
-	size_t nelems_alloc, nsets_alloc;
+	double *lo, *le, *lx;	/* per NIC port: O, E, N of its probes within its leaf */
+	size_t nelems_alloc, nsets_alloc, nports_alloc;
 };
 
 void loc_vote_init(struct loc_vote *v);

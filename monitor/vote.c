@@ -22,6 +22,9 @@ void loc_vote_release(struct loc_vote *v)
 {
 	free(v->s);
 	free(v->cand);
+	free(v->lo);
+	free(v->le);
+	free(v->lx);
 	free(v->fail);
 	free(v->mark);
 	free(v->o);
@@ -50,8 +53,21 @@ int loc_group_failed(double sent, double bad, double p0)
 	return bad > 0 && poisson_score(bad, sent * p0) > FAIL_SCORE;
 }
 
-static int vote_alloc(struct loc_vote *v, size_t nel, size_t nsets)
+static int vote_alloc(struct loc_vote *v, size_t nel, size_t nports, size_t nsets)
 {
+	if (nports > v->nports_alloc || !v->lo) {
+		free(v->lo);
+		free(v->le);
+		free(v->lx);
+		v->lo = malloc((nports + 1) * sizeof(double));
+		v->le = malloc((nports + 1) * sizeof(double));
+		v->lx = malloc((nports + 1) * sizeof(double));
+		v->nports_alloc = nports;
+		if (!v->lo || !v->le || !v->lx) {
+			v->nports_alloc = 0;
+			return -1;
+		}
+	}
 	if (nel > v->nelems_alloc) {
 		free(v->o);
 		free(v->e);
@@ -103,6 +119,9 @@ static void vote_pass(struct loc_vote *v, const struct loc_net *n, const struct 
 	memset(v->o, 0, n->nelems * sizeof(double));
 	memset(v->e, 0, n->nelems * sizeof(double));
 	memset(v->x, 0, n->nelems * sizeof(double));
+	memset(v->lo, 0, n->nports * sizeof(double));
+	memset(v->le, 0, n->nports * sizeof(double));
+	memset(v->lx, 0, n->nports * sizeof(double));
 	for (i = 0; i < p->nsets; i++) {
 		double r = 0;
 
@@ -126,6 +145,14 @@ static void vote_pass(struct loc_vote *v, const struct loc_net *n, const struct 
 		v->so[g->set] += g->bad;
 		v->sx[g->set] += g->sent;
 		v->se[g->set] += ex;
+		if (p->off[g->set] == p->off[g->set + 1]) {	/* within a leaf: the NICs' alone */
+			v->lo[g->port_a] += g->bad;
+			v->le[g->port_a] += ex;
+			v->lx[g->port_a] += g->sent;
+			v->lo[g->port_b] += g->bad;
+			v->le[g->port_b] += ex;
+			v->lx[g->port_b] += g->sent;
+		}
 	}
 	for (i = 0; i < p->nsets; i++) {
 		if (!v->sx[i])
@@ -136,12 +163,47 @@ static void vote_pass(struct loc_vote *v, const struct loc_net *n, const struct 
 	}
 }
 
+/* the excess rate of what crosses el, and of the local share of a NIC's */
+static double excess_rate(const struct loc_vote *v, uint32_t el)
+{
+	return v->x[el] > 0 ? (v->o[el] - v->e[el]) / v->x[el] : 0;
+}
+
+/*
+ * Is el's fault what its own probes say?  A NIC's probes to and from its
+ * own leaf cross no cable but the NICs': when they carry enough to see its
+ * rate (LOC_SEEN bad probes expected) and show under a quarter of it, the
+ * loss is the fabric's beyond the leaf, not the NIC's.  A host's fault is on
+ * every lane: a lane that carries enough to see it and shows under a
+ * quarter of its rate makes it a NIC's (or two), not the host's.
+ */
+static int elem_consistent(const struct loc_vote *v, const struct loc_net *n, uint32_t el, double rate)
+{
+	size_t i, h;
+
+	if (el >= n->host0) {
+		h = el - n->host0;
+		for (i = n->host_port[h]; i < n->host_port[h + 1]; i++) {
+			uint32_t nic = n->nic0 + (uint32_t)i;
+
+			if (rate * v->x[nic] >= LOC_SEEN && excess_rate(v, nic) < rate / 4)
+				return 0;
+		}
+	} else if (el >= n->nic0) {
+		i = el - n->nic0;
+		if (rate * v->lx[i] >= LOC_SEEN && v->lo[i] - v->le[i] < rate * v->lx[i] / 4)
+			return 0;
+	}
+	return 1;
+}
+
 /* does element el pass the bounds to be taken?  its score, else -1 */
-static double elem_score(const struct loc_vote *v, uint32_t el, const struct loc_opts *o)
+static double elem_score(const struct loc_vote *v, const struct loc_net *n, uint32_t el, const struct loc_opts *o)
 {
 	double ex = v->o[el] - v->e[el];
 
-	if (v->x[el] <= 0 || ex < o->min_excess || ex / v->x[el] < o->min_rate)
+	if (v->x[el] <= 0 || ex < o->min_excess || ex / v->x[el] < o->min_rate ||
+	    !elem_consistent(v, n, el, ex / v->x[el]))
 		return -1;
 	return poisson_score(v->o[el], v->e[el]);
 }
@@ -167,7 +229,7 @@ static int vote_cands(struct loc_vote *v, const struct loc_net *n, const struct 
 
 	v->ncand = 0;
 	for (el = 0; el < n->nelems; el++) {
-		double sc = elem_score(v, el, o);
+		double sc = elem_score(v, n, el, o);
 
 		if (sc < o->min_score)
 			continue;
@@ -293,7 +355,7 @@ static void vote_refine(struct loc_vote *v, const struct loc_opts *o)
 }
 
 /* which rivals of the suspects taken from first on did taking them explain away: alternatives */
-static void vote_alts(struct loc_vote *v, const struct loc_opts *o, size_t first)
+static void vote_alts(struct loc_vote *v, const struct loc_net *n, const struct loc_opts *o, size_t first)
 {
 	size_t j;
 	int i;
@@ -302,7 +364,7 @@ static void vote_alts(struct loc_vote *v, const struct loc_opts *o, size_t first
 		struct loc_suspect *s = &v->s[j];
 
 		for (i = 0; i < s->nrivals; i++)
-			if (elem_score(v, s->rivals[i], o) < o->min_score)
+			if (elem_score(v, n, s->rivals[i], o) < o->min_score)
 				s->alts[s->nalts++] = s->rivals[i];
 	}
 }
@@ -413,7 +475,7 @@ int loc_vote(struct loc_vote *v, const struct loc_net *n, const struct loc_paths
 	v->sent = v->bad = 0;
 	v->groups = (long)nobs;
 	v->failing = 0;
-	if (vote_alloc(v, n->nelems, p->nsets))
+	if (vote_alloc(v, n->nelems, n->nports, p->nsets))
 		return fs_err_env("out of memory voting over %zu probe groups", nobs);
 	for (i = 0; i < nobs; i++) {
 		v->sent += obs[i].sent;
@@ -429,7 +491,7 @@ int loc_vote(struct loc_vote *v, const struct loc_net *n, const struct loc_paths
 			vote_refine(v, o);
 			vote_pass(v, n, p, obs, nobs);
 		}
-		vote_alts(v, o, first);
+		vote_alts(v, n, o, first);
 		first = v->ns;
 		if (pass == LOC_MAX_PASSES || (int)v->ns >= o->max_suspects)
 			break;

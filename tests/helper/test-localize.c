@@ -333,7 +333,26 @@ static uint64_t cpu_ns(void)
 struct sim_tally {
 	long tp, fp, recalled, cleared, hosts, intervals;
 	double t_sum, t_max, cpu_sum, cpu_max;
+	char marks[16];		/* the trial's fault intervals: fault_mark's */
 };
+
+/* what the vote made of the fault this interval: S a suspect, I inconclusive (with alternatives, or
+ * one of another's), - neither */
+static char fault_mark(const struct sim *s, uint32_t fault)
+{
+	const struct loc_vote *v = &s->a.vote;
+	size_t i;
+	int j;
+
+	for (i = 0; i < v->ns; i++) {
+		if (v->s[i].elem == fault)
+			return v->s[i].nalts ? 'I' : 'S';
+		for (j = 0; j < v->s[i].nalts; j++)
+			if (v->s[i].alts[j] == fault)
+				return 'I';
+	}
+	return '-';
+}
 
 static int run_interval(struct sim *s, struct sim_tally *y, uint32_t fault, int phase, int *named_at, int i)
 {
@@ -352,6 +371,8 @@ static int run_interval(struct sim *s, struct sim_tally *y, uint32_t fault, int 
 	y->t_sum += dt;
 	y->t_max = dt > y->t_max ? dt : y->t_max;
 	y->intervals++;
+	if (phase == 1 && i - s->k < (int)sizeof(y->marks) - 1)
+		y->marks[i - s->k] = fault_mark(s, fault);
 	for (c = 0; c < s->a.track.nch; c++) {
 		const struct loc_change *ch = &s->a.track.ch[c];
 		char name[300];
@@ -402,6 +423,7 @@ static int run_trial(struct sim *s, struct sim_tally *y, uint64_t *rng, int tria
 	loc_track_release(&s->a.track);
 	if ((rc = loc_track_init(&s->a.track, n->nelems)))
 		return rc;
+	memset(y->marks, 0, sizeof(y->marks));
 	for (h = 0; h < n->nhosts; h++)
 		s->busy[h] = urand(rng) < s->busy_frac ? s->busy_loss : 0;
 	sim_hits(s, &fault, 1);
@@ -416,8 +438,8 @@ static int run_trial(struct sim *s, struct sim_tally *y, uint64_t *rng, int tria
 	y->recalled += named_at >= 0;
 	y->cleared += cleared;
 	loc_elem_name(n, fault, name, sizeof(name));
-	printf("trial %d: %s loss %.2f%%: %s\n", trial, name, 100 * loss,
-	       named_at >= 0 ? "named" : s->a.track.el[fault].inconclusive ? "inconclusive" : "not named");
+	printf("trial %d: %s loss %.2f%%: %s (%s)\n", trial, name, 100 * loss, named_at >= 0 ? "named" : "not named",
+	       y->marks);
 	return 0;
 }
 

@@ -56,6 +56,8 @@
  *                            planted faults (test-nightly.c)
  *   localize-sim [...]       the monitor's localization on a simulated fabric with random
  *                            link and NIC faults (test-localize.c; bench/localize-bench.sh)
+ *   promtext FILE, promtext-fuzz FILE N SEED   the Prometheus text reader of monitor analyze
+ *                            (test-promtext.c)
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input.
  */
@@ -122,6 +124,8 @@ static const struct tool_cmd cmds[] = {
 	{ "dissect-fuzz", tool_dissect },
 	{ "nightly", tool_nightly },
 	{ "localize-sim", tool_localize_sim },
+	{ "promtext", tool_promtext },
+	{ "promtext-fuzz", tool_promtext },
 };
 
 static int tool_usage(void)

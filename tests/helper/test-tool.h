@@ -117,7 +117,9 @@ int tool_dissect_fuzz(int argc, const char **argv);
 
 /* test-nightly.c: nightly (a results directory shaped like a nightly run, with planted faults) */
 int tool_nightly(int argc, const char **argv);
-/* test-localize.c */
+/* test-localize.c: localize-sim (the monitor's localization on a simulated fabric) */
 int tool_localize_sim(int argc, const char **argv);
+/* test-promtext.c: promtext, promtext-fuzz */
+int tool_promtext(int argc, const char **argv);
 
 #endif
