@@ -373,6 +373,12 @@ static int run_interval(struct sim *s, struct sim_tally *y, uint32_t fault, int 
 	y->intervals++;
 	if (phase == 1 && i - s->k < (int)sizeof(y->marks) - 1)
 		y->marks[i - s->k] = fault_mark(s, fault);
+	if (phase == 1 && getenv("SIM_DEBUG") && fault_mark(s, fault) == '-') {
+		const struct loc_vote *v = &s->a.vote;
+
+		fprintf(stderr, "interval %d: fault O %.2f E %.2f X %.0f p0 %.2e suspects %zu failing %ld\n", i,
+			v->o[fault], v->e[fault], v->x[fault], v->p0, v->ns, v->failing);
+	}
 	for (c = 0; c < s->a.track.nch; c++) {
 		const struct loc_change *ch = &s->a.track.ch[c];
 		char name[300];
