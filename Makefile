@@ -15,7 +15,8 @@
 #   make coverage        line coverage of the functional tiers (build-cov/, gcovr): a table per
 #                        folder, the least covered files, and the ASan selection made anew
 #   make deps            install every package the tiers use (ci/install-deps all; as root)
-#   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI); needs root
+#   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI), and the monitor's
+#                        localization on a simulated fabric; needs root
 #   make install         PREFIX=/usr/local DESTDIR= : the binary, the manual pages (man/: man1,
 #                        man5, man7), the plot templates (DATADIR), examples (DOCDIR); make
 #                        uninstall removes them
@@ -334,6 +335,7 @@ demo:
 bench: all
 	bench/fleet-bench.sh
 	bench/scale-bench.sh
+	bench/localize-bench.sh
 	@ci/install-deps bench
 	bench/model-bench.sh
 	bench/netns-bench.sh

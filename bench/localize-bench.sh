@@ -19,7 +19,7 @@
 #    the faults cleared within 3 healthy intervals, host verdicts (busy hosts: not fabric
 #    faults, not counted either way), and the analysis's time per interval (mean and max; the
 #    simulation's own time is not counted).
-# 2. TRIALS of -c (default 20; 0 for none) without a tracer (the design's candidate paths only):
+# 2. TRIALS of -c (default 10; 0 for none) without a tracer (the design's candidate paths only):
 #    what the topology alone can name (NICs; a link fault is inconclusive between the cables of
 #    its switch).
 #
@@ -39,7 +39,7 @@ fail()    { echo "$prog: $*" >&2; exit 4; }
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
 TEST_TOOL=${TEST_TOOL:-$srcdir/tests/helper/test-tool}
-TRIALS=200 CTRIALS=20 SEED=1 LIMIT=1800 KEEP=0
+TRIALS=200 CTRIALS=10 SEED=1 LIMIT=1800 KEEP=0
 while (($#)); do
 	case $1 in
 	-T) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "-T needs a number of trials"; TRIALS=$2; shift ;;

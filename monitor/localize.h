@@ -31,27 +31,36 @@
  * named, until traces of the failing tuples say which.
  *
  * Voting (loc_vote), as NetBouncer and 007 vote, by likelihood: each probe
- * is lost with probability q(g) = p0 + sum over named elements of w(g, e)
- * p(e), p0 the baseline (the larger of the floor opts->base_loss and the
- * interval's overall rate of bad probes).  For every element, the bad
- * probes through it O(e) = sum w(g, e) bad(g), against those expected
- * E(e) = sum w(g, e) sent(g) q(g); its score is the Poisson log-likelihood
- * ratio of "e drops (O - E) / N of what crosses it" against "e drops
- * nothing": O ln(O / E) - (O - E).  The element of the highest score is
- * taken when the score, its excess O - E and its rate clear the options'
- * bounds; the model then includes it (q grows for the groups through it)
- * and the next is sought, up to opts->max_suspects.  An element whose
- * score was within opts->tie of the one taken and which the one taken
- * explains away (its score falls under the bound) is an alternative: with
- * one, the verdict is inconclusive and both are listed.  Healthy groups
- * count: a link crossed by many probes that came back has a large E and a
- * low rate, whatever the failing groups say.  Evidence per suspect: n
- * failing groups through it (a group fails when its bad probes are
- * unlikely under p0: Poisson tail below 1 %), m healthy ones (none bad)
- * that avoid it and leave its switch (a link) or its node (a NIC) another
- * way.  Cost: one pass over the groups and one over the path sets per
- * suspect taken, O(groups + path-set entries); memory by elements (the
- * cables and NIC ports) and path sets.
+ * of group g is bad with probability q(g) = p0 + sum over the suspects e of
+ * w(g, e) r(e), p0 the baseline (the larger of opts->base_loss and the
+ * interval's rate of bad probes that no suspect explains).  An element's
+ * score is the log-likelihood ratio of "e drops a fraction r of what
+ * crosses it" against "e drops nothing", the groups' bad probes Poisson:
+ * sum over the groups with bad probes through it of k ln(1 + w r / q),
+ * less r times the probes through it (N, healthy groups' included: a link
+ * crossed by many probes that came back has a low rate), maximized over r.
+ * (A cheap screen comes first: the bad probes through it weighted by the
+ * shares, O, against those expected, E, O ln(O / E) - (O - E) at least
+ * LOC_SCREEN.)  Candidates that clear opts->min_score, an excess r N of
+ * opts->min_excess and a rate of opts->min_rate are taken best first, a
+ * pass at a time, never two in one pass that explain the same failing
+ * groups (a quarter of them) or stand in one place (a NIC and its host, two
+ * cables of one switch); the model then holds them, their rates and p0 are
+ * estimated again, and the next pass looks at what is left, up to
+ * LOC_MAX_PASSES passes and opts->max_suspects.  A candidate passed over for
+ * one taken, whose score was within opts->tie of it and which the next pass
+ * finds explained away, is an alternative: the suspect is inconclusive, both
+ * listed.  A NIC and a host must be what their own probes say: a NIC's
+ * probes within its leaf cross no cable but the NICs', so a loss they do not
+ * show (LOC_SEEN bad probes expected, under a quarter seen) is the fabric's;
+ * a host's fault is on every lane, so a lane clean where it should show is
+ * a NIC's fault, not the host's.  Evidence per suspect: n failing groups
+ * through it (a group fails when its bad probes are unlikely under p0: a
+ * Poisson ratio over ln 100), m healthy ones (none bad) that avoid it and
+ * leave its switch (a link) or its node (a NIC) another way.  Cost: per
+ * pass, one sweep of the groups and one of the path-set entries, and the
+ * likelihood of the screened elements over the groups with bad probes;
+ * memory by elements (the cables and NIC ports), groups and path sets.
  *
  * Hysteresis (loc_track): an element is named after opts->k intervals in a
  * row of being a suspect, and cleared after k in a row of not being one;
@@ -181,6 +190,7 @@ struct loc_opts {
 #define LOC_MAX_ALTS 8
 #define LOC_MAX_PASSES 8	/* passes of the vote an interval (see above) */
 #define LOC_SEEN 3		/* bad probes expected: enough to see a rate in a subset */
+#define LOC_SCREEN 3		/* the quick score an element needs before its likelihood is computed */
 
 struct loc_suspect {
 	uint32_t elem;
@@ -195,6 +205,7 @@ struct loc_suspect {
 };
 
 struct cand;
+struct exact_grp;
 
 struct loc_vote {
 	double p0;		/* the baseline used */
@@ -206,6 +217,10 @@ struct loc_vote {
 	size_t ncand, cand_alloc;
 	uint32_t *fail, *mark;	/* the failing groups, and which suspect each went through */
 	size_t nfail, fail_alloc;
+	uint32_t *badg;		/* the groups with bad probes */
+	size_t nbadg, badg_alloc;
+	double *q;		/* per group: its rate of bad probes under the model */
+	struct exact_grp *xg;	/* the likelihood's scratch */
 	/* scratch per element and per set */
 	double *o, *e, *x, *rate;
 	double *so, *se, *sx, *sr;

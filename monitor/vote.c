@@ -22,6 +22,9 @@ void loc_vote_release(struct loc_vote *v)
 {
 	free(v->s);
 	free(v->cand);
+	free(v->q);
+	free(v->badg);
+	free(v->xg);
 	free(v->lo);
 	free(v->le);
 	free(v->lx);
@@ -137,6 +140,8 @@ static void vote_pass(struct loc_vote *v, const struct loc_net *n, const struct 
 		double q = v->p0 + v->sr[g->set] + v->rate[na] + v->rate[nb] + v->rate[ha] + (hb != ha ? v->rate[hb] : 0);
 		double ex = g->sent * (q < 1 ? q : 1);
 
+		v->q[i] = q < 1 ? q : 1;
+
 		acc(v, na, g->bad, g->sent, ex);
 		acc(v, nb, g->bad, g->sent, ex);
 		acc(v, ha, g->bad, g->sent, ex);
@@ -197,20 +202,81 @@ static int elem_consistent(const struct loc_vote *v, const struct loc_net *n, ui
 	return 1;
 }
 
-/* does element el pass the bounds to be taken?  its score, else -1 */
-static double elem_score(const struct loc_vote *v, const struct loc_net *n, uint32_t el, const struct loc_opts *o)
-{
-	double ex = v->o[el] - v->e[el];
+static double share_of(const struct loc_net *n, const struct loc_paths *p, const struct loc_obs *g, uint32_t el);
 
-	if (v->x[el] <= 0 || ex < o->min_excess || ex / v->x[el] < o->min_rate ||
-	    !elem_consistent(v, n, el, ex / v->x[el]))
+/* the scratch of exact_score: the bad groups through el */
+struct exact_grp {
+	double w, k, q0;
+};
+
+/*
+ * The likelihood of "el drops a fraction r of what crosses it" against
+ * "el drops nothing", each probe Poisson with its group's rate q: the
+ * groups with bad probes through el, sum k ln(1 + w r / q0), less r times
+ * the probes through el (N, the healthy groups' included); maximized over
+ * r (its derivative falls with r: bisection).  q0 is the group's rate
+ * without el's own (own: the rate the model gives el now).  The best r
+ * into *rate; the ratio returned.
+ */
+static double exact_score(struct loc_vote *v, const struct loc_net *n, const struct loc_paths *p,
+			  const struct loc_obs *obs, uint32_t el, double own, double *rate)
+{
+	struct exact_grp *x = v->xg;
+	size_t i, m = 0;
+	double lo = 0, hi = 1, d, llr = 0;
+	int it;
+
+	*rate = 0;
+	if (v->x[el] <= 0)
+		return 0;
+	for (i = 0; i < v->nbadg; i++) {
+		const struct loc_obs *g = &obs[v->badg[i]];
+		double w = share_of(n, p, g, el), q0;
+
+		if (w <= 0)
+			continue;
+		q0 = v->q[v->badg[i]] - w * own;
+		x[m++] = (struct exact_grp){ w, g->bad, q0 > 1e-12 ? q0 : 1e-12 };
+	}
+	for (it = 0; it < 60; it++) {
+		double r = it ? (lo + hi) / 2 : 0;
+
+		for (d = -v->x[el], i = 0; i < m; i++)
+			d += x[i].k * x[i].w / (x[i].q0 + x[i].w * r);
+		if (!it && d <= 0)
+			return 0;
+		if (it)
+			*(d > 0 ? &lo : &hi) = r;
+	}
+	*rate = lo;
+	for (i = 0; i < m; i++)
+		llr += x[i].k * log1p(x[i].w * lo / x[i].q0);
+	return llr - lo * v->x[el];
+}
+
+/*
+ * Does element el pass the bounds to be taken?  Its score (and its rate
+ * into *rate), else -1.  A cheap screen first (the bad probes through it,
+ * weighted by the shares, against those expected), then the likelihood.
+ */
+static double elem_score(struct loc_vote *v, const struct loc_net *n, const struct loc_paths *p,
+			 const struct loc_obs *obs, uint32_t el, const struct loc_opts *o, double *rate)
+{
+	double ex = v->o[el] - v->e[el], sc, r;
+
+	*rate = 0;
+	if (v->x[el] <= 0 || ex < 1 || poisson_score(v->o[el], v->e[el]) < LOC_SCREEN)
 		return -1;
-	return poisson_score(v->o[el], v->e[el]);
+	sc = exact_score(v, n, p, obs, el, v->rate[el], &r);
+	if (sc < o->min_score || r * v->x[el] < o->min_excess || r < o->min_rate || !elem_consistent(v, n, el, r))
+		return -1;
+	*rate = r;
+	return sc;
 }
 
 struct cand {
 	uint32_t el;
-	double score;
+	double score, rate;
 };
 
 static int cand_cmp(const void *a, const void *b)
@@ -223,19 +289,20 @@ static int cand_cmp(const void *a, const void *b)
 }
 
 /* every element that passes the bounds, best first (by index on equal scores) */
-static int vote_cands(struct loc_vote *v, const struct loc_net *n, const struct loc_opts *o)
+static int vote_cands(struct loc_vote *v, const struct loc_net *n, const struct loc_paths *p,
+		      const struct loc_obs *obs, const struct loc_opts *o)
 {
 	uint32_t el;
 
 	v->ncand = 0;
 	for (el = 0; el < n->nelems; el++) {
-		double sc = elem_score(v, n, el, o);
+		double r, sc = elem_score(v, n, p, obs, el, o, &r);
 
 		if (sc < o->min_score)
 			continue;
 		if (FS_ALLOC_GROW(v->cand, v->ncand + 1, v->cand_alloc))
 			return -1;
-		v->cand[v->ncand++] = (struct cand){ el, sc };
+		v->cand[v->ncand++] = (struct cand){ el, sc, r };
 	}
 	qsort(v->cand, v->ncand, sizeof(*v->cand), cand_cmp);
 	return 0;
@@ -325,8 +392,8 @@ static int vote_take(struct loc_vote *v, const struct loc_net *n, const struct l
 		s->score = c->score;
 		s->bad = v->o[s->elem];
 		s->sent = v->x[s->elem];
-		s->excess = v->o[s->elem] - v->e[s->elem];
-		s->rate = s->excess / s->sent;
+		s->rate = c->rate;
+		s->excess = c->rate * s->sent;
 		for (k = 0; k < v->nfail; k++)
 			if (!v->mark[k] && through(n, p, &obs[v->fail[k]], c->el))
 				v->mark[k] = (uint32_t)v->ns;
@@ -337,17 +404,19 @@ static int vote_take(struct loc_vote *v, const struct loc_net *n, const struct l
 }
 
 /* the suspects' rates and the baseline again, from what the model leaves unexplained */
-static void vote_refine(struct loc_vote *v, const struct loc_opts *o)
+static void vote_refine(struct loc_vote *v, const struct loc_net *n, const struct loc_paths *p,
+			const struct loc_obs *obs, const struct loc_opts *o)
 {
-	double explained = 0;
+	double explained = 0, r;
 	size_t j;
 
 	for (j = 0; j < v->ns; j++) {
 		struct loc_suspect *s = &v->s[j];
-		double r = v->rate[s->elem] + (v->o[s->elem] - v->e[s->elem]) / v->x[s->elem];
 
-		v->rate[s->elem] = s->rate = r > 0 ? r : 0;
-		explained += s->rate * v->x[s->elem];
+		exact_score(v, n, p, obs, s->elem, v->rate[s->elem], &r);
+		v->rate[s->elem] = s->rate = r;
+		s->excess = r * v->x[s->elem];
+		explained += s->excess;
 	}
 	v->p0 = v->sent > 0 ? (v->bad - explained) / v->sent : 0;
 	if (v->p0 < o->base_loss)
@@ -355,8 +424,10 @@ static void vote_refine(struct loc_vote *v, const struct loc_opts *o)
 }
 
 /* which rivals of the suspects taken from first on did taking them explain away: alternatives */
-static void vote_alts(struct loc_vote *v, const struct loc_net *n, const struct loc_opts *o, size_t first)
+static void vote_alts(struct loc_vote *v, const struct loc_net *n, const struct loc_paths *p,
+		      const struct loc_obs *obs, const struct loc_opts *o, size_t first)
 {
+	double r;
 	size_t j;
 	int i;
 
@@ -364,13 +435,13 @@ static void vote_alts(struct loc_vote *v, const struct loc_net *n, const struct 
 		struct loc_suspect *s = &v->s[j];
 
 		for (i = 0; i < s->nrivals; i++)
-			if (elem_score(v, n, s->rivals[i], o) < o->min_score)
+			if (elem_score(v, n, p, obs, s->rivals[i], o, &r) < o->min_score)
 				s->alts[s->nalts++] = s->rivals[i];
 	}
 }
 
-/* is elem on the path set (a link) or an end (a NIC, a host) of g */
-static int through(const struct loc_net *n, const struct loc_paths *p, const struct loc_obs *g, uint32_t el)
+/* the share of g's probes that cross el: on its path set (a link), an end of it (a NIC, a host: 1) */
+static double share_of(const struct loc_net *n, const struct loc_paths *p, const struct loc_obs *g, uint32_t el)
 {
 	size_t lo, hi;
 
@@ -388,7 +459,12 @@ static int through(const struct loc_net *n, const struct loc_paths *p, const str
 		else
 			hi = mid;
 	}
-	return lo < p->off[g->set + 1] && p->share[lo].elem == el && p->share[lo].w > 0;
+	return lo < p->off[g->set + 1] && p->share[lo].elem == el ? p->share[lo].w : 0;
+}
+
+static int through(const struct loc_net *n, const struct loc_paths *p, const struct loc_obs *g, uint32_t el)
+{
+	return share_of(n, p, g, el) > 0;
 }
 
 static uint32_t edge_from(const struct loc_net *n, uint32_t edge)
@@ -451,8 +527,16 @@ static int vote_failing(struct loc_vote *v, const struct loc_obs *obs, size_t no
 {
 	size_t i;
 
-	v->nfail = 0;
+	v->nfail = v->nbadg = 0;
+	free(v->q);
+	if (!(v->q = calloc(nobs + 1, sizeof(*v->q))))
+		return -1;
 	for (i = 0; i < nobs; i++) {
+		if (obs[i].bad > 0) {
+			if (FS_ALLOC_GROW(v->badg, v->nbadg + 1, v->badg_alloc))
+				return -1;
+			v->badg[v->nbadg++] = (uint32_t)i;
+		}
 		if (!loc_group_failed(obs[i].sent, obs[i].bad, v->p0))
 			continue;
 		if (FS_ALLOC_GROW(v->fail, v->nfail + 1, v->fail_alloc))
@@ -461,8 +545,10 @@ static int vote_failing(struct loc_vote *v, const struct loc_obs *obs, size_t no
 	}
 	v->failing = (long)v->nfail;
 	free(v->mark);
+	free(v->xg);
 	v->mark = calloc(v->nfail + 1, sizeof(*v->mark));
-	return v->mark ? 0 : -1;
+	v->xg = calloc(v->nbadg + 1, sizeof(*v->xg));
+	return v->mark && v->xg ? 0 : -1;
 }
 
 int loc_vote(struct loc_vote *v, const struct loc_net *n, const struct loc_paths *p, const struct loc_obs *obs,
@@ -488,14 +574,14 @@ int loc_vote(struct loc_vote *v, const struct loc_net *n, const struct loc_paths
 	for (pass = 0; pass <= LOC_MAX_PASSES; pass++) {
 		vote_pass(v, n, p, obs, nobs);
 		if (pass > 0) {
-			vote_refine(v, o);
+			vote_refine(v, n, p, obs, o);
 			vote_pass(v, n, p, obs, nobs);
 		}
-		vote_alts(v, n, o, first);
+		vote_alts(v, n, p, obs, o, first);
 		first = v->ns;
 		if (pass == LOC_MAX_PASSES || (int)v->ns >= o->max_suspects)
 			break;
-		if (vote_cands(v, n, o) || vote_take(v, n, p, obs, o))
+		if (vote_cands(v, n, p, obs, o) || vote_take(v, n, p, obs, o))
 			return fs_err_env("out of memory voting over %zu probe groups", nobs);
 		if (v->ns == first)
 			break;

@@ -373,7 +373,7 @@ static int run_interval(struct sim *s, struct sim_tally *y, uint32_t fault, int 
 	y->intervals++;
 	if (phase == 1 && i - s->k < (int)sizeof(y->marks) - 1)
 		y->marks[i - s->k] = fault_mark(s, fault);
-	if (phase == 1 && getenv("SIM_DEBUG") && fault_mark(s, fault) == '-') {
+	if (phase == 1 && getenv("SIM_DEBUG")) {
 		const struct loc_vote *v = &s->a.vote;
 
 		fprintf(stderr, "interval %d: fault O %.2f E %.2f X %.0f p0 %.2e suspects %zu failing %ld\n", i,
