@@ -183,7 +183,7 @@ TOPO_SRC := topology/intent.c topology/dot.c topology/ecmp.c topology/check.c to
 	discover/show.c discover/lldpd.c discover/judge.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/capture-files.c pcap/flow.c pcap/reader.c pcap/analyze.c
 MONITOR_SRC := monitor/localize.c monitor/vote.c monitor/verdict.c monitor/pipeline.c monitor/promtext.c \
-	       monitor/scrape.c monitor/analyze.c monitor/cmd.c
+	       monitor/scrape.c monitor/promql.c monitor/analyze.c monitor/cmd.c
 MODEL_SRC := model/maxmin.c model/fabric.c model/solve.c model/shape.c fleet/model-cmd.c
 LIB_SRC := $(MODEL_SRC) $(MONITOR_SRC) $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <poll.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,10 +20,12 @@
 #include "../core/slurp.h"
 #include "../report/push.h"
 #include "analyze.h"
+#include "promql.h"
 #include "scrape.h"
 
 struct an_opts {
-	const char *topology, *paths, *json, *verdicts, *webhook;
+	const char *topology, *paths, *json, *verdicts, *webhook, *prometheus;
+	double at;
 	struct opt_list metrics, replay;	/* replay: the positional arguments */
 	int replaying;
 	double interval_s, slow_s, base_loss, min_rate, min_score;
@@ -228,7 +231,22 @@ static void post_changes(struct an *an, const char *when)
 	free(text);
 }
 
-static int one_interval(struct an *an, const char *source)
+/* the interval's time in the JSON lines: none for --replay (the same scrapes, the same lines), the
+ * query's time with --at, else now */
+static void interval_time(const struct an *an, double at, char *when, size_t len)
+{
+	time_t t = (time_t)at;
+	struct tm tm;
+
+	if (an->o.replay.n)
+		when[0] = 0;
+	else if (at > 0 && gmtime_r(&t, &tm))
+		strftime(when, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	else
+		clock_iso8601(when, (int)len);
+}
+
+static int one_interval(struct an *an, double at)
 {
 	char when[40];
 	int rc;
@@ -241,15 +259,11 @@ static int one_interval(struct an *an, const char *source)
 	if (an->s.skipped || an->a.untraceable)
 		fs_log(1, "interval %ld: %ld samples not in the design, %ld groups without traced paths", an->intervals,
 		       an->s.skipped, an->a.untraceable);
-	if (an->o.replay.n)
-		snprintf(when, sizeof(when), "%s", "");
-	else
-		clock_iso8601(when, sizeof(when));
+	interval_time(an, at, when, sizeof(when));
 	if (loc_write_json(an->json, &an->a.net, &an->a.vote, &an->a.track, *when ? when : NULL, an->o.k) ||
 	    fflush(an->json))
 		return fs_err_env("unable to write the verdicts' JSON lines%s%s", an->o.json ? " to " : "",
 				  an->o.json ? an->o.json : "");
-	(void)source;
 	post_changes(an, *when ? when : NULL);
 	return write_verdicts(an);
 }
@@ -295,17 +309,39 @@ static int sleep_interval(double s)
 	return net_stop ? -FS_EXIT_INTERRUPTED : 0;
 }
 
+/* --prometheus: an interval a query, at --at and after (no waiting), or now */
+static int run_promql(struct an *an)
+{
+	struct promql_opts po = { an->o.interval_s, (size_t)an->o.max_body, an->o.timeout_ms };
+	long i;
+	int rc;
+
+	for (i = 0; !an->o.count || i < an->o.count; i++) {
+		uint64_t t0 = clock_ns();
+		double at = an->o.at > 0 ? an->o.at + (double)i * an->o.interval_s : 0;
+
+		if ((rc = promql_interval(&an->s, an->o.prometheus, at, &po)) || (rc = one_interval(an, at)))
+			return rc;
+		if (!an->o.at && (!an->o.count || i + 1 < an->o.count) &&
+		    (rc = sleep_interval(an->o.interval_s - (clock_ns() - t0) / 1e9)))
+			return rc;
+	}
+	return an->a.track.nnamed ? -FS_EXIT_CHECK : 0;
+}
+
 static int run(struct an *an)
 {
 	int i, rc;
 	long scrapes = an->o.replay.n ? an->o.replay.n : an->o.count ? an->o.count + 1 : -1;
 
+	if (an->o.prometheus)
+		return run_promql(an);
 	for (i = 0; scrapes < 0 || i < scrapes; i++) {
 		uint64_t t0 = clock_ns();
 
 		if ((rc = scrape_once(an, i)))
 			return rc;
-		if (i > 0 && (rc = one_interval(an, an->o.replay.n ? an->o.replay.v[i] : NULL)))
+		if (i > 0 && (rc = one_interval(an, 0)))
 			return rc;
 		if (!an->o.replay.n && (scrapes < 0 || i + 1 < scrapes) &&
 		    (rc = sleep_interval(an->o.interval_s - (clock_ns() - t0) / 1e9)))
@@ -315,7 +351,7 @@ static int run(struct an *an)
 }
 
 static const char *const an_usage[] = {
-	"fabscope monitor analyze --topology FILE (--metrics URL... | --replay SCRAPE...) [options]",
+	"fabscope monitor analyze --topology FILE (--metrics URL... | --prometheus URL | --replay SCRAPE...) [options]",
 	NULL,
 };
 
@@ -331,9 +367,14 @@ static int an_check(struct an *an)
 {
 	if (!an->o.topology)
 		return fs_err_usage("monitor analyze needs the design: --topology FILE (fabscope-topology(5))");
-	if (!an->o.metrics.n == !an->o.replay.n)
-		return fs_err_usage("monitor analyze reads either --metrics URL (the agents') or --replay FILE "
-				    "(saved scrapes): give one of them");
+	if ((an->o.metrics.n > 0) + (an->o.replay.n > 0) + !!an->o.prometheus != 1)
+		return fs_err_usage("monitor analyze reads the agents' --metrics URL, a Prometheus server "
+				    "(--prometheus URL) or saved scrapes (--replay): give one of them");
+	if (an->o.at > 0 && !an->o.prometheus)
+		return fs_err_usage("--at is a time of a Prometheus server's data: with --prometheus");
+	if (an->o.prometheus && (an->o.interval_s < 1 || (push_check_urls(NULL, an->o.prometheus))))
+		return an->o.interval_s < 1 ? fs_err_usage("--prometheus: the --interval is whole seconds, 1 or more")
+					    : -FS_EXIT_USAGE;
 	if (an->o.replay.n == 1)
 		return fs_err_usage("--replay needs two scrapes or more: an interval is from one to the next");
 	if (an->o.sport_width > MON_MAX_TRACE_PORTS && an->o.paths)
@@ -399,6 +440,10 @@ int cmd_monitor_analyze(int argc, const char **argv)
 		OPT_LIST(0, "metrics", &an.o.metrics, "URL", "an agent's /metrics (repeatable): scraped every interval"),
 		OPT_BOOL(0, "replay", &an.o.replaying, "the arguments are saved scrapes of every agent, in order: an "
 			 "interval from each to the next, no waiting"),
+		OPT_STRING(0, "prometheus", &an.o.prometheus, "URL", "a Prometheus server that scrapes the agents "
+			   "(http://HOST:9090): increase() of their counters over each interval"),
+		OPT_NUMBER(0, "at", &an.o.at, "TIME", "--prometheus: the first interval ends at this unix time, the "
+			   "next --interval after, no waiting (history); default: now, live"),
 		OPT_FILE(0, "paths", &an.o.paths, "FILE", "traced paths of 5-tuples, JSON lines {node, peer, rail, plane, "
 			 "sport, fwd: [switches], rev: [switches]}; without: the design's candidates"),
 		OPT_INT(0, "sport-base", &an.o.sport_base, "PORT", "the first source port of bucket 0 (default 49152)", 1, 65535),
@@ -414,9 +459,10 @@ int cmd_monitor_analyze(int argc, const char **argv)
 		OPT_NUMBER(0, "min-score", &an.o.min_score, "S", "a suspect's least log-likelihood ratio (default 20)"),
 		OPT_INT(0, "max-traces", &an.o.max_traces, "N", "groups newly traced an interval (default 256)", 0, 1 << 20),
 		OPT_GROUP("running"),
-		OPT_SECONDS(0, "interval", &an.o.interval_s, "SECONDS", "--metrics: between scrapes (default 10)"),
-		OPT_INT(0, "count", &an.o.count, "N", "--metrics: stop after N intervals (default 0: run until "
-			"SIGINT/SIGTERM)", 0, 1 << 30),
+		OPT_SECONDS(0, "interval", &an.o.interval_s, "SECONDS", "--metrics: between scrapes; --prometheus: the "
+			    "increase()'s range (default 10)"),
+		OPT_INT(0, "count", &an.o.count, "N", "--metrics, --prometheus: stop after N intervals (default 0: run "
+			"until SIGINT/SIGTERM)", 0, 1 << 30),
 		OPT_INT(0, "timeout", &an.o.timeout_ms, "MS", "each scrape and webhook POST (default 5000)", 1, 600000),
 		OPT_SIZE(0, "max-body", &an.o.max_body, "SIZE", "the most read of one scrape or file (default 64M)", 1024,
 			 1ll << 34),

@@ -113,7 +113,7 @@ static long group_of(struct scrape *s, uint32_t pa, uint32_t pb, int bucket)
 	return (long)s->ng++;
 }
 
-static int on_sample(void *ctx, const struct prom_sample *m)
+int scrape_sample(void *ctx, const struct prom_sample *m)
 {
 	struct scrape *s = ctx;
 	int which = metric_of(m->name), rail, plane, bucket;
@@ -173,7 +173,7 @@ int scrape_body(struct scrape *s, const char *source, const char *text, size_t l
 
 	s->source = source;
 	s->why[0] = 0;
-	rc = prom_parse(text, len, on_sample, s, err, sizeof(err));
+	rc = prom_parse(text, len, scrape_sample, s, err, sizeof(err));
 	if (rc == 2)
 		return fs_err_env("out of memory reading %s", source);
 	if (rc)
@@ -200,13 +200,19 @@ int scrape_interval(struct scrape *s)
 		struct mon_group *o;
 		double sent, lost, slow = 0;
 
-		if (!g->seen[c] || !g->seen[p])
+		if (!g->seen[c] || (!g->seen[p] && !s->increases))
 			continue;
-		sent = increase(g->v[c][C_SENT], g->v[p][C_SENT]);
-		lost = increase(g->v[c][C_LOST], g->v[p][C_LOST]);
+		sent = s->increases ? g->v[c][C_SENT] : increase(g->v[c][C_SENT], g->v[p][C_SENT]);
+		lost = s->increases ? g->v[c][C_LOST] : increase(g->v[c][C_LOST], g->v[p][C_LOST]);
 		if (lost > sent)
 			lost = sent;
-		if (s->slow_s > 0 && isfinite(g->le[c]) && g->le[c] == g->le[p]) {
+		if (s->slow_s > 0 && isfinite(g->le[c]) && s->increases) {
+			slow = g->v[c][C_COUNT] - g->v[c][C_LE];
+			if (slow < 0)
+				slow = 0;
+			if (slow > sent - lost)
+				slow = sent - lost;
+		} else if (s->slow_s > 0 && isfinite(g->le[c]) && g->le[c] == g->le[p]) {
 			slow = increase(g->v[c][C_COUNT], g->v[p][C_COUNT]) - increase(g->v[c][C_LE], g->v[p][C_LE]);
 			if (slow < 0)
 				slow = 0;

@@ -40,6 +40,8 @@ struct scrape {
 	long nscrapes;
 	long skipped;			/* samples of this scrape not in the design */
 	int full_said;
+	int increases;			/* the values read are already the interval's increases (a
+					 * Prometheus server's increase()): no scrape before needed */
 	const char *source;		/* what is being read, for messages */
 	char why[512];			/* the body's fault, when prom_parse stopped */
 	struct mon_group *out;		/* scrape_interval's */
@@ -58,6 +60,11 @@ void scrape_begin(struct scrape *s);
  * (out of memory).
  */
 int scrape_body(struct scrape *s, const char *source, const char *text, size_t len);
+/* One sample (a prom_parse callback; ctx the scrape): 0, 1 a probe metric
+ * without its labels or a count that is none (s->why says which), 2 out of
+ * memory. */
+struct prom_sample;
+int scrape_sample(void *ctx, const struct prom_sample *m);
 /* The groups of the interval from the previous scrape to this one, into
  * s->out[0 .. s->nout): 0, or -FS_EXIT_ENV said. */
 int scrape_interval(struct scrape *s);
