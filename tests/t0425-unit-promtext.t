@@ -133,7 +133,7 @@ test_expect_success $P,FABSCOPE 'monitor analyze: usage errors in one line, exit
 	test_expect_code 2 "$FABSCOPE" monitor analyze --replay s0 s1 2>err &&
 	test_grep "needs the design: --topology FILE" err &&
 	test_expect_code 2 "$FABSCOPE" monitor analyze --topology fab.topo 2>err &&
-	test_grep "either --metrics URL" err &&
+	test_grep "reads the agents. --metrics URL, a Prometheus server (--prometheus URL) or saved scrapes" err &&
 	test_expect_code 2 "$FABSCOPE" monitor analyze --topology fab.topo --replay s0 2>err &&
 	test_grep "two scrapes or more" err &&
 	test_expect_code 2 "$FABSCOPE" monitor analyze --topology fab.topo s0 s1 2>err &&
