@@ -609,7 +609,7 @@ struct parse_clock {
 	struct scrape *sc;
 	char **buf;
 	size_t *len;
-	double secs, bytes;
+	double secs, cpu, bytes;
 	long agents;
 	int rc;
 };
@@ -618,13 +618,15 @@ struct parse_clock {
 static void parse_each(void *ctx, FILE *f)
 {
 	struct parse_clock *pc = ctx;
-	uint64_t t0;
+	uint64_t t0, c0;
 
 	fflush(f);
 	t0 = clock_ns();
+	c0 = cpu_ns();
 	if (!pc->rc)
 		pc->rc = scrape_body(pc->sc, "agent", *pc->buf, *pc->len);
 	pc->secs += (clock_ns() - t0) / 1e9;
+	pc->cpu += (cpu_ns() - c0) / 1e9;
 	pc->bytes += (double)*pc->len;
 	pc->agents++;
 	rewind(f);
@@ -634,7 +636,7 @@ static void parse_each(void *ctx, FILE *f)
 static int sim_parse_time(struct sim *s, uint64_t *rng)
 {
 	struct scrape sc;
-	struct parse_clock pc = { &sc, NULL, NULL, 0, 0, 0, 0 };
+	struct parse_clock pc = { &sc, NULL, NULL, 0, 0, 0, 0, 0 };
 	char *buf = NULL;
 	size_t len = 0, i;
 	double *sent = calloc(s->ng + 1, sizeof(double)), *lost = calloc(s->ng + 1, sizeof(double));
@@ -654,8 +656,8 @@ static int sim_parse_time(struct sim *s, uint64_t *rng)
 	write_all(f, s, sent, lost, parse_each, &pc);
 	fclose(f);
 	free(buf);
-	printf("parse: %ld agents' /metrics, %.0f MB, read in %.2f s (%zu probe groups)\n", pc.agents, pc.bytes / 1e6,
-	       pc.secs, sc.ng);
+	printf("parse: %ld agents' /metrics, %.0f MB, read in %.2f s, cpu %.2f s (%zu probe groups)\n", pc.agents,
+	       pc.bytes / 1e6, pc.secs, pc.cpu, sc.ng);
 	scrape_release(&sc);
 	free(sent);
 	free(lost);
