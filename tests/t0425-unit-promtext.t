@@ -129,6 +129,26 @@ test_expect_success $P,FABSCOPE 'monitor analyze: a probe metric without its lab
 	test_grep "label rail is not a number from 0 to 65535" err
 '
 
+test_expect_success $P,FABSCOPE 'monitor analyze --slow: probes slower than the next bucket bound up are bad' '
+	lab="node=\"h1\",peer=\"h2\",rail=\"0\",plane=\"0\",sport_bucket=\"0\"" &&
+	hist() {
+		printf "fabscope_probe_sent_total{%s} %s\nfabscope_probe_lost_total{%s} %s\n" "$lab" $1 "$lab" $2 &&
+		printf "fabscope_probe_rtt_seconds_bucket{%s,le=\"%s\"} %s\n" "$lab" 0.0001 $3 "$lab" 0.001 $4 \
+			"$lab" +Inf $5 &&
+		printf "fabscope_probe_rtt_seconds_count{%s} %s\n" "$lab" $5
+	} &&
+	hist 0 0 0 0 0 >h0 &&
+	hist 100 2 50 90 98 >h1 &&
+	"$FABSCOPE" monitor analyze --topology fab.topo --replay h0 h1 >out &&
+	jq -e ".probes == 100 and .bad == 2" out &&
+	"$FABSCOPE" monitor analyze --topology fab.topo --replay h0 h1 --slow 0.0005 >out &&
+	jq -e ".bad == 10" out &&
+	"$FABSCOPE" monitor analyze --topology fab.topo --replay h0 h1 --slow 0.0001 >out &&
+	jq -e ".bad == 50" out &&
+	"$FABSCOPE" monitor analyze --topology fab.topo --replay h0 h1 --slow 1 >out &&
+	jq -e ".bad == 2" out
+'
+
 test_expect_success $P,FABSCOPE 'monitor analyze: usage errors in one line, exit 2' '
 	test_expect_code 2 "$FABSCOPE" monitor analyze --replay s0 s1 2>err &&
 	test_grep "needs the design: --topology FILE" err &&
