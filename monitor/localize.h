@@ -52,9 +52,10 @@
  * finds explained away, is an alternative: the suspect is inconclusive, both
  * listed.  A NIC and a host must be what their own probes say: a NIC's
  * probes within its leaf cross no cable but the NICs', so a loss they do not
- * show (LOC_SEEN bad probes expected, under a quarter seen) is the fabric's;
- * a host's fault is on every lane, so a lane clean where it should show is
- * a NIC's fault, not the host's.  Evidence per suspect: n failing groups
+ * show (their bad probes against those the NIC's rate would make, a Poisson
+ * likelihood ratio over LOC_NIC_BOUND) is the fabric's; a host's fault is on
+ * every lane, so a lane that contradicts it so (LOC_HOST_BOUND: stricter,
+ * as every lane is tested) is a NIC's fault, not the host's.  Evidence per suspect: n failing groups
  * through it (a group fails when its bad probes are unlikely under p0: a
  * Poisson ratio over ln 100), m healthy ones (none bad) that avoid it and
  * leave its switch (a link) or its node (a NIC) another way.  Cost: per
@@ -189,7 +190,8 @@ struct loc_opts {
 #define LOC_OPTS_INIT { 1e-5, 20, 4, 0.002, 0.8, 64, 3 }
 #define LOC_MAX_ALTS 8
 #define LOC_MAX_PASSES 8	/* passes of the vote an interval (see above) */
-#define LOC_SEEN 3		/* bad probes expected: enough to see a rate in a subset */
+#define LOC_NIC_BOUND 3.0	/* a NIC's probes within its leaf contradict its rate: ln 20 */
+#define LOC_HOST_BOUND 6.9	/* a lane of a host contradicts the host's rate: ln 1000 */
 #define LOC_SCREEN 3		/* the quick score an element needs before its likelihood is computed */
 
 struct loc_suspect {

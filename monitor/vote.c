@@ -168,19 +168,29 @@ static void vote_pass(struct loc_vote *v, const struct loc_net *n, const struct 
 	}
 }
 
-/* the excess rate of what crosses el, and of the local share of a NIC's */
-static double excess_rate(const struct loc_vote *v, uint32_t el)
+/*
+ * Does a subset of el's probes (o bad seen, e expected without el, x
+ * probes) contradict el's rate?  When el drops rate of what crosses it,
+ * the subset should show e + rate x bad probes; the Poisson log-likelihood
+ * ratio of the rate the subset shows against that one, above bound, says
+ * it does not.
+ */
+static int contradicts(double o, double e, double x, double rate, double bound)
 {
-	return v->x[el] > 0 ? (v->o[el] - v->e[el]) / v->x[el] : 0;
+	double want = e + rate * x;
+
+	if (o >= want || want <= 0)
+		return 0;
+	return (o > 0 ? o * log(o / want) : 0) - o + want > bound;
 }
 
 /*
  * Is el's fault what its own probes say?  A NIC's probes to and from its
- * own leaf cross no cable but the NICs': when they carry enough to see its
- * rate (LOC_SEEN bad probes expected) and show under a quarter of it, the
- * loss is the fabric's beyond the leaf, not the NIC's.  A host's fault is on
- * every lane: a lane that carries enough to see it and shows under a
- * quarter of its rate makes it a NIC's (or two), not the host's.
+ * own leaf cross no cable but the NICs': when they contradict the NIC's
+ * rate (LOC_NIC_BOUND), the loss is the fabric's beyond the leaf, not the
+ * NIC's.  A host's fault is on every lane: a lane that contradicts the
+ * host's rate (LOC_HOST_BOUND, stricter: every lane is tested) makes it a
+ * NIC's fault (or two), not the host's.
  */
 static int elem_consistent(const struct loc_vote *v, const struct loc_net *n, uint32_t el, double rate)
 {
@@ -191,12 +201,12 @@ static int elem_consistent(const struct loc_vote *v, const struct loc_net *n, ui
 		for (i = n->host_port[h]; i < n->host_port[h + 1]; i++) {
 			uint32_t nic = n->nic0 + (uint32_t)i;
 
-			if (rate * v->x[nic] >= LOC_SEEN && excess_rate(v, nic) < rate / 4)
+			if (contradicts(v->o[nic], v->e[nic], v->x[nic], rate, LOC_HOST_BOUND))
 				return 0;
 		}
 	} else if (el >= n->nic0) {
 		i = el - n->nic0;
-		if (rate * v->lx[i] >= LOC_SEEN && v->lo[i] - v->le[i] < rate * v->lx[i] / 4)
+		if (contradicts(v->lo[i], v->le[i], v->lx[i], rate, LOC_NIC_BOUND))
 			return 0;
 	}
 	return 1;

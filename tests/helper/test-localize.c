@@ -565,7 +565,21 @@ static int write_file(struct sim *s, const char *name, int paths)
 	return fclose(f) ? -fs_err_env("unable to write %s", path) : 0;
 }
 
-/* --write DIR: a scenario's scrapes and traced paths, for fabscope monitor analyze --replay */
+/* DIR/design.topo: the fabric, as fabscope-topology(5) writes it */
+static int write_design(struct sim *s)
+{
+	char path[4096];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/design.topo", s->write_dir);
+	if (!(f = fopen(path, "w")))
+		return -fs_err_env("unable to write %s", path);
+	rc = topo_write(&s->t, f);
+	return fclose(f) || rc ? -fs_err_env("unable to write %s", path) : 0;
+}
+
+/* --write DIR: a scenario's scrapes and traced paths (and the design), for fabscope monitor analyze --replay */
 static int sim_write(struct sim *s, uint64_t *rng)
 {
 	const struct loc_net *n = &s->a.net;
@@ -578,6 +592,8 @@ static int sim_write(struct sim *s, uint64_t *rng)
 	for (f = 0; f < s->nfaults; f++)
 		if ((rc = parse_fault(s, s->fault_spec[f], &fault[f])))
 			return rc;
+	for (g = 0; g < n->nhosts; g++)
+		s->busy[g] = urand(rng) < s->busy_frac ? s->busy_loss : 0;
 	if (s->busy_host) {
 		if ((h = loc_host(n, s->busy_host)) < 0)
 			return usage_error("--busy-host %s: no such node", s->busy_host);
@@ -588,7 +604,8 @@ static int sim_write(struct sim *s, uint64_t *rng)
 	s->cum_lost = calloc(s->ng + 1, sizeof(double));
 	if (!s->cum_sent || !s->cum_lost)
 		return -FS_EXIT_ENV;
-	if ((rc = write_file(s, "paths.jsonl", 1)) || (rc = write_file(s, "scrape-00.prom", 0)))
+	if ((rc = write_file(s, "paths.jsonl", 1)) || (rc = write_file(s, "scrape-00.prom", 0)) ||
+	    (rc = write_design(s)))
 		return rc;
 	for (i = 0; i < s->intervals; i++) {
 		int on = i >= s->fault_from && i < s->fault_to;
