@@ -302,7 +302,11 @@ static int scrape_once(struct an *an, int i)
 
 static int sleep_interval(double s)
 {
-	uint64_t end = clock_ns() + (uint64_t)(s * 1e9);
+	uint64_t end;
+
+	if (!(s > 0))
+		return net_stop ? -FS_EXIT_INTERRUPTED : 0;	/* the interval's work took it all */
+	end = clock_ns() + (uint64_t)(s * 1e9);
 
 	while (!net_stop && clock_ms_left(end) > 0)
 		poll(NULL, 0, clock_ms_left(end) > 200 ? 200 : clock_ms_left(end));
@@ -483,6 +487,8 @@ int cmd_monitor_analyze(int argc, const char **argv)
 		return 0;
 	if (rc)
 		return -rc;
+	if ((nargs && !an.o.replaying) || (an.o.replaying && !nargs))
+		free(an.o.metrics.v);
 	if (nargs && !an.o.replaying)
 		return -fs_err_usage("monitor analyze: '%s': saved scrapes are read with --replay (usage: %s)", argv[0],
 				     an_usage[0]);
@@ -491,12 +497,15 @@ int cmd_monitor_analyze(int argc, const char **argv)
 	an.o.replay.v = argv;
 	an.o.replay.n = an.o.replaying ? nargs : 0;
 	fs_set_verbosity(an.o.verbose);
-	if ((rc = an_check(&an)))
+	if ((rc = an_check(&an))) {
+		free(an.o.metrics.v);
 		return -rc;
+	}
 	net_stop_on_signals();
 	rc = an_setup(&an);
 	if (!rc)
 		rc = run(&an);
 	an_release(&an);
+	free(an.o.metrics.v);	/* opts_parse's list (the replay's is argv) */
 	return -rc;
 }

@@ -273,7 +273,8 @@ static long paths_close(struct loc_paths *p, int traced)
 	if (!p->nsets)
 		p->off[0] = 0;
 	b = p->off[p->nsets];
-	qsort(p->share + b, p->nshares - b, sizeof(*p->share), share_cmp);
+	if (p->nshares - b > 1)
+		qsort(p->share + b, p->nshares - b, sizeof(*p->share), share_cmp);
 	for (i = j = b; i < p->nshares; i++) {
 		if (j > b && p->share[j - 1].elem == p->share[i].elem)
 			p->share[j - 1].w += p->share[i].w;

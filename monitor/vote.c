@@ -314,7 +314,8 @@ static int vote_cands(struct loc_vote *v, const struct loc_net *n, const struct 
 			return -1;
 		v->cand[v->ncand++] = (struct cand){ el, sc, r };
 	}
-	qsort(v->cand, v->ncand, sizeof(*v->cand), cand_cmp);
+	if (v->ncand > 1)
+		qsort(v->cand, v->ncand, sizeof(*v->cand), cand_cmp);
 	return 0;
 }
 

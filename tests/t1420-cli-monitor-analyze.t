@@ -14,10 +14,10 @@ PORT_DOWN=$(ptp_port 1)
 
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 
-# serve N: answer N requests on $PORT, a GET with the next of scrape-*.prom (then 404), a POST
+# serve N: (run in the background: it becomes the perl process, whose PID $! is) answer N requests on $PORT, a GET with the next of scrape-*.prom (then 404), a POST
 # saved to hook-K.json, then exit
 serve() {
-	perl -MIO::Socket::INET -e '
+	exec perl -MIO::Socket::INET -e '
 		my ($port, $n) = @ARGV;
 		$SIG{PIPE} = "IGNORE";
 		my @files = sort glob("scrape-*.prom");
@@ -47,6 +47,16 @@ serve() {
 	' "$PORT" "$1"
 }
 
+# the server of a test before, if it still waits (its test failed early)
+pid=
+stop_server() {
+	if test -n "$pid"; then
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
+	return 0
+}
+
 test_expect_success $P 'set up: a 12-host, 4-rail design, 4 intervals with a NIC dropping 2 %' '
 	for r in 0 1 2 3; do
 		for g in 1 2 3; do echo "switch l$g.$r tier=leaf rail=$r"; done
@@ -64,6 +74,7 @@ test_expect_success $P 'set up: a 12-host, 4-rail design, 4 intervals with a NIC
 '
 
 test_expect_success $P 'scraped over HTTP: the NIC named, POSTed to the webhook, in the verdicts file' '
+	stop_server &&
 	rm -f ready &&
 	{ serve 6 >serve.log 2>&1 & } && pid=$! &&
 	test_atexit "kill $pid 2>/dev/null || :" &&
@@ -86,6 +97,7 @@ test_expect_success $P 'scraped over HTTP: the NIC named, POSTed to the webhook,
 '
 
 test_expect_success $P 'an agent that does not answer: said once a scrape, the others read' '
+	stop_server &&
 	rm -f ready &&
 	{ serve 3 >serve.log 2>&1 & } && pid=$! &&
 	test_atexit "kill $pid 2>/dev/null || :" &&
@@ -100,6 +112,7 @@ test_expect_success $P 'an agent that does not answer: said once a scrape, the o
 '
 
 test_expect_success $P 'an answer over --max-body is refused in one line' '
+	stop_server &&
 	rm -f ready &&
 	{ serve 2 >serve.log 2>&1 & } && pid=$! &&
 	test_atexit "kill $pid 2>/dev/null || :" &&

@@ -732,6 +732,23 @@ static int sim_args(struct sim *s, int argc, const char **argv)
 	return 0;
 }
 
+static void sim_release(struct sim *s)
+{
+	mon_analyzer_release(&s->a);
+	topo_release(&s->t);
+	free(s->g);
+	free(s->pa);
+	free(s->pb);
+	free(s->eoff);
+	free(s->edge);
+	free(s->dist);
+	free(s->leaf_ix);
+	free(s->busy);
+	free(s->hit);
+	free(s->cum_sent);
+	free(s->cum_lost);
+}
+
 int tool_localize_sim(int argc, const char **argv)
 {
 	struct sim s = { .so = { .shape = "leaf-spine", .groups = 32, .hosts = 32, .rails = 8, .spines = 16,
@@ -746,8 +763,10 @@ int tool_localize_sim(int argc, const char **argv)
 		return rc;
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* a line per trial, as it ends */
 	rng = s.seed;
-	if ((rc = sim_setup(&s)))
+	if ((rc = sim_setup(&s))) {
+		sim_release(&s);
 		return -rc;
+	}
 	printf("fabric: %zu hosts, %zu NIC ports, %zu switches, %zu cables; %zu probe groups, %d probes each "
 	       "an interval; setup %.1f s\n", s.a.net.nhosts, s.a.net.nports, s.a.net.nsw, s.a.net.ncables, s.ng,
 	       s.probes, (clock_ns() - t0) / 1e9);
@@ -759,10 +778,12 @@ int tool_localize_sim(int argc, const char **argv)
 		s.trials = 0;
 	}
 	for (i = 0; i < s.trials; i++)
-		if ((rc = run_trial(&s, &y, &rng, i)))
+		if ((rc = run_trial(&s, &y, &rng, i))) {
+			sim_release(&s);
 			return -rc;
+		}
 	if (!s.trials) {
-		mon_analyzer_release(&s.a);
+		sim_release(&s);
 		return rc;
 	}
 	printf("named: %ld true, %ld false; precision %.4f; recall %.4f (%ld of %d faults named within %d "
@@ -771,16 +792,6 @@ int tool_localize_sim(int argc, const char **argv)
 	       y.tp + y.fp ? (double)y.tp / (y.tp + y.fp) : 1.0, (double)y.recalled / s.trials, y.recalled, s.trials,
 	       s.k, y.cleared, y.recalled, s.k, y.hosts, y.t_sum / y.intervals, y.t_max, y.cpu_sum / y.intervals,
 	       y.cpu_max, y.intervals);
-	mon_analyzer_release(&s.a);
-	topo_release(&s.t);
-	free(s.g);
-	free(s.pa);
-	free(s.pb);
-	free(s.eoff);
-	free(s.edge);
-	free(s.dist);
-	free(s.leaf_ix);
-	free(s.busy);
-	free(s.hit);
+	sim_release(&s);
 	return 0;
 }
