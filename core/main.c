@@ -132,14 +132,14 @@ int cmd_help(int argc, const char **argv)
 		main_usage(stdout);
 		return 0;
 	}
-	if (argc > (c->fn == cmd_probe ? 3 : 2)) {
-		fs_err_usage("help takes one command (and for probe, one probe): '%s' is one too many",
-			     argv[c->fn == cmd_probe ? 3 : 2]);
+	if (argc > (c->fn == cmd_probe || c->fn == cmd_monitor ? 3 : 2)) {
+		fs_err_usage("help takes one command (and for probe and monitor, one of theirs): '%s' is one too many",
+			     argv[c->fn == cmd_probe || c->fn == cmd_monitor ? 3 : 2]);
 		return FS_EXIT_USAGE;
 	}
 	snprintf(prog, sizeof(prog), "fabscope %s", c->name);
 	fs_set_progname(prog);
-	if (argc > 2) {	/* help probe PROBE: that probe's options */
+	if (argc > 2) {	/* help probe PROBE, help monitor analyze: its options */
 		const char *pargs[] = { c->name, argv[2], "--help", NULL };
 
 		return c->fn(3, pargs);

@@ -360,7 +360,8 @@ static const char *const an_usage[] = {
 };
 
 static const char an_about[] =
-	"Read the monitor agents' probe counters per interval (their /metrics, or scrapes saved in files), "
+	"Read the monitor agents' probe counters per interval (their /metrics, a Prometheus server's "
+	"increase(), or scrapes saved in files), "
 	"trace or take the design's paths of the probe groups whose probes went bad, and vote: the link or NIC "
 	"on the paths of the failing groups and off the healthy ones is named, once a suspect in K intervals in "
 	"a row, and cleared after K without.  Verdicts as JSON lines (one per interval, one per change), as "
