@@ -15,7 +15,8 @@
 #   make coverage        line coverage of the functional tiers (build-cov/, gcovr): a table per
 #                        folder, the least covered files, and the ASan selection made anew
 #   make deps            install every package the tiers use (ci/install-deps all; as root)
-#   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI, fping); needs root
+#   make bench           ratios against real peers (iperf3, qperf, tshark, Open MPI, fping), and the
+#                        monitor's localization on a simulated fabric; needs root
 #   make install         PREFIX=/usr/local DESTDIR= : the binary, the manual pages (man/: man1,
 #                        man5, man7), the plot templates (DATADIR), examples and the monitor's
 #                        deployment files (DOCDIR); make uninstall removes them
@@ -193,7 +194,8 @@ TOPO_SRC := topology/intent.c topology/dot.c topology/ecmp.c topology/check.c to
 	discover/show.c discover/lldpd.c discover/judge.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/capture-files.c pcap/flow.c pcap/reader.c pcap/analyze.c
 MONITOR_SRC := monitor/hist.c monitor/peers.c monitor/probe.c monitor/expo.c monitor/http.c monitor/nic.c \
-	       monitor/agent.c monitor/cmd.c
+	       monitor/agent.c monitor/localize.c monitor/vote.c monitor/verdict.c monitor/pipeline.c \
+	       monitor/promtext.c monitor/scrape.c monitor/promql.c monitor/analyze.c monitor/cmd.c
 MODEL_SRC := model/maxmin.c model/fabric.c model/solve.c model/shape.c fleet/model-cmd.c
 LIB_SRC := $(MODEL_SRC) $(CORE_SRC) $(RECORDS_SRC) $(XPORT_SRC) $(BENCH_SRC) $(FLEET_SRC) $(REPORT_SRC) $(PROBES_SRC) \
 	   $(PCAP_SRC) $(COLL_SRC) $(PLOTS_SRC) $(TOPO_SRC) $(MONITOR_SRC)
@@ -205,6 +207,7 @@ TOOL_SRC := tests/helper/test-tool.c tests/helper/test-stats.c tests/helper/test
 	    tests/helper/test-hmac.c tests/helper/test-push.c tests/helper/test-trace.c \
 	    tests/helper/test-pfc.c tests/helper/test-macctl.c tests/helper/test-lldp.c tests/helper/test-lldpd.c tests/helper/test-topo.c tests/helper/test-pfcap.c \
 	    tests/helper/test-dissect.c tests/helper/test-dissect-fuzz.c tests/helper/test-nightly.c tests/helper/test-monitor.c \
+	    tests/helper/test-localize.c tests/helper/test-promtext.c \
 	    tests/helper/dissect-check.c tests/helper/pktgen.c tests/helper/tool-util.c
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
@@ -345,6 +348,7 @@ bench: all
 	bench/fleet-bench.sh
 	bench/scale-bench.sh
 	bench/history-bench.sh
+	bench/localize-bench.sh
 	@ci/install-deps bench
 	bench/model-bench.sh
 	bench/netns-bench.sh

@@ -20,9 +20,11 @@ int cmd_pcap(int argc, const char **argv);
 /* fleet/: the coordinator and its agents */
 int cmd_agent(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
-/* monitor/: the always-on fabric monitor (cmd.c dispatches; the agent: agent.c) */
+/* monitor/: the always-on fabric monitor (cmd.c dispatches; the agent: agent.c; the
+ * localization: analyze.c) */
 int cmd_monitor(int argc, const char **argv);
 int cmd_monitor_agent(int argc, const char **argv);
+int cmd_monitor_analyze(int argc, const char **argv);
 /* report/ */
 int cmd_report(int argc, const char **argv);
 int cmd_history(int argc, const char **argv);

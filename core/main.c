@@ -34,7 +34,7 @@ static const struct cmd commands[] = {
 	{ "alltoall", cmd_alltoall, "all-to-all between N ranks (pairwise or direct): nccl-tests' algbw, busbw and data check" },
 	{ "agent", cmd_agent, "the per-node agent that 'fabscope run' launches" },
 	{ "run", cmd_run, "run a plan across many nodes: launch agents, schedule tests per rail, write a results directory" },
-	{ "monitor", cmd_monitor, "the always-on fabric monitor: UDP probes over every rail, plane and ECMP path, Prometheus /metrics" },
+	{ "monitor", cmd_monitor, "the always-on fabric monitor: UDP probes over every rail, plane and ECMP path, Prometheus /metrics; 'monitor analyze' names the faulty link or NIC" },
 	{ "probe", cmd_probe, "diagnostic probes: polarization (ECMP hash polarization), pfc (PFC pauses, storms, ECN first)" },
 	{ "pcap", cmd_pcap, "analyze a RoCEv2 capture: per-QP loss, retransmissions, NAKs, CNPs, ECN, PFC, findings" },
 	{ "capture", cmd_capture, "record RoCEv2 and PFC traffic into pcap files (a ring of files for long captures)" },
@@ -133,14 +133,14 @@ int cmd_help(int argc, const char **argv)
 		main_usage(stdout);
 		return 0;
 	}
-	if (argc > (c->fn == cmd_probe ? 3 : 2)) {
-		fs_err_usage("help takes one command (and for probe, one probe): '%s' is one too many",
-			     argv[c->fn == cmd_probe ? 3 : 2]);
+	if (argc > (c->fn == cmd_probe || c->fn == cmd_monitor ? 3 : 2)) {
+		fs_err_usage("help takes one command (and for probe and monitor, one of theirs): '%s' is one too many",
+			     argv[c->fn == cmd_probe || c->fn == cmd_monitor ? 3 : 2]);
 		return FS_EXIT_USAGE;
 	}
 	snprintf(prog, sizeof(prog), "fabscope %s", c->name);
 	fs_set_progname(prog);
-	if (argc > 2) {	/* help probe PROBE: that probe's options */
+	if (argc > 2) {	/* help probe PROBE, help monitor analyze: its options */
 		const char *pargs[] = { c->name, argv[2], "--help", NULL };
 
 		return c->fn(3, pargs);

@@ -703,3 +703,109 @@ int push_webhook(const char *url, const char *json_text, const struct push_opts 
 	free(shown);
 	return rc;
 }
+
+/* ---- GET ---- */
+
+struct fetch_body {
+	char *buf;
+	size_t len, alloc, max;
+	int over;
+};
+
+static size_t on_fetch_data(char *p, size_t size, size_t n, void *ud)
+{
+	struct fetch_body *b = ud;
+	size_t len = size * n;
+
+	if (len > b->max - b->len) {
+		b->over = 1;
+		return 0;	/* aborts the transfer: CURLE_WRITE_ERROR */
+	}
+	if (b->len + len + 1 > b->alloc) {
+		size_t na = b->alloc ? b->alloc : 65536;
+		char *nb;
+
+		while (na < b->len + len + 1)
+			na = na > b->max / 2 ? b->max + 1 : 2 * na;
+		if (!(nb = realloc(b->buf, na)))
+			return 0;
+		b->buf = nb;
+		b->alloc = na;
+	}
+	memcpy(b->buf + b->len, p, len);
+	b->len += len;
+	b->buf[b->len] = 0;
+	return len;
+}
+
+#define FSETOPT(opt, val) do { if (cu.easy_setopt(h, opt, val) != CURLE_OK) goto setup_failed; } while (0)
+
+int push_fetch(const char *url, size_t max_bytes, int timeout_ms, char **body, size_t *len)
+{
+	struct fetch_body b = { .max = max_bytes };
+	char errbuf[CURL_ERROR_SIZE], hintbuf[160];
+	CURL *h = NULL;
+	CURLcode cc;
+	long status = 0;
+	char *shown;
+	int rc;
+
+	*body = NULL;
+	*len = 0;
+	if ((rc = check_url(url, "metrics", 0, 0)))
+		return rc;
+	if (!(shown = shown_url(url)))
+		return fs_err_env("out of memory");
+	if (timeout_ms <= 0)
+		timeout_ms = PUSH_DEFAULT_TIMEOUT_MS;
+	if (curl_ready()) {
+		rc = fs_err_env("libcurl cannot be set up (%s); %s was not read", curl_why, shown);
+		goto out;
+	}
+	if (!(h = cu.easy_init()))
+		goto setup_failed;
+	FSETOPT(CURLOPT_URL, url);
+	FSETOPT(CURLOPT_NOSIGNAL, 1L);
+	FSETOPT(CURLOPT_TIMEOUT_MS, (long)timeout_ms);
+	FSETOPT(CURLOPT_CONNECTTIMEOUT_MS, (long)timeout_ms);
+	FSETOPT(CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	FSETOPT(CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	FSETOPT(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	FSETOPT(CURLOPT_USERAGENT, "fabscope/" FABSCOPE_VERSION);
+	FSETOPT(CURLOPT_WRITEFUNCTION, on_fetch_data);
+	FSETOPT(CURLOPT_WRITEDATA, &b);
+	FSETOPT(CURLOPT_NOPROGRESS, 0L);
+	FSETOPT(CURLOPT_XFERINFOFUNCTION, on_progress);
+	FSETOPT(CURLOPT_ERRORBUFFER, errbuf);
+	errbuf[0] = 0;
+	cc = cu.easy_perform(h);
+	if (cc == CURLE_ABORTED_BY_CALLBACK && net_stop) {
+		rc = fs_err(FS_EXIT_INTERRUPTED, "GET %s interrupted by a signal", shown);
+	} else if (b.over) {
+		rc = fs_err_peer("GET %s: the answer is over %zu bytes; raise the bound or ask for less", shown,
+				 max_bytes);
+	} else if (cc != CURLE_OK) {
+		rc = fs_err(cc == CURLE_URL_MALFORMAT || cc == CURLE_UNSUPPORTED_PROTOCOL ? FS_EXIT_USAGE : FS_EXIT_PEER,
+			    "GET %s failed: %s; %s", shown, *errbuf ? errbuf : cu.easy_strerror(cc),
+			    curl_hint(cc, timeout_ms, hintbuf, sizeof(hintbuf)));
+	} else if (cu.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status), status < 200 || status >= 300) {
+		rc = fs_err_peer("GET %s: HTTP %ld; check the URL and that it serves it", shown, status);
+	} else {
+		*body = b.buf ? b.buf : strdup("");
+		*len = b.len;
+		b.buf = NULL;
+		rc = *body ? 0 : fs_err_env("out of memory");
+	}
+	goto out;
+setup_failed:
+	rc = fs_err_env("libcurl cannot be set up for %s (out of memory?)", shown);
+out:
+	if (h)
+		cu.easy_cleanup(h);
+	free(b.buf);
+	free(shown);
+	return rc;
+}

@@ -76,6 +76,14 @@ int push_gateway(const char *base_url, const char *body, const struct push_opts 
  * instance are not used.  o may be NULL (every default).
  */
 int push_webhook(const char *url, const char *json_text, const struct push_opts *o);
+/*
+ * GET url (http:// or https://, no redirect followed) within timeout_ms
+ * (<= 0: 5000), one attempt: the body, NUL-terminated, into *body (the caller
+ * frees) and its length into *len.  An answer over max_bytes is cut off and
+ * refused.  0, or a negative exit code said (as above; -FS_EXIT_PEER for a
+ * status other than 2xx or an answer over the bound).
+ */
+int push_fetch(const char *url, size_t max_bytes, int timeout_ms, char **body, size_t *len);
 /* The URLs push_gateway and push_webhook would refuse (either may be NULL),
  * refused before any work: 0, or a negative exit code with one line said. */
 int push_check_urls(const char *gateway, const char *webhook);

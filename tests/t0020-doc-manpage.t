@@ -52,8 +52,9 @@ test_expect_success 'every option of fabscope --help is in fabscope(1)' '
 '
 
 # (help has no options of its own: 'fabscope help --help' is fabscope --help)
-for cmd in $(commands | grep -vx -e help -e probe) "probe polarization" "probe pfc"; do
+for cmd in $(commands | grep -vx -e help -e probe) "probe polarization" "probe pfc" "monitor analyze"; do
 	page=fabscope-${cmd%% *}.1
+	[[ $cmd == "monitor analyze" ]] && page=fabscope-monitor-analyze.1
 	test_expect_success "every option of '$cmd --help' is in $page" '
 		missing_options "'"$cmd"'" "'"$page"'" >missing &&
 		test_must_be_empty missing

@@ -57,6 +57,10 @@
  *                                    (test-monitor.c)
  *   nightly ...              a results directory shaped like a nightly run, with
  *                            planted faults (test-nightly.c)
+ *   localize-sim [...]       the monitor's localization on a simulated fabric with random
+ *                            link and NIC faults (test-localize.c; bench/localize-bench.sh)
+ *   promtext FILE, promtext-fuzz FILE N SEED   the Prometheus text reader of monitor analyze
+ *                            (test-promtext.c)
  *
  * Exit codes: 0 ok, 1 a check failed, 2 usage or bad input.
  */
@@ -130,6 +134,9 @@ static const struct tool_cmd cmds[] = {
 	{ "mon-peers-all", tool_monitor },
 	{ "mon-peers-fuzz", tool_monitor },
 	{ "mon-pkt-fuzz", tool_monitor },
+	{ "localize-sim", tool_localize_sim },
+	{ "promtext", tool_promtext },
+	{ "promtext-fuzz", tool_promtext },
 };
 
 static int tool_usage(void)

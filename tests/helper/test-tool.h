@@ -117,6 +117,10 @@ int tool_dissect_fuzz(int argc, const char **argv);
 
 /* test-nightly.c: nightly (a results directory shaped like a nightly run, with planted faults) */
 int tool_nightly(int argc, const char **argv);
+/* test-localize.c: localize-sim (the monitor's localization on a simulated fabric) */
+int tool_localize_sim(int argc, const char **argv);
+/* test-promtext.c: promtext, promtext-fuzz */
+int tool_promtext(int argc, const char **argv);
 
 /* test-monitor.c: monitor/hist.c, monitor/peers.c, monitor/probe.c's datagrams */
 int tool_monitor(int argc, const char **argv);
