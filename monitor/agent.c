@@ -50,6 +50,7 @@ struct monitor {
 
 static const char *const monitor_usage[] = {
 	"fabscope monitor --peers FILE [--node NAME] [--listen HOST:PORT] [--rate N] [options]",
+	"   or: fabscope monitor analyze --topology FILE (--metrics URL... | --prometheus URL | --replay SCRAPE...)",
 	NULL,
 };
 
@@ -110,7 +111,8 @@ static int load_peers(struct monitor *m, struct mon_peers *mp)
 static int check_opts(struct monitor *m)
 {
 	if (!m->peers_path)
-		return fs_err_usage("give --peers FILE: the hostfile of the nodes to probe (fabscope-hostfile(5))");
+		return fs_err_usage("give --peers FILE: the hostfile of the nodes to probe (fabscope-hostfile(5)); "
+				    "or 'monitor analyze' to name a faulty link or NIC");
 	if (!plan_name_ok(m->node))
 		return fs_err_usage("the node name '%s' is not one: give --node NAME as the peers file writes it", m->node);
 	if (m->rate > 1000 || m->rate < 0.01)

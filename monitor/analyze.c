@@ -436,7 +436,7 @@ static void an_release(struct an *an)
 
 int cmd_monitor_analyze(int argc, const char **argv)
 {
-	struct an an = { .o = { .interval_s = 10, .k = 3, .sport_base = 49152, .sport_width = 4, .timeout_ms = 5000,
+	struct an an = { .o = { .interval_s = 10, .k = 3, .sport_base = 49152, .sport_width = 1, .timeout_ms = 5000,
 				.max_traces = 256, .max_body = 64u << 20, .max_groups = 4u << 20 } };
 	const struct opt tab[] = {
 		OPT_GROUP("input"),
@@ -453,7 +453,7 @@ int cmd_monitor_analyze(int argc, const char **argv)
 			 "sport, fwd: [switches], rev: [switches]}; without: the design's candidates"),
 		OPT_INT(0, "sport-base", &an.o.sport_base, "PORT", "the first source port of bucket 0 (default 49152)", 1, 65535),
 		OPT_INT(0, "sport-width", &an.o.sport_width, "W", "source ports a bucket: bucket b is [base + b W, "
-			"base + (b + 1) W) (default 4)", 1, 65535),
+			"base + (b + 1) W) (default 1: the agent's default range of 16 ports in 16 buckets)", 1, 65535),
 		OPT_GROUP("judging"),
 		OPT_INT('K', "persist", &an.o.k, "K", "intervals in a row before a suspect is named, and without "
 			"before it is cleared (default 3)", 1, 1000),

@@ -47,7 +47,8 @@ scenario() {
 analyze() {
 	local dir=$1 rc=0
 	shift
-	"$FABSCOPE" monitor analyze --topology fab.topo --replay "$dir"/scrape-*.prom "$@" \
+	# (the simulator's buckets are 4 source ports wide; the agent's default, the analyzer's, is 1)
+	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay "$dir"/scrape-*.prom "$@" \
 		>"$dir/out.jsonl" 2>"$dir/err" || rc=$?
 	echo "$rc" >"$dir/rc"
 }

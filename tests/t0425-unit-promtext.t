@@ -111,7 +111,7 @@ test_expect_success $P,FABSCOPE 'monitor analyze: a scrape that is not the forma
 	printf "%s 0\n%s 0\n" "$line" "$lost" >s0 &&
 	printf "%s 100\n%s 1\nbroken{\n" "$line" "$lost" >s1 &&
 	printf "%s 200\n%s 1\n" "$line" "$lost" >s2 &&
-	"$FABSCOPE" monitor analyze --topology fab.topo --replay s0 s1 s2 >out 2>err &&
+	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay s0 s1 s2 >out 2>err &&
 	test_grep "s1: line 3, column 8: a label name was expected; its other probe groups are left out" err &&
 	test_line_count = 1 err &&
 	jq -s -e "length == 2 and .[0].probes == 100 and .[0].bad == 1 and .[1].probes == 100 and .[1].bad == 0" out
@@ -119,13 +119,13 @@ test_expect_success $P,FABSCOPE 'monitor analyze: a scrape that is not the forma
 
 test_expect_success $P,FABSCOPE 'monitor analyze: a probe metric without its labels, or a count that is none' '
 	printf "fabscope_probe_sent_total{node=\"h1\",rail=\"0\",plane=\"0\",sport_bucket=\"0\"} 1\n" >s1 &&
-	"$FABSCOPE" monitor analyze --topology fab.topo --replay s0 s1 >out 2>err &&
+	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay s0 s1 >out 2>err &&
 	test_grep "s1: line 1: fabscope_probe_sent_total has no label .peer." err &&
 	printf "%s -1\n" "$line" >s1 &&
-	"$FABSCOPE" monitor analyze --topology fab.topo --replay s0 s1 >out 2>err &&
+	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay s0 s1 >out 2>err &&
 	test_grep "s1: line 1: fabscope_probe_sent_total is -1: a count is a finite number >= 0" err &&
 	printf "%s 1\n" "${line/rail=\"0\"/rail=\"x\"}" >s1 &&
-	"$FABSCOPE" monitor analyze --topology fab.topo --replay s0 s1 >out 2>err &&
+	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay s0 s1 >out 2>err &&
 	test_grep "label rail is not a number from 0 to 65535" err
 '
 
@@ -139,31 +139,31 @@ test_expect_success $P,FABSCOPE 'monitor analyze --slow: probes slower than the 
 	} &&
 	hist 0 0 0 0 0 >h0 &&
 	hist 100 2 50 90 98 >h1 &&
-	"$FABSCOPE" monitor analyze --topology fab.topo --replay h0 h1 >out &&
+	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay h0 h1 >out &&
 	jq -e ".probes == 100 and .bad == 2" out &&
-	"$FABSCOPE" monitor analyze --topology fab.topo --replay h0 h1 --slow 0.0005 >out &&
+	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay h0 h1 --slow 0.0005 >out &&
 	jq -e ".bad == 10" out &&
-	"$FABSCOPE" monitor analyze --topology fab.topo --replay h0 h1 --slow 0.0001 >out &&
+	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay h0 h1 --slow 0.0001 >out &&
 	jq -e ".bad == 50" out &&
-	"$FABSCOPE" monitor analyze --topology fab.topo --replay h0 h1 --slow 1 >out &&
+	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay h0 h1 --slow 1 >out &&
 	jq -e ".bad == 2" out
 '
 
 test_expect_success $P,FABSCOPE 'monitor analyze: usage errors in one line, exit 2' '
 	test_expect_code 2 "$FABSCOPE" monitor analyze --replay s0 s1 2>err &&
 	test_grep "needs the design: --topology FILE" err &&
-	test_expect_code 2 "$FABSCOPE" monitor analyze --topology fab.topo 2>err &&
+	test_expect_code 2 "$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo 2>err &&
 	test_grep "reads the agents. --metrics URL, a Prometheus server (--prometheus URL) or saved scrapes" err &&
-	test_expect_code 2 "$FABSCOPE" monitor analyze --topology fab.topo --replay s0 2>err &&
+	test_expect_code 2 "$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay s0 2>err &&
 	test_grep "two scrapes or more" err &&
-	test_expect_code 2 "$FABSCOPE" monitor analyze --topology fab.topo s0 s1 2>err &&
+	test_expect_code 2 "$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo s0 s1 2>err &&
 	test_grep "saved scrapes are read with --replay" err &&
 	test_expect_code 2 "$FABSCOPE" monitor analyze --topology nosuch.topo --replay s0 s2 2>err &&
 	test_line_count = 1 err &&
-	test_expect_code 2 "$FABSCOPE" monitor analyze --topology fab.topo --replay s0 nosuch 2>err &&
+	test_expect_code 2 "$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay s0 nosuch 2>err &&
 	test_grep "nosuch" err &&
 	test_expect_code 2 "$FABSCOPE" monitor 2>err &&
-	test_grep "give a subcommand: analyze" err
+	test_grep "give --peers FILE.*or .monitor analyze." err
 '
 
 test_done

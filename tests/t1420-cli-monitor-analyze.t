@@ -79,7 +79,7 @@ test_expect_success $P 'scraped over HTTP: the NIC named, POSTed to the webhook,
 	{ serve 6 >serve.log 2>&1 & } && pid=$! &&
 	test_atexit "kill $pid 2>/dev/null || :" &&
 	test_wait_for 20 test -e ready &&
-	test_expect_code 1 "$FABSCOPE" monitor analyze --topology fab.topo --paths paths.jsonl \
+	test_expect_code 1 "$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --paths paths.jsonl \
 		--metrics http://127.0.0.1:$PORT/metrics --count 4 --interval 0.05 \
 		--webhook http://127.0.0.1:$PORT/hook --verdicts verdicts.prom --json out.jsonl 2>err &&
 	wait $pid &&
@@ -102,7 +102,7 @@ test_expect_success $P 'an agent that does not answer: said once a scrape, the o
 	{ serve 3 >serve.log 2>&1 & } && pid=$! &&
 	test_atexit "kill $pid 2>/dev/null || :" &&
 	test_wait_for 20 test -e ready &&
-	"$FABSCOPE" monitor analyze --topology fab.topo --metrics http://127.0.0.1:$PORT_DOWN/metrics \
+	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --metrics http://127.0.0.1:$PORT_DOWN/metrics \
 		--metrics http://127.0.0.1:$PORT/metrics --count 2 --interval 0.05 >out.jsonl 2>err &&
 	wait $pid &&
 	test_line_count = 3 err &&
@@ -117,7 +117,7 @@ test_expect_success $P 'an answer over --max-body is refused in one line' '
 	{ serve 2 >serve.log 2>&1 & } && pid=$! &&
 	test_atexit "kill $pid 2>/dev/null || :" &&
 	test_wait_for 20 test -e ready &&
-	"$FABSCOPE" monitor analyze --topology fab.topo --metrics http://127.0.0.1:$PORT/metrics \
+	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --metrics http://127.0.0.1:$PORT/metrics \
 		--count 1 --interval 0.05 --max-body 4K >out.jsonl 2>err &&
 	wait $pid &&
 	test_grep "the answer is over 4096 bytes; raise the bound" err &&

@@ -43,32 +43,32 @@ test_expect_success $P 'set up: the scrapes backfilled into a Prometheus server 
 '
 
 test_expect_success $P 'three intervals of increase(): the uplink named at the third, nothing else' '
-	test_wait_for 30 "$FABSCOPE" monitor analyze --topology fab.topo --prometheus $PROM --at $((T0 + 20)) \
+	test_wait_for 30 "$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --prometheus $PROM --at $((T0 + 20)) \
 		--interval 20 --count 1 --json probe.jsonl &&
-	test_expect_code 1 "$FABSCOPE" monitor analyze --topology fab.topo --paths paths.jsonl \
+	test_expect_code 1 "$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --paths paths.jsonl \
 		--prometheus $PROM/ --at $((T0 + 20)) --interval 20 --count 3 >out.jsonl 2>err &&
 	test_must_be_empty err &&
 	jq -r "select(.event == \"named\") | \"\(.interval) \(.kind) \(.from)>\(.to) \(.time)\"" out.jsonl >named &&
 	echo "3 link l1.0>s2 $(date -u -d @$((T0 + 60)) +%Y-%m-%dT%H:%M:%SZ)" >expect &&
 	test_cmp expect named &&
 	jq -s -e "map(select(.event == \"interval\")) | length == 3 and all(.[]; .groups == 800 and .probes > 0)" out.jsonl &&
-	test_expect_code 1 "$FABSCOPE" monitor analyze --topology fab.topo --paths paths.jsonl --prometheus $PROM \
+	test_expect_code 1 "$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --paths paths.jsonl --prometheus $PROM \
 		--at $((T0 + 20)) --interval 20 --count 3 >again.jsonl 2>err &&
 	test_cmp out.jsonl again.jsonl
 '
 
 test_expect_success $P 'a URL that is not a Prometheus server: one line, exit 4' '
-	test_expect_code 4 "$FABSCOPE" monitor analyze --topology fab.topo --prometheus $PROM/nothing \
+	test_expect_code 4 "$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --prometheus $PROM/nothing \
 		--at $((T0 + 20)) --interval 20 --count 1 >out 2>err &&
 	test_line_count = 1 err &&
 	test_grep "GET $PROM/nothing/api/v1/query?...: HTTP 404" err
 '
 
 test_expect_success $P 'usage: --at without --prometheus, a range under a second' '
-	test_expect_code 2 "$FABSCOPE" monitor analyze --topology fab.topo --replay scrape-00.prom scrape-01.prom \
+	test_expect_code 2 "$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay scrape-00.prom scrape-01.prom \
 		--at 1 2>err &&
 	test_grep "with --prometheus" err &&
-	test_expect_code 2 "$FABSCOPE" monitor analyze --topology fab.topo --prometheus $PROM --interval 0.5 2>err &&
+	test_expect_code 2 "$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --prometheus $PROM --interval 0.5 2>err &&
 	test_grep "whole seconds" err
 '
 
