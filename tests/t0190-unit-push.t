@@ -65,18 +65,9 @@ secs_between() {
 	return 1
 }
 
-# http_get URL: the body on stdout; fails on anything but 200 (bounded: 5 s)
-http_get() {
-	perl -MHTTP::Tiny -e '
-		my $r = HTTP::Tiny->new(timeout => 5)->get($ARGV[0]);
-		$r->{status} == 200 or die "GET $ARGV[0]: $r->{status} $r->{reason}\n";
-		print $r->{content};
-	' "$1"
-}
-
 # group JOB INSTANCE: the Pushgateway's group with these labels (no instance label counts as ""), from /api/v1/metrics, in ./group
 group() {
-	http_get "$PGW/api/v1/metrics" >api.json &&
+	test_http_get "$PGW/api/v1/metrics" >api.json &&
 	jq -e --arg j "$1" --arg i "$2" \
 		'.status == "success" and ([.data[] | select(.labels.job == $j and (.labels.instance // "") == $i)] | length) == 1' \
 		api.json >/dev/null &&
@@ -173,7 +164,7 @@ test_expect_success $PG 'set up: a Pushgateway on loopback, in memory, in the fo
 	ptp_spawn pgw.log prometheus-pushgateway --web.listen-address=127.0.0.1:$PORT_PGW \
 		--persistence.file= --log.level=warn &&
 	pgw_pid=$ptp_pid &&
-	{ test_wait_for 10 http_get $PGW/-/ready >/dev/null || { cat pgw.log >&2; false; }; }
+	{ test_wait_for 10 test_http_get $PGW/-/ready >/dev/null || { cat pgw.log >&2; false; }; }
 '
 
 JOB='fabscope nightly #1?'
@@ -409,7 +400,7 @@ test_expect_success $P 'webhook: a dead endpoint - exit 4 after the retries' '
 '
 
 test_expect_success $PG 'the Pushgateway is still up, and stops on SIGTERM' '
-	http_get $PGW/-/ready >/dev/null &&
+	test_http_get $PGW/-/ready >/dev/null &&
 	kill -0 $pgw_pid &&
 	ptp_reap $pgw_pid &&
 	! kill -0 $pgw_pid 2>/dev/null

@@ -18,17 +18,9 @@ PGW=http://127.0.0.1:$PORT_PGW
 
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 
-http_get() {
-	perl -MHTTP::Tiny -e '
-		my $r = HTTP::Tiny->new(timeout => 5)->get($ARGV[0]);
-		$r->{status} == 200 or die "GET $ARGV[0]: $r->{status} $r->{reason}\n";
-		print $r->{content};
-	' "$1"
-}
-
 # snap: what the gateway holds now, into api.json, which metric, groups and gmetric read
 snap() {
-	http_get "$PGW/api/v1/metrics" >api.json
+	test_http_get "$PGW/api/v1/metrics" >api.json
 }
 
 # metric NAME LABEL-FILTER: the values of the samples of the groups job=nightly, instance=lab-7
@@ -60,7 +52,7 @@ night() {
 test_expect_success $P 'set up: a Pushgateway on loopback and two results directories' '
 	ptp_spawn pgw.log prometheus-pushgateway --web.listen-address=127.0.0.1:$PORT_PGW \
 		--persistence.file= --log.level=warn &&
-	test_wait_for 10 http_get $PGW/-/ready >/dev/null &&
+	test_wait_for 10 test_http_get $PGW/-/ready >/dev/null &&
 	mkfabric today "{\"lb\":\"ecmp\"}" h4 0.02 0.19 &&
 	mkfabric yesterday "{\"lb\":\"ecmp\"}" none 0.02 0.19 &&
 	printf "[bw]\nline_rate_gbps = 0.2\nmin_fraction = 0.9\n" >th.ini &&

@@ -18,14 +18,6 @@ PORT_PGW=$(ptp_port 0)
 PGW=http://127.0.0.1:$PORT_PGW
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 
-http_get() {
-	perl -MHTTP::Tiny -e '
-		my $r = HTTP::Tiny->new(timeout => 5)->get($ARGV[0]);
-		$r->{status} == 200 or die "GET $ARGV[0]: $r->{status} $r->{reason}\n";
-		print $r->{content};
-	' "$1"
-}
-
 # confirmed DIR A B: a latency pair A-B on rail 0 at 9 us, high again on its re-test (confirmed)
 confirmed() {
 	sed -i "/\"job\":\"lat\/lat\/0\/$2>$3\"/d" "$1/results.jsonl" &&
@@ -37,7 +29,7 @@ confirmed() {
 test_expect_success $P 'seven nights pushed; the gateway read back after each' '
 	ptp_spawn pgw.log prometheus-pushgateway --web.listen-address=127.0.0.1:$PORT_PGW \
 		--persistence.file= --log.level=warn &&
-	test_wait_for 10 http_get $PGW/-/ready >/dev/null &&
+	test_wait_for 10 test_http_get $PGW/-/ready >/dev/null &&
 	for k in 1 2 3 4 5 6 7; do
 		slow=none &&
 		case $k in 3|5|7) slow=h4 ;; esac &&
@@ -54,7 +46,7 @@ test_expect_success $P 'seven nights pushed; the gateway read back after each' '
 		{ "$FABSCOPE" report night$k --no-plots -o r$k --push $PGW --job fleet --push-nodes 4 \
 			>out$k 2>err$k; test $? -le 5; } &&
 		test_grep "^pushed: " out$k &&
-		http_get $PGW/metrics >scrape$k || return 1
+		test_http_get $PGW/metrics >scrape$k || return 1
 	done &&
 	# two more days of the gateway holding night 7, and no night
 	cp scrape7 scrape8 && cp scrape7 scrape9 &&
@@ -170,7 +162,7 @@ test_expect_success $P 'promtool check metrics: every pushed family passes Prome
 	mkpfc lintpfc "{\"lb\":\"spray\"}" 1 &&
 	{ "$FABSCOPE" report lint lintpfc --no-plots -o rl --push $PGW --job lint --push-nodes 4 >out 2>err;
 	  test $? -le 5; } &&
-	http_get $PGW/metrics | grep "^\(# [A-Z]* \)\?fabscope_" >lint.txt &&
+	test_http_get $PGW/metrics | grep "^\(# [A-Z]* \)\?fabscope_" >lint.txt &&
 	for f in lane_bandwidth_bytes_per_second lane_latency_p99_seconds node_latency_p50_seconds suspect \
 		pfc_max_paused_ratio run_timestamp_seconds run_info check_pass; do
 		test_grep "^fabscope_$f{" lint.txt || return 1

@@ -30,17 +30,9 @@ test_lazy_prereq SLURM 'command -v sbatch && command -v srun && command -v slurm
 test_require_in_ci ROOT NETNS FABSCOPE JQ SYSTEMD_ANALYZE PUSHGATEWAY PERL_HTTP FLOCK SLURM SHELLCHECK
 P=ROOT,NETNS,FABSCOPE,JQ,PUSHGATEWAY,PERL_HTTP,FLOCK
 
-http_get() {
-	perl -MHTTP::Tiny -e '
-		my $r = HTTP::Tiny->new(timeout => 5)->get($ARGV[0]);
-		$r->{status} == 200 or die "GET $ARGV[0]: $r->{status} $r->{reason}\n";
-		print $r->{content};
-	' "$1"
-}
-
 # groups JOB: the gateway's groups of job JOB, a line each: "plan rail plane run_id" (- for none)
 groups() {
-	http_get "$PGW/api/v1/metrics" |
+	test_http_get "$PGW/api/v1/metrics" |
 	jq -r --arg j "$1" '.data[] | select(.labels.job == $j) |
 		"\(.labels.plan // "-") \(.labels.rail // "-") \(.labels.plane // "-") \(.fabscope_run_info.metrics[0].labels.run_id)"' |
 	sort
@@ -95,7 +87,7 @@ test_expect_success $P 'set up: a 4-host, 2-rail fabric at 200 Mbit/s, a Pushgat
 	"$FABRIC" hostfile -p $PFX >hosts &&
 	ptp_spawn pgw.log prometheus-pushgateway --web.listen-address=127.0.0.1:$PORT_PGW \
 		--persistence.file= --log.level=warn &&
-	test_wait_for 10 http_get $PGW/-/ready >/dev/null &&
+	test_wait_for 10 test_http_get $PGW/-/ready >/dev/null &&
 	mkdir etc &&
 	cat >etc/nightly.ini <<-EOF &&
 	[global]
@@ -152,7 +144,7 @@ test_expect_success $P 'night 2: the script as the service starts it; the gatewa
 	printf "nightly - - %s\nnightly 0 0 %s\nnightly 1 0 %s\n" "$id2" "$id2" "$id2" >expect &&
 	test_cmp expect actual &&
 	# per node: the 4 nodes of each lane, the same series every night
-	http_get "$PGW/api/v1/metrics" >api.json &&
+	test_http_get "$PGW/api/v1/metrics" >api.json &&
 	test $(jq "[.data[] | .fabscope_node_bandwidth_bytes_per_second.metrics[]?] | length" api.json) = 8
 '
 
@@ -174,7 +166,7 @@ test_expect_success $P 'night 3: h3'"'"'s rail-1 link at a tenth; its suspect, c
 	n3=nights/$(tail -n 1 dirs) &&
 	jq -e "[.suspects[] | select(.retest.status == \"confirmed\") | [.kind, .node, .rail]] == [[\"node\", \"h3\", 1]]" \
 		$n3/run.json >/dev/null &&
-	http_get "$PGW/api/v1/metrics" >api3.json &&
+	test_http_get "$PGW/api/v1/metrics" >api3.json &&
 	jq -e --arg id "$(jq -r .id $n3/run.json)" "[.data[] | select(.labels.job == \"fabscope-nightly\" and .labels.rail == \"1\") |
 		(.fabscope_run_info.metrics[0].labels.run_id == \$id),
 		(.fabscope_suspect.metrics[] | .labels | [.node, .kind, .status]),

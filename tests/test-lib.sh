@@ -422,6 +422,16 @@ test_path_is_file() {
 	return 1
 }
 
+# test_http_get URL: the body on stdout; fails on anything but 200 (bounded: 5 s; perl's
+# HTTP::Tiny, no proxy from the environment)
+test_http_get() {
+	perl -MHTTP::Tiny -e '
+		my $r = HTTP::Tiny->new(timeout => 5)->get($ARGV[0]);
+		$r->{status} == 200 or die "GET $ARGV[0]: $r->{status} $r->{reason}\n";
+		print $r->{content};
+	' "$1"
+}
+
 test_wait_for() { # SECONDS CMD...
 	local tries=$(($1 * 10))
 	shift
