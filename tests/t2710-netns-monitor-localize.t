@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 test_description='fabscope monitor analyze on the netns fabric, live: monitor agents in the hosts of
-a 2-leaf-group, 2-rail, 2-spine fabric, a real Prometheus scraping them, the analyzer reading
+a 3-leaf-group, 2-rail, 2-spine fabric, a real Prometheus scraping them, the analyzer reading
 increase() through its query API every 5 s (-K 2), its verdicts file served by node_exporter'"'"'s
 textfile collector and scraped by the same Prometheus.  The paths file is the fabric'"'"'s own routing
 for the probes'"'"' UDP 5-tuples (ci/netns-fabric path: `ip route get ... ipproto udp sport S dport D`
 hop by hop, the routers'"'"' L4 hash; probes/trace.c traces TCP only), forward and answer.  Both
-cores kept busy by two spinners on a healthy fabric: no suspect.  The datagrams of one source
-port dropped on one leaf-spine uplink (CI'"'"'s kernel has no netem: mirred to a veth whose peer is
+cores kept busy by two spinners on a healthy fabric: no suspect.  The datagrams of 4 of the 16 source
+ports dropped on one leaf-spine uplink (CI'"'"'s kernel has no netem: mirred to a veth whose peer is
 down, lib-monitor.sh): that link named, no other, in the JSON lines, the verdicts file and
 Prometheus; it clears after the drop is lifted.  A quarter of the source ports dropped out of one
 host'"'"'s rail-1 NIC (every path of that NIC): that NIC named, no link.'
@@ -46,20 +46,27 @@ an() {
 	tail -n +"$from" an.jsonl 2>/dev/null
 }
 
-# named_is WANT: the analyzer names exactly WANT now ("link l1.0>s1", "nic h1 1", "" for none),
-# in its last interval line
+# named_is WANT: what the analyzer's last interval line names ("link l1.0 -> s1"; ";" between)
 named_is() {
-	test "$(an | jq -r 'select(.event == "interval") | [.named[] |
-		if .kind == "link" then "link \(.from)>\(.to)" elif .kind == "nic" then "nic \(.node) \(.rail)"
-		else "\(.kind) \(.node)" end] | join(" ")' | tail -1)" = "$1"
+	test "$(an | jq -r 'select(.event == "interval") | .named | join(";")' | tail -1)" = "$1"
 }
 
-# suspects_seen: every element a suspect or named in an interval since $from, and every named
-# event, one a line, sorted and unique
+# suspects_seen: every element a suspect in an interval since $from ("link l1.0>s1", "nic h1 1",
+# "host h1"), and every element named there, one a line, sorted and unique
 suspects_seen() {
-	an | jq -r 'select(.event == "interval") | (.suspects[], .named[]) |
+	an | jq -r 'select(.event == "interval") | (.suspects[] |
 		if .kind == "link" then "link \(.from)>\(.to)" elif .kind == "nic" then "nic \(.node) \(.rail)"
-		else "\(.kind) \(.node)" end' | sort -u
+		else "\(.kind) \(.node)" end), (.named[] | "named: \(.)")' | sort -u
+}
+
+# no_duplicates: no interval line lists one element twice among its suspects
+no_duplicates() {
+	an | jq -e -s 'all(.[] | select(.event == "interval") | .suspects |
+		map("\(.kind) \(.from) \(.to) \(.node) \(.rail)"); length == (unique | length))' >/dev/null
+}
+
+named_event_is() {
+	test "$(named_events)" = "$1"
 }
 
 named_events() {
@@ -76,8 +83,8 @@ prom_suspects() {
 	mon_query '{__name__=~"fabscope_(link|nic|host)_suspect"} == 1' | sed 's/^/s /'
 }
 
-test_expect_success $P 'the bed: agents in 4 hosts, 2 rails; Prometheus; node_exporter serving the verdicts' '
-	mon_bed -G 2 -H 2 -R 2 -S 2 &&
+test_expect_success $P 'the bed: agents in 6 hosts, 2 rails; Prometheus; node_exporter serving the verdicts' '
+	mon_bed -G 3 -H 2 -R 2 -S 2 &&
 	fab intent --addr >fab.topo &&
 	mkdir textfile &&
 	{ "$FABRIC" exec -p $PFX h1 prometheus-node-exporter --collector.disable-defaults \
@@ -91,13 +98,13 @@ test_expect_success $P 'the bed: agents in 4 hosts, 2 rails; Prometheus; node_ex
 
 test_expect_success $P 'the paths file: every 5-tuple of every pair and rail, from the routers'"'"' own lookups' '
 	for r in 0 1; do
-		for a in h1 h2 h3 h4; do
-			for b in h1 h2 h3 h4; do
+		for a in h1 h2 h3 h4 h5 h6; do
+			for b in h1 h2 h3 h4 h5 h6; do
 				test $a = $b || paths_of $a $b $r || return 1
 			done
 		done
 	done >paths.jsonl &&
-	test $(wc -l <paths.jsonl) = 384 &&
+	test $(wc -l <paths.jsonl) = 960 &&
 	jq -r "select(.node == \"h1\" and .peer == \"h3\" and .rail == 0) | .fwd | join(\" \")" paths.jsonl |
 		sort -u >h1h3 &&
 	cat h1h3 &&
@@ -130,35 +137,36 @@ test_expect_success $P 'both cores busy (two spinners), no fault: no suspect in 
 	mon_query "sum(fabscope_probe_sent_total)" >sent && cat sent
 '
 
-# the groups the drop hits: rail 0, from leaf 1 (h1, h2) to leaf 2, source port 49155 (bucket
-# 3), whose probe leaves l1.0 for spine $1
+# the 5-tuples the drop hits: rail 0, from leaf 1 (h1, h2) to the other leaves, source ports
+# 49152-49155 (buckets 0-3), whose probe leaves l1.0 for spine $1
 hit() {
-	jq -r "select(.rail == 0 and .sport == $((SP0 + 3)) and .fwd[0] == \"l1.0\" and .fwd[1] == \"$1\") |
-		\"\(.node)>\(.peer)\"" paths.jsonl
+	jq -r "select(.rail == 0 and .sport < $((SP0 + 4)) and .fwd[0] == \"l1.0\" and .fwd[1] == \"$1\") |
+		\"\(.node)>\(.peer) \(.sport) back by \(.rev[1])\"" paths.jsonl
 }
 
-test_expect_success $P 'source port 49155 dropped on one uplink of l1.0: that link named, no other' '
+test_expect_success $P 'a quarter of the source ports dropped on one uplink of l1.0: that link named, no other' '
 	hit s1 >hit.s1 && hit s2 >hit.s2 &&
 	if [ $(wc -l <hit.s1) -ge $(wc -l <hit.s2) ]; then spine=s1; else spine=s2; fi &&
 	cat hit.$spine && test -s hit.$spine &&
 	from=$(($(wc -l <an.jsonl) + 1)) &&
-	mon_loss_on l1.0 $spine $((SP0 + 3)) &&
-	mon_wait 90 named_is "link l1.0>$spine" &&
-	echo "named l1.0>$spine" >expect &&
+	mon_loss_on l1.0 $spine $SP0/0xfffc &&
+	mon_wait 90 named_is "link l1.0 -> $spine" &&
+	echo "named link l1.0>$spine" >expect &&
 	named_events >actual &&
 	test_cmp expect actual &&
-	echo "link l1.0>$spine" >expect &&
+	printf "link l1.0>$spine\nnamed: link l1.0 -> $spine\n" >expect &&
 	suspects_seen >actual &&
 	test_cmp expect actual &&
+	no_duplicates &&
 	an | jq -c "select(.event == \"named\")" &&
 	an | jq -e -s "map(select(.event == \"named\"))[0] | .failing_through > 0 and (.confirmed | test(\"traced\"))" &&
-	echo "fabscope_link_suspect{from=\"l1.0\",plane=\"\",rail=\"\",to=\"$spine\"} 1" >expect &&
+	echo "fabscope_link_suspect{from=\"l1.0\",to=\"$spine\",rail=\"0\",plane=\"\"} 1" >expect &&
 	grep -v "^#" textfile/fabscope.prom | grep " 1$" | sort >actual &&
 	test_cmp expect actual
 '
 
 test_expect_success $P 'Prometheus, scraping the verdicts, has that link suspect and nothing else' '
-	echo "s from=l1.0,plane=,rail=,to=$spine 1" >expect &&
+	echo "s from=l1.0,rail=0,to=$spine 1" >expect &&
 	mon_wait 30 eval "prom_suspects >actual && cmp -s expect actual" &&
 	test_cmp expect actual
 '
@@ -176,12 +184,12 @@ test_expect_success $P 'the drop lifted: the link cleared after healthy interval
 test_expect_success $P 'a quarter of the source ports dropped out of h1'"'"'s rail-1 NIC: that NIC named, no link' '
 	from=$(($(wc -l <an.jsonl) + 1)) &&
 	mon_loss_on h1 rail1 $SP0/0xfffc &&
-	mon_wait 90 named_is "nic h1 1" &&
-	echo "named nic h1 1" >expect &&
-	named_events >actual &&
-	test_cmp expect actual &&
-	suspects_seen >seen &&
-	test_grep ! "^link" seen &&
+	mon_wait 90 named_event_is "named nic h1 1" &&
+	an | jq -r "select(.event == \"interval\") | .named | length" | tail -1 >n &&
+	echo 1 >expect && test_cmp expect n &&
+	suspects_seen >seen && cat seen &&
+	test_grep ! "link" seen &&
+	no_duplicates &&
 	mon_wait 30 eval "prom_suspects >actual && grep -q \"^s node=h1,plane=0,rail=1 1\$\" actual" &&
 	test_grep ! "from=" actual
 '
