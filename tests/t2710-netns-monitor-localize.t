@@ -46,9 +46,10 @@ an() {
 	tail -n +"$from" an.jsonl 2>/dev/null
 }
 
-# named_is WANT: what the analyzer's last interval line names ("link l1.0 -> s1"; ";" between)
+# named_is WANT: what the analyzer's last interval line (since $from) names ("link l1.0 -> s1"; ";" between)
 named_is() {
-	test "$(an | jq -r 'select(.event == "interval") | .named | join(";")' | tail -1)" = "$1"
+	an | jq -r 'select(.event == "interval") | "is: \(.named | join(";"))"' | tail -1 >named.now &&
+	test "$(cat named.now)" = "is: $1"
 }
 
 # suspects_seen: every element a suspect in an interval since $from ("link l1.0>s1", "nic h1 1",
