@@ -306,8 +306,14 @@ static int vote_cands(struct loc_vote *v, const struct loc_net *n, const struct 
 
 	v->ncand = 0;
 	for (el = 0; el < n->nelems; el++) {
-		double r, sc = elem_score(v, n, p, obs, el, o, &r);
+		double r, sc;
+		size_t j;
 
+		for (j = 0; j < v->ns && v->s[j].elem != el; j++)
+			;
+		if (j < v->ns)
+			continue;	/* in the model already: one suspect an element */
+		sc = elem_score(v, n, p, obs, el, o, &r);
 		if (sc < o->min_score)
 			continue;
 		if (FS_ALLOC_GROW(v->cand, v->ncand + 1, v->cand_alloc))

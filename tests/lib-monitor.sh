@@ -10,7 +10,9 @@
 #	mon_prom [RULES...]            a Prometheus server in host $MON_PROM_NODE (default h1), its
 #	                               config and data in ./prom (scrape every second, every agent a
 #	                               target, the rule files RULES loaded), on 127.0.0.1:$MON_PROM_PORT
-#	                               there, killed by PID at exit; waits until every target is up
+#	                               there, killed by PID at exit; waits until every target is up;
+#	                               MON_PROM_EXTRA_TARGET=HOST:PORT scrapes one more (job
+#	                               fabscope-verdicts: a node_exporter serving the analyzer's verdicts)
 #	mon_query PROMQL               the query's result vector as "LABELS VALUE" lines, sorted
 #	                               (LABELS: k=v,... of the series in Prometheus' order, without
 #	                               __name__ and the target's instance and job)
@@ -26,7 +28,8 @@
 #	mon_reloads_are NODE RESULT N  NODE's agent says N reloads of RESULT (ok, error)
 #	mon_api PATH [CURL-ARGS...]    GET Prometheus' API PATH (/api/v1/...) to stdout
 #	mon_metrics NODE               GET NODE's agent's /metrics to stdout
-#	mon_loss_on LINK-NODE DEV SPORT   drop the UDP datagrams of source port SPORT that NODE sends out
+#	mon_loss_on LINK-NODE DEV SPORT[/MASK]   drop the UDP datagrams of source port SPORT (the ports
+#	                               that match it under MASK: 49152/0xfffc, 4 ports) that NODE sends out
 #	                               of DEV (tc clsact, u32 on the source port, mirred to a veth
 #	                               whose peer is down: CI's kernels have no netem and no drop
 #	                               action); mon_loss_off LINK-NODE DEV removes it
@@ -104,6 +107,9 @@ mon_prom() {
 	  - job_name: fabscope-monitor
 	    static_configs:
 	      - targets: [$targets]
+	${MON_PROM_EXTRA_TARGET:+  - job_name: fabscope-verdicts}
+	${MON_PROM_EXTRA_TARGET:+    static_configs:}
+	${MON_PROM_EXTRA_TARGET:+      - targets: ['$MON_PROM_EXTRA_TARGET']}
 	EOF
 	{ "$FABRIC" exec -p "$PFX" "$MON_PROM_NODE" prometheus --config.file="$PWD/prom/prometheus.yml" \
 		--storage.tsdb.path="$PWD/prom/data" --web.listen-address=127.0.0.1:$MON_PROM_PORT \
@@ -113,6 +119,7 @@ mon_prom() {
 	test_wait_for 30 sh -c "kill -0 $pid && \"\$0\" exec -p $PFX $MON_PROM_NODE curl -sf http://127.0.0.1:$MON_PROM_PORT/-/ready >/dev/null" "$FABRIC" ||
 		{ tail -5 prom/log >&2; return 1; }
 	n=$(. ./info && echo $HOSTS | wc -w) &&
+	{ test -z "${MON_PROM_EXTRA_TARGET:-}" || n=$((n + 1)); } &&
 	test_wait_for 30 mon_up_is "$n"
 }
 
@@ -139,7 +146,7 @@ mon_loss_on() {
 	ip -n "$PFX-$1" link set monsink up &&
 	tc -n "$PFX-$1" qdisc add dev "$2" clsact &&
 	tc -n "$PFX-$1" filter add dev "$2" egress protocol ip u32 match ip protocol 17 0xff \
-		match ip sport "$3" 0xffff action mirred egress redirect dev monsink
+		match ip sport "${3%%/*}" "$([[ $3 == */* ]] && echo "${3#*/}" || echo 0xffff)" action mirred egress redirect dev monsink
 }
 
 mon_loss_off() {
