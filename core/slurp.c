@@ -19,11 +19,11 @@ char *fs_slurp(const char *path, size_t max)
 	for (;;) {	/* a loop, not the file's size: a pipe or /proc has none */
 		size_t n;
 
-		if (cap - len < 65536) {
-			char *nb = cap > max ? NULL : realloc(buf, cap = cap ? cap * 2 : 65536 + 1);
+		if (cap - len < 65536) {	/* (len <= max here: what is over max ends the loop below) */
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536 + 1);
 
 			if (!nb) {
-				e = cap > max ? EFBIG : ENOMEM;
+				e = ENOMEM;
 				break;
 			}
 			buf = nb;

@@ -114,7 +114,15 @@ test_expect_success $P,FABSCOPE 'monitor analyze: a scrape that is not the forma
 	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay s0 s1 s2 >out 2>err &&
 	test_grep "s1: line 3, column 8: a label name was expected; its other probe groups are left out" err &&
 	test_line_count = 1 err &&
-	jq -s -e "length == 2 and .[0].probes == 100 and .[0].bad == 1 and .[1].probes == 100 and .[1].bad == 0" out
+	jq -s -e "length == 2 and .[0].probes == 100 and .[0].bad == 1 and .[1].probes == 100 and .[1].bad == 0" out &&
+	# --max-body below the reader'"'"'s first 64 KiB: small scrapes are read (every file was "too
+	# large" before), one over it is refused in one line
+	"$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay s0 s2 --max-body 4096 >out 2>err &&
+	jq -s -e "length == 1 and .[0].probes == 200" out &&
+	{ cat s2 && head -c 5000 /dev/zero | tr "\\0" "#" && echo; } >big &&
+	test_expect_code 3 "$FABSCOPE" monitor analyze --sport-width 4 --topology fab.topo --replay s0 big \
+		--max-body 4096 >out 2>err &&
+	test_line_count = 1 err && test_grep "big.: File too large" err
 '
 
 test_expect_success $P,FABSCOPE 'monitor analyze: a probe metric without its labels, or a count that is none' '
