@@ -67,6 +67,33 @@ test_expect_success $P 'files that hold the same name never run at once' '
 	test ! -e h1.in && test ! -e h2.in
 '
 
+# test_cpus 2 with two slots: the file runs alone (the others look for it, and it for them,
+# while they run); it starts first, being the longest, and the files after it wait for it;
+# with three slots one other file runs beside it
+test_expect_success $P 'a file that keeps two CPUs busy counts as two files' '
+	{
+		echo "#!/bin/bash" && echo "test_cpus() { :; }" && echo "test_cpus 2" &&
+		echo "echo 1..1" &&
+		echo "touch heavy.in; sleep 2; if ! ls light*.in 2>/dev/null; then echo \"ok 1 - alone\"; else echo \"not ok 1 - beside\"; fi; rm heavy.in"
+	} >heavy.t && chmod +x heavy.t &&
+	mk light1 - "touch light1.in; sleep 0.5; ! test -e heavy.in && rm light1.in" &&
+	mk light2 - "touch light2.in; sleep 0.5; ! test -e heavy.in && rm light2.in" &&
+	printf "%s\n" "plain heavy.t 100" "plain light1.t 2" "plain light2.t 1" >ctimings &&
+	"$RUN_TESTS" --list --timings ctimings heavy.t light1.t >out &&
+	test_grep "^plain heavy.t 100 - cpus=2$" out &&
+	"$RUN_TESTS" -j 2 --timings ctimings heavy.t light1.t light2.t >out 2>err &&
+	test_grep "^All tests successful" out &&
+	# three slots: heavy and one light file at once, never both light files beside it
+	mk both1 - "touch both1.in; for i in \$(seq 600); do test -e heavy.in && break; sleep 0.1; done; test -e heavy.in" &&
+	{
+		echo "#!/bin/bash" && echo "test_cpus 2 # two" && echo "echo 1..1" &&
+		echo "touch heavy.in; for i in \$(seq 600); do test -e both1.in && break; sleep 0.1; done; if test -e both1.in; then echo \"ok 1 - beside one\"; else echo \"not ok 1 - alone\"; fi; sleep 1; rm heavy.in"
+	} >heavy3.t && chmod +x heavy3.t &&
+	printf "%s\n" "plain heavy3.t 100" "plain both1.t 2" >c3timings &&
+	"$RUN_TESTS" -j 3 --timings c3timings heavy3.t both1.t >out 2>err &&
+	test_grep "^All tests successful" out
+'
+
 # a file that leaves a line half written holds nobody up: with two slots, "partial" writes half a
 # line and waits (a hang guard, 60 s) for "third", which can start only once the harness has seen
 # "quick" end; a harness stuck reading the half line would never start it
@@ -127,7 +154,10 @@ test_expect_success $P 'usage errors: exit 2, one line' '
 	test_grep "no test file .no-such.t." err &&
 	mk badhold "Bad_Name" true &&
 	test_expect_exit 2 "$RUN_TESTS" --list badhold.t 2>err && test_line_count = 1 err &&
-	test_grep "badhold.t: line [0-9]*: test_holds .Bad_Name.: names are lowercase" err
+	test_grep "badhold.t: line [0-9]*: test_holds .Bad_Name.: names are lowercase" err &&
+	printf "test_cpus two\n" >badcpus.t &&
+	test_expect_exit 2 "$RUN_TESTS" --list badcpus.t 2>err && test_line_count = 1 err &&
+	test_grep "badcpus.t: line 1: test_cpus .two.: give a number of CPUs" err
 '
 
 test_done

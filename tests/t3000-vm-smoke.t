@@ -8,6 +8,7 @@ and the host-built fabscope running in the guest'
 # one Soft-RoCE guest at a time: qemu TCG emulates 2 vCPUs on the host's cores, and two guests
 # at once would starve each other's time limits
 test_holds vm
+test_cpus 2
 . "$TEST_DIRECTORY/lib-vm.sh"
 
 test_lazy_prereq PERFTEST 'command -v ib_write_bw && command -v ibv_devices'

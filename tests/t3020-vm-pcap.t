@@ -9,6 +9,7 @@ tests/vm/pcap.sh)'
 # one Soft-RoCE guest at a time: qemu TCG emulates 2 vCPUs on the host's cores, and two guests
 # at once would starve each other's time limits
 test_holds vm
+test_cpus 2
 
 test_lazy_prereq VM '"$SRCDIR/ci/rxe-vm" --check'
 test_lazy_prereq TSHARK 'command -v tshark'

@@ -9,6 +9,13 @@ OUT=${RXE_VM_OUT:?}
 T=/tmp/verbs-checks
 mkdir -p "$T"
 SRV=10.1.0.1
+# The ASan tier runs the same checks with fewer repeats (t3010 passes these; tests/README, "The
+# ASan tier"): the QP counts of the op matrix, the ping-pongs of lat, the messages per size of
+# the sweeps
+QPS=${VERBS_QPS:-1 4 16}
+LAT_N=${VERBS_LAT_N:-2000}
+SWEEP_N=${VERBS_SWEEP_N:-8}
+SWEEP_READ_N=${VERBS_SWEEP_READ_N:-4}
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; cp -r "$T"/. "$OUT"/' EXIT
 
@@ -62,7 +69,7 @@ wait_port 18600 && wait_port 18601 || echo "servers did not start" >"$T/setup.er
 # QPs: with the 67 ms ACK timeout these two READ cases (64 KiB x 16 QPs,
 # 1 MiB x 4 QPs) stalled or broke QPs (see client above)
 for op in write read send write_imm; do
-	for q in 1 4 16; do
+	for q in $QPS; do
 		client "bw-$op-q$q" bw $SRV -p 18600 --op $op -q $q -s 64K -n 100 --json -v
 	done
 done
@@ -72,8 +79,8 @@ client bw-read-1m-q4-timed bw $SRV -p 18600 --op read -q 4 -s 1M -D 2 --json
 client bw-write-q4-timed bw $SRV -p 18600 --op write -q 4 -s 64K -D 2 --poll busy --json
 # message sizes: 1 byte, then the sweep 2 B .. 8 MiB
 client bw-1byte bw $SRV -p 18600 -s 1 -n 500 --json
-client bw-sweep bw $SRV -p 18600 -a -n 8 --json
-client bw-sweep-read bw $SRV -p 18600 --op read -a -n 4 --json
+client bw-sweep bw $SRV -p 18600 -a -n "$SWEEP_N" --json
+client bw-sweep-read bw $SRV -p 18600 --op read -a -n "$SWEEP_READ_N" --json
 client bw-bidir bw $SRV -p 18600 -b -q 2 -n 200 --json
 client bw-bidir-send bw $SRV -p 18600 -b --op send -q 2 -n 200 --json
 client bw-imm bw $SRV -p 18600 --op send -q 2 -s 64 -n 300 --inline 64 --json
@@ -108,11 +115,11 @@ echo "$t0 $(cpu_ticks "${pids[0]}") $w0 $(date +%s%N) $(getconf CLK_TCK)" >"$T/b
 session_logged || echo "the server logged no session for bw-busy-write" >>"$T/bw-busy-server-cpu.err"
 wait $busy_client
 # latency, both ops, percentiles
-client lat-send lat $SRV -p 18601 -n 2000 --json
-client lat-write lat $SRV -p 18601 -n 2000 --op write --json
+client lat-send lat $SRV -p 18601 -n "$LAT_N" --json
+client lat-write lat $SRV -p 18601 -n "$LAT_N" --op write --json
 # (sweeps of few pings: a ping-pong of 8 MiB takes most of a second each way under TCG)
 client lat-sweep lat $SRV -p 18601 -a -n 4 --json
-client lat-read lat $SRV -p 18601 -n 2000 --op read --json
+client lat-read lat $SRV -p 18601 -n "$LAT_N" --op read --json
 # WRITE ping-pongs against a server held 300 ms after each "ready": the client's first WRITE
 # lands before the server starts the size's loop, and must not be wiped by it (it was, when
 # the server cleared its buffer after "ready": no answer, exit 4)
