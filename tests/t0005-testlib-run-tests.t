@@ -45,6 +45,18 @@ test_expect_success $P '--list: longest first; a file not in the timings counts 
 	plain vm1.t 40 vm-$$
 	plain short.t 2 -
 	EOF
+	test_cmp expect out &&
+	# files holding a name count as their chain: vm1 and vm2 (40 + 50 + 250 s of vm3) before
+	# long (300 s), the longest of them first
+	mk vm3 "vm-$$" true && echo "plain vm3.t 250" >>timings &&
+	"$RUN_TESTS" --list --timings timings long.t short.t vm1.t vm2.t vm3.t >out &&
+	cat >expect <<-EOF &&
+	plain vm3.t 250 vm-$$
+	plain vm2.t 50 vm-$$,slurm-$$
+	plain vm1.t 40 vm-$$
+	plain long.t 300 -
+	plain short.t 2 -
+	EOF
 	test_cmp expect out
 '
 
