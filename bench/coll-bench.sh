@@ -43,12 +43,8 @@
 set -euo pipefail
 
 prog=coll-bench
-usage()   { echo "$prog: $* (usage: bench/coll-bench.sh [-r RATE] [-b MIN] [-e MAX] [-f FACTOR] [-w WARMUP] [-i ITERS] [-L LARGE] [--mpi-only])" >&2; exit 2; }
-envfail() { echo "$prog: $*" >&2; exit 3; }
-fail()    { echo "$prog: $*" >&2; exit 4; }
-
-srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-FABSCOPE=${FABSCOPE:-$srcdir/fabscope}
+synopsis="bench/coll-bench.sh [-r RATE] [-b MIN] [-e MAX] [-f FACTOR] [-w WARMUP] [-i ITERS] [-L LARGE] [--mpi-only]"
+. "$(dirname "$0")/lib.sh"
 fabric=$srcdir/ci/netns-fabric
 sshd_bed=$srcdir/ci/sshd-netns
 RATE=500mbit MIN=1M MAX=64M FACTOR=2 WARMUP=2 ITERS=5 LARGE=16M mpi_only=0
@@ -63,7 +59,7 @@ while (($#)); do
 	-i) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "-i needs a number of iterations (1 or more)"; ITERS=$2; shift ;;
 	-L) [[ ${2:-} =~ $size_re ]] || usage "-L needs a size such as 16M"; LARGE=$2; shift ;;
 	--mpi-only) mpi_only=1 ;;
-	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h | --help) bench_help ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
 	shift

@@ -27,19 +27,15 @@
 set -euo pipefail
 
 prog=estimate-bench
-usage()   { echo "$prog: $* (usage: bench/estimate-bench.sh [-r RUNS] [-t RATE])" >&2; exit 2; }
-envfail() { echo "$prog: $*" >&2; exit 3; }
-fail()    { echo "$prog: $*" >&2; exit 4; }
-
-srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-FABSCOPE=${FABSCOPE:-$srcdir/fabscope}
+synopsis="bench/estimate-bench.sh [-r RUNS] [-t RATE]"
+. "$(dirname "$0")/lib.sh"
 fabric=$srcdir/ci/netns-fabric
 RUNS=2 RATE=200mbit
 while (($#)); do
 	case $1 in
 	-r) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "-r needs a number of runs"; RUNS=$2; shift ;;
 	-t) [[ ${2:-} =~ ^[1-9][0-9]*(k|m|g)bit$ ]] || usage "-t needs a rate such as 200mbit"; RATE=$2; shift ;;
-	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h | --help) bench_help ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
 	shift
@@ -48,7 +44,7 @@ done
 for tool in jq ip tc timeout; do
 	command -v $tool >/dev/null 2>&1 || envfail "'$tool' not found: run ci/install-deps bench (as root)"
 done
-[[ -x $FABSCOPE ]] || envfail "no fabscope binary at $FABSCOPE: run make first"
+bench_need fabscope
 
 pfx=eb$$
 work=$(mktemp -d /tmp/fabscope-estimate-bench.XXXXXX)

@@ -35,13 +35,8 @@
 set -euo pipefail
 
 prog=fleet-bench
-usage()   { echo "$prog: $* (usage: bench/fleet-bench.sh [-S SIMULATED] [-n AGENTS] [-s SPINNERS] [-N NODES] [-R RAILS])" >&2; exit 2; }
-envfail() { echo "$prog: $*" >&2; exit 3; }
-fail()    { echo "$prog: $*" >&2; exit 4; }
-
-srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-FABSCOPE=${FABSCOPE:-$srcdir/fabscope}
-TEST_TOOL=${TEST_TOOL:-$srcdir/tests/helper/test-tool}
+synopsis="bench/fleet-bench.sh [-S SIMULATED] [-n AGENTS] [-s SPINNERS] [-N NODES] [-R RAILS]"
+. "$(dirname "$0")/lib.sh"
 SIM=16384 AGENTS=8192 SPINNERS=2 NODES=16384 RAILS=8
 while (($#)); do
 	case $1 in
@@ -50,14 +45,12 @@ while (($#)); do
 	-s) [[ ${2:-} =~ ^[0-9]+$ ]] && (($2 <= 16)) || usage "-s needs 0..16"; SPINNERS=$2; shift ;;
 	-N) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "-N needs a number"; NODES=$2; shift ;;
 	-R) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] && (($2 <= 64)) || usage "-R needs 1..64"; RAILS=$2; shift ;;
-	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h | --help) bench_help ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
 	shift
 done
-[[ -x $FABSCOPE ]] || envfail "no fabscope binary at $FABSCOPE: run make first"
-[[ -x $TEST_TOOL ]] || envfail "no test-tool at $TEST_TOOL: run make first"
-command -v jq >/dev/null || envfail "jq is missing: ci/install-deps test"
+bench_need fabscope test-tool jq
 # the coordinator holds a socket a simulated agent, and a socket and a pipe a local one (it
 # raises its own limit as far as the hard limit allows); the simulator a socket an agent
 fds=$((2 * AGENTS > SIM ? 2 * AGENTS : SIM))

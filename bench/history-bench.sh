@@ -17,12 +17,8 @@
 set -euo pipefail
 
 prog=history-bench
-usage()   { echo "$prog: $* (usage: bench/history-bench.sh [-n NODES] [-s NODES] [-N NIGHTS] [-t SECONDS] [-k])" >&2; exit 2; }
-envfail() { echo "$prog: $*" >&2; exit 3; }
-
-srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-FABSCOPE=${FABSCOPE:-$srcdir/fabscope}
-TEST_TOOL=${TEST_TOOL:-$srcdir/tests/helper/test-tool}
+synopsis="bench/history-bench.sh [-n NODES] [-s NODES] [-N NIGHTS] [-t SECONDS] [-k]"
+. "$(dirname "$0")/lib.sh"
 BIG=16384 SMALL=1024 NIGHTS=30 LIMIT=600 KEEP=0
 num() { [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "$1 needs a number"; }
 while (($#)); do
@@ -32,20 +28,14 @@ while (($#)); do
 	-N) num -N "${2:-}"; NIGHTS=$2; shift ;;
 	-t) num -t "${2:-}"; LIMIT=$2; shift ;;
 	-k) KEEP=1 ;;
-	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h | --help) bench_help ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
 	shift
 done
-[[ -x $FABSCOPE ]] || envfail "no fabscope binary at $FABSCOPE: run make first"
-[[ -x $TEST_TOOL ]] || envfail "no test-tool at $TEST_TOOL: run make first"
-[[ -x /usr/bin/time ]] || envfail "GNU time (/usr/bin/time) is missing: apt-get install time"
-command -v jq >/dev/null || envfail "jq is missing: ci/install-deps test"
+bench_need fabscope test-tool time jq
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/history-bench.XXXXXX")
-((KEEP)) && echo "# $prog: work directory $work" || trap 'rm -rf "$work"' EXIT
-out=${BENCH_OUT:-$srcdir/bench-out}
-mkdir -p "$out"
+bench_work "$KEEP"
 missed=0
 
 # timed NAME ARGS...: fabscope ARGS under the limit; sets wall, cpu, rss_mib (wall "> LIMIT" when killed)

@@ -37,12 +37,8 @@
 set -euo pipefail
 
 prog=localize-bench
-usage()   { echo "$prog: $* (usage: bench/localize-bench.sh [-T TRIALS] [-c TRIALS] [-s SEED] [-t SECONDS] [-k])" >&2; exit 2; }
-envfail() { echo "$prog: $*" >&2; exit 3; }
-fail()    { echo "$prog: $*" >&2; exit 4; }
-
-srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-TEST_TOOL=${TEST_TOOL:-$srcdir/tests/helper/test-tool}
+synopsis="bench/localize-bench.sh [-T TRIALS] [-c TRIALS] [-s SEED] [-t SECONDS] [-k]"
+. "$(dirname "$0")/lib.sh"
 TRIALS=200 CTRIALS=10 SEED=1 LIMIT=1800 KEEP=0
 while (($#)); do
 	case $1 in
@@ -51,7 +47,7 @@ while (($#)); do
 	-s) [[ ${2:-} =~ ^[0-9]+$ ]] || usage "-s needs a seed"; SEED=$2; shift ;;
 	-t) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "-t needs seconds"; LIMIT=$2; shift ;;
 	-k) KEEP=1 ;;
-	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h | --help) bench_help ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
 	shift

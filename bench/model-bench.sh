@@ -36,13 +36,8 @@
 set -euo pipefail
 
 prog=model-bench
-usage()   { echo "$prog: $* (usage: bench/model-bench.sh [-s SIZES] [-i SIZES] [-S SPINES] [-d DRAWS] [-n NODES] [-t SECONDS] [-k])" >&2; exit 2; }
-envfail() { echo "$prog: $*" >&2; exit 3; }
-fail()    { echo "$prog: $*" >&2; exit 4; }
-
-srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-FABSCOPE=${FABSCOPE:-$srcdir/fabscope}
-TEST_TOOL=${TEST_TOOL:-$srcdir/tests/helper/test-tool}
+synopsis="bench/model-bench.sh [-s SIZES] [-i SIZES] [-S SPINES] [-d DRAWS] [-n NODES] [-t SECONDS] [-k]"
+. "$(dirname "$0")/lib.sh"
 SIZES="1024 4096 8192 16384" ISIZES="8192 16384" SPINES=64 DRAWS=10 NODES=16384 LIMIT=600 KEEP=0
 while (($#)); do
 	case $1 in
@@ -53,23 +48,17 @@ while (($#)); do
 	-n) [[ ${2:-} =~ ^(0|[1-9][0-9]*)$ ]] || usage "-n needs nodes (0: no report)"; NODES=$2; shift ;;
 	-t) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "-t needs seconds"; LIMIT=$2; shift ;;
 	-k) KEEP=1 ;;
-	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h | --help) bench_help ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
 	shift
 done
 for n in $SIZES $ISIZES; do ((n >= 64 && n % 64 == 0)) || usage "size $n: give a multiple of 64 hosts"; done
-[[ -x $FABSCOPE ]] || envfail "no fabscope binary at $FABSCOPE: run make first"
-[[ -x $TEST_TOOL ]] || envfail "no test-tool at $TEST_TOOL: run make first"
-[[ -x /usr/bin/time ]] || envfail "GNU time (/usr/bin/time) is missing: apt-get install time"
-command -v jq >/dev/null || envfail "jq is missing: ci/install-deps test"
+bench_need fabscope test-tool time jq
 [[ -z ${ISIZES// /} ]] || command -v valgrind >/dev/null ||
 	envfail "valgrind is missing (it counts the instructions of -i's sizes): ci/install-deps bench, or -i \"\""
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/model-bench.XXXXXX")
-((KEEP)) && echo "# $prog: work directory $work" || trap 'rm -rf "$work"' EXIT
-out=${BENCH_OUT:-$srcdir/bench-out}
-mkdir -p "$out"
+bench_work "$KEEP"
 jsonl=$out/model-bench.jsonl
 : >"$jsonl"
 now=$(date -u +%Y-%m-%dT%H:%M:%SZ)

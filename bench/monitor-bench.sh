@@ -28,19 +28,15 @@ set -euo pipefail
 export LC_ALL=C
 
 prog=monitor-bench
-usage()   { echo "$prog: $* (usage: bench/monitor-bench.sh [-d SECONDS] [-n PEERS] [-r RATE])" >&2; exit 2; }
-envfail() { echo "$prog: $*" >&2; exit 3; }
-fail()    { echo "$prog: $*" >&2; exit 4; }
-
-srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-FABSCOPE=${FABSCOPE:-$srcdir/fabscope}
+synopsis="bench/monitor-bench.sh [-d SECONDS] [-n PEERS] [-r RATE]"
+. "$(dirname "$0")/lib.sh"
 DUR=60 N=64 RATE=10
 while (($#)); do
 	case $1 in
 	-d) DUR=${2:-}; shift ;;
 	-n) N=${2:-}; shift ;;
 	-r) RATE=${2:-}; shift ;;
-	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h | --help) bench_help ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
 	shift

@@ -46,13 +46,8 @@ set -euo pipefail
 export LC_ALL=C
 
 prog=netns-bench
-usage()   { echo "$prog: $* (usage: bench/netns-bench.sh [-r ROUNDS])" >&2; exit 2; }
-envfail() { echo "$prog: $*" >&2; exit 3; }
-fail()    { echo "$prog: $*" >&2; exit 4; }
-
-srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-FABSCOPE=${FABSCOPE:-$srcdir/fabscope}
-TEST_TOOL=${TEST_TOOL:-$srcdir/tests/helper/test-tool}
+synopsis="bench/netns-bench.sh [-r ROUNDS]"
+. "$(dirname "$0")/lib.sh"
 pair=$srcdir/ci/netns-pair
 fabric=$srcdir/ci/netns-fabric
 ROUNDS=3
@@ -62,7 +57,7 @@ while (($#)); do
 		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "-r needs a number of rounds, 1 or more"
 		ROUNDS=$2
 		shift ;;
-	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h | --help) bench_help ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
 	shift

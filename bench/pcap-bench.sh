@@ -24,13 +24,8 @@
 set -euo pipefail
 
 prog=pcap-bench
-usage()   { echo "$prog: $* (usage: bench/pcap-bench.sh [-m MB] [-q QPS] [-s SNAPLEN] [-r RUNS] [-k])" >&2; exit 2; }
-envfail() { echo "$prog: $*" >&2; exit 3; }
-fail()    { echo "$prog: $*" >&2; exit 4; }
-
-srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-FABSCOPE=${FABSCOPE:-$srcdir/fabscope}
-TEST_TOOL=${TEST_TOOL:-$srcdir/tests/helper/test-tool}
+synopsis="bench/pcap-bench.sh [-m MB] [-q QPS] [-s SNAPLEN] [-r RUNS] [-k]"
+. "$(dirname "$0")/lib.sh"
 MB=500 QPS=64 SNAP=256 RUNS=3 keep=0
 while (($#)); do
 	case $1 in
@@ -39,7 +34,7 @@ while (($#)); do
 	-s) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] && (($2 >= 64)) || usage "-s needs a snap length of 64 or more"; SNAP=$2; shift ;;
 	-r) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "-r needs a number of runs"; RUNS=$2; shift ;;
 	-k) keep=1 ;;
-	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h | --help) bench_help ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
 	shift

@@ -28,32 +28,22 @@
 set -euo pipefail
 
 prog=scale-bench
-usage()   { echo "$prog: $* (usage: bench/scale-bench.sh [-s SIZES] [-t SECONDS] [-k])" >&2; exit 2; }
-envfail() { echo "$prog: $*" >&2; exit 3; }
-
-srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-FABSCOPE=${FABSCOPE:-$srcdir/fabscope}
-TEST_TOOL=${TEST_TOOL:-$srcdir/tests/helper/test-tool}
+synopsis="bench/scale-bench.sh [-s SIZES] [-t SECONDS] [-k]"
+. "$(dirname "$0")/lib.sh"
 SIZES="64 512 4096 16384" LIMIT=600 KEEP=0
 while (($#)); do
 	case $1 in
 	-s) [[ ${2:-} =~ ^[0-9\ ]+$ ]] || usage "-s needs sizes, e.g. \"64 512\""; SIZES=$2; shift ;;
 	-t) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "-t needs seconds"; LIMIT=$2; shift ;;
 	-k) KEEP=1 ;;
-	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h | --help) bench_help ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
 	shift
 done
-[[ -x $FABSCOPE ]] || envfail "no fabscope binary at $FABSCOPE: run make first"
-[[ -x $TEST_TOOL ]] || envfail "no test-tool at $TEST_TOOL: run make first"
-[[ -x /usr/bin/time ]] || envfail "GNU time (/usr/bin/time) is missing: apt-get install time"
-command -v jq >/dev/null || envfail "jq is missing: ci/install-deps test"
+bench_need fabscope test-tool time jq
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/scale-bench.XXXXXX")
-((KEEP)) && echo "# $prog: work directory $work" || trap 'rm -rf "$work"' EXIT
-out=${BENCH_OUT:-$srcdir/bench-out}
-mkdir -p "$out"
+bench_work "$KEEP"
 jsonl=$out/scale-bench.jsonl
 : >"$jsonl"
 now=$(date -u +%Y-%m-%dT%H:%M:%SZ)

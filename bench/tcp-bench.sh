@@ -22,12 +22,8 @@
 set -euo pipefail
 
 prog=tcp-bench
-usage()   { echo "$prog: $* (usage: bench/tcp-bench.sh [-t SECONDS] [--peers-only])" >&2; exit 2; }
-envfail() { echo "$prog: $*" >&2; exit 3; }
-fail()    { echo "$prog: $*" >&2; exit 4; }
-
-srcdir=$(cd "$(dirname "$0")/.." && pwd -P)
-FABSCOPE=${FABSCOPE:-$srcdir/fabscope}
+synopsis="bench/tcp-bench.sh [-t SECONDS] [--peers-only]"
+. "$(dirname "$0")/lib.sh"
 pair=$srcdir/ci/netns-pair
 T=5 peers_only=0
 while (($#)); do
@@ -37,7 +33,7 @@ while (($#)); do
 		T=$2
 		shift ;;
 	--peers-only) peers_only=1 ;;
-	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h | --help) bench_help ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
 	shift

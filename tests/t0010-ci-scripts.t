@@ -153,4 +153,17 @@ test_expect_success 'verbs-bench: a bad -r or an unknown argument is exit 2 with
 	test "$(wc -l <err)" = 1 && test_grep "unknown argument" err
 '
 
+# (bench/lib.sh: what every other bench script starts with)
+test_expect_success 'the benches: -h prints the head comment, an unknown argument is exit 2 with one line' '
+	for b in "$SRCDIR"/bench/*-bench.sh; do
+		n=$(basename "$b") &&
+		case $n in verbs-bench.sh) continue ;; esac &&
+		bash "$b" -h >out 2>err &&
+		test_grep "^bench/$n - " out && test_must_be_empty err &&
+		! grep -q "^set -euo" out &&
+		test_expect_code 2 bash "$b" --no-such 2>err && test_line_count = 1 err &&
+		test_grep "^${n%.sh}: unknown argument .--no-such. (usage: bench/$n " err || return 1
+	done
+'
+
 test_done
