@@ -99,11 +99,13 @@ for op in write read send write_imm; do
 	done
 done
 
-test_expect_success VM 'bw --op read, 1 MiB with 4 QPs, counted and timed; the rxe ACK timeout is 18' '
+test_expect_success VM 'bw --op read, 1 MiB with 4 QPs, counted and timed; the ACK timeout: rxe'"'"'s 18, or --qp-timeout' '
+	jq -e "[.[] | select(.scope == \"flow\")] | length == 4 and all(.[]; .qp_timeout == 18)" \
+		"$R/bw-read-q4.out" &&
 	ran bw-read-1m-q4 0 &&
 	agg bw-read-1m-q4 ".[0] | .op == \"read\" and .flows == 4 and .msg_size_bytes == 1048576 and
 		.metrics.msgs == 80 and .metrics.bw_gbps > 0" &&
-	jq -e "[.[] | select(.scope == \"flow\")] | length == 4 and all(.[]; .qp_timeout == 18)" \
+	jq -e "[.[] | select(.scope == \"flow\")] | length == 4 and all(.[]; .qp_timeout == 22)" \
 		"$R/bw-read-1m-q4.out" &&
 	ran bw-read-1m-q4-timed 0 &&
 	agg bw-read-1m-q4-timed ".[0] | .flows == 4 and .metrics.msgs > 0 and .metrics.bw_gbps > 0"
