@@ -370,6 +370,7 @@ struct run_opts {
 	int have_design, cabling_errors;
 	struct rpolar_counts polar;	/* the polarization probes' verdicts */
 	char topo_path[2 * PATH_MAX + 2];
+	char *topo_text;	/* the design's text as read: run.json's topology, for the history */
 };
 
 static void dry_run_time(struct coord *c, const struct run_opts *ro, double est)
@@ -526,7 +527,8 @@ static int run_read_plan(struct coord *c, struct run_opts *ro)
 			 h);
 		topo_init(&ro->design);
 		ro->have_design = 1;
-		if ((rc = topo_read(&ro->design, ro->topo_path, NULL)))
+		if ((rc = topo_load_text(ro->topo_path, &ro->topo_text)) ||
+		    (rc = topo_read(&ro->design, ro->topo_path, ro->topo_text)))
 			return rc;
 		c->design = &ro->design;	/* the polarization phases' verdicts too */
 	}
@@ -735,6 +737,8 @@ static int run_results_dir(struct coord *c, struct run_opts *ro)
 	if (c->plan.hostfile)
 		json_object_set_new(run, "hostfile", json_pack("{ss,ss}", "path", c->plan.hostfile,
 							       "text", c->plan.hostfile_text));
+	if (ro->topo_text)	/* the design of this night, as it was read: what `history add` keeps */
+		json_object_set_new(run, "topology", json_pack("{ss,ss}", "path", ro->topo_path, "text", ro->topo_text));
 	json_object_set_new(run, "options", json_pack("{ss,si,ss?,ss?,ss?,ss?,ss?,sf,sf}",
 		"launcher", ro->launcher, "nodes", ro->nodes, "token_file", ro->token_file, "ssh", c->ssh_cmd,
 		"launcher_args", c->launcher_args, "agent_cmd", c->agent_cmd, "listen", c->listen,
@@ -929,6 +933,7 @@ static void run_release(struct coord *c, struct run_opts *ro, int close_res)
 	json_decref(ro->retest_info);
 	if (ro->have_design)
 		topo_release(&ro->design);
+	free(ro->topo_text);
 	rstore_release(&c->recs);
 	free(c->lanes);
 	free(c->est_phase);

@@ -8,10 +8,11 @@
 #include "../core/error.h"
 #include "../core/options.h"
 #include "../core/record.h"
+#include "../topology/intent.h"
 #include "history.h"
 
 static const char *const history_usage[] = {
-	"fabscope history add [--db FILE] [--wait SECONDS] DIR...",
+	"fabscope history add [--db FILE] [--wait SECONDS] [--topology FILE] DIR...",
 	"fabscope history list [--db FILE] [--json]",
 	"fabscope history diff [--db FILE] [--last N] [--run ID] [--fpr P] [--min-change F] [--repeat K] [--json]",
 	"fabscope history trend [--db FILE] [--last N] [--run ID] [--json]",
@@ -24,6 +25,9 @@ static const char history_about[] =
 	"\n"
 	"add      ingest DIRs, each run in one transaction (a crash leaves it whole or absent),\n"
 	"         idempotent by run id; a second writer waits --wait seconds (default 30), then fails.\n"
+	"         With a design (the one run.json carries, what the run read of the plan's [global]\n"
+	"         topology; else --topology FILE), each node's cables that night: the switch port of\n"
+	"         every NIC port (rail, plane), which diff names beside a node.\n"
 	"list     the runs held, oldest first (by start time, then run id).\n"
 	"diff     \"Since last night and over the last N\" for the newest run (or --run ID): every\n"
 	"         lane, node and pair held against its peers of the same night (a night when every\n"
@@ -33,15 +37,18 @@ static const char history_about[] =
 	"         z is set so that a night of noise names anything with probability --fpr at most.\n"
 	"         Each suspect is \"new tonight\" or \"known since\" the first run it was one, with its\n"
 	"         change point; a repeat offender is a suspect in --repeat runs or more that came back.\n"
+	"         A node (a pair's two) is named with its cable, the switch port of its NIC port on\n"
+	"         the night it is named for, and every recabling of it within the window.\n"
 	"trend    every lane's median, run by run.\n"
 	"\n"
 	"Exit codes: 0 nothing confirmed (diff: no new suspect, no regression), 1 diff found a\n"
 	"new suspect tonight or a known one worse than last night, 2 usage (a DIR that is\n"
-	"not a results directory, a file that is not a history, no such run), 3 environment (the\n"
-	"file cannot be opened or written, it stayed busy past --wait, a newer schema).";
+	"not a results directory, a design that is not one, a file that is not a history, no such\n"
+	"run), 3 environment (the file cannot be opened or written, it stayed busy past --wait, a\n"
+	"newer schema, an older one to a reader: add migrates it).";
 
 struct hist_opts {
-	const char *db, *run;
+	const char *db, *run, *topology;
 	double wait;
 	int json, last, repeat;
 	double fpr, min_change;
@@ -57,21 +64,35 @@ static const char *db_path(const struct hist_opts *o)
 static int history_add(const struct hist_opts *o, int n, const char **dirs)
 {
 	struct hist h;
+	struct topo t;
+	struct hist_design design;
 	int i, rc, added = 0, held = 0;
 
 	if (!n)
 		return fs_err_usage("history add: give one results directory or more");
-	if ((rc = hist_open(&h, db_path(o), HIST_WRITE, o->wait)))
+	topo_init(&t);
+	if (o->topology && (rc = topo_read(&t, o->topology, NULL))) {	/* read before the file is touched */
+		topo_release(&t);
 		return rc;
+	}
+	if ((rc = hist_open(&h, db_path(o), HIST_WRITE, o->wait))) {
+		topo_release(&t);
+		return rc;
+	}
 	for (i = 0; i < n; i++) {
-		if ((rc = hist_add(&h, dirs[i])) < 0)
+		if ((rc = hist_add(&h, dirs[i], o->topology ? &t : NULL, &design)) < 0)
 			break;
-		printf("%s: %s\n", dirs[i], rc ? "held already" : "added");
+		if (rc || !*design.name)
+			printf("%s: %s\n", dirs[i], rc ? "held already" : "added");
+		else
+			printf("%s: added, with the cables of %s (%s)\n", dirs[i], design.name,
+			       design.own ? "the design its run.json carries" : "--topology");
 		added += !rc;
 		held += rc == 1;
 		rc = 0;
 	}
 	hist_close(&h);
+	topo_release(&t);
 	if (!rc)
 		printf("%d added, %d held already: %s\n", added, held, db_path(o));
 	return rc;
@@ -93,9 +114,9 @@ static int history_list(const struct hist_opts *o)
 		json_t *a = json_array();
 
 		for (i = 0; i < n; i++)
-			json_array_append_new(a, json_pack("{ss,ss,ss,ss,sI}", "run", r[i].run_id, "started", r[i].started,
-							   "status", r[i].status, "dir", r[i].dir,
-							   "results", (json_int_t)r[i].nresults));
+			json_array_append_new(a, json_pack("{ss,ss,ss,ss,sI,s:s?}", "run", r[i].run_id, "started",
+							   r[i].started, "status", r[i].status, "dir", r[i].dir,
+							   "results", (json_int_t)r[i].nresults, "design", r[i].design));
 		json_dumpf(a, stdout, JSON_INDENT(2));
 		printf("\n");
 		json_decref(a);
@@ -152,7 +173,7 @@ static int history_diff(const struct hist_opts *o, int trend)
 		json_array_foreach(json_object_get(m, "lanes"), i, l) {
 			char name[512];
 
-			hist_entity_name(name, sizeof(name), l);
+			hist_entity_name(name, sizeof(name), l, NULL);	/* (a lane: no cable) */
 			printf("%s:", name);
 			json_array_foreach(json_object_get(l, "history"), k, v)
 				if (json_is_number(v))
@@ -177,6 +198,8 @@ int cmd_history(int argc, const char **argv)
 		OPT_FILE(0, "db", &o.db, "FILE", "the history (default: $FABSCOPE_DB, else ./fabscope.db); never "
 			 "through a symbolic link"),
 		OPT_SECONDS0(0, "wait", &o.wait, "SECONDS", "wait this long for another writer (default 30)"),
+		OPT_FILE(0, "topology", &o.topology, "FILE", "add: the design (fabscope-topology(5)) of the runs whose "
+			 "run.json carries none: their nodes' cables"),
 		OPT_BOOL(0, "json", &o.json, "list, diff, trend: one JSON document"),
 		OPT_GROUP("diff, trend"),
 		OPT_INT(0, "last", &o.last, "N", "the window: the run and N - 1 before it (default 10)", 1, 1000),
@@ -211,7 +234,9 @@ int cmd_history(int argc, const char **argv)
 		return 0;
 	if (rc)
 		return -rc;
-	if (!strcmp(sub, "add"))
+	if (o.topology && strcmp(sub, "add"))
+		rc = fs_err_usage("history %s: --topology is for add (the design of runs that carry none)", sub);
+	else if (!strcmp(sub, "add"))
 		rc = history_add(&o, nargs, argv + 1);
 	else if (nargs)
 		rc = fs_err_usage("history %s takes no DIR ('%s'): it reads the history (--db)", sub, argv[1]);

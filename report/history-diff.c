@@ -77,6 +77,7 @@ struct dctx {
 	double *zs;		/* per night: the suspect quantile */
 	struct obs *cls;	/* per class (phase, test, size, kind): one of it, d its pooled sigma */
 	size_t ncls, cls_alloc;
+	sqlite3_stmt *cable_sel;	/* a node's cable on a lane, a night */
 };
 
 /* ---- statistics ---- */
@@ -508,6 +509,107 @@ static json_t *entity_json(struct dctx *c, const struct obs *e, size_t n, double
 	return j;
 }
 
+/* ---- the cables of a node named ---- */
+
+/* a node's cable on a lane, on a night whose run had a design: names (the switch NULL: the
+ * design has no port of it there) */
+struct hcable {
+	const char *sw, *port, *host;
+};
+
+static int cable_of(struct dctx *c, int night, long long node, int rail, int plane, struct hcable *k)
+{
+	int s;
+
+	memset(k, 0, sizeof(*k));
+	sqlite3_reset(c->cable_sel);
+	sqlite3_bind_int64(c->cable_sel, 1, c->runs[c->first + night].id);
+	sqlite3_bind_int64(c->cable_sel, 2, node);
+	sqlite3_bind_int(c->cable_sel, 3, rail);
+	sqlite3_bind_int(c->cable_sel, 4, plane);
+	if ((s = sqlite3_step(c->cable_sel)) == SQLITE_ROW) {
+		k->sw = name_of(c, sqlite3_column_int64(c->cable_sel, 0));
+		k->port = name_of(c, sqlite3_column_int64(c->cable_sel, 1));
+		k->host = name_of(c, sqlite3_column_int64(c->cable_sel, 2));
+	} else if (s != SQLITE_DONE) {
+		return fs_err_env("history '%s': reading a cable: %s", c->h->path, sqlite3_errmsg(c->h->db));
+	}
+	return 0;
+}
+
+static int same_cable(const struct hcable *p, const struct hcable *q)
+{
+	if (!p->sw || !q->sw)
+		return !p->sw && !q->sw;
+	return !strcmp(p->sw, q->sw) && !strcmp(p->port, q->port) && !strcmp(p->host, q->host);
+}
+
+/* {switch, port, host_port}, all null when not in the design */
+static json_t *cable_json(const struct hcable *k)
+{
+	return json_pack("{s:s?,s:s?,s:s?}", "switch", k->sw, "port", k->port, "host_port", k->host);
+}
+
+/*
+ * Node x of the entity e[0..n) (its nights): key (cable, peer_cable) the cable of the night it
+ * is named for (its last night a suspect: tonight for tonight's suspects), and into recabled
+ * every change of it between two of its nights whose runs had a design.  A night without a
+ * design says nothing of its cables: neither a cable nor a change.
+ */
+static int node_cables(struct dctx *c, const struct obs *e, size_t n, long long x, const char *key, json_t *j,
+		       json_t *recabled)
+{
+	struct hcable prev = { 0 }, cur;
+	int named = e[n - 1].night, have = 0, rc;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (e[i].flags & F_SUSPECT)
+			named = e[i].night;
+	for (i = 0; i < n; i++) {
+		const struct hrun *r = &c->runs[c->first + e[i].night];
+
+		if (!r->design)
+			continue;
+		if ((rc = cable_of(c, e[i].night, x, e->rail, e->plane, &cur)))
+			return rc;
+		if (have && !same_cable(&prev, &cur) &&
+		    json_array_append_new(recabled, json_pack("{ss,so,so,so}", "node", name_of(c, x), "at",
+							      run_ref(c, e[i].night), "from", cable_json(&prev),
+							      "to", cable_json(&cur))))
+			return fs_err_env("out of memory judging the history");
+		prev = cur;
+		have = 1;
+		if (e[i].night == named) {
+			json_t *k = cable_json(&cur);
+
+			if (!k || json_object_set_new(k, "run", json_string(r->run_id)) ||
+			    json_object_set_new(k, "design", json_string(r->design)) || json_object_set_new(j, key, k))
+				return fs_err_env("out of memory judging the history");
+		}
+	}
+	return 0;
+}
+
+/* a node's or a pair's cables (its two ends'), and its recablings, into its model j */
+static int entity_cables(struct dctx *c, const struct obs *e, size_t n, json_t *j)
+{
+	json_t *recabled;
+	int rc;
+
+	if (e->kind == 0)
+		return 0;	/* a lane: no cable of its own */
+	if (!(recabled = json_array()))
+		return fs_err_env("out of memory judging the history");
+	if (!(rc = node_cables(c, e, n, e->a, "cable", j, recabled)) && e->kind == 2)
+		rc = node_cables(c, e, n, e->b, "peer_cable", j, recabled);
+	if (!rc && json_array_size(recabled))
+		return json_object_set_new(j, "recabled", recabled) ?
+		       fs_err_env("out of memory judging the history") : 0;
+	json_decref(recabled);
+	return rc;
+}
+
 /* since last night: tonight's d against the entity's last night before (the latest it was
  * judged on), 1 when worse beyond z (the difference of two: sigma sqrt 2) */
 static int regression(struct dctx *c, const struct obs *e, size_t n, double sigma)
@@ -529,7 +631,7 @@ static int judge_entities(struct dctx *c, json_t *sus, json_t *rep, double *tmp,
 	qsort(c->ob, c->n, sizeof(*c->ob), cmp_entity);
 	for (i = 0; i < c->n; i = j) {
 		const struct obs *e = &c->ob[i], *last;
-		int tonight, many, s;
+		int tonight, many, s, rc;
 		double sigma = 0;
 		json_t *x;
 
@@ -552,6 +654,10 @@ static int judge_entities(struct dctx *c, json_t *sus, json_t *rep, double *tmp,
 		sigma = class_sigma(c, e, tmp);
 		if (!(x = entity_json(c, e, j - i, sigma)))
 			return fs_err_env("out of memory judging the history");
+		if ((rc = entity_cables(c, e, j - i, x))) {
+			json_decref(x);
+			return rc;
+		}
 		json_object_set_new(x, "repeat", json_boolean(many));
 		if (tonight) {
 			int first_tonight = json_integer_value(json_object_get(x, "in_runs")) == 1;
@@ -756,6 +862,12 @@ json_t *hist_diff(struct hist *h, const struct hdiff_opts *o, int *rc)
 
 	if ((*rc = window(&c)) || (*rc = load_names(&c)) || (*rc = load_obs(&c)))
 		goto out;
+	if (sqlite3_prepare_v2(h->db, "SELECT switch, port, host_port FROM cable WHERE run = ?1 AND node = ?2 AND"
+			       " rail = ?3 AND plane IN (?4, -1) ORDER BY plane DESC LIMIT 1", -1, &c.cable_sel,
+			       NULL) != SQLITE_OK) {
+		*rc = fs_err_env("history '%s': %s", h->path, sqlite3_errmsg(h->db));
+		goto out;
+	}
 	c.judged = calloc((size_t)c.W, sizeof(*c.judged));
 	c.zs = calloc((size_t)c.W, sizeof(*c.zs));
 	tmp = calloc(c.n + 1 + (size_t)c.W, sizeof(*tmp));
@@ -769,6 +881,7 @@ json_t *hist_diff(struct hist *h, const struct hdiff_opts *o, int *rc)
 		goto out;
 	d = model(&c, tmp, rc);
 out:
+	sqlite3_finalize(c.cable_sel);
 	free(tmp);
 	free(c.judged);
 	free(c.zs);

@@ -37,23 +37,64 @@ static void size_str(double b, char *buf, size_t len)
 	snprintf(buf, len, "%g %s", b, unit[u]);
 }
 
-void hist_entity_name(char *buf, size_t len, json_t *e)
+/* node's cable k (a cable object of the model): "h1:rail0 -> leaf1:swp3", "h1: not in DESIGN" */
+static void cable_str(char *buf, size_t len, const char *node, json_t *k)
+{
+	if (json_is_string(json_object_get(k, "switch")))
+		snprintf(buf, len, "%s:%s -> %s:%s", node, record_str(k, "host_port", "?"), record_str(k, "switch", "?"),
+			 record_str(k, "port", "?"));
+	else
+		snprintf(buf, len, "%s: not in %s", node, record_str(k, "design", "the design"));
+}
+
+/* " (cable ...)", " (cables ..., ...)" of a node or pair named with its cables, "on run R" when
+ * the night it is named for is not target's; "" without */
+static void cables_part(char *buf, size_t len, json_t *e, const char *target)
+{
+	json_t *a = json_object_get(e, "cable"), *b = json_object_get(e, "peer_cable");
+	const char *run = record_str(a, "run", "");
+	char x[384], y[384];
+
+	*buf = 0;
+	if (!json_is_object(a))
+		return;
+	cable_str(x, sizeof(x), record_str(e, "node", "?"), a);
+	if (json_is_object(b))
+		cable_str(y, sizeof(y), record_str(e, "peer", "?"), b);
+	snprintf(buf, len, " (cable%s %s%s%s%s%s)", json_is_object(b) ? "s" : "", x, json_is_object(b) ? ", " : "",
+		 json_is_object(b) ? y : "", target && strcmp(run, target) ? " on run " : "",
+		 target && strcmp(run, target) ? run : "");
+}
+
+void hist_entity_name(char *buf, size_t len, json_t *e, const char *target)
 {
 	const char *kind = record_str(e, "kind", "?");
-	char size[32];
+	char size[32], cab[1024];
 
 	size_str(record_num(e, "size", 0), size, sizeof(size));
+	cables_part(cab, sizeof(cab), e, target);
 	if (!strcmp(kind, "pair"))
-		snprintf(buf, len, "pair %s -> %s rail %d plane %d (%s %s %s)", record_str(e, "node", "?"),
+		snprintf(buf, len, "pair %s -> %s rail %d plane %d%s (%s %s %s)", record_str(e, "node", "?"),
 			 record_str(e, "peer", "?"), record_int(e, "rail", -1, -1, 127), record_int(e, "plane", -1, -1, 127),
-			 record_str(e, "phase", "?"), record_str(e, "test", "?"), size);
+			 cab, record_str(e, "phase", "?"), record_str(e, "test", "?"), size);
 	else if (!strcmp(kind, "node"))
-		snprintf(buf, len, "node %s rail %d plane %d (%s %s %s)", record_str(e, "node", "?"),
-			 record_int(e, "rail", -1, -1, 127), record_int(e, "plane", -1, -1, 127), record_str(e, "phase", "?"),
-			 record_str(e, "test", "?"), size);
+		snprintf(buf, len, "node %s rail %d plane %d%s (%s %s %s)", record_str(e, "node", "?"),
+			 record_int(e, "rail", -1, -1, 127), record_int(e, "plane", -1, -1, 127), cab,
+			 record_str(e, "phase", "?"), record_str(e, "test", "?"), size);
 	else
 		snprintf(buf, len, "lane rail %d plane %d (%s %s %s)", record_int(e, "rail", -1, -1, 127),
 			 record_int(e, "plane", -1, -1, 127), record_str(e, "phase", "?"), record_str(e, "test", "?"), size);
+}
+
+void hist_recabling(char *buf, size_t len, json_t *r)
+{
+	char from[512], to[512];
+	const char *node = record_str(r, "node", "?");
+
+	cable_str(from, sizeof(from), node, json_object_get(r, "from"));
+	cable_str(to, sizeof(to), node, json_object_get(r, "to"));
+	snprintf(buf, len, "recabled at run %s (%s): %s before, %s since", record_str(r, "at.run", "?"),
+		 record_str(r, "at.started", "?"), from, to);
 }
 
 static void print_history(FILE *f, json_t *e)
@@ -70,14 +111,14 @@ static void print_history(FILE *f, json_t *e)
 	fprintf(f, "\n");
 }
 
-static void print_entity(FILE *f, json_t *e, int tonight)
+static void print_entity(FILE *f, json_t *e, int tonight, const char *target)
 {
-	char name[512];
+	char name[2048];
 	json_t *cp = json_object_get(e, "change_point"), *r;
 	const char *unit = strcmp(record_str(e, "test", ""), "lat") ? "Gb/s" : "us";
 	size_t i;
 
-	hist_entity_name(name, sizeof(name), e);
+	hist_entity_name(name, sizeof(name), e, target);
 	fprintf(f, "  %s", name);
 	if (tonight)
 		fprintf(f, ": %.4g %s, %+.1f %% against its peers tonight (z %.1f); %s", record_num(e, "value", NAN),
@@ -98,6 +139,12 @@ static void print_entity(FILE *f, json_t *e, int tonight)
 	if (json_is_true(json_object_get(e, "repeat")) && tonight)
 		fprintf(f, "; a repeat offender");
 	fprintf(f, "\n");
+	json_array_foreach(json_object_get(e, "recabled"), i, r) {
+		char line[1200];
+
+		hist_recabling(line, sizeof(line), r);
+		fprintf(f, "    %s\n", line);
+	}
 	if (cp)
 		fprintf(f, "    change point at run %s (%s): %+.1f %% -> %+.1f %% against its peers (z %.1f)\n",
 			record_str(cp, "at.run", "?"), record_str(cp, "at.started", "?"), 100 * record_num(cp, "before", NAN),
@@ -119,11 +166,11 @@ void hist_print_diff(FILE *f, json_t *d)
 		100 * record_num(d, "min_change", NAN));
 	fprintf(f, "suspects tonight:%s\n", json_array_size(json_object_get(d, "suspects")) ? "" : " none");
 	json_array_foreach(json_object_get(d, "suspects"), i, e)
-		print_entity(f, e, 1);
+		print_entity(f, e, 1, record_str(d, "target.run", NULL));
 	fprintf(f, "repeat offenders (a suspect in %d runs or more, and back after a night without):%s\n",
 		record_int(d, "repeat_min", 0, 0, 1 << 20), json_array_size(json_object_get(d, "repeat")) ? "" : " none");
 	json_array_foreach(json_object_get(d, "repeat"), i, e)
-		print_entity(f, e, 0);
+		print_entity(f, e, 0, record_str(d, "target.run", NULL));
 	json_array_foreach(json_object_get(d, "shifts"), i, e) {
 		char size[32];
 
@@ -150,7 +197,7 @@ static void history_cell(struct rdoc *d, json_t *e)
 			rdoc_textf(d, "%s-", i ? " " : "");
 }
 
-static void entity_rows(struct rdoc *d, json_t *list, int tonight)
+static void entity_rows(struct rdoc *d, json_t *list, int tonight, const char *target)
 {
 	json_t *e;
 	size_t i;
@@ -167,14 +214,20 @@ static void entity_rows(struct rdoc *d, json_t *list, int tonight)
 	rdoc_cellf(d, RDOC_TEXT, 0, "%s", tonight ? "change point" : "runs");
 	rdoc_cellf(d, RDOC_TEXT, 0, "%s", "history, oldest first");
 	json_array_foreach(list, i, e) {
-		char name[512];
+		char name[2048];
 		json_t *cp = json_object_get(e, "change_point"), *r;
 		int isnew = !strcmp(record_str(e, "status", ""), "new tonight");
 		size_t k;
 
-		hist_entity_name(name, sizeof(name), e);
+		hist_entity_name(name, sizeof(name), e, target);
 		rdoc_row(d);
 		rdoc_cellf(d, RDOC_TH, 0, "%s", name);
+		json_array_foreach(json_object_get(e, "recabled"), k, r) {
+			char line[1200];
+
+			hist_recabling(line, sizeof(line), r);
+			rdoc_textf(d, "; %s", line);
+		}
 		if (tonight) {
 			rdoc_cellf(d, RDOC_NUM, 0, "%.4g %s", record_num(e, "value", NAN),
 				   strcmp(record_str(e, "test", ""), "lat") ? "Gb/s" : "us");
@@ -224,7 +277,7 @@ void report_history_section(const struct report *rep, struct rdoc *d)
 	rdoc_heading(d, 3);
 	rdoc_text(d, "Suspects tonight");
 	if (json_array_size(json_object_get(h, "suspects")))
-		entity_rows(d, json_object_get(h, "suspects"), 1);
+		entity_rows(d, json_object_get(h, "suspects"), 1, record_str(h, "target.run", NULL));
 	else {
 		rdoc_para(d, 0);
 		rdoc_text(d, "none");
@@ -233,7 +286,7 @@ void report_history_section(const struct report *rep, struct rdoc *d)
 	rdoc_textf(d, "Repeat offenders (a suspect in %d runs or more, back after a night without)",
 		   record_int(h, "repeat_min", 0, 0, 1 << 20));
 	if (json_array_size(json_object_get(h, "repeat")))
-		entity_rows(d, json_object_get(h, "repeat"), 0);
+		entity_rows(d, json_object_get(h, "repeat"), 0, record_str(h, "target.run", NULL));
 	else {
 		rdoc_para(d, 0);
 		rdoc_text(d, "none");

@@ -18,6 +18,7 @@
 #include "../core/testhook.h"
 #include "../records/read.h"
 #include "../records/result.h"
+#include "../topology/intent.h"
 #include "history.h"
 
 /*
@@ -44,6 +45,11 @@ static const char *const migration[HIST_SCHEMA] = {
 	"CREATE INDEX result_grp ON result(grp);"
 	"CREATE TABLE entity(grp INTEGER NOT NULL, kind INTEGER NOT NULL, a INTEGER NOT NULL,"
 	" b INTEGER NOT NULL, v REAL NOT NULL, n INTEGER NOT NULL, PRIMARY KEY(grp, kind, a, b)) WITHOUT ROWID;",
+	/* 1 -> 2: the cables of a run with a design */
+	"ALTER TABLE run ADD COLUMN design TEXT;"
+	"CREATE TABLE cable(run INTEGER NOT NULL, node INTEGER NOT NULL, rail INTEGER NOT NULL, plane INTEGER NOT NULL,"
+	" switch INTEGER NOT NULL, port INTEGER NOT NULL, host_port INTEGER NOT NULL,"
+	" PRIMARY KEY(run, node, rail, plane)) WITHOUT ROWID;",
 };
 
 static int db_err(struct hist *h, const char *what)
@@ -220,10 +226,12 @@ void hist_close(struct hist *h)
 
 /* ---- adding a run ---- */
 
-/* names interned in the file, cached here (open addressing over their text) */
+/* names interned in the file, cached here (open addressing over their text); node: the
+ * run's nodes among them (run.json's, the results' ends), whose cables are kept */
 struct hnames {
 	char **s;
 	long long *id;
+	unsigned char *node;
 	size_t cap, n;
 };
 
@@ -241,6 +249,7 @@ struct hadd {
 	const char *dir;
 	long long run;
 	struct hnames names;
+	const struct topo *given;	/* history add --topology: the design of a run without its own */
 	sqlite3_stmt *name_ins, *name_get, *grp_ins, *res_ins, *ent_ins, *res_sel;
 	struct hgrp {
 		long long phase, id;
@@ -261,6 +270,7 @@ static void hnames_release(struct hnames *nm)
 		free(nm->s[i]);
 	free(nm->s);
 	free(nm->id);
+	free(nm->node);
 	memset(nm, 0, sizeof(*nm));
 }
 
@@ -269,10 +279,12 @@ static int hnames_grow(struct hnames *nm)
 	size_t cap = nm->cap ? 2 * nm->cap : 1024, i;
 	char **s = calloc(cap, sizeof(*s));
 	long long *id = calloc(cap, sizeof(*id));
+	unsigned char *node = calloc(cap, 1);
 
-	if (!s || !id) {
+	if (!s || !id || !node) {
 		free(s);
 		free(id);
+		free(node);
 		return -ENOMEM;
 	}
 	for (i = 0; i < nm->cap; i++)
@@ -283,17 +295,34 @@ static int hnames_grow(struct hnames *nm)
 				j = (j + 1) & (cap - 1);
 			s[j] = nm->s[i];
 			id[j] = nm->id[i];
+			node[j] = nm->node[i];
 		}
 	free(nm->s);
 	free(nm->id);
+	free(nm->node);
 	nm->s = s;
 	nm->id = id;
+	nm->node = node;
 	nm->cap = cap;
 	return 0;
 }
 
-/* the id of name s in the file (added when new): >= 0, or -FS_EXIT_ENV said */
-static long long name_id(struct hadd *a, const char *s)
+/* the slot of s in the cache, or (size_t)-1 when this run has not named it */
+static size_t hnames_find(const struct hnames *nm, const char *s)
+{
+	size_t j;
+
+	if (!nm->cap)
+		return (size_t)-1;
+	for (j = hash_str(s) & (nm->cap - 1); nm->s[j]; j = (j + 1) & (nm->cap - 1))
+		if (!strcmp(nm->s[j], s))
+			return j;
+	return (size_t)-1;
+}
+
+/* the id of name s in the file (added when new): >= 0, or -FS_EXIT_ENV said; node: s is
+ * one of the run's nodes */
+static long long name_id(struct hadd *a, const char *s, int node)
 {
 	struct hnames *nm = &a->names;
 	size_t j;
@@ -302,8 +331,10 @@ static long long name_id(struct hadd *a, const char *s)
 	if (2 * (nm->n + 1) > nm->cap && hnames_grow(nm))
 		return fs_err_env("out of memory adding '%s' to the history", a->dir);
 	for (j = hash_str(s) & (nm->cap - 1); nm->s[j]; j = (j + 1) & (nm->cap - 1))
-		if (!strcmp(nm->s[j], s))
+		if (!strcmp(nm->s[j], s)) {
+			nm->node[j] |= node != 0;
 			return nm->id[j];
+		}
 	sqlite3_reset(a->name_ins);
 	sqlite3_bind_text(a->name_ins, 1, s, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(a->name_ins) != SQLITE_DONE)
@@ -316,6 +347,7 @@ static long long name_id(struct hadd *a, const char *s)
 	if (!(nm->s[j] = strdup(s)))
 		return fs_err_env("out of memory adding '%s' to the history", a->dir);
 	nm->id[j] = id;
+	nm->node[j] = node != 0;
 	nm->n++;
 	return id;
 }
@@ -518,8 +550,8 @@ static int add_batch(struct hadd *a, const struct hbatch *b)
 		const struct hb_res *r = &b->r[i];
 		long long phase, src = -1, dst = -1, g = -1;
 
-		if ((phase = name_id(a, b->names + r->phase)) < 0 || (src = name_id(a, b->names + r->src)) < 0 ||
-		    (dst = name_id(a, b->names + r->dst)) < 0 ||
+		if ((phase = name_id(a, b->names + r->phase, 0)) < 0 || (src = name_id(a, b->names + r->src, 1)) < 0 ||
+		    (dst = name_id(a, b->names + r->dst, 1)) < 0 ||
 		    (g = grp_id(a, phase, r->test, r->rail, r->plane, r->size)) < 0)
 			return (int)(phase < 0 ? phase : src < 0 ? src : dst < 0 ? dst : g);
 		sqlite3_reset(a->res_ins);
@@ -843,7 +875,7 @@ static int add_run_row(struct hadd *a, json_t *run)
 
 		if (!str_or_null(n, "name"))
 			continue;
-		if ((id = name_id(a, str_or_null(n, "name"))) < 0) {
+		if ((id = name_id(a, str_or_null(n, "name"), 1)) < 0) {
 			sqlite3_finalize(st);
 			return (int)id;
 		}
@@ -900,7 +932,86 @@ static json_t *load_run(const char *dir, int *rc)
 	return run;
 }
 
-static int add_body(struct hadd *a, json_t *run)
+/* the host cables of t (a NIC port to a switch port) of the run's nodes into table cable, t's
+ * name into run.design: nodes x rails rows, one pass over the cables */
+static int put_cables(struct hadd *a, const struct topo *t, const char *design)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	if ((rc = prep(a->h, "UPDATE run SET design = ?1 WHERE id = ?2", &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, design, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, a->run);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_err(a->h, "adding the run's design");
+	sqlite3_finalize(st);
+	if (rc || (rc = prep(a->h, "INSERT OR IGNORE INTO cable(run, node, rail, plane, switch, port, host_port)"
+			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &st)))
+		return rc;
+	for (i = 0; i < t->nln && !rc; i++) {
+		const struct topo_link *l = &t->ln[i];
+		size_t slot;
+		long long node, sw, port, hp;
+		int rail, plane;
+
+		if (l->a.sw >= 0 || l->b.sw < 0 || topo_link_oob(t, l))
+			continue;	/* between switches, between nodes, out of band: no NIC port's */
+		slot = hnames_find(&a->names, l->a.dev);
+		if (slot == (size_t)-1 || !a->names.node[slot])
+			continue;	/* a node this run did not have */
+		node = a->names.id[slot];
+		rail = l->rail >= 0 ? l->rail : t->sw[l->b.sw].rail;
+		plane = l->plane >= 0 ? l->plane : t->sw[l->b.sw].plane;	/* -1: any (a design without) */
+		if ((sw = name_id(a, l->b.dev, 0)) < 0 || (port = name_id(a, l->b.port, 0)) < 0 ||
+		    (hp = name_id(a, l->a.port, 0)) < 0) {
+			rc = (int)(sw < 0 ? sw : port < 0 ? port : hp);
+			break;
+		}
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, a->run);
+		sqlite3_bind_int64(st, 2, node);
+		sqlite3_bind_int(st, 3, rail < 0 ? 0 : rail);	/* (no rail: a design without, rail 0) */
+		sqlite3_bind_int(st, 4, plane < 0 ? -1 : plane);
+		sqlite3_bind_int64(st, 5, sw);
+		sqlite3_bind_int64(st, 6, port);
+		sqlite3_bind_int64(st, 7, hp);
+		if (sqlite3_step(st) != SQLITE_DONE)	/* (a second cable of a port: the first kept, as the report) */
+			rc = db_err(a->h, "adding a cable");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * The run's design: run.json's own (topology {path, text}: the night's, as its run read it),
+ * else the one add was given (--topology); its cables kept, its name in *design ("" none).
+ */
+static int add_design(struct hadd *a, json_t *run, struct hist_design *d)
+{
+	const char *text = record_str(run, "topology.text", NULL), *path = record_str(run, "topology.path", "");
+	char name[4096 + 256];
+	struct topo own;
+	int rc;
+
+	if (!text && !a->given)
+		return 0;
+	if (!text) {
+		snprintf(d->name, sizeof(d->name), "%s", a->given->path);
+		return put_cables(a, a->given, a->given->path);
+	}
+	topo_init(&own);
+	snprintf(name, sizeof(name), "%s/run.json (topology %.4000s)", a->dir, path);
+	if (!(rc = topo_read(&own, name, text))) {
+		snprintf(d->name, sizeof(d->name), "%s", *path ? path : "run.json");
+		d->own = 1;
+		rc = put_cables(a, &own, d->name);
+	}
+	topo_release(&own);
+	return rc;
+}
+
+static int add_body(struct hadd *a, json_t *run, struct hist_design *d)
 {
 	sqlite3_stmt *st;
 	long bad = 0;
@@ -923,6 +1034,8 @@ static int add_body(struct hadd *a, json_t *run)
 	for (i = 0; i < a->ng; i++)
 		if ((rc = add_entities(a, a->g[i].id, a->g[i].test)))
 			return rc;
+	if ((rc = add_design(a, run, d)))
+		return rc;
 	if ((rc = prep(a->h, "UPDATE run SET nresults = ?1 WHERE id = ?2", &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, a->nres);
@@ -932,13 +1045,14 @@ static int add_body(struct hadd *a, json_t *run)
 	return rc;
 }
 
-int hist_add(struct hist *h, const char *dir)
+int hist_add(struct hist *h, const char *dir, const struct topo *given, struct hist_design *d)
 {
-	struct hadd a = { .h = h, .dir = dir };
+	struct hadd a = { .h = h, .dir = dir, .given = given };
 	const char *hook = fs_test_env("FABSCOPE_TEST_HISTORY_PAUSE");
 	json_t *run;
 	int rc;
 
+	memset(d, 0, sizeof(*d));
 	if (!(run = load_run(dir, &rc)))
 		return rc;
 	if (hook)
@@ -949,7 +1063,7 @@ int hist_add(struct hist *h, const char *dir)
 		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 		goto out;	/* 1: held already; or said */
 	}
-	if ((rc = add_body(&a, run)) || (rc = exec(h, "COMMIT", "committing the run"))) {
+	if ((rc = add_body(&a, run, d)) || (rc = exec(h, "COMMIT", "committing the run"))) {
 		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 		goto out;
 	}
@@ -973,7 +1087,7 @@ int hist_runs(struct hist *h, struct hrun **runs, int *n)
 
 	*runs = NULL;
 	*n = 0;
-	if ((rc = prep(h, "SELECT id, run_id, started, status, dir, nresults FROM run ORDER BY started, run_id", &st)))
+	if ((rc = prep(h, "SELECT id, run_id, started, status, dir, nresults, design FROM run ORDER BY started, run_id", &st)))
 		return rc;
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct hrun *x;
@@ -992,7 +1106,9 @@ int hist_runs(struct hist *h, struct hrun **runs, int *n)
 		x->status = strdup((c = (const char *)sqlite3_column_text(st, 3)) ? c : "?");
 		x->dir = strdup((c = (const char *)sqlite3_column_text(st, 4)) ? c : "");
 		x->nresults = sqlite3_column_int64(st, 5);
-		if (!x->run_id || !x->started || !x->status || !x->dir) {
+		c = (const char *)sqlite3_column_text(st, 6);
+		x->design = c ? strdup(c) : NULL;
+		if (!x->run_id || !x->started || !x->status || !x->dir || (c && !x->design)) {
 			sqlite3_finalize(st);
 			hist_runs_free(r, *n);
 			return fs_err_env("out of memory reading the history '%s'", h->path);
@@ -1016,6 +1132,7 @@ void hist_runs_free(struct hrun *runs, int n)
 		free(runs[i].started);
 		free(runs[i].status);
 		free(runs[i].dir);
+		free(runs[i].design);
 	}
 	free(runs);
 }

@@ -9,7 +9,9 @@
  *
  *   name(id, s)                          every string (node, phase) once
  *   run(id, run_id, started, status, version, plan_path, plan_text,
- *       hostfile_text, dir, nresults)    one a results directory
+ *       hostfile_text, dir, nresults, design)   one a results directory;
+ *                                        design: the name of its design
+ *                                        (NULL: none known)
  *   label(run, k, v), node(run, name, leaf, pod)   its labels, its nodes
  *   grp(id, run, phase, test, rail, plane, size)   a phase, test, lane, size
  *   result(grp, src, dst, round, v)      a lane result (records/result.h's
@@ -25,6 +27,13 @@
  *                                        the better middle one: a node is
  *                                        slow with most of its peers, not
  *                                        with one of two)
+ *   cable(run, node, rail, plane, switch, port, host_port)
+ *                                        (schema 2) a run with a design:
+ *                                        each of its nodes' NIC ports (rail,
+ *                                        plane: -1 when the design gives
+ *                                        none) and the switch port it is
+ *                                        cabled to, that night; nodes x
+ *                                        rails rows
  *
  * A run is added in one transaction (BEGIN IMMEDIATE: a second writer waits
  * its --wait, then fails), its records streamed from results.jsonl through
@@ -41,7 +50,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#define HIST_SCHEMA 1
+#define HIST_SCHEMA 2
 #define HIST_DEFAULT_DB "fabscope.db"
 #define HIST_DEFAULT_LAST 10
 #define HIST_DEFAULT_FPR 0.01
@@ -51,6 +60,7 @@
 #define HIST_RETEST_ROUND (-1)	/* result.round of a re-test of a suspect pair by the run */
 
 struct sqlite3;
+struct topo;
 
 struct hist {
 	struct sqlite3 *db;
@@ -71,16 +81,27 @@ void hist_close(struct hist *h);
 
 /*
  * Add the results directory dir: 0 added, 1 already there (the same run
- * id), or -FS_EXIT_* said (-FS_EXIT_USAGE: not a results directory;
- * -FS_EXIT_ENV: unreadable, or the file busy past the wait).  One
- * transaction: a crash leaves the run whole or absent.
+ * id), or -FS_EXIT_* said (-FS_EXIT_USAGE: not a results directory, or
+ * the design its run.json carries is not one; -FS_EXIT_ENV: unreadable,
+ * or the file busy past the wait).  One transaction: a crash leaves the
+ * run whole or absent.
+ *
+ * The run's cables (table cable) are those of its design: the one its
+ * run.json carries (topology {path, text}: what `fabscope run` read of the
+ * plan's [global] topology that night), else given (NULL: none), the
+ * nodes of the run only; *d says which ("" when the run has none).
  */
-int hist_add(struct hist *h, const char *dir);
+struct hist_design {
+	char name[4096];	/* the design's name (its path), "" none */
+	int own;		/* 1: the one run.json carries; 0: given */
+};
+int hist_add(struct hist *h, const char *dir, const struct topo *given, struct hist_design *d);
 
 /* One run as held. */
 struct hrun {
 	long long id;		/* the row (internal: never printed, never ordered by) */
 	char *run_id, *started, *status, *dir;
+	char *design;		/* its design's name, NULL: none known (no cables) */
 	long long nresults;
 };
 
@@ -105,7 +126,13 @@ struct hdiff_opts {
  *  suspects: [{kind, phase, test, rail, plane, size, node, peer, value,
  *              peers, change, z, status: "new tonight"|"known since",
  *              since, since_run, in_runs, runs, regression, change_point
- *              {run, started, before, after, z}, history: [v|null...]}],
+ *              {run, started, before, after, z}, history: [v|null...],
+ *              cable, peer_cable: {switch, port, host_port (null: the
+ *              design has no port of it), run, design}: a node's (a
+ *              pair's two ends') cable on the night it is named for (its
+ *              last night a suspect) when that run had a design,
+ *              recabled: [{node, at {run, started}, from, to}]: each
+ *              change of them between two of its nights with a design}],
  *  repeat: [same shape: suspects in k of the last n runs that came back],
  *  shifts: [{phase, test, size, run, started, change, z}]: night-wide,
  *  lanes: [{phase, test, rail, plane, size, history: [...]}],
@@ -120,7 +147,15 @@ json_t *hist_diff(struct hist *h, const struct hdiff_opts *o, int *rc);
 void hist_print_runs(FILE *f, const struct hrun *runs, int n);
 void hist_print_diff(FILE *f, json_t *d);
 
-/* The entity's name as the renderings give it: "node h1 rail 0 plane 0 (pw bw 1M)" */
-void hist_entity_name(char *buf, size_t len, json_t *e);
+/*
+ * The entity's name as the renderings give it: "node h1 rail 0 plane 0 (pw bw 1M)", with its
+ * cables when the model has them: "node h1 rail 0 plane 0 (cable h1:rail0 -> leaf1:swp3) (pw
+ * bw 1M)", "pair h1 -> h3 ... (cables h1:rail0 -> leaf1:swp3, h3:rail0 -> leaf2:swp1)", "...
+ * on run R" when the night it is named for is not target's (the run judged; NULL: never said).
+ */
+void hist_entity_name(char *buf, size_t len, json_t *e, const char *target);
+/* One recabling r of an entity's "recabled": "recabled at run R (STARTED): h1:rail0 ->
+ * leaf1:swp3 before, h1:rail0 -> leaf2:swp9 since" */
+void hist_recabling(char *buf, size_t len, json_t *r);
 
 #endif

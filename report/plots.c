@@ -1037,13 +1037,13 @@ static int plot_history(struct pctx *p)
 		json_t *list = json_object_get(p->rep->history, k ? "repeat" : "suspects"), *x;
 
 		json_array_foreach(list, j, x) {
-			char name[512];
+			char name[2048];
 
 			if (nplots >= 2 * TREND_PLOTS)
 				return 0;
 			if (k && json_is_true(json_object_get(x, "repeat")) && json_object_get(x, "status"))
 				continue;	/* a suspect of tonight too: plotted */
-			hist_entity_name(name, sizeof(name), x);
+			hist_entity_name(name, sizeof(name), x, record_str(p->rep->history, "target.run", NULL));
 			snprintf(title, sizeof(title), "%.200s: %s, run by run", name, k ? "a repeat offender" : "a suspect");
 			snprintf(stem, sizeof(stem), "trend-%s-%zu", k ? "repeat" : "suspect", j);
 			names[0] = record_str(x, "node", "lane");

@@ -36,7 +36,7 @@ test_expect_success $P 'three nights of 64 nodes; added once: whole' '
 	# 64 nodes x 8 rails: 8 rounds of bw, one of lat (a ping is no lane result)
 	awk -F"|" "\$2 != 4608 || \$3 != 4608 { exit 1 }" ref.held &&
 	test "$(sqlite3 ref.db "PRAGMA integrity_check")" = ok &&
-	test "$(sqlite3 ref.db "SELECT version FROM schema_version")" = 1 &&
+	test "$(sqlite3 ref.db "SELECT version FROM schema_version")" = 2 &&
 	"$FABSCOPE" history add --db ref.db n1 >out &&
 	test_grep -x "n1: held already" out && held ref.db >again && test_cmp ref.held again
 '

@@ -458,6 +458,15 @@ static int parse_link(struct rd *r, char **save)
 	return topo_add_link(r->t, ad, ap, bd, bp, rail, plane, speed, r->line);
 }
 
+int topo_load_text(const char *path, char **text)
+{
+	if (!(*text = fs_slurp(path, TOPO_FILE_MAX)))
+		return errno == EFBIG ? fs_err_usage("topology '%s' is over %u MiB: is it a topology file?", path,
+						     TOPO_FILE_MAX >> 20) :
+		       fs_err_read("topology", path, errno);
+	return 0;
+}
+
 int topo_read(struct topo *t, const char *path, const char *text)
 {
 	struct rd r = { .t = t, .path = path };
@@ -468,10 +477,8 @@ int topo_read(struct topo *t, const char *path, const char *text)
 	if (!(t->path = strdup(path)))
 		return fs_err_env("out of memory reading %s", path);
 	if (!text) {
-		if (!(own = fs_slurp(path, TOPO_FILE_MAX)))
-			return errno == EFBIG ? fs_err_usage("topology '%s' is over %u MiB: is it a topology file?", path,
-							     TOPO_FILE_MAX >> 20) :
-			       fs_err_read("topology", path, errno);
+		if ((rc = topo_load_text(path, &own)))
+			return rc;
 		text = own;
 	}
 	if (topo_is_dot(text)) {

@@ -108,6 +108,10 @@ const char *topo_tier_name(enum topo_tier t);
  * -FS_EXIT_ENV when it cannot be read or memory runs out (said).
  */
 int topo_read(struct topo *t, const char *path, const char *text);
+/* The text of the intent file at path (malloc'd, the caller frees), for a
+ * caller that keeps what it read (a run's run.json): 0, or -FS_EXIT_* said
+ * as topo_read says it. */
+int topo_load_text(const char *path, char **text);
 /* Declare a switch / add a link as the file's lines do (line 0); then
  * topo_finish.  0, or -FS_EXIT_* said (a name that is not one, a switch
  * declared twice, out of memory). */
