@@ -77,6 +77,7 @@ now_s() { date +%s.%N; }
 
 sim_run() { # N -> sets sim_wall, sim_join_s, sim_cpu, sim_rss
 	local n=$1 d=$work/sim$1 log=$work/simlog$1 pid port t0 t1 i
+	: >"$log"	# (made here: the loop below may read it before the coordinator's shell has)
 	FABSCOPE_TOKEN=fleet-bench "$FABSCOPE" run "$work/ping.ini" --launcher external -n "$n" \
 		--listen 127.0.0.1:0 -o "$d" --join-timeout 600 >"$log" 2>&1 &
 	pid=$!
