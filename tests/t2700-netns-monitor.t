@@ -85,11 +85,14 @@ expected_lost() {
 
 # what grew beyond the expected series must be no more than the bed's own drops (above); each
 # expected series must have grown by 3 (at 10/16 probe a second, within seconds)
+# (-v: each such series, with its value before, instead of the sum)
 grown_off_link() {
-	mon_query fabscope_probe_lost_total | awk -v before=lost.before -v wantf=expect '
+	mon_query fabscope_probe_lost_total | awk -v before=lost.before -v wantf=expect -v each="${1:-}" '
 		BEGIN { while ((getline l < before) > 0) { split(l, f, " "); was[f[1]] = f[2] }
 			while ((getline l < wantf) > 0) want[l] = 1 }
-		!($1 in want) && $2 > was[$1] { n += $2 - was[$1] } END { print n + 0 }'
+		!($1 in want) && $2 > was[$1] { n += $2 - was[$1]
+			if (each) print $1, ($1 in was ? was[$1] : "(not there before)"), "->", $2 }
+		END { if (!each) print n + 0 }'
 }
 
 expected_grown() {
@@ -110,7 +113,7 @@ test_expect_success $P 'one source port dropped on one leaf-spine link: lost ris
 	{ mon_wait 60 expected_grown || { mon_lost_grown lost.before; false; }; } &&
 	off=$(grown_off_link) && d1=$(mon_backlog_drops) &&
 	echo "lost off the link: $off; the bed dropped $((d1 - d0)) packets meanwhile" &&
-	test $off -le $((d1 - d0)) &&
+	{ test $off -le $((d1 - d0)) || { echo "grown off the link:"; grown_off_link -v; false; }; } &&
 	if [ $off = 0 ]; then mon_lost_grown lost.before >actual && test_cmp expect actual; fi
 '
 
