@@ -205,18 +205,22 @@ test_expect_success $P 'dual-plane: path follows plane 1 on plane-1 names' '
 	test_grep -x "h4 l2.1 s[12] l1.0 h2" p0
 '
 
+# 500 packets, a millisecond apart (under the links' shaping): a plane-0 router that carried
+# them would count 500 or more; what the six count beside them is the bed's own (ARP, their
+# neighbours' probes), which grows with the time the counters take to read on a busy machine
+# (20 packets once, beside a make check and two spinners)
 test_expect_success $P 'dual-plane: plane-1 packets cross only plane-1 leaves and spines' '
 	plane0="l1.0 l1.1 l2.0 l2.1 s1 s2" &&
 	z=$(sum_tx $plane0) &&
 	a0=$(tx h1 rail0) && a1=$(tx h1 rail0.1) && u=$(uplink_sum l1.0.1) &&
 	s=$(($(tx s3 l2.1.1) + $(tx s4 l2.1.1))) &&
-	udp_flow h1 10.150.1.1 5001 10.151.2.3 100 0 &&
+	udp_flow h1 10.150.1.1 5001 10.151.2.3 500 1000 &&
 	d0=$(($(tx h1 rail0) - a0)) && d1=$(($(tx h1 rail0.1) - a1)) &&
 	du=$(($(uplink_sum l1.0.1) - u)) &&
 	ds=$(($(tx s3 l2.1.1) + $(tx s4 l2.1.1) - s)) &&
 	dz=$(($(sum_tx $plane0) - z)) &&
 	echo "h1 sent $d0 on rail0, $d1 on rail0.1; up from l1.0.1 $du; s3+s4 to l2.1.1 $ds; plane 0 routers $dz" &&
-	test $d1 -ge 100 && test $d0 -lt 10 && test $du -ge 100 && test $ds -ge 100 && test $dz -lt 20
+	test $d1 -ge 500 && test $d0 -lt 50 && test $du -ge 500 && test $ds -ge 500 && test $dz -lt 50
 '
 
 test_expect_success $P,FABSCOPE 'dual-plane: intent has plane= on switches and host cables, and fabscope reads it' '
