@@ -10,19 +10,12 @@ and a night when every link ran at 60 % is the machine (a night-wide shift), not
 judged with the run.s re-test of it'
 # asan: always: feeds untrusted bytes to C code: results directories (run.json, results.jsonl, a FIFO) and files that are not histories
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-history.sh"
 
 test_lazy_prereq SQLITE3 'command -v sqlite3'
 test_require_in_ci SQLITE3 JQ
 
 P=FABSCOPE,TEST_TOOL,SQLITE3,JQ
-
-# the runs held, each with its results and entities counted from the tables themselves
-held() {
-	sqlite3 "$1" "SELECT r.run_id, r.nresults,
-		(SELECT count(*) FROM result x JOIN grp g ON x.grp = g.id WHERE g.run = r.id),
-		(SELECT count(*) FROM entity e JOIN grp g ON e.grp = g.id WHERE g.run = r.id)
-		FROM run r ORDER BY r.run_id"
-}
 
 test_expect_success $P 'three nights of 64 nodes; added once: whole' '
 	for k in 0 1 2; do
@@ -30,7 +23,7 @@ test_expect_success $P 'three nights of 64 nodes; added once: whole' '
 	done &&
 	"$FABSCOPE" history add --db ref.db n0 n1 n2 >out &&
 	test_grep -x "3 added, 0 held already: ref.db" out &&
-	held ref.db >ref.held &&
+	hist_held ref.db >ref.held &&
 	cat ref.held &&
 	test $(wc -l <ref.held) = 3 &&
 	# 64 nodes x 8 rails: 8 rounds of bw, one of lat (a ping is no lane result)
@@ -38,7 +31,7 @@ test_expect_success $P 'three nights of 64 nodes; added once: whole' '
 	test "$(sqlite3 ref.db "PRAGMA integrity_check")" = ok &&
 	test "$(sqlite3 ref.db "SELECT version FROM schema_version")" = 2 &&
 	"$FABSCOPE" history add --db ref.db n1 >out &&
-	test_grep -x "n1: held already" out && held ref.db >again && test_cmp ref.held again
+	test_grep -x "n1: held already" out && hist_held ref.db >again && test_cmp ref.held again
 '
 
 test_expect_success $P 'killed at 20 random points: consistent, every run whole or absent; add completes' '
@@ -53,7 +46,7 @@ test_expect_success $P 'killed at 20 random points: consistent, every run whole 
 		sleep $(printf "%d.%03d" $((ms / 1000)) $((ms % 1000))) &&
 		{ kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; true; } &&
 		test "$(sqlite3 $db "PRAGMA integrity_check")" = ok &&
-		held $db >now &&
+		hist_held $db >now &&
 		# every run in it is one of the reference, whole
 		{ grep -vxF -f ref.held now >torn || true; } &&
 		test_must_be_empty torn &&
@@ -61,7 +54,7 @@ test_expect_success $P 'killed at 20 random points: consistent, every run whole 
 	done &&
 	for db in k0.db k1.db k2.db k3.db; do
 		"$FABSCOPE" history add --db $db n0 n1 n2 >out &&
-		held $db >now && test_cmp ref.held now &&
+		hist_held $db >now && test_cmp ref.held now &&
 		test "$(sqlite3 $db "PRAGMA integrity_check")" = ok || return 1
 	done
 '
@@ -73,7 +66,7 @@ test_expect_success $P 'a second writer waits --wait, then fails in one line, ex
 	test_expect_exit 3 "$FABSCOPE" history add --db w.db --wait 0.2 n0 >out 2>err &&
 	test_line_count = 1 err && test_grep "is busy (another writer holds it)" err &&
 	wait $pid &&
-	held w.db >now && test_cmp ref.held now
+	hist_held w.db >now && test_cmp ref.held now
 '
 
 test_expect_success $P 'bad input: one line, its exit code, nothing added' '

@@ -10,6 +10,7 @@ the readers and migrated by add, its runs kept, and answers as a file made anew.
 design that is not one, given or carried) is one line and its exit code, nothing of it added'
 # asan: always: feeds untrusted bytes to C code: designs carried in run.json and given with --topology, a history of an older schema
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-history.sh"
 
 test_lazy_prereq SQLITE3 'command -v sqlite3'
 test_require_in_ci SQLITE3 JQ
@@ -48,14 +49,6 @@ cables() {
 design_rows() {
 	awk '$1 == "link" && $2 ~ /^gpu/ { split($2, a, ":"); r = $4; sub("rail=", "", r);
 		print a[1] "|" r "|-1|" $3 "|" a[2] }' "$1" | sort
-}
-
-# the runs held, each with its results and entities counted from the tables themselves
-held() {
-	sqlite3 "$1" "SELECT r.run_id, r.nresults,
-		(SELECT count(*) FROM result x JOIN grp g ON x.grp = g.id WHERE g.run = r.id),
-		(SELECT count(*) FROM entity e JOIN grp g ON e.grp = g.id WHERE g.run = r.id)
-		FROM run r ORDER BY r.run_id"
 }
 
 test_expect_success $P 'a run of a plan with [global] topology keeps the design in run.json; add keeps its cables' '
@@ -202,7 +195,7 @@ test_expect_success $P 'a file of schema 1: the readers refuse it, add migrates 
 		INSERT INTO label SELECT * FROM s.label; INSERT INTO node SELECT * FROM s.node;
 		INSERT INTO grp SELECT * FROM s.grp; INSERT INTO result SELECT * FROM s.result;
 		INSERT INTO entity SELECT * FROM s.entity" &&
-	held v1.db >v1.held && test_line_count = 2 v1.held &&
+	hist_held v1.db >v1.held && test_line_count = 2 v1.held &&
 	test_expect_exit 3 "$FABSCOPE" history list --db v1.db 2>err &&
 	test_line_count = 1 err &&
 	test_grep "is a history of schema 1: .fabscope history add. migrates it to 2" err &&
@@ -211,7 +204,7 @@ test_expect_success $P 'a file of schema 1: the readers refuse it, add migrates 
 	test_grep -x "n2: added, with the cables of $DESIGN (the design its run.json carries)" out &&
 	test "$(sqlite3 v1.db "SELECT version FROM schema_version")" = 2 &&
 	test "$(sqlite3 v1.db "PRAGMA integrity_check")" = ok &&
-	held v1.db | head -n 2 >old.held && test_cmp v1.held old.held &&
+	hist_held v1.db | head -n 2 >old.held && test_cmp v1.held old.held &&
 	test "$(sqlite3 v1.db "SELECT count(*) FROM run WHERE design IS NULL")" = 2 &&
 	cables v1.db | cut -d"|" -f1 | sort -u >runs && echo "$run2" >want && test_cmp want runs &&
 	"$FABSCOPE" history add --db anew.db m0 m1 n2 >/dev/null &&
