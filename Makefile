@@ -177,7 +177,7 @@ CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c c
 RECORDS_SRC := records/read.c records/result.c records/store.c records/analyze.c records/retest.c \
 	       records/polar.c
 PLOTS_SRC := plots/plot.c
-XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/tcp-info.c transport/devices.c transport/version.c $(VERBS_SRC)
+XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/tcp-info.c transport/devices.c transport/version.c transport/ud.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/ptp-accept.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.c fleet/agent.c \
 	     fleet/coord.c fleet/coord-job.c fleet/coord-phase.c fleet/coord-check.c fleet/launch.c fleet/results.c \
