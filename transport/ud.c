@@ -49,7 +49,8 @@ struct ud_q {
 	int depth;
 	size_t base;		/* its buffers: depth receives, then depth sends */
 	int head, n;		/* sends in flight: the slots head - n .. head - 1 (mod depth) */
-	uint32_t *ah_of;	/* [slot]: the address handle a send in flight holds */
+	uint64_t *ah_of;	/* [slot]: the key of the address handle a send in flight holds (entries
+				 * move in the table as others go: a key, not an index) */
 	uint64_t *tag;		/* [slot] */
 };
 
@@ -379,23 +380,30 @@ static int ah_evict(struct ud_ep *ep)
 	return -EAGAIN;
 }
 
+/* The index of key's entry, or -1 */
+static long ah_find(const struct ud_ep *ep, uint64_t key)
+{
+	for (size_t i = ah_home(ep, key); ep->ah[i].key; i = (i + 1) & (ep->ah_cap - 1))
+		if (ep->ah[i].key == key)
+			return (long)i;
+	return -1;
+}
+
 /* The entry of (dst, flow label), made if need be: its index, or -errno */
 static long ah_get(struct ud_ep *ep, struct in_addr dst, uint32_t fl)
 {
 	uint64_t key = ((uint64_t)ntohl(dst.s_addr) << 20 | (fl & 0xFFFFF)) + 1;
-	size_t i = ah_home(ep, key);
+	long found = ah_find(ep, key);
 	struct ibv_ah_attr a = { .is_global = 1, .port_num = ep->port };
 	struct ibv_ah *ah;
+	size_t i;
 
-	for (; ep->ah[i].key; i = (i + 1) & (ep->ah_cap - 1))
-		if (ep->ah[i].key == key)
-			return (long)i;
-	if (ep->ah_n >= ep->ah_max) {
-		if (ah_evict(ep))
-			return -EAGAIN;
-		for (i = ah_home(ep, key); ep->ah[i].key; i = (i + 1) & (ep->ah_cap - 1))
-			;	/* (the removal moved entries: the free slot again) */
-	}
+	if (found >= 0)
+		return found;
+	if (ep->ah_n >= ep->ah_max && ah_evict(ep))
+		return -EAGAIN;
+	for (i = ah_home(ep, key); ep->ah[i].key; i = (i + 1) & (ep->ah_cap - 1))
+		;	/* its free slot */
 	memset(a.grh.dgid.raw + 10, 0xff, 2);	/* ::ffff:a.b.c.d, RoCE v2 over IPv4 */
 	memcpy(a.grh.dgid.raw + 12, &dst.s_addr, 4);
 	a.grh.flow_label = fl & 0xFFFFF;
@@ -440,7 +448,7 @@ int ud_send(struct ud_ep *ep, int qp, struct in_addr dst, uint32_t dqpn, uint32_
 	if ((rc = ibv_post_send(q->qp, &wr, &bad)))
 		return -rc;
 	ep->ah[a].refs++;
-	q->ah_of[slot] = (uint32_t)a;
+	q->ah_of[slot] = ep->ah[a].key;
 	q->tag[slot] = tag;
 	q->head = (q->head + 1) % q->depth;
 	q->n++;
@@ -498,10 +506,10 @@ static void take(struct ud_ep *ep, uint64_t id, int ok, uint32_t bytes, int grh,
 		c->send = 1;
 		c->tag = q->tag[slot];
 		if (q->n && slot == first) {	/* (a UD queue completes its sends in order) */
-			struct ud_ah *a = &ep->ah[q->ah_of[slot]];
+			long a = ah_find(ep, q->ah_of[slot]);
 
-			if (a->key && a->refs)
-				a->refs--;
+			if (a >= 0 && ep->ah[a].refs)
+				ep->ah[a].refs--;
 			q->n--;
 		}
 		if (!ok)
