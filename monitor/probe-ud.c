@@ -244,6 +244,11 @@ void mon_ud_input(struct mon_engine *e, int lane)
 				reply(e, lane, &c[i], device_clock, now_rt);
 		}
 		if (n < 32)
-			return;
+			break;
+	}
+	if (ud_info(ep)->failed && !e->ud_said[lane]) {	/* said once: what went wrong first */
+		e->ud_said[lane] = 1;
+		fs_warn("rail %d plane %d: %s", e->peers.lane[lane].rail, e->peers.lane[lane].plane,
+			ud_info(ep)->first_failure);
 	}
 }

@@ -156,6 +156,7 @@ struct mon_engine {
 	int epfd;			/* the responders' sockets (and what agent.c adds) */
 	int rep_epfd;			/* the source-port sockets, looked at each turn */
 	struct ud_ep **ud;		/* [lane] with MON_T_UD */
+	char ud_said[MON_MAX_LANES];	/* its first failed completion said */
 	uint64_t cookie, seq;
 	uint64_t last_tick_ns;		/* CLOCK_MONOTONIC of the last turn (health) */
 	struct mon_totals tot;

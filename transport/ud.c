@@ -153,12 +153,12 @@ static int make_cq(struct ud_ep *ep, int cqe, char *err, size_t errlen)
 			ep->ts = 2;
 		e = errno;
 	}
-	if (!ep->cqx) {
+	/* Without timestamps a plain CQ: an extended one gives nothing more, and rxe's (rdma-core 44,
+	 * Linux 6.1) polled as ibv_create_cq_ex(3) says hands out empty completions (wr_id 0,
+	 * status success, 0 bytes) once its first batch ends, without end */
+	if (!ep->cqx)
 		snprintf(ep->info.clock_why, sizeof(ep->info.clock_why),
 			 "%s gives no completion timestamps (ibv_create_cq_ex: %s)", ep->info.dev, strerror(e));
-		ca.wc_flags = base;
-		ep->cqx = ibv_create_cq_ex(ep->ctx, &ca);
-	}
 	if (ep->cqx) {
 		ep->cq = ibv_cq_ex_to_cq(ep->cqx);
 	} else if (!(ep->cq = ibv_create_cq(ep->ctx, cqe, NULL, ep->ch, 0))) {
@@ -485,15 +485,18 @@ static void recover(struct ud_q *q)
 }
 
 /* One completion (id, status, bytes, GRH flag, source QP, device time) into c */
-static void take(struct ud_ep *ep, uint64_t id, int ok, uint32_t bytes, int grh, uint32_t src_qp, uint64_t t,
-		 struct ud_comp *c)
+static void take(struct ud_ep *ep, uint64_t id, enum ibv_wc_status st, uint32_t bytes, int grh, uint32_t src_qp,
+		 uint64_t t, struct ud_comp *c)
 {
-	int qi = (int)(id >> 32 & 0xffff), slot = (int)(uint32_t)id;
+	int qi = (int)(id >> 32 & 0xffff), slot = (int)(uint32_t)id, ok = st == IBV_WC_SUCCESS;
 	struct ud_q *q;
 
 	memset(c, 0, offsetof(struct ud_comp, data));
 	c->qp = qi ? qi - 1 : UD_RESPONDER;
 	c->ok = ok;
+	if (!ok && !ep->info.failed++)
+		snprintf(ep->info.first_failure, sizeof(ep->info.first_failure), "%s of UD QP %d of %d on %s: %s (status %d)",
+			 id & WR_SEND ? "a send" : "a receive", qi + 1, ep->nq, ep->info.dev, ibv_wc_status_str(st), (int)st);
 	c->t_ns = t;
 	if (qi >= ep->nq || slot >= ep->q[qi].depth) {
 		c->ok = 0;
@@ -550,7 +553,7 @@ static int poll_ex(struct ud_ep *ep, struct ud_comp *out, int max, uint64_t now)
 	for (;;) {
 		struct ibv_cq_ex *x = ep->cqx;
 
-		take(ep, x->wr_id, x->status == IBV_WC_SUCCESS, ibv_wc_read_byte_len(x),
+		take(ep, x->wr_id, x->status, ibv_wc_read_byte_len(x),
 		     !!(ibv_wc_read_wc_flags(x) & IBV_WC_GRH), ibv_wc_read_src_qp(x), ep->ts ? dev_ns(ep) : now,
 		     &out[n++]);
 		if (n == max || ibv_next_poll(x))
@@ -568,7 +571,7 @@ static int poll_plain(struct ud_ep *ep, struct ud_comp *out, int max, uint64_t n
 	if (n < 0)
 		return -EIO;
 	for (int i = 0; i < n; i++)
-		take(ep, wc[i].wr_id, wc[i].status == IBV_WC_SUCCESS, wc[i].byte_len, !!(wc[i].wc_flags & IBV_WC_GRH),
+		take(ep, wc[i].wr_id, wc[i].status, wc[i].byte_len, !!(wc[i].wc_flags & IBV_WC_GRH),
 		     wc[i].src_qp, now, &out[i]);
 	return n;
 }

@@ -32,9 +32,9 @@
  * (ibv_create_cq_ex with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, in
  * ns; else IBV_WC_EX_WITH_COMPLETION_TIMESTAMP in the device's cycles,
  * turned into ns with its hca_core_clock), both the send's and the
- * receive's, so that a round trip is device time; else (rxe has none)
- * CLOCK_REALTIME when the completion is polled, and ud_info says so
- * (clock, clock_why).  Poll as soon as ud_fd is readable for software
+ * receive's, so that a round trip is device time; else (rxe has none) a
+ * plain completion queue and CLOCK_REALTIME when the completion is polled,
+ * and ud_info says so (clock, clock_why).  Poll as soon as ud_fd is readable for software
  * time to be near the arrival.
  *
  * Bounds: per QP 64 receives and 64 sends in flight (the responder 512 of
@@ -67,6 +67,8 @@ struct ud_info {
 	char clock_why[160];	/* software: why the device's is not used */
 	uint64_t ah_created;	/* address handles made */
 	uint64_t ah_replaced;	/* of them, destroyed to make room (the cache is too small when it grows) */
+	uint64_t failed;	/* completions in error */
+	char first_failure[160];	/* the first of them: its status, QP and kind ("" while none) */
 };
 
 /* One completion */
