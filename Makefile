@@ -177,7 +177,7 @@ CORE_SRC := core/error.c core/clock.c core/units.c core/stats.c core/options.c c
 RECORDS_SRC := records/read.c records/result.c records/store.c records/analyze.c records/retest.c \
 	       records/polar.c
 PLOTS_SRC := plots/plot.c
-XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/tcp-info.c transport/devices.c transport/version.c $(VERBS_SRC)
+XPORT_SRC := transport/transport.c transport/tcp.c transport/tcp-flow.c transport/tcp-info.c transport/devices.c transport/version.c transport/ud.c $(VERBS_SRC)
 BENCH_SRC := bench/ptp.c bench/ptp-busy.c bench/ptp-accept.c bench/bw.c bench/lat.c
 FLEET_SRC := fleet/plan.c fleet/plan-keys.c fleet/plan-hosts.c fleet/plan-sched.c fleet/agent.c \
 	     fleet/coord.c fleet/coord-job.c fleet/coord-phase.c fleet/coord-check.c fleet/launch.c fleet/results.c \
@@ -193,7 +193,7 @@ COLL_SRC := collectives/comm.c collectives/xfer.c collectives/allreduce.c collec
 TOPO_SRC := topology/intent.c topology/dot.c topology/ecmp.c topology/check.c topology/slurm.c topology/verify.c discover/topo.c \
 	discover/show.c discover/lldpd.c discover/judge.c
 PCAP_SRC := pcap/tok.c pcap/macctl.c pcap/lldp.c pcap/lldp-listen.c pcap/roce.c pcap/dissect.c pcap/live.c pcap/capture.c pcap/capture-files.c pcap/flow.c pcap/reader.c pcap/analyze.c
-MONITOR_SRC := monitor/hist.c monitor/peers.c monitor/probe.c monitor/expo.c monitor/http.c monitor/nic.c \
+MONITOR_SRC := monitor/hist.c monitor/peers.c monitor/probe.c monitor/probe-ud.c monitor/expo.c monitor/http.c monitor/nic.c \
 	       monitor/agent.c monitor/localize.c monitor/vote.c monitor/verdict.c monitor/pipeline.c \
 	       monitor/promtext.c monitor/scrape.c monitor/promql.c monitor/analyze.c monitor/cmd.c
 MODEL_SRC := model/maxmin.c model/fabric.c model/solve.c model/shape.c fleet/model-cmd.c

@@ -25,6 +25,7 @@
 #include "../core/options.h"
 #include "../core/outfile.h"
 #include "../fleet/plan.h"
+#include "../transport/ud.h"
 #include "expo.h"
 #include "http.h"
 #include "nic.h"
@@ -37,7 +38,7 @@
 
 struct monitor {
 	const char *peers_path, *node, *listen, *jsonl, *token_file, *counters_root;
-	const char *tls_cert, *tls_key, *sport_range;
+	const char *tls_cert, *tls_key, *sport_range, *transport;
 	double rate, timeout_s, interval_s, duration_s;
 	int port, buckets, paths, max_peers, readable_token, verbose;
 	struct mon_opts o;
@@ -56,8 +57,9 @@ static const char *const monitor_usage[] = {
 
 static const char monitor_about[] =
 	"The always-on fabric monitor: probes its peers from the hostfile FILE over every lane (rail,\n"
-	"plane) with UDP probes, a new source port each probe, answers theirs, and serves per (peer,\n"
-	"lane, source-port bucket) counters of sent and lost probes and an RTT histogram on\n"
+	"plane) with UDP probes, or verbs UD probes (--transport), a new source port each probe,\n"
+	"answers theirs, and serves per (peer, lane, source-port bucket) counters of sent and lost\n"
+	"probes and an RTT histogram on\n"
 	"/metrics (Prometheus), and /healthz.  Peers: every node of its leaf, and a sample across\n"
 	"leaves with enough 5-tuples per leaf pair to cover --paths equal-cost paths (99 %).  The\n"
 	"file is read again on SIGHUP or when it changes.  It runs until SIGTERM or SIGINT (exit 0),\n"
@@ -92,11 +94,12 @@ static int load_peers(struct monitor *m, struct mon_peers *mp)
 
 	if (rc)
 		return rc;
-	cells = (size_t)mp->n * (size_t)mp->nlanes * (size_t)m->buckets;
+	cells = (size_t)mp->n * (size_t)mp->nlanes * (size_t)m->buckets * (m->o.transports == (MON_T_UDP | MON_T_UD) ? 2 : 1);
 	if (cells > MON_MAX_CELLS) {
 		mon_peers_release(mp);
-		return fs_err_usage("%s: %zu peer x lane x bucket cells exceed the bound of %u: fewer --sport-buckets, "
-				    "or leaf= in the file", m->peers_path, cells, MON_MAX_CELLS);
+		return fs_err_usage("%s: %zu peer x lane x bucket%s cells exceed the bound of %u: fewer --sport-buckets, "
+				    "or leaf= in the file", m->peers_path, cells,
+				    m->o.transports == (MON_T_UDP | MON_T_UD) ? " x transport" : "", MON_MAX_CELLS);
 	}
 	if (mp->short_pairs)
 		fs_warn("%s: %d leaf pairs cannot give the %d 5-tuples that cover %d paths: every pair of their hosts "
@@ -108,8 +111,29 @@ static int load_peers(struct monitor *m, struct mon_peers *mp)
 	return 0;
 }
 
+/* --transport: 0, -FS_EXIT_USAGE (a word of no transport) or -FS_EXIT_ENV (verbs, in a build without) */
+static int parse_transport(struct monitor *m)
+{
+	char why[256];
+
+	if (!strcmp(m->transport, "udp"))
+		m->o.transports = MON_T_UDP;
+	else if (!strcmp(m->transport, "verbs"))
+		m->o.transports = MON_T_UD;
+	else if (!strcmp(m->transport, "both"))
+		m->o.transports = MON_T_UDP | MON_T_UD;
+	else
+		return fs_err_usage("--transport '%s': give udp, verbs (UD probes on the lanes' RDMA ports) or both",
+				    m->transport);
+	if ((m->o.transports & MON_T_UD) && !ud_built(why, sizeof(why)))
+		return fs_err_env("--transport %s: %s", m->transport, why);
+	return 0;
+}
+
 static int check_opts(struct monitor *m)
 {
+	int rc;
+
 	if (!m->peers_path)
 		return fs_err_usage("give --peers FILE: the hostfile of the nodes to probe (fabscope-hostfile(5)); "
 				    "or 'monitor analyze' to name a faulty link or NIC");
@@ -125,7 +149,9 @@ static int check_opts(struct monitor *m)
 		return fs_err_usage("--tls-cert and --tls-key go together: give both (PEM files) or neither");
 	if (mon_http_check_listen(m->listen))
 		return -FS_EXIT_USAGE;
-	m->o = (struct mon_opts){ m->rate, m->timeout_s, m->port, 0, 0, m->buckets };
+	m->o = (struct mon_opts){ m->rate, m->timeout_s, m->port, 0, 0, m->buckets, MON_T_UDP };
+	if ((rc = parse_transport(m)))
+		return rc;
 	m->po = (struct mon_peer_opts){ m->node, m->paths, 0, m->max_peers };
 	if (parse_range(m))
 		return -FS_EXIT_USAGE;
@@ -161,7 +187,7 @@ static int write_jsonl(struct monitor *m, struct mon_engine *e, double interval_
 	int rc = 0;
 
 	pthread_mutex_lock(&e->lock);
-	n = (size_t)e->peers.n * (size_t)e->peers.nlanes * (size_t)e->o.buckets;
+	n = mon_ncells(e);
 	mon_expo_jsonl(&b, e, m->prev && m->nprev == n ? m->prev : NULL, interval_s);
 	if (m->nprev != n) {
 		free(m->prev);
@@ -317,8 +343,8 @@ static int start(struct monitor *m)
 	if (!rc)
 		rc = open_jsonl(m);
 	if (!rc && !(rc = mon_http_start(&h, &ho, &e, &nics))) {
-		fs_log(1, "probing %d peers on %d lanes at %g/s each; /metrics on %s (port %d)", e.peers.n,
-			e.peers.nlanes, m->rate, m->listen, h.port);
+		fs_log(1, "probing %d peers on %d lanes at %g/s each (%s); /metrics on %s (port %d)", e.peers.n,
+			e.peers.nlanes, m->rate, m->transport, m->listen, h.port);
 		rc = run(m, &e, sfd);
 		mon_http_stop(&h);
 	}
@@ -348,7 +374,8 @@ static const char *default_node(void)
 int cmd_monitor_agent(int argc, const char **argv)
 {
 	struct monitor m = { .listen = ":9477", .rate = 10, .timeout_s = 1, .interval_s = 10, .port = 4793,
-			     .buckets = 16, .paths = 8, .max_peers = 256, .sport_range = "49152-49167" };
+			     .buckets = 16, .paths = 8, .max_peers = 256, .sport_range = "49152-49167",
+			     .transport = "udp" };
 	int nargs, rc;
 	struct opt tab[] = {
 		OPT_GROUP("Peers"),
@@ -362,6 +389,7 @@ int cmd_monitor_agent(int argc, const char **argv)
 		OPT_INT(0, "port", &m.port, "PORT", "the UDP port every agent's responder listens on (default 4793)", 1, 65535),
 		OPT_STRING(0, "sport-range", &m.sport_range, "LO-HI", "the source ports a probe stream rotates through, one a probe (default 49152-49167)"),
 		OPT_INT(0, "sport-buckets", &m.buckets, "B", "source-port buckets, the sport_bucket label: the range split in B (default 16)", 1, 64),
+		OPT_STRING(0, "transport", &m.transport, "udp|verbs|both", "UDP probes, verbs UD probes from each lane's RDMA port (fabscope_probe_ud_*), or both (default udp)"),
 		OPT_GROUP("Output"),
 		OPT_STRING(0, "listen", &m.listen, "HOST:PORT", "serve /metrics and /healthz there (default :9477, every address)"),
 		OPT_FILE(0, "token-file", &m.token_file, "FILE", "/metrics wants 'Authorization: Bearer TOKEN', TOKEN the file's first line"),

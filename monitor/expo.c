@@ -7,6 +7,7 @@
 
 #include "../core/alloc.h"
 #include "../core/clock.h"
+#include "../transport/ud.h"
 #include "expo.h"
 
 void mon_buf_printf(struct mon_buf *b, const char *fmt, ...)
@@ -112,26 +113,36 @@ static void cell_labels(struct mon_buf *lb, struct mon_engine *e, int p, int l, 
 
 #define NAME(s) s, sizeof(s) - 1
 
-/* which: 0 sent, 1 lost */
-static void counter_cells(struct mon_buf *b, struct mon_engine *e, int which, struct mon_buf *lb)
+/* The series of the cells per transport: [x][0 sent, 1 lost, 2 rtt _bucket, 3 _sum{, 4 _count] */
+static const struct {
+	const char *s;
+	size_t len;
+} cell_names[MON_NX][5] = {
+	{ { NAME("fabscope_probe_sent_total") }, { NAME("fabscope_probe_lost_total") },
+	  { NAME("fabscope_probe_rtt_seconds_bucket") }, { NAME("fabscope_probe_rtt_seconds_sum{") },
+	  { NAME("fabscope_probe_rtt_seconds_count") } },
+	{ { NAME("fabscope_probe_ud_sent_total") }, { NAME("fabscope_probe_ud_lost_total") },
+	  { NAME("fabscope_probe_ud_rtt_seconds_bucket") }, { NAME("fabscope_probe_ud_rtt_seconds_sum{") },
+	  { NAME("fabscope_probe_ud_rtt_seconds_count") } },
+};
+
+/* which: 0 sent, 1 lost; of transport x */
+static void counter_cells(struct mon_buf *b, struct mon_engine *e, int x, int which, struct mon_buf *lb)
 {
 	for (int p = 0; p < e->peers.n; p++)
 		for (int l = 0; l < e->peers.nlanes; l++) {
 			if (!e->peers.p[p].ip[l].s_addr)
 				continue;
 			for (int k = 0; k < e->o.buckets; k++) {
-				const struct mon_cell *c = mon_cell(e, p, l, k);
+				const struct mon_cell *c = mon_xcell(e, x, p, l, k);
 
 				cell_labels(lb, e, p, l, k);
-				if (which)
-					line_u64(b, NAME("fabscope_probe_lost_total"), lb, "", 0, c->lost);
-				else
-					line_u64(b, NAME("fabscope_probe_sent_total"), lb, "", 0, c->sent);
+				line_u64(b, cell_names[x][which].s, cell_names[x][which].len, lb, "", 0, which ? c->lost : c->sent);
 			}
 		}
 }
 
-static void hist_cells(struct mon_buf *b, struct mon_engine *e, struct mon_buf *lb)
+static void hist_cells(struct mon_buf *b, struct mon_engine *e, int x, struct mon_buf *lb)
 {
 	char le[MON_HIST_BUCKETS][40], sum[40];
 	size_t lelen[MON_HIST_BUCKETS];
@@ -146,22 +157,22 @@ static void hist_cells(struct mon_buf *b, struct mon_engine *e, struct mon_buf *
 			if (!e->peers.p[p].ip[l].s_addr)
 				continue;
 			for (int k = 0; k < e->o.buckets; k++) {
-				const struct mon_hist *h = &mon_cell(e, p, l, k)->rtt;
+				const struct mon_hist *h = &mon_xcell(e, x, p, l, k)->rtt;
 				uint64_t cum = 0;
 				int n;
 
 				cell_labels(lb, e, p, l, k);
 				for (int i = 0; i < MON_HIST_BUCKETS; i++) {
 					cum += h->b[i];
-					line_u64(b, NAME("fabscope_probe_rtt_seconds_bucket"), lb, le[i], lelen[i], cum);
+					line_u64(b, cell_names[x][2].s, cell_names[x][2].len, lb, le[i], lelen[i], cum);
 				}
 				n = snprintf(sum, sizeof(sum), "%.9g", h->sum);
-				put(b, NAME("fabscope_probe_rtt_seconds_sum{"));
+				put(b, cell_names[x][3].s, cell_names[x][3].len);
 				put(b, lb->p, lb->len);
 				put(b, "} ", 2);
 				put(b, sum, (size_t)n);
 				put(b, "\n", 1);
-				line_u64(b, NAME("fabscope_probe_rtt_seconds_count"), lb, "", 0, h->count);
+				line_u64(b, cell_names[x][4].s, cell_names[x][4].len, lb, "", 0, h->count);
 			}
 		}
 }
@@ -205,7 +216,8 @@ static void engine_series(struct mon_buf *b, struct mon_engine *e)
 	node_gauge(b, e, "fabscope_monitor_reloads_total", ",result=\"error\"", (double)e->tot.reloads_failed);
 }
 
-static void unreachable_streams(struct mon_buf *b, struct mon_engine *e, struct mon_buf *lb)
+/* which: 0 unreachable (UDP), 1 unresolved (UD) */
+static void stream_counts(struct mon_buf *b, struct mon_engine *e, int which, struct mon_buf *lb)
 {
 	int nl = e->peers.nlanes;
 
@@ -219,35 +231,99 @@ static void unreachable_streams(struct mon_buf *b, struct mon_engine *e, struct 
 			mon_buf_printf(lb, "\",peer=\"");
 			mon_buf_label(lb, e->peers.p[p].name);
 			mon_buf_printf(lb, "\",rail=\"%d\",plane=\"%d\"", e->peers.lane[l].rail, e->peers.lane[l].plane);
-			line_u64(b, NAME("fabscope_probe_unreachable_total"), lb, "", 0, e->st[p * nl + l].unreachable);
+			if (which)
+				line_u64(b, NAME("fabscope_probe_ud_unresolved_total"), lb, "", 0, e->st[p * nl + l].ud_unresolved);
+			else
+				line_u64(b, NAME("fabscope_probe_unreachable_total"), lb, "", 0, e->st[p * nl + l].unreachable);
 		}
+}
+
+/* The lanes' UD endpoints: one info series each (its device, QP and clock) */
+static void ud_lanes(struct mon_buf *b, struct mon_engine *e)
+{
+	head(b, "fabscope_monitor_ud_lane_info", "gauge",
+	     "a lane's UD endpoint: its RDMA device and port, responder QP, and the clock of its UD RTTs (device or software)");
+	for (int l = 0; e->ud && l < e->peers.nlanes; l++) {
+		const struct ud_info *u = ud_info(e->ud[l]);
+
+		mon_buf_printf(b, "fabscope_monitor_ud_lane_info{node=\"");
+		mon_buf_label(b, e->peers.self);
+		mon_buf_printf(b, "\",rail=\"%d\",plane=\"%d\",device=\"", e->peers.lane[l].rail, e->peers.lane[l].plane);
+		mon_buf_label(b, u->dev);
+		mon_buf_printf(b, "\",port=\"%d\",qpn=\"%u\",clock=\"%s\"} 1\n", u->port, u->resp_qpn,
+			       u->clock == UD_CLOCK_DEVICE ? "device" : "software");
+	}
+	head(b, "fabscope_monitor_ud_address_handles_total", "counter",
+	     "a lane's UD address handles (one per destination and flow label, cached): created, and replaced to make room");
+	for (int l = 0; e->ud && l < e->peers.nlanes; l++) {
+		const struct ud_info *u = ud_info(e->ud[l]);
+
+		for (int r = 0; r < 2; r++) {
+			mon_buf_printf(b, "fabscope_monitor_ud_address_handles_total{node=\"");
+			mon_buf_label(b, e->peers.self);
+			mon_buf_printf(b, "\",rail=\"%d\",plane=\"%d\",event=\"%s\"} %llu\n", e->peers.lane[l].rail,
+				       e->peers.lane[l].plane, r ? "replaced" : "created",
+				       (unsigned long long)(r ? u->ah_replaced : u->ah_created));
+		}
+	}
+}
+
+static void ud_series(struct mon_buf *b, struct mon_engine *e, struct mon_buf *lb)
+{
+	ud_lanes(b, e);
+	head(b, "fabscope_monitor_ud_echoed_total", "counter", "peers' UD probes this node's responder QPs answered");
+	node_gauge(b, e, "fabscope_monitor_ud_echoed_total", "", (double)e->tot.ud_echoed);
+	head(b, "fabscope_monitor_ud_refused_total", "counter",
+	     "UD messages refused: requests malformed or from no node of the file, replies malformed, forged, late or twice, "
+	     "answers about QPs not asked for");
+	node_gauge(b, e, "fabscope_monitor_ud_refused_total", ",what=\"request\"", (double)e->tot.ud_refused_req);
+	node_gauge(b, e, "fabscope_monitor_ud_refused_total", ",what=\"reply\"", (double)e->tot.ud_refused_rep);
+	head(b, "fabscope_monitor_ud_send_errors_total", "counter", "UD sends refused or failed (a probe's counts lost too)");
+	node_gauge(b, e, "fabscope_monitor_ud_send_errors_total", "", (double)e->tot.ud_send_errors);
+	head(b, "fabscope_monitor_ud_questions_total", "counter", "questions for peers' UD responder QPs (over UDP): asked, answered");
+	node_gauge(b, e, "fabscope_monitor_ud_questions_total", ",result=\"asked\"", (double)e->tot.ud_asked);
+	node_gauge(b, e, "fabscope_monitor_ud_questions_total", ",result=\"answered\"", (double)e->tot.ud_answered);
+	head(b, "fabscope_probe_ud_sent_total", "counter", "verbs UD probes sent, per peer, lane and source-port bucket");
+	counter_cells(b, e, MON_UD, 0, lb);
+	head(b, "fabscope_probe_ud_lost_total", "counter", "UD probes not answered within the probe timeout");
+	counter_cells(b, e, MON_UD, 1, lb);
+	head(b, "fabscope_probe_ud_rtt_seconds", "histogram",
+	     "round-trip time of the answered UD probes (the clock: fabscope_monitor_ud_lane_info)");
+	hist_cells(b, e, MON_UD, lb);
+	head(b, "fabscope_probe_ud_unresolved_total", "counter",
+	     "UD probes not sent: the peer's responder QP not known (its agent does not answer, or has no verbs)");
+	stream_counts(b, e, 1, lb);
 }
 
 void mon_expo_probes(struct mon_buf *b, struct mon_engine *e)
 {
 	struct mon_buf lb = { 0 };
-	size_t cells = (size_t)e->peers.n * (size_t)e->peers.nlanes * (size_t)e->o.buckets;
+	size_t cells = mon_ncells(e);
 
 	size_t guess = cells * (MON_HIST_BUCKETS + 4) * 112 + 8192;	/* about what a cell takes */
 
 	if (!b->alloc && FS_ALLOC_GROW(b->p, guess < (64u << 20) ? guess : (64u << 20), b->alloc))
 		b->failed = 1;	/* (room for it all at once, up to 64 MiB: no copy as it grows) */
 	engine_series(b, e);
-	head(b, "fabscope_probe_sent_total", "counter", "UDP probes sent, per peer, lane and source-port bucket");
-	counter_cells(b, e, 0, &lb);
-	head(b, "fabscope_probe_lost_total", "counter", "probes not answered within the probe timeout");
-	counter_cells(b, e, 1, &lb);
-	head(b, "fabscope_probe_rtt_seconds", "histogram", "round-trip time of the answered probes (software time)");
-	hist_cells(b, e, &lb);
-	head(b, "fabscope_probe_unreachable_total", "counter",
-	     "probes the peer's host refused (ICMP port unreachable: no monitor listens there); they count lost too");
-	unreachable_streams(b, e, &lb);
+	if (e->o.transports & MON_T_UDP) {
+		head(b, "fabscope_probe_sent_total", "counter", "UDP probes sent, per peer, lane and source-port bucket");
+		counter_cells(b, e, MON_UDP, 0, &lb);
+		head(b, "fabscope_probe_lost_total", "counter", "probes not answered within the probe timeout");
+		counter_cells(b, e, MON_UDP, 1, &lb);
+		head(b, "fabscope_probe_rtt_seconds", "histogram", "round-trip time of the answered probes (software time)");
+		hist_cells(b, e, MON_UDP, &lb);
+		head(b, "fabscope_probe_unreachable_total", "counter",
+		     "probes the peer's host refused (ICMP port unreachable: no monitor listens there); they count lost too");
+		stream_counts(b, e, 0, &lb);
+	}
+	if (e->o.transports & MON_T_UD)
+		ud_series(b, e, &lb);
 	b->failed |= lb.failed;
 	mon_buf_release(&lb);
 }
 
-static json_t *cell_json(struct mon_engine *e, int p, int l, int k, const struct mon_cell *d, double interval_s,
-			 const char *now)
+static json_t *cell_json(struct mon_engine *e, int x, int p, int l, int k, const struct mon_cell *d,
+			 double interval_s, const char *now)
 {
 	json_t *o = json_object(), *bk = json_array();
 
@@ -257,6 +333,7 @@ static json_t *cell_json(struct mon_engine *e, int p, int l, int k, const struct
 	json_object_set_new(o, "time", json_string(now));
 	json_object_set_new(o, "node", json_string(e->peers.self));
 	json_object_set_new(o, "peer", json_string(e->peers.p[p].name));
+	json_object_set_new(o, "transport", json_string(x == MON_UD ? "verbs" : "udp"));
 	json_object_set_new(o, "rail", json_integer(e->peers.lane[l].rail));
 	json_object_set_new(o, "plane", json_integer(e->peers.lane[l].plane));
 	json_object_set_new(o, "sport_bucket", json_integer(k));
@@ -269,33 +346,40 @@ static json_t *cell_json(struct mon_engine *e, int p, int l, int k, const struct
 	return o;
 }
 
+/* The line of cell (x, p, l, k) when it sent, lost or timed in the interval */
+static void cell_line(struct mon_buf *b, struct mon_engine *e, const struct mon_cell *prev, int x, int p, int l, int k,
+		      double interval_s, const char *now)
+{
+	const struct mon_cell *c = mon_xcell(e, x, p, l, k);
+	struct mon_cell d = *c;
+	json_t *o;
+	char *s;
+
+	if (prev) {
+		const struct mon_cell *q = &prev[c - e->cells];
+
+		d.sent -= q->sent;
+		d.lost -= q->lost;
+		mon_hist_sub(&d.rtt, &c->rtt, &q->rtt);
+	}
+	if (!d.sent && !d.lost && !d.rtt.count)
+		return;
+	o = cell_json(e, x, p, l, k, &d, interval_s, now);
+	s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(9));
+	if (s)
+		mon_buf_printf(b, "%s\n", s);
+	free(s);
+	json_decref(o);
+}
+
 void mon_expo_jsonl(struct mon_buf *b, struct mon_engine *e, const struct mon_cell *prev, double interval_s)
 {
 	char now[40];
 
 	clock_iso8601(now, sizeof(now));
-	for (int p = 0; p < e->peers.n; p++)
-		for (int l = 0; l < e->peers.nlanes; l++)
-			for (int k = 0; k < e->o.buckets; k++) {
-				const struct mon_cell *c = mon_cell(e, p, l, k);
-				struct mon_cell d = *c;
-				json_t *o;
-				char *s;
-
-				if (prev) {
-					const struct mon_cell *q = &prev[c - e->cells];
-
-					d.sent -= q->sent;
-					d.lost -= q->lost;
-					mon_hist_sub(&d.rtt, &c->rtt, &q->rtt);
-				}
-				if (!d.sent && !d.lost && !d.rtt.count)
-					continue;
-				o = cell_json(e, p, l, k, &d, interval_s, now);
-				s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(9));
-				if (s)
-					mon_buf_printf(b, "%s\n", s);
-				free(s);
-				json_decref(o);
-			}
+	for (int x = 0; x < e->nx; x++)
+		for (int p = 0; p < e->peers.n; p++)
+			for (int l = 0; l < e->peers.nlanes; l++)
+				for (int k = 0; k < e->o.buckets; k++)
+					cell_line(b, e, prev, x, p, l, k, interval_s, now);
 }

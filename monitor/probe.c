@@ -53,17 +53,19 @@ void mon_pkt_encode(unsigned char *buf, const struct mon_pkt *p)
 	put64(buf + 8, p->cookie);
 	put64(buf + 16, p->seq);
 	put32(buf + 24, p->slot);
+	put32(buf + 28, p->aux);
 }
 
 int mon_pkt_decode(const unsigned char *buf, size_t len, struct mon_pkt *p)
 {
 	if (len != MON_PKT_LEN || get32(buf) != MON_MAGIC || buf[4] != MON_PKT_VERSION ||
-	    (buf[5] != MON_PKT_REQ && buf[5] != MON_PKT_REP) || buf[6] || buf[7] || get32(buf + 28))
+	    buf[5] < MON_PKT_REQ || buf[5] > MON_PKT_UDA || buf[6] || buf[7])
 		return -1;
 	p->type = buf[5];
 	p->cookie = get64(buf + 8);
 	p->seq = get64(buf + 16);
 	p->slot = get32(buf + 24);
+	p->aux = get32(buf + 28);
 	return 0;
 }
 
@@ -113,7 +115,7 @@ static int open_sockets(struct mon_engine *e)
 		rc = udp_bound(e->peers.lane[l].ip, e->o.port, &e->resp_fd[l]);
 		if (!rc)
 			rc = watch(e->epfd, e->resp_fd[l], TAG(TAG_RESP, l));
-		for (int i = 0; i < ns && !rc; i++) {
+		for (int i = 0; i < ns && !rc && (e->o.transports & MON_T_UDP); i++) {
 			int on = 1, *fd = &e->sport_fd[l * ns + i];
 
 			rc = udp_bound(e->peers.lane[l].ip, e->o.sport_lo + i, fd);
@@ -133,13 +135,13 @@ static int size_tables(struct mon_engine *e, struct mon_cell **cells, struct mon
 		       struct mon_flight **ring, size_t *cap)
 {
 	size_t nst = (size_t)e->peers.n * (size_t)e->peers.nlanes;
-	double inflight = e->o.rate * e->o.timeout_s * (double)nst + 64;
+	double inflight = e->o.rate * e->o.timeout_s * (double)nst * e->nx + 64;
 	uint64_t now = clock_ns(), period = (uint64_t)(1e9 / e->o.rate);
 
 	*cap = 64;
 	while ((double)*cap < 2 * inflight)
 		*cap *= 2;
-	*cells = calloc(nst ? nst * (size_t)e->o.buckets : 1, sizeof(**cells));
+	*cells = calloc(nst ? nst * (size_t)e->o.buckets * (size_t)e->nx : 1, sizeof(**cells));
 	*st = calloc(nst ? nst : 1, sizeof(**st));
 	*ring = calloc(*cap, sizeof(**ring));
 	if (!*cells || !*st || !*ring) {
@@ -158,6 +160,7 @@ int mon_engine_init(struct mon_engine *e, const struct mon_opts *o, struct mon_p
 	memset(e, 0, sizeof(*e));
 	e->o = *o;
 	e->peers = *peers;
+	e->nx = o->transports & MON_T_UD ? 2 : 1;
 	memset(peers, 0, sizeof(*peers));
 	pthread_mutex_init(&e->lock, NULL);
 	if (getrandom(&e->cookie, sizeof(e->cookie), 0) != sizeof(e->cookie))
@@ -171,6 +174,8 @@ int mon_engine_init(struct mon_engine *e, const struct mon_opts *o, struct mon_p
 	rc = size_tables(e, &e->cells, &e->st, &e->ring, &e->ring_cap);
 	if (!rc)
 		rc = open_sockets(e);
+	if (!rc && (o->transports & MON_T_UD))
+		rc = mon_ud_open(e);
 	if (!rc) {
 		e->last_tick_ns = clock_ns();
 		return 0;
@@ -184,6 +189,7 @@ void mon_engine_release(struct mon_engine *e)
 {
 	int nl = e->peers.nlanes;
 
+	mon_ud_close(e);
 	for (int l = 0; e->resp_fd && l < nl; l++)
 		if (e->resp_fd[l] >= 0)
 			close(e->resp_fd[l]);
@@ -228,6 +234,7 @@ int mon_engine_reload(struct mon_engine *e, struct mon_peers *np)
 	}
 	memset(&ne, 0, sizeof(ne));
 	ne.o = e->o;
+	ne.nx = e->nx;
 	ne.peers = *np;
 	rc = size_tables(&ne, &ne.cells, &ne.st, &ne.ring, &ne.ring_cap);
 	map = fs_reallocarray(NULL, (size_t)(e->peers.n ? e->peers.n : 1), sizeof(int));
@@ -244,7 +251,9 @@ int mon_engine_reload(struct mon_engine *e, struct mon_peers *np)
 		for (int l = 0; q >= 0 && l < nl; l++) {
 			if (ne.peers.p[q].ip[l].s_addr != e->peers.p[p].ip[l].s_addr)
 				continue;	/* another address: another path, new counters */
-			memcpy(mon_cell(&ne, q, l, 0), mon_cell(e, p, l, 0), sizeof(struct mon_cell) * (size_t)e->o.buckets);
+			for (int x = 0; x < e->nx; x++)
+				memcpy(mon_xcell(&ne, x, q, l, 0), mon_xcell(e, x, p, l, 0),
+				       sizeof(struct mon_cell) * (size_t)e->o.buckets);
 			ne.st[q * nl + l] = e->st[p * nl + l];
 		}
 	}
@@ -277,20 +286,18 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void send_probe(struct mon_engine *e, int stream, uint64_t now)
+static void send_probe(struct mon_engine *e, int stream, int port, uint64_t now)
 {
 	int nl = e->peers.nlanes, p = stream / nl, l = stream % nl;
-	struct mon_stream *st = &e->st[stream];
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)e->o.port),
 				  .sin_addr = e->peers.p[p].ip[l] };
-	struct mon_pkt pkt = { MON_PKT_REQ, e->cookie, ++e->seq, (uint32_t)e->head };
+	struct mon_pkt pkt = { MON_PKT_REQ, e->cookie, ++e->seq, (uint32_t)e->head, 0 };
 	unsigned char buf[MON_PKT_LEN];
-	int port = st->next_port;
 
 	if ((e->head + 1) % e->ring_cap == e->tail)
 		return;	/* cannot be: the ring holds twice what can fly */
-	st->next_port = (port + 1) % e->o.nsports;
-	e->ring[e->head] = (struct mon_flight){ pkt.seq, now, 0, stream, port, 1 };
+	e->ring[e->head] = (struct mon_flight){ .seq = pkt.seq, .t_ns = now, .stream = stream, .port = port,
+						.state = 1, .x = MON_UDP };
 	e->head = (e->head + 1) % e->ring_cap;
 	mon_cell(e, p, l, mon_bucket_of(&e->o, port))->sent++;
 	mon_pkt_encode(buf, &pkt);
@@ -330,11 +337,16 @@ void mon_engine_tick(struct mon_engine *e, uint64_t now)
 
 	pthread_mutex_lock(&e->lock);
 	drain(e);
+	for (int l = 0; e->ud && l < nl; l++)
+		mon_ud_input(e, l);
 	while (e->tail != e->head && e->ring[e->tail].t_ns + tmo <= now) {
 		struct mon_flight *f = &e->ring[e->tail];
 
-		if (f->state == 1 || f->state == 2)
-			mon_cell(e, f->stream / nl, f->stream % nl, mon_bucket_of(&e->o, f->port))->lost++;
+		if (f->state == 1 || f->state == 2) {
+			mon_xcell(e, f->x, f->stream / nl, f->stream % nl, mon_bucket_of(&e->o, f->port))->lost++;
+			if (f->x == MON_UD)
+				mon_ud_lost(e, f->stream, now);
+		}
 		f->state = 0;
 		e->tail = (e->tail + 1) % e->ring_cap;
 	}
@@ -346,7 +358,13 @@ void mon_engine_tick(struct mon_engine *e, uint64_t now)
 		if (st->next_ns + 10 * period < now)	/* stopped for long (a suspended host): no burst */
 			st->next_ns = now;
 		while (st->next_ns <= now) {
-			send_probe(e, s, now);
+			int port = st->next_port;
+
+			st->next_port = (port + 1) % e->o.nsports;
+			if (e->o.transports & MON_T_UDP)
+				send_probe(e, s, port, now);
+			if (e->o.transports & MON_T_UD)
+				mon_ud_send(e, s, port, now);
 			st->next_ns += period;
 		}
 	}
@@ -367,8 +385,13 @@ static void answer(struct mon_engine *e, int lane)
 		if (r < 0)
 			return;
 		if (fl != sizeof(from) || from.sin_family != AF_INET || mon_pkt_decode(buf, (size_t)r, &pkt) ||
-		    pkt.type != MON_PKT_REQ || !mon_peers_known(&e->peers, from.sin_addr.s_addr)) {
+		    !mon_peers_known(&e->peers, from.sin_addr.s_addr) ||
+		    pkt.type == MON_PKT_REP || (pkt.type == MON_PKT_REQ && pkt.aux)) {
 			e->tot.refused_req++;
+			continue;
+		}
+		if (pkt.type != MON_PKT_REQ) {	/* a question for our UD QP, or an answer to ours */
+			mon_ud_question(e, lane, buf, &pkt, &from);
 			continue;
 		}
 		buf[5] = MON_PKT_REP;
@@ -416,12 +439,12 @@ static void replies(struct mon_engine *e, int idx)
 			continue;
 		}
 		if (msg.msg_namelen != sizeof(from) || mon_pkt_decode(buf, (size_t)r, &pkt) || pkt.type != MON_PKT_REP ||
-		    pkt.cookie != e->cookie || pkt.slot >= e->ring_cap) {
+		    pkt.aux || pkt.cookie != e->cookie || pkt.slot >= e->ring_cap) {
 			e->tot.refused_rep++;
 			continue;
 		}
 		f = &e->ring[pkt.slot];
-		if (f->state != 1 || f->seq != pkt.seq || f->port != port || f->stream % nl != lane ||
+		if (f->state != 1 || f->x != MON_UDP || f->seq != pkt.seq || f->port != port || f->stream % nl != lane ||
 		    from.sin_port != htons((uint16_t)e->o.port) ||
 		    from.sin_addr.s_addr != e->peers.p[f->stream / nl].ip[lane].s_addr) {
 			e->tot.refused_rep++;
@@ -465,7 +488,7 @@ static void errors(struct mon_engine *e, int idx)
 		    pkt.cookie != e->cookie || pkt.slot >= e->ring_cap)
 			continue;	/* another error (the probe counts lost at its timeout), or not ours */
 		f = &e->ring[pkt.slot];
-		if (f->state != 1 || f->seq != pkt.seq || f->port != port || f->stream % nl != lane ||
+		if (f->state != 1 || f->x != MON_UDP || f->seq != pkt.seq || f->port != port || f->stream % nl != lane ||
 		    to.sin_addr.s_addr != e->peers.p[f->stream / nl].ip[lane].s_addr)
 			continue;
 		f->state = 2;
@@ -482,5 +505,7 @@ void mon_engine_input(struct mon_engine *e, uint64_t tag)
 		answer(e, (int)i);
 	else if (tag >> 32 == TAG_SPORT && i < (uint32_t)(e->peers.nlanes * e->o.nsports))
 		replies(e, (int)i);
+	else if (tag >> 32 == MON_TAG_UD && e->ud && i < (uint32_t)e->peers.nlanes)
+		mon_ud_input(e, (int)i);
 	pthread_mutex_unlock(&e->lock);
 }

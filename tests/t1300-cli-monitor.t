@@ -59,7 +59,17 @@ test_expect_success $P 'usage errors: one line each, exit 2' '
 	--peers peers --node bad/name
 	--peers peers --node a extra
 	--peers /nonexistent --node a
+	--peers peers --node a --transport tcp
 	EOF
+'
+
+# this host has no RDMA port with 127.44.0.1 (nor any RDMA, here); a build without rdma-core says so
+test_expect_success $P '--transport verbs or both without an RDMA port for the lane: one line, exit 3' '
+	for t in verbs both; do
+		test_expect_exit 3 "$FABSCOPE" monitor --peers peers --node a --listen $A:$HA "${MON[@]}" --transport $t 2>err &&
+		test $(wc -l <err) = 1 &&
+		test_grep -E "^fabscope monitor: --transport $t: (rail 0 plane 0 \($A\): |this fabscope was built without rdma-core)" err || return 1
+	done
 '
 
 test_expect_success $P 'an address not of this host, a port taken: one line, exit 3' '
@@ -132,6 +142,17 @@ test_expect_success $P,PERL 'hostile datagrams: refused and counted, never answe
 	test "$(value after "fabscope_monitor_refused_total{node=\"a\",what=\"request\"}")" -ge $(($(value before "fabscope_monitor_refused_total{node=\"a\",what=\"request\"}") + 5)) &&
 	test "$(value after "fabscope_monitor_refused_total{node=\"a\",what=\"reply\"}")" -ge $(($(value before "fabscope_monitor_refused_total{node=\"a\",what=\"reply\"}") + 6)) &&
 	curl -sf http://$A:$HA/healthz >/dev/null && kill -0 $pid_a
+'
+
+test_expect_success $P,PERL 'an agent without --transport verbs: questions for its UD QP, answers, a request with aux refused' '
+	curl -sf http://$A:$HA/metrics >before &&
+	q=4653 && q=${q}4d50 && q=${q}01030000 && q=${q}0102030405060708 && q=${q}0000000000000001 && q=${q}00000000 &&
+	udp_send $A $UDP $B ${q}00000000 "$(echo ${q}00000000 | sed "s/^\(.\{10\}\)03/\104/")" \
+		"$(echo ${q}00000011 | sed "s/^\(.\{10\}\)03/\101/")" >out &&
+	test "$(sort -u out)" = "-" &&
+	curl -sf http://$A:$HA/metrics >after &&
+	test "$(value after "fabscope_monitor_refused_total{node=\"a\",what=\"request\"}")" = $(($(value before "fabscope_monitor_refused_total{node=\"a\",what=\"request\"}") + 3)) &&
+	! grep -q "^fabscope_probe_ud_\|^fabscope_monitor_ud_" after
 '
 
 test_expect_success $P 'peers file: SIGHUP takes a new one; a bad one is refused and the old peers stay' '

@@ -79,6 +79,14 @@ const char *vb_gid_type_name(uint32_t t);
 int vb_memlock_limited(int e, size_t need, unsigned long long *kib);
 /* The flow label that gives the UDP source port port (49152..65535) */
 uint32_t vb_sport_flow_label(int port);
+/*
+ * Look for a device, port and GID: of address ip (a RoCEv2 GID with it), or
+ * of netdev, on port want_port unless that is 0 (verbs.c says how); 0 when
+ * found (its index in list, its port and GID index), else -1.  ud.c finds
+ * a monitor lane's port by its address with it.
+ */
+int vb_find_by_gid(struct ibv_device **list, int n, const char *ip, const char *netdev,
+		   int want_port, int *dev_i, int *port, int *gidx);
 
 /* verbs-qp.c: the xport_ops of a connection and of the data path */
 int vb_conn_new(struct xport_conn *c);

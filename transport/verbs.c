@@ -163,8 +163,8 @@ const char *vb_gid_type_name(uint32_t t)
  * else any; a VLAN or macvlan sibling's GIDs on the same port are not its),
  * on port want_port unless that is 0.  0 when found, else -1.
  */
-static int find_by_gid(struct ibv_device **list, int n, const char *ip, const char *netdev,
-		       int want_port, int *dev_i, int *port, int *gidx)
+int vb_find_by_gid(struct ibv_device **list, int n, const char *ip, const char *netdev,
+		   int want_port, int *dev_i, int *port, int *gidx)
 {
 	int i;
 
@@ -237,15 +237,15 @@ static int first_active_port(struct ibv_device *dev, int want)
 	return found;
 }
 
-/* find_by_gid() for what the caller named (what: "netdev 'X'", "address X"):
+/* vb_find_by_gid() for what the caller named (what: "netdev 'X'", "address X"):
  * 0 found, 1 not found; found on another port than --ib-port asks for is an
  * error of its own (-errno) */
 static int find_named(struct xport *x, struct ibv_device **list, int n, const char *ip,
 		      const char *netdev, const char *what, int *dev_i, int *port, int *gidx)
 {
-	if (!find_by_gid(list, n, ip, netdev, x->params.ib_port, dev_i, port, gidx))
+	if (!vb_find_by_gid(list, n, ip, netdev, x->params.ib_port, dev_i, port, gidx))
 		return 0;
-	if (x->params.ib_port && !find_by_gid(list, n, ip, netdev, 0, dev_i, port, gidx))
+	if (x->params.ib_port && !vb_find_by_gid(list, n, ip, netdev, 0, dev_i, port, gidx))
 		return xport_fail(x, ENODEV, "%s is on port %d of %s, not on port %d (--ib-port); drop --ib-port or name another device",
 				  what, *port, ibv_get_device_name(list[*dev_i]), x->params.ib_port);
 	return 1;
@@ -294,7 +294,7 @@ static int pick_device(struct xport *x, struct ibv_device **list, int n,
 	/* nothing named: the device of the address the route to the peer leaves
 	 * from (the rail that reaches it), else the first with an active port */
 	if (x->params.route_addr &&
-	    !find_by_gid(list, n, x->params.route_addr, NULL, x->params.ib_port, dev_i, port, gidx) &&
+	    !vb_find_by_gid(list, n, x->params.route_addr, NULL, x->params.ib_port, dev_i, port, gidx) &&
 	    first_active_port(list[*dev_i], *port) == *port)
 		return 0;
 	*port = x->params.ib_port;

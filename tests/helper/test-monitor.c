@@ -384,12 +384,13 @@ static int pkt_fuzz(int argc, const char **argv)
 		return -rc;
 	s = seed;
 	for (unsigned long i = 0; i < n; i++) {
-		struct mon_pkt p = { 1 + (int)(tool_rand(&s) & 1), tool_rand(&s), tool_rand(&s), (uint32_t)tool_rand(&s) }, q;
+		struct mon_pkt p = { 1 + (int)(tool_rand(&s) % 4), tool_rand(&s), tool_rand(&s), (uint32_t)tool_rand(&s),
+				     (uint32_t)tool_rand(&s) }, q;
 		size_t len = MON_PKT_LEN;
 
 		mon_pkt_encode(buf, &p);
 		if (mon_pkt_decode(buf, len, &q) || q.type != p.type || q.cookie != p.cookie || q.seq != p.seq ||
-		    q.slot != p.slot)
+		    q.slot != p.slot || q.aux != p.aux)
 			return check_failed("round trip %lu failed", i);
 		if (tool_rand(&s) & 1) {	/* mutated */
 			buf[tool_rand(&s) % MON_PKT_LEN] ^= (unsigned char)(1 + tool_rand(&s) % 255);
