@@ -27,7 +27,7 @@
 # Knobs: V=1 (show commands), DEVELOPER=1 (warnings are errors), O=DIR (build into DIR),
 # SANITIZE=1 (ASan + UBSan, float-to-integer overflow too), WITH_VERBS=yes|no|auto (the verbs transport: required, left out,
 # or built in when libibverbs-dev is there), WITH_LB=yes|no|auto (the test bed's BPF
-# load-balancing modes, ci/lb: clang and libbpf-dev), PREFIX, DATADIR (compiled in: where the plot
+# programs: the load-balancing modes of ci/lb, the random loss of ci/loss; clang and libbpf-dev), PREFIX, DATADIR (compiled in: where the plot
 # templates are found), CFLAGS, CPPFLAGS, LDFLAGS (dpkg-buildflags' are honoured), TESTS
 # (the test files of test/test-all/test-asan), FRESH_TIER=no (make check without the pristine
 # tier), TEST_JOBS (test files at once; default twice the CPUs), TEST_FLAGS (tests/run-tests'
@@ -140,9 +140,9 @@ LIBS += $(shell $(PKG_CONFIG) --libs libibverbs)
 VERBS_SRC := transport/verbs.c transport/verbs-qp.c
 endif
 
-# the test bed's load-balancing modes (ci/lb: a tc BPF program, clang -target bpf, and its
-# loader, libbpf): WITH_LB=yes (required), no (left out), auto (built when clang and
-# libbpf-dev are there)
+# the test bed's BPF programs, clang -target bpf: its load-balancing modes (ci/lb: a tc program
+# and its loader, libbpf) and its random loss (ci/loss: a tc program that tc loads):
+# WITH_LB=yes (required), no (left out), auto (built when clang and libbpf-dev are there)
 WITH_LB ?= auto
 BPF_CLANG ?= clang
 ifeq ($(WITH_LB),yes)
@@ -217,7 +217,7 @@ ALL_OBJ := $(LIB_OBJ) $(MAIN_OBJ) $(TOOL_OBJ)
 
 PROGRAMS := $(O)/fabscope $(O)/tests/helper/test-tool
 ifeq ($(HAVE_LB),y)
-PROGRAMS += $(O)/ci/lb/fabric-lb $(O)/ci/lb/lb.bpf.o
+PROGRAMS += $(O)/ci/lb/fabric-lb $(O)/ci/lb/lb.bpf.o $(O)/ci/loss/loss.bpf.o
 endif
 
 all: $(PROGRAMS)
@@ -235,6 +235,11 @@ $(O)/ci/lb/fabric-lb: ci/lb/fabric-lb.c ci/lb/lb-common.h $(O)/.build-flags
 
 # the asm/ headers of <linux/bpf.h> live in the multiarch include directory
 $(O)/ci/lb/lb.bpf.o: ci/lb/lb.bpf.c ci/lb/lb-common.h
+	@mkdir -p $(dir $@)
+	$(QCC)$(BPF_CLANG) -O2 -g -target bpf -I/usr/include/$(shell $(CC) -dumpmachine) \
+		-Wall -Werror -c -o $@ $<
+
+$(O)/ci/loss/loss.bpf.o: ci/loss/loss.bpf.c
 	@mkdir -p $(dir $@)
 	$(QCC)$(BPF_CLANG) -O2 -g -target bpf -I/usr/include/$(shell $(CC) -dumpmachine) \
 		-Wall -Werror -c -o $@ $<
@@ -334,7 +339,7 @@ check-run:
 # least covered files, and what each test file reaches (which chooses tests/asan-tests)
 coverage:
 	$(MAKE) O=build-cov COVERAGE=1 TEST_HOOKS=yes WITH_VERBS=$(if $(filter y,$(HAVE_VERBS)),yes,$(WITH_VERBS)) all
-	$(MAKE) WITH_LB=yes ci/lb/fabric-lb ci/lb/lb.bpf.o	# the bed's modes, which t2105 and t2107 load from ci/lb/
+	$(MAKE) WITH_LB=yes ci/lb/fabric-lb ci/lb/lb.bpf.o ci/loss/loss.bpf.o	# the bed's BPF programs, which t2105, t2107 and t2710 load from ci/
 	rm -rf build-cov/runs
 	-$(RUN_TESTS_J) --tier cov $(TESTS)
 	ci/coverage build-cov

@@ -33,6 +33,12 @@
 #	                               of DEV (tc clsact, u32 on the source port, mirred to a veth
 #	                               whose peer is down: CI's kernels have no netem and no drop
 #	                               action); mon_loss_off LINK-NODE DEV removes it
+#	mon_random_loss_on NODE DEV PERCENT   drop PERCENT % (at most 2 decimals) of every packet
+#	                               that NODE sends out of DEV, each packet drawn on its own, as
+#	                               netem's loss does (ci/loss/loss.bpf.o, a tc BPF program on
+#	                               clsact egress: prerequisite LOSS_BPF); mon_random_loss_off NODE
+#	                               DEV removes it
+#	mon_random_loss_seen NODE DEV  what it did so far: "PACKETS DROPPED" (the clsact counters)
 #	mon_path SRC-NODE DST-NODE SPORT   the nodes a probe from SRC's rail-0 to DST's crosses
 #	mon_backlog_drops              what the bed itself dropped: packets the kernel dropped for want
 #	                               of room in a CPU's input backlog, all CPUs, the machine's
@@ -50,7 +56,10 @@ MON_UDP_PORT=${MON_UDP_PORT:-4793}
 MON_PROM_PORT=${MON_PROM_PORT:-9090}
 MON_PROM_NODE=${MON_PROM_NODE:-h1}
 
+MON_LOSS_BPF=${MON_LOSS_BPF:-$SRCDIR/ci/loss/loss.bpf.o}
+
 test_lazy_prereq PROMETHEUS 'command -v prometheus && command -v curl'
+test_lazy_prereq LOSS_BPF '[ -r "$MON_LOSS_BPF" ] && command -v tc'
 
 mon_bed() {
 	test_atexit "\"$FABRIC\" down -p $PFX"
@@ -152,6 +161,26 @@ mon_loss_on() {
 mon_loss_off() {
 	tc -n "$PFX-$1" qdisc del dev "$2" clsact &&
 	ip -n "$PFX-$1" link del monsink
+}
+
+# the share is the filter's classid minor, in units of 0.01 % (ci/loss/loss.bpf.c)
+mon_random_loss_on() {
+	local share frac
+	[[ $3 =~ ^([0-9]{1,3})(\.([0-9]{1,2}))?$ ]] ||
+		{ echo "mon_random_loss_on: '$3' is not a percentage with at most 2 decimals" >&2; return 1; }
+	frac=${BASH_REMATCH[3]}00
+	share=$((10#${BASH_REMATCH[1]} * 100 + 10#${frac:0:2}))
+	((share >= 1 && share <= 10000)) || { echo "mon_random_loss_on: '$3' is not in 0.01 to 100" >&2; return 1; }
+	tc -n "$PFX-$1" qdisc add dev "$2" clsact &&
+	tc -n "$PFX-$1" filter add dev "$2" egress bpf da obj "$MON_LOSS_BPF" sec tc classid "0:$(printf %x $share)"
+}
+
+mon_random_loss_off() {
+	tc -n "$PFX-$1" qdisc del dev "$2" clsact
+}
+
+mon_random_loss_seen() {
+	tc -n "$PFX-$1" -s -j qdisc show dev "$2" | jq -r '.[] | select(.kind == "clsact") | "\(.packets) \(.drops)"'
 }
 
 mon_path() {

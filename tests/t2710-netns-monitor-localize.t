@@ -5,20 +5,21 @@ increase() through its query API every 5 s (-K 2), its verdicts file served by n
 textfile collector and scraped by the same Prometheus.  The paths file is the fabric'"'"'s own routing
 for the probes'"'"' UDP 5-tuples (ci/netns-fabric path: `ip route get ... ipproto udp sport S dport D`
 hop by hop, the routers'"'"' L4 hash; probes/trace.c traces TCP only), forward and answer.  Both
-cores kept busy by two spinners on a healthy fabric: no suspect.  The datagrams of 4 of the 16 source
-ports dropped on one leaf-spine uplink (CI'"'"'s kernel has no netem: mirred to a veth whose peer is
-down, lib-monitor.sh): that link named, no other, in the JSON lines, the verdicts file and
-Prometheus; it clears after the drop is lifted.  A quarter of the source ports dropped out of one
-host'"'"'s rail-1 NIC (every path of that NIC): that NIC named, no link.'
+cores kept busy by two spinners on a healthy fabric: no suspect.  2 % random loss of every packet
+one leaf-spine uplink carries (CI'"'"'s kernel has no netem: ci/loss/loss.bpf.o, a tc BPF program that
+drops each packet with probability 0.02, lib-monitor.sh; its counters checked against that share):
+that link named, no other, within 12 of the analyzer'"'"'s intervals (60 s) of the loss starting, in
+the JSON lines, the verdicts file and Prometheus; cleared within 24 intervals of the loss lifted.
+2 % random loss out of one host'"'"'s rail-1 NIC (its rail link): that NIC named, no link.'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib-fabric.sh"
 . "$TEST_DIRECTORY/lib-monitor.sh"
 
 FABRIC=$SRCDIR/ci/netns-fabric
 PFX=fs$$l
-P=ROOT,NETNS,JQ,PROMETHEUS,NODE_EXPORTER
+P=ROOT,NETNS,JQ,PROMETHEUS,NODE_EXPORTER,LOSS_BPF
 test_lazy_prereq NODE_EXPORTER 'command -v prometheus-node-exporter'
-test_require_in_ci ROOT NETNS JQ PROMETHEUS NODE_EXPORTER FABSCOPE
+test_require_in_ci ROOT NETNS JQ PROMETHEUS NODE_EXPORTER LOSS_BPF FABSCOPE
 
 SP0=49152	# the agents' default --sport-range 49152-49167, a port a bucket
 NE_PORT=9100	# node_exporter, in h1's namespace
@@ -64,10 +65,6 @@ suspects_seen() {
 no_duplicates() {
 	an | jq -e -s 'all(.[] | select(.event == "interval") | .suspects |
 		map("\(.kind) \(.from) \(.to) \(.node) \(.rail)"); length == (unique | length))' >/dev/null
-}
-
-named_event_is() {
-	test "$(named_events)" = "$1"
 }
 
 named_events() {
@@ -141,23 +138,51 @@ test_expect_success $P 'both cores busy (two spinners), no fault: no suspect in 
 	test_must_be_empty seen
 '
 
-# the 5-tuples the drop hits: rail 0, from leaf 1 (h1, h2) to the other leaves, source ports
-# 49152-49155 (buckets 0-3), whose probe leaves l1.0 for spine $1
-hit() {
-	jq -r "select(.rail == 0 and .sport < $((SP0 + 4)) and .fwd[0] == \"l1.0\" and .fwd[1] == \"$1\") |
-		\"\(.node)>\(.peer) \(.sport) back by \(.rev[1])\"" paths.jsonl
+# through SPINE: the 5-tuples of rail 0 whose probe or answer leaves l1.0 for SPINE
+through() {
+	jq -r "select(.rail == 0 and ((.fwd[0] == \"l1.0\" and .fwd[1] == \"$1\") or
+		(.rev[0] == \"l1.0\" and .rev[1] == \"$1\"))) | \"\(.node)>\(.peer) \(.sport)\"" paths.jsonl
 }
 
-test_expect_success $P 'a quarter of the source ports dropped on one uplink of l1.0: that link named, no other' '
-	hit s1 >hit.s1 && hit s2 >hit.s2 &&
-	if [ $(wc -l <hit.s1) -ge $(wc -l <hit.s2) ]; then spine=s1; else spine=s2; fi &&
-	cat hit.$spine && test -s hit.$spine &&
+# named_or_past N: the analyzer named something since $from, or N intervals passed without
+named_or_past() {
+	test -n "$(named_events)" || intervals_since "$1"
+}
+
+# cleared_or_past N: as named_or_past, for a clearing
+cleared_or_past() {
+	test -n "$(an | jq -r "select(.event == \"cleared\") | .event")" || intervals_since "$1"
+}
+
+# intervals_to EVENT: the analyzer's intervals since $from up to its first EVENT line, that one
+# counted (the first, which began before $from, counted too)
+intervals_to() {
+	an | jq -s --arg ev "$1" '(map(select(.event == $ev))[0].interval) -
+		(map(select(.event == "interval"))[0].interval) + 1'
+}
+
+# loss_share_is NODE DEV: the loss program there dropped 2 % of the packets it saw, as a random
+# draw per packet makes it: at least 1,000 packets, the drops within 5 standard deviations of
+# 0.02 of them (a loss of whole 5-tuples would not be: a quarter, or none)
+loss_share_is() {
+	mon_random_loss_seen "$1" "$2" >share &&
+	cat share &&
+	awk "{ sd = sqrt(\$1 * 0.02 * 0.98); d = \$2 - \$1 * 0.02; exit !(\$1 >= 1000 && d <= 5 * sd && -d <= 5 * sd) }" share
+}
+
+test_expect_success $P '2 % random loss on one uplink of l1.0: that link named within 12 intervals, no other' '
+	through s1 >through.s1 && through s2 >through.s2 &&
+	if [ $(wc -l <through.s1) -ge $(wc -l <through.s2) ]; then spine=s1; else spine=s2; fi &&
+	test -s through.$spine &&
 	from=$(($(wc -l <an.jsonl) + 1)) &&
-	mon_loss_on l1.0 $spine $SP0/0xfffc &&
-	mon_wait 90 named_is "link l1.0 -> $spine" &&
+	mon_random_loss_on l1.0 $spine 2 &&
+	mon_wait 240 named_or_past 13 &&
 	echo "named link l1.0>$spine" >expect &&
 	named_events >actual &&
 	test_cmp expect actual &&
+	intervals_to named >n && cat n &&
+	test $(cat n) -le 12 &&
+	mon_wait 30 named_is "link l1.0 -> $spine" &&
 	printf "link l1.0>$spine\nnamed: link l1.0 -> $spine\n" >expect &&
 	suspects_seen >actual &&
 	test_cmp expect actual &&
@@ -175,20 +200,32 @@ test_expect_success $P 'Prometheus, scraping the verdicts, has that link suspect
 	test_cmp expect actual
 '
 
-test_expect_success $P 'the drop lifted: the link cleared after healthy intervals, nothing named' '
+test_expect_success $P 'the loss was random: 2 % of the packets out of l1.0 to that spine' '
+	loss_share_is l1.0 $spine
+'
+
+test_expect_success $P 'the loss lifted: the link cleared within 24 intervals, nothing named' '
 	from=$(($(wc -l <an.jsonl) + 1)) &&
-	mon_loss_off l1.0 $spine &&
-	mon_wait 90 named_is "" &&
+	mon_random_loss_off l1.0 $spine &&
+	mon_wait 240 cleared_or_past 25 &&
 	echo "cleared link l1.0>$spine" >expect &&
 	named_events >actual &&
 	test_cmp expect actual &&
+	intervals_to cleared >n && cat n &&
+	test $(cat n) -le 24 &&
+	mon_wait 30 named_is "" &&
 	mon_wait 30 eval "prom_suspects >actual && test_must_be_empty actual"
 '
 
-test_expect_success $P 'a quarter of the source ports dropped out of h1'"'"'s rail-1 NIC: that NIC named, no link' '
+test_expect_success $P '2 % random loss out of h1'"'"'s rail-1 NIC: that NIC named within 12 intervals, no link' '
 	from=$(($(wc -l <an.jsonl) + 1)) &&
-	mon_loss_on h1 rail1 $SP0/0xfffc &&
-	mon_wait 90 named_event_is "named nic h1 1" &&
+	mon_random_loss_on h1 rail1 2 &&
+	mon_wait 240 named_or_past 13 &&
+	echo "named nic h1 1" >expect &&
+	named_events >actual &&
+	test_cmp expect actual &&
+	intervals_to named >n && cat n &&
+	test $(cat n) -le 12 &&
 	an | jq -r "select(.event == \"interval\") | .named | length" | tail -1 >n &&
 	echo 1 >expect && test_cmp expect n &&
 	suspects_seen >seen && cat seen &&
@@ -196,7 +233,8 @@ test_expect_success $P 'a quarter of the source ports dropped out of h1'"'"'s ra
 	no_duplicates &&
 	echo "fabscope_nic_suspect node=h1,plane=0,rail=1 1" >expect &&
 	mon_wait 30 eval "prom_suspects >actual && cmp -s expect actual" &&
-	test_cmp expect actual
+	test_cmp expect actual &&
+	loss_share_is h1 rail1
 '
 
 test_done
