@@ -29,8 +29,8 @@ run() {
 }
 
 # client NAME ARGS...: a verbs client on node 2 towards the server on node 1.
-# No --qp-timeout: on rxe the default local ACK timeout is 18 (1 s, see
-# transport/verbs-qp.c).  With 14 (67 ms) under qemu TCG on a busy host, writes
+# No --qp-timeout but for the READs of 1 MiB and more (22, below): on rxe the
+# default local ACK timeout is 18 (1 s, see transport/verbs-qp.c).  With 14 (67 ms) under qemu TCG on a busy host, writes
 # and sends of 4-16 QPs failed now and then with "remote invalid request
 # error", and READs of 1 MiB with 4 QPs or 64 KiB with 16 QPs set off storms
 # of retransmitted READ requests (rxe replays every response) that never
