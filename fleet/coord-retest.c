@@ -7,8 +7,9 @@
  * already has, the same test with the phase's options at the size it was
  * found at, on the same lane:
  *
- *   pair   the pair again (same direction), then each end with a fresh
- *          peer: a node of the lane that no suspect of the phase names;
+ *   pair   the pair again (same direction), twice, the control between
+ *          (again, control, again-2), then each end with two fresh peers:
+ *          nodes of the lane that no suspect of the phase names;
  *   node   the node with two fresh peers, one each way;
  *   lane   up to four other pairs of the lane's fresh nodes, at once; a
  *          collective's lane, its collective again;
@@ -315,7 +316,7 @@ static int suspect_jobs(struct coord *c, const struct rplan *p)
 	const char *kind = record_str(p->s, "kind", "");
 	int i, n = 0;
 
-	if (FS_ALLOC_GROW(c->jobs, (size_t)c->njobs + RETEST_LANE_PAIRS + 4, c->jobs_alloc))
+	if (FS_ALLOC_GROW(c->jobs, (size_t)c->njobs + RETEST_LANE_PAIRS + 7, c->jobs_alloc))
 		return -1;
 	if (!strcmp(kind, "pair")) {
 		/* as first measured: the record's s2c swaps the ends (the server sent) */
@@ -330,13 +331,20 @@ static int suspect_jobs(struct coord *c, const struct rplan *p)
 			snprintf(full, sizeof(full), "%s/retest", key);
 			coord_key_set(j->key, sizeof(j->key), full);
 		}
-		if (p->nfresh >= 1)	/* each end in the place it had, with a fresh peer in the other */
-			add_job(c, p, "src-fresh", swap ? p->fresh[0] : p->node, swap ? p->node : p->fresh[0]);
-		if (p->nfresh >= 1)
-			add_job(c, p, "dst-fresh", swap ? p->peer : p->fresh[p->nfresh > 1],
-				swap ? p->fresh[p->nfresh > 1] : p->peer);
+		/* the control between the pair's two re-tests: a burst long enough to spoil both
+		 * spoils the control too (records/retest.c) */
 		if (p->nfresh >= 2)
 			add_job(c, p, "control", p->fresh[0], p->fresh[1]);
+		add_job(c, p, "again-2", swap ? p->peer : p->node, swap ? p->node : p->peer);
+		/* each end in the place it had, with a fresh peer in the other, two of them where there
+		 * are (an end is blamed when slow with both, as a node is) */
+		for (i = 0; i < p->nfresh && i < 2; i++)
+			add_job(c, p, "src-fresh", swap ? p->fresh[i] : p->node, swap ? p->node : p->fresh[i]);
+		for (i = 0; i < p->nfresh && i < 2; i++) {
+			int f = p->fresh[p->nfresh > 1 ? 1 - i : 0];
+
+			add_job(c, p, "dst-fresh", swap ? p->peer : f, swap ? f : p->peer);
+		}
 		return 0;
 	}
 	if (!strcmp(kind, "node")) {	/* one each way, and the two fresh peers with each other */

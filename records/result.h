@@ -54,9 +54,11 @@ int rresult_of(json_t *rec, struct rresult *out);
  * (retest_for, the suspect's id; NULL in directories of fabscope before
  * re-tests of every kind), what it measured of which pair, in what role:
  *   again   the suspect pair (or an older directory's re-test, retest_of)
+ *   again-2 the suspect pair a second time, after the control
  *   fresh   a suspect node (src or dst) with a peer not under suspicion
  *   src-fresh, dst-fresh   one end of a suspect pair with a fresh peer
  *   lane    other pairs of a suspect lane, or its collective again
+ *   control two fresh nodes (or another lane) measured with the re-test
  * A failed re-test has error (its message) and no value. */
 struct rretest {
 	const char *for_id, *of, *role, *src, *dst, *error;

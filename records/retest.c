@@ -5,11 +5,15 @@
  * retest_for, the role of the measurement in retest_role).  Each is judged
  * against the reference the suspect itself was judged against:
  *
- *   pair   confirmed when the pair is low again; then each end measured with
- *          a fresh peer (a node of the lane under no suspicion) splits the
- *          blame: an end low with its fresh peer too is the end at fault
- *          (its NIC, cable or leaf port), neither is the path between them,
- *          both is both ends.  Not confirmed when the pair is fine again.
+ *   pair   confirmed when the pair is low on both of its re-tests (again,
+ *          then again-2, the control measured between them); then each end
+ *          measured with two fresh peers (nodes of the lane under no
+ *          suspicion) splits the blame: an end low with both of them too
+ *          is the end at fault (its NIC, cable or leaf port), neither
+ *          (fine with one) is the path between them, both is both ends.  Not confirmed when
+ *          the pair is fine on both; inconclusive when one re-test is low
+ *          and the other is not (a burst on the hosts spoils one
+ *          measurement, never two with the control between them unseen).
  *   node   confirmed when low with every fresh peer measured, two at least;
  *          not confirmed when fine with one of them.
  *   lane   confirmed when other pairs of the lane (or its collective, again)
@@ -28,7 +32,8 @@
  * coordinator's run.json retest object, or the kind's own reason), stays a
  * suspect, saying so; one not confirmed goes to a list of its own, with
  * both measurements.  Older directories' latency re-tests (retest_of, the
- * job they repeat) are judged as a pair's "again".
+ * job they repeat) are judged as a pair's "again", and a pair re-tested by
+ * an older fabscope (no again-2) on its one re-test.
  */
 #include <math.h>
 #include <stdio.h>
@@ -280,7 +285,76 @@ static void fresh_text(char *buf, size_t len, const char *end, json_t *m)
 			 json_is_true(json_object_get(m, "low")) ? " (low too)" : "");
 }
 
-/* A pair: again, then each end with a fresh peer. */
+/* One re-test low, the other not: a burst spoilt one of them, or the
+ * fault comes and goes; inconclusive either way (said in s). */
+static void split(json_t *s, double r1, double r2, const struct judge *jg, const char **status)
+{
+	char txt[600], ag[80];
+	int l1 = is_low(jg, r1);
+
+	*status = "inconclusive";
+	json_object_set_new(s, "retest", json_pack("{ss,sf,sf,sf,sf}", "status", *status, "first",
+						   record_num(s, "value", NAN), "retest", r1, "retest2", r2,
+						   "reference", jg->ref));
+	control_json(json_object_get(s, "retest"), jg);
+	snprintf(txt, sizeof(txt), "inconclusive: %s on one re-test (%.4g %s), not on the other (%.4g) against %s: "
+		 "the hosts were busy during one, or the fault comes and goes; run again",
+		 !strcmp(jg->test, "lat") ? "high" : "low", l1 ? r1 : r2, unit_of(jg->test), l1 ? r2 : r1,
+		 against(jg, ag, sizeof(ag)));
+	json_object_set_new(s, "confirmation", json_string(txt));
+}
+
+/* "re-tests 12 and 13" (or "re-test 12": an older fabscope's one) into buf */
+static void retest_values(char *buf, size_t len, const struct rstore_rt *a, const struct rstore_rt *a2)
+{
+	if (a2)
+		snprintf(buf, len, "re-tests %.4g and %.4g", a->v, a2->v);
+	else
+		snprintf(buf, len, "re-test %.4g", a->v);
+}
+
+/* One end of a pair with its fresh peers (r[0..k)): each measurement into
+ * fresh and its text into buf.  1: low with every one, two at least (the
+ * end at fault, as a node must be); 0: fine with one (a fault of the end
+ * would slow every peer); -2: low with its one fresh peer (not enough to
+ * blame it); -1: none measured. */
+static int end_judged(const struct rtix *ix, const struct rstore_rt **r, int k, const struct judge *jg,
+		      const char *end, json_t *fresh, char *buf, size_t len)
+{
+	int i, low, nok = 0, nlow = 0;
+	char t[300];
+
+	*buf = 0;
+	for (i = 0; i < k; i++) {
+		json_t *m = measured(ix, r[i], jg, &low);
+		size_t at = strlen(buf);
+
+		fresh_text(t, sizeof(t), end, m);
+		snprintf(buf + at, len - at, "%s%s", at ? "; " : "", t);
+		json_array_append_new(fresh, m);
+		nok += low >= 0;
+		nlow += low == 1;
+	}
+	return !nok ? -1 : nlow < nok ? 0 : nok >= 2 ? 1 : -2;
+}
+
+/* Who a confirmed pair's fresh measurements blame (end_judged's of each end) */
+static const char *blame_of(int sl, int dl, const char *node, const char *peer)
+{
+	if (sl == 1 && dl == 1)
+		return "both ends";
+	if (sl == 1)
+		return node;
+	if (dl == 1)
+		return peer;
+	if (!sl && !dl)
+		return "the path between them";
+	if (sl == -2 || dl == -2)
+		return "not split (an end slow with its one fresh peer measured: two are needed to blame it)";
+	return "not split (no fresh peer measured with each end)";
+}
+
+/* A pair: again, the control, again-2, then each end with its fresh peers. */
 static void judge_pair(const struct rtix *ix, json_t *s, size_t first, size_t n, double low_frac,
 		       const char **status)
 {
@@ -288,11 +362,11 @@ static void judge_pair(const struct rtix *ix, json_t *s, size_t first, size_t n,
 		   *peer = record_str(s, "peer", "?");
 	double ref = record_num(s, "reference", NAN), v = record_num(s, "value", NAN);
 	struct judge jg = { test, ref, NAN, low_frac, NULL, NULL };
-	const struct rstore_rt *again = NULL, *fs = NULL, *fd = NULL;
+	const struct rstore_rt *again = NULL, *again2 = NULL, *fs[2], *fd[2];
 	json_t *rt, *fresh = json_array();
-	char txt[1200], a[300] = "", b[300] = "", ag[80];
+	char txt[1600], a[500] = "", b[500] = "", ag[80], rv[80];
 	const char *blame;
-	int low, sl = -1, dl = -1;
+	int low, sl, dl, ns = 0, nd = 0;
 	size_t i;
 
 	for (i = first; i < first + n; i++) {
@@ -300,10 +374,12 @@ static void judge_pair(const struct rtix *ix, json_t *s, size_t first, size_t n,
 
 		if (role_is(ix, r, "again"))
 			again = r;
-		else if (role_is(ix, r, "src-fresh"))
-			fs = r;
-		else if (role_is(ix, r, "dst-fresh"))
-			fd = r;
+		else if (role_is(ix, r, "again-2"))
+			again2 = r;
+		else if (role_is(ix, r, "src-fresh") && ns < 2)
+			fs[ns++] = r;
+		else if (role_is(ix, r, "dst-fresh") && nd < 2)
+			fd[nd++] = r;
 	}
 	if (!again) {
 		*status = "not-retested";
@@ -311,15 +387,20 @@ static void judge_pair(const struct rtix *ix, json_t *s, size_t first, size_t n,
 		json_decref(fresh);
 		return;
 	}
-	if (again->error >= 0) {
+	if (again->error >= 0 || (again2 && again2->error >= 0)) {
 		*status = "failed";
-		not_retested(s, *status, rstore_str(ix->st, again->error));
+		not_retested(s, *status, rstore_str(ix->st, again->error >= 0 ? again->error : again2->error));
 		json_decref(fresh);
 		return;
 	}
 	control(ix, first, n, &jg);
 	low = is_low(&jg, again->v);
-	if (!low && busy(s, again->v, &jg, status)) {
+	if (again2 && is_low(&jg, again2->v) != low) {
+		split(s, again->v, again2->v, &jg, status);
+		json_decref(fresh);
+		return;
+	}
+	if (!low && (busy(s, again->v, &jg, status) || (again2 && busy(s, again2->v, &jg, status)))) {
 		json_decref(fresh);
 		return;
 	}
@@ -330,41 +411,25 @@ static void judge_pair(const struct rtix *ix, json_t *s, size_t first, size_t n,
 	}
 	*status = low ? "confirmed" : "not-confirmed";
 	rt = json_pack("{ss,sf,sf,sf}", "status", *status, "first", v, "retest", again->v, "reference", ref);
+	if (again2)
+		json_object_set_new(rt, "retest2", json_real(again2->v));
 	control_json(rt, &jg);
-	if (fs) {
-		json_t *m = measured(ix, fs, &jg, &sl);
-
-		fresh_text(a, sizeof(a), node, m);
-		json_array_append_new(fresh, m);
-	}
-	if (fd) {
-		json_t *m = measured(ix, fd, &jg, &dl);
-
-		fresh_text(b, sizeof(b), peer, m);
-		json_array_append_new(fresh, m);
-	}
+	retest_values(rv, sizeof(rv), again, again2);
+	sl = end_judged(ix, fs, ns, &jg, node, fresh, a, sizeof(a));
+	dl = end_judged(ix, fd, nd, &jg, peer, fresh, b, sizeof(b));
 	json_object_set_new(rt, "fresh", fresh);
 	if (!low) {
-		snprintf(txt, sizeof(txt), "not confirmed: re-test %.4g %s against %s (first %.4g)", again->v,
+		snprintf(txt, sizeof(txt), "not confirmed: %s %s against %s (first %.4g)", rv,
 			 unit_of(test), against(&jg, ag, sizeof(ag)), v);
-	} else if (!fs && !fd) {	/* (an older directory's, or a lane without a fresh node) */
-		snprintf(txt, sizeof(txt), "confirmed: re-test %.4g %s against %s (first %.4g)", again->v,
+	} else if (!ns && !nd) {	/* (an older directory's, or a lane without a fresh node) */
+		snprintf(txt, sizeof(txt), "confirmed: %s %s against %s (first %.4g)", rv,
 			 unit_of(test), against(&jg, ag, sizeof(ag)), v);
 	} else {
-		if (sl < 0 || dl < 0)
-			blame = sl == 1 ? node : dl == 1 ? peer : "not split (no fresh peer measured with each end)";
-		else if (sl && dl)
-			blame = "both ends";
-		else if (sl)
-			blame = node;
-		else if (dl)
-			blame = peer;
-		else
-			blame = "the path between them";
+		blame = blame_of(sl, dl, node, peer);
 		json_object_set_new(rt, "blame", json_string(blame == node ? "src" : blame == peer ? "dst" :
 							     !strcmp(blame, "both ends") ? "both" :
 							     !strncmp(blame, "the path", 8) ? "path" : "unknown"));
-		snprintf(txt, sizeof(txt), "confirmed: re-test %.4g %s against %s (first %.4g)%s%s%s%s; %s%s", again->v,
+		snprintf(txt, sizeof(txt), "confirmed: %s %s against %s (first %.4g)%s%s%s%s; %s%s", rv,
 			 unit_of(test), against(&jg, ag, sizeof(ag)), v, *a ? "; " : "", a, *b ? "; " : "", b,
 			 blame == node || blame == peer ? blame : "", blame == node || blame == peer ?
 			 "'s NIC, cable or leaf port" : blame);

@@ -335,7 +335,9 @@ test_expect_success $P 'analyze: re-tests of every kind, judged against the firs
 		nrt "node:q:bw:rail0.0:0:h4>" fresh bw h5 h4 0.9
 		nrt "pair:q:bw:rail0.0:0:h2>h3" again bw h2 h3 2.5
 		nrt "pair:q:bw:rail0.0:0:h2>h3" src-fresh bw h2 h6 9
+		nrt "pair:q:bw:rail0.0:0:h2>h3" src-fresh bw h2 h1 9.5
 		nrt "pair:q:bw:rail0.0:0:h2>h3" dst-fresh bw h1 h3 2
+		nrt "pair:q:bw:rail0.0:0:h2>h3" dst-fresh bw h6 h3 2.2
 		nrt "node:q:bw:rail0.0:0:h4>" control bw h1 h5 9
 		nrt "pair:q:bw:rail0.0:0:h2>h3" control bw h1 h6 10
 		nrt "lane:q:bw:rail1.0:0:>" lane bw h1 h4 9
@@ -344,7 +346,7 @@ test_expect_success $P 'analyze: re-tests of every kind, judged against the firs
 	"$TEST_TOOL" analyze r2 >actual &&
 	cat >expect <<-\EOF &&
 	node q bw 0 h4 - confirmed: confirmed: low with 2 of 2 fresh peers (median 1.05 Gb/s against 10 and a control of 9)
-	pair q bw 0 h2 h3 confirmed: confirmed: re-test 2.5 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 2 (low too); h3\x27s NIC, cable or leaf port
+	pair q bw 0 h2 h3 confirmed: confirmed: re-test 2.5 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h1: 9.5; h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 2 (low too); h3 with a fresh peer h6: 2.2 (low too); h3\x27s NIC, cable or leaf port
 	unconfirmed lane q bw 1 - - not-confirmed: not confirmed: not low again (2 measurements: median 9.5 Gb/s against 10)
 	EOF
 	sed "s/\x27/\\\\x27/g" actual >actual.esc &&
@@ -382,6 +384,55 @@ test_expect_success $P 'analyze: re-tests of every kind, judged against the firs
 	unconfirmed pair q bw 0 h2 h3 not-confirmed: not confirmed: re-test 4 Gb/s against 10 and a control of 6 (first 2)
 	EOF
 	test_cmp expect actual
+'
+
+test_expect_success $P 'analyze: a pair re-tested twice (the control between) is confirmed only when low on both' '
+	# r1: the pair h2 -> h3 is the suspect (2 Gb/s against 10); its two re-tests are judged
+	# together: low on both, confirmed; fine on both, not confirmed; low on one only, inconclusive,
+	# whichever of the two; fine on both beside a control as slow, not confirmed; a failed second
+	# re-test fails the re-test
+	pair_rt() { # DIR AGAIN AGAIN-2 CONTROL [DST-FRESH...]
+		cp -r r1 $1 && {
+			nrt "pair:q:bw:rail0.0:0:h2>h3" again bw h2 h3 $2
+			nrt "pair:q:bw:rail0.0:0:h2>h3" control bw h1 h6 $4
+			nrt "pair:q:bw:rail0.0:0:h2>h3" again-2 bw h2 h3 $3
+			nrt "pair:q:bw:rail0.0:0:h2>h3" src-fresh bw h2 h6 9
+			nrt "pair:q:bw:rail0.0:0:h2>h3" dst-fresh bw h1 h3 ${5:-9}
+			test -z "$6" || nrt "pair:q:bw:rail0.0:0:h2>h3" dst-fresh bw h6 h3 $6
+		} >>$1/results.jsonl &&
+		"$TEST_TOOL" analyze $1 | grep " h2 h3 "
+	} &&
+	pair_rt t1 2.5 2.2 10 >actual &&
+	echo "pair q bw 0 h2 h3 confirmed: confirmed: re-tests 2.5 and 2.2 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 9; the path between them" >expect &&
+	test_cmp expect actual &&
+	pair_rt t2 9 9.5 10 >actual &&
+	echo "unconfirmed pair q bw 0 h2 h3 not-confirmed: not confirmed: re-tests 9 and 9.5 Gb/s against 10 and a control of 10 (first 2)" >expect &&
+	test_cmp expect actual &&
+	pair_rt t3 2.5 9 10 >actual &&
+	echo "pair q bw 0 h2 h3 inconclusive: inconclusive: low on one re-test (2.5 Gb/s), not on the other (9) against 10 and a control of 10: the hosts were busy during one, or the fault comes and goes; run again" >expect &&
+	test_cmp expect actual &&
+	pair_rt t4 9 2.5 10 >actual &&
+	echo "pair q bw 0 h2 h3 inconclusive: inconclusive: low on one re-test (2.5 Gb/s), not on the other (9) against 10 and a control of 10: the hosts were busy during one, or the fault comes and goes; run again" >expect &&
+	test_cmp expect actual &&
+	# low against the reference on both, and a control as slow: busy, inconclusive
+	pair_rt t5 3 3.5 3 >actual &&
+	echo "pair q bw 0 h2 h3 inconclusive: inconclusive: re-test 3 Gb/s against 10, but the control h1 -> h6 measured 3 too: the hosts or the fabric were busy during the re-test; run again" >expect &&
+	test_cmp expect actual &&
+	pair_rt t6 2.5 error 10 >actual &&
+	echo "pair q bw 0 h2 h3 failed: re-test failed: h3 refused" >expect &&
+	test_cmp expect actual &&
+	# an end is blamed when low with two fresh peers; low with its one is not enough; fine with
+	# one of two clears it (its fault would slow every peer)
+	pair_rt t7 2.5 2.2 10 2 >actual &&
+	echo "pair q bw 0 h2 h3 confirmed: confirmed: re-tests 2.5 and 2.2 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 2 (low too); not split (an end slow with its one fresh peer measured: two are needed to blame it)" >expect &&
+	test_cmp expect actual &&
+	pair_rt t8 2.5 2.2 10 2 9 >actual &&
+	echo "pair q bw 0 h2 h3 confirmed: confirmed: re-tests 2.5 and 2.2 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 2 (low too); h3 with a fresh peer h6: 9; the path between them" >expect &&
+	test_cmp expect actual &&
+	pair_rt t9 2.5 2.2 10 2 2.1 >actual &&
+	echo "pair q bw 0 h2 h3 confirmed: confirmed: re-tests 2.5 and 2.2 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 2 (low too); h3 with a fresh peer h6: 2.1 (low too); h3\x27s NIC, cable or leaf port" >expect &&
+	sed "s/\x27/\\\\x27/g" actual >actual.esc &&
+	test_cmp expect actual.esc
 '
 
 test_expect_success $P 'the run and the report take the same results into the same groups (one filter)' '

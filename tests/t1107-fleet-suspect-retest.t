@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 test_description='fabscope run re-tests every suspect before it names it: on the leaf-spine
 fabric of namespaces (ci/netns-fabric), a latency pair made slow with an htb class of its own (one
-host'\''s rail-1 link, towards one peer) stays the suspect after its re-test, the pair again and
-each end with a fresh peer naming the path; a pair slow only until the re-test (the slow class
+host'\''s rail-1 link, towards one peer) stays the suspect after its re-tests (the pair twice, a
+control between), each end with two fresh peers naming the path; a pair slow only until the re-test (the slow class
 removed while a test build holds the re-test) is "not confirmed", for bw as for lat; a node slow
 with every peer (its link degraded) is confirmed with two fresh peers, for bw and for lat; a sweep
 (all = yes) of a healthy lane names no suspect; --retest-max and --retest-time bound the re-tests,
@@ -94,42 +94,55 @@ test_expect_success $P 'a 4-host, 2-rail fabric; lat pairwise on rail 1, one tes
 FS_TIMEOUT=180
 fs_run() { timeout $FS_TIMEOUT "$FABSCOPE" run "$@" >out 2>err || { cat out err >&2; false; }; }
 
-test_expect_success $P 'a pair slow in the run and on its re-test is the suspect, confirmed; fresh peers name the path' '
+test_expect_success $P 'a pair slow in the run and on its re-tests is the suspect, confirmed; fresh peers name the path' '
 	fast_again h3 h4 && slow_pair h4 h1 &&
 	fs_run plan.ini -o r1 &&
 	fast_again h4 &&
 	jsonl_ok r1/results.jsonl &&
-	# the 6 pairs of the tournament, then four re-tests: the pair again, each end with a fresh peer,
-	# and the two fresh nodes with each other (the control)
+	# (a busy machine may name another pair as well, high once: re-tested too, never confirmed;
+	# what follows looks at the re-tests of h1-h4 alone)
+	sid=$(jq -r "[.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .id] | .[0] // empty" r1/run.json) &&
+	test -n "$sid" &&
+	rt_of() { jq -c "select(.retest_for == \"$sid\" and .scope == \"aggregate\")" r1/results.jsonl; } &&
+	# the 6 pairs of the tournament, then seven re-tests: the pair again, the two fresh nodes with
+	# each other (the control), the pair a second time, each end with each of the two fresh peers
 	test $(jsonl_count r1/results.jsonl "(.retest_for | not) and .status == \"ok\"") = 6 &&
-	test $(jsonl_count r1/results.jsonl ".retest_for") = 4 &&
-	test $(rt_count r1 again) = 1 && test $(rt_count r1 src-fresh) = 1 && test $(rt_count r1 dst-fresh) = 1 &&
-	test $(rt_count r1 control) = 1 &&
+	rt_of >rts &&
+	jq -s -e "[.[] | .retest_role] == [\"again\", \"control\", \"again-2\", \"src-fresh\", \"src-fresh\",
+					  \"dst-fresh\", \"dst-fresh\"]" rts >/dev/null &&
 	jq -c "select((.retest_for | not) and $(pair_is h1 h4))" r1/results.jsonl >first &&
-	jq -c "select(.retest_role == \"again\")" r1/results.jsonl >again &&
+	jq -c "select(.retest_role == \"again\")" rts >again &&
+	jq -c "select(.retest_role == \"again-2\")" rts >again2 &&
+	jq -e --slurpfile f first "(.retest_of | not) and .src.node == \$f[0].src.node and .dst.node == \$f[0].dst.node" \
+		again2 >/dev/null &&
 	test $(wc -l <first) = 1 &&
 	jq -e --slurpfile f first ".status == \"ok\" and .retest_of == \$f[0].job and .job == \$f[0].job + \"/retest\"
 	       and .src.node == \$f[0].src.node and .dst.node == \$f[0].dst.node and .src.rail == 1
 	       and .test == \"lat\" and .phase == \"lat\" and .round == \$f[0].round" again >/dev/null &&
-	# each end in its own place, with a node under no suspicion (h2 or h3) in the other
-	jq -s -e --slurpfile f first "[.[] | select(.retest_role == \"src-fresh\")] | length == 1 and
-	       (.[0] | .src.node == \$f[0].src.node and (.dst.node == \"h2\" or .dst.node == \"h3\") and
-		.status == \"ok\")" r1/results.jsonl >/dev/null &&
-	jq -s -e --slurpfile f first "[.[] | select(.retest_role == \"dst-fresh\")] | length == 1 and
-	       (.[0] | .dst.node == \$f[0].dst.node and (.src.node == \"h2\" or .src.node == \"h3\") and
-		.status == \"ok\")" r1/results.jsonl >/dev/null &&
+	# each end in its own place, with each node under no suspicion (h2 and h3) in the other
+	jq -s -e --slurpfile f first "[.[] | select(.retest_role == \"src-fresh\")] |
+	       all(.src.node == \$f[0].src.node and .status == \"ok\") and ([.[].dst.node] | sort) == [\"h2\", \"h3\"]" \
+		rts >/dev/null &&
+	jq -s -e --slurpfile f first "[.[] | select(.retest_role == \"dst-fresh\")] |
+	       all(.dst.node == \$f[0].dst.node and .status == \"ok\") and ([.[].src.node] | sort) == [\"h2\", \"h3\"]" \
+		rts >/dev/null &&
 	# the suspect carries every measurement, as the records have them, and the blame: the path
-	jq -e --slurpfile f first --slurpfile a again "
-	       ([.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4))] | length) == 1 and
+	# (each end fine with one fresh peer at least: a fault of the end would slow every peer)
+	jq -e --slurpfile f first --slurpfile a again --slurpfile a2 again2 "
+	       ([.suspects[] | select(.retest.status == \"confirmed\")] | length) == 1 and
 	       (.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) |
 		.retest.status == \"confirmed\" and .job == \$f[0].job and .retest.blame == \"path\" and
 		.retest.first == \$f[0].metrics.lat_us.p50 and .retest.retest == \$a[0].metrics.lat_us.p50 and
-		(.retest.fresh | length) == 2 and ([.retest.fresh[].low] == [false, false])) and
+		.retest.retest2 == \$a2[0].metrics.lat_us.p50 and
+		(.retest.fresh | length) == 4 and
+		([.retest.fresh[] | select(.src == \"h1\" or .dst == \"h1\") | .low] | any(. == false)) and
+		([.retest.fresh[] | select(.src == \"h4\" or .dst == \"h4\") | .low] | any(. == false))) and
 	       ([.not_confirmed[] | select($(pair_is h1 h4))] | length) == 0 and
-	       .retest.max == 8 and .retest.retested == 1" r1/run.json >/dev/null &&
-	test_grep "^suspect: \[lat\] h[14] -> h[14] on rail 1: .*; confirmed: re-test [0-9.e+]* us p50 against [0-9.e+]*\\( and a control of [0-9.e+]*\\)\\? (first [0-9.e+]*); h[14] with a fresh peer h[23]: [0-9.e+]*; h[14] with a fresh peer h[23]: [0-9.e+]*; the path between them$" out &&
+	       .retest.max == 8 and .retest.retested >= 1" r1/run.json >/dev/null &&
+	F="h[14] with a fresh peer h[23]: [0-9.e+]*\\( (low too)\\)\\?" &&
+	test_grep "^suspect: \[lat\] h[14] -> h[14] on rail 1: .*; confirmed: re-tests [0-9.e+]* and [0-9.e+]* us p50 against [0-9.e+]*\\( and a control of [0-9.e+]*\\)\\? (first [0-9.e+]*); $F; $F; $F; $F; the path between them$" out &&
 	test_grep "re-testing the suspects, one at a time" err &&
-	test_grep "re-tested 1 of 1 suspect in " err &&
+	test_grep "re-tested [0-9]* of [0-9]* suspects\\? in " err &&
 	# the lane summary is of the run, not of the re-test
 	test_grep "^lat  *lat  *rail 1  *6 " out
 '
@@ -137,16 +150,18 @@ test_expect_success $P 'a pair slow in the run and on its re-test is the suspect
 test_expect_success $P 'fabscope report on that directory: the suspect, confirmed, with its measurements' '
 	# a suspect its re-test confirmed fails the run.s integrity, thresholds or not
 	test_expect_exit 1 "$FABSCOPE" report r1 -o rep1 --format md,html,json >report.out 2>report.err &&
-	test_grep "^| no suspect confirmed by a re-test | 0 | 1 confirmed, 0 not | 1 of 1 | \*\*FAIL\*\* | pair h[14]-h[14] rail 1 (lat lat) |$" rep1/report.md &&
-	test_grep "^- \*\*pair\*\* \[lat\] h[14] -> h[14] on rail 1: .* (confirmed: re-test [0-9.e+]* us p50 against [0-9.e+]*\\( and a control of [0-9.e+]*\\)\\? (first [0-9.e+]*); .*; the path between them)$" rep1/report.md &&
+	# (1 of 1, or of 2 where a busy machine named another pair, not confirmed)
+	test_grep "^| no suspect confirmed by a re-test | 0 | 1 confirmed, [01] not | 1 of [12] | \*\*FAIL\*\* | pair h[14]-h[14] rail 1 (lat lat) |$" rep1/report.md &&
+	test_grep "^- \*\*pair\*\* \[lat\] h[14] -> h[14] on rail 1: .* (confirmed: re-tests [0-9.e+]* and [0-9.e+]* us p50 against [0-9.e+]*\\( and a control of [0-9.e+]*\\)\\? (first [0-9.e+]*); .*; the path between them)$" rep1/report.md &&
 	test_grep "confirmed: re-test" rep1/report.html &&
 	jq -e "[.runs[0].suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .retest.status] == [\"confirmed\"]" \
 		rep1/summary.json >/dev/null
 '
 
 test_expect_success $PH 'a pair slow only until the re-test is "not confirmed", not a suspect' '
-	# a machine busy while the pair is re-tested (its control as high as the re-test) is told
-	# apart: inconclusive, "run again"; so this runs again, three times at most
+	# a machine busy while the pair is re-tested (its control as high as the re-test, or one of
+	# its two re-tests high and the other not) is told apart: inconclusive, "run again"; so this
+	# runs again, three times at most
 	for try in 1 2 3
 	do
 		rm -rf r2 &&
@@ -167,25 +182,28 @@ test_expect_success $PH 'a pair slow only until the re-test is "not confirmed", 
 	done &&
 	jsonl_ok r2/results.jsonl &&
 	# both measurements are kept: the slow one of the run, the re-test of the same job
-	jq -c "select((.retest_of | not) and $(pair_is h1 h4))" r2/results.jsonl >first &&
-	jq -c "select(.retest_of)" r2/results.jsonl >again &&
-	test $(wc -l <first) = 1 && test $(wc -l <again) = 1 &&
+	# (a busy machine may have named another pair too, re-tested as well: only h1-h4 is looked at)
+	jq -c "select((.retest_for | not) and $(pair_is h1 h4))" r2/results.jsonl >first &&
+	jq -c "select(.retest_of and $(pair_is h1 h4))" r2/results.jsonl >again &&
+	jq -c "select(.retest_role == \"again-2\" and $(pair_is h1 h4))" r2/results.jsonl >again2 &&
+	test $(wc -l <first) = 1 && test $(wc -l <again) = 1 && test $(wc -l <again2) = 1 &&
 	jq -e --slurpfile f first ".status == \"ok\" and .retest_of == \$f[0].job" again >/dev/null &&
-	jq -e --slurpfile f first --slurpfile a again "
+	jq -e --slurpfile f first --slurpfile a again --slurpfile a2 again2 "
 	       ([.suspects[] | select($(pair_is h1 h4))] | length) == 0 and
 	       ([.not_confirmed[] | select($(pair_is h1 h4))] | length) == 1 and
 	       (.not_confirmed[] | select($(pair_is h1 h4)) |
 		.kind == \"pair\" and .retest.status == \"not-confirmed\" and
-		.retest.first == \$f[0].metrics.lat_us.p50 and .retest.retest == \$a[0].metrics.lat_us.p50)" \
+		.retest.first == \$f[0].metrics.lat_us.p50 and .retest.retest == \$a[0].metrics.lat_us.p50 and
+		.retest.retest2 == \$a2[0].metrics.lat_us.p50)" \
 		r2/run.json >/dev/null &&
-	test_grep "^not confirmed: \[lat\] h[14] -> h[14] on rail 1: .*; not confirmed: re-test [0-9.e+]* us p50 against [0-9.e+]*\\( and a control of [0-9.e+]*\\)\\? (first [0-9.e+]*)$" run2.log &&
+	test_grep "^not confirmed: \[lat\] h[14] -> h[14] on rail 1: .*; not confirmed: re-tests [0-9.e+]* and [0-9.e+]* us p50 against [0-9.e+]*\\( and a control of [0-9.e+]*\\)\\? (first [0-9.e+]*)$" run2.log &&
 	test_grep ! "^suspect: \[lat\] h[14] -> h[14] on rail 1" run2.log
 '
 
 test_expect_success $PH 'fabscope report on that directory: "not confirmed", apart from the suspects' '
 	test_expect_exit 5 "$FABSCOPE" report r2 -o rep2 --format md,html,json >report.out 2>report.err &&
 	test_grep "^Not confirmed (high in the run, not on the re-test):" rep2/report.md &&
-	test_grep "^- \[lat\] h[14] -> h[14] on rail 1: .*: not confirmed: re-test [0-9.e+]* us p50 against [0-9.e+]*\\( and a control of [0-9.e+]*\\)\\? (first [0-9.e+]*)$" rep2/report.md &&
+	test_grep "^- \[lat\] h[14] -> h[14] on rail 1: .*: not confirmed: re-tests [0-9.e+]* and [0-9.e+]* us p50 against [0-9.e+]*\\( and a control of [0-9.e+]*\\)\\? (first [0-9.e+]*)$" rep2/report.md &&
 	test_grep ! "^- \*\*pair\*\* \[lat\] h[14] -> h[14]" rep2/report.md &&
 	test_grep "class=\"not-confirmed\"" rep2/report.html &&
 	jq -e "([.runs[0].not_confirmed[] | select($(pair_is h1 h4))] | length) == 1 and
@@ -239,7 +257,9 @@ test_expect_success $PH 'interrupted before its re-test, the run is finished by 
 	fs_run --resume r6 &&
 	fast_again h4 &&
 	test $(jsonl_count r6/results.jsonl "(.retest_for | not)") = 6 &&
-	test $(jsonl_count r6/results.jsonl ".retest_for") = 4 &&
+	# (the re-tests of h1-h4: again, control, again-2, two fresh peers of each end)
+	sid=$(jq -r "[.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .id] | .[0] // empty" r6/run.json) &&
+	test $(jsonl_count r6/results.jsonl ".retest_for == \"$sid\"") = 7 &&
 	jq -e ".status == \"finished\" and
 	       (.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .retest.status == \"confirmed\")" \
 		r6/run.json >/dev/null
@@ -350,7 +370,7 @@ test_expect_success $PH 'bw: a pair slow only until the re-test is not confirmed
 		.kind == \"pair\" and .test == \"bw\" and .retest.status == \"not-confirmed\" and
 		.retest.first == \$f[0].metrics.bw_gbps and .retest.retest == \$a[0].metrics.bw_gbps and
 		.retest.retest > 0.5 * .reference)" b2/run.json >/dev/null &&
-	test_grep "^not confirmed: \[bw\] h[14] -> h[14] on rail 1: .*; not confirmed: re-test [0-9.e+]* Gb/s against [0-9.e+]*\\( and a control of [0-9.e+]*\\)\\? (first [0-9.e+]*)$" runb2.log &&
+	test_grep "^not confirmed: \[bw\] h[14] -> h[14] on rail 1: .*; not confirmed: re-tests [0-9.e+]* and [0-9.e+]* Gb/s against [0-9.e+]*\\( and a control of [0-9.e+]*\\)\\? (first [0-9.e+]*)$" runb2.log &&
 	test_grep "^suspects: none$" runb2.log
 '
 
