@@ -25,6 +25,13 @@
  * by); a pair whose end is a suspect node is that node's evidence, not a
  * suspect of its own.
  *
+ * Confirmed: one night's statistics never page alone.  A suspect is
+ * confirmed on a night when the run's own re-test confirmed it
+ * (entity.confirmed, from run.json) or when it was a suspect on its judged
+ * night before too; one night's alone is named "not confirmed" and watched.
+ * The exit status counts a suspect confirmed tonight and not on its night
+ * before (new, or back), and a confirmed regression.
+ *
  * Since last night: a suspect of tonight that was one before is a
  * regression when its d tonight is worse than on its last night before
  * beyond the same z (sigma sqrt 2: the difference of two) and by min_change:
@@ -50,6 +57,7 @@
 
 #define F_JUDGED 1
 #define F_SUSPECT 2
+#define F_RUNCONF 4	/* the run's own re-test confirmed it (entity.confirmed) */
 
 struct obs {
 	double size, v, d;
@@ -233,7 +241,7 @@ static int load_obs(struct dctx *c)
 	sqlite3_stmt *st;
 	int night, s = SQLITE_DONE;
 
-	if (sqlite3_prepare_v2(c->h->db, "SELECT g.phase, g.test, g.rail, g.plane, g.size, e.kind, e.a, e.b, e.v, e.n"
+	if (sqlite3_prepare_v2(c->h->db, "SELECT g.phase, g.test, g.rail, g.plane, g.size, e.kind, e.a, e.b, e.v, e.n, e.confirmed"
 			       " FROM grp g JOIN entity e ON e.grp = g.id WHERE g.run = ?1", -1, &st, NULL) != SQLITE_OK)
 		return fs_err_env("history '%s': %s", c->h->path, sqlite3_errmsg(c->h->db));
 	for (night = 0; night < c->W; night++) {
@@ -263,6 +271,7 @@ static int load_obs(struct dctx *c)
 			b->b = (int32_t)sqlite3_column_int64(st, 7);
 			b->v = sqlite3_column_double(st, 8);
 			b->n = sqlite3_column_int(st, 9);
+			b->flags = sqlite3_column_int(st, 10) == 1 ? F_RUNCONF : 0;
 			b->night = (int16_t)night;
 			b->d = NAN;
 		}
@@ -623,8 +632,55 @@ static int regression(struct dctx *c, const struct obs *e, size_t n, double sigm
 	return 0;
 }
 
-/* every entity: the suspects of tonight, the repeat offenders; *exit_new, *exit_reg counted */
-static int judge_entities(struct dctx *c, json_t *sus, json_t *rep, double *tmp, int *nnew, int *nreg)
+/* the entity's judged night before e[k] (its index), or -1 */
+static long prev_judged(const struct obs *e, size_t k)
+{
+	while (k-- > 0)
+		if (e[k].flags & F_JUDGED)
+			return (long)k;
+	return -1;
+}
+
+/*
+ * A suspect on night e[k] is confirmed when the run's own re-test confirmed it, or when it was
+ * a suspect on its judged night before too: one night's statistics name it, never alone.  What
+ * confirmed it (a string) or NULL.
+ */
+static const char *confirmed_at(const struct obs *e, size_t k)
+{
+	long p;
+
+	if (!(e[k].flags & F_SUSPECT))
+		return NULL;
+	if (e[k].flags & F_RUNCONF)
+		return "the run's re-test";
+	p = prev_judged(e, k);
+	return p >= 0 && (e[p].flags & F_SUSPECT) ? "the night before (a suspect then too)" : NULL;
+}
+
+/*
+ * Tonight's verdict of the suspect e[0..n) into x; 1 when it counts for the exit status: newly
+ * confirmed tonight (not confirmed on its night before: new, or back), 2 a confirmed one worse
+ * than on its night before (a regression), 0 neither (among them: one night, not confirmed).
+ */
+static int tonight_verdict(struct dctx *c, const struct obs *e, size_t n, double sigma, json_t *x)
+{
+	const char *how = confirmed_at(e, n - 1);
+	long p = prev_judged(e, n - 1);
+	int before = p >= 0 && confirmed_at(e, (size_t)p), reg = how && regression(c, e, n, sigma);
+
+	json_object_set_new(x, "regression", json_boolean(reg));
+	json_object_set_new(x, "confirmed", json_boolean(how != NULL));
+	if (how)
+		json_object_set_new(x, "confirmed_by", json_string(how));
+	json_object_set_new(x, "alarm", json_boolean(how && (!before || reg)));
+	return !how ? 0 : !before ? 1 : reg ? 2 : 0;
+}
+
+/* every entity: the suspects of tonight, the repeat offenders; *nnew, *nreg counted (what
+ * tonight_verdict says), *nwatch the suspects of one night, not confirmed */
+static int judge_entities(struct dctx *c, json_t *sus, json_t *rep, double *tmp, int *nnew, int *nreg,
+			  int *nwatch)
 {
 	size_t i, j;
 
@@ -661,12 +717,12 @@ static int judge_entities(struct dctx *c, json_t *sus, json_t *rep, double *tmp,
 		json_object_set_new(x, "repeat", json_boolean(many));
 		if (tonight) {
 			int first_tonight = json_integer_value(json_object_get(x, "in_runs")) == 1;
-			int reg = regression(c, e, j - i, sigma);
+			int v = tonight_verdict(c, e, j - i, sigma, x);
 
 			json_object_set_new(x, "status", json_string(first_tonight ? "new tonight" : "known since"));
-			json_object_set_new(x, "regression", json_boolean(reg));
-			*nnew += first_tonight;
-			*nreg += reg && !first_tonight;
+			*nnew += v == 1;
+			*nreg += v == 2;
+			*nwatch += !json_is_true(json_object_get(x, "confirmed"));
 			json_array_append(sus, x);
 		}
 		if (many)
@@ -815,14 +871,14 @@ static json_t *model(struct dctx *c, double *tmp, int *rc)
 {
 	json_t *d = json_object(), *w = json_array(), *sus = json_array(), *rep = json_array();
 	json_t *sh = json_array(), *ln = json_array();
-	int night, nnew = 0, nreg = 0, total = 0;
-	char why[200];
+	int night, nnew = 0, nreg = 0, nwatch = 0, total = 0;
+	char why[400], watch[160] = "";
 
 	for (night = 0; night < c->W; night++) {
 		json_array_append_new(w, run_ref(c, night));
 		total += c->judged[night];
 	}
-	if ((*rc = judge_entities(c, sus, rep, tmp, &nnew, &nreg)) || (*rc = lanes(c, ln))) {
+	if ((*rc = judge_entities(c, sus, rep, tmp, &nnew, &nreg, &nwatch)) || (*rc = lanes(c, ln))) {
 		json_decref(d);
 		return NULL;
 	}
@@ -831,11 +887,16 @@ static json_t *model(struct dctx *c, double *tmp, int *rc)
 	sort_array(rep);
 	sort_array(sh);
 	sort_array(ln);
+	if (nwatch)
+		snprintf(watch, sizeof(watch), "; %d suspect%s of one night, not confirmed (neither by the run's re-test "
+			 "nor by the night before): watched, not counted", nwatch,
+			 nwatch == 1 ? "" : "s");
 	if (nnew || nreg)
-		snprintf(why, sizeof(why), "%d new suspect%s tonight, %d regression%s of a known one", nnew,
-			 nnew == 1 ? "" : "s", nreg, nreg == 1 ? "" : "s");
+		snprintf(why, sizeof(why), "%d suspect%s confirmed tonight (new, or back), %d regression%s of a "
+			 "confirmed one%s", nnew, nnew == 1 ? "" : "s", nreg, nreg == 1 ? "" : "s", watch);
 	else
-		snprintf(why, sizeof(why), "no new suspect tonight, no known one worse than last night");
+		snprintf(why, sizeof(why), "no suspect confirmed tonight, no confirmed one worse than last night%s",
+			 watch);
 	json_object_set_new(d, "window", w);
 	json_object_set_new(d, "target", run_ref(c, c->W - 1));
 	json_object_set_new(d, "fpr", json_real(c->o->fpr));

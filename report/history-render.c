@@ -126,6 +126,10 @@ static void print_entity(FILE *f, json_t *e, int tonight, const char *target)
 	if (json_object_get(e, "since") && (!tonight || strcmp(record_str(e, "status", ""), "new tonight")))
 		fprintf(f, "%s %s (run %s)", tonight ? "" : ": known since", record_str(e, "since.started", "?"),
 			record_str(e, "since.run", "?"));
+	if (tonight && json_is_true(json_object_get(e, "confirmed")))
+		fprintf(f, "; confirmed by %s", record_str(e, "confirmed_by", "?"));
+	else if (tonight)
+		fprintf(f, "; not confirmed: one night, and the run did not confirm it (watched, not counted)");
 	fprintf(f, "; a suspect in %d of the %d runs that measured it", record_int(e, "in_runs", 0, 0, 1 << 20),
 		record_int(e, "runs", 0, 0, 1 << 20));
 	if (!tonight || json_is_true(json_object_get(e, "repeat"))) {
@@ -233,10 +237,11 @@ static void entity_rows(struct rdoc *d, json_t *list, int tonight, const char *t
 				   strcmp(record_str(e, "test", ""), "lat") ? "Gb/s" : "us");
 			rdoc_cellf(d, RDOC_NUM, 0, "%+.1f %% (z %.1f)", 100 * record_num(e, "change", NAN),
 				   record_num(e, "z", NAN));
-			rdoc_cellf(d, isnew || json_is_true(json_object_get(e, "regression")) ? RDOC_FAIL : RDOC_WARN, 1,
-				   "%s%s%s%s", record_str(e, "status", "?"), isnew ? "" : " ",
+			rdoc_cellf(d, json_is_true(json_object_get(e, "alarm")) ? RDOC_FAIL : RDOC_WARN, 1,
+				   "%s%s%s%s%s", record_str(e, "status", "?"), isnew ? "" : " ",
 				   isnew ? "" : record_str(e, "since.started", "?"),
-				   json_is_true(json_object_get(e, "regression")) ? ", worse than last night" : "");
+				   json_is_true(json_object_get(e, "regression")) ? ", worse than last night" : "",
+				   json_is_true(json_object_get(e, "confirmed")) ? "" : ", not confirmed (one night)");
 		} else {
 			rdoc_cellf(d, RDOC_WARN, 1, "repeat offender, known since %s", record_str(e, "since.started", "?"));
 		}

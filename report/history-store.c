@@ -50,6 +50,8 @@ static const char *const migration[HIST_SCHEMA] = {
 	"CREATE TABLE cable(run INTEGER NOT NULL, node INTEGER NOT NULL, rail INTEGER NOT NULL, plane INTEGER NOT NULL,"
 	" switch INTEGER NOT NULL, port INTEGER NOT NULL, host_port INTEGER NOT NULL,"
 	" PRIMARY KEY(run, node, rail, plane)) WITHOUT ROWID;",
+	/* 2 -> 3: the suspects the run's own re-test confirmed */
+	"ALTER TABLE entity ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0;",
 };
 
 static int db_err(struct hist *h, const char *what)
@@ -1011,6 +1013,57 @@ static int add_design(struct hadd *a, json_t *run, struct hist_design *d)
 	return rc;
 }
 
+/*
+ * The entities the run's own re-tests confirmed (run.json's suspects whose retest.status is
+ * "confirmed": a lane, a node, a pair either way round) marked confirmed = 1: what history
+ * diff counts as a confirmed suspect on its first night.  A suspect of no group held here (a
+ * collective's, the PFC probe's) marks nothing.
+ */
+static int add_confirmed(struct hadd *a, json_t *run)
+{
+	static const char *const kinds[] = { "lane", "node", "pair" };
+	sqlite3_stmt *st;
+	json_t *s;
+	size_t i;
+	int rc = 0, k;
+
+	if ((rc = prep(a->h, "UPDATE entity SET confirmed = 1 WHERE grp = (SELECT g.id FROM grp g JOIN name p ON"
+		       " p.id = g.phase WHERE g.run = ?1 AND p.s = ?2 AND g.test = ?3 AND g.rail = ?4 AND"
+		       " g.plane = ?5 AND g.size = ?6) AND kind = ?7 AND"
+		       " ((a = coalesce((SELECT id FROM name WHERE s = ?8), -1) AND b = coalesce((SELECT id FROM name"
+		       " WHERE s = ?9), -1)) OR (kind = 2 AND b = (SELECT id FROM name WHERE s = ?8) AND"
+		       " a = (SELECT id FROM name WHERE s = ?9)))", &st)))
+		return rc;
+	json_array_foreach(json_object_get(run, "suspects"), i, s) {
+		const char *test = record_str(s, "test", "");
+		double size = record_num(s, "msg_size_bytes", 0);
+
+		if (strcmp(record_str(s, "retest.status", ""), "confirmed") || (strcmp(test, "bw") && strcmp(test, "lat")))
+			continue;
+		for (k = 0; k < 3 && strcmp(record_str(s, "kind", ""), kinds[k]); k++)
+			;
+		if (k == 3)
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, a->run);
+		sqlite3_bind_text(st, 2, record_str(s, "phase", ""), -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 3, !strcmp(test, "bw") ? RRES_BW : RRES_LAT);
+		sqlite3_bind_int(st, 4, record_int(s, "rail", 0, 0, 1 << 20));
+		sqlite3_bind_int(st, 5, record_int(s, "plane", 0, 0, 1 << 20));
+		sqlite3_bind_double(st, 6, isfinite(size) ? size : 0);
+		sqlite3_bind_int(st, 7, k);
+		/* (NULL: no name, -1 as the entity has it) */
+		sqlite3_bind_text(st, 8, k ? record_str(s, "node", NULL) : NULL, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 9, k == 2 ? record_str(s, "peer", NULL) : NULL, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = db_err(a->h, "marking what the run confirmed");
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static int add_body(struct hadd *a, json_t *run, struct hist_design *d)
 {
 	sqlite3_stmt *st;
@@ -1034,7 +1087,7 @@ static int add_body(struct hadd *a, json_t *run, struct hist_design *d)
 	for (i = 0; i < a->ng; i++)
 		if ((rc = add_entities(a, a->g[i].id, a->g[i].test)))
 			return rc;
-	if ((rc = add_design(a, run, d)))
+	if ((rc = add_confirmed(a, run)) || (rc = add_design(a, run, d)))
 		return rc;
 	if ((rc = prep(a->h, "UPDATE run SET nresults = ?1 WHERE id = ?2", &st)))
 		return rc;

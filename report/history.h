@@ -19,14 +19,17 @@
  *                                        round HIST_RETEST_ROUND: the run's
  *                                        re-test of that suspect pair (a
  *                                        pair's, never a lane's or node's)
- *   entity(grp, kind, a, b, v, n)        what a lane (kind 0), a node on it
+ *   entity(grp, kind, a, b, v, n, confirmed)
+ *                                        what a lane (kind 0), a node on it
  *                                        (1, a) and a pair (2, a -> b; one
  *                                        measured twice or more) measured
  *                                        that night: the median of
  *                                        its n results (of an even number,
  *                                        the better middle one: a node is
  *                                        slow with most of its peers, not
- *                                        with one of two)
+ *                                        with one of two); confirmed
+ *                                        (schema 3): 1 when the run's own
+ *                                        re-test confirmed it a suspect
  *   cable(run, node, rail, plane, switch, port, host_port)
  *                                        (schema 2) a run with a design:
  *                                        each of its nodes' NIC ports (rail,
@@ -50,7 +53,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#define HIST_SCHEMA 2
+#define HIST_SCHEMA 3
 #define HIST_DEFAULT_DB "fabscope.db"
 #define HIST_DEFAULT_LAST 10
 #define HIST_DEFAULT_FPR 0.01
