@@ -402,37 +402,30 @@ test_expect_success $P 'analyze: a pair re-tested twice (the control between) is
 		} >>$1/results.jsonl &&
 		"$TEST_TOOL" analyze $1 | grep " h2 h3 "
 	} &&
-	pair_rt t1 2.5 2.2 10 >actual &&
-	echo "pair q bw 0 h2 h3 confirmed: confirmed: re-tests 2.5 and 2.2 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 9; the path between them" >expect &&
-	test_cmp expect actual &&
-	pair_rt t2 9 9.5 10 >actual &&
-	echo "unconfirmed pair q bw 0 h2 h3 not-confirmed: not confirmed: re-tests 9 and 9.5 Gb/s against 10 and a control of 10 (first 2)" >expect &&
-	test_cmp expect actual &&
-	pair_rt t3 2.5 9 10 >actual &&
-	echo "pair q bw 0 h2 h3 inconclusive: inconclusive: low on one re-test (2.5 Gb/s), not on the other (9) against 10 and a control of 10: the hosts were busy during one, or the fault comes and goes; run again" >expect &&
-	test_cmp expect actual &&
-	pair_rt t4 9 2.5 10 >actual &&
-	echo "pair q bw 0 h2 h3 inconclusive: inconclusive: low on one re-test (2.5 Gb/s), not on the other (9) against 10 and a control of 10: the hosts were busy during one, or the fault comes and goes; run again" >expect &&
-	test_cmp expect actual &&
+	judged() { # EXPECTED DIR AGAIN AGAIN-2 CONTROL [DST-FRESH...]: its line (printf %b: \x27 for a quote)
+		printf "%b\n" "$1" >expect && shift && pair_rt "$@" >actual && test_cmp expect actual
+	} &&
+	judged "pair q bw 0 h2 h3 confirmed: confirmed: re-tests 2.5 and 2.2 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 9; the path between them" \
+		t1 2.5 2.2 10 &&
+	judged "unconfirmed pair q bw 0 h2 h3 not-confirmed: not confirmed: re-tests 9 and 9.5 Gb/s against 10 and a control of 10 (first 2)" \
+		t2 9 9.5 10 &&
+	judged "pair q bw 0 h2 h3 inconclusive: inconclusive: low on one re-test (2.5 Gb/s), not on the other (9) against 10 and a control of 10: the hosts were busy during one, or the fault comes and goes; run again" \
+		t3 2.5 9 10 &&
+	judged "pair q bw 0 h2 h3 inconclusive: inconclusive: low on one re-test (2.5 Gb/s), not on the other (9) against 10 and a control of 10: the hosts were busy during one, or the fault comes and goes; run again" \
+		t4 9 2.5 10 &&
 	# low against the reference on both, and a control as slow: busy, inconclusive
-	pair_rt t5 3 3.5 3 >actual &&
-	echo "pair q bw 0 h2 h3 inconclusive: inconclusive: re-test 3 Gb/s against 10, but the control h1 -> h6 measured 3 too: the hosts or the fabric were busy during the re-test; run again" >expect &&
-	test_cmp expect actual &&
-	pair_rt t6 2.5 error 10 >actual &&
-	echo "pair q bw 0 h2 h3 failed: re-test failed: h3 refused" >expect &&
-	test_cmp expect actual &&
+	judged "pair q bw 0 h2 h3 inconclusive: inconclusive: re-test 3 Gb/s against 10, but the control h1 -> h6 measured 3 too: the hosts or the fabric were busy during the re-test; run again" \
+		t5 3 3.5 3 &&
+	judged "pair q bw 0 h2 h3 failed: re-test failed: h3 refused" \
+		t6 2.5 error 10 &&
 	# an end is blamed when low with two fresh peers; low with its one is not enough; fine with
 	# one of two clears it (its fault would slow every peer)
-	pair_rt t7 2.5 2.2 10 2 >actual &&
-	echo "pair q bw 0 h2 h3 confirmed: confirmed: re-tests 2.5 and 2.2 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 2 (low too); not split (an end slow with its one fresh peer measured: two are needed to blame it)" >expect &&
-	test_cmp expect actual &&
-	pair_rt t8 2.5 2.2 10 2 9 >actual &&
-	echo "pair q bw 0 h2 h3 confirmed: confirmed: re-tests 2.5 and 2.2 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 2 (low too); h3 with a fresh peer h6: 9; the path between them" >expect &&
-	test_cmp expect actual &&
-	pair_rt t9 2.5 2.2 10 2 2.1 >actual &&
-	echo "pair q bw 0 h2 h3 confirmed: confirmed: re-tests 2.5 and 2.2 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 2 (low too); h3 with a fresh peer h6: 2.1 (low too); h3\x27s NIC, cable or leaf port" >expect &&
-	sed "s/\x27/\\\\x27/g" actual >actual.esc &&
-	test_cmp expect actual.esc
+	judged "pair q bw 0 h2 h3 confirmed: confirmed: re-tests 2.5 and 2.2 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 2 (low too); not split (an end slow with its one fresh peer measured: two are needed to blame it)" \
+		t7 2.5 2.2 10 2 &&
+	judged "pair q bw 0 h2 h3 confirmed: confirmed: re-tests 2.5 and 2.2 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 2 (low too); h3 with a fresh peer h6: 9; the path between them" \
+		t8 2.5 2.2 10 2 9 &&
+	judged "pair q bw 0 h2 h3 confirmed: confirmed: re-tests 2.5 and 2.2 Gb/s against 10 and a control of 10 (first 2); h2 with a fresh peer h6: 9; h3 with a fresh peer h1: 2 (low too); h3 with a fresh peer h6: 2.1 (low too); h3\x27s NIC, cable or leaf port" \
+		t9 2.5 2.2 10 2 2.1
 '
 
 test_expect_success $P 'the run and the report take the same results into the same groups (one filter)' '
