@@ -95,9 +95,20 @@ FS_TIMEOUT=180
 fs_run() { timeout $FS_TIMEOUT "$FABSCOPE" run "$@" >out 2>err || { cat out err >&2; false; }; }
 
 test_expect_success $P 'a pair slow in the run and on its re-tests is the suspect, confirmed; fresh peers name the path' '
-	fast_again h3 h4 && slow_pair h4 h1 &&
-	fs_run plan.ini -o r1 &&
-	fast_again h4 &&
+	# a busy machine may name another pair too (high once): with 4 hosts that leaves one fresh
+	# node, no control, and h1-h4 is honestly inconclusive (or a re-test of it is spoilt: one of
+	# two high); so this runs again then, three times at most
+	for try in 1 2 3
+	do
+		rm -rf r1 &&
+		fast_again h3 h4 && slow_pair h4 h1 &&
+		fs_run plan.ini -o r1 &&
+		fast_again h4 || return 1
+		jq -e "[.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .retest.status] ==
+		       [\"inconclusive\"]" r1/run.json >/dev/null || break
+		echo "try $try: the machine was busy during the re-tests:" >&2
+		grep "^suspect: \[lat\]" out >&2
+	done &&
 	jsonl_ok r1/results.jsonl &&
 	# (a busy machine may name another pair as well, high once: re-tested too, never confirmed;
 	# what follows looks at the re-tests of h1-h4 alone)
@@ -257,11 +268,14 @@ test_expect_success $PH 'interrupted before its re-test, the run is finished by 
 	fs_run --resume r6 &&
 	fast_again h4 &&
 	test $(jsonl_count r6/results.jsonl "(.retest_for | not)") = 6 &&
-	# (the re-tests of h1-h4: again, control, again-2, two fresh peers of each end)
+	# the re-tests of h1-h4: again, control, again-2, two fresh peers of each end; or, where a
+	# busy machine named another pair too (one fresh node left, no control), inconclusive with
+	# again, again-2 and one fresh peer of each end
 	sid=$(jq -r "[.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .id] | .[0] // empty" r6/run.json) &&
-	test $(jsonl_count r6/results.jsonl ".retest_for == \"$sid\"") = 7 &&
-	jq -e ".status == \"finished\" and
-	       (.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .retest.status == \"confirmed\")" \
+	n=$(jsonl_count r6/results.jsonl ".retest_for == \"$sid\"") &&
+	jq -e --argjson n $n "(.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .retest.status) as \$s |
+	       .status == \"finished\" and ((\$s == \"confirmed\" and \$n == 7) or
+	       (\$s == \"inconclusive\" and \$n == 4 and ([.suspects[] | select(.kind == \"pair\")] | length) > 1))" \
 		r6/run.json >/dev/null
 '
 
