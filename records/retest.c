@@ -10,10 +10,11 @@
  *          measured with two fresh peers (nodes of the lane under no
  *          suspicion) splits the blame: an end low with both of them too
  *          is the end at fault (its NIC, cable or leaf port), neither
- *          (fine with one) is the path between them, both is both ends.  Not confirmed when
- *          the pair is fine on both; inconclusive when one re-test is low
- *          and the other is not (a burst on the hosts spoils one
- *          measurement, never two with the control between them unseen).
+ *          (each fine with one) is the path between them, both is both
+ *          ends.  Not confirmed when the pair is fine on both;
+ *          inconclusive when one re-test is low and the other is not (a
+ *          burst on the hosts spoils one measurement, never two with the
+ *          control between them unseen).
  *   node   confirmed when low with every fresh peer measured, two at least;
  *          not confirmed when fine with one of them.
  *   lane   confirmed when other pairs of the lane (or its collective, again)
