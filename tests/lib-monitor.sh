@@ -40,13 +40,17 @@
 #	                               DEV removes it
 #	mon_random_loss_seen NODE DEV  what it did so far: "PACKETS DROPPED" (the clsact counters)
 #	mon_path SRC-NODE DST-NODE SPORT   the nodes a probe from SRC's rail-0 to DST's crosses
-#	mon_backlog_drops              what the bed itself dropped: packets the kernel dropped for want
-#	                               of room in a CPU's input backlog, all CPUs, the machine's
-#	                               (/proc/net/softnet_stat's second column: a veth hands what it
-#	                               sends to this backlog, and a busy machine overflows it), and the
-#	                               UDP datagrams the hosts' kernels dropped (Udp InErrors of each
-#	                               host namespace: a socket's buffer full): losses a probe meets as
-#	                               a fabric's
+#	mon_backlog_drops              what the bed's kernels counted as dropped, every place a probe
+#	                               can die without the fabric's rule: a CPU's input backlog full
+#	                               (/proc/net/softnet_stat's second column, the machine's: a veth
+#	                               hands what it sends to it, and a busy machine overflows it), a
+#	                               packet waiting for an unresolved neighbour (arp_cache's
+#	                               unresolved_discards), and in every namespace of the bed the UDP
+#	                               datagrams refused (Udp InErrors: a socket's buffer full; NoPorts),
+#	                               the IP layer's discards (InHdrErrors InAddrErrors InDiscards
+#	                               OutDiscards OutNoRoutes), each link's rx and tx dropped and each
+#	                               qdisc's drops (not the loss rules' own: clsact, monsink): losses
+#	                               a probe meets as a fabric's
 #
 # The agents and Prometheus live in the namespaces the test made: their ports are the
 # namespaces' own (nothing on the machine's loopback), the same in every file.
@@ -224,12 +228,33 @@ mon_wait() {
 }
 
 mon_backlog_drops() {
-	local n=0 processed dropped rest h
+	local n=0 processed dropped rest ns row c
 	while read -r processed dropped rest; do
 		n=$((n + 16#$dropped))
 	done </proc/net/softnet_stat
-	for h in $(. ./info && echo $HOSTS); do
-		n=$((n + $(ip netns exec "$PFX-$h" awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print $4 }' /proc/net/snmp)))
+	# (the neighbour table is the machine's: read once; a row a CPU, in hexadecimal)
+	{
+		read -ra row && for ((c = 0; c < ${#row[@]}; c++)); do [[ ${row[c]} == unresolved_discards ]] && break; done
+		while read -ra row; do
+			((c < ${#row[@]})) && n=$((n + 16#${row[c]}))
+		done
+	} </proc/net/stat/arp_cache
+	for ns in $(ip netns list | awk -v p="$PFX-" 'index($1, p) == 1 { print $1 }'); do
+		n=$((n + $(ip netns exec "$ns" awk '
+			# /proc/net/snmp: a line of names, then a line of values, a protocol each
+			$1 == "Ip:" || $1 == "Udp:" { if (!(($1) in names)) { names[$1] = $0; next }
+				split(names[$1], k); for (i = 2; i <= NF; i++) v[$1 k[i]] = $i }
+			END { n = split("Ip:InHdrErrors Ip:InAddrErrors Ip:InDiscards Ip:OutDiscards Ip:OutNoRoutes " \
+					"Udp:InErrors Udp:NoPorts", f)
+				for (i = 1; i <= n; i++) s += v[f[i]]
+				print s + 0 }
+			' /proc/net/snmp)))
+		# (not monsink, nor a clsact qdisc: what mon_loss_on and mon_random_loss_on drop there is
+		# the fabric's rule, not the bed)
+		n=$((n + $(ip -n "$ns" -s -j link show | jq "[.[] | select(.ifname | startswith(\"monsink\") | not) |
+			.stats64.rx.dropped + .stats64.tx.dropped] | add // 0")))
+		n=$((n + $(tc -n "$ns" -s -j qdisc show | jq "[.[] | select(.kind != \"clsact\" and
+			(.dev | startswith(\"monsink\") | not)) | .drops // 0] | add // 0")))
 	done
 	echo $n
 }
