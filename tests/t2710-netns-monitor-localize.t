@@ -170,18 +170,24 @@ loss_share_is() {
 	awk "{ sd = sqrt(\$1 * 0.02 * 0.98); d = \$2 - \$1 * 0.02; exit !(\$1 >= 1000 && d <= 5 * sd && -d <= 5 * sd) }" share
 }
 
+# lossy_named NODE DEV WHAT: 2 % random loss out of NODE's DEV, named (the analyzer's event
+# "named WHAT", alone) within 12 intervals; from: the first line of an.jsonl since
+lossy_named() {
+	from=$(($(wc -l <an.jsonl) + 1)) &&
+	mon_random_loss_on "$1" "$2" 2 &&
+	mon_wait 240 named_or_past 13 &&
+	echo "named $3" >expect &&
+	named_events >actual &&
+	test_cmp expect actual &&
+	intervals_to named >n && cat n &&
+	test $(cat n) -le 12
+}
+
 test_expect_success $P '2 % random loss on one uplink of l1.0: that link named within 12 intervals, no other' '
 	through s1 >through.s1 && through s2 >through.s2 &&
 	if [ $(wc -l <through.s1) -ge $(wc -l <through.s2) ]; then spine=s1; else spine=s2; fi &&
 	test -s through.$spine &&
-	from=$(($(wc -l <an.jsonl) + 1)) &&
-	mon_random_loss_on l1.0 $spine 2 &&
-	mon_wait 240 named_or_past 13 &&
-	echo "named link l1.0>$spine" >expect &&
-	named_events >actual &&
-	test_cmp expect actual &&
-	intervals_to named >n && cat n &&
-	test $(cat n) -le 12 &&
+	lossy_named l1.0 $spine "link l1.0>$spine" &&
 	mon_wait 30 named_is "link l1.0 -> $spine" &&
 	printf "link l1.0>$spine\nnamed: link l1.0 -> $spine\n" >expect &&
 	suspects_seen >actual &&
@@ -218,14 +224,7 @@ test_expect_success $P 'the loss lifted: the link cleared within 24 intervals, n
 '
 
 test_expect_success $P '2 % random loss out of h1'"'"'s rail-1 NIC: that NIC named within 12 intervals, no link' '
-	from=$(($(wc -l <an.jsonl) + 1)) &&
-	mon_random_loss_on h1 rail1 2 &&
-	mon_wait 240 named_or_past 13 &&
-	echo "named nic h1 1" >expect &&
-	named_events >actual &&
-	test_cmp expect actual &&
-	intervals_to named >n && cat n &&
-	test $(cat n) -le 12 &&
+	lossy_named h1 rail1 "nic h1 1" &&
 	an | jq -r "select(.event == \"interval\") | .named | length" | tail -1 >n &&
 	echo 1 >expect && test_cmp expect n &&
 	suspects_seen >seen && cat seen &&
