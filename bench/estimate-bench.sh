@@ -9,19 +9,24 @@
 # launcher, the fabric's hostfile), the plan's [global] topology the fabric's own design
 # (`ci/netns-fabric intent`: the links' speeds, which the estimate takes for the lanes').
 # The plan has a phase of every kind: pairwise bw (64K) and lat, ring, permutation (2 rounds),
-# bisection, incast, ping, polarization (16 flows, 2 paths), pfc (the probe on rail0, 2 s of
-# load), allreduce and alltoall (1M to 8M), topology (listening 3 s for LLDP) and a lat phase
-# under a bw load; duration 2 s, timeout 5 s.  First `fabscope run --dry-run` (its estimate, per
-# phase and in all), then the run itself, RUNS times (default 2), --no-retest (a healthy bed has
+# bisection, incast, ping (three: first, between the pairs and the probes, last, as a nightly
+# checks its agents), polarization (16 flows, 2 paths), pfc (the probe on rail0, 2 s of load),
+# allreduce and alltoall (1M to 8M), topology (listening 3 s for LLDP) and a lat phase under a bw
+# load; duration 2 s, timeout 5 s.  First `fabscope run --dry-run` (its estimate, per phase and in
+# all), then the run itself, RUNS times (default 3), --no-retest (a healthy bed has
 # no suspect to re-test; the re-test's own bound is --retest-time).  Printed per phase kind: the
 # estimate (run.json's phases[].estimate_s, made at the start, the same figure the dry run
 # prints: checked), the estimate made when the phase started (estimate_start_s: from what the
 # run had measured by then), what it took (actual_s), and the ratios estimate / actual (the goal
 # is 0.7 to 1.3 for every kind) and estimate at start / actual; then the run's (its estimate_s
 # and actual_s) and the set-up per job the run measured (what a job cost beyond its engine's
-# time).
+# time).  Last, per kind: the median ratio of its phases over the runs, their range, and the kinds
+# whose median is outside the goal (a ping phase is a third of a millisecond, and one in which a
+# process waited for a core takes ten times that: the median is the kind's figure, the range and
+# the single phases outside the goal are printed beside it).
 #
-# Output: the table on stdout, one JSON object per phase and run in bench-out/estimate-bench.jsonl.
+# Output: the table on stdout; in bench-out/estimate-bench.jsonl one JSON object per phase and run,
+# one per run ("(run)") and one per kind ("(kind)": ratio_median, ratio_min, ratio_max).
 # Exit codes: 0 ok (whatever the ratios), 2 usage, 3 environment (not root, a tool or the binary
 # missing), 4 a run produced no estimate or time, or the dry run's estimates are not run.json's.
 set -euo pipefail
@@ -30,7 +35,7 @@ prog=estimate-bench
 synopsis="bench/estimate-bench.sh [-r RUNS] [-t RATE]"
 . "$(dirname "$0")/lib.sh"
 fabric=$srcdir/ci/netns-fabric
-RUNS=2 RATE=200mbit
+RUNS=3 RATE=200mbit
 while (($#)); do
 	case $1 in
 	-r) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "-r needs a number of runs"; RUNS=$2; shift ;;
@@ -79,6 +84,9 @@ hostfile = hosts
 topology = design
 duration = 2
 timeout = 5
+
+[ping-first]
+kind = ping
 
 [pw-bw]
 kind = pairwise
@@ -132,6 +140,9 @@ lldp-listen = 3
 kind = pairwise
 test = lat
 load = bw
+
+[ping-last]
+kind = ping
 EOF
 
 "$FABSCOPE" run --dry-run "$work/plan.ini" >"$work/dry.out" 2>&1 || { cat "$work/dry.out" >&2; fail "the dry run failed"; }
@@ -178,7 +189,23 @@ done
 jq -s -e 'map(select(.phase != "(run)")) | all(.[]; .dry_run_s == null or
 	((.dry_run_s - .estimate_s) | fabs) <= 0.05 * .estimate_s + 0.01)' "$jsonl" >/dev/null ||
 	fail "the dry run's estimates differ from run.json's (see $jsonl)"
-out_of_goal=$(jq -s -r '[.[] | select(.phase != "(run)" and (.ratio < 0.7 or .ratio > 1.3)) |
+# per kind: the median of its phases' ratios over the runs (a kind's figure, which one phase that
+# a process waited a scheduler's slice in cannot make), their range, and the goal on the median
+echo "# per kind, over $RUNS run(s): the median ratio of its phases (their range), estimate and at start"
+jq -s -r 'def med: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	[.[] | select(.phase != "(run)")] | group_by(.kind)[] |
+	"\(.[0].kind)\t\(length)\t\(map(.ratio) | med)\t\(map(.ratio) | min)\t\(map(.ratio) | max)\t\(map(.ratio_start) | med)"' "$jsonl" |
+while IFS=$'\t' read -r kind n med lo hi start; do
+	printf '%-16s %2d phase(s)  median %5.2f (%.2f to %.2f)  at start %5.2f\n' "$kind" "$n" "$med" "$lo" "$hi" "$start"
+	jq -nc --arg time "$now" --arg kind "$kind" --argjson n "$n" --argjson med "$med" --argjson lo "$lo" \
+		--argjson hi "$hi" --argjson st "$start" \
+		'{bench: "estimate-bench", time: $time, phase: "(kind)", kind: $kind, phases: $n, ratio_median: $med,
+		  ratio_min: $lo, ratio_max: $hi, ratio_start_median: $st}' >>"$jsonl"
+done
+out_of_goal=$(jq -s -r '[.[] | select(.phase == "(kind)" and (.ratio_median < 0.7 or .ratio_median > 1.3)) |
+	"\(.kind) (median \(.ratio_median))"] | if length == 0 then "none" else join(", ") end' "$jsonl")
+phases_out=$(jq -s -r '[.[] | select(.phase != "(run)" and .phase != "(kind)" and (.ratio < 0.7 or .ratio > 1.3)) |
 	"\(.phase) (run \(.run): \(.ratio))"] | if length == 0 then "none" else join(", ") end' "$jsonl")
-echo "# outside the goal of 0.7 to 1.3: $out_of_goal"
+echo "# kinds whose median is outside the goal of 0.7 to 1.3: $out_of_goal"
+echo "# single phases outside it: $phases_out"
 echo "# the dry run said $dry_total s in all; records: $jsonl"

@@ -21,13 +21,17 @@
 /* a probe's child process (fork) and its bw's connection, a set */
 #define EST_CHILD_S 0.1
 /* a round's end: its records synced to disk (fdatasync of results.jsonl
- * and jobs.done: 0.1 to 0.5 ms each on an idle disk) */
-#define EST_ROUND_S 0.0005
-/* a ping round beyond that: the coordinator's round trip to every agent
- * (all sent at once, each answer read in turn): with the round's end, 0.84
- * ms for 4 agents on loopback (the median of 20 runs, 0.5 to 10 ms), 51 ms
- * for 512 (docs/benchmarks.md) */
-#define EST_PING_NODE_S 100e-6
+ * and jobs.done: 0.07 to 0.1 ms each on this machine's disk, now and then
+ * a journal commit of a few ms) */
+#define EST_ROUND_S 0.0002
+/* a ping round beyond that: the coordinator's round trip to every agent,
+ * all sent at once, each answer read in turn.  With the round's end, on
+ * the netns bed's 4 agents 0.24 to 0.38 ms, 64 agents on this 2-core
+ * host 2.3 to 3 ms (each waiting its turn for a core: about 40 us an
+ * agent; a fleet's agents answer on their own hosts, so less there).  A
+ * process not scheduled at once adds milliseconds that no constant can
+ * foresee (docs/benchmarks.md) */
+#define EST_PING_NODE_S 40e-6
 /* a topology job beyond its listening: topo show (and lldpcli's query) */
 #define EST_TOPO_S 0.05
 /* a collective's data check: a few passes over its buffers at memory speed */
