@@ -167,7 +167,7 @@ for ((k = 1; k <= RUNS; k++)); do
 		what=$kind
 		[[ $name == pw-lat ]] && what="pairwise lat"
 		[[ $name == lat-load ]] && what="lat under load"
-		printf '%-4s %-10s %-14s %9.3fs %9.3fs %9.3fs %6s %6s\n' "$k" "$name" "$what" "$est" "$then" "$act" \
+		printf '%-4s %-10s %-14s %9.4fs %9.4fs %9.4fs %6s %6s\n' "$k" "$name" "$what" "$est" "$then" "$act" \
 			"$ratio" "$ratio_then"
 		jq -nc --arg time "$now" --argjson run "$k" --arg phase "$name" --arg kind "$what" \
 			--argjson e "$est" --argjson t "$then" --argjson a "$act" --argjson r "$ratio" \
@@ -178,7 +178,7 @@ for ((k = 1; k <= RUNS; k++)); do
 	done
 	read -r est act setup < <(jq -r '"\(.estimate_s) \(.actual_s) \(.setup_s // 0)"' "$d/run.json")
 	ratio=$(awk -v e="$est" -v a="$act" 'BEGIN { printf "%.2f", (a > 0 ? e / a : 0) }')
-	printf '%-4s %-10s %-14s %9.3fs %10s %9.3fs %6s\n' "$k" "(run)" "all phases" "$est" "" "$act" "$ratio"
+	printf '%-4s %-10s %-14s %9.4fs %10s %9.4fs %6s\n' "$k" "(run)" "all phases" "$est" "" "$act" "$ratio"
 	printf '%-4s %-10s %-14s %s\n' "$k" "(set-up)" "measured" "$(printf '%.2f s a job' "$setup")"
 	jq -nc --arg time "$now" --argjson run "$k" --argjson e "$est" --argjson a "$act" --argjson r "$ratio" \
 		--argjson dry "$dry_total" --argjson su "$setup" \

@@ -20,18 +20,20 @@
 #define EST_MAX_INFLIGHT (8u << 20)
 /* a probe's child process (fork) and its bw's connection, a set */
 #define EST_CHILD_S 0.1
-/* a round's end: its records synced to disk (fdatasync of results.jsonl
- * and jobs.done: 0.07 to 0.1 ms each on this machine's disk, now and then
- * a journal commit of a few ms) */
-#define EST_ROUND_S 0.0002
+/* a round's end beyond its jobs: its records synced to disk (fdatasync of
+ * results.jsonl and jobs.done, 0.06 to 0.11 ms each on this machine's
+ * disk, now and then a journal commit of a few ms) and the coordinator's
+ * bookkeeping of the round */
+#define EST_ROUND_S 0.0004
 /* a ping round beyond that: the coordinator's round trip to every agent,
- * all sent at once, each answer read in turn.  With the round's end, on
- * the netns bed's 4 agents 0.24 to 0.38 ms, 64 agents on this 2-core
- * host 2.3 to 3 ms (each waiting its turn for a core: about 40 us an
- * agent; a fleet's agents answer on their own hosts, so less there).  A
- * process not scheduled at once adds milliseconds that no constant can
- * foresee (docs/benchmarks.md) */
-#define EST_PING_NODE_S 40e-6
+ * all sent at once, each answer read in turn.  Fitted to the netns bed's 4
+ * agents, 27 ping phases in 3 runs of the estimate bench: median 0.58 ms,
+ * the middle half 0.51 to 0.82 ms, 0.37 to 2.9 ms in all (a run's first
+ * phase pays for the agents' first job, and a phase after a heavy one for
+ * what that one left the kernel to do); 4 agents on loopback 0.19 to 0.41
+ * ms, 64 on this 2-core host 2.3 to 3 ms.  The milliseconds a process not
+ * scheduled at once adds are beyond any constant (docs/benchmarks.md) */
+#define EST_PING_NODE_S 50e-6
 /* a topology job beyond its listening: topo show (and lldpcli's query) */
 #define EST_TOPO_S 0.05
 /* a collective's data check: a few passes over its buffers at memory speed */
