@@ -144,22 +144,33 @@ static void jobs_check(struct report *rep)
 	}
 }
 
+/* A check of a count against its limit lim: "WHAT <= lim", or NONE where
+ * lim is 0 and NONE is given; its limit as the table prints it */
+static struct check *count_check(struct report *rep, double lim, const char *what, const char *none)
+{
+	char buf[128];
+	struct check *c;
+
+	if (lim > 0 || !none)
+		snprintf(buf, sizeof(buf), "%s <= %.0f", what, lim);
+	else
+		snprintf(buf, sizeof(buf), "%s", none);
+	c = report_check_new(rep, buf);
+	snprintf(c->limit, sizeof(c->limit), "%.0f", lim);
+	return c;
+}
+
 /* ---- failed tests, missing agents ---- */
 
 static void failed_check(struct report *rep, double lim)
 {
-	char buf[128], pre[300];
-	struct check *c;
+	char pre[300];
+	struct check *c = count_check(rep, lim, "failed tests (records with status error)",
+				      "no test failed (no record with status error)");
 	int ri, worst = 0, failing = 0;
 	json_t *rec;
 	size_t k;
 
-	if (lim > 0)
-		snprintf(buf, sizeof(buf), "failed tests (records with status error) <= %.0f", lim);
-	else
-		snprintf(buf, sizeof(buf), "no test failed (no record with status error)");
-	c = report_check_new(rep, buf);
-	snprintf(c->limit, sizeof(c->limit), "%.0f", lim);
 	for (ri = 0; ri < rep->nruns; ri++) {
 		const struct rrun *r = &rep->runs[ri];
 
@@ -182,18 +193,12 @@ static void failed_check(struct report *rep, double lim)
 
 static void missing_check(struct report *rep, double lim)
 {
-	char buf[128], pre[300];
-	struct check *c;
+	char pre[300];
+	struct check *c = count_check(rep, lim, "agents missing", "no agent missing");
 	int ri, worst = 0, failing = 0;
 	json_t *n;
 	size_t k;
 
-	if (lim > 0)
-		snprintf(buf, sizeof(buf), "agents missing <= %.0f", lim);
-	else
-		snprintf(buf, sizeof(buf), "no agent missing");
-	c = report_check_new(rep, buf);
-	snprintf(c->limit, sizeof(c->limit), "%.0f", lim);
 	for (ri = 0; ri < rep->nruns; ri++) {
 		const struct rrun *r = &rep->runs[ri];
 
@@ -236,23 +241,12 @@ static int confirmed(json_t *s)
 
 static void suspects_check(struct report *rep, double lim, double lim_un)
 {
-	char buf[128];
-	struct check *c, *u = NULL;
+	struct check *c = count_check(rep, lim, "suspects confirmed by a re-test", "no suspect confirmed by a re-test");
+	struct check *u = isnan(lim_un) ? NULL : count_check(rep, lim_un, "suspects not confirmed by a re-test", NULL);
 	int ri, conf = 0, unconf = 0;
 	json_t *s;
 	size_t k;
 
-	if (lim > 0)
-		snprintf(buf, sizeof(buf), "suspects confirmed by a re-test <= %.0f", lim);
-	else
-		snprintf(buf, sizeof(buf), "no suspect confirmed by a re-test");
-	c = report_check_new(rep, buf);
-	snprintf(c->limit, sizeof(c->limit), "%.0f", lim);
-	if (!isnan(lim_un)) {
-		snprintf(buf, sizeof(buf), "suspects not confirmed by a re-test <= %.0f", lim_un);
-		u = report_check_new(rep, buf);
-		snprintf(u->limit, sizeof(u->limit), "%.0f", lim_un);
-	}
 	for (ri = 0; ri < rep->nruns; ri++) {
 		const struct rrun *r = &rep->runs[ri];
 		int rc = 0, ru = 0;
