@@ -447,14 +447,40 @@ static double *sorted_values(struct pctx *p, const struct rgroup *g, int w)
 	return v;
 }
 
+/* A CDF's data file f (of), closed: a column header a group ("NAME" "fI",
+ * names[i] as given), then the rows of the groups' sorted values (w 1:
+ * their p99).  0, or -1 with the file dropped (p->why says why). */
+static int cdf_dat(struct pctx *p, struct outfile *of, FILE *f, const struct rgroup *const *gs,
+		   const char *const *names, int ng, int w)
+{
+	double *v[64];
+	int ns[64], i;
+
+	for (i = 0; i < ng; i++) {
+		fprintf(f, "%s\"%s\" \"f%d\"", i ? " " : "", names[i], i);
+		if (!(v[i] = sorted_values(p, gs[i], w))) {
+			while (i--)
+				free(v[i]);
+			outfile_abort(of);
+			return -1;
+		}
+		ns[i] = gs[i]->n;
+	}
+	fprintf(f, "\n");
+	cdf_rows(f, v, ns, ng);
+	for (i = 0; i < ng; i++)
+		free(v[i]);
+	return dat_close(p, of) ? -1 : 0;
+}
+
 /* the CDFs of one phase and test: lat p50 (w 0) or p99 (w 1), bw (w 0) */
 static int plot_cdf(struct pctx *p, const char *phase, const char *test, int w)
 {
 	const struct rrun *r = &p->rep->runs[0];
 	const struct rgroup *gs[64];
-	double *v[64];
-	int ng = 0, ns[64], gi, i, bw = !strcmp(test, "bw");
-	char stem[160], sp[64], extra[128], title[200];
+	const char *names[64];
+	int ng = 0, gi, i, bw = !strcmp(test, "bw");
+	char stem[160], sp[64], extra[128], title[200], lanes[64][48];
 	struct outfile of;
 	FILE *f;
 
@@ -469,24 +495,10 @@ static int plot_cdf(struct pctx *p, const char *phase, const char *test, int w)
 	if (!f)
 		return -1;
 	for (i = 0; i < ng; i++) {
-		char lane[48];
-
-		fs_lane_name(gs[i]->rail, gs[i]->plane, lane, sizeof(lane));
-		fprintf(f, "%s\"%s\" \"f%d\"", i ? " " : "", lane, i);
-		if (!(v[i] = sorted_values(p, gs[i], w))) {
-			while (i--)
-				free(v[i]);
-			outfile_abort(&of);
-			return -1;
-		}
+		fs_lane_name(gs[i]->rail, gs[i]->plane, lanes[i], sizeof(lanes[i]));
+		names[i] = lanes[i];
 	}
-	fprintf(f, "\n");
-	for (i = 0; i < ng; i++)
-		ns[i] = gs[i]->n;
-	cdf_rows(f, v, ns, ng);
-	for (i = 0; i < ng; i++)
-		free(v[i]);
-	if (dat_close(p, &of))
+	if (cdf_dat(p, &of, f, gs, names, ng, w))
 		return -1;
 	extra[0] = 0;
 	plot_var_num(extra, sizeof(extra), "nlanes", ng);
@@ -536,9 +548,8 @@ static int plot_mode_group(struct pctx *p, const struct rgroup *g0)
 {
 	const struct rgroup *gs[64];
 	const char *names[64];
-	double *v[64];
-	int ng = 0, ns[64], ri, i;
-	char stem[200], sp[64], lane[48], title[240], extra[128];
+	int ng = 0, ri, i;
+	char stem[200], sp[64], lane[48], title[240], extra[128], quoted[64][256];
 	struct outfile of;
 	FILE *f;
 
@@ -573,24 +584,10 @@ static int plot_mode_group(struct pctx *p, const struct rgroup *g0)
 	if (!(f = dat_open(p, &of, stem, ".dat")))
 		return -1;
 	for (i = 0; i < ng; i++) {
-		char q[256];
-
-		dat_name(names[i], q, sizeof(q));
-		fprintf(f, "%s\"%s\" \"f%d\"", i ? " " : "", q, i);
-		if (!(v[i] = sorted_values(p, gs[i], 0))) {
-			while (i--)
-				free(v[i]);
-			outfile_abort(&of);
-			return -1;
-		}
+		dat_name(names[i], quoted[i], sizeof(quoted[i]));
+		names[i] = quoted[i];
 	}
-	fprintf(f, "\n");
-	for (i = 0; i < ng; i++)
-		ns[i] = gs[i]->n;
-	cdf_rows(f, v, ns, ng);
-	for (i = 0; i < ng; i++)
-		free(v[i]);
-	if (dat_close(p, &of))
+	if (cdf_dat(p, &of, f, gs, names, ng, 0))
 		return -1;
 	extra[0] = 0;
 	plot_var_num(extra, sizeof(extra), "nlanes", ng);
