@@ -248,14 +248,26 @@ test_expect_success $P '--retest-max 1 re-tests one of two slow pairs (no node l
 '
 
 test_expect_success $P '--no-retest: no re-test records, every suspect "not re-tested (--no-retest)"' '
-	fast_again h3 h4 && slow_pair h4 h1 &&
-	fs_run plan.ini -o r4 --no-retest &&
-	fast_again h4 &&
+	# one measurement is all there is: a busy machine may make h4 look slow with every peer (a
+	# node suspect, which takes its pair with h1 in); so this runs again then, three times at most
+	for try in 1 2 3
+	do
+		rm -rf r4 &&
+		fast_again h3 h4 && slow_pair h4 h1 &&
+		fs_run plan.ini -o r4 --no-retest &&
+		fast_again h4 || return 1
+		jq -e "[.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4))] | length == 1" r4/run.json \
+			>/dev/null && break
+		echo "try $try: the machine was busy, the slow pair not named as a pair:" >&2
+		grep "^suspect:" out >&2
+	done &&
 	test $(jsonl_count r4/results.jsonl ".retest_for or .retest_of") = 0 &&
 	test_grep "^suspect: \[lat\] h[14] -> h[14] on rail 1: .*; not re-tested: --no-retest$" out &&
+	# every suspect, any a busy machine added too, says it was not re-tested and why
+	test $(grep -c "^suspect: .*; not re-tested: --no-retest$" out) = $(grep -c "^suspect:" out) &&
 	test_grep ! "re-test" err &&
-	jq -e ".retest.off == \"--no-retest\" and
-	       (.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .retest.status == \"not-retested\")" \
+	jq -e ".retest.off == \"--no-retest\" and all(.suspects[]; .retest.status == \"not-retested\") and
+	       ([.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4))] | length == 1)" \
 		r4/run.json >/dev/null &&
 	test_expect_exit 5 "$FABSCOPE" report r4 -o rep4 --format md >report.out 2>report.err &&
 	test_grep "^- \*\*pair\*\* \[lat\] h[14] -> h[14] on rail 1: .* (not re-tested: --no-retest)$" rep4/report.md
