@@ -4,8 +4,9 @@
  * control (PFC, PAUSE) traffic, VLAN-tagged or not, into pcap files for
  * `fabscope pcap` (or Wireshark).  Headers are what the analysis needs, so
  * the snap length is short by default; -C and -W make a ring of files for
- * captures that run for days.  Every wake-up flushes the file, so a capture
- * killed at any point leaves every packet written so far readable.
+ * captures that run for days.  Every wake-up flushes the file (and every
+ * 64 KB between), so a capture killed at any point leaves every packet
+ * written so far readable, and a full disk costs no record that fitted.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -30,6 +31,8 @@
 #define CAP_BUFFER (64 << 20)
 #define CAP_POLL_MS 200
 #define CAP_PROGRESS_NS (10 * 1000000000ull)
+#define CAP_FLUSH_BYTES (64 << 10)	/* bytes held unflushed at most, as far as a record allows */
+#define CAP_MARKS (CAP_FLUSH_BYTES / 16 + 2)	/* records in them at most (16 bytes of header each) */
 
 static const char *const capture_usage[] = {
 	"fabscope capture -i IF -w FILE [options]",
@@ -65,20 +68,37 @@ struct cstate {
 	/* what is surely on disk: the closed files', and the current file's up to its last flush */
 	uint64_t done_pkts, done_bytes, file_pkts, file_wire, good_pkts, good_wire;
 	off_t good_off;		/* the current file's length at its last flush */
+	/* the records written since: where each ends in the file and its length on the wire, so
+	 * that a write that fails keeps every whole record the disk took before it */
+	uint64_t mark_end[CAP_MARKS];
+	uint32_t mark_wire[CAP_MARKS];
+	int marks;
 	int err;		/* a file could not be made (said) */
 	int werr;		/* errno of the first write that failed: the capture stops */
 };
 
-/* A write failed (err): the file cut back to its last flush, so that it
- * holds whole packets, what was not written dropped; the capture stops. */
+/* A write failed (err): the file cut back to the end of the last whole
+ * record it holds (the disk took the bytes up to its length), so that it
+ * holds whole packets, every one that could be written; the rest dropped;
+ * the capture stops. */
 static void write_failed(struct cstate *st, int err)
 {
 	FILE *f = pcap_dump_file(st->d);
+	off_t keep = st->good_off;
+	struct stat sb;
+	int i;
 
 	if (st->werr)
 		return;
 	st->werr = err ? err : EIO;
-	if (f && ftruncate(fileno(f), st->good_off))
+	if (f && !fstat(fileno(f), &sb))
+		for (i = 0; i < st->marks && st->mark_end[i] <= (uint64_t)sb.st_size; i++) {
+			keep = (off_t)st->mark_end[i];
+			st->good_pkts++;
+			st->good_wire += st->mark_wire[i];
+		}
+	st->marks = 0;
+	if (f && ftruncate(fileno(f), keep))
 		fs_warn("cannot cut the file back to its last whole packet: %s", strerror(errno));
 	if (f)
 		__fpurge(f);	/* (nothing more is written, not even by the close) */
@@ -100,6 +120,7 @@ static int flush_file(struct cstate *st)
 	st->good_off = ftello(f);
 	st->good_pkts = st->file_pkts;
 	st->good_wire = st->file_wire;
+	st->marks = 0;
 	return 0;
 }
 
@@ -169,6 +190,10 @@ static void on_packet(u_char *arg, const struct pcap_pkthdr *hdr, const u_char *
 	st->file_bytes += 16 + hdr->caplen;
 	st->file_pkts++;
 	st->file_wire += hdr->len;
+	st->mark_end[st->marks] = st->file_bytes;
+	st->mark_wire[st->marks++] = hdr->len;
+	if ((st->file_bytes - (uint64_t)st->good_off >= CAP_FLUSH_BYTES || st->marks == CAP_MARKS) && flush_file(st))
+		return;
 	if (st->o->count && st->pkts >= (uint64_t)st->o->count)
 		pcap_breakloop(st->h);
 }

@@ -112,24 +112,33 @@ test_expect_success $P,SETPRIV 'ring files: a directory others can write to is r
 '
 
 # 64 KiB hold the file header and some 240 packets of 272 bytes; 2000 come (a busy machine
-# drops some in the kernel: enough are left to fill it)
+# drops some in the kernel: enough are left to fill it).  The capture's processes are stopped
+# while they come, so that its writer holds them all at once when the disk fills, as a busy
+# machine's writer may: it must still keep every whole packet the disk took.
 test_expect_success $P,UNSHARE 'a full disk: exit 3, what was not written said, the file holds whole packets' '
 	mkdir mnt &&
 	unshare -m sh -c "
 		mount -t tmpfs -o size=64k,mode=0755 tmpfs mnt &&
 		{ timeout 60 ip netns exec $NS \"\$FABSCOPE\" capture -i va -v -w mnt/f.pcap -c 2000 >full.log 2>&1; echo \$? >full.rc; } &
 		i=0; while ! grep -q \"capturing on va\" full.log 2>/dev/null && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+		pids=\$(pgrep -f \"^\$FABSCOPE capture -i va -v -w mnt/f.pcap\")
+		echo \$pids >stopped
+		kill -STOP \$pids
 		ip netns exec $NSB bash -c \"for ((i = 0; i < 2000; i++)); do printf %1000s x >/dev/udp/10.9.0.1/4791; done\"
+		kill -CONT \$pids
 		wait
 		cp mnt/f.pcap full.pcap
 	" &&
+	test -s stopped &&
 	{ test "$(cat full.rc)" = 3 || { echo "exit $(cat full.rc), not 3:"; cat full.log; false; } >&2; } &&
 	tail -n 1 full.log >last &&
 	test_grep "cannot write .mnt/f.pcap.: No space left on device: it holds its packets up to the last that could be written; [0-9]* captured packets\? \(is\|are\) not written" last &&
 	tcpdump -nr full.pcap >pkts 2>tcpdump.err &&
 	! grep -qi "truncated\|error" tcpdump.err &&
-	# (how many fit depends on how many the writer held when the disk filled: the load)
+	# every whole record the 64 KB took is kept, however many the writer
+	# held when the disk filled: one more would not have fitted
 	n=$(wc -l <pkts) && test $n -gt 0 && test $n -lt 2000 &&
+	test $((24 + (n + 1) * 272)) -gt 65536 &&
 	test_grep "capture: $n packets .* into 1 file" full.log &&
 	test $(stat -c %s full.pcap) = $((24 + n * 272))
 '
