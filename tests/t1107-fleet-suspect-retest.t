@@ -277,31 +277,41 @@ test_expect_success $P '--no-retest: no re-test records, every suspect "not re-t
 '
 
 test_expect_success $PH 'interrupted before its re-test, the run is finished by --resume, re-test and all' '
-	fast_again h3 h4 && slow_pair h4 h1 &&
-	FABSCOPE_TEST_RETEST_HOLD=$PWD/hold6 fleet_run_bg run6.log plan.ini -o r6 &&
-	test_wait_for $FS_TIMEOUT eval "test -e hold6 || ! kill -0 $fleet_pid 2>/dev/null" &&
-	{ test -e hold6 || { cat run6.log >&2; false; }; } &&
-	kill -INT $fleet_pid &&
-	fleet_wait $fleet_pid $FS_TIMEOUT &&
-	{ test $fleet_rc = 130 || { cat run6.log >&2; false; }; } &&
-	rm hold6 &&
-	test $(jsonl_count r6/results.jsonl ".retest_for") = 0 &&
-	# interrupted before it ran, the re-test is not counted as one
-	jq -e ".status == \"interrupted\" and .retest.retested == 0" r6/run.json >/dev/null &&
-	# every job of the plan is done: the resumed run only re-tests
-	fs_run --resume r6 &&
-	fast_again h4 &&
-	test $(jsonl_count r6/results.jsonl "(.retest_for | not)") = 6 &&
-	# the re-tests of h1-h4: again, control, again-2, two fresh peers of each end; or, where a
-	# busy machine named another pair too (one fresh node left, no control), inconclusive with
-	# again, again-2 and one fresh peer of each end
+	# a busy machine may name another suspect too (high once): with 4 hosts that leaves fewer
+	# than two fresh nodes, no control, and h1-h4 is honestly inconclusive (or a re-test of it
+	# is spoilt); what the resume does is the same, but the re-tests of h1-h4 are not the seven
+	# of a confirmation: so this runs again then, three times at most
+	for try in 1 2 3
+	do
+		rm -rf r6 hold6 &&
+		fast_again h3 h4 && slow_pair h4 h1 &&
+		FABSCOPE_TEST_RETEST_HOLD=$PWD/hold6 fleet_run_bg run6.log plan.ini -o r6 &&
+		test_wait_for $FS_TIMEOUT eval "test -e hold6 || ! kill -0 $fleet_pid 2>/dev/null" &&
+		{ test -e hold6 || { cat run6.log >&2; false; }; } &&
+		kill -INT $fleet_pid &&
+		fleet_wait $fleet_pid $FS_TIMEOUT &&
+		{ test $fleet_rc = 130 || { cat run6.log >&2; false; }; } &&
+		rm hold6 &&
+		test $(jsonl_count r6/results.jsonl ".retest_for") = 0 &&
+		# interrupted before it ran, the re-test is not counted as one
+		jq -e ".status == \"interrupted\" and .retest.retested == 0" r6/run.json >/dev/null &&
+		# every job of the plan is done: the resumed run only re-tests
+		fs_run --resume r6 &&
+		fast_again h4 &&
+		test $(jsonl_count r6/results.jsonl "(.retest_for | not)") = 6 &&
+		jq -e ".status == \"finished\" and .retest.retested >= 1" r6/run.json >/dev/null || return 1
+		jq -e "[.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .retest.status] ==
+		       [\"confirmed\"]" r6/run.json >/dev/null && break
+		echo "try $try: the machine was busy: another suspect, or a spoilt re-test:" >&2
+		grep "^suspect: " out >&2
+	done &&
+	# the re-tests of h1-h4: again, control, again-2, two fresh peers of each end
 	sid=$(jq -r "[.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .id] | .[0] // empty" r6/run.json) &&
-	n=$(jsonl_count r6/results.jsonl ".retest_for == \"$sid\"") &&
-	jq -e --argjson n $n "(.suspects[] | select(.kind == \"pair\" and $(pair_is h1 h4)) | .retest.status) as \$s |
-	       .status == \"finished\" and ((\$s == \"confirmed\" and \$n == 7) or
-	       (\$s == \"inconclusive\" and \$n == 4 and
-		        ([.suspects[], .not_confirmed[] | select(.kind == \"pair\")] | length) > 1))" \
-		r6/run.json >/dev/null
+	test -n "$sid" &&
+	jq -c "select(.retest_for == \"$sid\" and .scope == \"aggregate\")" r6/results.jsonl >rts6 &&
+	jq -s -e "[.[] | .retest_role] == [\"again\", \"control\", \"again-2\", \"src-fresh\", \"src-fresh\",
+					  \"dst-fresh\", \"dst-fresh\"]" rts6 >/dev/null &&
+	test $(grep -c "^suspect: \[lat\] h[14] -> h[14] on rail 1: .*; confirmed: " out) = 1
 '
 
 test_expect_success $P 'fabscope report on a directory of before the re-tests: "not re-tested"' '
