@@ -644,7 +644,7 @@ static void coord_eta_at(struct coord *c, int pi, int t, int r, int running)
 
 int coord_run_phases(struct coord *c)
 {
-	int pi, rc = 0;
+	int pi, rc = 0, held = 0;
 	json_t *phases = json_object_get(c->res.run, "phases");
 	double est_all = 0, act_all = 0;
 
@@ -685,6 +685,9 @@ int coord_run_phases(struct coord *c)
 					c->ph_act_done += (clock_ns() - rt0) / 1e9;
 					coord_eta_at(c, pi, t, r, 0);
 					coord_progress(c, rc ? 2 : 1);
+					/* (a test build: held after the first round that ran) */
+					if (!rc && !held++)
+						rc = coord_test_hold(c, "FABSCOPE_TEST_ROUND_HOLD");
 				} else {	/* (--resume: measured already) */
 					const struct coord_lanes *cl = &c->lanes[pi];
 

@@ -62,12 +62,14 @@ static const struct plan_phase *phase_named(const struct coord *c, const char *n
 	return NULL;
 }
 
-/* A test build's FABSCOPE_TEST_RETEST_HOLD=FILE: create FILE, then keep
- * serving the agents until it is removed (a test changes the fabric
- * between the run's phases and the re-test).  0 or -exit code. */
-static int test_hold(struct coord *c)
+/* A test build's hold: where the environment variable env names a FILE,
+ * create FILE, then keep serving the agents (their heartbeats, a death)
+ * until it is removed: a test acts between two steps of the run (changes
+ * the fabric, kills an agent) on a condition, not in a window of time.
+ * 0 or -exit code. */
+int coord_test_hold(struct coord *c, const char *env)
 {
-	const char *path = fs_test_env("FABSCOPE_TEST_RETEST_HOLD");
+	const char *path = fs_test_env(env);
 	struct outfile of;
 	struct stat st;
 	int rc = 0;
@@ -76,7 +78,7 @@ static int test_hold(struct coord *c)
 		return 0;
 	if ((rc = outfile_create(&of, path, 0600)) || (rc = outfile_commit(&of, 0)))
 		return rc;
-	fs_info("re-test held until %s is removed", path);
+	fs_info("held until %s is removed (%s)", path, env);
 	while (!lstat(path, &st))
 		if ((rc = coord_poll(c, 100)))
 			break;
@@ -461,7 +463,7 @@ int coord_retest(struct coord *c, int max, double time_s, json_t *info)
 		}
 		if (!held++) {
 			fs_info("re-testing the suspects, one at a time (at most %d, in %.0f s)", max, time_s);
-			if ((rc = test_hold(c))) {
+			if ((rc = coord_test_hold(c, "FABSCOPE_TEST_RETEST_HOLD"))) {
 				rplan_release(&p);
 				break;
 			}

@@ -283,12 +283,16 @@ test_expect_success $P 'an agent killed mid-phase is missing; the run finishes w
 	[pw]
 	kind = pairwise
 	EOF
-	fleet_run_bg run4.log long.ini -n 4 -o r4 --agent-timeout 3 &&
-	fleet_records_wait r4/results.jsonl 2 30 &&
+	# held after round 1 (a test build'"'"'s hook): what follows happens between two rounds,
+	# on a condition, however busy the machine (a run of 3 s may otherwise end first)
+	FABSCOPE_TEST_ROUND_HOLD=$PWD/hold4 fleet_run_bg run4.log long.ini -n 4 -o r4 --agent-timeout 3 &&
+	test_wait_for 120 eval "test -e hold4 || ! kill -0 $fleet_pid 2>/dev/null" &&
+	{ test -e hold4 || { cat run4.log >&2; false; }; } &&
 	victim=$(fleet_agents $fleet_pid | head -n 1) &&
 	test -n "$victim" &&
 	vname=$(tr "\0" " " </proc/$victim/cmdline | sed "s/.*--name \([^ ]*\).*/\1/") &&
 	kill -9 $victim &&
+	rm hold4 &&
 	fleet_wait $fleet_pid 60 && test $fleet_rc = 4 &&
 	jsonl_ok r4/results.jsonl &&
 	jq -e --arg v "$vname" "(.nodes[] | select(.name == \$v) | .status) == \"missing\"" r4/run.json >/dev/null &&
@@ -302,11 +306,15 @@ test_expect_success $P 'an agent killed mid-phase is missing; the run finishes w
 '
 
 test_expect_success $P 'a hung agent (stopped) is missing after --agent-timeout; exit 4' '
-	fleet_run_bg run5.log long.ini -n 4 -o r5 --agent-timeout 2 &&
-	fleet_records_wait r5/results.jsonl 2 30 &&
+	# held after round 1 (a test build'"'"'s hook): what follows happens between two rounds,
+	# on a condition, however busy the machine (a run of 3 s may otherwise end first)
+	FABSCOPE_TEST_ROUND_HOLD=$PWD/hold5 fleet_run_bg run5.log long.ini -n 4 -o r5 --agent-timeout 2 &&
+	test_wait_for 120 eval "test -e hold5 || ! kill -0 $fleet_pid 2>/dev/null" &&
+	{ test -e hold5 || { cat run5.log >&2; false; }; } &&
 	victim=$(fleet_agents $fleet_pid | tail -n 1) &&
 	kill -STOP $victim &&
 	test_atexit "kill -CONT $victim 2>/dev/null || :" &&
+	rm hold5 &&
 	fleet_wait $fleet_pid 60 && test $fleet_rc = 4 &&
 	# the coordinator stopped it for good at the end (SIGKILL: it was stopped)
 	! kill -0 $victim 2>/dev/null &&
@@ -315,11 +323,17 @@ test_expect_success $P 'a hung agent (stopped) is missing after --agent-timeout;
 '
 
 test_expect_success $P 'the coordinator killed mid-phase leaves valid JSONL; --resume finishes the run' '
-	fleet_run_bg run6.log long.ini -n 4 -o r6 &&
-	fleet_records_wait r6/results.jsonl 4 30 &&
+	# held after round 1 (a test build'"'"'s hook): what follows happens between two rounds,
+	# on a condition, however busy the machine (a run of 3 s may otherwise end first)
+	FABSCOPE_TEST_ROUND_HOLD=$PWD/hold6 fleet_run_bg run6.log long.ini -n 4 -o r6 &&
+	test_wait_for 120 eval "test -e hold6 || ! kill -0 $fleet_pid 2>/dev/null" &&
+	{ test -e hold6 || { cat run6.log >&2; false; }; } &&
 	agents=$(fleet_agents $fleet_pid) &&
 	kill -9 $fleet_pid &&
 	fleet_wait $fleet_pid 10 &&
+	rm hold6 &&
+	# round 1 (two jobs) was measured, rounds 2 and 3 not
+	test $(jsonl_count r6/results.jsonl ".scope == \"aggregate\"") = 2 &&
 	jsonl_ok r6/results.jsonl &&
 	before=$(wc -l <r6/results.jsonl) &&
 	jq -e ".status == \"running\"" r6/run.json >/dev/null &&
