@@ -131,8 +131,9 @@ double coord_job_engine_s(const struct coord *c, const struct cjob *j);
 /* Run the jobs of c->jobs until all are done, at most parallel (0: no
  * limit) at once; 0, or -exit code (interrupted, a write failed). */
 int coord_run_jobs(struct coord *c, int parallel);
-/* A test build's hold (core/testhook.h): where env names a FILE, create it
- * and serve the agents until it is removed.  0 or -exit code. */
-int coord_test_hold(struct coord *c, const char *env);
+/* A test build's hold: path (fs_test_env of a hook; NULL or "": none)
+ * created, the agents served until it is removed; what: what is held, for
+ * the line that says so.  0 or -exit code. */
+int coord_test_hold(struct coord *c, const char *path, const char *what);
 
 #endif

@@ -12,6 +12,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/record.h"
+#include "../core/testhook.h"
 #include "coord-int.h"
 
 /* ---- progress ---- */
@@ -687,7 +688,7 @@ int coord_run_phases(struct coord *c)
 					coord_progress(c, rc ? 2 : 1);
 					/* (a test build: held after the first round that ran) */
 					if (!rc && !held++)
-						rc = coord_test_hold(c, "FABSCOPE_TEST_ROUND_HOLD");
+						rc = coord_test_hold(c, fs_test_env("FABSCOPE_TEST_ROUND_HOLD"), "next round");
 				} else {	/* (--resume: measured already) */
 					const struct coord_lanes *cl = &c->lanes[pi];
 

@@ -62,14 +62,15 @@ static const struct plan_phase *phase_named(const struct coord *c, const char *n
 	return NULL;
 }
 
-/* A test build's hold: where the environment variable env names a FILE,
- * create FILE, then keep serving the agents (their heartbeats, a death)
+/* A test build's hold: path, what a hook's environment variable names
+ * (fs_test_env: NULL but in a test build, so that the binary of make and
+ * the package does not even carry the name), NULL or "": no hold; else
+ * create it, then keep serving the agents (their heartbeats, a death)
  * until it is removed: a test acts between two steps of the run (changes
  * the fabric, kills an agent) on a condition, not in a window of time.
  * 0 or -exit code. */
-int coord_test_hold(struct coord *c, const char *env)
+int coord_test_hold(struct coord *c, const char *path, const char *what)
 {
-	const char *path = fs_test_env(env);
 	struct outfile of;
 	struct stat st;
 	int rc = 0;
@@ -78,7 +79,7 @@ int coord_test_hold(struct coord *c, const char *env)
 		return 0;
 	if ((rc = outfile_create(&of, path, 0600)) || (rc = outfile_commit(&of, 0)))
 		return rc;
-	fs_info("held until %s is removed (%s)", path, env);
+	fs_info("%s held until %s is removed", what, path);
 	while (!lstat(path, &st))
 		if ((rc = coord_poll(c, 100)))
 			break;
@@ -463,7 +464,7 @@ int coord_retest(struct coord *c, int max, double time_s, json_t *info)
 		}
 		if (!held++) {
 			fs_info("re-testing the suspects, one at a time (at most %d, in %.0f s)", max, time_s);
-			if ((rc = coord_test_hold(c, "FABSCOPE_TEST_RETEST_HOLD"))) {
+			if ((rc = coord_test_hold(c, fs_test_env("FABSCOPE_TEST_RETEST_HOLD"), "re-test"))) {
 				rplan_release(&p);
 				break;
 			}
