@@ -286,8 +286,7 @@ test_expect_success $P 'an agent killed mid-phase is missing; the run finishes w
 	# held after round 1 (a test build'"'"'s hook): what follows happens between two rounds,
 	# on a condition, however busy the machine (a run of 3 s may otherwise end first)
 	FABSCOPE_TEST_ROUND_HOLD=$PWD/hold4 fleet_run_bg run4.log long.ini -n 4 -o r4 --agent-timeout 8 &&
-	test_wait_for 120 eval "test -e hold4 || ! kill -0 $fleet_pid 2>/dev/null" &&
-	{ test -e hold4 || { cat run4.log >&2; false; }; } &&
+	fleet_held hold4 run4.log &&
 	victim=$(fleet_agents $fleet_pid | head -n 1) &&
 	test -n "$victim" &&
 	vname=$(tr "\0" " " </proc/$victim/cmdline | sed "s/.*--name \([^ ]*\).*/\1/") &&
@@ -311,8 +310,7 @@ test_expect_success $P 'a hung agent (stopped) is missing after --agent-timeout;
 	# (--agent-timeout 8, not less: a starved ASan coordinator was once silent for 2 s in round 1,
 	# and every agent gave up on it before the hold)
 	FABSCOPE_TEST_ROUND_HOLD=$PWD/hold5 fleet_run_bg run5.log long.ini -n 4 -o r5 --agent-timeout 8 &&
-	test_wait_for 120 eval "test -e hold5 || ! kill -0 $fleet_pid 2>/dev/null" &&
-	{ test -e hold5 || { cat run5.log >&2; false; }; } &&
+	fleet_held hold5 run5.log &&
 	victim=$(fleet_agents $fleet_pid | tail -n 1) &&
 	kill -STOP $victim &&
 	test_atexit "kill -CONT $victim 2>/dev/null || :" &&
@@ -328,8 +326,7 @@ test_expect_success $P 'the coordinator killed mid-phase leaves valid JSONL; --r
 	# held after round 1 (a test build'"'"'s hook): what follows happens between two rounds,
 	# on a condition, however busy the machine (a run of 3 s may otherwise end first)
 	FABSCOPE_TEST_ROUND_HOLD=$PWD/hold6 fleet_run_bg run6.log long.ini -n 4 -o r6 &&
-	test_wait_for 120 eval "test -e hold6 || ! kill -0 $fleet_pid 2>/dev/null" &&
-	{ test -e hold6 || { cat run6.log >&2; false; }; } &&
+	fleet_held hold6 run6.log &&
 	agents=$(fleet_agents $fleet_pid) &&
 	kill -9 $fleet_pid &&
 	fleet_wait $fleet_pid 10 &&
