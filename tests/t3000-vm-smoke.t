@@ -76,6 +76,20 @@ test_expect_success VM 'a VM without nodes: exit status, stdout and stderr apart
 	test_cmp expect o/d/f
 '
 
+# -t: a command that outlives it is ended by the guest, which says so on stderr and still brings
+# back what the command wrote (the guest stops it 6 s and a thirtieth of -t early); should a starved
+# guest not manage even that, the host's limit ends the VM, and its line says how far the guest
+# got.  Exit 124 either way, with one of those two lines.
+test_expect_success VM 'a command past -t: exit 124, and which side ended it, how far it got' '
+	test_expect_exit 124 vm_run -n 0 -t 30 -o "$TRASH_DIRECTORY/late" -- \
+		bash -c "echo begun >\"\$RXE_VM_OUT/begun\"; exec sleep 600" >out 2>err &&
+	if grep -q "^rxe-vm: guest: the command ran out of time" err; then
+		echo begun >expect && test_cmp expect late/begun
+	else
+		test_grep -E "^rxe-vm: time limit of 30s ran out \(-t\); the VM was killed; the (guest|command) " err
+	fi
+'
+
 # The guest's half of the 4-node tests: it runs every check in one boot, the tests below look at
 # what it left in $VM_OUT.  (Written here, in the trash directory, which the guest sees too.)
 cat >guest-4nodes.sh <<\EOF

@@ -48,8 +48,13 @@ test_expect_success VM 'boot the VM with 4 rxe nodes and run the verbs checks' '
 	{ "$SRCDIR/ci/rxe-vm" -n 4 -t 900 -o "$R" -e FABSCOPE="$FABSCOPE" -e VERBS_QPS="$QPS" \
 		-e VERBS_LAT_N=$LAT_N -e VERBS_SWEEP_N=$SWEEP_N -e VERBS_SWEEP_READ_N=$SWEEP_READ_N -- \
 		bash "$SRCDIR/tests/vm/verbs.sh" >vm.out 2>vm.err && test -f "$R/finished" ||
-		{ echo "the guest did not finish; vm.err ends:"; tail -n 15 vm.err; false; }; } &&
-	echo "the slowest checks (seconds):" && sort -k2 -n -r "$R/times.txt" | head -12
+		{ echo "the guest did not finish; vm.err ends:"; tail -n 15 vm.err
+		  echo "its checks as they went (progress.txt, the last 8 and the slowest 8):"
+		  tail -n 8 "$R/progress.txt"; grep "^end " "$R/progress.txt" | sort -k3 -n -r | head -8
+		  false; }; } &&
+	echo "the slowest checks (seconds):" && sort -k2 -n -r "$R/times.txt" | head -12 &&
+	test "$(grep -c "^end " "$R/progress.txt")" = "$(wc -l <"$R/times.txt")" &&
+	{ test ! -s "$R/setup.err" || { echo "the checks set-up failed:"; cat "$R/setup.err"; false; }; }
 '
 
 test_expect_success VM 'devices: 4 rxe devices, active, RoCE v2 GIDs with their addresses, rails inferred' '

@@ -19,13 +19,19 @@ SWEEP_READ_N=${VERBS_SWEEP_READ_N:-4}
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; cp -r "$T"/. "$OUT"/' EXIT
 
-# run NAME CMD...: run a check with a time limit, keep its output and status
+# run NAME CMD...: run a check with a time limit (KILL 10 s after the TERM, should it not end),
+# keep its output and status.  $T comes back only when this script ends; progress.txt goes to
+# the share as each check starts and ends, so that a guest the host's limit killed still says
+# which check it was in and how long the others took
 run() {
-	local name=$1 t0=$SECONDS
+	local name=$1 t0=$SECONDS rc
 	shift
-	timeout 150 "$@" >"$T/$name.out" 2>"$T/$name.err"
-	echo $? >"$T/$name.rc"
+	echo "start $name" >>"$OUT/progress.txt"
+	timeout -k 10 150 "$@" >"$T/$name.out" 2>"$T/$name.err"
+	rc=$?
+	echo $rc >"$T/$name.rc"
 	echo "$name $((SECONDS - t0))" >>"$T/times.txt"	# seconds per check, for trimming
+	echo "end $name $((SECONDS - t0)) s, exit $rc" >>"$OUT/progress.txt"
 }
 
 # client NAME ARGS...: a verbs client on node 2 towards the server on node 1.
@@ -239,9 +245,19 @@ for d in /sys/class/infiniband/rxe*; do
 done >"$T/rxe-counters.txt" 2>/dev/null
 cat /proc/net/softnet_stat >"$T/softnet_stat.txt" 2>/dev/null	# column 2: backlog drops
 # last: no RDMA device at all (the kernel has RDMA; every rxe link is gone).  The servers go
-# first: a device some process still holds open cannot be deleted
-for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-for p in "${pids[@]}"; do kill -CONT "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+# first: a device some process still holds open cannot be deleted.  A server that has not ended
+# 20 s after its TERM is named in setup.err (a failure) and killed, not waited for
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
+for _ in $(seq 200); do
+	left=0
+	for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && left=1; done
+	((left)) || break
+	sleep 0.1
+done
+for p in "${pids[@]}"; do
+	kill -0 "$p" 2>/dev/null && { echo "process $p ($(tr '\0' ' ' </proc/$p/cmdline)) had not ended 20 s after its TERM" >>"$T/setup.err"; kill -KILL "$p"; }
+	wait "$p" 2>/dev/null
+done
 pids=()
 for d in /sys/class/infiniband/rxe*; do timeout 20 rdma link delete "${d##*/}"; done
 run err-nodevices "$F" bw $SRV -p 18600 -t verbs
