@@ -80,11 +80,11 @@ jsonl_count() {
 	jq -c "select($2)" "$1" | wc -l
 }
 
-# fleet_held FILE LOG: wait until the run started by fleet_run_bg holds at a test hook
-# (FABSCOPE_TEST_ROUND_HOLD or _RETEST_HOLD=FILE: FILE appears) or has ended; true only if
-# it holds, else LOG is shown
+# fleet_held FILE LOG [SECONDS]: wait until the run started by fleet_run_bg holds at a test
+# hook (FABSCOPE_TEST_ROUND_HOLD or _RETEST_HOLD=FILE: FILE appears) or has ended (a hang guard
+# of SECONDS, default 120); true only if it holds, else LOG is shown
 fleet_held() {
-	test_wait_for 120 eval "test -e \"$1\" || ! kill -0 $fleet_pid 2>/dev/null" &&
+	test_wait_for "${3:-120}" eval "test -e \"$1\" || ! kill -0 $fleet_pid 2>/dev/null" &&
 	{ test -e "$1" || { cat "$2" >&2; false; }; }
 }
 

@@ -56,11 +56,6 @@ slow_all() {
 		burst 200b cburst 200b quantum 1514
 }
 
-# held_or_over: the re-test hold file is there, or the run is over
-held_or_over() {
-	test -e hold || ! kill -0 $fleet_pid 2>/dev/null
-}
-
 # rt_count DIR ROLE: re-test results of that role in DIR (the aggregates: bw writes each flow too)
 rt_count() { jsonl_count "$1/results.jsonl" ".retest_role == \"$2\" and .scope == \"aggregate\""; }
 
@@ -182,8 +177,7 @@ test_expect_success $PH 'a pair slow only until the re-test is "not confirmed", 
 		FABSCOPE_TEST_RETEST_HOLD=$PWD/hold fleet_run_bg run2.log plan.ini -o r2 &&
 		# the hold file appears once the phases are done, before the re-test starts (the
 		# wait is a hang guard: it ends as soon as the file is there, or the run is over)
-		test_wait_for $FS_TIMEOUT held_or_over &&
-		{ test -e hold || { cat run2.log >&2; false; }; } &&
+		fleet_held hold run2.log $FS_TIMEOUT &&
 		fast_again h4 &&
 		rm hold &&
 		fleet_wait $fleet_pid $FS_TIMEOUT &&
@@ -407,8 +401,7 @@ test_expect_success $PH 'bw: a pair slow only until the re-test is not confirmed
 	fast_again h1 h2 h3 h4 && rail1_at 200mbit h2 h3 &&
 	slow_pair h4 h1 20mbit 200mbit && slow_pair h1 h4 20mbit 200mbit &&
 	FABSCOPE_TEST_RETEST_HOLD=$PWD/hold fleet_run_bg runb2.log bw.ini -o b2 &&
-	test_wait_for $FS_TIMEOUT held_or_over &&
-	{ test -e hold || { cat runb2.log >&2; false; }; } &&
+	fleet_held hold runb2.log $FS_TIMEOUT &&
 	rail1_at 200mbit h1 h4 &&
 	rm hold &&
 	fleet_wait $fleet_pid $FS_TIMEOUT &&
